@@ -1,0 +1,87 @@
+// How the CLI reaches a daemon: over its Unix socket, starting one in the background when none
+// answers; or, with --no-daemon, a daemon inside this process over an in-memory pipe. Either way the
+// CLI speaks the same JSON-RPC as any other client.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import {
+  createMessageConnection,
+  SocketMessageReader,
+  SocketMessageWriter,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type MessageConnection,
+} from 'vscode-jsonrpc/node';
+import { defaultConfig, type DaemonConfig } from '../daemon/config.js';
+import { Daemon, isLive } from '../daemon/server.js';
+
+export interface Client {
+  connection: MessageConnection;
+  close(): Promise<void>;
+}
+
+function connectSocket(socketPath: string): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(socketPath);
+    socket.once('connect', () => resolve(socket));
+    socket.once('error', reject);
+  });
+}
+
+/** Starts `fathom serve --socket PATH` detached, logging to the cache folder, and waits for it. */
+async function startDaemon(socketPath: string, config: DaemonConfig): Promise<void> {
+  fs.mkdirSync(config.cacheRoot, { recursive: true, mode: 0o700 });
+  const logFile = path.join(config.cacheRoot, 'daemon.log');
+  const logFd = fs.openSync(logFile, 'a', 0o600);
+  const main = fileURLToPath(new URL('./main.js', import.meta.url));
+  const child = spawn(process.execPath, [main, 'serve', '--socket', socketPath], { detached: true, stdio: ['ignore', 'ignore', logFd] });
+  child.unref();
+  fs.closeSync(logFd);
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    if (await isLive(socketPath)) return;
+    if (child.exitCode !== null && !(await isLive(socketPath))) throw new Error(`the daemon exited with code ${child.exitCode}; see ${logFile}`);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+  }
+  throw new Error(`the daemon did not start within 15 s; see ${logFile}`);
+}
+
+export async function connectToDaemon(socketPath: string, options: { autoStart: boolean }): Promise<Client | undefined> {
+  let socket: net.Socket;
+  try {
+    socket = await connectSocket(socketPath);
+  } catch {
+    if (!options.autoStart) return undefined;
+    await startDaemon(socketPath, defaultConfig());
+    socket = await connectSocket(socketPath);
+  }
+  const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
+  connection.listen();
+  return {
+    connection,
+    close: async () => {
+      connection.dispose();
+      socket.end();
+    },
+  };
+}
+
+/** A daemon in this process, for --no-daemon: the caches it writes serve later daemons too. */
+export function inProcessDaemon(config: DaemonConfig): Client {
+  const daemon = new Daemon(config);
+  const toDaemon = new PassThrough();
+  const fromDaemon = new PassThrough();
+  daemon.serve(new StreamMessageReader(toDaemon), new StreamMessageWriter(fromDaemon), { onExit: () => undefined });
+  const connection = createMessageConnection(new StreamMessageReader(fromDaemon), new StreamMessageWriter(toDaemon));
+  connection.listen();
+  return {
+    connection,
+    close: async () => {
+      connection.dispose();
+      await daemon.stop();
+    },
+  };
+}

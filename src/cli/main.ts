@@ -1,0 +1,241 @@
+// The `fathom` command. `serve` runs the daemon; every other command is a client of it (over the
+// socket, starting a daemon when none runs, or in-process with --no-daemon). Human output by
+// default, --json for scripts and agents (shapes in docs/protocol.md), a progress bar on a TTY.
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { CancellationTokenSource, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
+import { errorMessage } from '../base/errors.js';
+import { log } from '../base/logger.js';
+import { defaultConfig, defaultSocketPath, readPackageVersion } from '../daemon/config.js';
+import { Daemon, SocketInUseError } from '../daemon/server.js';
+import { Methods, type FilesResult, type MerkleResult, type ProgressValue, type StatusResult, type WorkspaceStatus } from '../protocol/methods.js';
+import { connectToDaemon, inProcessDaemon, type Client } from './connect.js';
+import { ProgressBar } from './progress-bar.js';
+
+const usage = `usage: fathom <command> [options]
+
+commands:
+  serve [--stdio] [--socket PATH]     run the daemon (default: on the user's socket)
+        [--max-file-bytes N] [--reconcile-seconds N]
+  index [PATH] [--no-wait]            index or refresh a workspace, waiting with a progress bar
+  status [PATH] [--all]               a workspace's file set, skipped files, index states, lag
+  files [PATH] [--glob G]... [--limit N]   the file set, one path per line
+  merkle [PATH] [--path P]            the Merkle root hash, or a path's subtree hashes
+  stop                                stop the running daemon
+
+options for client commands:
+  --json          machine-readable output (see docs/protocol.md)
+  --socket PATH   the daemon's socket (default: ${defaultSocketPath()})
+  --no-daemon     run the work in this process instead of the daemon
+PATH defaults to the workspace containing the current folder (its git root, else the folder).`;
+
+class UsageError extends Error {}
+
+function enclosingWorkspace(start: string): string {
+  for (let folder = path.resolve(start); ; folder = path.dirname(folder)) {
+    if (fs.existsSync(path.join(folder, '.git'))) return folder;
+    if (path.dirname(folder) === folder) return path.resolve(start);
+  }
+}
+
+function humanBytes(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`;
+}
+
+function describe(status: WorkspaceStatus): string {
+  const skipped = Object.entries(status.skipped)
+    .map(([reason, count]) => `${reason} ${count}`)
+    .join(', ');
+  const lines = [
+    `${status.root}: ${status.state}${status.git ? ' (git)' : ''}`,
+    `  files    ${status.files} (${humanBytes(status.bytes)})`,
+    `  skipped  ${skipped || 'none'}`,
+    `  merkle   ${status.merkleRoot ?? '-'}`,
+    `  indexes  ${Object.entries(status.indexes)
+      .map(([name, state]) => `${name} ${state}`)
+      .join(', ')}`,
+    `  watcher  ${status.watcher.state}, ${status.watcher.folders} folders${status.watcher.problem ? ` (${status.watcher.problem})` : ''}`,
+    `  lag      ${status.lag.pendingChanges} pending${status.lag.lastChangeAppliedAt ? `, last change applied ${status.lag.lastChangeAppliedAt}` : ''}`,
+  ];
+  if (status.lastScan) lines.push(`  scan     ${status.lastScan.kind} at ${status.lastScan.at}: ${status.lastScan.durationMs} ms, ${status.lastScan.hashed} hashed, ${status.lastScan.reused} reused`);
+  if (status.error) lines.push(`  error    ${status.error}`);
+  return lines.join('\n');
+}
+
+let progressCounter = 0;
+
+/** Sends a request; Ctrl-C cancels it ($/cancelRequest); progress is drawn on a TTY. */
+async function request<R>(connection: MessageConnection, method: string, params: Record<string, unknown>, withProgress: boolean): Promise<R> {
+  const bar = new ProgressBar();
+  const source = new CancellationTokenSource();
+  const token = `fathom-cli-${process.pid}-${++progressCounter}`;
+  const subscription = connection.onNotification('$/progress', (message: { token: unknown; value: ProgressValue }) => {
+    if (message.token === token) bar.update(message.value);
+  });
+  const onInterrupt = (): void => {
+    source.cancel();
+    bar.clear();
+    process.stderr.write('fathom: cancelled\n');
+    process.exit(130);
+  };
+  process.once('SIGINT', onInterrupt);
+  try {
+    return await connection.sendRequest<R>(method, withProgress && bar.enabled ? { ...params, workDoneToken: token } : params, source.token);
+  } finally {
+    bar.clear();
+    subscription.dispose();
+    process.off('SIGINT', onInterrupt);
+  }
+}
+
+async function serve(values: Record<string, unknown>): Promise<void> {
+  const config = defaultConfig();
+  if (values['max-file-bytes'] !== undefined) config.maxFileBytes = Number(values['max-file-bytes']);
+  if (values['reconcile-seconds'] !== undefined) config.reconcileIntervalMs = Number(values['reconcile-seconds']) * 1000;
+  if (!Number.isFinite(config.maxFileBytes) || !Number.isFinite(config.reconcileIntervalMs)) throw new UsageError('--max-file-bytes and --reconcile-seconds take numbers');
+  const daemon = new Daemon(config);
+  process.on('unhandledRejection', (reason) => log.error(`unhandled rejection: ${errorMessage(reason)}`));
+  process.on('uncaughtException', (error) => log.error(`uncaught exception: ${error.stack ?? error.message}`));
+  let exiting = false;
+  const exit = (code: number): void => {
+    if (exiting) return;
+    exiting = true;
+    void daemon.stop().finally(() => process.exit(code));
+  };
+  daemon.onStopped(() => exit(0));
+  process.on('SIGTERM', () => exit(0));
+  process.on('SIGINT', () => exit(0));
+  const socketWanted = values.socket !== undefined || !values.stdio;
+  if (socketWanted) {
+    try {
+      await daemon.listen(typeof values.socket === 'string' ? path.resolve(values.socket) : defaultSocketPath());
+    } catch (error) {
+      if (error instanceof SocketInUseError) {
+        process.stderr.write(`fathom: ${error.message}\n`);
+        process.exit(values.stdio ? 1 : 0);
+      }
+      throw error;
+    }
+  }
+  // stdio: the editor that spawned us owns our life; when it exits or closes stdin, we stop.
+  if (values.stdio) daemon.serveStdio((code) => (socketWanted ? undefined : exit(code)));
+}
+
+async function withClient(values: Record<string, unknown>, work: (client: Client) => Promise<void>): Promise<void> {
+  const client = values['no-daemon']
+    ? inProcessDaemon(defaultConfig())
+    : await connectToDaemon(typeof values.socket === 'string' ? path.resolve(values.socket) : defaultSocketPath(), { autoStart: true });
+  try {
+    await work(client!);
+  } finally {
+    await client!.close();
+  }
+}
+
+function print(value: unknown): void {
+  process.stdout.write(typeof value === 'string' ? `${value}\n` : `${JSON.stringify(value, null, 2)}\n`);
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      stdio: { type: 'boolean' },
+      socket: { type: 'string' },
+      'no-daemon': { type: 'boolean' },
+      'no-wait': { type: 'boolean' },
+      json: { type: 'boolean' },
+      all: { type: 'boolean' },
+      glob: { type: 'string', multiple: true },
+      limit: { type: 'string' },
+      path: { type: 'string' },
+      'max-file-bytes': { type: 'string' },
+      'reconcile-seconds': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+    },
+  });
+  const [command, target, ...extra] = positionals;
+  if (values.version) return print(readPackageVersion()), 0;
+  if (values.help || !command) return print(usage), command || values.help ? 0 : 2;
+  if (extra.length > 0) throw new UsageError(`unexpected argument: ${extra[0]}`);
+  const root = target ? path.resolve(target) : enclosingWorkspace(process.cwd());
+  const json = values.json === true;
+
+  switch (command) {
+    case 'serve':
+      await serve(values);
+      return -1; // keep running
+    case 'index':
+      await withClient(values, async ({ connection }) => {
+        const status = await request<WorkspaceStatus>(connection, Methods.index, { root, wait: !values['no-wait'] }, true);
+        print(json ? status : describe(status));
+      });
+      return 0;
+    case 'status':
+      await withClient(values, async ({ connection }) => {
+        const result = await request<StatusResult>(connection, Methods.status, values.all ? {} : { root }, false);
+        if (json) print(values.all ? result : result.workspaces[0]);
+        else print(result.workspaces.length === 0 ? 'no open workspaces' : result.workspaces.map(describe).join('\n'));
+      });
+      return 0;
+    case 'files':
+      await withClient(values, async ({ connection }) => {
+        const limit = values.limit === undefined ? undefined : Number(values.limit);
+        if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0)) throw new UsageError('--limit takes a whole number');
+        const result = await request<FilesResult>(connection, Methods.files, { root, ...(values.glob ? { glob: values.glob } : {}), ...(limit === undefined ? {} : { limit }) }, true);
+        if (json) print(result.files);
+        else if (result.files.length > 0) process.stdout.write(`${result.files.join('\n')}\n`);
+      });
+      return 0;
+    case 'merkle':
+      await withClient(values, async ({ connection }) => {
+        const result = await request<MerkleResult>(connection, Methods.merkle, { root, ...(values.path ? { path: values.path } : {}) }, true);
+        if (json) print(result);
+        else {
+          print(`${result.path || '.'} ${result.kind} ${result.hash ?? '-'}`);
+          for (const child of result.children ?? []) print(`  ${child.hash} ${child.kind === 'dir' ? `${child.name}/` : child.name}`);
+        }
+      });
+      return 0;
+    case 'stop': {
+      const socketPath = typeof values.socket === 'string' ? path.resolve(values.socket) : defaultSocketPath();
+      const client = await connectToDaemon(socketPath, { autoStart: false });
+      if (!client) {
+        print(json ? { stopped: false, reason: 'no daemon running' } : 'no daemon running');
+        return 0;
+      }
+      await client.connection.sendRequest(Methods.stop);
+      await client.close();
+      print(json ? { stopped: true } : 'stopped');
+      return 0;
+    }
+    default:
+      throw new UsageError(`unknown command: ${command}`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`fathom: ${(error as Error).message}\n\n${usage}\n`);
+      process.exitCode = 2;
+    } else {
+      const detail = error instanceof ResponseError ? `${error.message} (code ${error.code})` : errorMessage(error);
+      process.stderr.write(`fathom: ${detail}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

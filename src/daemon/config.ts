@@ -1,0 +1,59 @@
+// The daemon's settings and the places it keeps things: the socket, the cache folder. Defaults
+// follow the XDG base directories; environment variables and `fathom serve` flags override them.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export interface DaemonConfig {
+  /** Where the file-set caches live (one folder per workspace below it). */
+  cacheRoot: string;
+  /** Files larger than this are skipped as tooLarge. */
+  maxFileBytes: number;
+  /** Period of the reconciliation stat walk, in milliseconds (0: never). */
+  reconcileIntervalMs: number;
+}
+
+function positiveNumber(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const number = Number(value);
+  return Number.isFinite(number) && number >= 0 ? number : undefined;
+}
+
+export function defaultCacheRoot(): string {
+  if (process.env.FATHOM_CACHE_DIR) return path.resolve(process.env.FATHOM_CACHE_DIR);
+  const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+  return path.join(base, 'fathom');
+}
+
+export function defaultConfig(): DaemonConfig {
+  return {
+    cacheRoot: defaultCacheRoot(),
+    maxFileBytes: positiveNumber(process.env.FATHOM_MAX_FILE_BYTES) ?? 1024 * 1024,
+    reconcileIntervalMs: (positiveNumber(process.env.FATHOM_RECONCILE_SECONDS) ?? 300) * 1000,
+  };
+}
+
+/** The socket a user's daemon listens on: $FATHOM_SOCKET, else in $XDG_RUNTIME_DIR, else a per-user temp folder. */
+export function defaultSocketPath(): string {
+  if (process.env.FATHOM_SOCKET) return path.resolve(process.env.FATHOM_SOCKET);
+  const runtime = process.env.XDG_RUNTIME_DIR;
+  if (runtime && fs.existsSync(runtime)) return path.join(runtime, 'fathom', 'fathom.sock');
+  const uid = typeof process.getuid === 'function' ? process.getuid() : os.userInfo().username;
+  return path.join(os.tmpdir(), `fathom-${uid}`, 'fathom.sock');
+}
+
+/** The cache folder of one workspace: named by a hash of its root, with the root written inside. */
+export function workspaceCacheDir(cacheRoot: string, root: string): string {
+  const key = createHash('sha256').update(root).digest('hex').slice(0, 16);
+  return path.join(cacheRoot, 'workspaces', key);
+}
+
+export function readPackageVersion(): string {
+  try {
+    const file = new URL('../../../package.json', import.meta.url);
+    return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}

@@ -1,0 +1,193 @@
+// The daemon process: serves JSON-RPC with LSP framing over stdio and/or a Unix socket, one Session
+// per client, all sharing one WorkspaceManager and buffer overlay. Owns the socket's life: a private
+// folder (0700) and socket (0600), detection of a live daemon on the same path (it refuses to
+// clobber it) and removal of a stale socket file. Builds connections on vscode-jsonrpc directly:
+// vscode-languageserver's connection would end the process on one socket client's `exit`.
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import {
+  createMessageConnection,
+  SocketMessageReader,
+  SocketMessageWriter,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type DataCallback,
+  type Disposable,
+  type Message,
+  type MessageReader,
+  type MessageWriter,
+} from 'vscode-jsonrpc/node';
+import { errorMessage } from '../base/errors.js';
+import { log } from '../base/logger.js';
+import { ErrorCodes } from '../protocol/errors.js';
+import { BufferOverlay } from '../workspace/overlay.js';
+import { readPackageVersion, type DaemonConfig } from './config.js';
+import { Session, type DaemonServices } from './session.js';
+import { WorkspaceManager } from './workspaces.js';
+
+export class SocketInUseError extends Error {}
+
+/**
+ * Passes well-formed messages on, and answers malformed ones itself: a body that is not JSON gets a
+ * ParseError, a message that is neither request, notification nor response an InvalidRequest.
+ * Broken framing (no Content-Length) cannot be resynchronised: the connection is closed.
+ */
+function guardedReader(reader: MessageReader, writer: MessageWriter, onFatal: () => void): MessageReader {
+  const reply = (code: number, message: string, id: string | number | null = null): void => {
+    void writer.write({ jsonrpc: '2.0', id, error: { code, message } } as Message).catch(() => undefined);
+  };
+  reader.onError((error) => {
+    const message = errorMessage(error);
+    const framing = /Content-Length|Header must/.test(message);
+    reply(ErrorCodes.ParseError, framing ? `bad frame: ${message.split('\n')[0]}` : `parse error: ${message}`);
+    if (framing) onFatal();
+  });
+  return {
+    onError: reader.onError,
+    onClose: reader.onClose,
+    onPartialMessage: reader.onPartialMessage,
+    dispose: () => reader.dispose(),
+    listen: (callback: DataCallback): Disposable =>
+      reader.listen((message) => {
+        const candidate = message as unknown as Record<string, unknown>;
+        const id = candidate?.id;
+        const validId = typeof id === 'string' || typeof id === 'number';
+        const hasMethod = typeof candidate?.method === 'string';
+        const isResponse = validId && !('method' in candidate) && ('result' in candidate || 'error' in candidate);
+        if (typeof candidate !== 'object' || candidate === null || Array.isArray(candidate)) {
+          reply(ErrorCodes.InvalidRequest, 'a message must be a JSON object (batches are not supported)');
+        } else if (!hasMethod && !isResponse) {
+          reply(ErrorCodes.InvalidRequest, "a message needs a string 'method' (or a response's 'result' or 'error')", validId ? id : null);
+        } else if ('id' in candidate && !validId && hasMethod && id !== null) {
+          reply(ErrorCodes.InvalidRequest, "'id' must be a string or a number");
+        } else {
+          callback(message);
+        }
+      }),
+  };
+}
+
+export class Daemon implements DaemonServices {
+  readonly workspaces: WorkspaceManager;
+  readonly overlay = new BufferOverlay();
+  readonly version = readPackageVersion();
+  private readonly started = Date.now();
+  private readonly sessions = new Set<{ dispose(): void }>();
+  private server: net.Server | undefined;
+  private socketPath: string | null = null;
+  private stoppingValue = false;
+  private readonly stopListeners: (() => void)[] = [];
+
+  constructor(config: DaemonConfig) {
+    this.workspaces = new WorkspaceManager(config);
+  }
+
+  get stopping(): boolean {
+    return this.stoppingValue;
+  }
+
+  daemonInfo() {
+    return { pid: process.pid, version: this.version, uptimeSeconds: Math.round((Date.now() - this.started) / 1000), clients: this.sessions.size, socket: this.socketPath };
+  }
+
+  onStopped(listener: () => void): void {
+    this.stopListeners.push(listener);
+  }
+
+  /** Serves one client over a reader/writer pair (stdio, a socket, or an in-process pipe). */
+  serve(reader: MessageReader, writer: MessageWriter, options: { onExit: (code: number) => void; onClose?: () => void }): void {
+    let closed = false;
+    const connection = createMessageConnection(
+      guardedReader(reader, writer, () => close()),
+      writer,
+      { error: (m) => log.debug(`jsonrpc: ${m}`), warn: (m) => log.debug(`jsonrpc: ${m}`), info: () => undefined, log: () => undefined },
+    );
+    const session = new Session(connection, this, (code) => {
+      options.onExit(code);
+      close();
+    });
+    const entry = { dispose: () => close() };
+    const close = (): void => {
+      if (closed) return;
+      closed = true;
+      this.sessions.delete(entry);
+      session.dispose();
+      connection.dispose();
+      options.onClose?.();
+    };
+    connection.onClose(() => close());
+    connection.onError(([error]) => log.debug(`connection error: ${errorMessage(error)}`));
+    this.sessions.add(entry);
+    connection.listen();
+  }
+
+  serveStdio(onEnd: (code: number) => void): void {
+    this.serve(new StreamMessageReader(process.stdin), new StreamMessageWriter(process.stdout), { onExit: onEnd, onClose: () => onEnd(0) });
+  }
+
+  /** Listens on a Unix socket. Throws SocketInUseError if a live daemon already answers there. */
+  async listen(socketPath: string): Promise<void> {
+    const folder = path.dirname(socketPath);
+    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const folderStat = fs.statSync(folder);
+    if (typeof process.getuid === 'function' && folderStat.uid !== process.getuid()) throw new Error(`socket folder ${folder} belongs to another user`);
+    fs.chmodSync(folder, 0o700);
+    if (await isLive(socketPath)) throw new SocketInUseError(`a Fathom daemon is already serving ${socketPath}`);
+    fs.rmSync(socketPath, { force: true });
+    const server = net.createServer((socket) => {
+      this.serve(new SocketMessageReader(socket), new SocketMessageWriter(socket), {
+        onExit: () => undefined,
+        onClose: () => socket.destroy(),
+      });
+      socket.on('error', (error) => log.debug(`socket client: ${error.message}`));
+    });
+    const previousMask = process.umask(0o177);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(socketPath, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE' && (await isLive(socketPath))) throw new SocketInUseError(`a Fathom daemon is already serving ${socketPath}`);
+      throw error;
+    } finally {
+      process.umask(previousMask);
+    }
+    fs.chmodSync(socketPath, 0o600);
+    server.on('error', (error) => log.error(`socket server: ${error.message}`));
+    this.server = server;
+    this.socketPath = socketPath;
+    log.info(`fathom ${this.version} serving ${socketPath} (pid ${process.pid})`);
+  }
+
+  requestStop(): void {
+    void this.stop();
+  }
+
+  /** Closes every client and workspace (saving their caches) and the socket. */
+  async stop(): Promise<void> {
+    if (this.stoppingValue) return;
+    this.stoppingValue = true;
+    for (const session of [...this.sessions]) session.dispose();
+    this.server?.close();
+    if (this.socketPath) fs.rmSync(this.socketPath, { force: true });
+    await this.workspaces.closeAll();
+    for (const listener of this.stopListeners) listener();
+  }
+}
+
+/** Whether something accepts connections on a socket path. */
+export function isLive(socketPath: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(socketPath);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}

@@ -1,0 +1,257 @@
+// One client connection: the LSP handshake, buffer notifications and Fathom's own methods, routed
+// to the daemon's services. Every request goes through `handle`, which turns any failure into a
+// JSON-RPC error for that request alone; nothing a client sends can end the process (in socket
+// mode, `exit` ends only this client's connection).
+import { ResponseError, type CancellationToken, type MessageConnection } from 'vscode-jsonrpc/node';
+import { FathomError, errorMessage } from '../base/errors.js';
+import { log } from '../base/logger.js';
+import { pathFromUriOrPath, toRelative } from '../base/paths.js';
+import { ErrorCodes } from '../protocol/errors.js';
+import { Methods, type FilesResult, type ProgressToken, type ProgressValue, type StatusResult, type WorkspaceStatus } from '../protocol/methods.js';
+import type { BufferOverlay, TextChange } from '../workspace/overlay.js';
+import type { Workspace } from '../workspace/workspace.js';
+import {
+  optionalBoolean,
+  optionalCount,
+  optionalProgressToken,
+  optionalString,
+  optionalStringList,
+  paramsObject,
+  requiredArray,
+  requiredNumber,
+  requiredObject,
+  requiredString,
+  requiredText,
+  type Params,
+} from './params.js';
+import { absentStatus, toResponseError, toWireMerkle, toWireStatus } from './to-wire.js';
+import type { WorkspaceManager } from './workspaces.js';
+
+export interface DaemonServices {
+  workspaces: WorkspaceManager;
+  overlay: BufferOverlay;
+  version: string;
+  daemonInfo(): StatusResult['daemon'];
+  /** Stops the whole daemon (fathom/stop). */
+  requestStop(): void;
+  readonly stopping: boolean;
+}
+
+type Handler = (params: unknown, token: CancellationToken) => Promise<unknown> | unknown;
+
+export class Session {
+  private shutdownRequested = false;
+  private readonly openBuffers = new Set<string>();
+  private readonly requests: Record<string, Handler>;
+
+  constructor(
+    private readonly connection: MessageConnection,
+    private readonly services: DaemonServices,
+    /** Called on `exit` with the LSP exit code (0 after shutdown, 1 otherwise). */
+    private readonly onExit: (code: number) => void,
+  ) {
+    this.requests = {
+      initialize: (params) => this.initialize(params),
+      shutdown: () => {
+        this.shutdownRequested = true;
+        return null;
+      },
+      [Methods.status]: (params) => this.status(params),
+      [Methods.index]: (params, token) => this.index(params, token),
+      [Methods.files]: (params, token) => this.files(params, token),
+      [Methods.merkle]: (params, token) => this.merkle(params, token),
+      [Methods.stop]: () => {
+        setTimeout(() => this.services.requestStop(), 20);
+        return null;
+      },
+    };
+    connection.onRequest((method, params, token) => this.handle(method, params, token));
+    connection.onNotification((method, params) => this.notify(method, params));
+  }
+
+  private async handle(method: string, params: unknown, token: CancellationToken): Promise<unknown> {
+    const handler = this.requests[method];
+    if (!handler) return new ResponseError(ErrorCodes.MethodNotFound, `unknown method: ${method}`);
+    if (this.shutdownRequested && method !== 'shutdown') return new ResponseError(ErrorCodes.InvalidRequest, `${method}: the client asked for shutdown; only exit is accepted now`);
+    if (this.services.stopping) return new ResponseError(ErrorCodes.ShuttingDown, 'the daemon is stopping');
+    try {
+      return await handler(params, token);
+    } catch (error) {
+      return toResponseError(method, error);
+    }
+  }
+
+  private notify(method: string, params: unknown): void {
+    try {
+      switch (method) {
+        case 'exit':
+          this.onExit(this.shutdownRequested ? 0 : 1);
+          return;
+        case 'textDocument/didOpen': {
+          const document = requiredObject(paramsObject(method, params), 'textDocument');
+          const path = this.bufferPath(requiredString(document, 'uri'));
+          this.services.overlay.open({ path, languageId: optionalString(document, 'languageId') ?? '', version: requiredNumber(document, 'version'), text: requiredText(document, 'text') });
+          this.openBuffers.add(path);
+          return;
+        }
+        case 'textDocument/didChange': {
+          const object = paramsObject(method, params);
+          const document = requiredObject(object, 'textDocument');
+          const changes = requiredArray(object, 'contentChanges') as TextChange[];
+          this.services.overlay.change(this.bufferPath(requiredString(document, 'uri')), requiredNumber(document, 'version'), changes);
+          return;
+        }
+        case 'textDocument/didClose': {
+          const path = this.bufferPath(requiredString(requiredObject(paramsObject(method, params), 'textDocument'), 'uri'));
+          this.services.overlay.close(path);
+          this.openBuffers.delete(path);
+          return;
+        }
+        case 'workspace/didChangeWorkspaceFolders': {
+          const event = requiredObject(paramsObject(method, params), 'event');
+          for (const folder of requiredArray(event, 'added')) this.openFolder(folder);
+          return;
+        }
+        default:
+          // initialized, $/setTrace, textDocument/didSave and the like need nothing from us.
+          return;
+      }
+    } catch (error) {
+      log.warn(`notification ${method} ignored: ${errorMessage(error)}`);
+    }
+  }
+
+  private bufferPath(uri: string): string {
+    if (!uri.startsWith('file://')) throw new FathomError('invalidParams', `only file:// URIs can be opened, got ${uri}`);
+    return pathFromUriOrPath(uri);
+  }
+
+  /** The client went away: its unsaved buffers go with it. */
+  dispose(): void {
+    for (const path of this.openBuffers) this.services.overlay.close(path);
+    this.openBuffers.clear();
+  }
+
+  private openFolder(folder: unknown): void {
+    const uri = typeof folder === 'string' ? folder : (folder as { uri?: unknown })?.uri;
+    if (typeof uri !== 'string') return;
+    try {
+      this.services.workspaces.open(this.services.workspaces.resolveRoot(uri));
+    } catch (error) {
+      log.warn(`cannot open workspace folder ${uri}: ${errorMessage(error)}`);
+    }
+  }
+
+  private initialize(raw: unknown): unknown {
+    const params = paramsObject('initialize', raw);
+    const folders = params.workspaceFolders;
+    if (Array.isArray(folders) && folders.length > 0) for (const folder of folders) this.openFolder(folder);
+    else if (typeof params.rootUri === 'string') this.openFolder(params.rootUri);
+    else if (typeof params.rootPath === 'string') this.openFolder(params.rootPath);
+    return {
+      capabilities: {
+        textDocumentSync: { openClose: true, change: 2 },
+        workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
+        experimental: { fathom: { version: this.services.version, methods: Object.values(Methods) } },
+      },
+      serverInfo: { name: 'fathom', version: this.services.version },
+    };
+  }
+
+  private workspaceFor(params: Params): Workspace {
+    const workspaces = this.services.workspaces;
+    return workspaces.open(workspaces.resolveRoot(requiredString(params, 'root')));
+  }
+
+  /** Waits for a workspace's first build; cancels the build if every waiter gave up on it. */
+  private async ready(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined): Promise<void> {
+    const progress = progressToken === undefined || workspace.state === 'ready' ? undefined : this.progress(progressToken, `Indexing ${workspace.root}`, workspace);
+    try {
+      await workspace.whenReady(token);
+    } catch (error) {
+      if (error instanceof FathomError && error.kind === 'cancelled' && workspace.waiterCount === 0 && workspace.state === 'scanning') {
+        await this.services.workspaces.discard(workspace);
+      }
+      throw error;
+    } finally {
+      progress?.end(workspace.state === 'ready' ? `${workspace.status().files} files` : undefined);
+    }
+  }
+
+  private progress(token: ProgressToken, title: string, workspace: Workspace): { end(message?: string): void } {
+    const send = (value: ProgressValue): void => void this.connection.sendNotification('$/progress', { token, value }).catch(() => undefined);
+    send({ kind: 'begin', title, cancellable: true, percentage: 0 });
+    let last = 0;
+    const subscription = workspace.onProgress((report) => {
+      const now = performance.now();
+      if (now - last < 100) return;
+      last = now;
+      send({ kind: 'report', message: report.message, ...(report.percentage === undefined ? {} : { percentage: report.percentage }) });
+    });
+    return {
+      end: (message) => {
+        subscription.dispose();
+        send({ kind: 'end', ...(message ? { message } : {}) });
+      },
+    };
+  }
+
+  private status(raw: unknown): StatusResult {
+    const params = paramsObject(Methods.status, raw, { optional: true });
+    const rootParam = optionalString(params, 'root');
+    const workspaces = this.services.workspaces;
+    let statuses: WorkspaceStatus[];
+    if (rootParam === undefined) {
+      statuses = workspaces.all().map((workspace) => toWireStatus(workspace.status()));
+    } else {
+      const root = workspaces.resolveRoot(rootParam);
+      const workspace = workspaces.get(root);
+      statuses = [workspace ? toWireStatus(workspace.status()) : absentStatus(root)];
+    }
+    return { daemon: this.services.daemonInfo(), workspaces: statuses };
+  }
+
+  private async index(raw: unknown, token: CancellationToken): Promise<WorkspaceStatus> {
+    const params = paramsObject(Methods.index, raw);
+    const wait = optionalBoolean(params, 'wait') ?? true;
+    const progressToken = optionalProgressToken(params, 'workDoneToken');
+    const workspace = this.workspaceFor(params);
+    if (!wait) return toWireStatus(workspace.status());
+    if (workspace.state === 'ready') {
+      // Already built: refresh, i.e. reconcile against the disk now.
+      const progress = progressToken === undefined ? undefined : this.progress(progressToken, `Refreshing ${workspace.root}`, workspace);
+      try {
+        await workspace.settle();
+        await workspace.reconcile();
+      } finally {
+        progress?.end();
+      }
+    } else {
+      await this.ready(workspace, token, progressToken);
+    }
+    return toWireStatus(workspace.status());
+  }
+
+  private async files(raw: unknown, token: CancellationToken): Promise<FilesResult> {
+    const params = paramsObject(Methods.files, raw);
+    const globs = optionalStringList(params, 'glob') ?? [];
+    const limit = optionalCount(params, 'limit');
+    const workspace = this.workspaceFor(params);
+    await this.ready(workspace, token, optionalProgressToken(params, 'workDoneToken'));
+    await workspace.settle();
+    const files = workspace.files(globs);
+    const shown = limit === undefined ? files : files.slice(0, limit);
+    return { root: workspace.root, total: files.length, truncated: shown.length < files.length, files: shown };
+  }
+
+  private async merkle(raw: unknown, token: CancellationToken) {
+    const params = paramsObject(Methods.merkle, raw);
+    const workspace = this.workspaceFor(params);
+    const pathParam = optionalString(params, 'path') ?? '';
+    const relative = pathParam === '' ? '' : toRelative(workspace.root, pathFromUriOrPath(pathParam, workspace.root));
+    if (relative === undefined) throw new FathomError('pathOutsideWorkspace', `path ${pathParam} is outside the workspace ${workspace.root}`, { path: pathParam });
+    await this.ready(workspace, token, optionalProgressToken(params, 'workDoneToken'));
+    await workspace.settle();
+    return toWireMerkle(workspace.root, workspace.rootHash(), workspace.merkleAt(relative));
+  }
+}

@@ -1,0 +1,64 @@
+// The one place that converts between engine values and wire values: engine errors to JSON-RPC
+// ResponseErrors, engine status to the protocol's WorkspaceStatus.
+import { ResponseError } from 'vscode-jsonrpc/node';
+import { FathomError, errorMessage, type FathomErrorKind } from '../base/errors.js';
+import { log } from '../base/logger.js';
+import { ErrorCodes, type ErrorCode } from '../protocol/errors.js';
+import type { MerkleResult, WorkspaceStatus } from '../protocol/methods.js';
+import type { MerkleView, WorkspaceStatusInfo } from '../workspace/workspace.js';
+
+const codes: Record<FathomErrorKind, ErrorCode> = {
+  invalidParams: ErrorCodes.InvalidParams,
+  workspaceNotFound: ErrorCodes.WorkspaceNotFound,
+  pathOutsideWorkspace: ErrorCodes.PathOutsideWorkspace,
+  cancelled: ErrorCodes.RequestCancelled,
+  io: ErrorCodes.IoError,
+  shuttingDown: ErrorCodes.ShuttingDown,
+  internal: ErrorCodes.InternalError,
+};
+
+export function toResponseError(method: string, error: unknown): ResponseError<unknown> {
+  if (error instanceof ResponseError) return error;
+  if (error instanceof FathomError) return new ResponseError(codes[error.kind], error.message, error.data);
+  log.error(`${method} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  return new ResponseError(ErrorCodes.InternalError, `${method} failed: ${errorMessage(error)}`);
+}
+
+export function toWireStatus(status: WorkspaceStatusInfo): WorkspaceStatus {
+  return {
+    root: status.root,
+    state: status.state,
+    git: status.git,
+    files: status.files,
+    bytes: status.bytes,
+    skipped: status.skipped,
+    merkleRoot: status.merkleRoot,
+    indexes: { fileSet: status.state === 'ready' ? 'ready' : status.state === 'failed' ? 'failed' : 'building', merkle: status.merkleRoot ? 'ready' : 'absent' },
+    watcher: status.watcher,
+    lag: status.lag,
+    lastScan: status.lastScan,
+    cache: status.cache,
+    ...(status.error ? { error: status.error } : {}),
+  };
+}
+
+export function absentStatus(root: string): WorkspaceStatus {
+  return {
+    root,
+    state: 'absent',
+    git: false,
+    files: 0,
+    bytes: 0,
+    skipped: {},
+    merkleRoot: null,
+    indexes: { fileSet: 'absent', merkle: 'absent' },
+    watcher: { state: 'off', folders: 0 },
+    lag: { pendingChanges: 0, oldestPendingMs: 0, lastChangeAppliedAt: null },
+    lastScan: null,
+    cache: { path: '', loaded: 'none' },
+  };
+}
+
+export function toWireMerkle(root: string, rootHash: string, view: MerkleView): MerkleResult {
+  return { root, rootHash, ...view };
+}

@@ -1,0 +1,83 @@
+// The daemon's open workspaces, keyed by resolved root. Resolves what a client names (a path or a
+// file:// URI) to a root that exists and can be read, and opens each workspace once.
+import fs from 'node:fs';
+import { FathomError } from '../base/errors.js';
+import { pathFromUriOrPath } from '../base/paths.js';
+import { HashPool } from '../workspace/hash-pool.js';
+import { Workspace } from '../workspace/workspace.js';
+import { workspaceCacheDir, type DaemonConfig } from './config.js';
+
+export class WorkspaceManager {
+  private readonly workspaces = new Map<string, Workspace>();
+  private readonly pool = new HashPool();
+
+  constructor(private readonly config: DaemonConfig) {}
+
+  /** Resolves a client's root to an absolute real path; throws workspaceNotFound if unusable. */
+  resolveRoot(value: string): string {
+    const absolute = pathFromUriOrPath(value);
+    let real: string;
+    try {
+      real = fs.realpathSync(absolute);
+    } catch {
+      throw new FathomError('workspaceNotFound', `workspace root ${absolute} does not exist`, { root: value });
+    }
+    if (!fs.statSync(real).isDirectory()) throw new FathomError('workspaceNotFound', `workspace root ${real} is not a folder`, { root: value });
+    try {
+      fs.accessSync(real, fs.constants.R_OK | fs.constants.X_OK);
+    } catch {
+      throw new FathomError('workspaceNotFound', `workspace root ${real} cannot be read`, { root: value });
+    }
+    return real;
+  }
+
+  get(root: string): Workspace | undefined {
+    return this.workspaces.get(root);
+  }
+
+  all(): Workspace[] {
+    return [...this.workspaces.values()];
+  }
+
+  /** The workspace for a resolved root, opening it (and starting its build) if needed. */
+  open(root: string): Workspace {
+    let workspace = this.workspaces.get(root);
+    if (!workspace || workspace.state === 'failed') {
+      void workspace?.close();
+      const cacheDir = workspaceCacheDir(this.config.cacheRoot, root);
+      fs.mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
+      fs.writeFileSync(`${cacheDir}/root`, `${root}\n`);
+      workspace = new Workspace({
+        root,
+        cacheDir,
+        maxFileBytes: this.config.maxFileBytes,
+        reconcileIntervalMs: this.config.reconcileIntervalMs,
+        pool: this.pool,
+      });
+      this.workspaces.set(root, workspace);
+    }
+    return workspace;
+  }
+
+  /** Closes and forgets a workspace (its first build was cancelled by everyone waiting for it). */
+  async discard(workspace: Workspace): Promise<void> {
+    if (this.workspaces.get(workspace.root) === workspace) this.workspaces.delete(workspace.root);
+    await workspace.close();
+  }
+
+  /** The open workspace whose root contains an absolute path (the deepest one). */
+  containing(absolutePath: string): Workspace | undefined {
+    let best: Workspace | undefined;
+    for (const workspace of this.workspaces.values()) {
+      const root = workspace.root;
+      if ((absolutePath === root || absolutePath.startsWith(`${root}/`)) && (!best || root.length > best.root.length)) best = workspace;
+    }
+    return best;
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all(this.all().map((workspace) => workspace.close()));
+    this.workspaces.clear();
+    this.pool.close();
+  }
+}

@@ -1,0 +1,104 @@
+// The wire contract of Fathom's own methods: names, parameter and result shapes. Documented with
+// examples in docs/protocol.md; keep both in step. Imports nothing of ours.
+
+export const Methods = {
+  status: 'fathom/status',
+  index: 'fathom/index',
+  files: 'fathom/files',
+  merkle: 'fathom/merkle',
+  stop: 'fathom/stop',
+} as const;
+
+export type ProgressToken = string | number;
+
+/** Why a file under the root is not in the file set. */
+export type SkipReason =
+  | 'ignored' // excluded by .gitignore/.fathomignore/info/exclude/global excludes (an entry: a file or a whole folder)
+  | 'secret' // .env*, private keys, credential files
+  | 'binary' // a NUL byte in the first 8 KiB
+  | 'tooLarge' // over the size limit
+  | 'symlinkOutside' // a symbolic link whose target lies outside the root
+  | 'symlinkDir' // a symbolic link to a folder (never followed: no cycles, no double counting)
+  | 'brokenSymlink'
+  | 'nestedRepository' // a folder holding its own .git inside a git workspace
+  | 'special' // a FIFO, socket or device
+  | 'unreadable'; // permission denied
+
+export interface StatusParams {
+  /** A workspace root (path or file:// URI). Absent: every open workspace. */
+  root?: string;
+}
+
+export interface WorkspaceStatus {
+  root: string;
+  /** absent: never opened; scanning: first build running; ready: serving; failed: see `error`. */
+  state: 'absent' | 'scanning' | 'ready' | 'failed';
+  git: boolean;
+  files: number;
+  bytes: number;
+  skipped: Partial<Record<SkipReason, number>>;
+  merkleRoot: string | null;
+  indexes: Record<string, 'absent' | 'building' | 'ready' | 'failed'>;
+  watcher: { state: 'watching' | 'degraded' | 'off'; folders: number; problem?: string };
+  lag: { pendingChanges: number; oldestPendingMs: number; lastChangeAppliedAt: string | null };
+  lastScan: { kind: 'build' | 'restart' | 'reconcile'; at: string; durationMs: number; hashed: number; reused: number; repaired: number } | null;
+  cache: { path: string; loaded: 'none' | 'valid' | 'rebuilt' };
+  error?: string;
+}
+
+export interface StatusResult {
+  daemon: { pid: number; version: string; uptimeSeconds: number; clients: number; socket: string | null };
+  workspaces: WorkspaceStatus[];
+}
+
+export interface IndexParams {
+  root: string;
+  /** Wait until the workspace is ready (default true); false answers at once with the current status. */
+  wait?: boolean;
+  /** LSP work-done token: when given, `$/progress` begin/report/end notifications carry it. */
+  workDoneToken?: ProgressToken;
+}
+
+export interface FilesParams {
+  root: string;
+  /** picomatch glob(s) over workspace-relative paths; a file matching any is listed. */
+  glob?: string | string[];
+  /** At most this many paths (default: all). */
+  limit?: number;
+  workDoneToken?: ProgressToken;
+}
+
+export interface FilesResult {
+  root: string;
+  total: number;
+  truncated: boolean;
+  files: string[];
+}
+
+export interface MerkleParams {
+  root: string;
+  /** A workspace-relative path (default: the root). */
+  path?: string;
+  workDoneToken?: ProgressToken;
+}
+
+export interface MerkleChild {
+  name: string;
+  kind: 'dir' | 'file';
+  hash: string;
+}
+
+export interface MerkleResult {
+  root: string;
+  rootHash: string;
+  path: string;
+  kind: 'dir' | 'file' | 'absent';
+  hash: string | null;
+  children?: MerkleChild[];
+}
+
+/** The value of a `$/progress` notification (LSP WorkDoneProgress). */
+export type ProgressValue =
+  | { kind: 'begin'; title: string; cancellable: boolean; message?: string; percentage?: number }
+  | { kind: 'report'; message?: string; percentage?: number }
+  | { kind: 'end'; message?: string };

@@ -1,0 +1,261 @@
+// Walks a workspace folder and decides, for every entry, whether it belongs to the file set, and
+// hashes what belongs (in the hash pool). Also classifies single paths for the watcher's incremental
+// updates with the same rules, so a scan and a sequence of updates always agree.
+//
+// The walk is synchronous in slices of ~12 ms and yields to the event loop between them, so the
+// daemon keeps answering other requests; cancellation is checked at every yield.
+// `onFolder` is called before a folder is listed (watch, then list: nothing created in between is
+// lost).
+import fs from 'node:fs';
+import path from 'node:path';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { throwIfCancelled, type CancellationSignal } from '../base/cancellation.js';
+import { isPermissionDenied, isVanished } from '../base/errors.js';
+import { baseName, joinRelative, toAbsolute } from '../base/paths.js';
+import { readAndJudge, type ContentVerdict } from './file-content.js';
+import type { HashPool } from './hash-pool.js';
+import type { IgnoreRules } from './ignore-rules.js';
+import type { FileEntry } from './merkle.js';
+import type { SecretMatcher } from './secrets.js';
+import type { SkipReason } from './skip-reason.js';
+
+export interface StatKey {
+  size: number;
+  mtimeMs: number;
+  ino: number;
+}
+
+export interface SkipEntry extends StatKey {
+  reason: SkipReason;
+}
+
+/** What the file set already knows about a path, for reuse when its stat has not changed. */
+export type Known = { kind: 'file'; entry: FileEntry } | { kind: 'skip'; entry: SkipEntry };
+
+export interface Classifier {
+  root: string;
+  rules: IgnoreRules;
+  maxFileBytes: number;
+  isSecret: SecretMatcher;
+}
+
+export interface ScanOptions extends Classifier {
+  /** The folder to scan, workspace-relative ('' for the whole root); its ancestors must be included. */
+  folder: string;
+  known: (relativePath: string) => Known | undefined;
+  pool: HashPool;
+  signal: CancellationSignal;
+  onFolder?: (relativePath: string) => void;
+  onProgress?: (progress: ScanProgress) => void;
+}
+
+export interface ScanProgress {
+  folders: number;
+  found: number;
+  toHash: number;
+  hashed: number;
+  walking: boolean;
+}
+
+export interface ScanResult {
+  files: Map<string, FileEntry>;
+  skipped: Map<string, SkipEntry>;
+  /** Entries (files or whole folders) excluded by ignore rules. */
+  ignoredEntries: number;
+  nestedRepositories: string[];
+  folders: string[];
+  hashed: number;
+  reused: number;
+}
+
+/** The verdict on one path from its name, the rules and its stat (content not yet read). */
+export type EntryVerdict =
+  | { kind: 'folder' }
+  | { kind: 'ignored' }
+  | { kind: 'gone' }
+  | { kind: 'skip'; entry: SkipEntry }
+  | { kind: 'candidate'; stat: StatKey; readPath: string };
+
+const noStat: StatKey = { size: 0, mtimeMs: 0, ino: 0 };
+
+function statKey(stat: fs.Stats): StatKey {
+  return { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino };
+}
+
+function isInside(root: string, target: string): boolean {
+  return target === root || target.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+}
+
+/**
+ * Classifies one path whose ancestors are included. `stat` is its lstat (undefined: it is gone).
+ * Ignore rules apply to the path itself only.
+ */
+export function classifyEntry(classifier: Classifier, relativePath: string, stat: fs.Stats | undefined): EntryVerdict {
+  if (!stat) return { kind: 'gone' };
+  const { root, rules } = classifier;
+  if (stat.isDirectory()) return rules.isIgnored(relativePath, true) ? { kind: 'ignored' } : { kind: 'folder' };
+  if (rules.isIgnored(relativePath, false)) return { kind: 'ignored' };
+  if (classifier.isSecret(baseName(relativePath))) return { kind: 'skip', entry: { reason: 'secret', ...statKey(stat) } };
+  const absolutePath = toAbsolute(root, relativePath);
+  let target = stat;
+  if (stat.isSymbolicLink()) {
+    let real: string;
+    try {
+      real = fs.realpathSync(absolutePath);
+      target = fs.statSync(real);
+    } catch (error) {
+      if (isPermissionDenied(error)) return { kind: 'skip', entry: { reason: 'unreadable', ...statKey(stat) } };
+      return { kind: 'skip', entry: { reason: 'brokenSymlink', ...statKey(stat) } };
+    }
+    if (!isInside(root, real)) return { kind: 'skip', entry: { reason: 'symlinkOutside', ...statKey(stat) } };
+    if (target.isDirectory()) return { kind: 'skip', entry: { reason: 'symlinkDir', ...statKey(stat) } };
+  }
+  if (!target.isFile()) return { kind: 'skip', entry: { reason: 'special', ...statKey(stat) } };
+  if (target.size > classifier.maxFileBytes) return { kind: 'skip', entry: { reason: 'tooLarge', ...statKey(target) } };
+  return { kind: 'candidate', stat: statKey(target), readPath: absolutePath };
+}
+
+/** Whether what is known about a path can stand for it without reading it again. */
+export function reusable(known: Known | undefined, stat: StatKey): Known | undefined {
+  if (!known) return undefined;
+  const entry = known.entry;
+  if (entry.size !== stat.size || entry.mtimeMs !== stat.mtimeMs || entry.ino !== stat.ino) return undefined;
+  // Only content verdicts are worth reusing; an unreadable file is retried (chmod keeps mtime).
+  if (known.kind === 'skip' && known.entry.reason !== 'binary') return undefined;
+  return known;
+}
+
+/** Turns a content verdict into a file entry or skip entry (undefined: the file is gone). */
+export function entryFromVerdict(verdict: ContentVerdict, stat: StatKey): Known | undefined {
+  switch (verdict.kind) {
+    case 'text':
+      return { kind: 'file', entry: { ...stat, size: verdict.size, hash: verdict.hash } };
+    case 'binary':
+      return { kind: 'skip', entry: { reason: 'binary', ...stat } };
+    case 'tooLarge':
+      return { kind: 'skip', entry: { reason: 'tooLarge', ...stat, size: verdict.size } };
+    case 'unreadable':
+      return { kind: 'skip', entry: { reason: 'unreadable', ...stat } };
+    case 'vanished':
+      return undefined;
+  }
+}
+
+/** Reads and judges one candidate on the main thread (for single-path updates). */
+export async function judgeCandidate(classifier: Classifier, verdict: Extract<EntryVerdict, { kind: 'candidate' }>): Promise<Known | undefined> {
+  return entryFromVerdict(await readAndJudge(verdict.readPath, classifier.maxFileBytes), verdict.stat);
+}
+
+const sliceMs = 12;
+const batchFiles = 128;
+const batchBytes = 4 * 1024 * 1024;
+
+export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
+  const result: ScanResult = { files: new Map(), skipped: new Map(), ignoredEntries: 0, nestedRepositories: [], folders: [], hashed: 0, reused: 0 };
+  const progress: ScanProgress = { folders: 0, found: 0, toHash: 0, hashed: 0, walking: true };
+  const gitWorkspace = options.rules.git !== undefined;
+  const pending: Promise<void>[] = [];
+  let batch: { relativePath: string; stat: StatKey; readPath: string }[] = [];
+  let batchSize = 0;
+  let sliceStart = performance.now();
+
+  const flush = (): void => {
+    if (batch.length === 0) return;
+    const jobs = batch;
+    batch = [];
+    batchSize = 0;
+    const readPaths = jobs.map((job) => job.readPath);
+    // A worker that dies (out of memory, a crash) must not lose the batch: judge it here instead.
+    const judged = options.pool
+      .judge(readPaths, options.maxFileBytes)
+      .catch(() => Promise.all(readPaths.map((readPath) => readAndJudge(readPath, options.maxFileBytes))));
+    pending.push(
+      judged.then((verdicts) => {
+        verdicts.forEach((verdict, index) => {
+          const job = jobs[index]!;
+          const known = entryFromVerdict(verdict, job.stat);
+          if (known?.kind === 'file') result.files.set(job.relativePath, known.entry);
+          else if (known?.kind === 'skip') result.skipped.set(job.relativePath, known.entry);
+        });
+        result.hashed += jobs.length;
+        progress.hashed += jobs.length;
+        options.onProgress?.(progress);
+      }),
+    );
+  };
+
+  const stack = [options.folder];
+  while (stack.length > 0) {
+    const folder = stack.pop()!;
+    if (performance.now() - sliceStart > sliceMs) {
+      options.onProgress?.(progress);
+      await yieldToEventLoop();
+      throwIfCancelled(options.signal);
+      sliceStart = performance.now();
+    }
+    const absoluteFolder = toAbsolute(options.root, folder);
+    options.onFolder?.(folder);
+    let names: string[];
+    try {
+      names = fs.readdirSync(absoluteFolder);
+    } catch (error) {
+      if (isVanished(error)) continue;
+      if (isPermissionDenied(error)) result.skipped.set(folder, { reason: 'unreadable', ...noStat });
+      continue;
+    }
+    if (gitWorkspace && folder !== '' && names.includes('.git')) {
+      result.nestedRepositories.push(folder);
+      result.skipped.set(folder, { reason: 'nestedRepository', ...noStat });
+      continue;
+    }
+    result.folders.push(folder);
+    progress.folders += 1;
+    for (const name of names) {
+      if (name === '.git') continue;
+      const relativePath = joinRelative(folder, name);
+      let stat: fs.Stats | undefined;
+      try {
+        stat = fs.lstatSync(path.join(absoluteFolder, name), { throwIfNoEntry: false });
+      } catch (error) {
+        if (isPermissionDenied(error)) result.skipped.set(relativePath, { reason: 'unreadable', ...noStat });
+        continue;
+      }
+      const verdict = classifyEntry(options, relativePath, stat);
+      switch (verdict.kind) {
+        case 'folder':
+          stack.push(relativePath);
+          break;
+        case 'ignored':
+          result.ignoredEntries += 1;
+          break;
+        case 'gone':
+          break;
+        case 'skip':
+          result.skipped.set(relativePath, verdict.entry);
+          break;
+        case 'candidate': {
+          progress.found += 1;
+          const known = reusable(options.known(relativePath), verdict.stat);
+          if (known?.kind === 'file') {
+            result.files.set(relativePath, known.entry);
+            result.reused += 1;
+          } else if (known?.kind === 'skip') {
+            result.skipped.set(relativePath, known.entry);
+            result.reused += 1;
+          } else {
+            batch.push({ relativePath, stat: verdict.stat, readPath: verdict.readPath });
+            batchSize += verdict.stat.size;
+            progress.toHash += 1;
+            if (batch.length >= batchFiles || batchSize >= batchBytes) flush();
+          }
+        }
+      }
+    }
+  }
+  flush();
+  progress.walking = false;
+  options.onProgress?.(progress);
+  await Promise.all(pending);
+  throwIfCancelled(options.signal);
+  return result;
+}

@@ -1,0 +1,551 @@
+// One workspace: its file set, kept as a Merkle tree, fresh against the disk. Owns the first build
+// (from the cache when it is valid, rehashing only files whose stat changed), the live watcher and
+// the incremental updates it drives, the periodic reconciliation that repairs anything missed, and
+// persistence of the file set. Later indexes subscribe to `onChanges`.
+//
+// Invariants: every mutation of the tree runs in `queue`, one at a time, in arrival order; the tree
+// is replaced whole by a full scan (diffed against the old one) or patched per path by updates.
+import fs from 'node:fs';
+import path from 'node:path';
+import picomatch from 'picomatch';
+import { CancellationSource, raceCancellation, type CancellationSignal } from '../base/cancellation.js';
+import { FathomError, errorMessage, isPermissionDenied } from '../base/errors.js';
+import { log } from '../base/logger.js';
+import { baseName, isAtOrBelow, parentOf, toAbsolute } from '../base/paths.js';
+import { loadFileSet, saveFileSet, type FileSetSnapshot } from './file-set-store.js';
+import type { HashPool } from './hash-pool.js';
+import { IgnoreRules } from './ignore-rules.js';
+import { MerkleTree, type TreeDiff } from './merkle.js';
+import { classifyEntry, judgeCandidate, reusable, scanFolder, type Known, type ScanProgress, type ScanResult, type SkipEntry } from './scan.js';
+import { secretMatcher, type SecretMatcher } from './secrets.js';
+import type { SkipCounts } from './skip-reason.js';
+import { TreeWatcher } from './tree-watcher.js';
+
+export interface WorkspaceOptions {
+  /** The root, absolute and already resolved (realpath). */
+  root: string;
+  /** The folder for this workspace's cache files. */
+  cacheDir: string;
+  maxFileBytes: number;
+  /** How often to reconcile against the disk (0: never). */
+  reconcileIntervalMs: number;
+  pool: HashPool;
+  secretPatterns?: readonly string[];
+  /** How long after the last change the file set is saved. */
+  saveDelayMs?: number;
+}
+
+export type WorkspaceState = 'scanning' | 'ready' | 'failed';
+export type FileSetChanges = TreeDiff;
+
+export interface ScanSummary {
+  kind: 'build' | 'restart' | 'reconcile';
+  at: string;
+  durationMs: number;
+  hashed: number;
+  reused: number;
+  /** Changes a reconcile found that the watcher had not reported (0 for builds). */
+  repaired: number;
+}
+
+export interface WorkspaceStatusInfo {
+  root: string;
+  state: WorkspaceState;
+  git: boolean;
+  files: number;
+  bytes: number;
+  skipped: SkipCounts;
+  merkleRoot: string | null;
+  watcher: { state: 'watching' | 'degraded' | 'off'; folders: number; problem?: string };
+  lag: { pendingChanges: number; oldestPendingMs: number; lastChangeAppliedAt: string | null };
+  lastScan: ScanSummary | null;
+  cache: { path: string; loaded: 'none' | 'valid' | 'rebuilt' };
+  error?: string;
+}
+
+export interface MerkleView {
+  path: string;
+  kind: 'dir' | 'file' | 'absent';
+  hash: string | null;
+  children?: { name: string; kind: 'dir' | 'file'; hash: string }[];
+}
+
+export interface ProgressReport {
+  message: string;
+  percentage?: number;
+}
+
+type Listener<T> = (value: T) => void;
+
+export class Workspace {
+  readonly root: string;
+  readonly cacheFile: string;
+  private readonly options: WorkspaceOptions;
+  private readonly isSecretName: SecretMatcher;
+  private rules: IgnoreRules | undefined;
+  private tree = new MerkleTree();
+  private skipped = new Map<string, SkipEntry>();
+  private ignoredEntries = 0;
+  private nested = new Set<string>();
+  private readonly watcher: TreeWatcher;
+  private watcherProblem: string | undefined;
+  private stateValue: WorkspaceState = 'scanning';
+  private error: string | undefined;
+  private readonly built: Promise<void>;
+  private readonly buildCancel = new CancellationSource();
+  private queue: Promise<void> = Promise.resolve();
+  private readonly pendingPaths = new Set<string>();
+  private pendingSince = 0;
+  private flushScheduled = false;
+  private lastChangeAppliedAt: number | null = null;
+  private lastScan: ScanSummary | null = null;
+  private cacheLoaded: 'none' | 'valid' | 'rebuilt' = 'none';
+  private dirty = false;
+  private saveTimer: NodeJS.Timeout | undefined;
+  private reconcileTimer: NodeJS.Timeout | undefined;
+  private gitTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private waiters = 0;
+  private readonly changeListeners = new Set<Listener<FileSetChanges>>();
+  private readonly progressListeners = new Set<Listener<ProgressReport>>();
+
+  constructor(options: WorkspaceOptions) {
+    this.options = options;
+    this.root = options.root;
+    this.cacheFile = path.join(options.cacheDir, 'fileset.bin');
+    this.isSecretName = secretMatcher(options.secretPatterns);
+    this.watcher = new TreeWatcher(this.root, {
+      onPath: (relativePath) => this.onWatchedPath(relativePath),
+      onProblem: (message) => {
+        this.watcherProblem = message;
+        log.warn(`${this.root}: ${message}`);
+      },
+    });
+    this.built = this.enqueue(() => this.build());
+    // The build's failure is recorded in `state`; waiters see it through `whenReady`.
+    this.built.catch(() => undefined);
+  }
+
+  get state(): WorkspaceState {
+    return this.stateValue;
+  }
+
+  /** Resolves once the first build is done; rejects if it failed or `signal` is cancelled. */
+  async whenReady(signal?: CancellationSignal): Promise<void> {
+    if (this.stateValue === 'ready') return;
+    this.waiters += 1;
+    try {
+      await raceCancellation(this.built, signal);
+    } finally {
+      this.waiters -= 1;
+    }
+    if (this.stateValue === 'failed') throw new FathomError('io', `indexing ${this.root} failed: ${this.error}`);
+  }
+
+  /** Waiters still interested in the first build (the daemon cancels it when the last one leaves). */
+  get waiterCount(): number {
+    return this.waiters;
+  }
+
+  cancelBuild(): void {
+    this.buildCancel.cancel();
+  }
+
+  onChanges(listener: Listener<FileSetChanges>): { dispose(): void } {
+    this.changeListeners.add(listener);
+    return { dispose: () => this.changeListeners.delete(listener) };
+  }
+
+  onProgress(listener: Listener<ProgressReport>): { dispose(): void } {
+    this.progressListeners.add(listener);
+    return { dispose: () => this.progressListeners.delete(listener) };
+  }
+
+  /** Waits until every change reported so far has been applied (for tests and `fathom/index` refreshes). */
+  async settle(): Promise<void> {
+    while (this.pendingPaths.size > 0 || this.flushScheduled) {
+      await new Promise((resolve) => setImmediate(resolve));
+      await this.queue;
+    }
+    await this.queue;
+  }
+
+  /** Runs a full reconciliation now (what the periodic timer does) and returns what it repaired. */
+  reconcile(): Promise<FileSetChanges> {
+    return this.enqueue(() => this.fullScan('reconcile', this.buildCancel));
+  }
+
+  private enqueue<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work);
+    this.queue = next.then(
+      () => undefined,
+      (error) => {
+        if (!(error instanceof FathomError && error.kind === 'cancelled')) log.error(`${this.root}: ${errorMessage(error)}`);
+      },
+    );
+    return next;
+  }
+
+  private async build(): Promise<void> {
+    try {
+      this.rules = await IgnoreRules.load(this.root);
+      this.watchRepositoryState();
+      const loaded = loadFileSet(this.cacheFile);
+      if (loaded.status === 'valid' && loaded.snapshot.root === this.root) {
+        this.restore(loaded.snapshot);
+        this.cacheLoaded = 'valid';
+      } else if (loaded.status === 'corrupt') {
+        log.warn(`${this.root}: cache ${this.cacheFile} is corrupt (${loaded.reason}); rebuilding`);
+        this.cacheLoaded = 'rebuilt';
+      }
+      await this.fullScan(this.cacheLoaded === 'valid' ? 'restart' : 'build', this.buildCancel);
+      this.stateValue = 'ready';
+      this.startReconcileTimer();
+    } catch (error) {
+      if (error instanceof FathomError && error.kind === 'cancelled') {
+        this.error = 'cancelled';
+      } else {
+        this.error = errorMessage(error);
+      }
+      this.stateValue = 'failed';
+      this.watcher.close();
+      throw error;
+    }
+  }
+
+  private restore(snapshot: FileSetSnapshot): void {
+    const tree = new MerkleTree();
+    for (const [file, size, mtimeMs, ino, hash] of snapshot.files) tree.set(file, { size, mtimeMs, ino, hash });
+    this.tree = tree;
+    this.skipped = new Map(snapshot.skipped.map(([file, reason, size, mtimeMs, ino]) => [file, { reason, size, mtimeMs, ino }]));
+    this.ignoredEntries = snapshot.ignoredEntries;
+  }
+
+  private known = (relativePath: string): Known | undefined => {
+    const entry = this.tree.get(relativePath);
+    if (entry) return { kind: 'file', entry };
+    const skip = this.skipped.get(relativePath);
+    return skip ? { kind: 'skip', entry: skip } : undefined;
+  };
+
+  private scan(folder: string, signal: CancellationSignal, report: boolean): Promise<ScanResult> {
+    return scanFolder({
+      root: this.root,
+      rules: this.rules!,
+      maxFileBytes: this.options.maxFileBytes,
+      isSecret: this.isSecretName,
+      folder,
+      known: this.known,
+      pool: this.options.pool,
+      signal,
+      onFolder: (relativePath) => this.watcher.watch(relativePath),
+      onProgress: report ? (progress) => this.reportProgress(progress) : undefined,
+    });
+  }
+
+  private reportProgress(progress: ScanProgress): void {
+    if (this.progressListeners.size === 0) return;
+    const percentage = progress.walking ? undefined : progress.toHash === 0 ? 100 : Math.floor((100 * progress.hashed) / progress.toHash);
+    const message = progress.walking
+      ? `${progress.found} files in ${progress.folders} folders, ${progress.hashed}/${progress.toHash} hashed`
+      : `${progress.hashed}/${progress.toHash} files hashed`;
+    for (const listener of this.progressListeners) listener({ message, percentage });
+  }
+
+  private async fullScan(kind: ScanSummary['kind'], signal: CancellationSignal): Promise<FileSetChanges> {
+    const started = performance.now();
+    const result = await this.scan('', signal, kind !== 'reconcile');
+    const tree = new MerkleTree();
+    for (const [file, entry] of result.files) tree.set(file, entry);
+    const changes = MerkleTree.diff(this.tree, tree);
+    this.tree = tree;
+    this.skipped = result.skipped;
+    this.ignoredEntries = result.ignoredEntries;
+    this.nested = new Set(result.nestedRepositories);
+    const folders = new Set(result.folders);
+    for (const folder of [...this.nested]) folders.add(folder);
+    this.unwatchAllBut(folders);
+    const total = changes.added.length + changes.changed.length + changes.removed.length;
+    this.lastScan = {
+      kind,
+      at: new Date().toISOString(),
+      durationMs: Math.round(performance.now() - started),
+      hashed: result.hashed,
+      reused: result.reused,
+      repaired: kind === 'reconcile' ? total : 0,
+    };
+    if (kind === 'reconcile' && total > 0) log.warn(`${this.root}: reconcile repaired ${total} changes the watcher had not applied`);
+    this.markDirty();
+    if (kind !== 'reconcile') this.save();
+    this.publish(changes);
+    return changes;
+  }
+
+  private unwatchAllBut(folders: Set<string>): void {
+    // Folders that vanished or became ignored since they were watched.
+    const stale: string[] = [];
+    for (const folder of this.watcher.watchedFolders()) if (!folders.has(folder)) stale.push(folder);
+    for (const folder of stale) this.watcher.unwatchAt(folder);
+    for (const folder of this.nested) this.watcher.unwatchAt(folder);
+  }
+
+  private watchRepositoryState(): void {
+    const git = this.rules?.git;
+    if (!git) return;
+    const onName = (name: string): void => {
+      if (name !== 'index' && name !== 'exclude' && name !== '') return;
+      clearTimeout(this.gitTimer);
+      this.gitTimer = setTimeout(() => {
+        void this.enqueue(async () => {
+          if (this.closed || this.stateValue !== 'ready') return;
+          if (await this.rules!.reloadRepositoryState()) await this.fullScan('reconcile', this.buildCancel);
+        });
+      }, 300);
+      this.gitTimer.unref();
+    };
+    this.watcher.watchExternal(git.gitDir, onName);
+    this.watcher.watchExternal(path.join(git.gitDir, 'info'), onName);
+  }
+
+  private startReconcileTimer(): void {
+    if (this.options.reconcileIntervalMs <= 0) return;
+    const interval = this.watcher.degraded ? Math.min(this.options.reconcileIntervalMs, 30_000) : this.options.reconcileIntervalMs;
+    this.reconcileTimer = setTimeout(() => {
+      void this.reconcile()
+        .catch(() => undefined)
+        .finally(() => !this.closed && this.startReconcileTimer());
+    }, interval);
+    this.reconcileTimer.unref();
+  }
+
+  // ---- incremental updates ----
+
+  private onWatchedPath(relativePath: string): void {
+    if (this.closed) return;
+    if (this.pendingPaths.size === 0) this.pendingSince = Date.now();
+    this.pendingPaths.add(relativePath);
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    // setImmediate runs after the current batch of file-system events: a burst becomes one update.
+    setImmediate(() => {
+      this.flushScheduled = false;
+      void this.enqueue(() => this.applyPending());
+    });
+  }
+
+  private async applyPending(): Promise<void> {
+    if (this.closed || this.stateValue !== 'ready' || this.pendingPaths.size === 0) return;
+    const paths = [...this.pendingPaths].sort();
+    this.pendingPaths.clear();
+    const changes: FileSetChanges = { added: [], changed: [], removed: [] };
+    const rescanned: string[] = [];
+    for (const relativePath of paths) {
+      if (rescanned.some((folder) => isAtOrBelow(relativePath, folder))) continue;
+      try {
+        await this.applyPath(relativePath, changes, rescanned);
+      } catch (error) {
+        log.warn(`${this.root}: update of ${relativePath} failed: ${errorMessage(error)}`);
+      }
+    }
+    this.lastChangeAppliedAt = Date.now();
+    if (changes.added.length + changes.changed.length + changes.removed.length > 0) {
+      this.markDirty();
+      this.publish(changes);
+    }
+  }
+
+  private async applyPath(relativePath: string, changes: FileSetChanges, rescanned: string[]): Promise<void> {
+    if ([...this.nested].some((folder) => isAtOrBelow(relativePath, folder))) return;
+    const name = baseName(relativePath);
+    if (relativePath === '' || name === '.git' || IgnoreRules.isRulesFile(name)) {
+      // The root listing changed with no name, a folder became (or stopped being) a nested
+      // repository, or a rules file changed what is included: rescan the folder.
+      const folder = relativePath === '' ? '' : parentOf(relativePath);
+      if (IgnoreRules.isRulesFile(name)) this.rules!.invalidate(folder);
+      await this.rescanFolder(folder, changes);
+      rescanned.push(folder);
+      return;
+    }
+    let stat: fs.Stats | undefined;
+    try {
+      stat = fs.lstatSync(toAbsolute(this.root, relativePath), { throwIfNoEntry: false });
+    } catch (error) {
+      if (!isPermissionDenied(error)) throw error;
+      this.removeAt(relativePath, changes);
+      this.skipped.set(relativePath, { reason: 'unreadable', size: 0, mtimeMs: 0, ino: 0 });
+      return;
+    }
+    const verdict = classifyEntry(this.classifier(), relativePath, stat);
+    switch (verdict.kind) {
+      case 'gone':
+      case 'ignored':
+        this.removeAt(relativePath, changes);
+        return;
+      case 'folder':
+        if (this.tree.nodeAt(relativePath)?.kind === 'file') this.removeAt(relativePath, changes);
+        await this.rescanFolder(relativePath, changes);
+        rescanned.push(relativePath);
+        return;
+      case 'skip':
+        this.removeAt(relativePath, changes);
+        this.skipped.set(relativePath, verdict.entry);
+        return;
+      case 'candidate': {
+        const current = this.known(relativePath);
+        if (reusable(current, verdict.stat)) return;
+        const judged = (await judgeCandidate(this.classifier(), verdict)) ?? undefined;
+        if (!judged) {
+          this.removeAt(relativePath, changes);
+        } else if (judged.kind === 'skip') {
+          this.removeAt(relativePath, changes);
+          this.skipped.set(relativePath, judged.entry);
+        } else {
+          if (this.tree.nodeAt(relativePath)?.kind === 'dir') this.removeAt(relativePath, changes);
+          this.skipped.delete(relativePath);
+          const outcome = this.tree.set(relativePath, judged.entry);
+          if (outcome === 'added') changes.added.push(relativePath);
+          else if (outcome === 'changed') changes.changed.push(relativePath);
+        }
+      }
+    }
+  }
+
+  private classifier() {
+    return { root: this.root, rules: this.rules!, maxFileBytes: this.options.maxFileBytes, isSecret: this.isSecretName };
+  }
+
+  private removeAt(relativePath: string, changes: FileSetChanges): void {
+    changes.removed.push(...this.tree.delete(relativePath));
+    for (const skipped of [...this.skipped.keys()]) if (isAtOrBelow(skipped, relativePath)) this.skipped.delete(skipped);
+    for (const folder of [...this.nested]) if (isAtOrBelow(folder, relativePath)) this.nested.delete(folder);
+    this.watcher.unwatchAt(relativePath);
+  }
+
+  /** Brings one folder's subtree in line with the disk (a new folder, a rules change, a lost name). */
+  private async rescanFolder(folder: string, changes: FileSetChanges): Promise<void> {
+    if (folder !== '' && this.rules!.isIgnoredWithAncestors(folder, true)) {
+      this.removeAt(folder, changes);
+      return;
+    }
+    const result = await this.scan(folder, this.buildCancel, false);
+    for (const [file] of [...this.tree.filesUnder(folder)]) {
+      if (!result.files.has(file)) changes.removed.push(...this.tree.delete(file));
+    }
+    for (const [file, entry] of result.files) {
+      const outcome = this.tree.set(file, entry);
+      if (outcome === 'added') changes.added.push(file);
+      else if (outcome === 'changed') changes.changed.push(file);
+    }
+    for (const skipped of [...this.skipped.keys()]) if (isAtOrBelow(skipped, folder)) this.skipped.delete(skipped);
+    for (const [file, entry] of result.skipped) this.skipped.set(file, entry);
+    for (const nested of [...this.nested]) if (isAtOrBelow(nested, folder)) this.nested.delete(nested);
+    for (const nested of result.nestedRepositories) {
+      this.nested.add(nested);
+      this.watcher.unwatchAt(nested);
+    }
+  }
+
+  private publish(changes: FileSetChanges): void {
+    if (changes.added.length + changes.changed.length + changes.removed.length === 0) return;
+    for (const listener of this.changeListeners) {
+      try {
+        listener(changes);
+      } catch (error) {
+        log.error(`${this.root}: change listener failed: ${errorMessage(error)}`);
+      }
+    }
+  }
+
+  // ---- persistence ----
+
+  private markDirty(): void {
+    this.dirty = true;
+    if (this.saveTimer || this.closed) return;
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = undefined;
+      this.save();
+    }, this.options.saveDelayMs ?? 2_000);
+    this.saveTimer.unref();
+  }
+
+  /** Writes the file set to the cache (atomically); failures are logged, never thrown. */
+  save(): void {
+    if (!this.dirty || this.stateValue === 'failed') return;
+    const snapshot: FileSetSnapshot = {
+      root: this.root,
+      savedAt: Date.now(),
+      files: [...this.tree.filesUnder('')].map(([file, entry]) => [file, entry.size, entry.mtimeMs, entry.ino, entry.hash]),
+      skipped: [...this.skipped].map(([file, entry]) => [file, entry.reason, entry.size, entry.mtimeMs, entry.ino]),
+      ignoredEntries: this.ignoredEntries,
+    };
+    try {
+      saveFileSet(this.cacheFile, snapshot);
+      this.dirty = false;
+    } catch (error) {
+      log.error(`${this.root}: cannot save ${this.cacheFile}: ${errorMessage(error)}`);
+    }
+  }
+
+  // ---- queries ----
+
+  status(): WorkspaceStatusInfo {
+    const skipped: SkipCounts = {};
+    if (this.ignoredEntries > 0) skipped.ignored = this.ignoredEntries;
+    for (const entry of this.skipped.values()) skipped[entry.reason] = (skipped[entry.reason] ?? 0) + 1;
+    const watcherState = this.stateValue === 'failed' || this.closed ? 'off' : this.watcher.degraded ? 'degraded' : 'watching';
+    return {
+      root: this.root,
+      state: this.stateValue,
+      git: this.rules?.git !== undefined,
+      files: this.tree.fileCount,
+      bytes: this.tree.byteCount,
+      skipped,
+      merkleRoot: this.stateValue === 'ready' ? this.tree.rootHash() : null,
+      watcher: { state: watcherState, folders: this.watcher.folderCount, ...(this.watcherProblem ? { problem: this.watcherProblem } : {}) },
+      lag: {
+        pendingChanges: this.pendingPaths.size,
+        oldestPendingMs: this.pendingPaths.size > 0 ? Date.now() - this.pendingSince : 0,
+        lastChangeAppliedAt: this.lastChangeAppliedAt === null ? null : new Date(this.lastChangeAppliedAt).toISOString(),
+      },
+      lastScan: this.lastScan,
+      cache: { path: this.cacheFile, loaded: this.cacheLoaded },
+      ...(this.error ? { error: this.error } : {}),
+    };
+  }
+
+  /** The file set's paths, sorted; filtered by globs (any may match) when given. */
+  files(globs: readonly string[] = []): string[] {
+    const files = [...this.tree.filesUnder('')].map(([file]) => file);
+    const matches = globs.length > 0 ? picomatch(globs as string[], { dot: true }) : undefined;
+    return (matches ? files.filter((file) => matches(file)) : files).sort();
+  }
+
+  /** The tree's hash at a workspace-relative path, with its children's for a folder. */
+  merkleAt(relativePath: string): MerkleView {
+    const node = this.tree.nodeAt(relativePath);
+    if (!node) return { path: relativePath, kind: 'absent', hash: null };
+    if (node.kind === 'file') return { path: relativePath, kind: 'file', hash: node.entry.hash };
+    const children = [...node.children.keys()].sort().map((name) => {
+      const child = node.children.get(name)!;
+      return { name, kind: child.kind, hash: this.tree.hashOf(child) };
+    });
+    return { path: relativePath, kind: 'dir', hash: this.tree.hashOf(node), children };
+  }
+
+  rootHash(): string {
+    return this.tree.rootHash();
+  }
+
+  /** Stops watching and timers, saves what changed; the cache stays valid for the next start. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.buildCancel.cancel();
+    clearTimeout(this.saveTimer);
+    clearTimeout(this.reconcileTimer);
+    clearTimeout(this.gitTimer);
+    this.watcher.close();
+    await this.queue;
+    this.save();
+  }
+}
