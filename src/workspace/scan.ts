@@ -43,6 +43,8 @@ export interface ScanOptions extends Classifier {
   /** The folder to scan, workspace-relative ('' for the whole root); its ancestors must be included. */
   folder: string;
   known: (relativePath: string) => Known | undefined;
+  /** What is known under another path with this inode: a file renamed or moved is not read again. */
+  knownInode?: (ino: number) => Known | undefined;
   pool: HashPool;
   signal: CancellationSignal;
   onFolder?: (relativePath: string) => void;
@@ -235,7 +237,7 @@ export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
           break;
         case 'candidate': {
           progress.found += 1;
-          const known = reusable(options.known(relativePath), verdict.stat);
+          const known = reusable(options.known(relativePath), verdict.stat) ?? reusable(options.knownInode?.(verdict.stat.ino), verdict.stat);
           if (known?.kind === 'file') {
             result.files.set(relativePath, known.entry);
             result.reused += 1;

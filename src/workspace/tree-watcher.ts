@@ -9,6 +9,7 @@
 // upstream loss, and it batches changes in ~50 ms windows; this watcher missed none in the same test
 // and reports a change in under a millisecond.
 import fs from 'node:fs';
+import path from 'node:path';
 import { errorMessage } from '../base/errors.js';
 import { isAtOrBelow, joinRelative, toAbsolute } from '../base/paths.js';
 
@@ -20,7 +21,7 @@ export interface TreeWatcherEvents {
 }
 
 export class TreeWatcher {
-  private readonly watchers = new Map<string, fs.FSWatcher>();
+  private readonly watchers = new Map<string, { watcher: fs.FSWatcher; ino: number }>();
   private readonly external: fs.FSWatcher[] = [];
   private failures = 0;
   private closed = false;
@@ -38,15 +39,33 @@ export class TreeWatcher {
     return this.failures > 0;
   }
 
-  /** Starts watching one folder (not recursive); a no-op if it is watched already. */
+  /**
+   * Starts watching one folder (not recursive); a no-op if that very folder is watched already. A
+   * folder deleted and recreated under the same name is a new inode, and gets a new watch.
+   */
   watch(folder: string): void {
-    if (this.closed || this.watchers.has(folder)) return;
+    if (this.closed) return;
+    const absolute = toAbsolute(this.root, folder);
     try {
-      const watcher = fs.watch(toAbsolute(this.root, folder), { persistent: false }, (_event, name) => {
-        this.events.onPath(name ? joinRelative(folder, name.toString()) : folder);
+      const ino = fs.statSync(absolute).ino;
+      const existing = this.watchers.get(folder);
+      if (existing?.ino === ino) return;
+      if (existing) this.forget(folder);
+      const ownName = path.basename(absolute);
+      const watcher = fs.watch(absolute, { persistent: false }, (_event, name) => {
+        const child = name?.toString();
+        if (!child) return this.events.onPath(folder);
+        // libuv reports the watched folder's own deletion or move under the folder's own name. Its
+        // watch is dead then (even if a new folder reuses the inode): drop it and have the folder
+        // itself looked at, which watches the new one.
+        if (child === ownName && !fs.existsSync(path.join(absolute, child))) {
+          if (this.watchers.get(folder)?.watcher === watcher) this.forget(folder);
+          return this.events.onPath(folder);
+        }
+        this.events.onPath(joinRelative(folder, child));
       });
-      watcher.on('error', () => this.forget(folder));
-      this.watchers.set(folder, watcher);
+      watcher.on('error', () => this.watchers.get(folder)?.watcher === watcher && this.forget(folder));
+      this.watchers.set(folder, { watcher, ino });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') return;
@@ -78,13 +97,13 @@ export class TreeWatcher {
   }
 
   private forget(folder: string): void {
-    this.watchers.get(folder)?.close();
+    this.watchers.get(folder)?.watcher.close();
     this.watchers.delete(folder);
   }
 
   close(): void {
     this.closed = true;
-    for (const watcher of this.watchers.values()) watcher.close();
+    for (const { watcher } of this.watchers.values()) watcher.close();
     for (const watcher of this.external) watcher.close();
     this.watchers.clear();
     this.external.length = 0;

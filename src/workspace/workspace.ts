@@ -228,6 +228,18 @@ export class Workspace {
     return skip ? { kind: 'skip', entry: skip } : undefined;
   };
 
+  /** A lookup by inode over the current tree, built on first use by one scan. */
+  private inodeLookup(): (ino: number) => Known | undefined {
+    let byInode: Map<number, Known> | undefined;
+    return (ino) => {
+      if (!byInode) {
+        byInode = new Map();
+        for (const [, entry] of this.tree.filesUnder('')) byInode.set(entry.ino, { kind: 'file', entry });
+      }
+      return byInode.get(ino);
+    };
+  }
+
   private scan(folder: string, signal: CancellationSignal, report: boolean): Promise<ScanResult> {
     return scanFolder({
       root: this.root,
@@ -236,6 +248,7 @@ export class Workspace {
       isSecret: this.isSecretName,
       folder,
       known: this.known,
+      knownInode: this.inodeLookup(),
       pool: this.options.pool,
       signal,
       onFolder: (relativePath) => this.watcher.watch(relativePath),

@@ -1,0 +1,277 @@
+// The file set against its oracle: on real git repositories (git init in a temp folder), what
+// Fathom lists plus what it skipped for a reason must be exactly `git ls-files --cached --others
+// --exclude-standard`; skip reasons are checked per case. Non-git folders have explicit expectations.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { git, gitInit, gitOracle, tempDir, writeFixture } from './helpers/fixture.js';
+import { pool, readyWorkspace } from './helpers/workspace-harness.js';
+
+interface Case {
+  name: string;
+  spec: string;
+  git: boolean;
+  /** Runs after the files are written (and after git init when git is true). */
+  setup?: (root: string) => void;
+  /** The root to index, relative to the fixture folder (default: the folder itself). */
+  root?: string;
+  /** Paths Fathom must skip, with the reason. */
+  skipped?: Record<string, string>;
+  /** For non-git cases (or to override the oracle): the exact expected file list. */
+  files?: string[];
+  /** Paths the oracle lists that .fathomignore removes. */
+  fathomIgnored?: string[];
+}
+
+const cases: Case[] = [
+  {
+    name: 'nested .gitignore with negation at two levels',
+    git: true,
+    spec: `
+      //- .gitignore
+      *.log
+      build/
+      !keep.log
+      //- keep.log
+      //- app.log
+      //- build/out.js
+      //- src/a.ts
+      export const a = 1;
+      //- src/debug.log
+      //- src/.gitignore
+      generated/
+      !important.log
+      //- src/important.log
+      //- src/generated/x.ts
+      //- src/deep/er/b.ts
+      //- src/deep/er/.gitignore
+      /local-only.ts
+      //- src/deep/er/local-only.ts
+      //- src/local-only.ts
+    `,
+  },
+  {
+    name: 'info/exclude and core.excludesFile',
+    git: true,
+    spec: `
+      //- src/a.ts
+      //- secret-dir/notes.txt
+      //- scratch.tmp
+      //- src/more.tmp
+      //- keep.txt
+    `,
+    setup: (root) => {
+      fs.writeFileSync(path.join(root, '.git/info/exclude'), 'secret-dir/\n');
+      const globalFile = path.join(root, '..', `${path.basename(root)}-global-ignore`);
+      fs.writeFileSync(globalFile, '*.tmp\n');
+      git(root, 'config', 'core.excludesFile', globalFile);
+    },
+  },
+  {
+    name: 'tracked files stay listed although ignored',
+    git: true,
+    spec: `
+      //- .gitignore
+      *.gen
+      vendor/
+      //- a.gen
+      //- b.gen
+      //- vendor/lib.js
+      //- vendor/other.js
+      //- src/main.ts
+    `,
+    setup: (root) => {
+      git(root, 'add', '-f', 'a.gen', 'vendor/lib.js');
+      git(root, 'commit', '-qm', 'tracked');
+    },
+  },
+  {
+    name: 'secrets, binaries and large files are skipped with their reason',
+    git: true,
+    spec: `
+      //- .env
+      //- .env.local
+      //- config/.env.production
+      //- server.pem
+      //- tls/private.key
+      //- id_rsa
+      //- id_ed25519.pub
+      //- .npmrc
+      //- config/credentials.json
+      //- src/env.ts
+      export const env = process.env;
+    `,
+    setup: (root) => {
+      fs.writeFileSync(path.join(root, 'logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 13]));
+      fs.writeFileSync(path.join(root, 'late-nul.txt'), Buffer.concat([Buffer.alloc(9000, 'a'), Buffer.from([0])]));
+      fs.writeFileSync(path.join(root, 'big.txt'), Buffer.alloc(1024 * 1024 + 1, 'x'));
+      fs.writeFileSync(path.join(root, 'exactly-limit.txt'), Buffer.alloc(1024 * 1024, 'y'));
+      fs.writeFileSync(path.join(root, 'empty.txt'), '');
+    },
+    skipped: {
+      '.env': 'secret',
+      '.env.local': 'secret',
+      'config/.env.production': 'secret',
+      'server.pem': 'secret',
+      'tls/private.key': 'secret',
+      id_rsa: 'secret',
+      'id_ed25519.pub': 'secret',
+      '.npmrc': 'secret',
+      'config/credentials.json': 'secret',
+      'logo.png': 'binary',
+      'big.txt': 'tooLarge',
+    },
+  },
+  {
+    name: 'symbolic links: inside followed, outside, to folders and broken ones skipped',
+    git: true,
+    spec: `
+      //- src/real.ts
+      export const real = true;
+      //- docs/readme.md
+    `,
+    setup: (root) => {
+      fs.symlinkSync('src/real.ts', path.join(root, 'link-in.ts'));
+      fs.symlinkSync('/etc/hostname', path.join(root, 'link-out'));
+      fs.symlinkSync('docs', path.join(root, 'link-dir'));
+      fs.symlinkSync('nowhere.ts', path.join(root, 'link-broken.ts'));
+    },
+    skipped: { 'link-out': 'symlinkOutside', 'link-dir': 'symlinkDir', 'link-broken.ts': 'brokenSymlink' },
+  },
+  {
+    name: 'a nested repository is not part of the workspace',
+    git: true,
+    spec: `
+      //- src/a.ts
+      //- nested/x.ts
+    `,
+    setup: (root) => gitInit(path.join(root, 'nested')),
+    skipped: { nested: 'nestedRepository' },
+  },
+  {
+    name: 'a root below the top level applies the parent folders\' .gitignore',
+    git: true,
+    spec: `
+      //- .gitignore
+      *.o
+      /sub/skip-me/
+      //- sub/a.c
+      //- sub/a.o
+      //- sub/skip-me/x.c
+      //- sub/deeper/b.c
+      //- other/c.c
+    `,
+    root: 'sub',
+  },
+  {
+    name: '.fathomignore removes files git would show, with its own negation',
+    git: true,
+    spec: `
+      //- .fathomignore
+      docs/
+      *.snap
+      !keep.snap
+      //- docs/guide.md
+      //- src/a.ts
+      //- src/a.test.ts.snap
+      //- src/keep.snap
+      //- src/.fathomignore
+      fixtures/
+      //- src/fixtures/big.json
+    `,
+    fathomIgnored: ['docs/guide.md', 'src/a.test.ts.snap', 'src/fixtures/big.json'],
+  },
+  {
+    name: 'outside git, .gitignore is not applied but .fathomignore is',
+    git: false,
+    spec: `
+      //- .gitignore
+      /*
+      !/debian/
+      //- Makefile
+      //- kernel/sched.c
+      //- debian/rules
+      //- .fathomignore
+      *.orig
+      //- kernel/sched.c.orig
+      //- .git-not-a-repo.txt
+    `,
+    files: ['.fathomignore', '.git-not-a-repo.txt', '.gitignore', 'Makefile', 'debian/rules', 'kernel/sched.c'],
+  },
+  {
+    name: 'unicode and spaces in names',
+    git: true,
+    spec: `
+      //- src/naïve café.ts
+      //- docs/日本語.md
+      //- with space/file name.txt
+    `,
+    setup: (root) => git(root, 'config', 'core.quotepath', 'false'),
+  },
+];
+
+after(() => pool.close());
+
+for (const testCase of cases) {
+  test(`file set: ${testCase.name}`, async () => {
+    const folder = writeFixture(testCase.spec);
+    if (testCase.git) gitInit(folder);
+    testCase.setup?.(folder);
+    const root = testCase.root ? path.join(folder, testCase.root) : folder;
+    const workspace = await readyWorkspace(root);
+    try {
+      const files = workspace.files();
+      const skippedByPath = new Map<string, string>();
+      for (const [file, reason] of Object.entries(testCase.skipped ?? {})) {
+        skippedByPath.set(file, reason);
+        assert.ok(!files.includes(file), `${file} must be skipped (${reason}) but is listed`);
+      }
+      const counts: Record<string, number> = {};
+      for (const reason of skippedByPath.values()) counts[reason] = (counts[reason] ?? 0) + 1;
+      const { ignored: _ignored, ...reported } = workspace.status().skipped;
+      assert.deepEqual(reported, counts, 'skip counts by reason');
+      if (testCase.files) {
+        assert.deepEqual(files, testCase.files);
+        return;
+      }
+      const oracle = gitOracle(root);
+      const fathomIgnored = new Set(testCase.fathomIgnored ?? []);
+      const expected = oracle.filter((file) => !skippedByPath.has(file) && !fathomIgnored.has(file) && ![...skippedByPath.keys()].some((skipped) => file.startsWith(`${skipped}/`)));
+      assert.deepEqual(files, expected, 'files = git ls-files minus skipped');
+      // Every skip stands for a file git shows (a nested repository is a folder git shows as one entry).
+      for (const file of [...skippedByPath.keys(), ...fathomIgnored]) {
+        if (skippedByPath.get(file) !== 'nestedRepository') assert.ok(oracle.includes(file), `the oracle lists ${file}`);
+      }
+    } finally {
+      await workspace.close();
+    }
+  });
+}
+
+test('file set: a file inside the root reached through a link is hashed as its target', async () => {
+  const root = writeFixture(`
+    //- src/real.ts
+    export const real = true;
+  `);
+  fs.symlinkSync('src/real.ts', path.join(root, 'link.ts'));
+  const workspace = await readyWorkspace(root);
+  try {
+    assert.equal(workspace.merkleAt('link.ts').hash, workspace.merkleAt('src/real.ts').hash);
+  } finally {
+    await workspace.close();
+  }
+});
+
+test('file set: a configurable size limit', async () => {
+  const root = tempDir();
+  fs.writeFileSync(path.join(root, 'small.txt'), 'x'.repeat(100));
+  fs.writeFileSync(path.join(root, 'medium.txt'), 'x'.repeat(2000));
+  const workspace = await readyWorkspace(root, { maxFileBytes: 1000 });
+  try {
+    assert.deepEqual(workspace.files(), ['small.txt']);
+    assert.deepEqual(workspace.status().skipped, { tooLarge: 1 });
+  } finally {
+    await workspace.close();
+  }
+});

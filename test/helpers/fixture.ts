@@ -1,0 +1,68 @@
+// Fixture repositories for tests: a tree from one string with `//- path` markers (rust-analyzer's
+// fixture style), written into a fresh temp folder, optionally made a git repository.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export function tempDir(prefix = 'fathom-test-'): string {
+  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+}
+
+/**
+ * Writes files from a spec like
+ *   //- src/a.ts
+ *   export const a = 1;
+ *   //- .gitignore
+ *   *.log
+ * into `root` (created if needed). Returns root.
+ */
+export function writeFixture(spec: string, root: string = tempDir()): string {
+  let current: string | undefined;
+  let lines: string[] = [];
+  const flush = (): void => {
+    if (current === undefined) return;
+    const file = path.join(root, current);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, lines.length > 0 ? `${lines.join('\n')}\n` : '');
+  };
+  for (const line of spec.replace(/^\n/, '').split('\n')) {
+    const marker = /^\s*\/\/- (.+?)\s*$/.exec(line);
+    if (marker) {
+      flush();
+      current = marker[1]!;
+      lines = [];
+    } else if (current !== undefined) {
+      lines.push(line.replace(/^\s+/, ''));
+    }
+  }
+  flush();
+  return root;
+}
+
+export function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: cwd, XDG_CONFIG_HOME: path.join(cwd, '.no-xdg') },
+  });
+}
+
+export function gitInit(root: string): void {
+  git(root, 'init', '-q');
+  git(root, 'config', 'user.email', 'test@example.invalid');
+  git(root, 'config', 'user.name', 'test');
+  git(root, 'config', 'gc.auto', '0');
+}
+
+/** What git shows: `git ls-files --cached --others --exclude-standard`, sorted, folders dropped. */
+export function gitOracle(root: string): string[] {
+  return git(root, 'ls-files', '-z', '--cached', '--others', '--exclude-standard')
+    .split('\0')
+    .filter((name) => name !== '' && !name.endsWith('/'))
+    .sort();
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,126 @@
+// A workspace across restarts: changes made while Fathom was down are found by (size, mtime, inode)
+// and reported as a diff, unchanged files are not read again, and a corrupt or foreign cache file
+// is detected and rebuilt, never trusted.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import type { FileSetChanges } from '../src/workspace/workspace.js';
+import { tempDir, writeFixture } from './helpers/fixture.js';
+import { assertMatchesFreshScan, openWorkspace, pool, readyWorkspace } from './helpers/workspace-harness.js';
+
+after(() => pool.close());
+
+const spec = `
+  //- src/a.ts
+  export const a = 1;
+  //- src/b.ts
+  export const b = 2;
+  //- src/deep/c.ts
+  export const c = 3;
+  //- docs/readme.md
+  # readme
+  //- stay.txt
+  unchanged
+`;
+
+test('restart: changes made while stopped are detected, unchanged files are reused', async () => {
+  const root = writeFixture(spec);
+  const cacheDir = path.join(tempDir('fathom-cache-'), 'ws');
+  const first = await readyWorkspace(root, { cacheDir });
+  assert.equal(first.status().lastScan?.kind, 'build');
+  assert.equal(first.status().lastScan?.hashed, 5);
+  await first.close();
+
+  // While stopped: change one, delete one, add one, rename one, add a folder.
+  fs.writeFileSync(path.join(root, 'src/a.ts'), 'export const a = 100;\n');
+  fs.rmSync(path.join(root, 'src/b.ts'));
+  fs.writeFileSync(path.join(root, 'src/new.ts'), 'export const n = 1;\n');
+  fs.renameSync(path.join(root, 'docs/readme.md'), path.join(root, 'docs/README.md'));
+  fs.mkdirSync(path.join(root, 'lib/x'), { recursive: true });
+  fs.writeFileSync(path.join(root, 'lib/x/y.ts'), 'y\n');
+
+  const second = openWorkspace(root, { cacheDir });
+  const seen: FileSetChanges[] = [];
+  second.onChanges((changes) => seen.push(changes));
+  await second.whenReady();
+  try {
+    const status = second.status();
+    assert.equal(status.cache.loaded, 'valid');
+    assert.equal(status.lastScan?.kind, 'restart');
+    // The renamed file keeps its inode, so only the edited and the two new files are read.
+    assert.equal(status.lastScan?.hashed, 3);
+    assert.equal(status.lastScan?.reused, 3);
+    assert.equal(seen.length, 1);
+    assert.deepEqual(
+      { added: [...seen[0]!.added].sort(), changed: seen[0]!.changed, removed: [...seen[0]!.removed].sort() },
+      { added: ['docs/README.md', 'lib/x/y.ts', 'src/new.ts'], changed: ['src/a.ts'], removed: ['docs/readme.md', 'src/b.ts'] },
+    );
+    await assertMatchesFreshScan(second);
+  } finally {
+    await second.close();
+  }
+});
+
+test('restart: nothing changed reads no file', async () => {
+  const root = writeFixture(spec);
+  const cacheDir = path.join(tempDir('fathom-cache-'), 'ws');
+  const first = await readyWorkspace(root, { cacheDir });
+  const rootHash = first.rootHash();
+  await first.close();
+  const second = await readyWorkspace(root, { cacheDir });
+  try {
+    assert.equal(second.status().lastScan?.hashed, 0);
+    assert.equal(second.rootHash(), rootHash);
+  } finally {
+    await second.close();
+  }
+});
+
+const damages: { name: string; damage: (file: string) => void; loaded: string }[] = [
+  { name: 'a flipped byte', damage: (file) => fs.writeFileSync(file, Buffer.from(fs.readFileSync(file).map((byte, index) => (index === 60 ? byte ^ 1 : byte)))), loaded: 'rebuilt' },
+  { name: 'truncation', damage: (file) => fs.truncateSync(file, 30), loaded: 'rebuilt' },
+  { name: 'garbage', damage: (file) => fs.writeFileSync(file, 'not a cache'), loaded: 'rebuilt' },
+  { name: 'a leftover temp file from a crash', damage: (file) => fs.writeFileSync(`${file}.12345.tmp`, 'half written'), loaded: 'valid' },
+];
+
+for (const { name, damage, loaded } of damages) {
+  test(`restart: a cache damaged by ${name} is detected and the set rebuilt`, async () => {
+    const root = writeFixture(spec);
+    const cacheDir = path.join(tempDir('fathom-cache-'), 'ws');
+    const first = await readyWorkspace(root, { cacheDir });
+    const rootHash = first.rootHash();
+    await first.close();
+    damage(path.join(cacheDir, 'fileset.bin'));
+    fs.writeFileSync(path.join(root, 'stay.txt'), 'changed while down\n');
+    const second = await readyWorkspace(root, { cacheDir });
+    try {
+      assert.equal(second.status().cache.loaded, loaded);
+      assert.notEqual(second.rootHash(), rootHash);
+      await assertMatchesFreshScan(second);
+    } finally {
+      await second.close();
+    }
+    // And the rebuilt cache is valid for the next start.
+    const third = await readyWorkspace(root, { cacheDir });
+    assert.equal(third.status().cache.loaded, 'valid');
+    await third.close();
+  });
+}
+
+test('restart: a cache written for another root is not trusted', async () => {
+  const rootA = writeFixture(spec);
+  const rootB = writeFixture(`
+    //- other.ts
+    other
+  `);
+  const cacheDir = path.join(tempDir('fathom-cache-'), 'ws');
+  await (await readyWorkspace(rootA, { cacheDir })).close();
+  const workspace = await readyWorkspace(rootB, { cacheDir });
+  try {
+    assert.deepEqual(workspace.files(), ['other.ts']);
+    assert.equal(workspace.status().cache.loaded, 'none');
+  } finally {
+    await workspace.close();
+  }
+});
