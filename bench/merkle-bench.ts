@@ -1,7 +1,7 @@
 // Benchmark of the file set and its Merkle tree (the engine's Workspace, no daemon), against the
 // floors a user could get from standard tools on the same tree, in one run, warm page cache:
-//   a. first full index (scan + hash + persist, then close) vs `sha256sum` of every file (-P2, -P1)
-//      and a plain Node stat walk;
+//   a. first full index (scan + hash + persist, then close) vs `sha256sum` of every file (-P2, -P1),
+//      of the files Fathom reads (at most maxFileBytes; -P2), and a plain Node stat walk;
 //   b. restart with nothing changed vs the stat walk, and on the git copy (`<corpus>-git`, made by
 //      bench/corpora.sh) vs `git status --porcelain` there;
 //   c. latency from a write until `onChanges` reports the path with the new hash: appends to (and
@@ -20,6 +20,7 @@ import path from 'node:path';
 import { HashPool } from '../src/workspace/hash-pool.js';
 import { Workspace, type FileSetChanges, type WorkspaceStatusInfo } from '../src/workspace/workspace.js';
 
+const maxFileBytes = 1024 * 1024;
 const cheapRuns = 3;
 const changedFiles = 10;
 const newFolderRuns = 5;
@@ -94,8 +95,10 @@ function quote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
-function sha256Command(root: string, processes: number): string {
-  return `find ${quote(root)} -type f -print0 | xargs -0 -P${processes} sha256sum > /dev/null`;
+/** sha256sum of every regular file, or of those of at most `maxBytes` (find rounds sizes up to KiB). */
+function sha256Command(root: string, processes: number, maxBytes?: number): string {
+  const size = maxBytes === undefined ? '' : ` -size -${Math.floor(maxBytes / 1024) + 1}k`;
+  return `find ${quote(root)} -type f${size} -print0 | xargs -0 -P${processes} sha256sum > /dev/null`;
 }
 
 // ---- Fathom ----
@@ -104,6 +107,8 @@ interface Opened {
   workspace: Workspace;
   readyMs: number;
   status: WorkspaceStatusInfo;
+  /** Closes the workspace (returns the ms that took), then stops its hash workers. */
+  close(): Promise<number>;
 }
 
 function newCacheDir(): string {
@@ -112,16 +117,18 @@ function newCacheDir(): string {
 
 /** From constructing the Workspace until it is ready (a first build, or a restart from `cacheDir`). */
 async function openWorkspace(root: string, cacheDir: string): Promise<Opened> {
+  const pool = new HashPool();
   const { ms, value: workspace } = await timed(async () => {
-    const opening = new Workspace({ root, cacheDir, maxFileBytes: 1024 * 1024, reconcileIntervalMs: 0, pool: new HashPool() });
+    const opening = new Workspace({ root, cacheDir, maxFileBytes, reconcileIntervalMs: 0, pool });
     await opening.whenReady();
     return opening;
   });
-  return { workspace, readyMs: ms, status: workspace.status() };
-}
-
-async function closeMs(workspace: Workspace): Promise<number> {
-  return (await timed(() => workspace.close())).ms;
+  const close = async (): Promise<number> => {
+    const closeMs = (await timed(() => workspace.close())).ms;
+    pool.close();
+    return closeMs;
+  };
+  return { workspace, readyMs: ms, status: workspace.status(), close };
 }
 
 interface FirstBuild {
@@ -135,7 +142,7 @@ async function firstBuild(root: string, cacheDir: string): Promise<FirstBuild> {
   const opened = await openWorkspace(root, cacheDir);
   const usage = process.memoryUsage();
   const memory = { rssMB: mb(usage.rss), heapUsedMB: mb(usage.heapUsed), peakRssMB: mb(process.resourceUsage().maxRSS * 1024) };
-  return { readyMs: opened.readyMs, closeMs: await closeMs(opened.workspace), status: opened.status, memory };
+  return { readyMs: opened.readyMs, closeMs: await opened.close(), status: opened.status, memory };
 }
 
 interface Restart {
@@ -152,7 +159,7 @@ async function restarts(root: string, cacheDir: string): Promise<Restart> {
   for (let run = 0; run < cheapRuns; run++) {
     const opened = await openWorkspace(root, cacheDir);
     ready.push(opened.readyMs);
-    close.push(await closeMs(opened.workspace));
+    close.push(await opened.close());
     status = opened.status;
   }
   return { readyMs: median(ready), closeMs: median(close), status: status! };
@@ -295,6 +302,51 @@ function checkRestart(label: string, status: WorkspaceStatusInfo, anomalies: str
 
 // ---- the run ----
 
+interface Peers {
+  walk: WalkCount;
+  statWalkMs: number;
+  sha256P2Ms: number;
+  sha256P1Ms: number;
+  sha256ReadP2Ms: number;
+}
+
+/** The standard tools on the corpus, after warming the page cache (metadata and content). */
+async function measurePeers(root: string): Promise<Peers> {
+  const walk = statWalk(root);
+  shell(sha256Command(root, 2));
+  return {
+    walk,
+    statWalkMs: await medianMs(cheapRuns, () => statWalk(root)),
+    sha256P2Ms: await medianMs(cheapRuns, () => shell(sha256Command(root, 2))),
+    sha256P1Ms: await medianMs(cheapRuns, () => shell(sha256Command(root, 1))),
+    sha256ReadP2Ms: await medianMs(cheapRuns, () => shell(sha256Command(root, 2, maxFileBytes))),
+  };
+}
+
+interface FathomSide {
+  build: FirstBuild;
+  restart: Restart;
+  change: Latencies;
+  folder: { added: Latencies; removed: Latencies };
+}
+
+async function measureFathom(root: string, anomalies: string[]): Promise<FathomSide> {
+  const cacheDir = newCacheDir();
+  try {
+    const build = await firstBuild(root, cacheDir);
+    const restart = await restarts(root, cacheDir);
+    checkRestart('restart', restart.status, anomalies);
+    const live = await openWorkspace(root, cacheDir);
+    try {
+      return { build, restart, change: await fileChangeLatencies(live.workspace), folder: await newFolderLatencies(live.workspace) };
+    } finally {
+      await live.close();
+    }
+  } finally {
+    fs.rmSync(cacheDir, { recursive: true, force: true });
+  }
+}
+
 interface GitSide {
   root: string;
   statWalkMs: number;
@@ -306,6 +358,7 @@ interface GitSide {
 
 async function measureGitCopy(gitRoot: string, anomalies: string[]): Promise<GitSide> {
   statWalk(gitRoot);
+  shell(sha256Command(gitRoot, 2));
   shell('git status --porcelain', gitRoot);
   const statWalkMs = await medianMs(cheapRuns, () => statWalk(gitRoot));
   const gitStatusMs = await medianMs(cheapRuns, () => shell('git status --porcelain', gitRoot));
@@ -322,6 +375,76 @@ async function measureGitCopy(gitRoot: string, anomalies: string[]): Promise<Git
   }
 }
 
+/** Outside git, every non-folder entry the stat walk finds must be in the set or skipped. */
+function checkCounts(walk: WalkCount, status: WorkspaceStatusInfo, anomalies: string[]): void {
+  const entries = walk.files + walk.symlinks + walk.others;
+  if (!status.git && status.skipped.ignored === undefined && accounted(status) !== entries) {
+    anomalies.push(`${accounted(status)} paths in the set or skipped, the stat walk found ${entries} non-folder entries`);
+  }
+}
+
+function printReport(peers: Peers, fathom: FathomSide, git: GitSide | undefined, anomalies: readonly string[]): void {
+  const { build, restart } = fathom;
+  const buildMs = build.readyMs + build.closeMs;
+  console.log(`set: ${describe(build.status)}`);
+  console.log(`stat walk: ${peers.walk.files} files (${mb(peers.walk.bytes)} MB), ${peers.walk.symlinks} symlinks, ${peers.walk.others} others`);
+  console.log(`first build: ready ${build.readyMs.toFixed(0)} ms (${describeScan(build.status)}) + close ${build.closeMs.toFixed(0)} ms`);
+  console.log(`restart (median of ${cheapRuns}): ready ${restart.readyMs.toFixed(0)} ms (${describeScan(restart.status)}) + close ${restart.closeMs.toFixed(0)} ms`);
+  if (git) {
+    console.log(`git copy: ${describe(git.build.status)}; git tracks ${git.trackedPaths} paths`);
+    console.log(`git copy first build: ready ${git.build.readyMs.toFixed(0)} ms (${describeScan(git.build.status)}); restart ready ${git.restart.readyMs.toFixed(0)} ms (${describeScan(git.restart.status)})`);
+  }
+  console.log('');
+  const rows: Row[] = [
+    { step: 'a. first build (ready + close)', fathomMs: buildMs, peer: 'sha256sum every file, -P2', peerMs: peers.sha256P2Ms, goal: goals.firstBuildVsSha256 },
+    { step: '', fathomMs: buildMs, peer: 'sha256sum every file, -P1', peerMs: peers.sha256P1Ms },
+    { step: '', fathomMs: buildMs, peer: 'sha256sum files ≤ 1 MiB, -P2', peerMs: peers.sha256ReadP2Ms, goal: goals.firstBuildVsSha256 },
+    { step: '', fathomMs: buildMs, peer: 'node stat walk', peerMs: peers.statWalkMs },
+    { step: 'b. restart, nothing changed', fathomMs: restart.readyMs, peer: 'node stat walk', peerMs: peers.statWalkMs, goal: goals.restartVsStatWalk },
+  ];
+  if (git) {
+    rows.push(
+      { step: 'b. restart on the git copy', fathomMs: git.restart.readyMs, peer: 'git status --porcelain', peerMs: git.gitStatusMs },
+      { step: '', fathomMs: git.restart.readyMs, peer: 'node stat walk (git copy)', peerMs: git.statWalkMs, goal: goals.restartVsStatWalk },
+    );
+  }
+  printTable(rows);
+  console.log('');
+  printLatency('c. file changed → onChanges with new hash', fathom.change, goals.changeMs);
+  printLatency('c. new file in new a/b/c folder → added', fathom.folder.added, goals.changeMs);
+  printLatency('c. that folder removed → removed', fathom.folder.removed);
+  console.log(`d. memory after the first build: RSS ${build.memory.rssMB} MB, heap used ${build.memory.heapUsedMB} MB, peak RSS so far ${build.memory.peakRssMB} MB`);
+  for (const anomaly of anomalies) console.log(`ANOMALY: ${anomaly}`);
+}
+
+function reportJson(root: string, peers: Peers, fathom: FathomSide, git: GitSide | undefined, anomalies: readonly string[]): object {
+  const { build, restart } = fathom;
+  const buildMs = build.readyMs + build.closeMs;
+  return {
+    corpus: root,
+    files: build.status.files,
+    bytes: build.status.bytes,
+    skipped: build.status.skipped,
+    firstBuild: { readyMs: Math.round(build.readyMs), closeMs: Math.round(build.closeMs), lastScan: build.status.lastScan, memory: build.memory },
+    restart: { readyMs: Math.round(restart.readyMs), closeMs: Math.round(restart.closeMs), lastScan: restart.status.lastScan },
+    peers: { statWalkMs: Math.round(peers.statWalkMs), sha256P2Ms: Math.round(peers.sha256P2Ms), sha256P1Ms: Math.round(peers.sha256P1Ms), sha256AtMost1MiBP2Ms: Math.round(peers.sha256ReadP2Ms) },
+    ratios: {
+      firstBuildVsSha256P2: ratio(buildMs, peers.sha256P2Ms),
+      firstBuildVsSha256P1: ratio(buildMs, peers.sha256P1Ms),
+      firstBuildVsSha256AtMost1MiBP2: ratio(buildMs, peers.sha256ReadP2Ms),
+      firstBuildVsStatWalk: ratio(buildMs, peers.statWalkMs),
+      restartVsStatWalk: ratio(restart.readyMs, peers.statWalkMs),
+      ...(git && { gitCopyRestartVsGitStatus: ratio(git.restart.readyMs, git.gitStatusMs), gitCopyRestartVsStatWalk: ratio(git.restart.readyMs, git.statWalkMs) }),
+    },
+    git: git && { root: git.root, files: git.build.status.files, trackedPaths: git.trackedPaths, statWalkMs: Math.round(git.statWalkMs), gitStatusMs: Math.round(git.gitStatusMs), firstBuildReadyMs: Math.round(git.build.readyMs), restartReadyMs: Math.round(git.restart.readyMs) },
+    change: summarize(fathom.change),
+    newNestedFile: summarize(fathom.folder.added),
+    removedNestedFolder: summarize(fathom.folder.removed),
+    goals,
+    anomalies,
+  };
+}
+
 function defaultGitCopy(root: string): string | undefined {
   const candidate = `${root}-git`;
   return fs.existsSync(path.join(candidate, '.git')) ? candidate : undefined;
@@ -332,94 +455,14 @@ async function main(): Promise<void> {
   const root = fs.realpathSync(process.argv[2] ?? path.join(benchDir, 'linux'));
   const gitArgument = process.argv[3] ?? defaultGitCopy(root);
   const gitRoot = gitArgument === undefined ? undefined : fs.realpathSync(gitArgument);
-  const anomalies: string[] = [];
   console.log(`corpus ${root}${gitRoot ? `, git copy ${gitRoot}` : ', no git copy'}; ${os.availableParallelism()} CPUs, Node ${process.version}`);
-
-  // Warm the page cache: metadata (stat walk) and content (one discarded sha256sum run).
-  const walk = statWalk(root);
-  shell(sha256Command(root, 2));
-  const statWalkMs = await medianMs(cheapRuns, () => statWalk(root));
-  const sha256P2Ms = await medianMs(cheapRuns, () => shell(sha256Command(root, 2)));
-  const sha256P1Ms = await medianMs(cheapRuns, () => shell(sha256Command(root, 1)));
-
-  const cacheDir = newCacheDir();
-  let build: FirstBuild;
-  let restart: Restart;
-  let change: Latencies;
-  let folder: { added: Latencies; removed: Latencies };
-  try {
-    build = await firstBuild(root, cacheDir);
-    restart = await restarts(root, cacheDir);
-    checkRestart('restart', restart.status, anomalies);
-    const live = await openWorkspace(root, cacheDir);
-    try {
-      change = await fileChangeLatencies(live.workspace);
-      folder = await newFolderLatencies(live.workspace);
-    } finally {
-      await live.workspace.close();
-    }
-  } finally {
-    fs.rmSync(cacheDir, { recursive: true, force: true });
-  }
-  const walkEntries = walk.files + walk.symlinks + walk.others;
-  if (!build.status.git && build.status.skipped.ignored === undefined && accounted(build.status) !== walkEntries) {
-    anomalies.push(`${accounted(build.status)} paths in the set or skipped, the stat walk found ${walkEntries} non-folder entries`);
-  }
+  const anomalies: string[] = [];
+  const peers = await measurePeers(root);
+  const fathom = await measureFathom(root, anomalies);
+  checkCounts(peers.walk, fathom.build.status, anomalies);
   const git = gitRoot ? await measureGitCopy(gitRoot, anomalies) : undefined;
-
-  const buildMs = build.readyMs + build.closeMs;
-  console.log(`set: ${describe(build.status)}`);
-  console.log(`stat walk: ${walk.files} files (${mb(walk.bytes)} MB), ${walk.symlinks} symlinks, ${walk.others} others`);
-  console.log(`first build: ready ${build.readyMs.toFixed(0)} ms (${describeScan(build.status)}) + close ${build.closeMs.toFixed(0)} ms`);
-  console.log(`restart (median of ${cheapRuns}): ready ${restart.readyMs.toFixed(0)} ms (${describeScan(restart.status)}) + close ${restart.closeMs.toFixed(0)} ms`);
-  if (git) {
-    console.log(`git copy: ${describe(git.build.status)}; git tracks ${git.trackedPaths} paths`);
-    console.log(`git copy first build: ready ${git.build.readyMs.toFixed(0)} ms (${describeScan(git.build.status)}); restart ready ${git.restart.readyMs.toFixed(0)} ms (${describeScan(git.restart.status)})`);
-  }
-  console.log('');
-  const rows: Row[] = [
-    { step: 'a. first build (ready + close)', fathomMs: buildMs, peer: 'sha256sum every file, -P2', peerMs: sha256P2Ms, goal: goals.firstBuildVsSha256 },
-    { step: '', fathomMs: buildMs, peer: 'sha256sum every file, -P1', peerMs: sha256P1Ms },
-    { step: '', fathomMs: buildMs, peer: 'node stat walk', peerMs: statWalkMs },
-    { step: 'b. restart, nothing changed', fathomMs: restart.readyMs, peer: 'node stat walk', peerMs: statWalkMs, goal: goals.restartVsStatWalk },
-  ];
-  if (git) {
-    rows.push(
-      { step: 'b. restart on the git copy', fathomMs: git.restart.readyMs, peer: 'git status --porcelain', peerMs: git.gitStatusMs },
-      { step: '', fathomMs: git.restart.readyMs, peer: 'node stat walk (git copy)', peerMs: git.statWalkMs, goal: goals.restartVsStatWalk },
-    );
-  }
-  printTable(rows);
-  console.log('');
-  printLatency('c. file changed → onChanges with new hash', change, goals.changeMs);
-  printLatency('c. new file in new a/b/c folder → added', folder.added, goals.changeMs);
-  printLatency('c. that folder removed → removed', folder.removed);
-  console.log(`d. memory after the first build: RSS ${build.memory.rssMB} MB, heap used ${build.memory.heapUsedMB} MB, peak RSS so far ${build.memory.peakRssMB} MB`);
-  for (const anomaly of anomalies) console.log(`ANOMALY: ${anomaly}`);
-
-  const json = {
-    corpus: root,
-    files: build.status.files,
-    bytes: build.status.bytes,
-    skipped: build.status.skipped,
-    firstBuild: { readyMs: Math.round(build.readyMs), closeMs: Math.round(build.closeMs), lastScan: build.status.lastScan, memory: build.memory },
-    restart: { readyMs: Math.round(restart.readyMs), closeMs: Math.round(restart.closeMs), lastScan: restart.status.lastScan },
-    peers: { statWalkMs: Math.round(statWalkMs), sha256P2Ms: Math.round(sha256P2Ms), sha256P1Ms: Math.round(sha256P1Ms) },
-    ratios: {
-      firstBuildVsSha256P2: ratio(buildMs, sha256P2Ms),
-      firstBuildVsSha256P1: ratio(buildMs, sha256P1Ms),
-      firstBuildVsStatWalk: ratio(buildMs, statWalkMs),
-      restartVsStatWalk: ratio(restart.readyMs, statWalkMs),
-      ...(git && { gitCopyRestartVsGitStatus: ratio(git.restart.readyMs, git.gitStatusMs), gitCopyRestartVsStatWalk: ratio(git.restart.readyMs, git.statWalkMs) }),
-    },
-    git: git && { root: git.root, files: git.build.status.files, trackedPaths: git.trackedPaths, statWalkMs: Math.round(git.statWalkMs), gitStatusMs: Math.round(git.gitStatusMs), firstBuildReadyMs: Math.round(git.build.readyMs), restartReadyMs: Math.round(git.restart.readyMs) },
-    change: summarize(change),
-    newNestedFile: summarize(folder.added),
-    removedNestedFolder: summarize(folder.removed),
-    goals,
-    anomalies,
-  };
-  console.log(`BENCH_JSON ${JSON.stringify(json)}`);
+  printReport(peers, fathom, git, anomalies);
+  console.log(`BENCH_JSON ${JSON.stringify(reportJson(root, peers, fathom, git, anomalies))}`);
 }
 
 await main();

@@ -108,7 +108,8 @@ async function serve(values: Record<string, unknown>): Promise<void> {
   const exit = (code: number): void => {
     if (exiting) return;
     exiting = true;
-    void daemon.stop().finally(() => process.exit(code));
+    // Replies still queued on a pipe are lost by process.exit: let stdout drain first.
+    void daemon.stop().finally(() => process.stdout.write('', () => process.exit(code)));
   };
   daemon.onStopped(() => exit(0));
   process.on('SIGTERM', () => exit(0));

@@ -34,14 +34,15 @@ export class SocketInUseError extends Error {}
  * Broken framing (no Content-Length) cannot be resynchronised: the connection is closed.
  */
 function guardedReader(reader: MessageReader, writer: MessageWriter, onFatal: () => void): MessageReader {
-  const reply = (code: number, message: string, id: string | number | null = null): void => {
-    void writer.write({ jsonrpc: '2.0', id, error: { code, message } } as Message).catch(() => undefined);
-  };
+  const reply = (code: number, message: string, id: string | number | null = null): Promise<void> =>
+    writer.write({ jsonrpc: '2.0', id, error: { code, message } } as Message).catch(() => undefined);
   reader.onError((error) => {
     const message = errorMessage(error);
-    const framing = /Content-Length|Header must/.test(message);
-    reply(ErrorCodes.ParseError, framing ? `bad frame: ${message.split('\n')[0]}` : `parse error: ${message}`);
-    if (framing) onFatal();
+    // A body that is not JSON fails in JSON.parse (SyntaxError) and the stream stays in step; any
+    // other reader error is about the headers, after which the stream cannot be trusted.
+    const framing = !(error instanceof SyntaxError);
+    const answered = reply(ErrorCodes.ParseError, framing ? `bad frame: ${message.split('\n')[0]}` : `parse error: ${message}`);
+    if (framing) void answered.finally(onFatal);
   });
   return {
     onError: reader.onError,
@@ -56,11 +57,11 @@ function guardedReader(reader: MessageReader, writer: MessageWriter, onFatal: ()
         const hasMethod = typeof candidate?.method === 'string';
         const isResponse = validId && !('method' in candidate) && ('result' in candidate || 'error' in candidate);
         if (typeof candidate !== 'object' || candidate === null || Array.isArray(candidate)) {
-          reply(ErrorCodes.InvalidRequest, 'a message must be a JSON object (batches are not supported)');
+          void reply(ErrorCodes.InvalidRequest, 'a message must be a JSON object (batches are not supported)');
         } else if (!hasMethod && !isResponse) {
-          reply(ErrorCodes.InvalidRequest, "a message needs a string 'method' (or a response's 'result' or 'error')", validId ? id : null);
+          void reply(ErrorCodes.InvalidRequest, "a message needs a string 'method' (or a response's 'result' or 'error')", validId ? id : null);
         } else if ('id' in candidate && !validId && hasMethod && id !== null) {
-          reply(ErrorCodes.InvalidRequest, "'id' must be a string or a number");
+          void reply(ErrorCodes.InvalidRequest, "'id' must be a string or a number");
         } else {
           callback(message);
         }
@@ -88,7 +89,7 @@ export class Daemon implements DaemonServices {
   }
 
   daemonInfo() {
-    return { pid: process.pid, version: this.version, uptimeSeconds: Math.round((Date.now() - this.started) / 1000), clients: this.sessions.size, socket: this.socketPath };
+    return { pid: process.pid, version: this.version, uptimeSeconds: Math.round((Date.now() - this.started) / 1000), clients: this.sessions.size, buffers: this.overlay.size, socket: this.socketPath };
   }
 
   onStopped(listener: () => void): void {

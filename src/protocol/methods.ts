@@ -47,7 +47,7 @@ export interface WorkspaceStatus {
 }
 
 export interface StatusResult {
-  daemon: { pid: number; version: string; uptimeSeconds: number; clients: number; socket: string | null };
+  daemon: { pid: number; version: string; uptimeSeconds: number; clients: number; buffers: number; socket: string | null };
   workspaces: WorkspaceStatus[];
 }
 

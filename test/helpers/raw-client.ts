@@ -1,0 +1,161 @@
+// A deliberately raw JSON-RPC client for protocol tests: it frames and parses Content-Length
+// messages itself, so tests can also send what a well-behaved library never would (bad JSON, bad
+// frames), and spawns real daemons over stdio or a Unix socket.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { sleep, tempDir } from './fixture.js';
+
+export const cliMain = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+
+export interface Message {
+  jsonrpc?: string;
+  id?: number | string | null;
+  method?: string;
+  params?: unknown;
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+export class RawClient {
+  private buffer = Buffer.alloc(0);
+  readonly received: Message[] = [];
+  private readonly waiters: { predicate: (message: Message) => boolean; resolve: (message: Message) => void }[] = [];
+  private nextId = 1;
+  closed = false;
+
+  constructor(
+    readable: Readable,
+    private readonly writable: Writable,
+  ) {
+    readable.on('data', (chunk: Buffer) => this.onData(chunk));
+    readable.on('close', () => (this.closed = true));
+    readable.on('end', () => (this.closed = true));
+    writable.on('error', () => (this.closed = true));
+  }
+
+  private onData(chunk: Buffer): void {
+    this.buffer = Buffer.concat([this.buffer, chunk]);
+    for (;;) {
+      const headerEnd = this.buffer.indexOf('\r\n\r\n');
+      if (headerEnd < 0) return;
+      const length = Number(/Content-Length: (\d+)/i.exec(this.buffer.subarray(0, headerEnd).toString())?.[1]);
+      if (this.buffer.length < headerEnd + 4 + length) return;
+      const body = this.buffer.subarray(headerEnd + 4, headerEnd + 4 + length).toString('utf8');
+      this.buffer = this.buffer.subarray(headerEnd + 4 + length);
+      const message = JSON.parse(body) as Message;
+      this.received.push(message);
+      for (const waiter of [...this.waiters]) {
+        if (waiter.predicate(message)) {
+          this.waiters.splice(this.waiters.indexOf(waiter), 1);
+          waiter.resolve(message);
+        }
+      }
+    }
+  }
+
+  static frame(body: string): string {
+    return `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  }
+
+  sendRaw(bytes: string): void {
+    this.writable.write(bytes);
+  }
+
+  send(message: Message): void {
+    this.sendRaw(RawClient.frame(JSON.stringify({ jsonrpc: '2.0', ...message })));
+  }
+
+  waitFor(predicate: (message: Message) => boolean, timeoutMs = 20_000): Promise<Message> {
+    const seen = this.received.find(predicate);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const waiter = { predicate, resolve };
+      this.waiters.push(waiter);
+      setTimeout(() => {
+        const index = this.waiters.indexOf(waiter);
+        if (index >= 0) {
+          this.waiters.splice(index, 1);
+          reject(new Error(`no matching message within ${timeoutMs} ms`));
+        }
+      }, timeoutMs).unref();
+    });
+  }
+
+  newId(): number {
+    return this.nextId++;
+  }
+
+  /** Sends a request and resolves with the whole response message (result or error). */
+  request(method: string, params?: unknown): Promise<Message> {
+    const id = this.newId();
+    this.send({ id, method, ...(params === undefined ? {} : { params }) });
+    return this.waitFor((message) => message.id === id && !('method' in message));
+  }
+
+  notify(method: string, params?: unknown): void {
+    this.send({ method, ...(params === undefined ? {} : { params }) });
+  }
+
+  async result<T>(method: string, params?: unknown): Promise<T> {
+    const response = await this.request(method, params);
+    if (response.error) throw new Error(`${method}: ${response.error.code} ${response.error.message}`);
+    return response.result as T;
+  }
+}
+
+export interface Spawned {
+  child: ChildProcessWithoutNullStreams;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+export function spawnCli(args: string[], env: Record<string, string> = {}): Spawned {
+  const child = spawn(process.execPath, [cliMain, ...args], { env: { ...process.env, FATHOM_LOG: 'warn', ...env } });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, stderr: () => stderr, exited };
+}
+
+/** A daemon over stdio with a private cache folder. */
+export function spawnStdioDaemon(env: Record<string, string> = {}): Spawned & { client: RawClient } {
+  const spawned = spawnCli(['serve', '--stdio'], { FATHOM_CACHE_DIR: tempDir('fathom-cache-'), ...env });
+  return { ...spawned, client: new RawClient(spawned.child.stdout, spawned.child.stdin) };
+}
+
+export function socketPathIn(folder: string = tempDir('fathom-sock-')): string {
+  return path.join(folder, 'run', 'fathom.sock');
+}
+
+/** A daemon on a Unix socket; resolves once it accepts connections. */
+export async function spawnSocketDaemon(socketPath: string, env: Record<string, string> = {}): Promise<Spawned> {
+  const spawned = spawnCli(['serve', '--socket', socketPath], { FATHOM_CACHE_DIR: tempDir('fathom-cache-'), ...env });
+  for (let attempt = 0; attempt < 400; attempt++) {
+    if (await canConnect(socketPath)) return spawned;
+    if (spawned.child.exitCode !== null) throw new Error(`daemon exited: ${spawned.stderr()}`);
+    await sleep(25);
+  }
+  throw new Error(`daemon did not listen: ${spawned.stderr()}`);
+}
+
+export function canConnect(socketPath: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(socketPath);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+export function connectRaw(socketPath: string): Promise<{ client: RawClient; socket: net.Socket }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(socketPath);
+    socket.once('connect', () => resolve({ client: new RawClient(socket, socket), socket }));
+    socket.once('error', reject);
+  });
+}

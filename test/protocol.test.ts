@@ -1,0 +1,262 @@
+// The daemon over its real protocol: spawned as `fathom serve --stdio` and `--socket`, spoken to in
+// raw JSON-RPC frames. Covers the LSP handshake, each fathom/ method, progress, cancellation,
+// buffers, concurrent clients and every kind of bad input: each answered with the right error
+// code, and the daemon still serving afterwards.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { ErrorCodes } from '../src/protocol/errors.js';
+import type { FilesResult, MerkleResult, StatusResult, WorkspaceStatus } from '../src/protocol/methods.js';
+import { gitInit, tempDir, writeFixture } from './helpers/fixture.js';
+import { RawClient, canConnect, connectRaw, socketPathIn, spawnCli, spawnSocketDaemon, spawnStdioDaemon, type Message } from './helpers/raw-client.js';
+
+const fixtureSpec = `
+  //- .gitignore
+  *.log
+  //- src/a.ts
+  export const a = 1;
+  //- src/b.ts
+  export const b = 2;
+  //- docs/readme.md
+  # readme
+  //- debug.log
+  noise
+`;
+
+function makeRepo(): string {
+  const root = writeFixture(fixtureSpec);
+  gitInit(root);
+  return root;
+}
+
+describe('stdio daemon', () => {
+  const root = makeRepo();
+  const daemon = spawnStdioDaemon();
+  const client = daemon.client;
+
+  after(() => daemon.child.kill());
+
+  test('initialize answers capabilities and opens the root folder', async () => {
+    const result = await client.result<{ capabilities: { textDocumentSync: { change: number }; experimental: { fathom: { methods: string[] } } }; serverInfo: { name: string } }>('initialize', {
+      processId: process.pid,
+      rootUri: pathToFileURL(root).href,
+      capabilities: {},
+    });
+    client.notify('initialized', {});
+    assert.equal(result.serverInfo.name, 'fathom');
+    assert.equal(result.capabilities.textDocumentSync.change, 2);
+    assert.ok(result.capabilities.experimental.fathom.methods.includes('fathom/files'));
+    const status = await client.result<StatusResult>('fathom/status', {});
+    assert.deepEqual(
+      status.workspaces.map((workspace) => workspace.root),
+      [root],
+    );
+  });
+
+  test('fathom/index reports $/progress and answers the ready status', async () => {
+    const other = makeRepo();
+    const response = await client.request('fathom/index', { root: other, workDoneToken: 'index-1' });
+    const status = response.result as WorkspaceStatus;
+    assert.equal(status.state, 'ready');
+    assert.equal(status.files, 4);
+    assert.deepEqual(status.skipped, { ignored: 1 });
+    assert.match(status.merkleRoot ?? '', /^[0-9a-f]{64}$/);
+    const progress = client.received.filter((message) => message.method === '$/progress' && (message.params as { token: string }).token === 'index-1');
+    assert.equal((progress[0]?.params as { value: { kind: string } }).value.kind, 'begin');
+    assert.equal((progress.at(-1)?.params as { value: { kind: string } }).value.kind, 'end');
+  });
+
+  test('fathom/files lists the file set, filtered by globs and limited', async () => {
+    const all = await client.result<FilesResult>('fathom/files', { root });
+    assert.deepEqual(all.files, ['.gitignore', 'docs/readme.md', 'src/a.ts', 'src/b.ts']);
+    const globbed = await client.result<FilesResult>('fathom/files', { root, glob: ['src/**', '**/*.md'] });
+    assert.deepEqual(globbed.files, ['docs/readme.md', 'src/a.ts', 'src/b.ts']);
+    const limited = await client.result<FilesResult>('fathom/files', { root: pathToFileURL(root).href, limit: 1 });
+    assert.deepEqual(limited, { root, total: 4, truncated: true, files: ['.gitignore'] });
+  });
+
+  test('fathom/merkle answers the root hash and a folder\'s children', async () => {
+    const top = await client.result<MerkleResult>('fathom/merkle', { root });
+    const status = await client.result<StatusResult>('fathom/status', { root });
+    assert.equal(top.hash, status.workspaces[0]!.merkleRoot);
+    assert.deepEqual(
+      top.children?.map((child) => `${child.kind} ${child.name}`),
+      ['file .gitignore', 'dir docs', 'dir src'],
+    );
+    const src = await client.result<MerkleResult>('fathom/merkle', { root, path: 'src' });
+    assert.equal(src.hash, top.children!.find((child) => child.name === 'src')!.hash);
+    const absolute = await client.result<MerkleResult>('fathom/merkle', { root, path: path.join(root, 'src/a.ts') });
+    assert.equal(absolute.kind, 'file');
+    const absent = await client.result<MerkleResult>('fathom/merkle', { root, path: 'debug.log' });
+    assert.deepEqual([absent.kind, absent.hash], ['absent', null]);
+  });
+
+  test('a file written on disk is visible to the next request', async () => {
+    fs.writeFileSync(path.join(root, 'src/new.ts'), 'export const n = 1;\n');
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const files = await client.result<FilesResult>('fathom/files', { root, glob: 'src/*' });
+      if (files.files.includes('src/new.ts')) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.fail('src/new.ts never appeared');
+  });
+
+  test('buffers: didOpen, didChange and didClose are held and released', async () => {
+    const uri = pathToFileURL(path.join(root, 'src/a.ts')).href;
+    client.notify('textDocument/didOpen', { textDocument: { uri, languageId: 'typescript', version: 1, text: 'let x = 1;\n' } });
+    client.notify('textDocument/didChange', { textDocument: { uri, version: 2 }, contentChanges: [{ range: { start: { line: 0, character: 4 }, end: { line: 0, character: 5 } }, text: 'y' }] });
+    let status = await client.result<StatusResult>('fathom/status', {});
+    assert.equal(status.daemon.buffers, 1);
+    client.notify('textDocument/didClose', { textDocument: { uri } });
+    // Bad notifications are logged and ignored; they never answer and never break the connection.
+    client.notify('textDocument/didChange', { textDocument: { uri: 'untitled:1', version: 1 }, contentChanges: [] });
+    client.notify('textDocument/didOpen', { textDocument: 42 });
+    status = await client.result<StatusResult>('fathom/status', {});
+    assert.equal(status.daemon.buffers, 0);
+  });
+
+  const notFolder = path.join(root, 'src/a.ts');
+  const badRequests: { name: string; method: string; params?: unknown; code: number; message?: RegExp }[] = [
+    { name: 'unknown method', method: 'fathom/nope', params: {}, code: ErrorCodes.MethodNotFound, message: /unknown method: fathom\/nope/ },
+    { name: 'missing params', method: 'fathom/index', code: ErrorCodes.InvalidParams, message: /params must be an object/ },
+    { name: 'positional params', method: 'fathom/files', params: [root], code: ErrorCodes.InvalidParams, message: /not an array/ },
+    { name: 'root of the wrong type', method: 'fathom/index', params: { root: 5 }, code: ErrorCodes.InvalidParams, message: /params\.root must be a non-empty string \(got number\)/ },
+    { name: 'glob of the wrong type', method: 'fathom/files', params: { root, glob: 5 }, code: ErrorCodes.InvalidParams, message: /params\.glob/ },
+    { name: 'negative limit', method: 'fathom/files', params: { root, limit: -1 }, code: ErrorCodes.InvalidParams, message: /params\.limit/ },
+    { name: 'wait of the wrong type', method: 'fathom/index', params: { root, wait: 'yes' }, code: ErrorCodes.InvalidParams, message: /params\.wait must be a boolean/ },
+    { name: 'a root that does not exist', method: 'fathom/index', params: { root: '/no/such/folder' }, code: ErrorCodes.WorkspaceNotFound, message: /does not exist/ },
+    { name: 'a root that is a file', method: 'fathom/files', params: { root: notFolder }, code: ErrorCodes.WorkspaceNotFound, message: /not a folder/ },
+    { name: 'a path outside the workspace', method: 'fathom/merkle', params: { root, path: '../elsewhere' }, code: ErrorCodes.PathOutsideWorkspace },
+    { name: 'an absolute path outside the workspace', method: 'fathom/merkle', params: { root, path: '/etc/passwd' }, code: ErrorCodes.PathOutsideWorkspace },
+  ];
+  for (const bad of badRequests) {
+    test(`bad request: ${bad.name}`, async () => {
+      const response = await client.request(bad.method, bad.params);
+      assert.equal(response.error?.code, bad.code, JSON.stringify(response));
+      if (bad.message) assert.match(response.error!.message, bad.message);
+    });
+  }
+
+  const badMessages: { name: string; raw: string; code: number }[] = [
+    { name: 'a body that is not JSON', raw: RawClient.frame('{"jsonrpc": "2.0", "id": 99, "method": '), code: ErrorCodes.ParseError },
+    { name: 'a message with no method', raw: RawClient.frame('{"jsonrpc": "2.0", "id": 98}'), code: ErrorCodes.InvalidRequest },
+    { name: 'a method that is not a string', raw: RawClient.frame('{"jsonrpc": "2.0", "id": 97, "method": 42}'), code: ErrorCodes.InvalidRequest },
+    { name: 'a JSON array (batch)', raw: RawClient.frame('[{"jsonrpc": "2.0", "id": 96, "method": "fathom/status"}]'), code: ErrorCodes.InvalidRequest },
+  ];
+  for (const bad of badMessages) {
+    test(`bad message: ${bad.name} gets ${bad.code} and the connection lives on`, async () => {
+      const before = client.received.length;
+      client.sendRaw(bad.raw);
+      const answer = await client.waitFor((message) => client.received.indexOf(message) >= before && message.error?.code === bad.code);
+      assert.ok(answer.error);
+      const status = await client.result<StatusResult>('fathom/status', {});
+      assert.equal(status.daemon.pid, daemon.child.pid);
+    });
+  }
+
+  test('$/cancelRequest cancels a first build; the half-built workspace is dropped', async () => {
+    const big = tempDir();
+    for (let folder = 0; folder < 40; folder++) {
+      fs.mkdirSync(path.join(big, `d${folder}`));
+      for (let file = 0; file < 50; file++) fs.writeFileSync(path.join(big, `d${folder}`, `f${file}.txt`), `${folder}/${file}\n`.repeat(50));
+    }
+    const id = client.newId();
+    // Request and cancellation in one write: the build cannot have finished in between.
+    client.sendRaw(
+      RawClient.frame(JSON.stringify({ jsonrpc: '2.0', id, method: 'fathom/index', params: { root: big } })) +
+        RawClient.frame(JSON.stringify({ jsonrpc: '2.0', method: '$/cancelRequest', params: { id } })),
+    );
+    const response = await client.waitFor((message: Message) => message.id === id);
+    assert.equal(response.error?.code, ErrorCodes.RequestCancelled);
+    const status = await client.result<StatusResult>('fathom/status', { root: big });
+    assert.equal(status.workspaces[0]!.state, 'absent');
+    // A later request builds it normally.
+    const files = await client.result<FilesResult>('fathom/files', { root: big });
+    assert.equal(files.total, 2000);
+  });
+
+  test('shutdown, then only exit: requests are refused, exit ends the process with 0', async () => {
+    assert.equal((await client.request('shutdown')).result, null);
+    const refused = await client.request('fathom/status', {});
+    assert.equal(refused.error?.code, ErrorCodes.InvalidRequest);
+    client.notify('exit');
+    assert.equal(await daemon.exited, 0);
+  });
+});
+
+test('stdio: exit without shutdown ends the process with 1', async () => {
+  const daemon = spawnStdioDaemon();
+  await daemon.client.result('initialize', { processId: null, rootUri: null, capabilities: {} });
+  daemon.client.notify('exit');
+  assert.equal(await daemon.exited, 1);
+});
+
+test('stdio: a broken frame is answered, and closing stdin ends the process', async () => {
+  const daemon = spawnStdioDaemon();
+  daemon.client.sendRaw('Content-Type: nothing\r\n\r\n{}');
+  const answer = await daemon.client.waitFor((message) => message.error?.code === ErrorCodes.ParseError);
+  assert.match(answer.error!.message, /Content-Length/);
+  daemon.child.stdin.end();
+  assert.equal(await daemon.exited, 0);
+});
+
+describe('socket daemon', () => {
+  const root = makeRepo();
+  const socketPath = socketPathIn();
+  let daemon: Awaited<ReturnType<typeof spawnSocketDaemon>>;
+
+  before(async () => {
+    daemon = await spawnSocketDaemon(socketPath);
+  });
+  after(() => daemon.child.kill('SIGKILL'));
+
+  test('the socket folder is private (0700) and the socket 0600', () => {
+    assert.equal(fs.statSync(path.dirname(socketPath)).mode & 0o777, 0o700);
+    assert.equal(fs.statSync(socketPath).mode & 0o777, 0o600);
+  });
+
+  test('concurrent clients are served; one client\'s exit or broken frame ends only its connection', async () => {
+    const clients = await Promise.all([0, 1, 2, 3].map(() => connectRaw(socketPath)));
+    const answers = await Promise.all(clients.flatMap(({ client }) => [client.result<FilesResult>('fathom/files', { root }), client.result<StatusResult>('fathom/status', {})]));
+    assert.equal(answers.length, 8);
+    for (let index = 0; index < 8; index += 2) assert.equal((answers[index] as FilesResult).total, 4);
+    const [quitter, breaker, survivor, watcher] = clients;
+    const quitterClosed = new Promise((resolve) => quitter!.socket.once('close', resolve));
+    const breakerClosed = new Promise((resolve) => breaker!.socket.once('close', resolve));
+    quitter!.client.notify('exit');
+    breaker!.client.sendRaw('garbage without headers\r\n\r\n');
+    await breaker!.client.waitFor((message) => message.error?.code === ErrorCodes.ParseError);
+    await Promise.all([quitterClosed, breakerClosed]);
+    const status = await survivor!.client.result<StatusResult>('fathom/status', {});
+    assert.equal(status.daemon.pid, daemon.child.pid);
+    assert.equal(status.daemon.clients, 2);
+    // A thousand requests in flight from two clients at once.
+    const many = await Promise.all(Array.from({ length: 1000 }, (_, index) => (index % 2 ? survivor! : watcher!).client.result<FilesResult>('fathom/files', { root, limit: 1 })));
+    assert.ok(many.every((result) => result.total === 4));
+  });
+
+  test('a second daemon on the same socket leaves the live one alone', async () => {
+    const second = spawnCli(['serve', '--socket', socketPath]);
+    assert.equal(await second.exited, 0);
+    assert.match(second.stderr(), /already serving/);
+    assert.ok(await canConnect(socketPath));
+  });
+
+  test('a stale socket file from a killed daemon is replaced', async () => {
+    daemon.child.kill('SIGKILL');
+    await daemon.exited;
+    assert.ok(fs.existsSync(socketPath), 'the killed daemon left its socket file');
+    assert.equal(await canConnect(socketPath), false);
+    daemon = await spawnSocketDaemon(socketPath);
+    const { client, socket } = await connectRaw(socketPath);
+    const files = await client.result<FilesResult>('fathom/files', { root });
+    assert.equal(files.total, 4);
+    // fathom/stop ends the daemon and removes its socket.
+    assert.equal((await client.request('fathom/stop')).result, null);
+    assert.equal(await daemon.exited, 0);
+    assert.equal(fs.existsSync(socketPath), false);
+    socket.destroy();
+  });
+});
