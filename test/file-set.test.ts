@@ -200,6 +200,19 @@ const cases: Case[] = [
     files: ['.fathomignore', '.git-not-a-repo.txt', '.gitignore', 'Makefile', 'debian/rules', 'kernel/sched.c'],
   },
   {
+    name: 'patterns match case-sensitively, as git does',
+    git: true,
+    spec: `
+      //- tools/perf/.gitignore
+      perf
+      //- tools/perf/perf
+      //- tools/perf/scripts/Perf/Trace.pm
+      //- Build/out.txt
+      //- .gitignore
+      build/
+    `,
+  },
+  {
     name: 'unicode and spaces in names',
     git: true,
     spec: `

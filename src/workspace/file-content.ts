@@ -21,11 +21,29 @@ export function judgeContent(content: Buffer, maxFileBytes: number): ContentVerd
   return { kind: 'text', hash: createHash('sha256').update(content).digest('hex'), size: content.length };
 }
 
+/**
+ * Reads the first 8 KiB, and the rest only if they hold no NUL: a binary file costs one small read.
+ * Used by the hash workers.
+ */
 export function readAndJudgeSync(absolutePath: string, maxFileBytes: number): ContentVerdict {
+  let handle: number | undefined;
   try {
-    return judgeContent(fs.readFileSync(absolutePath), maxFileBytes);
+    handle = fs.openSync(absolutePath, 'r');
+    const size = fs.fstatSync(handle).size;
+    if (size > maxFileBytes) return { kind: 'tooLarge', size };
+    // One byte more than the size shows whether the file grew since the stat.
+    const content = Buffer.allocUnsafe(size + 1);
+    let length = fs.readSync(handle, content, 0, Math.min(binarySniffBytes, content.length), 0);
+    if (content.subarray(0, length).indexOf(0) !== -1) return { kind: 'binary', size };
+    for (let read = length; read > 0 && length < content.length; length += read) {
+      read = fs.readSync(handle, content, length, content.length - length, length);
+    }
+    if (length > size) return judgeContent(fs.readFileSync(absolutePath), maxFileBytes);
+    return judgeContent(content.subarray(0, length), maxFileBytes);
   } catch (error) {
     return failureVerdict(error);
+  } finally {
+    if (handle !== undefined) fs.closeSync(handle);
   }
 }
 

@@ -6,6 +6,9 @@ import { Worker } from 'node:worker_threads';
 import type { ContentVerdict } from './file-content.js';
 import type { HashJob, HashReply } from './hash-worker.js';
 
+/** Idle workers stop after this long, so an idle daemon holds no threads. */
+const idleMs = 60_000;
+
 interface Pending {
   resolve: (verdicts: ContentVerdict[]) => void;
   reject: (error: Error) => void;
@@ -38,16 +41,25 @@ export class HashPool {
       if (!worker) return;
       const job = this.queue.shift()!;
       this.busy.set(worker, job.id);
+      // A busy worker keeps the process alive (its answer is awaited); an idle one does not.
+      worker.ref();
       worker.postMessage(job);
     }
-    if (this.busy.size === 0) this.idleTimer = setTimeout(() => this.close(), 5_000).unref();
+    if (this.busy.size === 0) this.idleTimer = setTimeout(() => this.close(), idleMs).unref();
+  }
+
+  /** Starts every worker now (they take ~50 ms to boot), so a large scan finds them ready. */
+  warm(): void {
+    clearTimeout(this.idleTimer);
+    while (this.workers.length < this.size) this.idle.push(this.start()!);
+    this.idleTimer = setTimeout(() => this.close(), idleMs).unref();
   }
 
   private start(): Worker | undefined {
     if (this.workers.length >= this.size) return undefined;
     const worker = new Worker(new URL('./hash-worker.js', import.meta.url));
-    worker.unref();
     worker.on('message', (reply: HashReply) => {
+      worker.unref();
       this.busy.delete(worker);
       this.idle.push(worker);
       const waiter = this.pending.get(reply.id);
@@ -60,6 +72,8 @@ export class HashPool {
       if (this.busy.has(worker)) this.fail(worker, new Error(`hash worker exited with code ${code}`));
       this.forget(worker);
     });
+    // After the listeners: attaching a 'message' listener refs the worker again.
+    worker.unref();
     this.workers.push(worker);
     return worker;
   }

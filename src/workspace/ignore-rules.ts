@@ -28,7 +28,7 @@ class RuleLayer {
     let rules = this.rules.get(folder);
     if (rules === undefined) {
       const text = readTextIfExists(path.join(this.base, folder, this.fileName));
-      rules = text === undefined ? null : ignore({ allowRelativePaths: true }).add(text);
+      rules = text === undefined ? null : newRules(text);
       this.rules.set(folder, rules);
     }
     return rules;
@@ -58,10 +58,20 @@ class RuleLayer {
     return undefined;
   }
 
+  /** Records that a folder holds no rules file (the scanner saw its listing), sparing a failed read. */
+  noteAbsent(folder: string): void {
+    if (!this.rules.has(folder)) this.rules.set(folder, null);
+  }
+
   invalidate(folder: string): void {
     this.rules.delete(folder);
     this.chains.clear();
   }
+}
+
+/** Git matches case-sensitively (core.ignoreCase is for case-insensitive file systems). */
+function newRules(text: string): Ignore {
+  return ignore({ allowRelativePaths: true, ignorecase: false }).add(text);
 }
 
 export class IgnoreRules {
@@ -93,7 +103,7 @@ export class IgnoreRules {
     const global = (await readGlobalExcludes(this.root)) ?? '';
     this.repositoryRulesText = `${exclude}\0${global}`;
     // info/exclude outranks the global file: it is consulted first.
-    this.repositoryRules = [ignore({ allowRelativePaths: true }).add(exclude), ignore({ allowRelativePaths: true }).add(global)];
+    this.repositoryRules = [newRules(exclude), newRules(global)];
     this.tracked = new Set(await readTrackedIgnored(this.root));
     this.trackedFolders = new Set();
     for (const file of this.tracked) {
@@ -106,6 +116,12 @@ export class IgnoreRules {
   /** Whether a rules file name is one this object reads (a change to it calls for `invalidate`). */
   static isRulesFile(baseName: string): boolean {
     return baseName === gitignoreName || baseName === fathomignoreName;
+  }
+
+  /** Called by the scanner with a folder's listing, before it classifies the folder's entries. */
+  noteListing(folder: string, names: readonly string[]): void {
+    if (!names.includes(fathomignoreName)) this.fathomLayer.noteAbsent(folder);
+    if (this.gitLayer && !names.includes(gitignoreName)) this.gitLayer.noteAbsent(joinRelative(this.git!.prefix, folder));
   }
 
   /** Forget the parsed rules of one folder (its .gitignore or .fathomignore changed). */

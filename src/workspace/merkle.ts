@@ -70,11 +70,14 @@ export class MerkleTree {
     return node?.kind === 'file' ? node.entry : undefined;
   }
 
-  /** Puts a file (replacing a folder of the same name, if any). */
+  /**
+   * Puts a file (replacing a folder of the same name, if any). Folder hashes above it go stale only
+   * when the content hash changes: a stat-only update keeps them.
+   */
   set(relativePath: string, entry: FileEntry): SetOutcome {
     const parts = relativePath.split('/');
+    const trail: DirNode[] = [this.root];
     let dir = this.root;
-    dir.hash = null;
     for (let index = 0; index < parts.length - 1; index++) {
       let next = dir.children.get(parts[index]!);
       if (next?.kind !== 'dir') {
@@ -82,24 +85,25 @@ export class MerkleTree {
         next = newDir();
         dir.children.set(parts[index]!, next);
       }
-      next.hash = null;
+      trail.push(next);
       dir = next;
     }
     const name = parts[parts.length - 1]!;
     const previous = dir.children.get(name);
+    let outcome: SetOutcome;
     if (previous?.kind === 'file') {
-      const same = previous.entry.hash === entry.hash;
+      outcome = previous.entry.hash === entry.hash ? 'unchanged' : 'changed';
       this.bytes += entry.size - previous.entry.size;
       previous.entry = entry;
-      // Ancestors were marked stale on the way down; when the content is the same they recompute to
-      // the values they had.
-      return same ? 'unchanged' : 'changed';
+    } else {
+      if (previous) this.account(previous, -1);
+      dir.children.set(name, { kind: 'file', entry });
+      this.files += 1;
+      this.bytes += entry.size;
+      outcome = 'added';
     }
-    if (previous) this.account(previous, -1);
-    dir.children.set(name, { kind: 'file', entry });
-    this.files += 1;
-    this.bytes += entry.size;
-    return 'added';
+    if (outcome !== 'unchanged') for (const folder of trail) folder.hash = null;
+    return outcome;
   }
 
   /** Removes a file or a whole folder; returns the removed file paths. Empty folders are pruned. */
@@ -141,18 +145,23 @@ export class MerkleTree {
     }
   }
 
-  /** Every file below a folder path ('' for all), in name order per folder. */
+  /** Every file below a path ('' for all; a file path yields that file), depth first. */
   *filesUnder(relativePath: string): Generator<[string, FileEntry]> {
     const node = this.nodeAt(relativePath);
     if (node) yield* this.walkFiles(node, relativePath);
   }
 
-  private *walkFiles(node: TreeNode, at: string): Generator<[string, FileEntry]> {
-    if (node.kind === 'file') {
-      yield [at, node.entry];
-      return;
+  private *walkFiles(start: TreeNode, at: string): Generator<[string, FileEntry]> {
+    // An explicit stack: nested generators would cost O(depth) per file.
+    const stack: [TreeNode, string][] = [[start, at]];
+    while (stack.length > 0) {
+      const [node, path] = stack.pop()!;
+      if (node.kind === 'file') {
+        yield [path, node.entry];
+        continue;
+      }
+      for (const [name, child] of node.children) stack.push([child, path === '' ? name : `${path}/${name}`]);
     }
-    for (const [name, child] of node.children) yield* this.walkFiles(child, at === '' ? name : `${at}/${name}`);
   }
 
   /** The hash of a node, computing any stale folder hashes below it. */

@@ -151,6 +151,8 @@ export async function judgeCandidate(classifier: Classifier, verdict: Extract<En
 const sliceMs = 12;
 const batchFiles = 128;
 const batchBytes = 4 * 1024 * 1024;
+/** A final batch this small is judged here: a worker round trip (or start) would cost more. */
+const inlineBatchFiles = 8;
 
 export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
   const result: ScanResult = { files: new Map(), skipped: new Map(), ignoredEntries: 0, nestedRepositories: [], folders: [], hashed: 0, reused: 0 };
@@ -167,10 +169,9 @@ export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
     batch = [];
     batchSize = 0;
     const readPaths = jobs.map((job) => job.readPath);
+    const judgeHere = (): Promise<ContentVerdict[]> => Promise.all(readPaths.map((readPath) => readAndJudge(readPath, options.maxFileBytes)));
     // A worker that dies (out of memory, a crash) must not lose the batch: judge it here instead.
-    const judged = options.pool
-      .judge(readPaths, options.maxFileBytes)
-      .catch(() => Promise.all(readPaths.map((readPath) => readAndJudge(readPath, options.maxFileBytes))));
+    const judged = jobs.length <= inlineBatchFiles && stack.length === 0 ? judgeHere() : options.pool.judge(readPaths, options.maxFileBytes).catch(judgeHere);
     pending.push(
       judged.then((verdicts) => {
         verdicts.forEach((verdict, index) => {
@@ -197,32 +198,41 @@ export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
     }
     const absoluteFolder = toAbsolute(options.root, folder);
     options.onFolder?.(folder);
-    let names: string[];
+    let entries: fs.Dirent[];
     try {
-      names = fs.readdirSync(absoluteFolder);
+      entries = fs.readdirSync(absoluteFolder, { withFileTypes: true });
     } catch (error) {
       if (isVanished(error)) continue;
       if (isPermissionDenied(error)) result.skipped.set(folder, { reason: 'unreadable', ...noStat });
       continue;
     }
+    const names = entries.map((entry) => entry.name);
     if (gitWorkspace && folder !== '' && names.includes('.git')) {
       result.nestedRepositories.push(folder);
       result.skipped.set(folder, { reason: 'nestedRepository', ...noStat });
       continue;
     }
+    options.rules.noteListing(folder, names);
     result.folders.push(folder);
     progress.folders += 1;
-    for (const name of names) {
+    for (const entry of entries) {
+      const name = entry.name;
       if (name === '.git') continue;
       const relativePath = joinRelative(folder, name);
-      let stat: fs.Stats | undefined;
-      try {
-        stat = fs.lstatSync(path.join(absoluteFolder, name), { throwIfNoEntry: false });
-      } catch (error) {
-        if (isPermissionDenied(error)) result.skipped.set(relativePath, { reason: 'unreadable', ...noStat });
-        continue;
+      let verdict: EntryVerdict;
+      if (entry.isDirectory()) {
+        // The listing already says it is a folder: no lstat needed.
+        verdict = options.rules.isIgnored(relativePath, true) ? { kind: 'ignored' } : { kind: 'folder' };
+      } else {
+        let stat: fs.Stats | undefined;
+        try {
+          stat = fs.lstatSync(path.join(absoluteFolder, name), { throwIfNoEntry: false });
+        } catch (error) {
+          if (isPermissionDenied(error)) result.skipped.set(relativePath, { reason: 'unreadable', ...noStat });
+          continue;
+        }
+        verdict = classifyEntry(options, relativePath, stat);
       }
-      const verdict = classifyEntry(options, relativePath, stat);
       switch (verdict.kind) {
         case 'folder':
           stack.push(relativePath);

@@ -198,6 +198,8 @@ export class Workspace {
         log.warn(`${this.root}: cache ${this.cacheFile} is corrupt (${loaded.reason}); rebuilding`);
         this.cacheLoaded = 'rebuilt';
       }
+      // Without a cache every file is read: start the hash workers while the walk begins.
+      if (this.cacheLoaded !== 'valid') this.options.pool.warm();
       await this.fullScan(this.cacheLoaded === 'valid' ? 'restart' : 'build', this.buildCancel);
       this.stateValue = 'ready';
       this.startReconcileTimer();
@@ -265,13 +267,23 @@ export class Workspace {
     for (const listener of this.progressListeners) listener({ message, percentage });
   }
 
+  /**
+   * Scans the whole root and patches the tree to match: files gone first (so a file replaced by a
+   * folder, or the reverse, is reported as removed and added), then every file found. A file whose
+   * hash is unchanged leaves its folders' hashes as they were.
+   */
   private async fullScan(kind: ScanSummary['kind'], signal: CancellationSignal): Promise<FileSetChanges> {
     const started = performance.now();
     const result = await this.scan('', signal, kind !== 'reconcile');
-    const tree = new MerkleTree();
-    for (const [file, entry] of result.files) tree.set(file, entry);
-    const changes = MerkleTree.diff(this.tree, tree);
-    this.tree = tree;
+    const changes: FileSetChanges = { added: [], changed: [], removed: [] };
+    const gone: string[] = [];
+    for (const [file] of this.tree.filesUnder('')) if (!result.files.has(file)) gone.push(file);
+    for (const file of gone) changes.removed.push(...this.tree.delete(file));
+    for (const [file, entry] of result.files) {
+      const outcome = this.tree.set(file, entry);
+      if (outcome === 'added') changes.added.push(file);
+      else if (outcome === 'changed') changes.changed.push(file);
+    }
     this.skipped = result.skipped;
     this.ignoredEntries = result.ignoredEntries;
     this.nested = new Set(result.nestedRepositories);
@@ -288,7 +300,8 @@ export class Workspace {
       repaired: kind === 'reconcile' ? total : 0,
     };
     if (kind === 'reconcile' && total > 0) log.warn(`${this.root}: reconcile repaired ${total} changes the watcher had not applied`);
-    this.markDirty();
+    // Anything read again (new, edited, touched or binary files) changes what the cache must hold.
+    if (kind === 'build' || result.hashed > 0 || total > 0) this.markDirty();
     if (kind !== 'reconcile') this.save();
     this.publish(changes);
     return changes;
