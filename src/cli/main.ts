@@ -230,7 +230,8 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (error: unknown) => {
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    const code = (error as { code?: unknown }).code;
+    if (error instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) {
       process.stderr.write(`fathom: ${(error as Error).message}\n\n${usage}\n`);
       process.exitCode = 2;
     } else {

@@ -54,6 +54,35 @@ export class MerkleTree {
     return this.bytes;
   }
 
+  /**
+   * Builds a tree from entries in walk order (as `filesUnder` yields and the cache stores them):
+   * consecutive files of one folder reuse the folder found for the first.
+   */
+  static fromEntries(entries: Iterable<[string, FileEntry]>): MerkleTree {
+    const tree = new MerkleTree();
+    let lastFolder: string | undefined;
+    let lastDir: DirNode = tree.root;
+    for (const [file, entry] of entries) {
+      const slash = file.lastIndexOf('/');
+      const folder = slash < 0 ? '' : file.slice(0, slash);
+      if (folder !== lastFolder) {
+        tree.set(file, entry);
+        lastFolder = folder;
+        lastDir = folder === '' ? tree.root : (tree.nodeAt(folder) as DirNode);
+        continue;
+      }
+      const name = file.slice(slash + 1);
+      if (lastDir.children.has(name)) {
+        tree.set(file, entry);
+        continue;
+      }
+      lastDir.children.set(name, { kind: 'file', entry });
+      tree.files += 1;
+      tree.bytes += entry.size;
+    }
+    return tree;
+  }
+
   /** The node at a workspace-relative path ('' is the root), or undefined. */
   nodeAt(relativePath: string): TreeNode | undefined {
     if (relativePath === '') return this.root;
@@ -65,16 +94,29 @@ export class MerkleTree {
     return node;
   }
 
+  /**
+   * A file's entry. Remembers the last folder looked up, so a scan asking for the files of one
+   * folder in turn walks the path once; any mutation forgets it.
+   */
   get(relativePath: string): FileEntry | undefined {
-    const node = this.nodeAt(relativePath);
+    const slash = relativePath.lastIndexOf('/');
+    const folder = slash < 0 ? '' : relativePath.slice(0, slash);
+    if (folder !== this.cachedFolderPath) {
+      this.cachedFolderPath = folder;
+      this.cachedFolder = this.nodeAt(folder);
+    }
+    const node = this.cachedFolder?.kind === 'dir' ? this.cachedFolder.children.get(relativePath.slice(slash + 1)) : undefined;
     return node?.kind === 'file' ? node.entry : undefined;
   }
+  private cachedFolderPath: string | undefined;
+  private cachedFolder: TreeNode | undefined;
 
   /**
    * Puts a file (replacing a folder of the same name, if any). Folder hashes above it go stale only
    * when the content hash changes: a stat-only update keeps them.
    */
   set(relativePath: string, entry: FileEntry): SetOutcome {
+    this.cachedFolderPath = undefined;
     const parts = relativePath.split('/');
     const trail: DirNode[] = [this.root];
     let dir = this.root;
@@ -108,6 +150,7 @@ export class MerkleTree {
 
   /** Removes a file or a whole folder; returns the removed file paths. Empty folders are pruned. */
   delete(relativePath: string): string[] {
+    this.cachedFolderPath = undefined;
     if (relativePath === '') {
       const removed = [...this.filesUnder('')].map(([file]) => file);
       this.root.children.clear();
@@ -152,15 +195,20 @@ export class MerkleTree {
   }
 
   private *walkFiles(start: TreeNode, at: string): Generator<[string, FileEntry]> {
-    // An explicit stack: nested generators would cost O(depth) per file.
-    const stack: [TreeNode, string][] = [[start, at]];
+    if (start.kind === 'file') {
+      yield [at, start.entry];
+      return;
+    }
+    // An explicit stack (nested generators would cost O(depth) per file); a folder's files are
+    // yielded together, which `fromEntries` relies on for speed.
+    const stack: [DirNode, string][] = [[start, at]];
     while (stack.length > 0) {
-      const [node, path] = stack.pop()!;
-      if (node.kind === 'file') {
-        yield [path, node.entry];
-        continue;
+      const [dir, path] = stack.pop()!;
+      for (const [name, child] of dir.children) {
+        const childPath = path === '' ? name : `${path}/${name}`;
+        if (child.kind === 'file') yield [childPath, child.entry];
+        else stack.push([child, childPath]);
       }
-      for (const [name, child] of node.children) stack.push([child, path === '' ? name : `${path}/${name}`]);
     }
   }
 

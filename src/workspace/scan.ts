@@ -45,6 +45,11 @@ export interface ScanOptions extends Classifier {
   known: (relativePath: string) => Known | undefined;
   /** What is known under another path with this inode: a file renamed or moved is not read again. */
   knownInode?: (ino: number) => Known | undefined;
+  /**
+   * Consult `knownInode` only after this many files unknown by path (default 0): indexing the tree
+   * by inode is worth it for a moved folder, not for the few files of a folder just created.
+   */
+  inodeLookupAfter?: number;
   pool: HashPool;
   signal: CancellationSignal;
   onFolder?: (relativePath: string) => void;
@@ -66,6 +71,8 @@ export interface ScanResult {
   ignoredEntries: number;
   nestedRepositories: string[];
   folders: string[];
+  /** Paths whose entry is not the one `known` gave for that path (read again, or found by inode). */
+  updated: string[];
   hashed: number;
   reused: number;
 }
@@ -92,13 +99,12 @@ function isInside(root: string, target: string): boolean {
  * Classifies one path whose ancestors are included. `stat` is its lstat (undefined: it is gone).
  * Ignore rules apply to the path itself only.
  */
-export function classifyEntry(classifier: Classifier, relativePath: string, stat: fs.Stats | undefined): EntryVerdict {
+export function classifyEntry(classifier: Classifier, relativePath: string, stat: fs.Stats | undefined, absolutePath = toAbsolute(classifier.root, relativePath)): EntryVerdict {
   if (!stat) return { kind: 'gone' };
   const { root, rules } = classifier;
   if (stat.isDirectory()) return rules.isIgnored(relativePath, true) ? { kind: 'ignored' } : { kind: 'folder' };
   if (rules.isIgnored(relativePath, false)) return { kind: 'ignored' };
   if (classifier.isSecret(baseName(relativePath))) return { kind: 'skip', entry: { reason: 'secret', ...statKey(stat) } };
-  const absolutePath = toAbsolute(root, relativePath);
   let target = stat;
   if (stat.isSymbolicLink()) {
     let real: string;
@@ -155,7 +161,10 @@ const batchBytes = 4 * 1024 * 1024;
 const inlineBatchFiles = 8;
 
 export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
-  const result: ScanResult = { files: new Map(), skipped: new Map(), ignoredEntries: 0, nestedRepositories: [], folders: [], hashed: 0, reused: 0 };
+  const result: ScanResult = { files: new Map(), skipped: new Map(), ignoredEntries: 0, nestedRepositories: [], folders: [], updated: [], hashed: 0, reused: 0 };
+  let unknownCandidates = 0;
+  const byInode = (stat: StatKey): Known | undefined =>
+    ++unknownCandidates > (options.inodeLookupAfter ?? 0) ? reusable(options.knownInode?.(stat.ino), stat) : undefined;
   const progress: ScanProgress = { folders: 0, found: 0, toHash: 0, hashed: 0, walking: true };
   const gitWorkspace = options.rules.git !== undefined;
   const pending: Promise<void>[] = [];
@@ -177,7 +186,10 @@ export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
         verdicts.forEach((verdict, index) => {
           const job = jobs[index]!;
           const known = entryFromVerdict(verdict, job.stat);
-          if (known?.kind === 'file') result.files.set(job.relativePath, known.entry);
+          if (known?.kind === 'file') {
+            result.files.set(job.relativePath, known.entry);
+            result.updated.push(job.relativePath);
+          }
           else if (known?.kind === 'skip') result.skipped.set(job.relativePath, known.entry);
         });
         result.hashed += jobs.length;
@@ -197,6 +209,8 @@ export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
       sliceStart = performance.now();
     }
     const absoluteFolder = toAbsolute(options.root, folder);
+    // Plain concatenation: the folder is normalised and a name holds no separator.
+    const prefix = absoluteFolder.endsWith(path.sep) ? absoluteFolder : absoluteFolder + path.sep;
     options.onFolder?.(folder);
     let entries: fs.Dirent[];
     try {
@@ -224,14 +238,15 @@ export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
         // The listing already says it is a folder: no lstat needed.
         verdict = options.rules.isIgnored(relativePath, true) ? { kind: 'ignored' } : { kind: 'folder' };
       } else {
+        const absolutePath = prefix + name;
         let stat: fs.Stats | undefined;
         try {
-          stat = fs.lstatSync(path.join(absoluteFolder, name), { throwIfNoEntry: false });
+          stat = fs.lstatSync(absolutePath, { throwIfNoEntry: false });
         } catch (error) {
           if (isPermissionDenied(error)) result.skipped.set(relativePath, { reason: 'unreadable', ...noStat });
           continue;
         }
-        verdict = classifyEntry(options, relativePath, stat);
+        verdict = classifyEntry(options, relativePath, stat, absolutePath);
       }
       switch (verdict.kind) {
         case 'folder':
@@ -247,9 +262,11 @@ export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
           break;
         case 'candidate': {
           progress.found += 1;
-          const known = reusable(options.known(relativePath), verdict.stat) ?? reusable(options.knownInode?.(verdict.stat.ino), verdict.stat);
+          const byPath = reusable(options.known(relativePath), verdict.stat);
+          const known = byPath ?? byInode(verdict.stat);
           if (known?.kind === 'file') {
             result.files.set(relativePath, known.entry);
+            if (!byPath) result.updated.push(relativePath);
             result.reused += 1;
           } else if (known?.kind === 'skip') {
             result.skipped.set(relativePath, known.entry);

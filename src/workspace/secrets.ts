@@ -34,7 +34,9 @@ export const defaultSecretPatterns: readonly string[] = [
 
 export type SecretMatcher = (baseName: string) => boolean;
 
+/** One regular expression for all patterns: tested on every file name, so one test, not 26. */
 export function secretMatcher(patterns: readonly string[] = defaultSecretPatterns): SecretMatcher {
-  const match = picomatch(patterns as string[], { dot: true, nocase: true });
-  return (baseName) => match(baseName);
+  const sources = patterns.map((pattern) => picomatch.makeRe(pattern, { dot: true, nocase: true }).source);
+  const regex = new RegExp(sources.map((source) => `(?:${source})`).join('|'), 'i');
+  return (baseName) => regex.test(baseName);
 }

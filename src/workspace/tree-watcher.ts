@@ -21,7 +21,7 @@ export interface TreeWatcherEvents {
 }
 
 export class TreeWatcher {
-  private readonly watchers = new Map<string, { watcher: fs.FSWatcher; ino: number }>();
+  private readonly watchers = new Map<string, fs.FSWatcher>();
   private readonly external: fs.FSWatcher[] = [];
   private failures = 0;
   private closed = false;
@@ -40,17 +40,14 @@ export class TreeWatcher {
   }
 
   /**
-   * Starts watching one folder (not recursive); a no-op if that very folder is watched already. A
-   * folder deleted and recreated under the same name is a new inode, and gets a new watch.
+   * Starts watching one folder (not recursive); a no-op if it is watched already. A folder deleted
+   * (and perhaps recreated under the same name) drops its watch when its deletion is reported, and
+   * the folder is then looked at again, which watches the new one.
    */
   watch(folder: string): void {
-    if (this.closed) return;
+    if (this.closed || this.watchers.has(folder)) return;
     const absolute = toAbsolute(this.root, folder);
     try {
-      const ino = fs.statSync(absolute).ino;
-      const existing = this.watchers.get(folder);
-      if (existing?.ino === ino) return;
-      if (existing) this.forget(folder);
       const ownName = path.basename(absolute);
       const watcher = fs.watch(absolute, { persistent: false }, (_event, name) => {
         const child = name?.toString();
@@ -59,13 +56,13 @@ export class TreeWatcher {
         // watch is dead then (even if a new folder reuses the inode): drop it and have the folder
         // itself looked at, which watches the new one.
         if (child === ownName && !fs.existsSync(path.join(absolute, child))) {
-          if (this.watchers.get(folder)?.watcher === watcher) this.forget(folder);
+          if (this.watchers.get(folder) === watcher) this.forget(folder);
           return this.events.onPath(folder);
         }
         this.events.onPath(joinRelative(folder, child));
       });
-      watcher.on('error', () => this.watchers.get(folder)?.watcher === watcher && this.forget(folder));
-      this.watchers.set(folder, { watcher, ino });
+      watcher.on('error', () => this.watchers.get(folder) === watcher && this.forget(folder));
+      this.watchers.set(folder, watcher);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') return;
@@ -97,13 +94,13 @@ export class TreeWatcher {
   }
 
   private forget(folder: string): void {
-    this.watchers.get(folder)?.watcher.close();
+    this.watchers.get(folder)?.close();
     this.watchers.delete(folder);
   }
 
   close(): void {
     this.closed = true;
-    for (const { watcher } of this.watchers.values()) watcher.close();
+    for (const watcher of this.watchers.values()) watcher.close();
     for (const watcher of this.external) watcher.close();
     this.watchers.clear();
     this.external.length = 0;

@@ -216,9 +216,7 @@ export class Workspace {
   }
 
   private restore(snapshot: FileSetSnapshot): void {
-    const tree = new MerkleTree();
-    for (const [file, size, mtimeMs, ino, hash] of snapshot.files) tree.set(file, { size, mtimeMs, ino, hash });
-    this.tree = tree;
+    this.tree = MerkleTree.fromEntries(snapshot.files.map(([file, size, mtimeMs, ino, hash]) => [file, { size, mtimeMs, ino, hash }]));
     this.skipped = new Map(snapshot.skipped.map(([file, reason, size, mtimeMs, ino]) => [file, { reason, size, mtimeMs, ino }]));
     this.ignoredEntries = snapshot.ignoredEntries;
   }
@@ -251,6 +249,7 @@ export class Workspace {
       folder,
       known: this.known,
       knownInode: this.inodeLookup(),
+      inodeLookupAfter: folder === '' ? 0 : 64,
       pool: this.options.pool,
       signal,
       onFolder: (relativePath) => this.watcher.watch(relativePath),
@@ -279,8 +278,9 @@ export class Workspace {
     const gone: string[] = [];
     for (const [file] of this.tree.filesUnder('')) if (!result.files.has(file)) gone.push(file);
     for (const file of gone) changes.removed.push(...this.tree.delete(file));
-    for (const [file, entry] of result.files) {
-      const outcome = this.tree.set(file, entry);
+    // Entries reused for their own path are the tree's own objects: only the others need setting.
+    for (const file of result.updated) {
+      const outcome = this.tree.set(file, result.files.get(file)!);
       if (outcome === 'added') changes.added.push(file);
       else if (outcome === 'changed') changes.changed.push(file);
     }

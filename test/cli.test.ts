@@ -1,0 +1,96 @@
+// The `fathom` command as a user or agent runs it: it starts a daemon on first use, --json output
+// has the documented shapes, --no-daemon works in-process, bad usage exits 2 and failures exit 1
+// with a message.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { test } from 'node:test';
+import { gitInit, gitOracle, tempDir, writeFixture } from './helpers/fixture.js';
+import { canConnect, cliMain, socketPathIn } from './helpers/raw-client.js';
+
+function fathom(args: string[], env: Record<string, string>, cwd?: string) {
+  const result = spawnSync(process.execPath, [cliMain, ...args], { env: { ...process.env, FATHOM_LOG: 'warn', ...env }, encoding: 'utf8', cwd, timeout: 60_000 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function repo(): string {
+  const root = writeFixture(`
+    //- .gitignore
+    dist/
+    //- src/index.ts
+    export {};
+    //- src/util/strings.ts
+    export const s = '';
+    //- dist/index.js
+    //- README.md
+    # hello
+  `);
+  gitInit(root);
+  return root;
+}
+
+test('cli: starts a daemon on first use, answers --json, and stops it', async () => {
+  const root = repo();
+  const env = { FATHOM_SOCKET: socketPathIn(), FATHOM_CACHE_DIR: tempDir('fathom-cache-') };
+  const files = fathom(['files', root, '--json'], env);
+  assert.equal(files.code, 0, files.stderr);
+  assert.deepEqual(JSON.parse(files.stdout), gitOracle(root));
+  assert.ok(await canConnect(env.FATHOM_SOCKET), 'a daemon is listening');
+
+  const status = fathom(['status', '--json'], env, `${root}/src/util`);
+  assert.equal(status.code, 0, status.stderr);
+  const parsed = JSON.parse(status.stdout);
+  assert.equal(parsed.root, root, 'the default PATH is the enclosing git root');
+  assert.equal(parsed.state, 'ready');
+  assert.equal(parsed.files, 4);
+
+  const globbed = fathom(['files', root, '--glob', 'src/**', '--limit', '1'], env);
+  assert.equal(globbed.stdout, 'src/index.ts\n');
+
+  const index = fathom(['index', root], env);
+  assert.equal(index.code, 0, index.stderr);
+  assert.match(index.stdout, /ready \(git\)/);
+  assert.match(index.stdout, /files +4/);
+
+  const merkle = fathom(['merkle', root, '--path', 'src', '--json'], env);
+  assert.equal(JSON.parse(merkle.stdout).kind, 'dir');
+
+  const stop = fathom(['stop'], env);
+  assert.equal(stop.stdout, 'stopped\n');
+  for (let attempt = 0; attempt < 100 && (await canConnect(env.FATHOM_SOCKET)); attempt++) await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(await canConnect(env.FATHOM_SOCKET), false);
+  assert.equal(fathom(['stop'], env).stdout, 'no daemon running\n');
+});
+
+test('cli: --no-daemon indexes in-process and leaves a cache for the daemon', () => {
+  const root = repo();
+  const env = { FATHOM_SOCKET: socketPathIn(), FATHOM_CACHE_DIR: tempDir('fathom-cache-') };
+  const first = fathom(['index', root, '--no-daemon', '--json'], env);
+  assert.equal(first.code, 0, first.stderr);
+  assert.equal(JSON.parse(first.stdout).lastScan.kind, 'build');
+  const second = fathom(['index', root, '--no-daemon', '--json'], env);
+  const status = JSON.parse(second.stdout);
+  assert.equal(status.lastScan.kind, 'restart');
+  assert.equal(status.lastScan.hashed, 0);
+  assert.equal(status.cache.loaded, 'valid');
+});
+
+const failures: { name: string; args: string[]; code: number; stderr: RegExp }[] = [
+  { name: 'an unknown command', args: ['frobnicate'], code: 2, stderr: /unknown command: frobnicate/ },
+  { name: 'an unknown option', args: ['files', '--bogus'], code: 2, stderr: /Unknown option '--bogus'/ },
+  { name: 'a bad --limit', args: ['files', '.', '--limit', 'ten', '--no-daemon'], code: 2, stderr: /--limit takes a whole number/ },
+  { name: 'a root that does not exist', args: ['files', '/no/such/root', '--no-daemon'], code: 1, stderr: /workspace root \/no\/such\/root does not exist \(code -32010\)/ },
+];
+for (const failure of failures) {
+  test(`cli: ${failure.name} fails with exit ${failure.code} and a message`, () => {
+    const result = fathom(failure.args, { FATHOM_SOCKET: socketPathIn(), FATHOM_CACHE_DIR: tempDir('fathom-cache-') });
+    assert.equal(result.code, failure.code, result.stderr);
+    assert.match(result.stderr, failure.stderr);
+    assert.equal(result.stdout, '');
+  });
+}
+
+test('cli: --help prints usage and exits 0', () => {
+  const result = fathom(['--help'], {});
+  assert.equal(result.code, 0);
+  assert.match(result.stdout, /usage: fathom <command>/);
+});
