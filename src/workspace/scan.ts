@@ -43,6 +43,8 @@ export interface ScanOptions extends Classifier {
   /** The folder to scan, workspace-relative ('' for the whole root); its ancestors must be included. */
   folder: string;
   known: (relativePath: string) => Known | undefined;
+  /** The file entry alone, for the hot path (no wrapper object per file). */
+  knownFile: (relativePath: string) => FileEntry | undefined;
   /** What is known under another path with this inode: a file renamed or moved is not read again. */
   knownInode?: (ino: number) => Known | undefined;
   /**
@@ -87,7 +89,7 @@ export type EntryVerdict =
 
 const noStat: StatKey = { size: 0, mtimeMs: 0, ino: 0 };
 
-function statKey(stat: fs.Stats): StatKey {
+function statKey(stat: StatKey): StatKey {
   return { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino };
 }
 
@@ -99,11 +101,15 @@ function isInside(root: string, target: string): boolean {
  * Classifies one path whose ancestors are included. `stat` is its lstat (undefined: it is gone).
  * Ignore rules apply to the path itself only.
  */
+const folderVerdict: EntryVerdict = { kind: 'folder' };
+const ignoredVerdict: EntryVerdict = { kind: 'ignored' };
+const goneVerdict: EntryVerdict = { kind: 'gone' };
+
 export function classifyEntry(classifier: Classifier, relativePath: string, stat: fs.Stats | undefined, absolutePath = toAbsolute(classifier.root, relativePath)): EntryVerdict {
-  if (!stat) return { kind: 'gone' };
+  if (!stat) return goneVerdict;
   const { root, rules } = classifier;
-  if (stat.isDirectory()) return rules.isIgnored(relativePath, true) ? { kind: 'ignored' } : { kind: 'folder' };
-  if (rules.isIgnored(relativePath, false)) return { kind: 'ignored' };
+  if (stat.isDirectory()) return rules.isIgnored(relativePath, true) ? ignoredVerdict : folderVerdict;
+  if (rules.isIgnored(relativePath, false)) return ignoredVerdict;
   if (classifier.isSecret(baseName(relativePath))) return { kind: 'skip', entry: { reason: 'secret', ...statKey(stat) } };
   let target = stat;
   if (stat.isSymbolicLink()) {
@@ -120,7 +126,8 @@ export function classifyEntry(classifier: Classifier, relativePath: string, stat
   }
   if (!target.isFile()) return { kind: 'skip', entry: { reason: 'special', ...statKey(stat) } };
   if (target.size > classifier.maxFileBytes) return { kind: 'skip', entry: { reason: 'tooLarge', ...statKey(target) } };
-  return { kind: 'candidate', stat: statKey(target), readPath: absolutePath };
+  // The Stats object itself serves as the stat key here; entries copy the three fields they keep.
+  return { kind: 'candidate', stat: target, readPath: absolutePath };
 }
 
 /** Whether what is known about a path can stand for it without reading it again. */
@@ -134,7 +141,8 @@ export function reusable(known: Known | undefined, stat: StatKey): Known | undef
 }
 
 /** Turns a content verdict into a file entry or skip entry (undefined: the file is gone). */
-export function entryFromVerdict(verdict: ContentVerdict, stat: StatKey): Known | undefined {
+export function entryFromVerdict(verdict: ContentVerdict, statOrKey: StatKey): Known | undefined {
+  const stat: StatKey = { size: statOrKey.size, mtimeMs: statOrKey.mtimeMs, ino: statOrKey.ino };
   switch (verdict.kind) {
     case 'text':
       return { kind: 'file', entry: { ...stat, size: verdict.size, hash: verdict.hash } };
@@ -236,7 +244,7 @@ export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
       let verdict: EntryVerdict;
       if (entry.isDirectory()) {
         // The listing already says it is a folder: no lstat needed.
-        verdict = options.rules.isIgnored(relativePath, true) ? { kind: 'ignored' } : { kind: 'folder' };
+        verdict = options.rules.isIgnored(relativePath, true) ? ignoredVerdict : folderVerdict;
       } else {
         const absolutePath = prefix + name;
         let stat: fs.Stats | undefined;
@@ -262,6 +270,13 @@ export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
           break;
         case 'candidate': {
           progress.found += 1;
+          const file = options.knownFile(relativePath);
+          if (file !== undefined && file.size === verdict.stat.size && file.mtimeMs === verdict.stat.mtimeMs && file.ino === verdict.stat.ino) {
+            // The common case of a restart: unchanged, and no allocation for it.
+            result.files.set(relativePath, file);
+            result.reused += 1;
+            break;
+          }
           const byPath = reusable(options.known(relativePath), verdict.stat);
           const known = byPath ?? byInode(verdict.stat);
           if (known?.kind === 'file') {
@@ -272,7 +287,7 @@ export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
             result.skipped.set(relativePath, known.entry);
             result.reused += 1;
           } else {
-            batch.push({ relativePath, stat: verdict.stat, readPath: verdict.readPath });
+            batch.push({ relativePath, stat: statKey(verdict.stat), readPath: verdict.readPath });
             batchSize += verdict.stat.size;
             progress.toHash += 1;
             if (batch.length >= batchFiles || batchSize >= batchBytes) flush();

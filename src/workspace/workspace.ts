@@ -248,6 +248,7 @@ export class Workspace {
       isSecret: this.isSecretName,
       folder,
       known: this.known,
+      knownFile: (relativePath) => this.tree.get(relativePath),
       knownInode: this.inodeLookup(),
       inodeLookupAfter: folder === '' ? 0 : 64,
       pool: this.options.pool,
