@@ -69,7 +69,17 @@ test('permissions: unreadable files and folders are skipped as unreadable, the r
     });
   const files = run('files');
   const indexed = run('index');
+  // A root that cannot be read at all is refused with a clear error, not indexed as empty.
+  fs.chmodSync(path.join(root, 'open'), 0o000);
+  const closedRoot = spawnSync(process.execPath, [cliMain, 'files', path.join(root, 'open'), '--no-daemon'], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, FATHOM_CACHE_DIR: cache, HOME: cache, FATHOM_LOG: 'warn' },
+    ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
+  });
+  fs.chmodSync(path.join(root, 'open'), 0o755);
   fs.chmodSync(path.join(root, 'closed'), 0o755);
+  assert.equal(closedRoot.status, 1);
+  assert.match(closedRoot.stderr, /cannot be read \(code -32010\)/);
   assert.equal(files.status, 0, files.stderr);
   assert.deepEqual(JSON.parse(files.stdout), ['ok.ts', 'open/fine.ts']);
   assert.equal(indexed.status, 0, indexed.stderr);

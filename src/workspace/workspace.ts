@@ -15,7 +15,7 @@ import { baseName, isAtOrBelow, parentOf, toAbsolute } from '../base/paths.js';
 import { loadFileSet, saveFileSet, type FileSetSnapshot } from './file-set-store.js';
 import type { HashPool } from './hash-pool.js';
 import { IgnoreRules } from './ignore-rules.js';
-import { MerkleTree, type TreeDiff } from './merkle.js';
+import { MerkleTree, type FileEntry, type TreeDiff } from './merkle.js';
 import { classifyEntry, judgeCandidate, reusable, scanFolder, type Known, type ScanProgress, type ScanResult, type SkipEntry } from './scan.js';
 import { secretMatcher, type SecretMatcher } from './secrets.js';
 import type { SkipCounts } from './skip-reason.js';
@@ -188,12 +188,15 @@ export class Workspace {
 
   private async build(): Promise<void> {
     try {
+      const started = performance.now();
       this.rules = await IgnoreRules.load(this.root);
       this.watchRepositoryState();
+      const rulesLoaded = performance.now();
       const loaded = loadFileSet(this.cacheFile);
       if (loaded.status === 'valid' && loaded.snapshot.root === this.root) {
         this.restore(loaded.snapshot);
         this.cacheLoaded = 'valid';
+        log.debug(`${this.root}: rules in ${Math.round(rulesLoaded - started)} ms, cache of ${loaded.snapshot.files.length} files in ${Math.round(performance.now() - rulesLoaded)} ms`);
       } else if (loaded.status === 'corrupt') {
         log.warn(`${this.root}: cache ${this.cacheFile} is corrupt (${loaded.reason}); rebuilding`);
         this.cacheLoaded = 'rebuilt';
@@ -216,7 +219,11 @@ export class Workspace {
   }
 
   private restore(snapshot: FileSetSnapshot): void {
-    this.tree = MerkleTree.fromEntries(snapshot.files.map(([file, size, mtimeMs, ino, hash]) => [file, { size, mtimeMs, ino, hash }]));
+    this.tree = MerkleTree.fromEntries(
+      (function* () {
+        for (const [file, size, mtimeMs, ino, hash] of snapshot.files) yield [file, { size, mtimeMs, ino, hash }] as [string, FileEntry];
+      })(),
+    );
     this.skipped = new Map(snapshot.skipped.map(([file, reason, size, mtimeMs, ino]) => [file, { reason, size, mtimeMs, ino }]));
     this.ignoredEntries = snapshot.ignoredEntries;
   }
