@@ -6,6 +6,7 @@ import net from 'node:net';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { isLive } from '../../src/daemon/server.js';
 import { sleep, tempDir } from './fixture.js';
 
 export const cliMain = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
@@ -141,16 +142,8 @@ export async function spawnSocketDaemon(socketPath: string, env: Record<string, 
   throw new Error(`daemon did not listen: ${spawned.stderr()}`);
 }
 
-export function canConnect(socketPath: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(socketPath);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
+/** Whether a daemon accepts connections on the socket (the daemon's own check). */
+export const canConnect = isLive;
 
 export function connectRaw(socketPath: string): Promise<{ client: RawClient; socket: net.Socket }> {
   return new Promise((resolve, reject) => {
