@@ -244,6 +244,18 @@ describe('socket daemon', () => {
     assert.ok(await canConnect(socketPath));
   });
 
+  test('a daemon whose socket file is replaced by another stops by itself', async () => {
+    const otherPath = socketPathIn();
+    const first = await spawnSocketDaemon(otherPath);
+    fs.rmSync(otherPath);
+    const second = await spawnSocketDaemon(otherPath);
+    assert.equal(await first.exited, 0);
+    assert.match(first.stderr(), /removed or replaced/);
+    assert.ok(await canConnect(otherPath));
+    second.child.kill();
+    await second.exited;
+  });
+
   test('a stale socket file from a killed daemon is replaced', async () => {
     daemon.child.kill('SIGKILL');
     await daemon.exited;

@@ -78,6 +78,7 @@ export class Daemon implements DaemonServices {
   private server: net.Server | undefined;
   private socketPath: string | null = null;
   private stoppingValue = false;
+  private ownershipTimer: NodeJS.Timeout | undefined;
   private readonly stopListeners: (() => void)[] = [];
 
   constructor(config: DaemonConfig) {
@@ -162,6 +163,20 @@ export class Daemon implements DaemonServices {
     server.on('error', (error) => log.error(`socket server: ${error.message}`));
     this.server = server;
     this.socketPath = socketPath;
+    // Two daemons started at the same moment can both find no live socket; the later one's socket
+    // file replaces the earlier one's. The earlier one notices here and leaves rather than run on
+    // unreachable.
+    const ino = fs.statSync(socketPath).ino;
+    this.ownershipTimer = setInterval(() => {
+      if (fs.statSync(socketPath, { throwIfNoEntry: false })?.ino === ino) return;
+      log.warn(`${socketPath} was removed or replaced by another daemon; stopping`);
+      // Closing the server would unlink the path, which is now the other daemon's socket: leave it
+      // open and let the process exit.
+      this.socketPath = null;
+      this.server = undefined;
+      void this.stop();
+    }, 2_000);
+    this.ownershipTimer.unref();
     log.info(`fathom ${this.version} serving ${socketPath} (pid ${process.pid})`);
   }
 
@@ -173,6 +188,7 @@ export class Daemon implements DaemonServices {
   async stop(): Promise<void> {
     if (this.stoppingValue) return;
     this.stoppingValue = true;
+    clearInterval(this.ownershipTimer);
     for (const session of [...this.sessions]) session.dispose();
     this.server?.close();
     if (this.socketPath) fs.rmSync(this.socketPath, { force: true });
