@@ -124,7 +124,7 @@ const cases: Case[] = [
     },
   },
   {
-    name: 'symbolic links: inside followed, outside, to folders and broken ones skipped',
+    name: 'symbolic links are not followed (as ripgrep): each is skipped with where it points',
     git: true,
     spec: `
       //- src/real.ts
@@ -137,7 +137,7 @@ const cases: Case[] = [
       fs.symlinkSync('docs', path.join(root, 'link-dir'));
       fs.symlinkSync('nowhere.ts', path.join(root, 'link-broken.ts'));
     },
-    skipped: { 'link-out': 'symlinkOutside', 'link-dir': 'symlinkDir', 'link-broken.ts': 'brokenSymlink' },
+    skipped: { 'link-in.ts': 'symlink', 'link-out': 'symlinkOutside', 'link-dir': 'symlinkDir', 'link-broken.ts': 'brokenSymlink' },
   },
   {
     name: 'a nested repository is not part of the workspace',
@@ -213,6 +213,34 @@ const cases: Case[] = [
     `,
   },
   {
+    name: 'below a git-ignored folder only tracked files count, whatever deeper rules say',
+    git: true,
+    spec: `
+      //- .gitignore
+      dir/
+      //- dir/tracked.txt
+      //- dir/.gitignore
+      !u.txt
+      //- dir/u.txt
+      //- dir/sub/tracked-too.txt
+      //- dir/sub/untracked.txt
+      //- top.txt
+    `,
+    setup: (root) => {
+      git(root, 'add', '-f', 'dir/tracked.txt', 'dir/sub/tracked-too.txt');
+      git(root, 'commit', '-qm', 'tracked under an ignored folder');
+    },
+  },
+  {
+    name: 'names that are not valid UTF-8 are counted as unreadable, not lost silently',
+    git: true,
+    spec: `
+      //- good.txt
+    `,
+    setup: (root) => fs.writeFileSync(Buffer.concat([Buffer.from(`${root}/bad-`), Buffer.from([0xff]), Buffer.from('.txt')]), 'x'),
+    skipped: { 'bad-\uFFFD.txt': 'unreadable' },
+  },
+  {
     name: 'unicode and spaces in names',
     git: true,
     spec: `
@@ -262,15 +290,22 @@ for (const testCase of cases) {
   });
 }
 
-test('file set: a file inside the root reached through a link is hashed as its target', async () => {
-  const root = writeFixture(`
-    //- src/real.ts
-    export const real = true;
+test('file set: a linked worktree reads info/exclude from the main repository', async () => {
+  const main = writeFixture(`
+    //- a.txt
   `);
-  fs.symlinkSync('src/real.ts', path.join(root, 'link.ts'));
-  const workspace = await readyWorkspace(root);
+  gitInit(main);
+  git(main, 'add', '-A');
+  git(main, 'commit', '-qm', 'base');
+  const worktree = path.join(tempDir(), 'wt');
+  git(main, 'worktree', 'add', '-q', worktree);
+  fs.writeFileSync(path.join(main, '.git/info/exclude'), '*.secretlog\n');
+  fs.writeFileSync(path.join(worktree, 'b.secretlog'), 'x');
+  fs.writeFileSync(path.join(worktree, 'c.txt'), 'x');
+  const workspace = await readyWorkspace(worktree);
   try {
-    assert.equal(workspace.merkleAt('link.ts').hash, workspace.merkleAt('src/real.ts').hash);
+    assert.deepEqual(workspace.files(), gitOracle(worktree));
+    assert.deepEqual(workspace.files(), ['a.txt', 'c.txt']);
   } finally {
     await workspace.close();
   }

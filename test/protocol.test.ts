@@ -128,6 +128,11 @@ describe('stdio daemon', () => {
     { name: 'wait of the wrong type', method: 'fathom/index', params: { root, wait: 'yes' }, code: ErrorCodes.InvalidParams, message: /params\.wait must be a boolean/ },
     { name: 'a root that does not exist', method: 'fathom/index', params: { root: '/no/such/folder' }, code: ErrorCodes.WorkspaceNotFound, message: /does not exist/ },
     { name: 'a root that is a file', method: 'fathom/files', params: { root: notFolder }, code: ErrorCodes.WorkspaceNotFound, message: /not a folder/ },
+    { name: 'an inherited name as method (constructor)', method: 'constructor', params: { hello: 'world' }, code: ErrorCodes.MethodNotFound },
+    { name: 'an inherited name as method (__proto__)', method: '__proto__', params: {}, code: ErrorCodes.MethodNotFound },
+    { name: 'an inherited name as method (toString)', method: 'toString', code: ErrorCodes.MethodNotFound },
+    { name: 'a file URI on another host', method: 'fathom/files', params: { root: 'file://otherhost/tmp' }, code: ErrorCodes.InvalidParams, message: /not a local file URI/ },
+    { name: 'an empty glob', method: 'fathom/files', params: { root, glob: [''] }, code: ErrorCodes.InvalidParams, message: /params\.glob/ },
     { name: 'a path outside the workspace', method: 'fathom/merkle', params: { root, path: '../elsewhere' }, code: ErrorCodes.PathOutsideWorkspace },
     { name: 'an absolute path outside the workspace', method: 'fathom/merkle', params: { root, path: '/etc/passwd' }, code: ErrorCodes.PathOutsideWorkspace },
   ];
@@ -138,6 +143,23 @@ describe('stdio daemon', () => {
       if (bad.message) assert.match(response.error!.message, bad.message);
     });
   }
+
+  test('a $/cancelRequest without params is ignored and the connection lives on', async () => {
+    client.sendRaw(RawClient.frame('{"jsonrpc":"2.0","method":"$/cancelRequest"}') + RawClient.frame('{"jsonrpc":"2.0","method":"$/cancelRequest","params":null}'));
+    const status = await client.result<StatusResult>('fathom/status', {});
+    assert.equal(status.daemon.pid, daemon.child.pid);
+  });
+
+  test('a name starting with two dots is inside the workspace', async () => {
+    fs.mkdirSync(path.join(root, '..foo'));
+    fs.writeFileSync(path.join(root, '..foo/b.txt'), 'inside');
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const node = await client.result<MerkleResult>('fathom/merkle', { root, path: '..foo/b.txt' });
+      if (node.kind === 'file') return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.fail('..foo/b.txt never appeared');
+  });
 
   const badMessages: { name: string; raw: string; code: number }[] = [
     { name: 'a body that is not JSON', raw: RawClient.frame('{"jsonrpc": "2.0", "id": 99, "method": '), code: ErrorCodes.ParseError },
@@ -215,6 +237,21 @@ describe('socket daemon', () => {
   test('the socket folder is private (0700) and the socket 0600', () => {
     assert.equal(fs.statSync(path.dirname(socketPath)).mode & 0o777, 0o700);
     assert.equal(fs.statSync(socketPath).mode & 0o777, 0o600);
+  });
+
+  test('one client leaving keeps a buffer another client still has open', async () => {
+    const [first, second] = await Promise.all([connectRaw(socketPath), connectRaw(socketPath)]);
+    const textDocument = { uri: pathToFileURL(path.join(root, 'src/a.ts')).href, languageId: 'typescript', version: 1, text: 'x' };
+    first.client.notify('textDocument/didOpen', { textDocument });
+    second.client.notify('textDocument/didOpen', { textDocument });
+    assert.equal((await second.client.result<StatusResult>('fathom/status', {})).daemon.buffers, 1);
+    const closed = new Promise((resolve) => first.socket.once('close', resolve));
+    first.client.notify('exit');
+    await closed;
+    assert.equal((await second.client.result<StatusResult>('fathom/status', {})).daemon.buffers, 1);
+    second.client.notify('textDocument/didClose', { textDocument: { uri: textDocument.uri } });
+    assert.equal((await second.client.result<StatusResult>('fathom/status', {})).daemon.buffers, 0);
+    second.socket.destroy();
   });
 
   test('concurrent clients are served; one client\'s exit or broken frame ends only its connection', async () => {

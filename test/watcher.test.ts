@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import type { FileSetChanges } from '../src/workspace/workspace.js';
-import { gitInit, sleep, writeFixture } from './helpers/fixture.js';
+import { git, gitInit, gitOracle, sleep, writeFixture } from './helpers/fixture.js';
 import { assertMatchesFreshScan, fileHashes, pool, quiesce, readyWorkspace } from './helpers/workspace-harness.js';
 
 after(() => pool.close());
@@ -151,6 +151,100 @@ test('watcher: a folder deleted and recreated under the same name is watched aga
     await quiesce(workspace);
     await assertMatchesFreshScan(workspace);
     assert.ok(workspace.files().includes('pkg/sub/after.ts'));
+  } finally {
+    await workspace.close();
+  }
+});
+
+test('watcher: a rule added later never hides files git tracks', async () => {
+  const root = writeFixture(`
+    //- keep.log
+    //- conf/settings.xml
+    //- a.txt
+  `);
+  gitInit(root);
+  git(root, 'add', '-A');
+  git(root, 'commit', '-qm', 'base');
+  const workspace = await readyWorkspace(root);
+  try {
+    fs.writeFileSync(path.join(root, '.gitignore'), '*.log\nconf/\n');
+    fs.writeFileSync(path.join(root, 'new.log'), 'untracked, ignored');
+    await quiesce(workspace);
+    assert.deepEqual(workspace.files(), gitOracle(root));
+    assert.ok(workspace.files().includes('keep.log'));
+    await workspace.reconcile();
+    assert.deepEqual(workspace.files(), gitOracle(root));
+  } finally {
+    await workspace.close();
+  }
+});
+
+test('watcher: a folder replaced by one with its own .gitignore follows the new rules', async () => {
+  const root = writeFixture(`
+    //- d/a.log
+    //- d/b.txt
+  `);
+  gitInit(root);
+  const workspace = await readyWorkspace(root);
+  try {
+    fs.rmSync(path.join(root, 'd'), { recursive: true });
+    fs.mkdirSync(path.join(root, 'd'));
+    fs.writeFileSync(path.join(root, 'd/.gitignore'), '*.log\n');
+    fs.writeFileSync(path.join(root, 'd/a.log'), 'ignored now');
+    await quiesce(workspace);
+    assert.deepEqual(workspace.files(), gitOracle(root));
+    // And by moving in a folder that brings a .gitignore along.
+    const elsewhere = writeFixture(`
+      //- .gitignore
+      *.tmp
+      //- x.tmp
+      //- y.txt
+    `);
+    fs.renameSync(elsewhere, path.join(root, 'moved'));
+    await quiesce(workspace);
+    assert.deepEqual(workspace.files(), gitOracle(root));
+  } finally {
+    await workspace.close();
+  }
+});
+
+test('watcher: a deleted nested repository frees its name', async () => {
+  const root = writeFixture(`
+    //- top.txt
+    //- sub/y.txt
+  `);
+  gitInit(root);
+  gitInit(path.join(root, 'sub'));
+  const workspace = await readyWorkspace(root);
+  try {
+    assert.deepEqual(workspace.files(), ['top.txt']);
+    fs.rmSync(path.join(root, 'sub'), { recursive: true });
+    await quiesce(workspace);
+    fs.mkdirSync(path.join(root, 'sub'));
+    fs.writeFileSync(path.join(root, 'sub/y.txt'), 'now ours');
+    await quiesce(workspace);
+    assert.deepEqual(workspace.files(), gitOracle(root));
+    assert.deepEqual(workspace.files(), ['sub/y.txt', 'top.txt']);
+  } finally {
+    await workspace.close();
+  }
+});
+
+test('watcher: folders that become ignored stop being watched', async () => {
+  const root = writeFixture(`
+    //- src/a.ts
+    //- node_modules/p1/index.js
+    //- node_modules/p2/lib/x.js
+    //- node_modules/p3/index.js
+  `);
+  gitInit(root);
+  const workspace = await readyWorkspace(root);
+  try {
+    assert.equal(workspace.status().watcher.folders, 7);
+    fs.writeFileSync(path.join(root, '.gitignore'), 'node_modules/\n');
+    await quiesce(workspace);
+    assert.deepEqual(workspace.files(), ['.gitignore', 'src/a.ts']);
+    assert.equal(workspace.status().watcher.folders, 2);
   } finally {
     await workspace.close();
   }

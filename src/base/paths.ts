@@ -1,7 +1,8 @@
-// Path conventions shared by every layer. Inside Fathom a workspace path is relative to the root,
+// Path conventions shared by every layer (imports only base/errors). Inside Fathom a workspace path is relative to the root,
 // uses '/' separators and never starts with './' or '/'; '' is the root itself.
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { FathomError } from './errors.js';
 
 /** Joins a workspace-relative folder and a name ('' is the root). */
 export function joinRelative(folder: string, name: string): string {
@@ -30,7 +31,8 @@ export function isAtOrBelow(relativePath: string, folder: string): boolean {
 export function toRelative(root: string, absolutePath: string): string | undefined {
   const relative = path.relative(root, absolutePath);
   if (relative === '') return '';
-  if (relative.startsWith('..') || path.isAbsolute(relative)) return undefined;
+  // '..foo' is a name inside the root; only '..' itself or a '../' prefix leaves it.
+  if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) return undefined;
   return path.sep === '/' ? relative : relative.split(path.sep).join('/');
 }
 
@@ -40,8 +42,12 @@ export function toAbsolute(root: string, relativePath: string): string {
 
 /** Accepts a file:// URI or a path and returns an absolute path (relative paths against `base`). */
 export function pathFromUriOrPath(value: string, base: string = process.cwd()): string {
-  if (value.startsWith('file://')) return fileURLToPath(value);
-  return path.resolve(base, value);
+  if (!value.startsWith('file:')) return path.resolve(base, value);
+  try {
+    return fileURLToPath(value);
+  } catch (error) {
+    throw new FathomError('invalidParams', `${value} is not a local file URI: ${(error as Error).message}`);
+  }
 }
 
 export function uriFromPath(absolutePath: string): string {

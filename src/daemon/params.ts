@@ -54,8 +54,8 @@ export function optionalCount(params: Params, field: string): number | undefined
 export function optionalStringList(params: Params, field: string): string[] | undefined {
   const value = params[field];
   if (value === undefined) return undefined;
-  if (typeof value === 'string') return [value];
-  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) fail(field, 'a string or an array of strings', value);
+  if (typeof value === 'string' && value !== '') return [value];
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string' && item !== '')) fail(field, 'a non-empty string or an array of them', value);
   return value as string[];
 }
 
@@ -63,6 +63,12 @@ export function optionalProgressToken(params: Params, field: string): string | n
   const value = params[field];
   if (value === undefined) return undefined;
   if (typeof value !== 'string' && typeof value !== 'number') fail(field, 'a string or a number', value);
+  return value;
+}
+
+export function requiredCount(params: Params, field: string): number {
+  const value = params[field];
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) fail(field, 'a non-negative integer', value);
   return value;
 }
 

@@ -62,8 +62,15 @@ function guardedReader(reader: MessageReader, writer: MessageWriter, onFatal: ()
           void reply(ErrorCodes.InvalidRequest, "a message needs a string 'method' (or a response's 'result' or 'error')", validId ? id : null);
         } else if ('id' in candidate && !validId && hasMethod && id !== null) {
           void reply(ErrorCodes.InvalidRequest, "'id' must be a string or a number");
+        } else if (candidate.method === '$/cancelRequest' && typeof (candidate.params as { id?: unknown } | null)?.id !== 'number' && typeof (candidate.params as { id?: unknown } | null)?.id !== 'string') {
+          log.warn('$/cancelRequest without params.id ignored');
         } else {
-          callback(message);
+          try {
+            callback(message);
+          } catch (error) {
+            // Dispatch failed on this message alone: never mistake that for broken framing.
+            log.warn(`message ${String(candidate.method ?? candidate.id)} dropped: ${errorMessage(error)}`);
+          }
         }
       }),
   };

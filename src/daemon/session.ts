@@ -18,6 +18,7 @@ import {
   optionalStringList,
   paramsObject,
   requiredArray,
+  requiredCount,
   requiredNumber,
   requiredObject,
   requiredString,
@@ -38,6 +39,20 @@ export interface DaemonServices {
 }
 
 type Handler = (params: unknown, token: CancellationToken) => Promise<unknown> | unknown;
+
+function position(value: Params, field: string): { line: number; character: number } {
+  const object = requiredObject(value, field);
+  return { line: requiredCount(object, 'line'), character: requiredCount(object, 'character') };
+}
+
+/** One entry of didChange's contentChanges: a full text, or a range and its replacement. */
+function textChange(value: unknown): TextChange {
+  const change = paramsObject('textDocument/didChange', value);
+  const text = requiredText(change, 'text');
+  if (change.range === undefined) return { text };
+  const range = requiredObject(change, 'range');
+  return { range: { start: position(range, 'start'), end: position(range, 'end') }, text };
+}
 
 export class Session {
   private shutdownRequested = false;
@@ -70,7 +85,7 @@ export class Session {
   }
 
   private async handle(method: string, params: unknown, token: CancellationToken): Promise<unknown> {
-    const handler = this.requests[method];
+    const handler = Object.hasOwn(this.requests, method) ? this.requests[method] : undefined;
     if (!handler) return new ResponseError(ErrorCodes.MethodNotFound, `unknown method: ${method}`);
     if (this.shutdownRequested && method !== 'shutdown') return new ResponseError(ErrorCodes.InvalidRequest, `${method}: the client asked for shutdown; only exit is accepted now`);
     if (this.services.stopping) return new ResponseError(ErrorCodes.ShuttingDown, 'the daemon is stopping');
@@ -90,21 +105,23 @@ export class Session {
         case 'textDocument/didOpen': {
           const document = requiredObject(paramsObject(method, params), 'textDocument');
           const path = this.bufferPath(requiredString(document, 'uri'));
-          this.services.overlay.open({ path, languageId: optionalString(document, 'languageId') ?? '', version: requiredNumber(document, 'version'), text: requiredText(document, 'text') });
+          const buffer = { path, languageId: optionalString(document, 'languageId') ?? '', version: requiredNumber(document, 'version'), text: requiredText(document, 'text') };
+          // A second didOpen from the same client replaces its buffer; it still holds it once.
+          if (this.openBuffers.has(path)) this.services.overlay.close(path);
+          this.services.overlay.open(buffer);
           this.openBuffers.add(path);
           return;
         }
         case 'textDocument/didChange': {
           const object = paramsObject(method, params);
           const document = requiredObject(object, 'textDocument');
-          const changes = requiredArray(object, 'contentChanges') as TextChange[];
+          const changes = requiredArray(object, 'contentChanges').map(textChange);
           this.services.overlay.change(this.bufferPath(requiredString(document, 'uri')), requiredNumber(document, 'version'), changes);
           return;
         }
         case 'textDocument/didClose': {
           const path = this.bufferPath(requiredString(requiredObject(paramsObject(method, params), 'textDocument'), 'uri'));
-          this.services.overlay.close(path);
-          this.openBuffers.delete(path);
+          if (this.openBuffers.delete(path)) this.services.overlay.close(path);
           return;
         }
         case 'workspace/didChangeWorkspaceFolders': {

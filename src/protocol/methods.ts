@@ -17,8 +17,9 @@ export type SkipReason =
   | 'secret' // .env*, private keys, credential files
   | 'binary' // a NUL byte in the first 8 KiB
   | 'tooLarge' // over the size limit
+  | 'symlink' // a symbolic link to a file inside the root (links are not followed, as ripgrep does not: the target is indexed under its own path)
   | 'symlinkOutside' // a symbolic link whose target lies outside the root
-  | 'symlinkDir' // a symbolic link to a folder (never followed: no cycles, no double counting)
+  | 'symlinkDir' // a symbolic link to a folder
   | 'brokenSymlink'
   | 'nestedRepository' // a folder holding its own .git inside a git workspace
   | 'special' // a FIFO, socket or device

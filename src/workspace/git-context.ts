@@ -1,6 +1,6 @@
 // Finds the git repository a workspace root belongs to and reads the repository-wide facts the file
-// set needs: the git dir, info/exclude, core.excludesFile and the tracked files that ignore rules
-// would hide (git shows tracked files whatever .gitignore says). Used by ignore-rules.ts.
+// set needs: the git dir (and a worktree's common dir), core.excludesFile and the tracked files
+// (git shows tracked files whatever .gitignore says). Used by ignore-rules.ts.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,6 +15,8 @@ export interface GitContext {
   topLevel: string;
   /** The repository's git dir (absolute): `.git`, or where a `.git` file points. */
   gitDir: string;
+  /** Where info/exclude lives: the git dir, or for a linked worktree the main repository's. */
+  commonDir: string;
   /** The workspace root relative to topLevel, '/'-separated ('' when the root is the top level). */
   prefix: string;
 }
@@ -38,7 +40,8 @@ export function findGitContext(root: string): GitContext | undefined {
 
 function context(topLevel: string, gitDir: string, root: string): GitContext {
   const prefix = path.relative(topLevel, root).split(path.sep).join('/');
-  return { topLevel, gitDir, prefix };
+  const common = readTextIfExists(path.join(gitDir, 'commondir'))?.trim();
+  return { topLevel, gitDir, commonDir: common ? path.resolve(gitDir, common) : gitDir, prefix };
 }
 
 export function readTextIfExists(file: string): string | undefined {
@@ -71,11 +74,11 @@ export async function readGlobalExcludes(root: string): Promise<string | undefin
 }
 
 /**
- * Files under `root` that git tracks although ignore rules match them, root-relative. Empty when git
- * is not installed (then ignore rules alone decide).
+ * The files under `root` that git tracks, root-relative. Empty when git is not installed (then
+ * ignore rules alone decide).
  */
-export async function readTrackedIgnored(root: string): Promise<string[]> {
-  const output = await gitOutput(root, ['ls-files', '-z', '--cached', '--ignored', '--exclude-standard', '--full-name']);
+export async function readTracked(root: string): Promise<string[]> {
+  const output = await gitOutput(root, ['ls-files', '-z', '--cached', '--full-name']);
   if (!output) return [];
   const prefix = (await gitOutput(root, ['rev-parse', '--show-prefix']))?.trim() ?? '';
   return output

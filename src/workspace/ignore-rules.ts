@@ -4,12 +4,15 @@
 // repository .gitignore files are not applied (like ripgrep: an unpacked tarball may ship one that
 // ignores everything). `.fathomignore` files, same syntax, always apply, after git's decision: a path
 // is in the set only if git would show it and .fathomignore does not exclude it.
+// The full list of tracked files is kept (from `git ls-files`), so a rule added later never hides a
+// tracked file.
 //
 // Invariant: rule files are parsed once and cached per folder until `invalidate` is called for it.
 import ignore, { type Ignore } from 'ignore';
 import path from 'node:path';
-import { joinRelative, parentOf } from '../base/paths.js';
-import { findGitContext, readGlobalExcludes, readTextIfExists, readTrackedIgnored, type GitContext } from './git-context.js';
+import { createHash } from 'node:crypto';
+import { isAtOrBelow, joinRelative, parentOf } from '../base/paths.js';
+import { findGitContext, readGlobalExcludes, readTextIfExists, readTracked, type GitContext } from './git-context.js';
 
 export const gitignoreName = '.gitignore';
 export const fathomignoreName = '.fathomignore';
@@ -58,13 +61,25 @@ class RuleLayer {
     return undefined;
   }
 
-  /** Records that a folder holds no rules file (the scanner saw its listing), sparing a failed read. */
-  noteAbsent(folder: string): void {
-    if (!this.rules.has(folder)) this.rules.set(folder, null);
+  /** Records what the scanner saw in a folder's listing: it says whether the rules file exists. */
+  noteListing(folder: string, present: boolean): void {
+    const cached = this.rules.get(folder);
+    if (!present && cached !== null) {
+      this.rules.set(folder, null);
+      if (cached !== undefined) this.chains.clear();
+    } else if (present && cached === null) {
+      this.invalidate(folder);
+    }
   }
 
   invalidate(folder: string): void {
     this.rules.delete(folder);
+    this.chains.clear();
+  }
+
+  /** Forgets every folder at or below `folder` ('' for all): they were deleted or are rescanned. */
+  invalidateBelow(folder: string): void {
+    for (const cached of [...this.rules.keys()]) if (isAtOrBelow(cached, folder)) this.rules.delete(cached);
     this.chains.clear();
   }
 }
@@ -74,10 +89,18 @@ function newRules(text: string): Ignore {
   return ignore({ allowRelativePaths: true, ignorecase: false }).add(text);
 }
 
+/**
+ * How a folder's entries are judged. `included`: by the rules. `trackedOnly`: the folder is
+ * ignored by git but holds tracked files: git shows those and nothing else below it.
+ */
+export type FolderMode = 'included' | 'trackedOnly';
+export type Inclusion = FolderMode | 'ignored';
+
 export class IgnoreRules {
   private readonly fathomLayer: RuleLayer;
   private readonly gitLayer: RuleLayer | undefined;
   private repositoryRules: Ignore[] = [];
+  private repositorySignature = '';
   private tracked = new Set<string>();
   private trackedFolders = new Set<string>();
 
@@ -95,39 +118,50 @@ export class IgnoreRules {
     return rules;
   }
 
-  /** Re-reads info/exclude, the global excludes and the tracked-but-ignored list. Returns true if any changed. */
+  /**
+   * Re-reads info/exclude, the global excludes file and the list of tracked files (git shows a
+   * tracked file whatever the rules say). Returns true if any of them changed.
+   */
   async reloadRepositoryState(): Promise<boolean> {
     if (!this.git) return false;
-    const before = [...this.tracked].sort().join('\0') + this.repositoryRulesText;
-    const exclude = readTextIfExists(path.join(this.git.gitDir, 'info', 'exclude')) ?? '';
+    const exclude = readTextIfExists(path.join(this.git.commonDir, 'info', 'exclude')) ?? '';
     const global = (await readGlobalExcludes(this.root)) ?? '';
-    this.repositoryRulesText = `${exclude}\0${global}`;
+    const tracked = await readTracked(this.root);
+    const signature = createHash('sha256').update(exclude).update('\0').update(global).update('\0').update(tracked.join('\0')).digest('hex');
+    if (signature === this.repositorySignature) return false;
+    this.repositorySignature = signature;
     // info/exclude outranks the global file: it is consulted first.
     this.repositoryRules = [newRules(exclude), newRules(global)];
-    this.tracked = new Set(await readTrackedIgnored(this.root));
+    this.tracked = new Set(tracked);
     this.trackedFolders = new Set();
-    for (const file of this.tracked) {
-      for (let folder = parentOf(file); folder !== ''; folder = parentOf(folder)) this.trackedFolders.add(folder);
+    for (const file of tracked) {
+      for (let folder = parentOf(file); folder !== '' && !this.trackedFolders.has(folder); folder = parentOf(folder)) this.trackedFolders.add(folder);
     }
-    return before !== [...this.tracked].sort().join('\0') + this.repositoryRulesText;
+    return true;
   }
-  private repositoryRulesText = '';
 
   /** Whether a rules file name is one this object reads (a change to it calls for `invalidate`). */
   static isRulesFile(baseName: string): boolean {
     return baseName === gitignoreName || baseName === fathomignoreName;
   }
 
-  /** Called by the scanner with a folder's listing, before it classifies the folder's entries. */
+  /** Called by the scanner with a folder's listing, before it judges the folder's entries. */
   noteListing(folder: string, names: readonly string[]): void {
-    if (!names.includes(fathomignoreName)) this.fathomLayer.noteAbsent(folder);
-    if (this.gitLayer && !names.includes(gitignoreName)) this.gitLayer.noteAbsent(joinRelative(this.git!.prefix, folder));
+    this.fathomLayer.noteListing(folder, names.includes(fathomignoreName));
+    this.gitLayer?.noteListing(joinRelative(this.git!.prefix, folder), names.includes(gitignoreName));
   }
 
   /** Forget the parsed rules of one folder (its .gitignore or .fathomignore changed). */
   invalidate(folder: string): void {
     this.fathomLayer.invalidate(folder);
     this.gitLayer?.invalidate(joinRelative(this.git!.prefix, folder));
+  }
+
+  /** Forget the rules of a folder and everything below it ('' for all). */
+  invalidateBelow(folder: string): void {
+    this.fathomLayer.invalidateBelow(folder);
+    // Folders above the root (a workspace below the repository's top) keep theirs.
+    this.gitLayer?.invalidateBelow(joinRelative(this.git!.prefix, folder));
   }
 
   private gitIgnores(relativePath: string, isDirectory: boolean): boolean {
@@ -144,24 +178,29 @@ export class IgnoreRules {
   }
 
   /**
-   * Whether a path is excluded, judging the path alone: its ancestors are assumed to be included
-   * (the scanner only descends into included folders). A git-ignored folder holding tracked files is
-   * not excluded, so the scanner descends and finds them.
+   * Judges one path from its own name, given how its parent folder was judged. A git-ignored folder
+   * holding tracked files is `trackedOnly`: the scanner descends, and below it only tracked files
+   * count (a deeper negation cannot bring untracked files back, as in git).
    */
-  isIgnored(relativePath: string, isDirectory: boolean): boolean {
-    if (this.fathomLayer.decide(relativePath, isDirectory) === true) return true;
-    if (!this.gitIgnores(relativePath, isDirectory)) return false;
-    return isDirectory ? !this.trackedFolders.has(relativePath) : !this.tracked.has(relativePath);
+  judge(relativePath: string, isDirectory: boolean, parentMode: FolderMode): Inclusion {
+    if (this.fathomLayer.decide(relativePath, isDirectory) === true) return 'ignored';
+    if (parentMode === 'included' && !this.gitIgnores(relativePath, isDirectory)) return 'included';
+    if (isDirectory) return this.trackedFolders.has(relativePath) ? 'trackedOnly' : 'ignored';
+    return this.tracked.has(relativePath) ? 'included' : 'ignored';
   }
 
-  /** Whether a path or any folder above it is excluded: for single paths reported by the watcher. */
-  isIgnoredWithAncestors(relativePath: string, isDirectory: boolean): boolean {
+  /** Judges a path and every folder above it: for single paths reported by the watcher. */
+  judgeWithAncestors(relativePath: string, isDirectory: boolean): Inclusion {
+    let mode: FolderMode = 'included';
+    if (relativePath === '') return mode;
     const parts = relativePath.split('/');
     let folder = '';
     for (let index = 0; index < parts.length - 1; index++) {
       folder = joinRelative(folder, parts[index]!);
-      if (this.isIgnored(folder, true)) return true;
+      const verdict = this.judge(folder, true, mode);
+      if (verdict === 'ignored') return verdict;
+      mode = verdict;
     }
-    return this.isIgnored(relativePath, isDirectory);
+    return this.judge(relativePath, isDirectory, mode);
   }
 }

@@ -33,10 +33,13 @@ function offsetAt(text: string, position: Position): number {
 
 export class BufferOverlay {
   private readonly buffers = new Map<string, EditorBuffer>();
+  /** How many clients hold each buffer open: one client leaving must not drop another's buffer. */
+  private readonly holders = new Map<string, number>();
   private readonly listeners = new Set<(path: string) => void>();
 
   open(buffer: EditorBuffer): void {
     this.buffers.set(buffer.path, { ...buffer });
+    this.holders.set(buffer.path, (this.holders.get(buffer.path) ?? 0) + 1);
     this.notify(buffer.path);
   }
 
@@ -58,7 +61,14 @@ export class BufferOverlay {
     this.notify(path);
   }
 
+  /** One holder closes the buffer; it goes when the last holder has closed it. */
   close(path: string): void {
+    const holders = (this.holders.get(path) ?? 0) - 1;
+    if (holders > 0) {
+      this.holders.set(path, holders);
+      return;
+    }
+    this.holders.delete(path);
     if (this.buffers.delete(path)) this.notify(path);
   }
 

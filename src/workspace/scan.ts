@@ -10,11 +10,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { throwIfCancelled, type CancellationSignal } from '../base/cancellation.js';
-import { isPermissionDenied, isVanished } from '../base/errors.js';
+import { isPermissionDenied } from '../base/errors.js';
 import { baseName, joinRelative, toAbsolute } from '../base/paths.js';
 import { readAndJudge, type ContentVerdict } from './file-content.js';
 import type { HashPool } from './hash-pool.js';
-import type { IgnoreRules } from './ignore-rules.js';
+import type { FolderMode, IgnoreRules, Inclusion } from './ignore-rules.js';
 import type { FileEntry } from './merkle.js';
 import type { SecretMatcher } from './secrets.js';
 import type { SkipReason } from './skip-reason.js';
@@ -42,6 +42,8 @@ export interface Classifier {
 export interface ScanOptions extends Classifier {
   /** The folder to scan, workspace-relative ('' for the whole root); its ancestors must be included. */
   folder: string;
+  /** How the folder itself was judged (default `included`). */
+  folderMode?: FolderMode;
   known: (relativePath: string) => Known | undefined;
   /** The file entry alone, for the hot path (no wrapper object per file). */
   knownFile: (relativePath: string) => FileEntry | undefined;
@@ -81,7 +83,7 @@ export interface ScanResult {
 
 /** The verdict on one path from its name, the rules and its stat (content not yet read). */
 export type EntryVerdict =
-  | { kind: 'folder' }
+  | { kind: 'folder'; mode: FolderMode }
   | { kind: 'ignored' }
   | { kind: 'gone' }
   | { kind: 'skip'; entry: SkipEntry }
@@ -97,37 +99,47 @@ function isInside(root: string, target: string): boolean {
   return target === root || target.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
 }
 
-/**
- * Classifies one path whose ancestors are included. `stat` is its lstat (undefined: it is gone).
- * Ignore rules apply to the path itself only.
- */
-const folderVerdict: EntryVerdict = { kind: 'folder' };
+const folderVerdict: EntryVerdict = { kind: 'folder', mode: 'included' };
+const trackedOnlyFolderVerdict: EntryVerdict = { kind: 'folder', mode: 'trackedOnly' };
 const ignoredVerdict: EntryVerdict = { kind: 'ignored' };
 const goneVerdict: EntryVerdict = { kind: 'gone' };
 
-export function classifyEntry(classifier: Classifier, relativePath: string, stat: fs.Stats | undefined, absolutePath = toAbsolute(classifier.root, relativePath)): EntryVerdict {
+function folderVerdictFor(inclusion: Inclusion): EntryVerdict {
+  return inclusion === 'ignored' ? ignoredVerdict : inclusion === 'trackedOnly' ? trackedOnlyFolderVerdict : folderVerdict;
+}
+
+/** Why a symbolic link is skipped: links are never followed (as ripgrep does not); the reason says where it points. */
+function symlinkReason(root: string, absolutePath: string): SkipReason {
+  try {
+    const real = fs.realpathSync(absolutePath);
+    if (!isInside(root, real)) return 'symlinkOutside';
+    return fs.statSync(real).isDirectory() ? 'symlinkDir' : 'symlink';
+  } catch (error) {
+    return isPermissionDenied(error) ? 'unreadable' : 'brokenSymlink';
+  }
+}
+
+/**
+ * Classifies one path given its lstat (undefined: it is gone) and how its parent folder was judged.
+ * Ignore rules apply to the path itself; the caller has judged its ancestors.
+ */
+export function classifyEntry(
+  classifier: Classifier,
+  relativePath: string,
+  stat: fs.Stats | undefined,
+  parentMode: FolderMode,
+  absolutePath = toAbsolute(classifier.root, relativePath),
+): EntryVerdict {
   if (!stat) return goneVerdict;
   const { root, rules } = classifier;
-  if (stat.isDirectory()) return rules.isIgnored(relativePath, true) ? ignoredVerdict : folderVerdict;
-  if (rules.isIgnored(relativePath, false)) return ignoredVerdict;
+  if (stat.isDirectory()) return folderVerdictFor(rules.judge(relativePath, true, parentMode));
+  if (rules.judge(relativePath, false, parentMode) === 'ignored') return ignoredVerdict;
   if (classifier.isSecret(baseName(relativePath))) return { kind: 'skip', entry: { reason: 'secret', ...statKey(stat) } };
-  let target = stat;
-  if (stat.isSymbolicLink()) {
-    let real: string;
-    try {
-      real = fs.realpathSync(absolutePath);
-      target = fs.statSync(real);
-    } catch (error) {
-      if (isPermissionDenied(error)) return { kind: 'skip', entry: { reason: 'unreadable', ...statKey(stat) } };
-      return { kind: 'skip', entry: { reason: 'brokenSymlink', ...statKey(stat) } };
-    }
-    if (!isInside(root, real)) return { kind: 'skip', entry: { reason: 'symlinkOutside', ...statKey(stat) } };
-    if (target.isDirectory()) return { kind: 'skip', entry: { reason: 'symlinkDir', ...statKey(stat) } };
-  }
-  if (!target.isFile()) return { kind: 'skip', entry: { reason: 'special', ...statKey(stat) } };
-  if (target.size > classifier.maxFileBytes) return { kind: 'skip', entry: { reason: 'tooLarge', ...statKey(target) } };
+  if (stat.isSymbolicLink()) return { kind: 'skip', entry: { reason: symlinkReason(root, absolutePath), ...statKey(stat) } };
+  if (!stat.isFile()) return { kind: 'skip', entry: { reason: 'special', ...statKey(stat) } };
+  if (stat.size > classifier.maxFileBytes) return { kind: 'skip', entry: { reason: 'tooLarge', ...statKey(stat) } };
   // The Stats object itself serves as the stat key here; entries copy the three fields they keep.
-  return { kind: 'candidate', stat: target, readPath: absolutePath };
+  return { kind: 'candidate', stat, readPath: absolutePath };
 }
 
 /** Whether what is known about a path can stand for it without reading it again. */
@@ -207,9 +219,9 @@ export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
     );
   };
 
-  const stack = [options.folder];
+  const stack: [string, FolderMode][] = [[options.folder, options.folderMode ?? 'included']];
   while (stack.length > 0) {
-    const folder = stack.pop()!;
+    const [folder, mode] = stack.pop()!;
     if (performance.now() - sliceStart > sliceMs) {
       options.onProgress?.(progress);
       await yieldToEventLoop();
@@ -224,8 +236,8 @@ export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
     try {
       entries = fs.readdirSync(absoluteFolder, { withFileTypes: true });
     } catch (error) {
-      if (isVanished(error)) continue;
-      if (isPermissionDenied(error)) result.skipped.set(folder, { reason: 'unreadable', ...noStat });
+      // A name that is not valid UTF-8 comes back with U+FFFD in it and can then not be opened.
+      if (isPermissionDenied(error) || folder.includes('\uFFFD')) result.skipped.set(folder, { reason: 'unreadable', ...noStat });
       continue;
     }
     const names = entries.map((entry) => entry.name);
@@ -244,7 +256,7 @@ export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
       let verdict: EntryVerdict;
       if (entry.isDirectory()) {
         // The listing already says it is a folder: no lstat needed.
-        verdict = options.rules.isIgnored(relativePath, true) ? ignoredVerdict : folderVerdict;
+        verdict = folderVerdictFor(options.rules.judge(relativePath, true, mode));
       } else {
         const absolutePath = prefix + name;
         let stat: fs.Stats | undefined;
@@ -254,11 +266,15 @@ export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
           if (isPermissionDenied(error)) result.skipped.set(relativePath, { reason: 'unreadable', ...noStat });
           continue;
         }
-        verdict = classifyEntry(options, relativePath, stat, absolutePath);
+        if (!stat && name.includes('\uFFFD')) {
+          result.skipped.set(relativePath, { reason: 'unreadable', ...noStat });
+          continue;
+        }
+        verdict = classifyEntry(options, relativePath, stat, mode, absolutePath);
       }
       switch (verdict.kind) {
         case 'folder':
-          stack.push(relativePath);
+          stack.push([relativePath, verdict.mode]);
           break;
         case 'ignored':
           result.ignoredEntries += 1;

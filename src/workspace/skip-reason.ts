@@ -6,6 +6,7 @@ export type SkipReason =
   | 'secret'
   | 'binary'
   | 'tooLarge'
+  | 'symlink'
   | 'symlinkOutside'
   | 'symlinkDir'
   | 'brokenSymlink'

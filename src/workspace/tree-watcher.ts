@@ -82,6 +82,12 @@ export class TreeWatcher {
     }
   }
 
+  /** Stops the watches of folders outside the file set. */
+  closeExternal(): void {
+    for (const watcher of this.external) watcher.close();
+    this.external.length = 0;
+  }
+
   /** Stops watching a folder and every folder below it (they were deleted or became ignored). */
   unwatchAt(folder: string): void {
     for (const watched of [...this.watchers.keys()]) {

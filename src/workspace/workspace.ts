@@ -14,7 +14,7 @@ import { log } from '../base/logger.js';
 import { baseName, isAtOrBelow, parentOf, toAbsolute } from '../base/paths.js';
 import { loadFileSet, saveFileSet, type FileSetSnapshot } from './file-set-store.js';
 import type { HashPool } from './hash-pool.js';
-import { IgnoreRules } from './ignore-rules.js';
+import { IgnoreRules, type FolderMode } from './ignore-rules.js';
 import { MerkleTree, type FileEntry, type TreeDiff } from './merkle.js';
 import { classifyEntry, judgeCandidate, reusable, scanFolder, type Known, type ScanProgress, type ScanResult, type SkipEntry } from './scan.js';
 import { secretMatcher, type SecretMatcher } from './secrets.js';
@@ -247,8 +247,9 @@ export class Workspace {
     };
   }
 
-  private scan(folder: string, signal: CancellationSignal, report: boolean): Promise<ScanResult> {
+  private scan(folder: string, signal: CancellationSignal, report: boolean, folderMode: FolderMode = 'included'): Promise<ScanResult> {
     return scanFolder({
+      folderMode,
       root: this.root,
       rules: this.rules!,
       maxFileBytes: this.options.maxFileBytes,
@@ -279,8 +280,13 @@ export class Workspace {
    * folder, or the reverse, is reported as removed and added), then every file found. A file whose
    * hash is unchanged leaves its folders' hashes as they were.
    */
-  private async fullScan(kind: ScanSummary['kind'], signal: CancellationSignal): Promise<FileSetChanges> {
+  private async fullScan(kind: ScanSummary['kind'], signal: CancellationSignal, options: { publish: boolean } = { publish: true }): Promise<FileSetChanges> {
     const started = performance.now();
+    if (kind === 'reconcile') {
+      // A reconcile trusts nothing cached: rules files and git's state are read again.
+      await this.rules!.reloadRepositoryState();
+      this.rules!.invalidateBelow('');
+    }
     const result = await this.scan('', signal, kind !== 'reconcile');
     const changes: FileSetChanges = { added: [], changed: [], removed: [] };
     const gone: string[] = [];
@@ -311,7 +317,7 @@ export class Workspace {
     // Anything read again (new, edited, touched or binary files) changes what the cache must hold.
     if (kind === 'build' || result.hashed > 0 || total > 0) this.markDirty();
     if (kind !== 'reconcile') this.save();
-    this.publish(changes);
+    if (options.publish) this.publish(changes);
     return changes;
   }
 
@@ -324,6 +330,7 @@ export class Workspace {
   }
 
   private watchRepositoryState(): void {
+    this.watcher.closeExternal();
     const git = this.rules?.git;
     if (!git) return;
     const onName = (name: string): void => {
@@ -338,7 +345,7 @@ export class Workspace {
       this.gitTimer.unref();
     };
     this.watcher.watchExternal(git.gitDir, onName);
-    this.watcher.watchExternal(path.join(git.gitDir, 'info'), onName);
+    this.watcher.watchExternal(path.join(git.commonDir, 'info'), onName);
   }
 
   private startReconcileTimer(): void {
@@ -389,15 +396,31 @@ export class Workspace {
   }
 
   private async applyPath(relativePath: string, changes: FileSetChanges, rescanned: string[]): Promise<void> {
-    if ([...this.nested].some((folder) => isAtOrBelow(relativePath, folder))) return;
+    // Inside a nested repository: not ours (its own folder's name is, when it is deleted).
+    if ([...this.nested].some((folder) => relativePath.startsWith(`${folder}/`))) return;
     const name = baseName(relativePath);
+    if (relativePath === '.git') {
+      // The root became a git repository, or stopped being one: every rule may have changed.
+      this.rules = await IgnoreRules.load(this.root);
+      this.watchRepositoryState();
+      const full = await this.fullScan('reconcile', this.buildCancel, { publish: false });
+      changes.added.push(...full.added);
+      changes.changed.push(...full.changed);
+      changes.removed.push(...full.removed);
+      rescanned.push('');
+      return;
+    }
     if (relativePath === '' || name === '.git' || IgnoreRules.isRulesFile(name)) {
       // The root listing changed with no name, a folder became (or stopped being) a nested
       // repository, or a rules file changed what is included: rescan the folder.
       const folder = relativePath === '' ? '' : parentOf(relativePath);
-      if (IgnoreRules.isRulesFile(name)) this.rules!.invalidate(folder);
       await this.rescanFolder(folder, changes);
       rescanned.push(folder);
+      return;
+    }
+    const parentMode = this.rules!.judgeWithAncestors(parentOf(relativePath), true);
+    if (parentMode === 'ignored') {
+      this.removeAt(relativePath, changes);
       return;
     }
     let stat: fs.Stats | undefined;
@@ -409,7 +432,7 @@ export class Workspace {
       this.skipped.set(relativePath, { reason: 'unreadable', size: 0, mtimeMs: 0, ino: 0 });
       return;
     }
-    const verdict = classifyEntry(this.classifier(), relativePath, stat);
+    const verdict = classifyEntry(this.classifier(), relativePath, stat, parentMode);
     switch (verdict.kind) {
       case 'gone':
       case 'ignored':
@@ -417,6 +440,7 @@ export class Workspace {
         return;
       case 'folder':
         if (this.tree.nodeAt(relativePath)?.kind === 'file') this.removeAt(relativePath, changes);
+        this.skipped.delete(relativePath);
         await this.rescanFolder(relativePath, changes);
         rescanned.push(relativePath);
         return;
@@ -448,20 +472,25 @@ export class Workspace {
     return { root: this.root, rules: this.rules!, maxFileBytes: this.options.maxFileBytes, isSecret: this.isSecretName };
   }
 
+  /** Forgets everything at or below a path: files, skips, nested repositories, watches, rules. */
   private removeAt(relativePath: string, changes: FileSetChanges): void {
     changes.removed.push(...this.tree.delete(relativePath));
     for (const skipped of [...this.skipped.keys()]) if (isAtOrBelow(skipped, relativePath)) this.skipped.delete(skipped);
     for (const folder of [...this.nested]) if (isAtOrBelow(folder, relativePath)) this.nested.delete(folder);
     this.watcher.unwatchAt(relativePath);
+    this.rules!.invalidateBelow(relativePath);
   }
 
   /** Brings one folder's subtree in line with the disk (a new folder, a rules change, a lost name). */
   private async rescanFolder(folder: string, changes: FileSetChanges): Promise<void> {
-    if (folder !== '' && this.rules!.isIgnoredWithAncestors(folder, true)) {
+    const mode = this.rules!.judgeWithAncestors(folder, true);
+    if (mode === 'ignored') {
       this.removeAt(folder, changes);
       return;
     }
-    const result = await this.scan(folder, this.buildCancel, false);
+    // The listing is the truth for rules files below: what was cached there may be stale.
+    this.rules!.invalidateBelow(folder);
+    const result = await this.scan(folder, this.buildCancel, false, mode);
     for (const [file] of [...this.tree.filesUnder(folder)]) {
       if (!result.files.has(file)) changes.removed.push(...this.tree.delete(file));
     }
@@ -473,10 +502,10 @@ export class Workspace {
     for (const skipped of [...this.skipped.keys()]) if (isAtOrBelow(skipped, folder)) this.skipped.delete(skipped);
     for (const [file, entry] of result.skipped) this.skipped.set(file, entry);
     for (const nested of [...this.nested]) if (isAtOrBelow(nested, folder)) this.nested.delete(nested);
-    for (const nested of result.nestedRepositories) {
-      this.nested.add(nested);
-      this.watcher.unwatchAt(nested);
-    }
+    for (const nested of result.nestedRepositories) this.nested.add(nested);
+    // Folders below that vanished, became ignored or became nested repositories lose their watch.
+    const kept = new Set(result.folders);
+    for (const watched of this.watcher.watchedFolders()) if (isAtOrBelow(watched, folder) && !kept.has(watched)) this.watcher.unwatchAt(watched);
   }
 
   private publish(changes: FileSetChanges): void {
