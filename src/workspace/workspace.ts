@@ -189,18 +189,20 @@ export class Workspace {
   private async build(): Promise<void> {
     try {
       const started = performance.now();
-      this.rules = await IgnoreRules.load(this.root);
-      this.watchRepositoryState();
-      const rulesLoaded = performance.now();
+      // git answers in a subprocess while this thread loads the cache.
+      const rules = IgnoreRules.load(this.root);
+      rules.catch(() => undefined);
       const loaded = loadFileSet(this.cacheFile);
       if (loaded.status === 'valid' && loaded.snapshot.root === this.root) {
         this.restore(loaded.snapshot);
         this.cacheLoaded = 'valid';
-        log.debug(`${this.root}: rules in ${Math.round(rulesLoaded - started)} ms, cache of ${loaded.snapshot.files.length} files in ${Math.round(performance.now() - rulesLoaded)} ms`);
+        log.debug(`${this.root}: cache of ${loaded.snapshot.files.length} files loaded in ${Math.round(performance.now() - started)} ms`);
       } else if (loaded.status === 'corrupt') {
         log.warn(`${this.root}: cache ${this.cacheFile} is corrupt (${loaded.reason}); rebuilding`);
         this.cacheLoaded = 'rebuilt';
       }
+      this.rules = await rules;
+      this.watchRepositoryState();
       // Without a cache every file is read: start the hash workers while the walk begins.
       if (this.cacheLoaded !== 'valid') this.options.pool.warm();
       await this.fullScan(this.cacheLoaded === 'valid' ? 'restart' : 'build', this.buildCancel);
