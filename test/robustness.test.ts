@@ -7,35 +7,40 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { decodeFileSet } from '../src/workspace/file-set-store.js';
-import { readAndJudge, readAndJudgeSync } from '../src/workspace/file-content.js';
+import { inspectFile } from '../src/workspace/file-content.js';
 import { sleep, tempDir, writeFixture } from './helpers/fixture.js';
 import { cliMain, connectRaw, socketPathIn, spawnSocketDaemon } from './helpers/raw-client.js';
 import { pool, readyWorkspace } from './helpers/workspace-harness.js';
 
 after(() => pool.close());
 
-test('content: text, binary, too large, grown, vanished and folder verdicts', async () => {
+test('content: what inspecting a file says, with and without what is known', () => {
   const folder = tempDir();
   const write = (name: string, content: string | Buffer): string => {
     fs.writeFileSync(path.join(folder, name), content);
     return path.join(folder, name);
   };
-  const cases: { name: string; file: string; expected: string }[] = [
-    { name: 'text', file: write('a.txt', 'hello\n'), expected: 'text' },
+  const text = write('a.txt', 'hello\n');
+  const stat = fs.statSync(text);
+  spawnSync('mkfifo', [path.join(folder, 'fifo')]);
+  fs.symlinkSync(text, path.join(folder, 'link'));
+  const cases: { name: string; file: string; known?: [number, number, number]; read?: boolean; expected: string }[] = [
+    { name: 'text', file: text, expected: 'text' },
     { name: 'empty', file: write('empty.txt', ''), expected: 'text' },
     { name: 'NUL in the first 8 KiB', file: write('b.bin', Buffer.from([65, 0, 66])), expected: 'binary' },
     { name: 'NUL after 8 KiB', file: write('late.txt', Buffer.concat([Buffer.alloc(8192, 97), Buffer.from([0])])), expected: 'text' },
     { name: 'over the limit', file: write('big.txt', 'x'.repeat(20_000)), expected: 'tooLarge' },
     { name: 'a path that vanished', file: path.join(folder, 'gone.txt'), expected: 'vanished' },
-    { name: 'a folder where a file was', file: folder, expected: 'vanished' },
+    { name: 'a folder where a file was', file: folder, expected: 'notFile' },
+    { name: 'a FIFO (never waited on)', file: path.join(folder, 'fifo'), expected: 'notFile' },
+    { name: 'a symbolic link (never followed)', file: path.join(folder, 'link'), expected: 'notFile' },
+    { name: 'known and unchanged: not read', file: text, known: [stat.size, stat.mtimeMs, stat.ino], expected: 'same' },
+    { name: 'known but changed: read', file: text, known: [stat.size + 1, stat.mtimeMs, stat.ino], expected: 'text' },
+    { name: 'unknown, stat only', file: text, read: false, expected: 'stat' },
   ];
-  for (const { name, file, expected } of cases) {
-    assert.equal(readAndJudgeSync(file, 10_000).kind, expected, `${name} (worker path)`);
-    assert.equal((await readAndJudge(file, 10_000)).kind, expected, `${name} (main-thread path)`);
+  for (const { name, file, known, read, expected } of cases) {
+    assert.equal(inspectFile({ path: file, known, read: read ?? true }, 10_000).kind, expected, name);
   }
-  const sync = readAndJudgeSync(path.join(folder, 'late.txt'), 10_000);
-  const async = await readAndJudge(path.join(folder, 'late.txt'), 10_000);
-  assert.deepEqual(sync, async, 'both paths hash alike');
 });
 
 test('permissions: unreadable files and folders are skipped as unreadable, the rest indexed', () => {

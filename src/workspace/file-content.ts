@@ -1,62 +1,86 @@
-// Reads one file and decides what it is: text (with its SHA-256), binary (a NUL byte in the first
-// 8 KiB, as git and ripgrep judge), too large, gone or unreadable. Shared by the hash workers and by
-// the incremental updates on the main thread, so both judge a file the same way.
+// Inspects one regular file: stats it, and unless its (size, mtime, inode) match what is already
+// known, reads it and decides what it is: text (with its SHA-256), binary (a NUL byte in the first
+// 8 KiB, as git and ripgrep judge), too large, no longer a regular file, gone, or unreadable.
+// Shared by the hash workers (most files) and the main thread (single files the watcher reports), so
+// both judge a file the same way. Opens with O_NOFOLLOW | O_NONBLOCK: a file swapped for a symbolic
+// link or a FIFO after it was listed is reported, never followed or waited on.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { isVanished } from '../base/errors.js';
 
 export const binarySniffBytes = 8192;
 
-export type ContentVerdict =
-  | { kind: 'text'; hash: string; size: number }
-  | { kind: 'binary'; size: number }
-  | { kind: 'tooLarge'; size: number }
+/** (size, mtimeMs, ino) */
+export type StatTuple = [number, number, number];
+
+export interface FileCheck {
+  path: string;
+  /** What is known about this path: when the stat still matches, the file is not read. */
+  known?: StatTuple;
+  /** Read an unknown file (false: answer with its stat, so the caller can look it up by inode). */
+  read: boolean;
+}
+
+export type FileOutcome =
+  | { kind: 'same' }
+  | { kind: 'stat'; stat: StatTuple }
+  | { kind: 'text'; stat: StatTuple; hash: string }
+  | { kind: 'binary'; stat: StatTuple }
+  | { kind: 'tooLarge'; stat: StatTuple }
+  | { kind: 'notFile' }
   | { kind: 'vanished' }
   | { kind: 'unreadable' };
 
-export function judgeContent(content: Buffer, maxFileBytes: number): ContentVerdict {
-  if (content.length > maxFileBytes) return { kind: 'tooLarge', size: content.length };
-  const sniff = content.length > binarySniffBytes ? content.subarray(0, binarySniffBytes) : content;
-  if (sniff.indexOf(0) !== -1) return { kind: 'binary', size: content.length };
-  return { kind: 'text', hash: createHash('sha256').update(content).digest('hex'), size: content.length };
+const openFlags = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
+
+function tuple(stat: fs.Stats): StatTuple {
+  return [stat.size, stat.mtimeMs, stat.ino];
 }
 
-/**
- * Reads the first 8 KiB, and the rest only if they hold no NUL: a binary file costs one small read.
- * Used by the hash workers.
- */
-export function readAndJudgeSync(absolutePath: string, maxFileBytes: number): ContentVerdict {
+function failure(error: unknown): FileOutcome {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (isVanished(error)) return { kind: 'vanished' };
+  // ELOOP: it became a symbolic link; EISDIR: a folder. Either way the caller looks again.
+  if (code === 'ELOOP' || code === 'EISDIR' || code === 'ENXIO') return { kind: 'notFile' };
+  // EACCES and anything else (EIO): unreadable; it is tried again at the next look.
+  return { kind: 'unreadable' };
+}
+
+export function inspectFile(check: FileCheck, maxFileBytes: number, attempt = 0): FileOutcome {
   let handle: number | undefined;
   try {
-    handle = fs.openSync(absolutePath, 'r');
-    const size = fs.fstatSync(handle).size;
-    if (size > maxFileBytes) return { kind: 'tooLarge', size };
-    // One byte more than the size shows whether the file grew since the stat.
-    const content = Buffer.allocUnsafe(size + 1);
+    const stat = fs.lstatSync(check.path, { throwIfNoEntry: false });
+    if (!stat) return { kind: 'vanished' };
+    if (!stat.isFile()) return { kind: 'notFile' };
+    const known = check.known;
+    if (known && known[0] === stat.size && known[1] === stat.mtimeMs && known[2] === stat.ino) return { kind: 'same' };
+    if (!known && !check.read) return { kind: 'stat', stat: tuple(stat) };
+    if (stat.size > maxFileBytes) return { kind: 'tooLarge', stat: tuple(stat) };
+    handle = fs.openSync(check.path, openFlags);
+    const opened = fs.fstatSync(handle);
+    if (!opened.isFile()) return { kind: 'notFile' };
+    const key = tuple(opened);
+    if (opened.size > maxFileBytes) return { kind: 'tooLarge', stat: key };
+    // One byte more than the size shows whether the file grew since the fstat.
+    const content = Buffer.allocUnsafe(opened.size + 1);
     let length = fs.readSync(handle, content, 0, Math.min(binarySniffBytes, content.length), 0);
-    if (content.subarray(0, length).indexOf(0) !== -1) return { kind: 'binary', size };
+    if (content.subarray(0, Math.min(length, binarySniffBytes)).indexOf(0) !== -1) return { kind: 'binary', stat: key };
     for (let read = length; read > 0 && length < content.length; length += read) {
       read = fs.readSync(handle, content, length, content.length - length, length);
     }
-    if (length > size) return judgeContent(fs.readFileSync(absolutePath), maxFileBytes);
-    return judgeContent(content.subarray(0, length), maxFileBytes);
+    if (length > opened.size) {
+      // It grew while being read: look again, a couple of times; a file that never stops growing
+      // is hashed as far as it was stat'ed, with an mtime that makes the next look read it again.
+      if (attempt < 2) return inspectFile({ path: check.path, read: true }, maxFileBytes, attempt + 1);
+      length = opened.size;
+      key[1] = 0;
+    }
+    const text = content.subarray(0, length);
+    if (text.subarray(0, binarySniffBytes).indexOf(0) !== -1) return { kind: 'binary', stat: key };
+    return { kind: 'text', stat: key, hash: createHash('sha256').update(text).digest('hex') };
   } catch (error) {
-    return failureVerdict(error);
+    return failure(error);
   } finally {
     if (handle !== undefined) fs.closeSync(handle);
   }
-}
-
-export async function readAndJudge(absolutePath: string, maxFileBytes: number): Promise<ContentVerdict> {
-  try {
-    return judgeContent(await fs.promises.readFile(absolutePath), maxFileBytes);
-  } catch (error) {
-    return failureVerdict(error);
-  }
-}
-
-function failureVerdict(error: unknown): ContentVerdict {
-  // EISDIR: the path became a folder under us; as a file it is gone, and the watcher reports the folder.
-  if (isVanished(error) || (error as NodeJS.ErrnoException).code === 'EISDIR') return { kind: 'vanished' };
-  return { kind: 'unreadable' };
 }

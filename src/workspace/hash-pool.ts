@@ -1,16 +1,16 @@
-// A small pool of worker threads that read and hash files in batches. The scanner feeds it while it
-// walks; `judge` resolves with one verdict per path, in order. Workers are started lazily and
+// A small pool of worker threads that stat, read and hash files in batches. The scanner feeds it
+// while it walks; `inspect` resolves with one outcome per file, in order. Workers are started lazily and
 // stopped after a short idle time so an idle daemon holds no threads.
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { ContentVerdict } from './file-content.js';
+import type { FileCheck, FileOutcome } from './file-content.js';
 import type { HashJob, HashReply } from './hash-worker.js';
 
 /** Idle workers stop after this long, so an idle daemon holds no threads. */
 const idleMs = 60_000;
 
 interface Pending {
-  resolve: (verdicts: ContentVerdict[]) => void;
+  resolve: (outcomes: FileOutcome[]) => void;
   reject: (error: Error) => void;
 }
 
@@ -25,10 +25,11 @@ export class HashPool {
 
   constructor(private readonly size: number = Math.max(1, Math.min(os.availableParallelism(), 4))) {}
 
-  judge(paths: string[], maxFileBytes: number): Promise<ContentVerdict[]> {
+  /** Inspects files in a worker; resolves with one outcome per check, in order. */
+  inspect(checks: FileCheck[], maxFileBytes: number): Promise<FileOutcome[]> {
     const id = this.nextId++;
-    const job: HashJob = { id, paths, maxFileBytes };
-    const promise = new Promise<ContentVerdict[]>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    const job: HashJob = { id, checks, maxFileBytes };
+    const promise = new Promise<FileOutcome[]>((resolve, reject) => this.pending.set(id, { resolve, reject }));
     this.queue.push(job);
     this.pump();
     return promise;
@@ -64,7 +65,7 @@ export class HashPool {
       this.idle.push(worker);
       const waiter = this.pending.get(reply.id);
       this.pending.delete(reply.id);
-      waiter?.resolve(reply.verdicts);
+      waiter?.resolve(reply.outcomes);
       this.pump();
     });
     worker.on('error', (error) => this.fail(worker, error));

@@ -1,20 +1,20 @@
-// Worker-thread body of the hash pool: reads and judges the files it is sent, so hashing a large
-// tree uses every core while the main thread keeps walking and answering requests.
+// Worker-thread body of the hash pool: stats, and where needed reads and hashes, the files it is
+// sent, so a scan uses every core while the main thread walks and answers requests.
 import { parentPort } from 'node:worker_threads';
-import { readAndJudgeSync, type ContentVerdict } from './file-content.js';
+import { inspectFile, type FileCheck, type FileOutcome } from './file-content.js';
 
 export interface HashJob {
   id: number;
-  paths: string[];
+  checks: FileCheck[];
   maxFileBytes: number;
 }
 
 export interface HashReply {
   id: number;
-  verdicts: ContentVerdict[];
+  outcomes: FileOutcome[];
 }
 
 parentPort?.on('message', (job: HashJob) => {
-  const verdicts = job.paths.map((absolutePath) => readAndJudgeSync(absolutePath, job.maxFileBytes));
-  parentPort!.postMessage({ id: job.id, verdicts } satisfies HashReply);
+  const outcomes = job.checks.map((check) => inspectFile(check, job.maxFileBytes));
+  parentPort!.postMessage({ id: job.id, outcomes } satisfies HashReply);
 });

@@ -1,6 +1,8 @@
-// Walks a workspace folder and decides, for every entry, whether it belongs to the file set, and
-// hashes what belongs (in the hash pool). Also classifies single paths for the watcher's incremental
-// updates with the same rules, so a scan and a sequence of updates always agree.
+// Walks a workspace folder and decides, for every entry, whether it belongs to the file set. The
+// main thread lists folders and applies the rules (the listing's entry types spare it an lstat per
+// file); the hash pool's workers stat each regular file, reuse what is known when (size, mtime,
+// inode) match, and read and hash the rest, so a scan uses every core. Also classifies single paths
+// for the watcher's incremental updates with the same rules, so a scan and a series of updates agree.
 //
 // The walk is synchronous in slices of ~12 ms and yields to the event loop between them, so the
 // daemon keeps answering other requests; cancellation is checked at every yield.
@@ -12,7 +14,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { throwIfCancelled, type CancellationSignal } from '../base/cancellation.js';
 import { isPermissionDenied } from '../base/errors.js';
 import { baseName, joinRelative, toAbsolute } from '../base/paths.js';
-import { readAndJudge, type ContentVerdict } from './file-content.js';
+import { inspectFile, type FileCheck, type FileOutcome, type StatTuple } from './file-content.js';
 import type { HashPool } from './hash-pool.js';
 import type { FolderMode, IgnoreRules, Inclusion } from './ignore-rules.js';
 import type { FileEntry } from './merkle.js';
@@ -62,9 +64,10 @@ export interface ScanOptions extends Classifier {
 
 export interface ScanProgress {
   folders: number;
+  /** Regular files found so far. */
   found: number;
-  toHash: number;
-  hashed: number;
+  /** Of those, checked against what is known (and read where needed). */
+  checked: number;
   walking: boolean;
 }
 
@@ -152,74 +155,154 @@ export function reusable(known: Known | undefined, stat: StatKey): Known | undef
   return known;
 }
 
-/** Turns a content verdict into a file entry or skip entry (undefined: the file is gone). */
-export function entryFromVerdict(verdict: ContentVerdict, statOrKey: StatKey): Known | undefined {
-  const stat: StatKey = { size: statOrKey.size, mtimeMs: statOrKey.mtimeMs, ino: statOrKey.ino };
-  switch (verdict.kind) {
+function keyOf(stat: StatTuple): StatKey {
+  return { size: stat[0], mtimeMs: stat[1], ino: stat[2] };
+}
+
+/** What a read told about a file (undefined: it is gone, or no longer a regular file). */
+export function knownFromOutcome(outcome: FileOutcome): Known | undefined {
+  switch (outcome.kind) {
     case 'text':
-      return { kind: 'file', entry: { ...stat, size: verdict.size, hash: verdict.hash } };
+      return { kind: 'file', entry: { ...keyOf(outcome.stat), hash: outcome.hash } };
     case 'binary':
-      return { kind: 'skip', entry: { reason: 'binary', ...stat } };
+      return { kind: 'skip', entry: { reason: 'binary', ...keyOf(outcome.stat) } };
     case 'tooLarge':
-      return { kind: 'skip', entry: { reason: 'tooLarge', ...stat, size: verdict.size } };
+      return { kind: 'skip', entry: { reason: 'tooLarge', ...keyOf(outcome.stat) } };
     case 'unreadable':
-      return { kind: 'skip', entry: { reason: 'unreadable', ...stat } };
-    case 'vanished':
+      return { kind: 'skip', entry: { reason: 'unreadable', ...noStat } };
+    default:
       return undefined;
   }
 }
 
-/** Reads and judges one candidate on the main thread (for single-path updates). */
-export async function judgeCandidate(classifier: Classifier, verdict: Extract<EntryVerdict, { kind: 'candidate' }>): Promise<Known | undefined> {
-  return entryFromVerdict(await readAndJudge(verdict.readPath, classifier.maxFileBytes), verdict.stat);
+/** Reads and judges one candidate on the main thread (for single paths the watcher reports). */
+export function inspectCandidate(classifier: Classifier, verdict: Extract<EntryVerdict, { kind: 'candidate' }>): Known | undefined {
+  return knownFromOutcome(inspectFile({ path: verdict.readPath, read: true }, classifier.maxFileBytes));
 }
 
 const sliceMs = 12;
-const batchFiles = 128;
-const batchBytes = 4 * 1024 * 1024;
-/** A final batch this small is judged here: a worker round trip (or start) would cost more. */
+const batchFiles = 64;
+/** A final batch this small is inspected here: a worker round trip (or start) would cost more. */
 const inlineBatchFiles = 8;
+
+interface PendingCheck {
+  relativePath: string;
+  readPath: string;
+  mode: FolderMode;
+  /** What is known for this path (a file, or a binary skip), if anything. */
+  known: Known | undefined;
+  read: boolean;
+}
 
 export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
   const result: ScanResult = { files: new Map(), skipped: new Map(), ignoredEntries: 0, nestedRepositories: [], folders: [], updated: [], hashed: 0, reused: 0 };
-  let unknownCandidates = 0;
-  const byInode = (stat: StatKey): Known | undefined =>
-    ++unknownCandidates > (options.inodeLookupAfter ?? 0) ? reusable(options.knownInode?.(stat.ino), stat) : undefined;
-  const progress: ScanProgress = { folders: 0, found: 0, toHash: 0, hashed: 0, walking: true };
+  const progress: ScanProgress = { folders: 0, found: 0, checked: 0, walking: true };
   const gitWorkspace = options.rules.git !== undefined;
-  const pending: Promise<void>[] = [];
-  let batch: { relativePath: string; stat: StatKey; readPath: string }[] = [];
-  let batchSize = 0;
+  const maxFileBytes = options.maxFileBytes;
+  const inFlight = new Set<Promise<void>>();
+  let batch: PendingCheck[] = [];
+  let unknownByPath = 0;
   let sliceStart = performance.now();
+  const stack: [string, FolderMode][] = [[options.folder, options.folderMode ?? 'included']];
+
+  const enqueue = (check: PendingCheck): void => {
+    batch.push(check);
+    if (batch.length >= batchFiles) flush();
+  };
+
+  /**
+   * A regular file. Known by path (a restart, a reconcile): stat it here and reuse what is known
+   * when (size, mtime, inode) match, which costs no allocation and no message. Otherwise, or when
+   * it changed, a worker stats and reads it.
+   */
+  const candidate = (relativePath: string, readPath: string, mode: FolderMode): void => {
+    progress.found += 1;
+    const file = options.knownFile(relativePath);
+    if (file !== undefined) {
+      const stat = fs.lstatSync(readPath, { throwIfNoEntry: false });
+      if (stat !== undefined && stat.isFile() && file.size === stat.size && file.mtimeMs === stat.mtimeMs && file.ino === stat.ino) {
+        result.files.set(relativePath, file);
+        result.reused += 1;
+        progress.checked += 1;
+        return;
+      }
+      enqueue({ relativePath, readPath, mode, known: undefined, read: true });
+      return;
+    }
+    const other = options.known(relativePath);
+    const known = other?.kind === 'skip' && other.entry.reason === 'binary' ? other : undefined;
+    // An unknown path may be a file moved here: first ask only for its stat, to look up its inode.
+    const read = known !== undefined || options.knownInode === undefined || ++unknownByPath <= (options.inodeLookupAfter ?? 0);
+    enqueue({ relativePath, readPath, mode, known, read });
+  };
+
+  const settle = (job: PendingCheck, outcome: FileOutcome): void => {
+    if (outcome.kind !== 'stat') progress.checked += 1;
+    switch (outcome.kind) {
+      case 'same': {
+        const known = job.known!;
+        if (known.kind === 'file') result.files.set(job.relativePath, known.entry);
+        else result.skipped.set(job.relativePath, known.entry);
+        result.reused += 1;
+        return;
+      }
+      case 'stat': {
+        const moved = reusable(options.knownInode?.(outcome.stat[2]), keyOf(outcome.stat));
+        if (moved?.kind === 'file') {
+          result.files.set(job.relativePath, moved.entry);
+          result.updated.push(job.relativePath);
+          result.reused += 1;
+          progress.checked += 1;
+        } else if (moved?.kind === 'skip') {
+          result.skipped.set(job.relativePath, moved.entry);
+          result.reused += 1;
+          progress.checked += 1;
+        } else {
+          enqueue({ ...job, read: true });
+        }
+        return;
+      }
+      case 'notFile': {
+        // It stopped being a regular file after the listing: judge it as it is now. A folder is
+        // left to the watcher, which reports it (its parent was watched before it was listed).
+        const stat = fs.lstatSync(job.readPath, { throwIfNoEntry: false });
+        const verdict = classifyEntry(options, job.relativePath, stat, job.mode, job.readPath);
+        if (verdict.kind === 'skip') result.skipped.set(job.relativePath, verdict.entry);
+        return;
+      }
+      default: {
+        if (outcome.kind === 'text' || outcome.kind === 'binary') result.hashed += 1;
+        const known = knownFromOutcome(outcome);
+        if (known?.kind === 'file') {
+          result.files.set(job.relativePath, known.entry);
+          result.updated.push(job.relativePath);
+        } else if (known?.kind === 'skip') {
+          result.skipped.set(job.relativePath, known.entry);
+        }
+      }
+    }
+  };
 
   const flush = (): void => {
     if (batch.length === 0) return;
     const jobs = batch;
     batch = [];
-    batchSize = 0;
-    const readPaths = jobs.map((job) => job.readPath);
-    const judgeHere = (): Promise<ContentVerdict[]> => Promise.all(readPaths.map((readPath) => readAndJudge(readPath, options.maxFileBytes)));
-    // A worker that dies (out of memory, a crash) must not lose the batch: judge it here instead.
-    const judged = jobs.length <= inlineBatchFiles && stack.length === 0 ? judgeHere() : options.pool.judge(readPaths, options.maxFileBytes).catch(judgeHere);
-    pending.push(
-      judged.then((verdicts) => {
-        verdicts.forEach((verdict, index) => {
-          const job = jobs[index]!;
-          const known = entryFromVerdict(verdict, job.stat);
-          if (known?.kind === 'file') {
-            result.files.set(job.relativePath, known.entry);
-            result.updated.push(job.relativePath);
-          }
-          else if (known?.kind === 'skip') result.skipped.set(job.relativePath, known.entry);
-        });
-        result.hashed += jobs.length;
-        progress.hashed += jobs.length;
-        options.onProgress?.(progress);
-      }),
-    );
+    const checks: FileCheck[] = jobs.map((job) => ({
+      path: job.readPath,
+      known: job.known ? [job.known.entry.size, job.known.entry.mtimeMs, job.known.entry.ino] : undefined,
+      read: job.read,
+    }));
+    const here = (): FileOutcome[] => checks.map((check) => inspectFile(check, maxFileBytes));
+    // A worker that dies (out of memory, a crash) must not lose the batch: inspect it here instead.
+    const outcomes = jobs.length <= inlineBatchFiles && stack.length === 0 ? Promise.resolve(here()) : options.pool.inspect(checks, maxFileBytes).catch(here);
+    const settled = outcomes.then((list) => {
+      list.forEach((outcome, index) => settle(jobs[index]!, outcome));
+      options.onProgress?.(progress);
+    });
+    inFlight.add(settled);
+    void settled.finally(() => inFlight.delete(settled));
   };
 
-  const stack: [string, FolderMode][] = [[options.folder, options.folderMode ?? 'included']];
   while (stack.length > 0) {
     const [folder, mode] = stack.pop()!;
     if (performance.now() - sliceStart > sliceMs) {
@@ -253,25 +336,30 @@ export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
       const name = entry.name;
       if (name === '.git') continue;
       const relativePath = joinRelative(folder, name);
-      let verdict: EntryVerdict;
+      const absolutePath = prefix + name;
       if (entry.isDirectory()) {
-        // The listing already says it is a folder: no lstat needed.
-        verdict = folderVerdictFor(options.rules.judge(relativePath, true, mode));
-      } else {
-        const absolutePath = prefix + name;
-        let stat: fs.Stats | undefined;
-        try {
-          stat = fs.lstatSync(absolutePath, { throwIfNoEntry: false });
-        } catch (error) {
-          if (isPermissionDenied(error)) result.skipped.set(relativePath, { reason: 'unreadable', ...noStat });
-          continue;
-        }
-        if (!stat && name.includes('\uFFFD')) {
-          result.skipped.set(relativePath, { reason: 'unreadable', ...noStat });
-          continue;
-        }
-        verdict = classifyEntry(options, relativePath, stat, mode, absolutePath);
+        // The listing says what each entry is: folders and regular files need no lstat here.
+        const inclusion = options.rules.judge(relativePath, true, mode);
+        if (inclusion === 'ignored') result.ignoredEntries += 1;
+        else stack.push([relativePath, inclusion]);
+        continue;
       }
+      if (entry.isFile()) {
+        if (options.rules.judge(relativePath, false, mode) === 'ignored') result.ignoredEntries += 1;
+        else if (options.isSecret(name)) result.skipped.set(relativePath, { reason: 'secret', ...noStat });
+        else if (name.includes('\uFFFD') && !fs.existsSync(absolutePath)) result.skipped.set(relativePath, { reason: 'unreadable', ...noStat });
+        else candidate(relativePath, absolutePath, mode);
+        continue;
+      }
+      // Links, special files, and entries whose type the file system does not report.
+      let stat: fs.Stats | undefined;
+      try {
+        stat = fs.lstatSync(absolutePath, { throwIfNoEntry: false });
+      } catch (error) {
+        if (isPermissionDenied(error)) result.skipped.set(relativePath, { reason: 'unreadable', ...noStat });
+        continue;
+      }
+      const verdict = classifyEntry(options, relativePath, stat, mode, absolutePath);
       switch (verdict.kind) {
         case 'folder':
           stack.push([relativePath, verdict.mode]);
@@ -279,43 +367,24 @@ export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
         case 'ignored':
           result.ignoredEntries += 1;
           break;
-        case 'gone':
-          break;
         case 'skip':
           result.skipped.set(relativePath, verdict.entry);
           break;
-        case 'candidate': {
-          progress.found += 1;
-          const file = options.knownFile(relativePath);
-          if (file !== undefined && file.size === verdict.stat.size && file.mtimeMs === verdict.stat.mtimeMs && file.ino === verdict.stat.ino) {
-            // The common case of a restart: unchanged, and no allocation for it.
-            result.files.set(relativePath, file);
-            result.reused += 1;
-            break;
-          }
-          const byPath = reusable(options.known(relativePath), verdict.stat);
-          const known = byPath ?? byInode(verdict.stat);
-          if (known?.kind === 'file') {
-            result.files.set(relativePath, known.entry);
-            if (!byPath) result.updated.push(relativePath);
-            result.reused += 1;
-          } else if (known?.kind === 'skip') {
-            result.skipped.set(relativePath, known.entry);
-            result.reused += 1;
-          } else {
-            batch.push({ relativePath, stat: statKey(verdict.stat), readPath: verdict.readPath });
-            batchSize += verdict.stat.size;
-            progress.toHash += 1;
-            if (batch.length >= batchFiles || batchSize >= batchBytes) flush();
-          }
-        }
+        case 'candidate':
+          candidate(relativePath, absolutePath, mode);
+          break;
+        case 'gone':
+          break;
       }
     }
   }
-  flush();
   progress.walking = false;
+  // Outcomes may queue more work (a file unknown by path and by inode is then read): drain it all.
+  while (batch.length > 0 || inFlight.size > 0) {
+    flush();
+    await Promise.all([...inFlight]);
+  }
   options.onProgress?.(progress);
-  await Promise.all(pending);
   throwIfCancelled(options.signal);
   return result;
 }

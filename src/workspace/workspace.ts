@@ -16,7 +16,7 @@ import { loadFileSet, saveFileSet, type FileSetSnapshot } from './file-set-store
 import type { HashPool } from './hash-pool.js';
 import { IgnoreRules, type FolderMode } from './ignore-rules.js';
 import { MerkleTree, type FileEntry, type TreeDiff } from './merkle.js';
-import { classifyEntry, judgeCandidate, reusable, scanFolder, type Known, type ScanProgress, type ScanResult, type SkipEntry } from './scan.js';
+import { classifyEntry, inspectCandidate, reusable, scanFolder, type Known, type ScanProgress, type ScanResult, type SkipEntry } from './scan.js';
 import { secretMatcher, type SecretMatcher } from './secrets.js';
 import type { SkipCounts } from './skip-reason.js';
 import { TreeWatcher } from './tree-watcher.js';
@@ -259,7 +259,8 @@ export class Workspace {
       folder,
       known: this.known,
       knownFile: (relativePath) => this.tree.get(relativePath),
-      knownInode: this.inodeLookup(),
+      // With nothing known yet (a first build) there is no inode to find a moved file by.
+      knownInode: this.tree.fileCount > 0 ? this.inodeLookup() : undefined,
       inodeLookupAfter: folder === '' ? 0 : 64,
       pool: this.options.pool,
       signal,
@@ -270,10 +271,10 @@ export class Workspace {
 
   private reportProgress(progress: ScanProgress): void {
     if (this.progressListeners.size === 0) return;
-    const percentage = progress.walking ? undefined : progress.toHash === 0 ? 100 : Math.floor((100 * progress.hashed) / progress.toHash);
+    const percentage = progress.walking ? undefined : progress.found === 0 ? 100 : Math.floor((100 * progress.checked) / progress.found);
     const message = progress.walking
-      ? `${progress.found} files in ${progress.folders} folders, ${progress.hashed}/${progress.toHash} hashed`
-      : `${progress.hashed}/${progress.toHash} files hashed`;
+      ? `${progress.found} files in ${progress.folders} folders, ${progress.checked} checked`
+      : `${progress.checked}/${progress.found} files checked`;
     for (const listener of this.progressListeners) listener({ message, percentage });
   }
 
@@ -453,7 +454,7 @@ export class Workspace {
       case 'candidate': {
         const current = this.known(relativePath);
         if (reusable(current, verdict.stat)) return;
-        const judged = (await judgeCandidate(this.classifier(), verdict)) ?? undefined;
+        const judged = inspectCandidate(this.classifier(), verdict);
         if (!judged) {
           this.removeAt(relativePath, changes);
         } else if (judged.kind === 'skip') {
