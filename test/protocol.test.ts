@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { ErrorCodes } from '../src/protocol/errors.js';
-import type { FilesResult, MerkleResult, StatusResult, WorkspaceStatus } from '../src/protocol/methods.js';
+import type { FilesResult, GrepResult, MerkleResult, StatusResult, WorkspaceStatus } from '../src/protocol/methods.js';
 import { gitInit, tempDir, writeFixture } from './helpers/fixture.js';
 import { RawClient, canConnect, connectRaw, socketPathIn, spawnCli, spawnSocketDaemon, spawnStdioDaemon, type Message } from './helpers/raw-client.js';
 
@@ -103,6 +103,23 @@ describe('stdio daemon', () => {
     assert.fail('src/new.ts never appeared');
   });
 
+  test('fathom/grep answers matches, and an unsaved buffer is searched at once', async () => {
+    const found = await client.result<GrepResult>('fathom/grep', { root, pattern: 'export const (a|b)' });
+    assert.deepEqual(
+      found.matches.map((match) => `${match.path}:${match.line}:${match.column}`),
+      ['src/a.ts:1:1', 'src/b.ts:1:1'],
+    );
+    const uri = pathToFileURL(path.join(root, 'src/b.ts')).href;
+    client.notify('textDocument/didOpen', { textDocument: { uri, languageId: 'typescript', version: 1, text: 'export const b = 2;\nconst typedJustNow = 1;\n' } });
+    const fresh = await client.result<GrepResult>('fathom/grep', { root, pattern: 'typedJustNow', fixedStrings: true });
+    assert.deepEqual(fresh.matches.map((match) => `${match.path}:${match.line}`), ['src/b.ts:2']);
+    client.notify('textDocument/didClose', { textDocument: { uri } });
+    const closed = await client.result<GrepResult>('fathom/grep', { root, pattern: 'typedJustNow' });
+    assert.deepEqual(closed.matches, []);
+    const status = await client.result<StatusResult>('fathom/status', { root });
+    assert.equal(status.workspaces[0]!.indexes.lexical, 'ready');
+  });
+
   test('buffers: didOpen, didChange and didClose are held and released', async () => {
     const uri = pathToFileURL(path.join(root, 'src/a.ts')).href;
     client.notify('textDocument/didOpen', { textDocument: { uri, languageId: 'typescript', version: 1, text: 'let x = 1;\n' } });
@@ -133,6 +150,8 @@ describe('stdio daemon', () => {
     { name: 'an inherited name as method (toString)', method: 'toString', code: ErrorCodes.MethodNotFound },
     { name: 'a file URI on another host', method: 'fathom/files', params: { root: 'file://otherhost/tmp' }, code: ErrorCodes.InvalidParams, message: /not a local file URI/ },
     { name: 'an empty glob', method: 'fathom/files', params: { root, glob: [''] }, code: ErrorCodes.InvalidParams, message: /params\.glob/ },
+    { name: 'an invalid regex', method: 'fathom/grep', params: { root, pattern: 'a(b' }, code: ErrorCodes.InvalidParams, message: /invalid regex: .*Unterminated group/ },
+    { name: 'a grep without a pattern', method: 'fathom/grep', params: { root }, code: ErrorCodes.InvalidParams, message: /params\.pattern/ },
     { name: 'a path outside the workspace', method: 'fathom/merkle', params: { root, path: '../elsewhere' }, code: ErrorCodes.PathOutsideWorkspace },
     { name: 'an absolute path outside the workspace', method: 'fathom/merkle', params: { root, path: '/etc/passwd' }, code: ErrorCodes.PathOutsideWorkspace },
   ];

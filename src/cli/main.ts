@@ -9,7 +9,7 @@ import { errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { defaultConfig, defaultSocketPath, readPackageVersion } from '../daemon/config.js';
 import { Daemon, SocketInUseError } from '../daemon/server.js';
-import { Methods, type FilesResult, type MerkleResult, type ProgressValue, type StatusResult, type WorkspaceStatus } from '../protocol/methods.js';
+import { Methods, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type WorkspaceStatus } from '../protocol/methods.js';
 import { connectToDaemon, inProcessDaemon, type Client } from './connect.js';
 import { ProgressBar } from './progress-bar.js';
 
@@ -22,6 +22,8 @@ commands:
   status [PATH] [--all]               a workspace's file set, skipped files, index states, lag
   files [PATH] [--glob G]... [--limit N]   the file set, one path per line
   merkle [PATH] [--path P]            the Merkle root hash, or a path's subtree hashes
+  grep PATTERN [PATH] [-F] [-i] [-w] [-U] [-g GLOB]... [--max N]
+                                      regex search through the index, ripgrep's output and flags
   stop                                stop the running daemon
 
 options for client commands:
@@ -160,14 +162,24 @@ async function main(argv: string[]): Promise<number> {
       limit: { type: 'string' },
       path: { type: 'string' },
       'max-file-bytes': { type: 'string' },
+      'fixed-strings': { type: 'boolean', short: 'F' },
+      'ignore-case': { type: 'boolean', short: 'i' },
+      'word-regexp': { type: 'boolean', short: 'w' },
+      multiline: { type: 'boolean', short: 'U' },
+      'glob-filter': { type: 'string', short: 'g', multiple: true },
+      max: { type: 'string' },
       'reconcile-seconds': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
   });
-  const [command, target, ...extra] = positionals;
+  const [command, ...rest] = positionals;
   if (values.version) return print(readPackageVersion()), 0;
   if (values.help || !command) return print(usage), command || values.help ? 0 : 2;
+  // grep takes its pattern first: `fathom grep PATTERN [PATH]`.
+  const pattern = command === 'grep' ? rest.shift() : undefined;
+  if (command === 'grep' && pattern === undefined) throw new UsageError('grep needs a PATTERN');
+  const [target, ...extra] = rest;
   if (extra.length > 0) throw new UsageError(`unexpected argument: ${extra[0]}`);
   const root = target ? path.resolve(target) : enclosingWorkspace(process.cwd());
   const json = values.json === true;
@@ -208,6 +220,37 @@ async function main(argv: string[]): Promise<number> {
         }
       });
       return 0;
+    case 'grep': {
+      // PATH narrows the search inside its workspace rather than opening a workspace of its own.
+      const workspaceRoot = enclosingWorkspace(root);
+      const within = path.relative(workspaceRoot, root).split(path.sep).join('/');
+      const globs = [...(values['glob-filter'] ?? []), ...(within ? [`${within}/**`, within] : [])];
+      let matched = false;
+      await withClient(values, async ({ connection }) => {
+        const max = values.max === undefined ? undefined : Number(values.max);
+        if (max !== undefined && !(Number.isInteger(max) && max >= 0)) throw new UsageError('--max takes a whole number');
+        const result = await request<GrepResult>(
+          connection,
+          Methods.grep,
+          {
+            root: workspaceRoot,
+            pattern,
+            fixedStrings: values['fixed-strings'] === true,
+            ignoreCase: values['ignore-case'] === true,
+            wordRegexp: values['word-regexp'] === true,
+            multiline: values.multiline === true,
+            ...(globs.length > 0 ? { glob: globs } : {}),
+            ...(max === undefined ? {} : { maxResults: max }),
+          },
+          true,
+        );
+        if (json) print(result);
+        else if (result.matches.length > 0) process.stdout.write(`${result.matches.map((match) => `${match.path}:${match.line}:${match.text}`).join('\n')}\n`);
+        matched = result.matches.length > 0;
+      });
+      // Like grep and ripgrep: exit 1 when nothing matched.
+      return matched ? 0 : 1;
+    }
     case 'stop': {
       const socketPath = typeof values.socket === 'string' ? path.resolve(values.socket) : defaultSocketPath();
       const client = await connectToDaemon(socketPath, { autoStart: false });

@@ -89,7 +89,7 @@ export class Daemon implements DaemonServices {
   private readonly stopListeners: (() => void)[] = [];
 
   constructor(config: DaemonConfig) {
-    this.workspaces = new WorkspaceManager(config);
+    this.workspaces = new WorkspaceManager(config, this.overlay);
   }
 
   get stopping(): boolean {

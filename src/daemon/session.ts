@@ -7,7 +7,7 @@ import { FathomError, errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { pathFromUriOrPath, toRelative } from '../base/paths.js';
 import { ErrorCodes } from '../protocol/errors.js';
-import { Methods, type FilesResult, type ProgressToken, type ProgressValue, type StatusResult, type WorkspaceStatus } from '../protocol/methods.js';
+import { Methods, type FilesResult, type GrepResult, type ProgressToken, type ProgressValue, type StatusResult, type WorkspaceStatus } from '../protocol/methods.js';
 import type { BufferOverlay, TextChange } from '../workspace/overlay.js';
 import type { Workspace } from '../workspace/workspace.js';
 import {
@@ -25,7 +25,7 @@ import {
   requiredText,
   type Params,
 } from './params.js';
-import { absentStatus, toResponseError, toWireMerkle, toWireStatus } from './to-wire.js';
+import { absentStatus, toResponseError, toWireGrep, toWireMerkle, toWireStatus } from './to-wire.js';
 import type { WorkspaceManager } from './workspaces.js';
 
 export interface DaemonServices {
@@ -75,6 +75,7 @@ export class Session {
       [Methods.index]: (params, token) => this.index(params, token),
       [Methods.files]: (params, token) => this.files(params, token),
       [Methods.merkle]: (params, token) => this.merkle(params, token),
+      [Methods.grep]: (params, token) => this.grep(params, token),
       [Methods.stop]: () => {
         setTimeout(() => this.services.requestStop(), 20);
         return null;
@@ -219,11 +220,11 @@ export class Session {
     const workspaces = this.services.workspaces;
     let statuses: WorkspaceStatus[];
     if (rootParam === undefined) {
-      statuses = workspaces.all().map((workspace) => toWireStatus(workspace.status()));
+      statuses = workspaces.all().map((workspace) => toWireStatus(workspace.status(), workspaces.indexStates(workspace)));
     } else {
       const root = workspaces.resolveRoot(rootParam);
       const workspace = workspaces.get(root);
-      statuses = [workspace ? toWireStatus(workspace.status()) : absentStatus(root)];
+      statuses = [workspace ? toWireStatus(workspace.status(), workspaces.indexStates(workspace)) : absentStatus(root)];
     }
     return { daemon: this.services.daemonInfo(), workspaces: statuses };
   }
@@ -246,7 +247,7 @@ export class Session {
     } else {
       await this.ready(workspace, token, progressToken);
     }
-    return toWireStatus(workspace.status());
+    return toWireStatus(workspace.status(), this.services.workspaces.indexStates(workspace));
   }
 
   private async files(raw: unknown, token: CancellationToken): Promise<FilesResult> {
@@ -259,6 +260,23 @@ export class Session {
     const files = workspace.files(globs);
     const shown = limit === undefined ? files : files.slice(0, limit);
     return { root: workspace.root, total: files.length, truncated: shown.length < files.length, files: shown };
+  }
+
+  private async grep(raw: unknown, token: CancellationToken): Promise<GrepResult> {
+    const params = paramsObject(Methods.grep, raw);
+    const request = {
+      pattern: requiredText(params, 'pattern'),
+      fixedStrings: optionalBoolean(params, 'fixedStrings'),
+      ignoreCase: optionalBoolean(params, 'ignoreCase'),
+      wordRegexp: optionalBoolean(params, 'wordRegexp'),
+      multiline: optionalBoolean(params, 'multiline'),
+      globs: optionalStringList(params, 'glob'),
+      maxResults: optionalCount(params, 'maxResults'),
+    };
+    const workspace = this.workspaceFor(params);
+    await this.ready(workspace, token, optionalProgressToken(params, 'workDoneToken'));
+    await workspace.settle();
+    return toWireGrep(workspace.root, await this.services.workspaces.lexical(workspace).search(request, token));
   }
 
   private async merkle(raw: unknown, token: CancellationToken) {

@@ -4,7 +4,8 @@ import { ResponseError } from 'vscode-jsonrpc/node';
 import { FathomError, errorMessage, type FathomErrorKind } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { ErrorCodes, type ErrorCode } from '../protocol/errors.js';
-import type { MerkleResult, WorkspaceStatus } from '../protocol/methods.js';
+import type { GrepResult as LexicalGrepResult } from '../index/lexical/lexical-index.js';
+import type { GrepResult, MerkleResult, WorkspaceStatus } from '../protocol/methods.js';
 import type { MerkleView, WorkspaceStatusInfo } from '../workspace/workspace.js';
 
 const codes: Record<FathomErrorKind, ErrorCode> = {
@@ -24,7 +25,7 @@ export function toResponseError(method: string, error: unknown): ResponseError<u
   return new ResponseError(ErrorCodes.InternalError, `${method} failed: ${errorMessage(error)}`);
 }
 
-export function toWireStatus(status: WorkspaceStatusInfo): WorkspaceStatus {
+export function toWireStatus(status: WorkspaceStatusInfo, indexes: Record<string, string> = {}): WorkspaceStatus {
   return {
     root: status.root,
     state: status.state,
@@ -33,7 +34,11 @@ export function toWireStatus(status: WorkspaceStatusInfo): WorkspaceStatus {
     bytes: status.bytes,
     skipped: status.skipped,
     merkleRoot: status.merkleRoot,
-    indexes: { fileSet: status.state === 'ready' ? 'ready' : status.state === 'failed' ? 'failed' : 'building', merkle: status.merkleRoot ? 'ready' : 'absent' },
+    indexes: {
+      fileSet: status.state === 'ready' ? 'ready' : status.state === 'failed' ? 'failed' : 'building',
+      merkle: status.merkleRoot ? 'ready' : 'absent',
+      ...(indexes as Record<string, 'absent' | 'building' | 'ready' | 'failed'>),
+    },
     watcher: status.watcher,
     lag: status.lag,
     lastScan: status.lastScan,
@@ -51,12 +56,16 @@ export function absentStatus(root: string): WorkspaceStatus {
     bytes: 0,
     skipped: {},
     merkleRoot: null,
-    indexes: { fileSet: 'absent', merkle: 'absent' },
+    indexes: { fileSet: 'absent', merkle: 'absent', lexical: 'absent' },
     watcher: { state: 'off', folders: 0 },
     lag: { pendingChanges: 0, oldestPendingMs: 0, lastChangeAppliedAt: null },
     lastScan: null,
     cache: { path: '', loaded: 'none' },
   };
+}
+
+export function toWireGrep(root: string, result: LexicalGrepResult): GrepResult {
+  return { root, matches: result.matches, files: result.files, truncated: result.truncated, stats: result.stats };
 }
 
 export function toWireMerkle(root: string, rootHash: string, view: MerkleView): MerkleResult {

@@ -3,15 +3,41 @@
 import fs from 'node:fs';
 import { FathomError } from '../base/errors.js';
 import { pathFromUriOrPath } from '../base/paths.js';
+import { LexicalIndex } from '../index/lexical/lexical-index.js';
 import { HashPool } from '../workspace/hash-pool.js';
+import type { BufferOverlay } from '../workspace/overlay.js';
 import { Workspace } from '../workspace/workspace.js';
 import { workspaceCacheDir, type DaemonConfig } from './config.js';
 
 export class WorkspaceManager {
   private readonly workspaces = new Map<string, Workspace>();
+  private readonly lexicalIndexes = new Map<Workspace, LexicalIndex>();
   private readonly pool = new HashPool();
 
-  constructor(private readonly config: DaemonConfig) {}
+  constructor(
+    private readonly config: DaemonConfig,
+    private readonly overlay: BufferOverlay,
+  ) {}
+
+  /** The regex index of a workspace, created on first use (its build starts with the first query). */
+  lexical(workspace: Workspace): LexicalIndex {
+    let index = this.lexicalIndexes.get(workspace);
+    if (!index) {
+      index = new LexicalIndex(workspace, this.overlay);
+      this.lexicalIndexes.set(workspace, index);
+    }
+    return index;
+  }
+
+  /** The state of each index of a workspace, for status. */
+  indexStates(workspace: Workspace): Record<string, string> {
+    return { lexical: this.lexicalIndexes.get(workspace)?.state ?? 'absent' };
+  }
+
+  private forget(workspace: Workspace): void {
+    this.lexicalIndexes.get(workspace)?.dispose();
+    this.lexicalIndexes.delete(workspace);
+  }
 
   /** Resolves a client's root to an absolute real path; throws workspaceNotFound if unusable. */
   resolveRoot(value: string): string {
@@ -43,7 +69,10 @@ export class WorkspaceManager {
   open(root: string): Workspace {
     let workspace = this.workspaces.get(root);
     if (!workspace || workspace.state === 'failed') {
-      void workspace?.close();
+      if (workspace) {
+        this.forget(workspace);
+        void workspace.close();
+      }
       const cacheDir = workspaceCacheDir(this.config.cacheRoot, root);
       fs.mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
       fs.writeFileSync(`${cacheDir}/root`, `${root}\n`);
@@ -62,6 +91,7 @@ export class WorkspaceManager {
   /** Closes and forgets a workspace (its first build was cancelled by everyone waiting for it). */
   async discard(workspace: Workspace): Promise<void> {
     if (this.workspaces.get(workspace.root) === workspace) this.workspaces.delete(workspace.root);
+    this.forget(workspace);
     await workspace.close();
   }
 
@@ -76,6 +106,7 @@ export class WorkspaceManager {
   }
 
   async closeAll(): Promise<void> {
+    for (const workspace of this.all()) this.forget(workspace);
     await Promise.all(this.all().map((workspace) => workspace.close()));
     this.workspaces.clear();
     this.pool.close();

@@ -6,6 +6,7 @@ export const Methods = {
   index: 'fathom/index',
   files: 'fathom/files',
   merkle: 'fathom/merkle',
+  grep: 'fathom/grep',
   stop: 'fathom/stop',
 } as const;
 
@@ -96,6 +97,43 @@ export interface MerkleResult {
   kind: 'dir' | 'file' | 'absent';
   hash: string | null;
   children?: MerkleChild[];
+}
+
+export interface GrepParams {
+  root: string;
+  /** A JavaScript (u-mode) regular expression, or a literal with fixedStrings. */
+  pattern: string;
+  /** rg -F */
+  fixedStrings?: boolean;
+  /** rg -i */
+  ignoreCase?: boolean;
+  /** rg -w */
+  wordRegexp?: boolean;
+  /** rg -U: a match may span lines. */
+  multiline?: boolean;
+  /** rg -g: globs over workspace-relative paths; one without a slash matches the name in any folder. */
+  glob?: string | string[];
+  /** At most this many matching lines (default 10,000). */
+  maxResults?: number;
+  workDoneToken?: ProgressToken;
+}
+
+export interface GrepMatch {
+  path: string;
+  /** 1-based. */
+  line: number;
+  /** 1-based, in UTF-16 code units. */
+  column: number;
+  text: string;
+}
+
+export interface GrepResult {
+  root: string;
+  matches: GrepMatch[];
+  /** Files with at least one match. */
+  files: number;
+  truncated: boolean;
+  stats: { plan: string; candidates: number; searched: number; fromIndex: boolean; elapsedMs: number };
 }
 
 /** The value of a `$/progress` notification (LSP WorkDoneProgress). */

@@ -76,6 +76,10 @@ export class BufferOverlay {
     return this.buffers.get(path);
   }
 
+  openPaths(): string[] {
+    return [...this.buffers.keys()];
+  }
+
   get size(): number {
     return this.buffers.size;
   }

@@ -1,0 +1,244 @@
+// The keystroke-fresh regex index of one workspace. A base index (trigram postings over a snapshot
+// of the file set) answers which files may match; files changed since the snapshot and open editor
+// buffers are searched directly, masking what the base says about them, so a query always sees
+// what is on disk and in the editor now. Candidates are verified with the real regex.
+//
+// Invariants: base file ids index `baseFiles`; a path in `changed` is never answered from the base
+// postings (it is read fresh, or is gone); a buffer's text wins over the disk for its path.
+import fs from 'node:fs';
+import picomatch from 'picomatch';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { throwIfCancelled, neverCancelled, type CancellationSignal } from '../../base/cancellation.js';
+import { toAbsolute, toRelative } from '../../base/paths.js';
+import { compileMatcher, matchLines, type GrepOptions, type LineMatch } from './matcher.js';
+import { intersect, PostingsBuilder, union, type Postings } from './postings.js';
+import { all, describeQuery, parseRegex, planLiteral, planRegex, type Query } from './regex-plan.js';
+import { forEachTrigram, literalTrigrams, newTrigramBitmap } from './trigrams.js';
+
+/** What the index needs from a workspace. */
+export interface FileSource {
+  readonly root: string;
+  files(): string[];
+  onChanges(listener: (changes: { added: string[]; changed: string[]; removed: string[] }) => void): { dispose(): void };
+}
+
+/** What the index needs from the editor buffers (absolute paths). */
+export interface BufferSource {
+  get(path: string): { text: string } | undefined;
+  openPaths(): string[];
+}
+
+export interface GrepRequest extends GrepOptions {
+  /** picomatch globs over workspace-relative paths; a file matching any is searched. */
+  globs?: string[];
+  /** Stop after this many matching lines (default 10,000). */
+  maxResults?: number;
+}
+
+export interface GrepMatch extends LineMatch {
+  path: string;
+}
+
+export interface GrepResult {
+  matches: GrepMatch[];
+  /** Files with at least one match. */
+  files: number;
+  truncated: boolean;
+  stats: { plan: string; candidates: number; searched: number; fromIndex: boolean; elapsedMs: number };
+}
+
+export type LexicalState = 'absent' | 'building' | 'ready';
+
+const sliceMs = 12;
+
+/**
+ * A path filter from globs, as ripgrep's -g reads them: a glob without a slash matches the file
+ * name in any folder, one with a slash the whole workspace-relative path; any glob may match.
+ */
+export function globFilter(globs: readonly string[]): (relativePath: string) => boolean {
+  const byPath = globs.filter((glob) => glob.includes('/'));
+  const byName = globs.filter((glob) => !glob.includes('/'));
+  const pathMatches = byPath.length > 0 ? picomatch(byPath, { dot: true }) : () => false;
+  const nameMatches = byName.length > 0 ? picomatch(byName, { dot: true }) : () => false;
+  return (relativePath) => pathMatches(relativePath) || nameMatches(relativePath.slice(relativePath.lastIndexOf('/') + 1));
+}
+
+export class LexicalIndex {
+  private baseFiles: string[] = [];
+  private postings: Postings | undefined;
+  private readonly changed = new Set<string>();
+  private building: Promise<void> | undefined;
+  private readonly subscription: { dispose(): void };
+
+  constructor(
+    private readonly source: FileSource,
+    private readonly buffers: BufferSource,
+  ) {
+    // Changes recorded from the start, so none made during a build is lost.
+    this.subscription = source.onChanges((changes) => {
+      for (const file of [...changes.added, ...changes.changed, ...changes.removed]) this.changed.add(file);
+      if (this.postings && this.changed.size > Math.max(2_000, this.baseFiles.length / 10)) void this.rebuild();
+    });
+  }
+
+  get state(): LexicalState {
+    return this.postings ? 'ready' : this.building ? 'building' : 'absent';
+  }
+
+  /** Size facts for status and benchmarks. */
+  facts(): { files: number; changed: number; indexBytes: number } {
+    return { files: this.baseFiles.length, changed: this.changed.size, indexBytes: this.postings?.byteSize ?? 0 };
+  }
+
+  /** Builds the base index if there is none (concurrent callers share one build). */
+  ensureBuilt(signal: CancellationSignal = neverCancelled): Promise<void> {
+    if (this.postings) return Promise.resolve();
+    return this.rebuild(signal);
+  }
+
+  private rebuild(signal: CancellationSignal = neverCancelled): Promise<void> {
+    if (!this.building) {
+      this.building = this.build(signal).finally(() => {
+        this.building = undefined;
+      });
+    }
+    return this.building;
+  }
+
+  private async build(signal: CancellationSignal): Promise<void> {
+    const changedBefore = new Set(this.changed);
+    this.changed.clear();
+    const files = this.source.files();
+    const builder = new PostingsBuilder();
+    const seen = newTrigramBitmap();
+    let sliceStart = performance.now();
+    try {
+      for (let id = 0; id < files.length; id++) {
+        if (performance.now() - sliceStart > sliceMs) {
+          await yieldToEventLoop();
+          throwIfCancelled(signal);
+          sliceStart = performance.now();
+        }
+        let bytes: Buffer;
+        try {
+          bytes = fs.readFileSync(toAbsolute(this.source.root, files[id]!));
+        } catch {
+          // Gone or unreadable since the file set listed it: the watcher reports it; search it fresh.
+          this.changed.add(files[id]!);
+          continue;
+        }
+        forEachTrigram(bytes, seen, (key) => builder.add(key, id));
+      }
+    } catch (error) {
+      for (const file of changedBefore) this.changed.add(file);
+      throw error;
+    }
+    this.baseFiles = files;
+    this.postings = builder.freeze();
+  }
+
+  private candidates(query: Query): Uint32Array | undefined {
+    const postings = this.postings!;
+    const evaluate = (node: Query): Uint32Array | undefined => {
+      switch (node.op) {
+        case 'all':
+          return undefined;
+        case 'literal': {
+          // Rarest lists first: the intersection shrinks fastest and can stop at empty.
+          const keys = literalTrigrams(node.text).sort((a, b) => postings.count(a) - postings.count(b));
+          let result: Uint32Array | undefined;
+          for (const key of keys) {
+            result = result ? intersect(result, postings.list(key)) : postings.list(key);
+            if (result.length === 0) break;
+          }
+          return result;
+        }
+        case 'and': {
+          let result: Uint32Array | undefined;
+          for (const arg of node.args) {
+            const ids = evaluate(arg);
+            if (ids === undefined) continue;
+            result = result ? intersect(result, ids) : ids;
+            if (result.length === 0) break;
+          }
+          return result;
+        }
+        case 'or': {
+          let result: Uint32Array = new Uint32Array(0);
+          for (const arg of node.args) {
+            const ids = evaluate(arg);
+            if (ids === undefined) return undefined;
+            result = union(result, ids);
+          }
+          return result;
+        }
+      }
+    };
+    return evaluate(query);
+  }
+
+  /** Runs a query: plan → candidates from the base → fresh files and buffers → verify. */
+  async search(request: GrepRequest, signal: CancellationSignal = neverCancelled): Promise<GrepResult> {
+    const started = performance.now();
+    const matcher = compileMatcher(request);
+    const query = request.fixedStrings ? planLiteral(request.pattern) : planRegex(parseRegex(request.pattern), { ignoreCase: request.ignoreCase === true });
+    await this.ensureBuilt(signal);
+    const limit = request.maxResults ?? 10_000;
+    const accepts = request.globs && request.globs.length > 0 ? globFilter(request.globs) : () => true;
+
+    // Paths whose current content is not what the base indexed: read fresh (buffers first).
+    const bufferPaths = new Map<string, string>();
+    for (const absolute of this.buffers.openPaths()) {
+      const relative = toRelative(this.source.root, absolute);
+      if (relative !== undefined && relative !== '') bufferPaths.set(relative, absolute);
+    }
+    const fresh = new Set<string>([...this.changed, ...bufferPaths.keys()]);
+    const ids = query.op === 'all' ? undefined : this.candidates(query);
+    const fromBase: string[] = [];
+    if (ids === undefined) {
+      for (const file of this.baseFiles) if (!fresh.has(file)) fromBase.push(file);
+    } else {
+      for (const id of ids) if (!fresh.has(this.baseFiles[id]!)) fromBase.push(this.baseFiles[id]!);
+    }
+    // A changed path is searched only if it is still in the file set (a deleted file never is).
+    const current = this.changed.size > 0 ? new Set(this.source.files()) : undefined;
+    const toSearch = [...fromBase, ...[...fresh].filter((file) => bufferPaths.has(file) || current?.has(file))].filter((file) => accepts(file)).sort();
+
+    const matches: GrepMatch[] = [];
+    let files = 0;
+    let searched = 0;
+    let sliceStart = performance.now();
+    for (const file of toSearch) {
+      if (matches.length >= limit) break;
+      if (performance.now() - sliceStart > sliceMs) {
+        await yieldToEventLoop();
+        throwIfCancelled(signal);
+        sliceStart = performance.now();
+      }
+      const buffer = bufferPaths.has(file) ? this.buffers.get(bufferPaths.get(file)!) : undefined;
+      let text: string;
+      if (buffer) text = buffer.text;
+      else {
+        try {
+          text = fs.readFileSync(toAbsolute(this.source.root, file), 'utf8');
+        } catch {
+          continue; // removed between planning and verifying
+        }
+      }
+      searched += 1;
+      const found = matchLines(text, matcher, limit - matches.length);
+      if (found.length > 0) files += 1;
+      for (const match of found) matches.push({ path: file, ...match });
+    }
+    return {
+      matches,
+      files,
+      truncated: matches.length >= limit,
+      stats: { plan: query === all ? '*' : describeQuery(query), candidates: toSearch.length, searched, fromIndex: ids !== undefined, elapsedMs: Math.round((performance.now() - started) * 100) / 100 },
+    };
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+  }
+}

@@ -1,0 +1,193 @@
+// From a regular expression to the literals every match must contain (Russ Cox, "Regular
+// Expression Matching with a Trigram Index"): an AND/OR query over literal strings, computed on
+// the regexpp syntax tree. For each node we know either its exact set of matched strings (when it
+// is small) or only a query its matches satisfy; sequences join exact sets into longer literals.
+// Literals are folded as the index folds them (ASCII lower case), so the plan serves -i and case
+// sensitive queries alike. The query is sound: a file it excludes cannot hold a match.
+import { RegExpParser, type AST } from '@eslint-community/regexpp';
+
+export type Query = { op: 'all' } | { op: 'and'; args: Query[] } | { op: 'or'; args: Query[] } | { op: 'literal'; text: string };
+
+export const all: Query = { op: 'all' };
+
+interface Info {
+  /** Every string the node can match (folded), when there are few: null when unknown or too many. */
+  exact: string[] | null;
+  /** What a match of the node must satisfy beyond `exact`. */
+  query: Query;
+}
+
+const maxExact = 16;
+
+export function and(...args: Query[]): Query {
+  const kept: Query[] = [];
+  for (const arg of args) {
+    if (arg.op === 'all') continue;
+    if (arg.op === 'and') kept.push(...arg.args);
+    else kept.push(arg);
+  }
+  return kept.length === 0 ? all : kept.length === 1 ? kept[0]! : { op: 'and', args: kept };
+}
+
+export function or(...args: Query[]): Query {
+  const kept: Query[] = [];
+  for (const arg of args) {
+    if (arg.op === 'all') return all;
+    if (arg.op === 'or') kept.push(...arg.args);
+    else kept.push(arg);
+  }
+  return kept.length === 0 ? all : kept.length === 1 ? kept[0]! : { op: 'or', args: kept };
+}
+
+function foldText(text: string): string {
+  return text.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
+}
+
+/** A literal the index can use: under three bytes it says nothing. */
+function literal(text: string): Query {
+  return Buffer.byteLength(text, 'utf8') >= 3 ? { op: 'literal', text } : all;
+}
+
+function exactQuery(strings: string[]): Query {
+  return or(...strings.map(literal));
+}
+
+/** Everything known about a node as one query. */
+function asQuery(info: Info): Query {
+  return info.exact ? and(info.query, exactQuery(info.exact)) : info.query;
+}
+
+const unknown: Info = { exact: null, query: all };
+const empty: Info = { exact: [''], query: all };
+
+class Planner {
+  constructor(private readonly ignoreCase: boolean) {}
+
+  private character(codePoint: number): Info {
+    const text = String.fromCodePoint(codePoint);
+    // Non-ASCII letters fold beyond what the index folds: under -i they say nothing.
+    if (this.ignoreCase && codePoint > 0x7f && text.toLowerCase() !== text.toUpperCase()) return unknown;
+    return { exact: [foldText(text)], query: all };
+  }
+
+  private characterClass(node: AST.CharacterClass): Info {
+    if (node.negate) return unknown;
+    const strings = new Set<string>();
+    for (const element of node.elements) {
+      if (element.type === 'Character') {
+        const info = this.character(element.value);
+        if (!info.exact) return unknown;
+        info.exact.forEach((text) => strings.add(text));
+      } else if (element.type === 'CharacterClassRange') {
+        if (element.max.value - element.min.value > 8) return unknown;
+        for (let code = element.min.value; code <= element.max.value; code++) {
+          const info = this.character(code);
+          if (!info.exact) return unknown;
+          info.exact.forEach((text) => strings.add(text));
+        }
+      } else {
+        return unknown;
+      }
+      if (strings.size > 8) return unknown;
+    }
+    return { exact: [...strings], query: all };
+  }
+
+  private sequence(elements: readonly AST.Element[]): Info {
+    let current: Info = empty;
+    for (const element of elements) {
+      const next = this.element(element);
+      const a = current.exact;
+      const b = next.exact;
+      if (a && b && a.length * b.length <= maxExact) {
+        const joined = new Set<string>();
+        for (const left of a) for (const right of b) joined.add(left + right);
+        current = { exact: [...joined], query: and(current.query, next.query) };
+      } else if (b) {
+        // The run so far ends here (as a query); a new exact run starts with this element.
+        current = { exact: b, query: and(asQuery(current), next.query) };
+      } else {
+        current = { exact: null, query: and(asQuery(current), next.query) };
+      }
+    }
+    return current;
+  }
+
+  alternatives(alternatives: readonly AST.Alternative[]): Info {
+    const infos = alternatives.map((alternative) => this.sequence(alternative.elements));
+    const exact = new Set<string>();
+    let allExact = true;
+    for (const info of infos) {
+      if (!info.exact) {
+        allExact = false;
+        break;
+      }
+      info.exact.forEach((text) => exact.add(text));
+    }
+    if (allExact && exact.size <= maxExact) return { exact: [...exact], query: or(...infos.map((info) => info.query)) };
+    return { exact: null, query: or(...infos.map(asQuery)) };
+  }
+
+  private quantifier(node: AST.Quantifier): Info {
+    if (node.max === 0) return empty;
+    const inner = this.element(node.element);
+    if (node.min === 0) {
+      if (node.max === 1 && inner.exact && inner.exact.length < maxExact) return { exact: [...new Set(['', ...inner.exact])], query: all };
+      return unknown;
+    }
+    if (inner.exact && node.min === node.max && node.min <= 4 && inner.exact.length ** node.min <= maxExact) {
+      let strings = [''];
+      for (let round = 0; round < node.min; round++) strings = strings.flatMap((left) => inner.exact!.map((right) => left + right));
+      return { exact: [...new Set(strings)], query: inner.query };
+    }
+    // At least one occurrence: what one occurrence needs, every match needs.
+    return { exact: null, query: asQuery(inner) };
+  }
+
+  element(node: AST.Element): Info {
+    switch (node.type) {
+      case 'Character':
+        return this.character(node.value);
+      case 'CharacterClass':
+        return this.characterClass(node);
+      case 'Group':
+      case 'CapturingGroup':
+        return this.alternatives(node.alternatives);
+      case 'Quantifier':
+        return this.quantifier(node);
+      case 'Assertion':
+        // Anchors, word boundaries and lookarounds consume nothing; ignoring a lookaround is sound.
+        return empty;
+      default:
+        // Character sets (\d \w \s . \p{…}), backreferences, class expressions: anything.
+        return unknown;
+    }
+  }
+}
+
+/** Parses a JavaScript (u-mode) regex; throws regexpp's SyntaxError, which names the position. */
+export function parseRegex(source: string): AST.Pattern {
+  return new RegExpParser({ ecmaVersion: 2024 }).parsePattern(source, undefined, undefined, { unicode: true });
+}
+
+export function planRegex(pattern: AST.Pattern, options: { ignoreCase: boolean }): Query {
+  return asQuery(new Planner(options.ignoreCase).alternatives(pattern.alternatives));
+}
+
+/** A fixed string: the whole string (folded) must appear. */
+export function planLiteral(text: string): Query {
+  return literal(foldText(text));
+}
+
+export function describeQuery(query: Query): string {
+  switch (query.op) {
+    case 'all':
+      return '*';
+    case 'literal':
+      return JSON.stringify(query.text);
+    case 'and':
+      return `(${query.args.map(describeQuery).join(' AND ')})`;
+    case 'or':
+      return `(${query.args.map(describeQuery).join(' OR ')})`;
+  }
+}

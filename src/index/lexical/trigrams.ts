@@ -1,0 +1,39 @@
+// Byte trigrams: the keys of the regex index. Text is indexed as UTF-8 bytes with ASCII letters
+// folded to lower case, so one index serves case-sensitive and case-insensitive queries (a
+// case-sensitive query simply verifies more candidates). A key is b0 << 16 | b1 << 8 | b2.
+
+const fold = new Uint8Array(256).map((_, byte) => (byte >= 0x41 && byte <= 0x5a ? byte + 0x20 : byte));
+
+/**
+ * Calls `each` once per distinct trigram of `bytes`. `seen` is a caller-owned bitmap of 2^24 bits
+ * (2 MiB), cleared again before returning, so one allocation serves every file.
+ */
+export function forEachTrigram(bytes: Uint8Array, seen: Uint8Array, each: (key: number) => void): void {
+  if (bytes.length < 3) return;
+  const touched: number[] = [];
+  let key = (fold[bytes[0]!]! << 8) | fold[bytes[1]!]!;
+  for (let index = 2; index < bytes.length; index++) {
+    key = ((key << 8) | fold[bytes[index]!]!) & 0xffffff;
+    const slot = key >>> 3;
+    const bit = 1 << (key & 7);
+    if ((seen[slot]! & bit) !== 0) continue;
+    seen[slot]! |= bit;
+    touched.push(slot);
+    each(key);
+  }
+  for (const slot of touched) seen[slot] = 0;
+}
+
+export function newTrigramBitmap(): Uint8Array {
+  return new Uint8Array(1 << 21);
+}
+
+/** The distinct trigram keys of a literal (as the index folds it); empty when it is under 3 bytes. */
+export function literalTrigrams(literal: string): number[] {
+  const bytes = Buffer.from(literal, 'utf8');
+  const keys = new Set<number>();
+  for (let index = 2; index < bytes.length; index++) {
+    keys.add((fold[bytes[index - 2]!]! << 16) | (fold[bytes[index - 1]!]! << 8) | fold[bytes[index]!]!);
+  }
+  return [...keys];
+}

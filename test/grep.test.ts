@@ -1,0 +1,306 @@
+// The regex index against its oracle: for every query in the table, the (file, line) pairs Fathom
+// reports equal `rg -n` over exactly the same files. Then freshness: edits on disk and in editor
+// buffers are found by the very next query, deleted files never are, and random edits interleaved
+// with queries always agree with a brute-force scan.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { globFilter, LexicalIndex, type GrepRequest } from '../src/index/lexical/lexical-index.js';
+import { all, parseRegex, planRegex } from '../src/index/lexical/regex-plan.js';
+import { BufferOverlay } from '../src/workspace/overlay.js';
+import type { Workspace } from '../src/workspace/workspace.js';
+import { gitInit, writeFixture } from './helpers/fixture.js';
+import { pool, quiesce, readyWorkspace } from './helpers/workspace-harness.js';
+
+const ripgrep = spawnSync('rg', ['--version']).status === 0;
+if (!ripgrep && process.env.CI) throw new Error('ripgrep is required in CI (apt-get install ripgrep)');
+
+const corpus = `
+//- kernel/sched.c
+#include <linux/sched.h>
+static DEFINE_SPINLOCK(lock);
+static inline int task_prio(const struct task_struct *p)
+{
+	unsigned long flags;
+	spin_lock_irqsave(&lock, flags);
+	int value = 123456;
+	spin_unlock_irqrestore(&lock, flags);
+	return p->prio - MAX_RT_PRIO;
+}
+EXPORT_SYMBOL_GPL(task_prio);
+struct sched_class_ops {
+	void (*enqueue)(void);
+};
+//- kernel/mutex.c
+void mutex_lock(struct mutex *lock) { might_sleep(); }
+void mutex_unlock(struct mutex *lock) { /* TODO: fast path */ }
+int kfree_count = 0;
+void helper(void) { kfree(ptr); kfree_rcu(ptr); }
+//- include/linux/slab.h
+static inline void *kmalloc(size_t size, gfp_t flags) { return __kmalloc(size, flags); }
+static inline void *kzalloc(size_t size, gfp_t flags) { return kmalloc(size, flags | __GFP_ZERO); }
+#define KCALLOC(n) kcalloc(n, 8, GFP_KERNEL)
+struct file_operations_ops {
+//- src/app.ts
+export class UserService {
+  async getUser(id: string): Promise<User> {
+    return this.repo.find(id); // TODO(alice): cache
+  }
+}
+const Copy_From_User = copy_from_user;
+//- src/café.py
+def grüße(name):
+    return f"Grüße, {name}!"  # naïve
+ÉCOLE = "école"
+//- docs/notes.md
+The colour and the color.
+Foo bar baz
+foo BAR Baz
+a+b=c (literal parens) [brackets] {braces}
+//- empty.txt
+`;
+
+interface Case {
+  name: string;
+  request: GrepRequest;
+  /** Where Fathom's JavaScript dialect and ripgrep's Rust dialect differ: why the result may differ. */
+  dialect?: string;
+}
+
+const cases: Case[] = [
+  { name: 'rare literal', request: { pattern: 'task_prio', fixedStrings: true } },
+  { name: 'common literal', request: { pattern: 'static inline', fixedStrings: true } },
+  { name: 'no-hit literal', request: { pattern: 'kmem_cache_alloc_node_trace', fixedStrings: true } },
+  { name: 'literal with regex characters', request: { pattern: 'a+b=c (literal', fixedStrings: true } },
+  { name: 'fixed string with brackets', request: { pattern: '[brackets] {braces}', fixedStrings: true } },
+  { name: 'EXPORT_SYMBOL_GPL', request: { pattern: 'EXPORT_SYMBOL_GPL', fixedStrings: true } },
+  { name: 'spin_lock_irqsave', request: { pattern: 'spin_lock_irqsave' } },
+  { name: 'word kfree', request: { pattern: 'kfree', wordRegexp: true } },
+  { name: 'word match inside other words excluded', request: { pattern: 'lock', wordRegexp: true } },
+  { name: 'struct ops', request: { pattern: 'struct \\w+_ops \\{' } },
+  { name: 'alternation with escape', request: { pattern: 'mutex_(lock|unlock)\\(' } },
+  { name: 'word boundary alternation', request: { pattern: '\\b(kmalloc|kzalloc|kcalloc)\\(' } },
+  { name: 'case-insensitive literal', request: { pattern: 'copy_from_user', ignoreCase: true } },
+  { name: 'case-sensitive literal misses other case', request: { pattern: 'copy_from_user' } },
+  { name: 'no literal at all', request: { pattern: '\\w+\\s*=\\s*\\d{5,}' } },
+  { name: 'glob on headers', request: { pattern: 'static inline', fixedStrings: true, globs: ['*.h'] } },
+  { name: 'TODO', request: { pattern: 'TODO', fixedStrings: true } },
+  { name: 'anchored start', request: { pattern: '^static' } },
+  { name: 'anchored end', request: { pattern: '\\)$' } },
+  { name: 'anchored both', request: { pattern: '^\\{$' } },
+  { name: 'optional letter', request: { pattern: 'colou?r' } },
+  { name: 'character class', request: { pattern: '[Ff]oo [Bb][Aa][Rr]' } },
+  { name: 'negated class', request: { pattern: 'k[^f]' } },
+  { name: 'dot', request: { pattern: 'mutex_.ock' } },
+  { name: 'plus repetition', request: { pattern: 'spin_(un)?lock_irq\\w+' } },
+  { name: 'counted repetition', request: { pattern: '\\d{6}' } },
+  { name: 'range repetition', request: { pattern: 'l{1,2}o' } },
+  { name: 'escaped dot', request: { pattern: 'sched\\.h' } },
+  { name: 'escaped bracket', request: { pattern: '\\[brackets\\]' } },
+  { name: 'tab', request: { pattern: '\\tunsigned' } },
+  { name: 'empty-matching pattern', request: { pattern: 'x*' } },
+  { name: 'lazy quantifier', request: { pattern: 'return .*?;' } },
+  { name: 'group repetition', request: { pattern: '(ab|cd)+e' } },
+  { name: 'ignore case class', request: { pattern: 'FOO bar', ignoreCase: true } },
+  { name: 'ignore case alternation', request: { pattern: 'USER(service|id)', ignoreCase: true } },
+  { name: 'unicode literal', request: { pattern: 'Grüße' } },
+  { name: 'unicode case-insensitive', request: { pattern: 'école', ignoreCase: true } },
+  { name: 'unicode fixed', request: { pattern: 'naïve', fixedStrings: true } },
+  { name: 'word on unicode identifier', request: { pattern: 'grüße', wordRegexp: true } },
+  { name: 'digits', request: { pattern: '\\d+' } },
+  { name: 'whitespace run', request: { pattern: '\\s{2,}return' } },
+  { name: 'non-capturing group', request: { pattern: '(?:async|static) \\w+' } },
+  { name: 'alternation of literals', request: { pattern: 'might_sleep|fast path|GFP_KERNEL' } },
+  { name: 'literal minus', request: { pattern: 'p->prio - MAX', fixedStrings: true } },
+  { name: 'CRLF line end', request: { pattern: 'windows line$' } },
+  { name: 'CRLF text', request: { pattern: 'windows', fixedStrings: true } },
+  { name: 'multiline span', request: { pattern: 'flags\\);\\n\\tint', multiline: true } },
+  { name: 'glob on a folder', request: { pattern: 'kfree', globs: ['kernel/**'] } },
+  { name: 'two globs', request: { pattern: 'TODO', globs: ['*.ts', '*.c'] } },
+  { name: 'a folder glob and a name glob', request: { pattern: 'static', globs: ['include/**', '*.c'] } },
+];
+
+function rgLines(root: string, files: string[], request: GrepRequest): string[] {
+  const globMatcher = request.globs ? globFilter(request.globs) : undefined;
+  const filtered = globMatcher ? files.filter((file) => globMatcher(file)) : files;
+  if (filtered.length === 0) return [];
+  const flags = ['-n', '--no-heading', '--no-config', '--with-filename', '--color', 'never'];
+  if (request.fixedStrings) flags.push('-F');
+  if (request.ignoreCase) flags.push('-i');
+  if (request.wordRegexp) flags.push('-w');
+  if (request.multiline) flags.push('-U');
+  const result = spawnSync('rg', [...flags, '-e', request.pattern, '--', ...filtered], { cwd: root, encoding: 'utf8' });
+  if (result.status !== 0 && result.status !== 1) throw new Error(`rg failed: ${result.stderr}`);
+  return result.stdout
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => /^(.*?):(\d+):/.exec(line)!)
+    .map((match) => `${match[1]}:${match[2]}`)
+    .sort();
+}
+
+describe('grep against ripgrep', { skip: !ripgrep && 'ripgrep is not installed' }, () => {
+  let workspace: Workspace;
+  let index: LexicalIndex;
+  const overlay = new BufferOverlay();
+
+  before(async () => {
+    const root = writeFixture(corpus);
+    fs.writeFileSync(path.join(root, 'crlf.txt'), 'first\r\nwindows line\r\nlast\r\n');
+    fs.writeFileSync(path.join(root, 'logo.bin'), Buffer.from([0x47, 0x49, 0, 0x46, 0x6b, 0x66, 0x72, 0x65, 0x65]));
+    gitInit(root);
+    workspace = await readyWorkspace(root);
+    index = new LexicalIndex(workspace, overlay);
+    await index.ensureBuilt();
+  });
+  after(async () => {
+    index.dispose();
+    await workspace.close();
+    pool.close();
+  });
+
+  test('the table has at least 40 queries', () => assert.ok(cases.length >= 40));
+
+  for (const testCase of cases) {
+    test(`grep: ${testCase.name}`, async () => {
+      const result = await index.search(testCase.request);
+      const ours = result.matches.map((match) => `${match.path}:${match.line}`).sort();
+      const theirs = rgLines(workspace.root, workspace.files(), testCase.request);
+      if (testCase.dialect) return;
+      assert.deepEqual(ours, theirs, `plan ${result.stats.plan}`);
+    });
+  }
+
+  test('grep: an invalid regex is invalidParams quoting the parser and position', async () => {
+    await assert.rejects(index.search({ pattern: 'a(b' }), (error: Error & { kind?: string; data?: { index?: number } }) => {
+      assert.equal(error.kind, 'invalidParams');
+      assert.match(error.message, /Unterminated group/);
+      assert.equal(error.data?.index, 3);
+      return true;
+    });
+  });
+
+  test('grep: literal queries use the index and read only candidates', async () => {
+    const result = await index.search({ pattern: 'task_prio', fixedStrings: true });
+    assert.equal(result.stats.fromIndex, true);
+    assert.equal(result.stats.searched, 1);
+  });
+});
+
+test('globs: a name glob matches in any folder, a path glob the whole path', () => {
+  const accepts = globFilter(['*.h', 'src/**', 'docs/*.md']);
+  const table: [string, boolean][] = [
+    ['a.h', true],
+    ['include/linux/slab.h', true],
+    ['src/app.ts', true],
+    ['src/deep/er/x.py', true],
+    ['docs/notes.md', true],
+    ['docs/deep/notes.md', false],
+    ['kernel/sched.c', false],
+    ['x/src/app.ts', false],
+  ];
+  for (const [file, expected] of table) assert.equal(accepts(file), expected, file);
+});
+
+test('plan: never excludes a line that matches (random strings)', () => {
+  const patterns = ['ab(c|d)e', 'x[yz]{2}w', 'foo.*bar', '(abc)+d', 'a?bcd', 'abc|cde|efg', '[ab]{2}cx', 'q(?:rs|tu)v'];
+  const alphabet = 'abcdefqrstuvwxyz.';
+  let seed = 7;
+  const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  for (const source of patterns) {
+    const plan = planRegex(parseRegex(source), { ignoreCase: false });
+    const regex = new RegExp(source, 'u');
+    for (let round = 0; round < 3000; round++) {
+      const text = Array.from({ length: 4 + Math.floor(random() * 8) }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+      if (!regex.test(text)) continue;
+      const satisfies = (query: typeof plan): boolean =>
+        query.op === 'all' ? true : query.op === 'literal' ? text.toLowerCase().includes(query.text) : query.op === 'and' ? query.args.every(satisfies) : query.args.some(satisfies);
+      assert.ok(satisfies(plan), `${source} matches ${JSON.stringify(text)} but its plan excludes it`);
+    }
+    assert.notEqual(plan, all);
+  }
+});
+
+describe('grep freshness', () => {
+  test('disk edits, buffers and deletions are seen by the very next query', async () => {
+    const root = writeFixture(`
+      //- a.ts
+      const alpha = 1;
+      //- b.ts
+      const beta = 2;
+    `);
+    gitInit(root);
+    const overlay = new BufferOverlay();
+    const workspace = await readyWorkspace(root);
+    const index = new LexicalIndex(workspace, overlay);
+    try {
+      await index.ensureBuilt();
+      const find = async (pattern: string): Promise<string[]> => (await index.search({ pattern })).matches.map((match) => `${match.path}:${match.line}`);
+      assert.deepEqual(await find('alpha'), ['a.ts:1']);
+      // An unsaved buffer: found at once, and it hides the disk text of that file.
+      overlay.open({ path: path.join(root, 'a.ts'), languageId: 'typescript', version: 1, text: 'const gamma = 1;\n' });
+      assert.deepEqual(await find('gamma'), ['a.ts:1']);
+      assert.deepEqual(await find('alpha'), []);
+      overlay.change(path.join(root, 'a.ts'), 2, [{ range: { start: { line: 0, character: 6 }, end: { line: 0, character: 11 } }, text: 'delta' }]);
+      assert.deepEqual(await find('delta'), ['a.ts:1']);
+      // Closed without saving: the disk text again.
+      overlay.close(path.join(root, 'a.ts'));
+      assert.deepEqual(await find('alpha'), ['a.ts:1']);
+      // Disk edits and deletions, once the watcher has reported them.
+      fs.writeFileSync(path.join(root, 'b.ts'), 'const epsilon = 2;\n');
+      fs.writeFileSync(path.join(root, 'c.ts'), 'const zeta = 3;\n');
+      fs.rmSync(path.join(root, 'a.ts'));
+      await quiesce(workspace);
+      assert.deepEqual(await find('epsilon'), ['b.ts:1']);
+      assert.deepEqual(await find('beta'), []);
+      assert.deepEqual(await find('zeta'), ['c.ts:1']);
+      assert.deepEqual(await find('alpha'), []);
+    } finally {
+      index.dispose();
+      await workspace.close();
+    }
+  });
+
+  test('1,000 random buffer edits interleaved with queries agree with a brute-force scan', async () => {
+    const names = ['one.txt', 'two.txt', 'three.txt'];
+    const root = writeFixture(names.map((name) => `//- ${name}\nseed text for ${name}`).join('\n'));
+    const overlay = new BufferOverlay();
+    const workspace = await readyWorkspace(root);
+    const index = new LexicalIndex(workspace, overlay);
+    try {
+      await index.ensureBuilt();
+      const words = ['apple', 'banana', 'cherry', 'date', 'elder', 'fig'];
+      const texts = new Map<string, string>();
+      let seed = 11;
+      const random = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+      for (const name of names) {
+        texts.set(name, fs.readFileSync(path.join(root, name), 'utf8'));
+        overlay.open({ path: path.join(root, name), languageId: '', version: 0, text: texts.get(name)! });
+      }
+      for (let round = 0; round < 1000; round++) {
+        const name = names[random(names.length)]!;
+        const text = texts.get(name)!;
+        const at = random(text.length + 1);
+        const insert = random(4) === 0 ? '\n' : `${words[random(words.length)]} `;
+        const before = text.slice(0, at);
+        const line = before.split('\n').length - 1;
+        const character = at - (before.lastIndexOf('\n') + 1);
+        overlay.change(path.join(root, name), round + 1, [{ range: { start: { line, character }, end: { line, character } }, text: insert }]);
+        texts.set(name, before + insert + text.slice(at));
+        if (round % 10 === 0) {
+          const word = words[random(words.length)]!;
+          const ours = (await index.search({ pattern: word })).matches.map((match) => `${match.path}:${match.line}`).sort();
+          const brute = [...texts]
+            .flatMap(([file, content]) => content.split('\n').flatMap((lineText, number) => (content.length > 0 && lineText.includes(word) && !(number === content.split('\n').length - 1 && lineText === '') ? [`${file}:${number + 1}`] : [])))
+            .sort();
+          assert.deepEqual(ours, brute, `round ${round}, word ${word}`);
+        }
+      }
+    } finally {
+      index.dispose();
+      await workspace.close();
+    }
+  });
+});
