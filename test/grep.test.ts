@@ -115,6 +115,8 @@ const cases: Case[] = [
   { name: 'alternation of literals', request: { pattern: 'might_sleep|fast path|GFP_KERNEL' } },
   { name: 'literal minus', request: { pattern: 'p->prio - MAX', fixedStrings: true } },
   { name: 'CRLF line end', request: { pattern: 'windows line$' } },
+  { name: 'dot matches a carriage return, as in ripgrep', request: { pattern: 'line.$' } },
+  { name: 'anchors inside a group', request: { pattern: '(^first|last$)' } },
   { name: 'CRLF text', request: { pattern: 'windows', fixedStrings: true } },
   { name: 'multiline span', request: { pattern: 'flags\\);\\n\\tint', multiline: true } },
   { name: 'glob on a folder', request: { pattern: 'kfree', globs: ['kernel/**'] } },

@@ -4,6 +4,7 @@
 // Dialect: JavaScript's u-mode regex. Known differences from ripgrep's Rust regex: \w, \d, \b are
 // ASCII in JavaScript and Unicode in ripgrep; lookarounds and backreferences exist only here.
 import { FathomError } from '../../base/errors.js';
+import type { AST } from '@eslint-community/regexpp';
 import { parseRegex } from './regex-plan.js';
 
 export interface GrepOptions {
@@ -37,18 +38,60 @@ function escapeLiteral(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
 }
 
+/**
+ * Rewrites a pattern so that lines end at '\n' alone, as in ripgrep: JavaScript's ^, $ (with the
+ * m flag) and . also treat '\r', U+2028 and U+2029 as line ends. `^` becomes "not after a
+ * character other than \n", `$` "not before one", `.` "anything but \n".
+ */
+function lineSemantics(pattern: AST.Pattern): string {
+  const edits: [number, number, string][] = [];
+  const visit = (node: AST.Node): void => {
+    switch (node.type) {
+      case 'Pattern':
+      case 'Group':
+      case 'CapturingGroup':
+        node.alternatives.forEach(visit);
+        return;
+      case 'Alternative':
+        node.elements.forEach(visit);
+        return;
+      case 'Quantifier':
+        visit(node.element);
+        return;
+      case 'Assertion':
+        if (node.kind === 'start') edits.push([node.start, node.end, '(?<![^\\n])']);
+        else if (node.kind === 'end') edits.push([node.start, node.end, '(?![^\\n])']);
+        else if (node.kind === 'lookahead' || node.kind === 'lookbehind') node.alternatives.forEach(visit);
+        return;
+      case 'CharacterSet':
+        if (node.kind === 'any') edits.push([node.start, node.end, '[^\\n]']);
+        return;
+      default:
+        return;
+    }
+  };
+  visit(pattern);
+  let source = pattern.raw;
+  for (const [start, end, replacement] of edits.sort((a, b) => b[0] - a[0])) source = source.slice(0, start) + replacement + source.slice(end);
+  return source;
+}
+
 /** Compiles the request; an invalid pattern is an invalidParams error quoting the parser. */
 export function compileMatcher(options: GrepOptions): CompiledMatcher {
-  let source = options.fixedStrings ? escapeLiteral(options.pattern) : options.pattern;
-  if (!options.fixedStrings) {
+  let source: string;
+  if (options.fixedStrings) {
+    source = escapeLiteral(options.pattern);
+  } else {
+    let pattern: AST.Pattern;
     try {
-      parseRegex(source);
+      pattern = parseRegex(options.pattern);
     } catch (error) {
       throw new FathomError('invalidParams', `invalid regex: ${(error as Error).message}`, { pattern: options.pattern, index: (error as { index?: number }).index });
     }
+    source = lineSemantics(pattern);
   }
   if (options.wordRegexp) source = `(?<![\\p{L}\\p{N}_])(?:${source})(?![\\p{L}\\p{N}_])`;
-  const flags = `gu${options.ignoreCase ? 'i' : ''}${options.multiline ? 'm' : ''}`;
+  const flags = `gu${options.ignoreCase ? 'i' : ''}`;
   return { regex: new RegExp(source, flags), multiline: options.multiline === true };
 }
 
@@ -59,20 +102,42 @@ export function matchLines(text: string, matcher: CompiledMatcher, limit: number
   return matcher.multiline ? matchAcrossLines(text, matcher.regex, limit) : matchEachLine(text, matcher.regex, limit);
 }
 
+/**
+ * Line-wise matching at the speed of one regex pass over the whole text: a match within a line
+ * reports that line and the search goes on from the next line. A match that crosses a line break
+ * (possible with \s, [^…] and the like) is not one ripgrep would report, so its first line alone is
+ * checked again and the search goes on from the next line: no line is skipped unchecked.
+ */
 function matchEachLine(text: string, regex: RegExp, limit: number): LineMatch[] {
   const out: LineMatch[] = [];
-  let start = 0;
+  const single = new RegExp(regex.source, regex.flags.replace('g', ''));
   let line = 1;
-  while (start <= text.length && out.length < limit) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    if (end === text.length && start === end && start > 0) break;
-    const content = text.slice(start, end);
-    regex.lastIndex = 0;
-    const match = regex.exec(content);
-    if (match) out.push({ line, column: match.index + 1, text: content });
-    start = end + 1;
+  let lineStart = 0;
+  let position = 0;
+  while (position <= text.length && out.length < limit) {
+    regex.lastIndex = position;
+    const match = regex.exec(text);
+    if (!match) break;
+    // Advance the line counter to the line where the match starts.
+    for (let newline = text.indexOf('\n', lineStart); newline >= 0 && newline < match.index; newline = text.indexOf('\n', lineStart)) {
+      line += 1;
+      lineStart = newline + 1;
+    }
+    // A match starting on the empty piece after a final newline is not a line.
+    if (lineStart === text.length && lineStart > 0) break;
+    const lineEndIndex = text.indexOf('\n', lineStart);
+    const lineEnd = lineEndIndex < 0 ? text.length : lineEndIndex;
+    if (match.index + match[0].length <= lineEnd) {
+      out.push({ line, column: match.index + 1 - lineStart, text: text.slice(lineStart, lineEnd) });
+    } else {
+      const content = text.slice(lineStart, lineEnd);
+      const within = single.exec(content);
+      if (within) out.push({ line, column: within.index + 1, text: content });
+    }
+    if (lineEndIndex < 0) break;
+    position = lineEnd + 1;
     line += 1;
+    lineStart = position;
   }
   return out;
 }
