@@ -10,9 +10,9 @@ import picomatch from 'picomatch';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { throwIfCancelled, neverCancelled, type CancellationSignal } from '../../base/cancellation.js';
 import { toAbsolute, toRelative } from '../../base/paths.js';
-import { compileMatcher, matchLines, type GrepOptions, type LineMatch } from './matcher.js';
+import { compileMatcher, matchBytes, matchLines, type GrepOptions, type LineMatch } from './matcher.js';
 import { intersect, PostingsBuilder, union, type Postings } from './postings.js';
-import { all, describeQuery, parseRegex, planLiteral, planRegex, type Query } from './regex-plan.js';
+import { all, describeQuery, lineLiterals, parseRegex, planLiteral, planRegex, type Query } from './regex-plan.js';
 import { forEachTrigram, literalTrigrams, newTrigramBitmap } from './trigrams.js';
 
 /** What the index needs from a workspace. */
@@ -181,7 +181,9 @@ export class LexicalIndex {
   async search(request: GrepRequest, signal: CancellationSignal = neverCancelled): Promise<GrepResult> {
     const started = performance.now();
     const matcher = compileMatcher(request);
-    const query = request.fixedStrings ? planLiteral(request.pattern) : planRegex(parseRegex(request.pattern), { ignoreCase: request.ignoreCase === true });
+    const ignoreCase = request.ignoreCase === true;
+    const query = request.fixedStrings ? planLiteral(request.pattern, { ignoreCase }) : planRegex(parseRegex(request.pattern), { ignoreCase });
+    const literals = lineLiterals(query);
     await this.ensureBuilt(signal);
     const limit = request.maxResults ?? 10_000;
     const accepts = request.globs && request.globs.length > 0 ? globFilter(request.globs) : () => true;
@@ -216,17 +218,19 @@ export class LexicalIndex {
         sliceStart = performance.now();
       }
       const buffer = bufferPaths.has(file) ? this.buffers.get(bufferPaths.get(file)!) : undefined;
-      let text: string;
-      if (buffer) text = buffer.text;
-      else {
+      let found: LineMatch[];
+      if (buffer) {
+        found = matchLines(buffer.text, matcher, limit - matches.length);
+      } else {
+        let bytes: Buffer;
         try {
-          text = fs.readFileSync(toAbsolute(this.source.root, file), 'utf8');
+          bytes = fs.readFileSync(toAbsolute(this.source.root, file));
         } catch {
           continue; // removed between planning and verifying
         }
+        found = matchBytes(bytes, matcher, literals, limit - matches.length);
       }
       searched += 1;
-      const found = matchLines(text, matcher, limit - matches.length);
       if (found.length > 0) files += 1;
       for (const match of found) matches.push({ path: file, ...match });
     }

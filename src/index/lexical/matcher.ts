@@ -30,7 +30,10 @@ export interface LineMatch {
 
 export interface CompiledMatcher {
   regex: RegExp;
+  /** The same regex, not global: for one line at a time. */
+  lineRegex: RegExp;
   multiline: boolean;
+  ignoreCase: boolean;
 }
 
 /** Escapes the syntax characters (u-mode allows no other identity escapes). */
@@ -92,14 +95,58 @@ export function compileMatcher(options: GrepOptions): CompiledMatcher {
   }
   if (options.wordRegexp) source = `(?<![\\p{L}\\p{N}_])(?:${source})(?![\\p{L}\\p{N}_])`;
   const flags = `gu${options.ignoreCase ? 'i' : ''}`;
-  return { regex: new RegExp(source, flags), multiline: options.multiline === true };
+  return { regex: new RegExp(source, flags), lineRegex: new RegExp(source, flags.replace('g', '')), multiline: options.multiline === true, ignoreCase: options.ignoreCase === true };
+}
+
+const asciiFold = new Uint8Array(256).map((_, byte) => (byte >= 0x41 && byte <= 0x5a ? byte + 0x20 : byte));
+
+function foldAscii(bytes: Buffer): Buffer {
+  const out = Buffer.allocUnsafe(bytes.length);
+  for (let index = 0; index < bytes.length; index++) out[index] = asciiFold[bytes[index]!]!;
+  return out;
+}
+
+/**
+ * The matching lines of a file's bytes, looking only at lines that hold one of `literals` (every
+ * matching line holds one: see `lineLiterals`): found with Buffer.indexOf, then only those lines
+ * are decoded and tested. Without literals, or in multiline mode, the whole text is matched.
+ */
+export function matchBytes(bytes: Buffer, matcher: CompiledMatcher, literals: string[] | undefined, limit: number): LineMatch[] {
+  if (!literals || matcher.multiline) return matchLines(bytes.toString('utf8'), matcher, limit);
+  if (bytes.length === 0) return [];
+  const haystack = matcher.ignoreCase ? foldAscii(bytes) : bytes;
+  const needles = literals.map((literal) => Buffer.from(literal, 'utf8'));
+  // The starts of lines holding a needle, in order, each once.
+  const starts = new Set<number>();
+  for (const needle of needles) {
+    for (let found = haystack.indexOf(needle); found >= 0; ) {
+      const start = haystack.lastIndexOf(10, found) + 1;
+      starts.add(start);
+      const end = haystack.indexOf(10, found);
+      if (end < 0) break;
+      found = haystack.indexOf(needle, end + 1);
+    }
+  }
+  const out: LineMatch[] = [];
+  let line = 1;
+  let counted = 0;
+  for (const start of [...starts].sort((a, b) => a - b)) {
+    if (out.length >= limit) break;
+    for (let newline = bytes.indexOf(10, counted); newline >= 0 && newline < start; newline = bytes.indexOf(10, newline + 1)) line += 1;
+    counted = start;
+    const endIndex = bytes.indexOf(10, start);
+    const content = bytes.toString('utf8', start, endIndex < 0 ? bytes.length : endIndex);
+    const match = matcher.lineRegex.exec(content);
+    if (match) out.push({ line, column: match.index + 1, text: content });
+  }
+  return out;
 }
 
 /** The matching lines of `text`, at most `limit`. */
 export function matchLines(text: string, matcher: CompiledMatcher, limit: number): LineMatch[] {
   // An empty file has no lines (ripgrep reports nothing in it, even for a pattern matching '').
   if (text.length === 0) return [];
-  return matcher.multiline ? matchAcrossLines(text, matcher.regex, limit) : matchEachLine(text, matcher.regex, limit);
+  return matcher.multiline ? matchAcrossLines(text, matcher.regex, limit) : matchEachLine(text, matcher.regex, matcher.lineRegex, limit);
 }
 
 /**
@@ -108,9 +155,8 @@ export function matchLines(text: string, matcher: CompiledMatcher, limit: number
  * (possible with \s, [^…] and the like) is not one ripgrep would report, so its first line alone is
  * checked again and the search goes on from the next line: no line is skipped unchecked.
  */
-function matchEachLine(text: string, regex: RegExp, limit: number): LineMatch[] {
+function matchEachLine(text: string, regex: RegExp, single: RegExp, limit: number): LineMatch[] {
   const out: LineMatch[] = [];
-  const single = new RegExp(regex.source, regex.flags.replace('g', ''));
   let line = 1;
   let lineStart = 0;
   let position = 0;

@@ -2,8 +2,9 @@
 // Expression Matching with a Trigram Index"): an AND/OR query over literal strings, computed on
 // the regexpp syntax tree. For each node we know either its exact set of matched strings (when it
 // is small) or only a query its matches satisfy; sequences join exact sets into longer literals.
-// Literals are folded as the index folds them (ASCII lower case), so the plan serves -i and case
-// sensitive queries alike. The query is sound: a file it excludes cannot hold a match.
+// Literals keep their case for a case-sensitive query (they also prefilter lines, byte for byte)
+// and are ASCII-folded under -i; the index folds both the same way when it looks them up. The
+// query is sound: a file it excludes cannot hold a match.
 import { RegExpParser, type AST } from '@eslint-community/regexpp';
 
 export type Query = { op: 'all' } | { op: 'and'; args: Query[] } | { op: 'or'; args: Query[] } | { op: 'literal'; text: string };
@@ -67,7 +68,7 @@ class Planner {
     const text = String.fromCodePoint(codePoint);
     // Non-ASCII letters fold beyond what the index folds: under -i they say nothing.
     if (this.ignoreCase && codePoint > 0x7f && text.toLowerCase() !== text.toUpperCase()) return unknown;
-    return { exact: [foldText(text)], query: all };
+    return { exact: [this.ignoreCase ? foldText(text) : text], query: all };
   }
 
   private characterClass(node: AST.CharacterClass): Info {
@@ -174,9 +175,29 @@ export function planRegex(pattern: AST.Pattern, options: { ignoreCase: boolean }
   return asQuery(new Planner(options.ignoreCase).alternatives(pattern.alternatives));
 }
 
-/** A fixed string: the whole string (folded) must appear. */
-export function planLiteral(text: string): Query {
-  return literal(foldText(text));
+/** A fixed string: the whole string must appear (ASCII-folded under -i). */
+export function planLiteral(text: string, options: { ignoreCase: boolean }): Query {
+  return literal(options.ignoreCase ? foldText(text) : text);
+}
+
+/**
+ * Literals one of which every matching line holds (a match lies within one line), chosen from the
+ * plan: the literal itself, an OR of literals, or the first such conjunct of an AND.
+ */
+export function lineLiterals(query: Query): string[] | undefined {
+  switch (query.op) {
+    case 'literal':
+      return [query.text];
+    case 'or':
+      return query.args.every((arg) => arg.op === 'literal') ? query.args.map((arg) => (arg as { text: string }).text) : undefined;
+    case 'and': {
+      // The longest literals are usually the rarest.
+      const options = query.args.map(lineLiterals).filter((texts): texts is string[] => texts !== undefined);
+      return options.sort((a, b) => Math.min(...b.map((text) => text.length)) - Math.min(...a.map((text) => text.length)))[0];
+    }
+    case 'all':
+      return undefined;
+  }
 }
 
 export function describeQuery(query: Query): string {
