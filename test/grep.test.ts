@@ -54,6 +54,8 @@ const Copy_From_User = copy_from_user;
 def grüße(name):
     return f"Grüße, {name}!"  # naïve
 ÉCOLE = "école"
+nombre = "٣٤٥٦٧"  # Arabic-Indic digits
+ékmalloc(x) and µkzalloc(y)
 //- docs/notes.md
 The colour and the color.
 Foo bar baz
@@ -110,6 +112,12 @@ const cases: Case[] = [
   { name: 'unicode fixed', request: { pattern: 'naïve', fixedStrings: true } },
   { name: 'word on unicode identifier', request: { pattern: 'grüße', wordRegexp: true } },
   { name: 'digits', request: { pattern: '\\d+' } },
+  { name: 'Unicode digits, as ripgrep', request: { pattern: '\\d{5}' } },
+  { name: 'Unicode word characters, as ripgrep', request: { pattern: 'Gr\\w+e' } },
+  { name: 'Unicode word boundary, as ripgrep', request: { pattern: '\\b(kmalloc|kzalloc)\\(' } },
+  { name: 'not a word character', request: { pattern: 'na\\Wve' } },
+  { name: 'word class inside brackets', request: { pattern: '[\\w]+ße' } },
+  { name: 'non-boundary', request: { pattern: 'k\\Bmalloc' } },
   { name: 'whitespace run', request: { pattern: '\\s{2,}return' } },
   { name: 'non-capturing group', request: { pattern: '(?:async|static) \\w+' } },
   { name: 'alternation of literals', request: { pattern: 'might_sleep|fast path|GFP_KERNEL' } },

@@ -1,8 +1,8 @@
 // Turns a grep request (pattern and rg-style options) into a JavaScript RegExp, and finds the
 // matching lines of one text the way ripgrep reports them: line by line (a match never spans a
 // line unless multiline), each matching line once, with the column of its first match.
-// Dialect: JavaScript's u-mode regex. Known differences from ripgrep's Rust regex: \w, \d, \b are
-// ASCII in JavaScript and Unicode in ripgrep; lookarounds and backreferences exist only here.
+// Dialect: JavaScript's u-mode regex, rewritten to ripgrep's meaning of ^ $ . \w \d \b (see
+// `lineSemantics`); lookarounds and backreferences exist only here.
 import { FathomError } from '../../base/errors.js';
 import type { AST } from '@eslint-community/regexpp';
 import { parseRegex } from './regex-plan.js';
@@ -41,10 +41,16 @@ function escapeLiteral(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
 }
 
+/** ripgrep's (the Rust regex crate's) Unicode \w, as JavaScript u-mode property escapes. */
+const wordChars = '\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\p{Join_Control}';
+const word = `[${wordChars}]`;
+const notWord = `[^${wordChars}]`;
+
 /**
- * Rewrites a pattern so that lines end at '\n' alone, as in ripgrep: JavaScript's ^, $ (with the
- * m flag) and . also treat '\r', U+2028 and U+2029 as line ends. `^` becomes "not after a
- * character other than \n", `$` "not before one", `.` "anything but \n".
+ * Rewrites a pattern to ripgrep's meaning. Lines end at '\n' alone: JavaScript's ^, $ and . also
+ * treat '\r', U+2028 and U+2029 as line ends, so `^` becomes "not after a character other than
+ * \n", `$` "not before one", `.` "anything but \n". And \w, \d, \b are Unicode-aware, as in
+ * ripgrep (JavaScript's are ASCII even in u-mode). \W and \D inside a class stay as they are.
  */
 function lineSemantics(pattern: AST.Pattern): string {
   const edits: [number, number, string][] = [];
@@ -64,10 +70,21 @@ function lineSemantics(pattern: AST.Pattern): string {
       case 'Assertion':
         if (node.kind === 'start') edits.push([node.start, node.end, '(?<![^\\n])']);
         else if (node.kind === 'end') edits.push([node.start, node.end, '(?![^\\n])']);
+        else if (node.kind === 'word' && !node.negate) edits.push([node.start, node.end, `(?:(?<=${word})(?!${word})|(?<!${word})(?=${word}))`]);
+        else if (node.kind === 'word') edits.push([node.start, node.end, `(?:(?<=${word})(?=${word})|(?<!${word})(?!${word}))`]);
         else if (node.kind === 'lookahead' || node.kind === 'lookbehind') node.alternatives.forEach(visit);
+        return;
+      case 'CharacterClass':
+        for (const element of node.elements) {
+          if (element.type !== 'CharacterSet') continue;
+          if (element.kind === 'word' && !element.negate) edits.push([element.start, element.end, wordChars]);
+          else if (element.kind === 'digit') edits.push([element.start, element.end, element.negate ? '\\P{Nd}' : '\\p{Nd}']);
+        }
         return;
       case 'CharacterSet':
         if (node.kind === 'any') edits.push([node.start, node.end, '[^\\n]']);
+        else if (node.kind === 'word') edits.push([node.start, node.end, node.negate ? notWord : word]);
+        else if (node.kind === 'digit') edits.push([node.start, node.end, node.negate ? '\\P{Nd}' : '\\p{Nd}']);
         return;
       default:
         return;
@@ -93,7 +110,7 @@ export function compileMatcher(options: GrepOptions): CompiledMatcher {
     }
     source = lineSemantics(pattern);
   }
-  if (options.wordRegexp) source = `(?<![\\p{L}\\p{N}_])(?:${source})(?![\\p{L}\\p{N}_])`;
+  if (options.wordRegexp) source = `(?<!${word})(?:${source})(?!${word})`;
   const flags = `gu${options.ignoreCase ? 'i' : ''}`;
   return { regex: new RegExp(source, flags), lineRegex: new RegExp(source, flags.replace('g', '')), multiline: options.multiline === true, ignoreCase: options.ignoreCase === true };
 }
