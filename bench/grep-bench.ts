@@ -5,6 +5,7 @@
 // Prints a table and one `BENCH_JSON` line; ratios are rg / fathom (above 1: Fathom is faster).
 //
 // Usage: node dist/bench/grep-bench.js [corpus]   (default $FATHOM_BENCH_DIR/linux; bench/corpora.sh)
+//   FATHOM_BENCH_ONLY=text runs only the queries whose label contains it.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -80,7 +81,8 @@ async function main(): Promise<void> {
   }
 
   const rows: { label: string; kind: string; fathomMs: number; rgMs: number; lines: number; rgLines: number; candidates: number }[] = [];
-  for (const query of queries) {
+  const only = process.env.FATHOM_BENCH_ONLY;
+  for (const query of queries.filter((candidate) => !only || candidate.label.includes(only))) {
     const ours: number[] = [];
     let lines = 0;
     let candidates = 0;

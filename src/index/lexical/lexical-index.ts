@@ -12,7 +12,7 @@ import { throwIfCancelled, neverCancelled, type CancellationSignal } from '../..
 import { toAbsolute, toRelative } from '../../base/paths.js';
 import { compileMatcher, matchBytes, matchLines, type GrepOptions, type LineMatch } from './matcher.js';
 import { intersect, PostingsBuilder, union, type Postings } from './postings.js';
-import { all, describeQuery, lineLiterals, parseRegex, planLiteral, planRegex, type Query } from './regex-plan.js';
+import { all, describeQuery, indexable, lineLiterals, parseRegex, planLiteral, planRegex, type Query } from './regex-plan.js';
 import { forEachTrigram, literalTrigrams, newTrigramBitmap } from './trigrams.js';
 
 /** What the index needs from a workspace. */
@@ -144,6 +144,7 @@ export class LexicalIndex {
         case 'all':
           return undefined;
         case 'literal': {
+          if (!indexable(node.text)) return undefined;
           // Rarest lists first: the intersection shrinks fastest and can stop at empty.
           const keys = literalTrigrams(node.text).sort((a, b) => postings.count(a) - postings.count(b));
           let result: Uint32Array | undefined;
@@ -195,7 +196,7 @@ export class LexicalIndex {
       if (relative !== undefined && relative !== '') bufferPaths.set(relative, absolute);
     }
     const fresh = new Set<string>([...this.changed, ...bufferPaths.keys()]);
-    const ids = query.op === 'all' ? undefined : this.candidates(query);
+    const ids = this.candidates(query);
     const fromBase: string[] = [];
     if (ids === undefined) {
       for (const file of this.baseFiles) if (!fresh.has(file)) fromBase.push(file);

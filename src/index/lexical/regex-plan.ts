@@ -44,9 +44,17 @@ function foldText(text: string): string {
   return text.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
 }
 
-/** A literal the index can use: under three bytes it says nothing. */
+/**
+ * A literal every match contains. Under three bytes the index cannot look it up (it answers
+ * "any file"), but it still prefilters lines; the empty string says nothing at all.
+ */
 function literal(text: string): Query {
-  return Buffer.byteLength(text, 'utf8') >= 3 ? { op: 'literal', text } : all;
+  return text === '' ? all : { op: 'literal', text };
+}
+
+/** Whether the index can look a literal up (it has at least one trigram). */
+export function indexable(text: string): boolean {
+  return Buffer.byteLength(text, 'utf8') >= 3;
 }
 
 function exactQuery(strings: string[]): Query {
@@ -188,8 +196,12 @@ export function lineLiterals(query: Query): string[] | undefined {
   switch (query.op) {
     case 'literal':
       return [query.text];
-    case 'or':
-      return query.args.every((arg) => arg.op === 'literal') ? query.args.map((arg) => (arg as { text: string }).text) : undefined;
+    case 'or': {
+      if (!query.args.every((arg) => arg.op === 'literal')) return undefined;
+      const texts = query.args.map((arg) => (arg as { text: string }).text);
+      // Many one-character needles cost more passes than they save: match the whole text instead.
+      return texts.length > 2 && texts.some((text) => text.length === 1) ? undefined : texts;
+    }
     case 'and': {
       // The longest literals are usually the rarest.
       const options = query.args.map(lineLiterals).filter((texts): texts is string[] => texts !== undefined);
