@@ -314,3 +314,51 @@ describe('grep freshness', () => {
     }
   });
 });
+
+describe('grep persistence', () => {
+  test('a restart loads the index and reads fresh only what changed since; a damaged cache is rebuilt', async () => {
+    const root = writeFixture(`
+      //- a.ts
+      const alpha = 1;
+      //- b.ts
+      const beta = 2;
+      //- c.ts
+      const gamma = 3;
+    `);
+    const cacheFile = path.join(root, '..', `${path.basename(root)}-lexical.bin`);
+    const overlay = new BufferOverlay();
+    const workspace = await readyWorkspace(root);
+    try {
+      const first = new LexicalIndex(workspace, overlay, cacheFile);
+      await first.ensureBuilt();
+      assert.equal(first.facts().loadedFromCache, false);
+      first.dispose();
+
+      // While no index runs: one file edited, one deleted, one added.
+      fs.writeFileSync(path.join(root, 'b.ts'), 'const betaEdited = 2;\n');
+      fs.rmSync(path.join(root, 'c.ts'));
+      fs.writeFileSync(path.join(root, 'd.ts'), 'const delta = 4;\n');
+      await quiesce(workspace);
+
+      const second = new LexicalIndex(workspace, overlay, cacheFile);
+      await second.ensureBuilt();
+      assert.equal(second.facts().loadedFromCache, true);
+      assert.equal(second.facts().changed, 3, 'b.ts edited, c.ts gone, d.ts new');
+      const find = async (index: LexicalIndex, pattern: string): Promise<string[]> => (await index.search({ pattern })).matches.map((match) => match.path);
+      assert.deepEqual(await find(second, 'alpha'), ['a.ts']);
+      assert.deepEqual(await find(second, 'betaEdited'), ['b.ts']);
+      assert.deepEqual(await find(second, 'gamma'), []);
+      assert.deepEqual(await find(second, 'delta'), ['d.ts']);
+      second.dispose();
+
+      fs.truncateSync(cacheFile, 100);
+      const third = new LexicalIndex(workspace, overlay, cacheFile);
+      await third.ensureBuilt();
+      assert.equal(third.facts().loadedFromCache, false);
+      assert.deepEqual(await find(third, 'const \\w+ ='), ['a.ts', 'b.ts', 'd.ts']);
+      third.dispose();
+    } finally {
+      await workspace.close();
+    }
+  });
+});

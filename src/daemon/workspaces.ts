@@ -23,7 +23,7 @@ export class WorkspaceManager {
   lexical(workspace: Workspace): LexicalIndex {
     let index = this.lexicalIndexes.get(workspace);
     if (!index) {
-      index = new LexicalIndex(workspace, this.overlay);
+      index = new LexicalIndex(workspace, this.overlay, `${workspaceCacheDir(this.config.cacheRoot, workspace.root)}/lexical.bin`);
       this.lexicalIndexes.set(workspace, index);
     }
     return index;

@@ -602,6 +602,11 @@ export class Workspace {
     return this.tree.rootHash();
   }
 
+  /** A file's content hash, if it is in the set. */
+  hashOf(relativePath: string): string | undefined {
+    return this.tree.get(relativePath)?.hash;
+  }
+
   /** Stops watching and timers, saves what changed; the cache stays valid for the next start. */
   async close(): Promise<void> {
     if (this.closed) return;

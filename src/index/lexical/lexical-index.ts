@@ -3,13 +3,21 @@
 // buffers are searched directly, masking what the base says about them, so a query always sees
 // what is on disk and in the editor now. Candidates are verified with the real regex.
 //
-// Invariants: base file ids index `baseFiles`; a path in `changed` is never answered from the base
-// postings (it is read fresh, or is gone); a buffer's text wins over the disk for its path.
+// Persisted with the hash of each indexed file: a restart loads the index and searches fresh only
+// the files whose hash differs now.
+//
+// Invariants: base file ids index `baseFiles` (and `baseHashes`); a path in `changed` is never
+// answered from the base postings (it is read fresh, or is gone); a buffer's text wins over the
+// disk for its path.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import picomatch from 'picomatch';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { throwIfCancelled, neverCancelled, type CancellationSignal } from '../../base/cancellation.js';
+import { errorMessage } from '../../base/errors.js';
+import { log } from '../../base/logger.js';
 import { toAbsolute, toRelative } from '../../base/paths.js';
+import { loadLexical, saveLexical } from './lexical-store.js';
 import { compileMatcher, matchBytes, matchLines, type GrepOptions, type LineMatch } from './matcher.js';
 import { intersect, PostingsBuilder, union, type Postings } from './postings.js';
 import { all, describeQuery, indexable, lineLiterals, parseRegex, planLiteral, planRegex, type Query } from './regex-plan.js';
@@ -19,6 +27,8 @@ import { forEachTrigram, literalTrigrams, newTrigramBitmap } from './trigrams.js
 export interface FileSource {
   readonly root: string;
   files(): string[];
+  /** The SHA-256 (hex) of a file's content as the file set knows it now. */
+  hashOf(relativePath: string): string | undefined;
   onChanges(listener: (changes: { added: string[]; changed: string[]; removed: string[] }) => void): { dispose(): void };
 }
 
@@ -65,7 +75,9 @@ export function globFilter(globs: readonly string[]): (relativePath: string) => 
 
 export class LexicalIndex {
   private baseFiles: string[] = [];
+  private baseHashes: string[] = [];
   private postings: Postings | undefined;
+  private loadedFromCache = false;
   private readonly changed = new Set<string>();
   private building: Promise<void> | undefined;
   private readonly subscription: { dispose(): void };
@@ -73,6 +85,8 @@ export class LexicalIndex {
   constructor(
     private readonly source: FileSource,
     private readonly buffers: BufferSource,
+    /** Where the index is persisted (none: kept in memory only). */
+    private readonly cacheFile?: string,
   ) {
     // Changes recorded from the start, so none made during a build is lost.
     this.subscription = source.onChanges((changes) => {
@@ -86,14 +100,36 @@ export class LexicalIndex {
   }
 
   /** Size facts for status and benchmarks. */
-  facts(): { files: number; changed: number; indexBytes: number } {
-    return { files: this.baseFiles.length, changed: this.changed.size, indexBytes: this.postings?.byteSize ?? 0 };
+  facts(): { files: number; changed: number; indexBytes: number; loadedFromCache: boolean } {
+    return { files: this.baseFiles.length, changed: this.changed.size, indexBytes: this.postings?.byteSize ?? 0, loadedFromCache: this.loadedFromCache };
   }
 
-  /** Builds the base index if there is none (concurrent callers share one build). */
+  /**
+   * Makes the base index ready: from the cache when it is valid (files whose content hash differs
+   * now are then searched fresh), else by a build. Concurrent callers share one build.
+   */
   ensureBuilt(signal: CancellationSignal = neverCancelled): Promise<void> {
     if (this.postings) return Promise.resolve();
+    if (this.cacheFile && !this.building && this.loadCache()) return Promise.resolve();
     return this.rebuild(signal);
+  }
+
+  private loadCache(): boolean {
+    const loaded = loadLexical(this.cacheFile!);
+    if (loaded.status === 'corrupt') log.warn(`${this.source.root}: regex index cache ${this.cacheFile} is corrupt (${loaded.reason}); rebuilding`);
+    if (loaded.status !== 'valid' || loaded.snapshot.root !== this.source.root) return false;
+    const { files, hashes, postings } = loaded.snapshot;
+    const indexed = new Set(files);
+    // What changed since the index was written: a different hash now, or not indexed at all.
+    files.forEach((file, index) => {
+      if (this.source.hashOf(file) !== hashes[index]) this.changed.add(file);
+    });
+    for (const file of this.source.files()) if (!indexed.has(file)) this.changed.add(file);
+    this.baseFiles = files;
+    this.baseHashes = hashes;
+    this.postings = postings;
+    this.loadedFromCache = true;
+    return true;
   }
 
   private rebuild(signal: CancellationSignal = neverCancelled): Promise<void> {
@@ -110,6 +146,7 @@ export class LexicalIndex {
     this.changed.clear();
     const files = this.source.files();
     const builder = new PostingsBuilder();
+    const hashes: string[] = [];
     const seen = newTrigramBitmap();
     let sliceStart = performance.now();
     try {
@@ -125,8 +162,10 @@ export class LexicalIndex {
         } catch {
           // Gone or unreadable since the file set listed it: the watcher reports it; search it fresh.
           this.changed.add(files[id]!);
+          hashes.push('');
           continue;
         }
+        hashes.push(createHash('sha256').update(bytes).digest('hex'));
         forEachTrigram(bytes, seen, (key) => builder.add(key, id));
       }
     } catch (error) {
@@ -134,7 +173,20 @@ export class LexicalIndex {
       throw error;
     }
     this.baseFiles = files;
+    this.baseHashes = hashes;
     this.postings = builder.freeze();
+    this.loadedFromCache = false;
+    this.save();
+  }
+
+  /** Writes the base index to the cache (atomically); a failure is logged, the index stays usable. */
+  private save(): void {
+    if (!this.cacheFile || !this.postings) return;
+    try {
+      saveLexical(this.cacheFile, { root: this.source.root, files: this.baseFiles, hashes: this.baseHashes, postings: this.postings });
+    } catch (error) {
+      log.warn(`${this.source.root}: cannot save the regex index: ${errorMessage(error)}`);
+    }
   }
 
   private candidates(query: Query): Uint32Array | undefined {
