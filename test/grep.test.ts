@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { GrepPool } from '../src/index/lexical/grep-pool.js';
 import { globFilter, LexicalIndex, type GrepRequest } from '../src/index/lexical/lexical-index.js';
 import { all, parseRegex, planRegex } from '../src/index/lexical/regex-plan.js';
 import { BufferOverlay } from '../src/workspace/overlay.js';
@@ -358,6 +359,32 @@ describe('grep persistence', () => {
       assert.deepEqual(await find(third, 'const \\w+ ='), ['a.ts', 'b.ts', 'd.ts']);
       third.dispose();
     } finally {
+      await workspace.close();
+    }
+  });
+});
+
+describe('grep robustness', () => {
+  test('a runaway regex is cut off per file: a partial result, and the process stays responsive', async () => {
+    const root = writeFixture(`
+      //- fine.txt
+      aaa fine
+      //- also-fine.txt
+      aaa also
+    `);
+    fs.writeFileSync(path.join(root, 'evil.txt'), `${'a'.repeat(40)}!\n`);
+    const workspace = await readyWorkspace(root);
+    const index = new LexicalIndex(workspace, new BufferOverlay(), undefined, new GrepPool(2, 300));
+    try {
+      let ticks = 0;
+      const ticker = setInterval(() => (ticks += 1), 20);
+      const result = await index.search({ pattern: '^(a+)+$|fine|also' });
+      clearInterval(ticker);
+      assert.deepEqual(result.timedOut, ['evil.txt']);
+      assert.deepEqual(result.matches.map((match) => match.path).sort(), ['also-fine.txt', 'fine.txt']);
+      assert.ok(ticks >= 5, 'the event loop kept running while a worker was stuck');
+    } finally {
+      index.dispose();
       await workspace.close();
     }
   });

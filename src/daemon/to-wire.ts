@@ -65,7 +65,7 @@ export function absentStatus(root: string): WorkspaceStatus {
 }
 
 export function toWireGrep(root: string, result: LexicalGrepResult): GrepResult {
-  return { root, matches: result.matches, files: result.files, truncated: result.truncated, stats: result.stats };
+  return { root, matches: result.matches, files: result.files, truncated: result.truncated, timedOut: result.timedOut, stats: result.stats };
 }
 
 export function toWireMerkle(root: string, rootHash: string, view: MerkleView): MerkleResult {

@@ -133,6 +133,8 @@ export interface GrepResult {
   /** Files with at least one match. */
   files: number;
   truncated: boolean;
+  /** Files given up because the regex ran past the per-file time limit (2 s) there: the result is partial. */
+  timedOut: string[];
   stats: { plan: string; candidates: number; searched: number; fromIndex: boolean; elapsedMs: number };
 }
 

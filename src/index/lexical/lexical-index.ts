@@ -17,8 +17,9 @@ import { throwIfCancelled, neverCancelled, type CancellationSignal } from '../..
 import { errorMessage } from '../../base/errors.js';
 import { log } from '../../base/logger.js';
 import { toAbsolute, toRelative } from '../../base/paths.js';
+import { sharedGrepPool, type GrepPool } from './grep-pool.js';
 import { loadLexical, saveLexical } from './lexical-store.js';
-import { compileMatcher, matchBytes, matchLines, type GrepOptions, type LineMatch } from './matcher.js';
+import { compileMatcher, type GrepOptions, type LineMatch } from './matcher.js';
 import { intersect, PostingsBuilder, union, type Postings } from './postings.js';
 import { all, describeQuery, indexable, lineLiterals, parseRegex, planLiteral, planRegex, type Query } from './regex-plan.js';
 import { forEachTrigram, literalTrigrams, newTrigramBitmap } from './trigrams.js';
@@ -54,6 +55,8 @@ export interface GrepResult {
   /** Files with at least one match. */
   files: number;
   truncated: boolean;
+  /** Files given up because the regex ran past the per-file time limit there (a partial result). */
+  timedOut: string[];
   stats: { plan: string; candidates: number; searched: number; fromIndex: boolean; elapsedMs: number };
 }
 
@@ -87,6 +90,7 @@ export class LexicalIndex {
     private readonly buffers: BufferSource,
     /** Where the index is persisted (none: kept in memory only). */
     private readonly cacheFile?: string,
+    private readonly pool: GrepPool = sharedGrepPool(),
   ) {
     // Changes recorded from the start, so none made during a build is lost.
     this.subscription = source.onChanges((changes) => {
@@ -259,39 +263,43 @@ export class LexicalIndex {
     const current = this.changed.size > 0 ? new Set(this.source.files()) : undefined;
     const toSearch = [...fromBase, ...[...fresh].filter((file) => bufferPaths.has(file) || current?.has(file))].filter((file) => accepts(file)).sort();
 
+    // Verification runs in the grep pool's threads: all cores, and a runaway regex is cut off.
+    const found: LineMatch[][] = [];
+    let total = 0;
+    const { timedOut } = await this.pool.run(
+      {
+        files: toSearch.map((file) => {
+          const buffer = bufferPaths.has(file) ? this.buffers.get(bufferPaths.get(file)!) : undefined;
+          return buffer ? { readPath: '', text: buffer.text } : { readPath: toAbsolute(this.source.root, file) };
+        }),
+        source: matcher.regex.source,
+        flags: matcher.regex.flags,
+        multiline: matcher.multiline,
+        ignoreCase: matcher.ignoreCase,
+        literals,
+        limit,
+      },
+      (index, lines) => {
+        found[index] = lines;
+        total += lines.length;
+        return total >= limit;
+      },
+      signal,
+    );
+    throwIfCancelled(signal);
     const matches: GrepMatch[] = [];
     let files = 0;
-    let searched = 0;
-    let sliceStart = performance.now();
-    for (const file of toSearch) {
-      if (matches.length >= limit) break;
-      if (performance.now() - sliceStart > sliceMs) {
-        await yieldToEventLoop();
-        throwIfCancelled(signal);
-        sliceStart = performance.now();
-      }
-      const buffer = bufferPaths.has(file) ? this.buffers.get(bufferPaths.get(file)!) : undefined;
-      let found: LineMatch[];
-      if (buffer) {
-        found = matchLines(buffer.text, matcher, limit - matches.length);
-      } else {
-        let bytes: Buffer;
-        try {
-          bytes = fs.readFileSync(toAbsolute(this.source.root, file));
-        } catch {
-          continue; // removed between planning and verifying
-        }
-        found = matchBytes(bytes, matcher, literals, limit - matches.length);
-      }
-      searched += 1;
-      if (found.length > 0) files += 1;
-      for (const match of found) matches.push({ path: file, ...match });
-    }
+    found.forEach((lines, index) => {
+      if (!lines || matches.length >= limit) return;
+      files += 1;
+      for (const line of lines.slice(0, limit - matches.length)) matches.push({ path: toSearch[index]!, ...line });
+    });
     return {
       matches,
       files,
-      truncated: matches.length >= limit,
-      stats: { plan: query === all ? '*' : describeQuery(query), candidates: toSearch.length, searched, fromIndex: ids !== undefined, elapsedMs: Math.round((performance.now() - started) * 100) / 100 },
+      truncated: total >= limit,
+      timedOut: timedOut.map((index) => toSearch[index]!),
+      stats: { plan: query === all ? '*' : describeQuery(query), candidates: toSearch.length, searched: toSearch.length, fromIndex: ids !== undefined, elapsedMs: Math.round((performance.now() - started) * 100) / 100 },
     };
   }
 

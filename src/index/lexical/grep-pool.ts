@@ -1,0 +1,215 @@
+// Verifies grep candidates in worker threads: a search uses every core, and a regex that runs away
+// (catastrophic backtracking) cannot stall the daemon. A watchdog looks at each busy worker every
+// 100 ms; a worker on the same file for longer than the per-file limit is stopped, that file is
+// reported as timed out, and the rest of its chunk goes to a fresh worker.
+import os from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { CancellationSignal } from '../../base/cancellation.js';
+import type { GrepChunk, GrepWorkerMessage } from './grep-worker.js';
+import type { LineMatch } from './matcher.js';
+
+export interface GrepTask {
+  files: { readPath: string; text?: string }[];
+  source: string;
+  flags: string;
+  multiline: boolean;
+  ignoreCase: boolean;
+  literals: string[] | undefined;
+  limit: number;
+}
+
+interface Slot {
+  worker: Worker;
+  progress: Int32Array;
+  buffer: SharedArrayBuffer;
+  /** The chunk it runs: file offset into the task, and count. */
+  running?: { id: number; offset: number; count: number; task: Running };
+  watched?: { index: number; since: number };
+}
+
+interface Running {
+  task: GrepTask;
+  /** Returns true when the caller has enough: no more chunks are handed out. */
+  onFile: (fileIndex: number, matches: LineMatch[]) => boolean | void;
+  pending: { offset: number; count: number }[];
+  inFlight: number;
+  timedOut: number[];
+  retried: Set<number>;
+  finish: () => void;
+  stopped: boolean;
+}
+
+const chunkFiles = 48;
+const idleMs = 60_000;
+
+export class GrepPool {
+  private readonly slots: Slot[] = [];
+  private readonly waiting: Running[] = [];
+  private nextId = 1;
+  private watchdog: NodeJS.Timeout | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly size: number = Math.max(1, Math.min(os.availableParallelism(), 4)),
+    /** How long one file may take before it is given up. */
+    private readonly fileTimeoutMs = 2_000,
+  ) {}
+
+  /** Verifies the files; `onFile` gets each file with matches. Resolves with the files given up. */
+  run(task: GrepTask, onFile: (fileIndex: number, matches: LineMatch[]) => boolean | void, signal?: CancellationSignal): Promise<{ timedOut: number[] }> {
+    return new Promise((resolve) => {
+      const pending: { offset: number; count: number }[] = [];
+      for (let offset = 0; offset < task.files.length; offset += chunkFiles) pending.push({ offset, count: Math.min(chunkFiles, task.files.length - offset) });
+      const running: Running = {
+        task,
+        onFile,
+        pending,
+        inFlight: 0,
+        timedOut: [],
+        retried: new Set(),
+        stopped: false,
+        finish: () => resolve({ timedOut: running.timedOut.sort((a, b) => a - b) }),
+      };
+      signal?.onCancellationRequested?.(() => this.stop(running));
+      if (pending.length === 0) return running.finish();
+      this.waiting.push(running);
+      this.pump();
+    });
+  }
+
+  /** Stops handing out chunks of a task (the caller has enough, or gave up). */
+  private stop(running: Running): void {
+    if (running.stopped) return;
+    running.stopped = true;
+    running.pending.length = 0;
+    if (running.inFlight === 0) running.finish();
+  }
+
+  private pump(): void {
+    clearTimeout(this.idleTimer);
+    for (;;) {
+      const running = this.waiting.find((candidate) => candidate.pending.length > 0 && !candidate.stopped);
+      if (!running) break;
+      const slot = this.slots.find((candidate) => !candidate.running) ?? this.start();
+      if (!slot) break;
+      const chunk = running.pending.shift()!;
+      const id = this.nextId++;
+      slot.running = { id, offset: chunk.offset, count: chunk.count, task: running };
+      slot.watched = undefined;
+      running.inFlight += 1;
+      Atomics.store(slot.progress, 0, -1);
+      slot.worker.ref();
+      const message: GrepChunk = {
+        id,
+        files: running.task.files.slice(chunk.offset, chunk.offset + chunk.count),
+        source: running.task.source,
+        flags: running.task.flags,
+        multiline: running.task.multiline,
+        ignoreCase: running.task.ignoreCase,
+        literals: running.task.literals,
+        limit: running.task.limit,
+        progress: slot.buffer,
+      };
+      slot.worker.postMessage(message);
+    }
+    for (let index = this.waiting.length - 1; index >= 0; index--) {
+      const running = this.waiting[index]!;
+      if ((running.pending.length === 0 || running.stopped) && running.inFlight === 0) this.waiting.splice(index, 1);
+    }
+    const busy = this.slots.some((slot) => slot.running);
+    if (busy && !this.watchdog) this.watchdog = setInterval(() => this.watch(), 100);
+    if (!busy) {
+      clearInterval(this.watchdog);
+      this.watchdog = undefined;
+      this.idleTimer = setTimeout(() => this.close(), idleMs).unref();
+    }
+  }
+
+  private start(): Slot | undefined {
+    if (this.slots.length >= this.size) return undefined;
+    const buffer = new SharedArrayBuffer(4);
+    const slot: Slot = { worker: new Worker(new URL('./grep-worker.js', import.meta.url)), progress: new Int32Array(buffer), buffer };
+    slot.worker.on('message', (message: GrepWorkerMessage) => this.onMessage(slot, message));
+    slot.worker.on('error', () => this.replace(slot, undefined));
+    slot.worker.on('exit', () => slot.running && this.replace(slot, undefined));
+    slot.worker.unref();
+    this.slots.push(slot);
+    return slot;
+  }
+
+  private onMessage(slot: Slot, message: GrepWorkerMessage): void {
+    const run = slot.running;
+    if (!run || message.id !== run.id) return;
+    if (message.type === 'file') {
+      if (!run.task.stopped && run.task.onFile(run.offset + message.index, message.matches) === true) this.stop(run.task);
+      return;
+    }
+    this.finishChunk(slot);
+  }
+
+  private finishChunk(slot: Slot): void {
+    const run = slot.running!;
+    slot.running = undefined;
+    slot.watched = undefined;
+    slot.worker.unref();
+    run.task.inFlight -= 1;
+    if (run.task.inFlight === 0 && (run.task.pending.length === 0 || run.task.stopped)) run.task.finish();
+    this.pump();
+  }
+
+  /** Gives up the file a worker is stuck on: stops the thread, queues the rest of its chunk. */
+  private watch(): void {
+    const now = Date.now();
+    for (const slot of [...this.slots]) {
+      if (!slot.running) continue;
+      const index = Atomics.load(slot.progress, 0);
+      if (!slot.watched || slot.watched.index !== index) {
+        slot.watched = { index, since: now };
+        continue;
+      }
+      if (index >= 0 && now - slot.watched.since > this.fileTimeoutMs) this.replace(slot, index);
+    }
+  }
+
+  private replace(slot: Slot, stuckIndex: number | undefined): void {
+    const run = slot.running;
+    this.slots.splice(this.slots.indexOf(slot), 1);
+    slot.running = undefined;
+    void slot.worker.terminate();
+    if (run) {
+      const task = run.task;
+      if (stuckIndex !== undefined) {
+        task.timedOut.push(run.offset + stuckIndex);
+        const rest = run.count - stuckIndex - 1;
+        if (rest > 0 && !task.stopped) task.pending.unshift({ offset: run.offset + stuckIndex + 1, count: rest });
+      } else if (!task.stopped) {
+        // The worker died (out of memory, a crash): a fresh one gets the chunk once more; a chunk
+        // that kills two workers is given up.
+        if (task.retried.has(run.offset)) task.timedOut.push(...Array.from({ length: run.count }, (_, index) => run.offset + index));
+        else {
+          task.retried.add(run.offset);
+          task.pending.unshift({ offset: run.offset, count: run.count });
+        }
+      }
+      task.inFlight -= 1;
+      if (task.inFlight === 0 && (task.pending.length === 0 || task.stopped)) task.finish();
+    }
+    this.pump();
+  }
+
+  /** Stops idle workers. */
+  close(): void {
+    for (const slot of this.slots.filter((candidate) => !candidate.running)) {
+      this.slots.splice(this.slots.indexOf(slot), 1);
+      void slot.worker.terminate();
+    }
+  }
+}
+
+let shared: GrepPool | undefined;
+
+/** The process's grep pool (threads start on first use and stop after a minute idle). */
+export function sharedGrepPool(): GrepPool {
+  shared ??= new GrepPool();
+  return shared;
+}
