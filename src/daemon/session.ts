@@ -197,7 +197,7 @@ export class Session {
   }
 
   private progress(token: ProgressToken, title: string, workspace: Workspace): { end(message?: string): void } {
-    const send = (value: ProgressValue): void => void this.connection.sendNotification('$/progress', { token, value }).catch(() => undefined);
+    const send = (value: ProgressValue): void => this.sendProgress(token, value);
     send({ kind: 'begin', title, cancellable: true, percentage: 0 });
     let last = 0;
     const subscription = workspace.onProgress((report) => {
@@ -212,6 +212,10 @@ export class Session {
         send({ kind: 'end', ...(message ? { message } : {}) });
       },
     };
+  }
+
+  private sendProgress(token: ProgressToken, value: ProgressValue): void {
+    void this.connection.sendNotification('$/progress', { token, value }).catch(() => undefined);
   }
 
   private status(raw: unknown): StatusResult {
@@ -274,9 +278,28 @@ export class Session {
       maxResults: optionalCount(params, 'maxResults'),
     };
     const workspace = this.workspaceFor(params);
-    await this.ready(workspace, token, optionalProgressToken(params, 'workDoneToken'));
+    const progressToken = optionalProgressToken(params, 'workDoneToken');
+    await this.ready(workspace, token, progressToken);
     await workspace.settle();
-    return toWireGrep(workspace.root, await this.services.workspaces.lexical(workspace).search(request, token));
+    const index = this.services.workspaces.lexical(workspace);
+    if (progressToken !== undefined && index.state !== 'ready') {
+      // The first query of a workspace builds its regex index: say how far it is.
+      const send = (value: ProgressValue): void => this.sendProgress(progressToken, value);
+      send({ kind: 'begin', title: `Indexing ${workspace.root} for regex search`, cancellable: true, percentage: 0 });
+      let last = 0;
+      const subscription = index.onProgress((done, total) => {
+        if (performance.now() - last < 100) return;
+        last = performance.now();
+        send({ kind: 'report', message: `${done}/${total} files`, percentage: Math.floor((100 * done) / Math.max(1, total)) });
+      });
+      try {
+        await index.ensureBuilt(token);
+      } finally {
+        subscription.dispose();
+        send({ kind: 'end' });
+      }
+    }
+    return toWireGrep(workspace.root, await index.search(request, token));
   }
 
   private async merkle(raw: unknown, token: CancellationToken) {

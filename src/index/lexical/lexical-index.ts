@@ -83,6 +83,7 @@ export class LexicalIndex {
   private loadedFromCache = false;
   private readonly changed = new Set<string>();
   private building: Promise<void> | undefined;
+  private readonly progressListeners = new Set<(done: number, total: number) => void>();
   private readonly subscription: { dispose(): void };
 
   constructor(
@@ -104,6 +105,12 @@ export class LexicalIndex {
   }
 
   /** Size facts for status and benchmarks. */
+  /** Build progress (files read of all), for `$/progress`. */
+  onProgress(listener: (done: number, total: number) => void): { dispose(): void } {
+    this.progressListeners.add(listener);
+    return { dispose: () => this.progressListeners.delete(listener) };
+  }
+
   facts(): { files: number; changed: number; indexBytes: number; loadedFromCache: boolean } {
     return { files: this.baseFiles.length, changed: this.changed.size, indexBytes: this.postings?.byteSize ?? 0, loadedFromCache: this.loadedFromCache };
   }
@@ -156,6 +163,7 @@ export class LexicalIndex {
     try {
       for (let id = 0; id < files.length; id++) {
         if (performance.now() - sliceStart > sliceMs) {
+          for (const listener of this.progressListeners) listener(id, files.length);
           await yieldToEventLoop();
           throwIfCancelled(signal);
           sliceStart = performance.now();
