@@ -63,6 +63,16 @@ Foo bar baz
 foo BAR Baz
 a+b=c (literal parens) [brackets] {braces}
 //- empty.txt
+//- edge/lines.txt
+title
+
+ship it 🚀
+𝑥 = 1
+int v = foo(bar_12_baz);
+the Key and KELVIN
+a
+bx
+c
 `;
 
 interface Case {
@@ -110,6 +120,8 @@ const cases: Case[] = [
   { name: 'ignore case alternation', request: { pattern: 'USER(service|id)', ignoreCase: true } },
   { name: 'unicode literal', request: { pattern: 'Grüße' } },
   { name: 'unicode case-insensitive', request: { pattern: 'école', ignoreCase: true } },
+  { name: 'unicode fixed, case-insensitive', request: { pattern: 'ÉCOLE', fixedStrings: true, ignoreCase: true } },
+  { name: 'unicode letter alone, fixed and case-insensitive', request: { pattern: 'É', fixedStrings: true, ignoreCase: true } },
   { name: 'unicode fixed', request: { pattern: 'naïve', fixedStrings: true } },
   { name: 'word on unicode identifier', request: { pattern: 'grüße', wordRegexp: true } },
   { name: 'digits', request: { pattern: '\\d+' } },
@@ -126,6 +138,18 @@ const cases: Case[] = [
   { name: 'CRLF line end', request: { pattern: 'windows line$' } },
   { name: 'dot matches a carriage return, as in ripgrep', request: { pattern: 'line.$' } },
   { name: 'anchors inside a group', request: { pattern: '(^first|last$)' } },
+  { name: 'empty lines beside emoji', request: { pattern: '^$' } },
+  { name: 'blank lines beside emoji', request: { pattern: '^\\s*$' } },
+  { name: 'non-word lines beside emoji', request: { pattern: '^\\W*$' } },
+  { name: 'word-wrapped end anchor', request: { pattern: '$', wordRegexp: true } },
+  { name: 'ripgrep whitespace (U+0085 yes, U+FEFF no)', request: { pattern: '[ac]\\s[bd]' } },
+  { name: 'group with an unknown part joined to a literal', request: { pattern: 'foo\\((bar_\\d+_baz)\\)' } },
+  { name: 'alternation with an unknown part joined to a literal', request: { pattern: 'foo\\((?:bar\\w+baz|qux)\\)' } },
+  { name: 'case-insensitive k matches the Kelvin sign', request: { pattern: 'kelvin', ignoreCase: true } },
+  { name: 'case-insensitive fixed k', request: { pattern: 'KEY', fixedStrings: true, ignoreCase: true } },
+  { name: 'multiline empty matches stop at the last line', request: { pattern: 'x*', multiline: true } },
+  { name: 'negated glob', request: { pattern: 'static', globs: ['*.c', '*.h', '!mutex.c'] } },
+  { name: 'root-anchored glob', request: { pattern: 'static', globs: ['/kernel/*.c'] } },
   { name: 'CRLF text', request: { pattern: 'windows', fixedStrings: true } },
   { name: 'multiline span', request: { pattern: 'flags\\);\\n\\tint', multiline: true } },
   { name: 'glob on a folder', request: { pattern: 'kfree', globs: ['kernel/**'] } },
@@ -160,6 +184,7 @@ describe('grep against ripgrep', { skip: !ripgrep && 'ripgrep is not installed' 
   before(async () => {
     const root = writeFixture(corpus);
     fs.writeFileSync(path.join(root, 'crlf.txt'), 'first\r\nwindows line\r\nlast\r\n');
+    fs.writeFileSync(path.join(root, 'edge/spaces.txt'), 'a\u0085b\nc\ufeffd\nkelvin \u212A here\n');
     fs.writeFileSync(path.join(root, 'logo.bin'), Buffer.from([0x47, 0x49, 0, 0x46, 0x6b, 0x66, 0x72, 0x65, 0x65]));
     gitInit(root);
     workspace = await readyWorkspace(root);
@@ -200,6 +225,16 @@ describe('grep against ripgrep', { skip: !ripgrep && 'ripgrep is not installed' 
   });
 });
 
+test('lookarounds see only their own line (ripgrep has none; its line model decides)', async () => {
+  const { compileMatcher, matchLines } = await import('../src/index/lexical/matcher.js');
+  const text = 'a\nbx\nc\n';
+  for (const pattern of ['(?<=\\s)b', '(?<=\\s)[bcd]', 'a(?=\\s)', '[acd](?=\\s)']) {
+    assert.deepEqual(matchLines(text, compileMatcher({ pattern }), 100), [], pattern);
+  }
+  // And an empty match next to an astral character does not loop.
+  assert.deepEqual(matchLines('🚀\n', compileMatcher({ pattern: 'x*', multiline: true }), 100).map((match) => match.line), [1]);
+});
+
 test('globs: a name glob matches in any folder, a path glob the whole path', () => {
   const accepts = globFilter(['*.h', 'src/**', 'docs/*.md']);
   const table: [string, boolean][] = [
@@ -213,6 +248,10 @@ test('globs: a name glob matches in any folder, a path glob the whole path', () 
     ['x/src/app.ts', false],
   ];
   for (const [file, expected] of table) assert.equal(accepts(file), expected, file);
+  const excluding = globFilter(['*.c', '!mutex.c', '/kernel/x.h']);
+  assert.deepEqual(['kernel/sched.c', 'kernel/mutex.c', 'kernel/x.h', 'a/kernel/x.h'].map(excluding), [true, false, true, false]);
+  assert.equal(globFilter(['!*.md'])('a.ts'), true, 'only negations: everything else');
+  assert.throws(() => globFilter(['*a*a*a*a*a*a*a*a*a*c']), /too many wildcards/);
 });
 
 test('plan: never excludes a line that matches (random strings)', () => {
@@ -256,6 +295,10 @@ describe('grep freshness', () => {
       assert.deepEqual(await find('alpha'), []);
       overlay.change(path.join(root, 'a.ts'), 2, [{ range: { start: { line: 0, character: 6 }, end: { line: 0, character: 11 } }, text: 'delta' }]);
       assert.deepEqual(await find('delta'), ['a.ts:1']);
+      // A buffer of a file outside the set (a secret) is never searched.
+      overlay.open({ path: path.join(root, '.env'), languageId: '', version: 1, text: 'TOKEN=hunter2\n' });
+      assert.deepEqual(await find('hunter2'), []);
+      overlay.close(path.join(root, '.env'));
       // Closed without saving: the disk text again.
       overlay.close(path.join(root, 'a.ts'));
       assert.deepEqual(await find('alpha'), ['a.ts:1']);

@@ -14,6 +14,7 @@ export interface GrepTask {
   flags: string;
   multiline: boolean;
   ignoreCase: boolean;
+  lineByLine: boolean;
   literals: string[] | undefined;
   limit: number;
 }
@@ -106,6 +107,7 @@ export class GrepPool {
         flags: running.task.flags,
         multiline: running.task.multiline,
         ignoreCase: running.task.ignoreCase,
+        lineByLine: running.task.lineByLine,
         literals: running.task.literals,
         limit: running.task.limit,
         progress: slot.buffer,

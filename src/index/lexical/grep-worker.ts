@@ -14,6 +14,7 @@ export interface GrepChunk {
   flags: string;
   multiline: boolean;
   ignoreCase: boolean;
+  lineByLine: boolean;
   literals: string[] | undefined;
   /** Matching lines wanted at most, per file. */
   limit: number;
@@ -30,6 +31,7 @@ parentPort?.on('message', (chunk: GrepChunk) => {
     lineRegex: new RegExp(chunk.source, chunk.flags.replace('g', '')),
     multiline: chunk.multiline,
     ignoreCase: chunk.ignoreCase,
+    lineByLine: chunk.lineByLine,
   };
   chunk.files.forEach((file, index) => {
     Atomics.store(current, 0, index);

@@ -13,8 +13,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import picomatch from 'picomatch';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { throwIfCancelled, neverCancelled, type CancellationSignal } from '../../base/cancellation.js';
-import { errorMessage } from '../../base/errors.js';
+import { CancellationSource, neverCancelled, raceCancellation, throwIfCancelled, type CancellationSignal } from '../../base/cancellation.js';
+import { FathomError, errorMessage } from '../../base/errors.js';
 import { log } from '../../base/logger.js';
 import { toAbsolute, toRelative } from '../../base/paths.js';
 import { sharedGrepPool, type GrepPool } from './grep-pool.js';
@@ -66,14 +66,33 @@ const sliceMs = 12;
 
 /**
  * A path filter from globs, as ripgrep's -g reads them: a glob without a slash matches the file
- * name in any folder, one with a slash the whole workspace-relative path; any glob may match.
+ * name in any folder, one with a slash (a leading one anchors it at the root) the whole
+ * workspace-relative path; `!glob` excludes; with any positive glob, a file must match one.
+ * Globs are checked for size and shape here: a bad one is an invalidParams error.
  */
 export function globFilter(globs: readonly string[]): (relativePath: string) => boolean {
-  const byPath = globs.filter((glob) => glob.includes('/'));
-  const byName = globs.filter((glob) => !glob.includes('/'));
-  const pathMatches = byPath.length > 0 ? picomatch(byPath, { dot: true }) : () => false;
-  const nameMatches = byName.length > 0 ? picomatch(byName, { dot: true }) : () => false;
-  return (relativePath) => pathMatches(relativePath) || nameMatches(relativePath.slice(relativePath.lastIndexOf('/') + 1));
+  const compile = (list: string[]): ((relativePath: string) => boolean) => {
+    const byPath = list.filter((glob) => glob.includes('/')).map((glob) => glob.replace(/^\//, ''));
+    const byName = list.filter((glob) => !glob.includes('/'));
+    const options = { dot: true, noextglob: true, posix: true };
+    const pathMatches = byPath.length > 0 ? picomatch(byPath, options) : () => false;
+    const nameMatches = byName.length > 0 ? picomatch(byName, options) : () => false;
+    return (relativePath) => pathMatches(relativePath) || nameMatches(relativePath.slice(relativePath.lastIndexOf('/') + 1));
+  };
+  for (const glob of globs) {
+    // picomatch turns '*' into a backtracking regex: many of them in one glob can take exponential
+    // time on the daemon's thread.
+    if (glob.length > 1_000 || (glob.match(/\*/g)?.length ?? 0) > 8) throw new FathomError('invalidParams', `glob too long or with too many wildcards (at most 8): ${glob.slice(0, 80)}`);
+  }
+  const positive = globs.filter((glob) => !glob.startsWith('!'));
+  const negative = globs.filter((glob) => glob.startsWith('!')).map((glob) => glob.slice(1));
+  try {
+    const included = positive.length > 0 ? compile(positive) : () => true;
+    const excluded = negative.length > 0 ? compile(negative) : () => false;
+    return (relativePath) => included(relativePath) && !excluded(relativePath);
+  } catch (error) {
+    throw new FathomError('invalidParams', `bad glob: ${errorMessage(error)}`);
+  }
 }
 
 export class LexicalIndex {
@@ -81,8 +100,12 @@ export class LexicalIndex {
   private baseHashes: string[] = [];
   private postings: Postings | undefined;
   private loadedFromCache = false;
-  private readonly changed = new Set<string>();
+  private changed = new Set<string>();
+  /** Changes reported while a build runs: they become `changed` when the build is swapped in. */
+  private changedDuringBuild: Set<string> | undefined;
   private building: Promise<void> | undefined;
+  /** Cancelled by `dispose`: a build in progress stops. */
+  private readonly stopped = new CancellationSource();
   private readonly progressListeners = new Set<(done: number, total: number) => void>();
   private readonly subscription: { dispose(): void };
 
@@ -95,8 +118,11 @@ export class LexicalIndex {
   ) {
     // Changes recorded from the start, so none made during a build is lost.
     this.subscription = source.onChanges((changes) => {
-      for (const file of [...changes.added, ...changes.changed, ...changes.removed]) this.changed.add(file);
-      if (this.postings && this.changed.size > Math.max(2_000, this.baseFiles.length / 10)) void this.rebuild();
+      for (const file of [...changes.added, ...changes.changed, ...changes.removed]) {
+        this.changed.add(file);
+        this.changedDuringBuild?.add(file);
+      }
+      if (this.postings && !this.building && this.changed.size > Math.max(2_000, this.baseFiles.length / 10)) this.rebuild().catch(() => undefined);
     });
   }
 
@@ -122,7 +148,8 @@ export class LexicalIndex {
   ensureBuilt(signal: CancellationSignal = neverCancelled): Promise<void> {
     if (this.postings) return Promise.resolve();
     if (this.cacheFile && !this.building && this.loadCache()) return Promise.resolve();
-    return this.rebuild(signal);
+    // The build is shared: one caller giving up stops waiting, not the build others wait for.
+    return raceCancellation(this.rebuild(), signal);
   }
 
   private loadCache(): boolean {
@@ -143,9 +170,9 @@ export class LexicalIndex {
     return true;
   }
 
-  private rebuild(signal: CancellationSignal = neverCancelled): Promise<void> {
+  private rebuild(): Promise<void> {
     if (!this.building) {
-      this.building = this.build(signal).finally(() => {
+      this.building = this.build(this.stopped).finally(() => {
         this.building = undefined;
       });
     }
@@ -153,8 +180,9 @@ export class LexicalIndex {
   }
 
   private async build(signal: CancellationSignal): Promise<void> {
-    const changedBefore = new Set(this.changed);
-    this.changed.clear();
+    // Until the new postings are swapped in, the old ones (and what changed since them) answer.
+    const during = new Set<string>();
+    this.changedDuringBuild = during;
     const files = this.source.files();
     const builder = new PostingsBuilder();
     const hashes: string[] = [];
@@ -172,18 +200,18 @@ export class LexicalIndex {
         try {
           bytes = fs.readFileSync(toAbsolute(this.source.root, files[id]!));
         } catch {
-          // Gone or unreadable since the file set listed it: the watcher reports it; search it fresh.
-          this.changed.add(files[id]!);
+          // Gone or unreadable since the file set listed it: search it fresh.
+          during.add(files[id]!);
           hashes.push('');
           continue;
         }
         hashes.push(createHash('sha256').update(bytes).digest('hex'));
         forEachTrigram(bytes, seen, (key) => builder.add(key, id));
       }
-    } catch (error) {
-      for (const file of changedBefore) this.changed.add(file);
-      throw error;
+    } finally {
+      this.changedDuringBuild = undefined;
     }
+    this.changed = during;
     this.baseFiles = files;
     this.baseHashes = hashes;
     this.postings = builder.freeze();
@@ -249,9 +277,9 @@ export class LexicalIndex {
     const ignoreCase = request.ignoreCase === true;
     const query = request.fixedStrings ? planLiteral(request.pattern, { ignoreCase }) : planRegex(parseRegex(request.pattern), { ignoreCase });
     const literals = lineLiterals(query);
-    await this.ensureBuilt(signal);
     const limit = request.maxResults ?? 10_000;
     const accepts = request.globs && request.globs.length > 0 ? globFilter(request.globs) : () => true;
+    await this.ensureBuilt(signal);
 
     // Paths whose current content is not what the base indexed: read fresh (buffers first).
     const bufferPaths = new Map<string, string>();
@@ -267,9 +295,9 @@ export class LexicalIndex {
     } else {
       for (const id of ids) if (!fresh.has(this.baseFiles[id]!)) fromBase.push(this.baseFiles[id]!);
     }
-    // A changed path is searched only if it is still in the file set (a deleted file never is).
-    const current = this.changed.size > 0 ? new Set(this.source.files()) : undefined;
-    const toSearch = [...fromBase, ...[...fresh].filter((file) => bufferPaths.has(file) || current?.has(file))].filter((file) => accepts(file)).sort();
+    // A changed path or a buffer is searched only if it is in the file set now: a deleted file never
+    // is, nor a buffer of a secret, ignored or binary file.
+    const toSearch = [...fromBase, ...[...fresh].filter((file) => this.source.hashOf(file) !== undefined)].filter((file) => accepts(file)).sort();
 
     // Verification runs in the grep pool's threads: all cores, and a runaway regex is cut off.
     const found: LineMatch[][] = [];
@@ -284,13 +312,14 @@ export class LexicalIndex {
         flags: matcher.regex.flags,
         multiline: matcher.multiline,
         ignoreCase: matcher.ignoreCase,
+        lineByLine: matcher.lineByLine,
         literals,
         limit,
       },
+      // Every candidate is verified, so that a truncated result is the first matches in path order.
       (index, lines) => {
         found[index] = lines;
         total += lines.length;
-        return total >= limit;
       },
       signal,
     );
@@ -305,13 +334,14 @@ export class LexicalIndex {
     return {
       matches,
       files,
-      truncated: total >= limit,
+      truncated: total > limit,
       timedOut: timedOut.map((index) => toSearch[index]!),
       stats: { plan: query === all ? '*' : describeQuery(query), candidates: toSearch.length, searched: toSearch.length, fromIndex: ids !== undefined, elapsedMs: Math.round((performance.now() - started) * 100) / 100 },
     };
   }
 
   dispose(): void {
+    this.stopped.cancel();
     this.subscription.dispose();
   }
 }

@@ -34,6 +34,8 @@ export interface CompiledMatcher {
   lineRegex: RegExp;
   multiline: boolean;
   ignoreCase: boolean;
+  /** The pattern has lookarounds of its own: over a whole text they could look into other lines. */
+  lineByLine: boolean;
 }
 
 /** Escapes the syntax characters (u-mode allows no other identity escapes). */
@@ -68,8 +70,9 @@ function lineSemantics(pattern: AST.Pattern): string {
         visit(node.element);
         return;
       case 'Assertion':
-        if (node.kind === 'start') edits.push([node.start, node.end, '(?<![^\\n])']);
-        else if (node.kind === 'end') edits.push([node.start, node.end, '(?![^\\n])']);
+        // Not "(?<![^\n])": V8 tries empty matches inside a surrogate pair, where that holds.
+        if (node.kind === 'start') edits.push([node.start, node.end, '(?:^|(?<=\\n))']);
+        else if (node.kind === 'end') edits.push([node.start, node.end, '(?:$|(?=\\n))']);
         else if (node.kind === 'word' && !node.negate) edits.push([node.start, node.end, `(?:(?<=${word})(?!${word})|(?<!${word})(?=${word}))`]);
         else if (node.kind === 'word') edits.push([node.start, node.end, `(?:(?<=${word})(?=${word})|(?<!${word})(?!${word}))`]);
         else if (node.kind === 'lookahead' || node.kind === 'lookbehind') node.alternatives.forEach(visit);
@@ -79,12 +82,14 @@ function lineSemantics(pattern: AST.Pattern): string {
           if (element.type !== 'CharacterSet') continue;
           if (element.kind === 'word' && !element.negate) edits.push([element.start, element.end, wordChars]);
           else if (element.kind === 'digit') edits.push([element.start, element.end, element.negate ? '\\P{Nd}' : '\\p{Nd}']);
+          else if (element.kind === 'space') edits.push([element.start, element.end, element.negate ? '\\P{White_Space}' : '\\p{White_Space}']);
         }
         return;
       case 'CharacterSet':
         if (node.kind === 'any') edits.push([node.start, node.end, '[^\\n]']);
         else if (node.kind === 'word') edits.push([node.start, node.end, node.negate ? notWord : word]);
         else if (node.kind === 'digit') edits.push([node.start, node.end, node.negate ? '\\P{Nd}' : '\\p{Nd}']);
+        else if (node.kind === 'space') edits.push([node.start, node.end, node.negate ? '\\P{White_Space}' : '\\p{White_Space}']);
         return;
       default:
         return;
@@ -96,9 +101,14 @@ function lineSemantics(pattern: AST.Pattern): string {
   return source;
 }
 
+function hasLookaround(pattern: AST.Pattern): boolean {
+  return /\(\?<?[=!]/.test(pattern.raw.replace(/\\./g, ''));
+}
+
 /** Compiles the request; an invalid pattern is an invalidParams error quoting the parser. */
 export function compileMatcher(options: GrepOptions): CompiledMatcher {
   let source: string;
+  let lineByLine = false;
   if (options.fixedStrings) {
     source = escapeLiteral(options.pattern);
   } else {
@@ -109,10 +119,11 @@ export function compileMatcher(options: GrepOptions): CompiledMatcher {
       throw new FathomError('invalidParams', `invalid regex: ${(error as Error).message}`, { pattern: options.pattern, index: (error as { index?: number }).index });
     }
     source = lineSemantics(pattern);
+    lineByLine = hasLookaround(pattern);
   }
   if (options.wordRegexp) source = `(?<!${word})(?:${source})(?!${word})`;
   const flags = `gu${options.ignoreCase ? 'i' : ''}`;
-  return { regex: new RegExp(source, flags), lineRegex: new RegExp(source, flags.replace('g', '')), multiline: options.multiline === true, ignoreCase: options.ignoreCase === true };
+  return { regex: new RegExp(source, flags), lineRegex: new RegExp(source, flags.replace('g', '')), multiline: options.multiline === true, ignoreCase: options.ignoreCase === true, lineByLine };
 }
 
 const asciiFold = new Uint8Array(256).map((_, byte) => (byte >= 0x41 && byte <= 0x5a ? byte + 0x20 : byte));
@@ -163,7 +174,20 @@ export function matchBytes(bytes: Buffer, matcher: CompiledMatcher, literals: st
 export function matchLines(text: string, matcher: CompiledMatcher, limit: number): LineMatch[] {
   // An empty file has no lines (ripgrep reports nothing in it, even for a pattern matching '').
   if (text.length === 0) return [];
-  return matcher.multiline ? matchAcrossLines(text, matcher.regex, limit) : matchEachLine(text, matcher.regex, matcher.lineRegex, limit);
+  if (matcher.multiline) return matchAcrossLines(text, matcher.regex, limit);
+  return matcher.lineByLine ? matchLineByLine(text, matcher.lineRegex, limit) : matchEachLine(text, matcher.regex, matcher.lineRegex, limit);
+}
+
+/** One line at a time: slower, but a lookaround sees only its own line, as in ripgrep. */
+function matchLineByLine(text: string, regex: RegExp, limit: number): LineMatch[] {
+  const out: LineMatch[] = [];
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  for (let index = 0; index < lines.length && out.length < limit; index++) {
+    const match = regex.exec(lines[index]!);
+    if (match) out.push({ line: index + 1, column: match.index + 1, text: lines[index]! });
+  }
+  return out;
 }
 
 /**
@@ -221,10 +245,14 @@ function matchAcrossLines(text: string, regex: RegExp, limit: number): LineMatch
   const lines = new Map<number, number>();
   regex.lastIndex = 0;
   for (let match = regex.exec(text); match && lines.size < limit; match = regex.exec(text)) {
+    // After a final newline there is no line.
+    if (match.index === text.length && text.endsWith('\n')) break;
     const first = lineOf(match.index);
     const last = lineOf(Math.max(match.index, match.index + match[0].length - 1));
     for (let line = first; line <= last; line++) if (!lines.has(line)) lines.set(line, line === first ? match.index - lineStarts[line]! + 1 : 1);
-    if (match[0].length === 0) regex.lastIndex += 1;
+    // Past an empty match by one code point: V8 moves a lastIndex inside a surrogate pair back to
+    // its start, so stepping one code unit there would find the same match for ever.
+    if (match[0].length === 0) regex.lastIndex = match.index + ((text.codePointAt(match.index) ?? 0) > 0xffff ? 2 : 1);
   }
   return [...lines]
     .sort((a, b) => a[0] - b[0])

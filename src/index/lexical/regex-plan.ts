@@ -40,6 +40,12 @@ export function or(...args: Query[]): Query {
   return kept.length === 0 ? all : kept.length === 1 ? kept[0]! : { op: 'or', args: kept };
 }
 
+/** Whether -i matching can equate this character with one the index folds differently. */
+function foldsBeyondAscii(character: string): boolean {
+  if (character.codePointAt(0)! > 0x7f) return character.toLowerCase() !== character.toUpperCase();
+  return /[ksKS]/.test(character);
+}
+
 function foldText(text: string): string {
   return text.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
 }
@@ -74,8 +80,9 @@ class Planner {
 
   private character(codePoint: number): Info {
     const text = String.fromCodePoint(codePoint);
-    // Non-ASCII letters fold beyond what the index folds: under -i they say nothing.
-    if (this.ignoreCase && codePoint > 0x7f && text.toLowerCase() !== text.toUpperCase()) return unknown;
+    // Under -i, letters whose case folding leaves ASCII say nothing: non-ASCII letters, and k and
+    // s (the Kelvin sign and the long s fold to them).
+    if (this.ignoreCase && foldsBeyondAscii(text)) return unknown;
     return { exact: [this.ignoreCase ? foldText(text) : text], query: all };
   }
 
@@ -104,6 +111,9 @@ class Planner {
 
   private sequence(elements: readonly AST.Element[]): Info {
     let current: Info = empty;
+    // Once a run of exact strings is broken, `current.exact` holds only the last run: the sequence
+    // as a whole is then no longer exact.
+    let broken = false;
     for (const element of elements) {
       const next = this.element(element);
       const a = current.exact;
@@ -115,11 +125,13 @@ class Planner {
       } else if (b) {
         // The run so far ends here (as a query); a new exact run starts with this element.
         current = { exact: b, query: and(asQuery(current), next.query) };
+        broken = true;
       } else {
         current = { exact: null, query: and(asQuery(current), next.query) };
+        broken = true;
       }
     }
-    return current;
+    return broken && current.exact ? { exact: null, query: asQuery(current) } : current;
   }
 
   alternatives(alternatives: readonly AST.Alternative[]): Info {
@@ -183,9 +195,18 @@ export function planRegex(pattern: AST.Pattern, options: { ignoreCase: boolean }
   return asQuery(new Planner(options.ignoreCase).alternatives(pattern.alternatives));
 }
 
-/** A fixed string: the whole string must appear (ASCII-folded under -i). */
+/**
+ * A fixed string: the whole string must appear. Under -i it is ASCII-folded, and a letter whose
+ * folding leaves ASCII (see `foldsBeyondAscii`) splits it: the pieces between must appear.
+ */
 export function planLiteral(text: string, options: { ignoreCase: boolean }): Query {
-  return literal(options.ignoreCase ? foldText(text) : text);
+  if (!options.ignoreCase) return literal(text);
+  const pieces = [''];
+  for (const character of text) {
+    if (foldsBeyondAscii(character)) pieces.push('');
+    else pieces[pieces.length - 1] += character;
+  }
+  return and(...pieces.map((piece) => literal(foldText(piece))));
 }
 
 /**
