@@ -5,18 +5,11 @@
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { CancellationSignal } from '../../base/cancellation.js';
-import type { GrepChunk, GrepWorkerMessage } from './grep-worker.js';
+import type { GrepChunk, GrepFile, GrepWorkerMessage, MatchSpec } from './grep-worker.js';
 import type { LineMatch } from './matcher.js';
 
-export interface GrepTask {
-  files: { readPath: string; text?: string }[];
-  source: string;
-  flags: string;
-  multiline: boolean;
-  ignoreCase: boolean;
-  lineByLine: boolean;
-  literals: string[] | undefined;
-  limit: number;
+export interface GrepTask extends MatchSpec {
+  files: GrepFile[];
 }
 
 interface Slot {
@@ -100,18 +93,7 @@ export class GrepPool {
       running.inFlight += 1;
       Atomics.store(slot.progress, 0, -1);
       slot.worker.ref();
-      const message: GrepChunk = {
-        id,
-        files: running.task.files.slice(chunk.offset, chunk.offset + chunk.count),
-        source: running.task.source,
-        flags: running.task.flags,
-        multiline: running.task.multiline,
-        ignoreCase: running.task.ignoreCase,
-        lineByLine: running.task.lineByLine,
-        literals: running.task.literals,
-        limit: running.task.limit,
-        progress: slot.buffer,
-      };
+      const message: GrepChunk = { ...running.task, id, files: running.task.files.slice(chunk.offset, chunk.offset + chunk.count), progress: slot.buffer };
       slot.worker.postMessage(message);
     }
     for (let index = this.waiting.length - 1; index >= 0; index--) {

@@ -6,18 +6,26 @@ import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { matchBytes, matchLines, type CompiledMatcher, type LineMatch } from './matcher.js';
 
-export interface GrepChunk {
-  id: number;
-  /** A file to read, or a buffer's text to search instead. */
-  files: { readPath: string; text?: string }[];
+/** How to match: the compiled matcher's parts, and the lines wanted at most per file. */
+export interface MatchSpec {
   source: string;
   flags: string;
   multiline: boolean;
   ignoreCase: boolean;
   lineByLine: boolean;
   literals: string[] | undefined;
-  /** Matching lines wanted at most, per file. */
   limit: number;
+}
+
+/** A file to read, or a buffer's text to search instead. */
+export interface GrepFile {
+  readPath: string;
+  text?: string;
+}
+
+export interface GrepChunk extends MatchSpec {
+  id: number;
+  files: GrepFile[];
   /** Int32 slot this worker writes the index of its current file to (-1 when idle). */
   progress: SharedArrayBuffer;
 }
