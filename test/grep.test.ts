@@ -218,6 +218,20 @@ describe('grep against ripgrep', { skip: !ripgrep && 'ripgrep is not installed' 
     });
   });
 
+  test('grep: maxResults keeps the first matches in path order and says it truncated', async () => {
+    const full = await index.search({ pattern: 'static' });
+    assert.ok(full.matches.length > 3);
+    const limited = await index.search({ pattern: 'static', maxResults: 3 });
+    assert.deepEqual(limited.matches, full.matches.slice(0, 3));
+    assert.equal(limited.truncated, true);
+    assert.equal(full.truncated, false);
+    const exact = await index.search({ pattern: 'static', maxResults: full.matches.length });
+    assert.equal(exact.truncated, false);
+    const single = await index.search({ pattern: 'static', maxResults: 1, globs: ['slab.h'] });
+    assert.equal(single.matches.length, 1);
+    assert.equal(single.truncated, true, 'one file with more matches than wanted');
+  });
+
   test('grep: literal queries use the index and read only candidates', async () => {
     const result = await index.search({ pattern: 'task_prio', fixedStrings: true });
     assert.equal(result.stats.fromIndex, true);

@@ -314,7 +314,8 @@ export class LexicalIndex {
         ignoreCase: matcher.ignoreCase,
         lineByLine: matcher.lineByLine,
         literals,
-        limit,
+        // One more than wanted per file, so that a single file with too many matches shows as truncated.
+        limit: limit + 1,
       },
       // Every candidate is verified, so that a truncated result is the first matches in path order.
       (index, lines) => {
