@@ -1,7 +1,7 @@
 // Path conventions shared by every layer (imports only base/errors). Inside Fathom a workspace path is relative to the root,
 // uses '/' separators and never starts with './' or '/'; '' is the root itself.
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { FathomError } from './errors.js';
 
 /** Joins a workspace-relative folder and a name ('' is the root). */
@@ -48,8 +48,4 @@ export function pathFromUriOrPath(value: string, base: string = process.cwd()): 
   } catch (error) {
     throw new FathomError('invalidParams', `${value} is not a local file URI: ${(error as Error).message}`);
   }
-}
-
-export function uriFromPath(absolutePath: string): string {
-  return pathToFileURL(absolutePath).href;
 }

@@ -54,8 +54,9 @@ const notWord = `[^${wordChars}]`;
  * \n", `$` "not before one", `.` "anything but \n". And \w, \d, \b are Unicode-aware, as in
  * ripgrep (JavaScript's are ASCII even in u-mode). \W and \D inside a class stay as they are.
  */
-function lineSemantics(pattern: AST.Pattern): string {
+function lineSemantics(pattern: AST.Pattern): { source: string; hasLookaround: boolean } {
   const edits: [number, number, string][] = [];
+  let hasLookaround = false;
   const visit = (node: AST.Node): void => {
     switch (node.type) {
       case 'Pattern':
@@ -75,7 +76,10 @@ function lineSemantics(pattern: AST.Pattern): string {
         else if (node.kind === 'end') edits.push([node.start, node.end, '(?:$|(?=\\n))']);
         else if (node.kind === 'word' && !node.negate) edits.push([node.start, node.end, `(?:(?<=${word})(?!${word})|(?<!${word})(?=${word}))`]);
         else if (node.kind === 'word') edits.push([node.start, node.end, `(?:(?<=${word})(?=${word})|(?<!${word})(?!${word}))`]);
-        else if (node.kind === 'lookahead' || node.kind === 'lookbehind') node.alternatives.forEach(visit);
+        else if (node.kind === 'lookahead' || node.kind === 'lookbehind') {
+          hasLookaround = true;
+          node.alternatives.forEach(visit);
+        }
         return;
       case 'CharacterClass':
         for (const element of node.elements) {
@@ -98,11 +102,7 @@ function lineSemantics(pattern: AST.Pattern): string {
   visit(pattern);
   let source = pattern.raw;
   for (const [start, end, replacement] of edits.sort((a, b) => b[0] - a[0])) source = source.slice(0, start) + replacement + source.slice(end);
-  return source;
-}
-
-function hasLookaround(pattern: AST.Pattern): boolean {
-  return /\(\?<?[=!]/.test(pattern.raw.replace(/\\./g, ''));
+  return { source, hasLookaround };
 }
 
 /** Compiles the request; an invalid pattern is an invalidParams error quoting the parser. */
@@ -118,8 +118,7 @@ export function compileMatcher(options: GrepOptions): CompiledMatcher {
     } catch (error) {
       throw new FathomError('invalidParams', `invalid regex: ${(error as Error).message}`, { pattern: options.pattern, index: (error as { index?: number }).index });
     }
-    source = lineSemantics(pattern);
-    lineByLine = hasLookaround(pattern);
+    ({ source, hasLookaround: lineByLine } = lineSemantics(pattern));
   }
   if (options.wordRegexp) source = `(?<!${word})(?:${source})(?!${word})`;
   const flags = `gu${options.ignoreCase ? 'i' : ''}`;
