@@ -9,7 +9,7 @@ import { errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { defaultConfig, defaultSocketPath, readPackageVersion } from '../daemon/config.js';
 import { Daemon, SocketInUseError } from '../daemon/server.js';
-import { Methods, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type WorkspaceStatus } from '../protocol/methods.js';
+import { Methods, type ChunksResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type WorkspaceStatus } from '../protocol/methods.js';
 import { connectToDaemon, inProcessDaemon, type Client } from './connect.js';
 import { ProgressBar } from './progress-bar.js';
 
@@ -24,6 +24,7 @@ commands:
   merkle [PATH] [--path P]            the Merkle root hash, or a path's subtree hashes
   grep PATTERN [PATH] [-F] [-i] [-w] [-U] [-g GLOB]... [--max N]
                                       regex search through the index, ripgrep's output and flags
+  chunks FILE [--budget N] [--no-text] the syntax-aware chunks of a file with their context headers
   stop                                stop the running daemon
 
 options for client commands:
@@ -168,6 +169,8 @@ async function main(argv: string[]): Promise<number> {
       multiline: { type: 'boolean', short: 'U' },
       'glob-filter': { type: 'string', short: 'g', multiple: true },
       max: { type: 'string' },
+      budget: { type: 'string' },
+      'no-text': { type: 'boolean' },
       'reconcile-seconds': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
@@ -179,6 +182,9 @@ async function main(argv: string[]): Promise<number> {
   // grep takes its pattern first: `fathom grep PATTERN [PATH]`.
   const pattern = command === 'grep' ? rest.shift() : undefined;
   if (command === 'grep' && pattern === undefined) throw new UsageError('grep needs a PATTERN');
+  // chunks takes a file, not a workspace: `fathom chunks FILE`.
+  const file = command === 'chunks' ? rest.shift() : undefined;
+  if (command === 'chunks' && file === undefined) throw new UsageError('chunks needs a FILE');
   const [target, ...extra] = rest;
   if (extra.length > 0) throw new UsageError(`unexpected argument: ${extra[0]}`);
   const root = target ? path.resolve(target) : enclosingWorkspace(process.cwd());
@@ -251,6 +257,29 @@ async function main(argv: string[]): Promise<number> {
       // Like grep and ripgrep: exit 1 when nothing matched.
       return matched ? 0 : 1;
     }
+    case 'chunks': {
+      const absolute = path.resolve(file!);
+      const budget = values.budget === undefined ? undefined : Number(values.budget);
+      if (budget !== undefined && !(Number.isInteger(budget) && budget >= 64)) throw new UsageError('--budget takes a whole number of bytes (at least 64)');
+      await withClient(values, async ({ connection }) => {
+        const result = await request<ChunksResult>(
+          connection,
+          Methods.chunks,
+          { root: enclosingWorkspace(path.dirname(absolute)), path: absolute, includeText: !values['no-text'], ...(budget === undefined ? {} : { budgetBytes: budget }) },
+          true,
+        );
+        if (json) return print(result);
+        const problems = result.problems.length > 0 ? ` (${result.problems.join('; ')})` : '';
+        print(`${result.path}: ${result.languageName ?? 'no grammar'}, ${result.chunks.length} chunks, ${result.byteLength} bytes${result.parseErrors ? ', has syntax errors' : ''}${problems}`);
+        for (const chunk of result.chunks) {
+          const flags = [chunk.method === 'lines' ? 'lines' : '', chunk.parseError ? 'parse error' : '', chunk.oversized ? 'oversized' : ''].filter(Boolean);
+          print(`\n── ${result.path}:${chunk.start.line}-${chunk.end.column === 1 ? chunk.end.line - 1 : chunk.end.line} [${chunk.startByte}, ${chunk.endByte})${flags.length > 0 ? ` (${flags.join(', ')})` : ''}`);
+          print(chunk.header.split('\n').map((line) => `│ ${line}`).join('\n'));
+          if (chunk.text !== undefined) print(chunk.text);
+        }
+      });
+      return 0;
+    }
     case 'stop': {
       const socketPath = typeof values.socket === 'string' ? path.resolve(values.socket) : defaultSocketPath();
       const client = await connectToDaemon(socketPath, { autoStart: false });
@@ -267,6 +296,12 @@ async function main(argv: string[]): Promise<number> {
       throw new UsageError(`unknown command: ${command}`);
   }
 }
+
+// `fathom … | head`: a closed pipe ends the command quietly, as it does for grep.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
 
 main(process.argv.slice(2)).then(
   (code) => {

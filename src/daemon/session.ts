@@ -2,12 +2,13 @@
 // to the daemon's services. Every request goes through `handle`, which turns any failure into a
 // JSON-RPC error for that request alone; nothing a client sends can end the process (in socket
 // mode, `exit` ends only this client's connection).
+import fs from 'node:fs';
 import { ResponseError, type CancellationToken, type MessageConnection } from 'vscode-jsonrpc/node';
 import { FathomError, errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { pathFromUriOrPath, toRelative } from '../base/paths.js';
 import { ErrorCodes } from '../protocol/errors.js';
-import { Methods, type FilesResult, type GrepResult, type ProgressToken, type ProgressValue, type StatusResult, type WorkspaceStatus } from '../protocol/methods.js';
+import { Methods, type ChunksResult, type FilesResult, type GrepResult, type ProgressToken, type ProgressValue, type StatusResult, type WorkspaceStatus } from '../protocol/methods.js';
 import type { BufferOverlay, TextChange } from '../workspace/overlay.js';
 import type { Workspace } from '../workspace/workspace.js';
 import {
@@ -25,7 +26,7 @@ import {
   requiredText,
   type Params,
 } from './params.js';
-import { absentStatus, toResponseError, toWireGrep, toWireMerkle, toWireStatus } from './to-wire.js';
+import { absentStatus, toResponseError, toWireChunks, toWireGrep, toWireMerkle, toWireStatus } from './to-wire.js';
 import type { WorkspaceManager } from './workspaces.js';
 
 export interface DaemonServices {
@@ -36,6 +37,15 @@ export interface DaemonServices {
   /** Stops the whole daemon (fathom/stop). */
   requestStop(): void;
   readonly stopping: boolean;
+}
+
+/** The real path of a file when it exists (the workspace root is a real path too), else the path as given. */
+function realPathOrSelf(absolute: string): string {
+  try {
+    return fs.realpathSync(absolute);
+  } catch {
+    return absolute;
+  }
 }
 
 type Handler = (params: unknown, token: CancellationToken) => Promise<unknown> | unknown;
@@ -76,6 +86,7 @@ export class Session {
       [Methods.files]: (params, token) => this.files(params, token),
       [Methods.merkle]: (params, token) => this.merkle(params, token),
       [Methods.grep]: (params, token) => this.grep(params, token),
+      [Methods.chunks]: (params, token) => this.chunks(params, token),
       [Methods.stop]: () => {
         setTimeout(() => this.services.requestStop(), 20);
         return null;
@@ -300,6 +311,32 @@ export class Session {
       }
     }
     return toWireGrep(workspace.root, await index.search(request, token));
+  }
+
+  private async chunks(raw: unknown, token: CancellationToken): Promise<ChunksResult> {
+    const params = paramsObject(Methods.chunks, raw);
+    const pathParam = requiredString(params, 'path');
+    const rootParam = optionalString(params, 'root');
+    const budgetBytes = optionalCount(params, 'budgetBytes');
+    if (budgetBytes !== undefined && (budgetBytes < 64 || budgetBytes > 1_000_000)) throw new FathomError('invalidParams', `fathom/chunks: budgetBytes must be between 64 and 1000000, got ${budgetBytes}`);
+    const includeText = optionalBoolean(params, 'includeText') ?? true;
+    const workspaces = this.services.workspaces;
+    let workspace: Workspace | undefined;
+    let absolute: string;
+    if (rootParam !== undefined) {
+      workspace = workspaces.open(workspaces.resolveRoot(rootParam));
+      absolute = realPathOrSelf(pathFromUriOrPath(pathParam, workspace.root));
+    } else {
+      absolute = realPathOrSelf(pathFromUriOrPath(pathParam));
+      workspace = workspaces.containing(absolute);
+      if (!workspace) throw new FathomError('workspaceNotFound', `no open workspace contains ${absolute}; pass root`, { path: pathParam });
+    }
+    const relative = toRelative(workspace.root, absolute);
+    if (relative === undefined || relative === '') throw new FathomError('pathOutsideWorkspace', `path ${pathParam} is outside the workspace ${workspace.root}`, { path: pathParam });
+    await this.ready(workspace, token, optionalProgressToken(params, 'workDoneToken'));
+    await workspace.settle();
+    const answer = await workspaces.chunksOf(workspace, relative, budgetBytes === undefined ? {} : { budgetBytes });
+    return toWireChunks(workspace.root, answer, { includeText });
   }
 
   private async merkle(raw: unknown, token: CancellationToken) {

@@ -5,7 +5,9 @@ import { FathomError, errorMessage, type FathomErrorKind } from '../base/errors.
 import { log } from '../base/logger.js';
 import { ErrorCodes, type ErrorCode } from '../protocol/errors.js';
 import type { GrepResult as LexicalGrepResult } from '../index/lexical/lexical-index.js';
-import type { GrepResult, MerkleResult, WorkspaceStatus } from '../protocol/methods.js';
+import type { ChunksResult, GrepResult, MerkleResult, WireChunk, WorkspaceStatus } from '../protocol/methods.js';
+import type { Chunk } from '../index/syntax/chunk.js';
+import type { ChunksAnswer } from './workspaces.js';
 import type { MerkleView, WorkspaceStatusInfo } from '../workspace/workspace.js';
 
 const codes: Record<FathomErrorKind, ErrorCode> = {
@@ -70,4 +72,36 @@ export function toWireGrep(root: string, result: LexicalGrepResult): GrepResult 
 
 export function toWireMerkle(root: string, rootHash: string, view: MerkleView): MerkleResult {
   return { root, rootHash, ...view };
+}
+
+function toWireChunk(chunk: Chunk, includeText: boolean): WireChunk {
+  return {
+    startByte: chunk.startByte,
+    endByte: chunk.endByte,
+    start: { line: chunk.start.line + 1, column: chunk.start.character + 1 },
+    end: { line: chunk.end.line + 1, column: chunk.end.character + 1 },
+    method: chunk.method,
+    parseError: chunk.parseError,
+    oversized: chunk.oversized,
+    scope: chunk.scope,
+    entities: chunk.entities,
+    header: chunk.header,
+    ...(includeText ? { text: chunk.text } : {}),
+  };
+}
+
+export function toWireChunks(root: string, answer: ChunksAnswer, options: { includeText: boolean }): ChunksResult {
+  const file = answer.chunks;
+  return {
+    root,
+    path: file.path,
+    source: answer.source,
+    ...(answer.version === undefined ? {} : { version: answer.version }),
+    language: file.language ?? null,
+    languageName: file.languageName ?? null,
+    byteLength: file.byteLength,
+    parseErrors: file.parseErrors,
+    problems: file.problems,
+    chunks: file.chunks.map((chunk) => toWireChunk(chunk, options.includeText)),
+  };
 }

@@ -4,20 +4,75 @@ import fs from 'node:fs';
 import { FathomError } from '../base/errors.js';
 import { pathFromUriOrPath } from '../base/paths.js';
 import { LexicalIndex } from '../index/lexical/lexical-index.js';
+import type { FileChunks } from '../index/syntax/chunk.js';
+import { ChunkFileError, ChunkPool } from '../index/syntax/chunk-pool.js';
+import { chunkFile } from '../index/syntax/chunk-file.js';
+import { GrammarSet } from '../index/syntax/grammars.js';
+import { ParseCache } from '../index/syntax/parse-cache.js';
 import { HashPool } from '../workspace/hash-pool.js';
 import type { BufferOverlay } from '../workspace/overlay.js';
 import { Workspace } from '../workspace/workspace.js';
 import { workspaceCacheDir, type DaemonConfig } from './config.js';
 
+/** Buffers longer than this (code units) are chunked in a worker rather than through the parse cache. */
+const maxMainThreadParse = 2_000_000;
+
+export interface ChunksAnswer {
+  chunks: FileChunks;
+  source: 'disk' | 'buffer';
+  version?: number;
+}
+
 export class WorkspaceManager {
   private readonly workspaces = new Map<string, Workspace>();
   private readonly lexicalIndexes = new Map<Workspace, LexicalIndex>();
   private readonly pool = new HashPool();
+  /** Chunking of files on disk: worker threads, so a large file never stalls the daemon. */
+  private readonly chunkPool = new ChunkPool();
+  /** Grammars and trees of open buffers, on this thread: a keystroke re-parses incrementally. */
+  private grammars: GrammarSet | undefined;
+  private parseCache: ParseCache | undefined;
 
   constructor(
     private readonly config: DaemonConfig,
     private readonly overlay: BufferOverlay,
-  ) {}
+  ) {
+    overlay.onChange((path) => {
+      if (!overlay.get(path)) this.parseCache?.forget(path);
+    });
+  }
+
+  /**
+   * The chunks of a file in a workspace's file set: of its open buffer when there is one (parsed
+   * through the parse cache), else of the file on disk (in a worker).
+   */
+  async chunksOf(workspace: Workspace, relativePath: string, options: { budgetBytes?: number }): Promise<ChunksAnswer> {
+    if (workspace.hashOf(relativePath) === undefined) {
+      throw new FathomError('invalidParams', `${relativePath} is not in the file set of ${workspace.root} (missing, a folder, ignored, a secret, binary or over the size limit)`, { path: relativePath });
+    }
+    const absolute = `${workspace.root}/${relativePath}`;
+    const buffer = this.overlay.get(absolute);
+    if (buffer && buffer.text.length > maxMainThreadParse) {
+      return { chunks: await this.chunkPool.chunk({ path: relativePath, bytes: Buffer.from(buffer.text, 'utf8'), options }), source: 'buffer', version: buffer.version };
+    }
+    if (buffer) {
+      this.grammars ??= new GrammarSet();
+      this.parseCache ??= new ParseCache(this.grammars);
+      const bytes = Buffer.from(buffer.text, 'utf8');
+      const spec = this.grammars.table.detect(relativePath, bytes.subarray(0, 256));
+      const cached = spec ? await this.parseCache.tree(absolute, spec.id, bytes) : undefined;
+      // Use the cached tree before anything else touches the cache (no await in between).
+      const chunks = await chunkFile(this.grammars, { path: relativePath, bytes, ...(cached && spec ? { tree: cached.tree, language: spec.id } : {}) }, options);
+      return { chunks, source: 'buffer', version: buffer.version };
+    }
+    try {
+      return { chunks: await this.chunkPool.chunk({ path: relativePath, absolutePath: absolute, options }), source: 'disk' };
+    } catch (error) {
+      if (error instanceof ChunkFileError && (error.code === 'ENOENT' || error.code === 'ENOTDIR')) throw new FathomError('invalidParams', `${relativePath} vanished before it could be read`, { path: relativePath });
+      if (error instanceof ChunkFileError && error.code !== undefined) throw new FathomError('io', `${relativePath}: ${error.message}`, { path: relativePath });
+      throw error;
+    }
+  }
 
   /** The regex index of a workspace, created on first use (its build starts with the first query). */
   lexical(workspace: Workspace): LexicalIndex {
@@ -110,5 +165,7 @@ export class WorkspaceManager {
     await Promise.all(this.all().map((workspace) => workspace.close()));
     this.workspaces.clear();
     this.pool.close();
+    this.chunkPool.close();
+    this.parseCache?.clear();
   }
 }

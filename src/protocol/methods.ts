@@ -7,6 +7,7 @@ export const Methods = {
   files: 'fathom/files',
   merkle: 'fathom/merkle',
   grep: 'fathom/grep',
+  chunks: 'fathom/chunks',
   stop: 'fathom/stop',
 } as const;
 
@@ -136,6 +137,57 @@ export interface GrepResult {
   /** Files given up because the regex ran past the per-file time limit (2 s) there: the result is partial. */
   timedOut: string[];
   stats: { plan: string; candidates: number; searched: number; fromIndex: boolean; elapsedMs: number };
+}
+
+export interface ChunksParams {
+  /** A file: absolute path, file:// URI, or a path relative to `root`. */
+  path: string;
+  /** The workspace; defaults to the open workspace that contains `path`. */
+  root?: string;
+  /** Most bytes per chunk (default 1,500; 64 to 1,000,000). */
+  budgetBytes?: number;
+  /** Include each chunk's source text (default true). */
+  includeText?: boolean;
+}
+
+/** 1-based line; 1-based column in UTF-16 code units (as in grep results). */
+export interface WirePosition {
+  line: number;
+  column: number;
+}
+
+export interface WireChunk {
+  /** [startByte, endByte) into the file's bytes. */
+  startByte: number;
+  endByte: number;
+  start: WirePosition;
+  /** Exclusive. */
+  end: WirePosition;
+  method: 'syntax' | 'lines';
+  parseError: boolean;
+  oversized: boolean;
+  /** Enclosing entities, outermost first, then the chunk's own entity when it holds exactly one. */
+  scope: string[];
+  entities: Array<{ kind: string; name: string; signature: string }>;
+  /** The context header (what gets embedded with the text). */
+  header: string;
+  text?: string;
+}
+
+export interface ChunksResult {
+  root: string;
+  /** Relative to root, '/'-separated. */
+  path: string;
+  /** Where the text came from: the file on disk, or an open editor buffer (with its version). */
+  source: 'disk' | 'buffer';
+  version?: number;
+  language: string | null;
+  languageName: string | null;
+  byteLength: number;
+  parseErrors: boolean;
+  /** Why line windows were used despite a language, and other trouble. */
+  problems: string[];
+  chunks: WireChunk[];
 }
 
 /** The value of a `$/progress` notification (LSP WorkDoneProgress). */

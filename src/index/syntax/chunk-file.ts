@@ -1,0 +1,211 @@
+// Chunking one file: Parse → Extract → Scope → Chunk → Context. Detects the language, parses
+// (or takes a tree from the parse cache), cuts the tree (cut.ts), names each chunk's scope and
+// entities (entities.ts) and writes its header (context-header.ts). Files without a grammar, or
+// whose parse failed or ran past its time limit, fall back to line windows, with the reason in
+// `problems`. Pure: bytes in, chunks out. Called by the chunk workers, the parse cache's users and
+// tests.
+import type { Node, Tree } from 'web-tree-sitter';
+import { type Chunk, type ChunkEntity, type ChunkOptions, type FileChunks, defaultBudgetBytes } from './chunk.js';
+import { ImportUses, buildHeader } from './context-header.js';
+import { type CutRange, cutTree } from './cut.js';
+import { type Entity, type FileEntities, extractEntities, oneLine } from './entities.js';
+import type { GrammarSet, LoadedGrammar } from './grammars.js';
+import { lineWindows } from './line-windows.js';
+import { SourceText } from './source-text.js';
+
+const defaultParseTimeoutMs = 10_000;
+
+/** Parses `source` with a time limit; undefined when the limit was reached. */
+export function parseSource(grammars: GrammarSet, grammar: LoadedGrammar, source: SourceText, options: { timeoutMs?: number; oldTree?: Tree } = {}): Tree | undefined {
+  const parser = grammars.parserFor(grammar);
+  const deadline = performance.now() + (options.timeoutMs ?? defaultParseTimeoutMs);
+  const tree = parser.parse(source.parseText, options.oldTree ?? null, { progressCallback: () => performance.now() > deadline });
+  if (!tree) {
+    parser.reset();
+    return undefined;
+  }
+  return tree;
+}
+
+/** Ranges of ERROR and MISSING nodes (code units), found by descending only where errors are. */
+function errorRanges(root: Node): Array<[number, number]> {
+  const ranges: Array<[number, number]> = [];
+  if (!root.hasError) return ranges;
+  const cursor = root.walk();
+  try {
+    for (;;) {
+      const type = cursor.nodeType;
+      const isError = type === 'ERROR' || cursor.nodeIsMissing;
+      if (isError) ranges.push([cursor.startIndex, cursor.endIndex]);
+      if (!isError && cursor.currentNode.hasError && cursor.gotoFirstChild()) continue;
+      let moved = cursor.gotoNextSibling();
+      while (!moved) {
+        if (!cursor.gotoParent()) return ranges;
+        moved = cursor.gotoNextSibling();
+      }
+    }
+  } finally {
+    cursor.delete();
+  }
+}
+
+function touches(ranges: Array<[number, number]>, start: number, end: number): boolean {
+  for (const [errorStart, errorEnd] of ranges) {
+    if (errorStart < end && errorEnd > start) return true;
+    if (errorStart === errorEnd && errorStart >= start && errorStart <= end) return true; // a MISSING token at the edge
+  }
+  return false;
+}
+
+interface Scoped {
+  enclosing: Entity[];
+  defined: Entity[];
+}
+
+/**
+ * The entities a range lies in (it overlaps them without holding them whole: a piece of a split
+ * class or function), outermost first, along the chain of the innermost one; and the entities it
+ * holds whole that are not inside another held one.
+ */
+function scopeOf(entities: readonly Entity[], start: number, end: number): Scoped {
+  const defined: Entity[] = [];
+  let innermost: Entity | undefined;
+  let innermostOverlap = 0;
+  for (const entity of entities) {
+    if (entity.start >= end) break;
+    if (entity.end <= start) continue;
+    const inside = entity.start >= start && entity.end <= end;
+    if (inside) {
+      if (!entity.parent || !(entity.parent.start >= start && entity.parent.end <= end)) defined.push(entity);
+      continue;
+    }
+    const overlap = Math.min(end, entity.end) - Math.max(start, entity.start);
+    if (!innermost || entity.depth > innermost.depth || (entity.depth === innermost.depth && overlap > innermostOverlap)) {
+      innermost = entity;
+      innermostOverlap = overlap;
+    }
+  }
+  const enclosing: Entity[] = [];
+  for (let entity = innermost; entity; entity = entity.parent) enclosing.unshift(entity);
+  return { enclosing, defined };
+}
+
+/**
+ * Merges a small range (under a quarter of the budget) into a neighbour in the same scope when
+ * both fit the budget together: the pieces a split leaves behind (`} finally {`, a lone return)
+ * join the statements around them. Adjacent ranges start and end on node boundaries, so their
+ * union does too.
+ */
+function mergeSmall(ranges: CutRange[], entities: readonly Entity[], source: SourceText, budget: number): CutRange[] {
+  const home = (range: CutRange): Entity | undefined => scopeOf(entities, range.start, range.end).enclosing.at(-1);
+  const size = (range: CutRange): number => source.byteLength(range.start, range.end);
+  const out: CutRange[] = [];
+  const homes: Array<Entity | undefined> = [];
+  for (const range of ranges) {
+    const rangeHome = home(range);
+    const previous = out.at(-1);
+    if (previous && !previous.oversized && !range.oversized && homes.at(-1) === rangeHome && source.byteLength(previous.start, range.end) <= budget && (size(previous) * 4 < budget || size(range) * 4 < budget)) {
+      previous.end = range.end;
+      continue;
+    }
+    out.push({ ...range });
+    homes.push(rangeHome);
+  }
+  return out;
+}
+
+function label(scoped: Scoped, text: string): string {
+  if (scoped.defined.length > 0) return scoped.defined.slice(0, 2).map((entity) => oneLine(entity.signature, 80)).join(', ') + (scoped.defined.length > 2 ? ', …' : '');
+  const firstLine = text.split('\n').find((line) => line.trim().length > 0) ?? '';
+  const inner = scoped.enclosing[scoped.enclosing.length - 1];
+  return inner ? `${inner.name}: ${oneLine(firstLine, 60)}` : oneLine(firstLine, 80);
+}
+
+export interface ChunkInput {
+  /** Shown in headers; also used to detect the language. */
+  path: string;
+  bytes: Uint8Array;
+  /** A tree for exactly these bytes (from the parse cache); the caller keeps ownership. */
+  tree?: Tree;
+  /** Force a language id instead of detecting it. */
+  language?: string;
+}
+
+export async function chunkFile(grammars: GrammarSet, input: ChunkInput, options: ChunkOptions = {}): Promise<FileChunks> {
+  const budget = options.budgetBytes ?? defaultBudgetBytes;
+  const spec = input.language !== undefined ? grammars.table.languages.get(input.language) : grammars.table.detect(input.path, input.bytes.subarray(0, 256));
+  const source = new SourceText(input.bytes);
+  const problems: string[] = [];
+  let ranges: CutRange[] | undefined;
+  let entities: FileEntities = { entities: [], imports: [] };
+  let errors: Array<[number, number]> = [];
+  let parseErrors = false;
+  if (spec) {
+    const state = await grammars.load(spec.id);
+    if (state.state === 'failed') {
+      problems.push(state.reason);
+    } else {
+      const tree = input.tree ?? parseSource(grammars, state.grammar, source, { timeoutMs: options.parseTimeoutMs ?? defaultParseTimeoutMs });
+      if (!tree) {
+        problems.push(`parsing took longer than ${options.parseTimeoutMs ?? defaultParseTimeoutMs} ms; cut into line windows`);
+      } else {
+        try {
+          const root = tree.rootNode;
+          entities = extractEntities(root, state.grammar.chunksQuery, source.text, spec.entityDepth);
+          ranges = mergeSmall(cutTree(source, root, budget), entities.entities, source, budget);
+          errors = errorRanges(root);
+          parseErrors = root.hasError;
+        } finally {
+          if (!input.tree) tree.delete();
+        }
+      }
+    }
+  }
+  const method = ranges ? 'syntax' : 'lines';
+  ranges ??= lineWindows(source, budget);
+  const scoped = ranges.map((range) => scopeOf(entities.entities, range.start, range.end));
+  const texts = ranges.map((range) => source.text.slice(range.start, range.end));
+  const importUses = new ImportUses(entities.imports, source.text);
+  const labels = ranges.map((_, index) => label(scoped[index]!, texts[index]!));
+  const chunks: Chunk[] = ranges.map((range, index) => {
+    const { enclosing, defined } = scoped[index]!;
+    const scope = enclosing.map((entity) => entity.name);
+    if (defined.length === 1) scope.push(defined[0]!.name);
+    const text = texts[index]!;
+    const header = buildHeader({
+      path: input.path,
+      languageName: spec?.name,
+      scope,
+      enclosing,
+      defined,
+      start: range.start,
+      end: range.end,
+      text,
+      imports: importUses,
+      previousLabel: index > 0 ? labels[index - 1] : undefined,
+      nextLabel: index + 1 < ranges.length ? labels[index + 1] : undefined,
+    });
+    return {
+      startByte: source.byteOffset(range.start),
+      endByte: source.byteOffset(range.end),
+      start: source.position(range.start),
+      end: source.position(range.end),
+      method,
+      parseError: errors.length > 0 && touches(errors, range.start, range.end),
+      oversized: range.oversized,
+      scope,
+      entities: defined.map((entity): ChunkEntity => ({ kind: entity.kind, name: entity.name, signature: entity.signature })),
+      text,
+      header,
+    };
+  });
+  return {
+    path: input.path,
+    language: spec?.id,
+    languageName: spec?.name,
+    byteLength: input.bytes.length,
+    chunks,
+    parseErrors,
+    problems,
+  };
+}

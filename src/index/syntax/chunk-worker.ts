@@ -1,0 +1,65 @@
+// Worker thread for chunk-pool.ts: reads a file (or takes bytes), chunks it, answers. Each worker
+// loads its own grammars (web-tree-sitter state is per thread). After a WebAssembly trap the
+// worker answers the error and exits, so a grammar that crashed cannot poison later files; the
+// pool starts a fresh worker.
+import fs from 'node:fs';
+import { parentPort } from 'node:worker_threads';
+import type { ChunkOptions, FileChunks } from './chunk.js';
+import { chunkFile, parseSource } from './chunk-file.js';
+import { GrammarSet } from './grammars.js';
+import { SourceText } from './source-text.js';
+
+export interface ChunkJob {
+  id: number;
+  /** 'chunk' (default) or 'parse': parse only, for benchmarks that compare against the bare parse. */
+  kind: 'chunk' | 'parse';
+  /** Shown in headers and used for language detection. */
+  path: string;
+  /** Read this file when `bytes` is absent. */
+  absolutePath?: string;
+  bytes?: Uint8Array;
+  language?: string;
+  options: ChunkOptions;
+}
+
+export interface ParseSummary {
+  byteLength: number;
+  language: string | undefined;
+  hasError: boolean;
+  nodes: number;
+}
+
+export type ChunkReply = { id: number; result: FileChunks } | { id: number; parsed: ParseSummary } | { id: number; error: string; code?: string };
+
+const grammars = new GrammarSet();
+
+async function bareParse(job: ChunkJob, bytes: Uint8Array): Promise<ParseSummary> {
+  const spec = job.language !== undefined ? grammars.table.languages.get(job.language) : grammars.table.detect(job.path, bytes.subarray(0, 256));
+  if (!spec) return { byteLength: bytes.length, language: undefined, hasError: false, nodes: 0 };
+  const state = await grammars.load(spec.id);
+  if (state.state === 'failed') return { byteLength: bytes.length, language: spec.id, hasError: true, nodes: 0 };
+  const tree = parseSource(grammars, state.grammar, new SourceText(bytes), { timeoutMs: job.options.parseTimeoutMs });
+  if (!tree) return { byteLength: bytes.length, language: spec.id, hasError: true, nodes: 0 };
+  try {
+    return { byteLength: bytes.length, language: spec.id, hasError: tree.rootNode.hasError, nodes: tree.rootNode.descendantCount };
+  } finally {
+    tree.delete();
+  }
+}
+
+parentPort!.on('message', (job: ChunkJob) => {
+  void (async () => {
+    let reply: ChunkReply;
+    let trapped = false;
+    try {
+      const bytes = job.bytes ?? fs.readFileSync(job.absolutePath ?? job.path);
+      if (job.kind === 'parse') reply = { id: job.id, parsed: await bareParse(job, bytes) };
+      else reply = { id: job.id, result: await chunkFile(grammars, { path: job.path, bytes, ...(job.language === undefined ? {} : { language: job.language }) }, job.options) };
+    } catch (error) {
+      trapped = error instanceof Error && error.constructor.name === 'RuntimeError'; // a WebAssembly trap
+      reply = { id: job.id, error: error instanceof Error ? error.message : String(error), ...((error as NodeJS.ErrnoException).code ? { code: (error as NodeJS.ErrnoException).code } : {}) };
+    }
+    parentPort!.postMessage(reply);
+    if (trapped) process.exit(1);
+  })();
+});

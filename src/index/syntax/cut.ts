@@ -1,0 +1,209 @@
+// Where a syntax tree is cut into chunks. Owns the boundary rules; knows nothing of names,
+// headers or files. Called by chunk-file.ts.
+//
+// One pass over the tree in document order, descending only into nodes over the budget:
+// - a node that fits is an atom: it joins the open group when the group still fits, else the group
+//   is emitted and the atom opens the next one (so small siblings merge up to the budget and a
+//   function that fits is never cut);
+// - a node over the budget whose children cover it (only whitespace between them) is split at its
+//   children, recursively (a function splits at its statements, a class at its members); the open
+//   group is carried into it only when the group is that node's parent's head (`class Foo {`),
+//   so the head stays with the first member instead of an unrelated sibling before it;
+// - after a split node, the next named sibling starts a new group (only trailing punctuation such
+//   as `}` or `;` joins the split node's last piece);
+// - comments right before an atom that does not fit move with it into the next group;
+// - a node over the budget that cannot be split (no children, or text between its children that
+//   is not whitespace: a long string or comment) is a chunk of its own, flagged oversized.
+// Invariants: ranges are sorted, never overlap, start and end on node boundaries, and what lies
+// between them is whitespace (a final pass widens a range over anything else).
+import type { Node, TreeCursor } from 'web-tree-sitter';
+import type { SourceText } from './source-text.js';
+
+export interface CutRange {
+  /** Code-unit offsets into SourceText.text. */
+  start: number;
+  end: number;
+  /** Over the budget because it could not be split. */
+  oversized: boolean;
+}
+
+interface Group {
+  start: number;
+  end: number;
+  /** Start of the run of comment atoms that ends the group, if it ends with comments. */
+  commentStart: number | undefined;
+  /** End of the last atom before that run. */
+  beforeComments: number;
+}
+
+interface Frame {
+  start: number;
+  isRoot: boolean;
+}
+
+function isBlank(text: string, start: number, end: number): boolean {
+  for (let index = start; index < end; index++) {
+    const code = text.charCodeAt(index);
+    if (code !== 0x20 && code !== 0x0a && code !== 0x0d && code !== 0x09 && code !== 0x0c && code !== 0x0b && code !== 0xfeff) return false;
+  }
+  return true;
+}
+
+function isComment(type: string): boolean {
+  return type.includes('comment');
+}
+
+/** True when the node at the cursor has children and only whitespace lies outside them. */
+function splittable(cursor: TreeCursor, text: string): boolean {
+  const start = cursor.startIndex;
+  const end = cursor.endIndex;
+  if (!cursor.gotoFirstChild()) return false;
+  let covered = start;
+  let ok = true;
+  do {
+    const childStart = cursor.startIndex;
+    if (childStart > covered && !isBlank(text, covered, childStart)) {
+      ok = false;
+      break;
+    }
+    covered = Math.max(covered, cursor.endIndex);
+  } while (cursor.gotoNextSibling());
+  cursor.gotoParent();
+  return ok && (covered >= end || isBlank(text, covered, end));
+}
+
+export function cutTree(source: SourceText, root: Node, budgetBytes: number): CutRange[] {
+  const text = source.parseText;
+  const out: CutRange[] = [];
+  const size = (start: number, end: number): number => source.byteLength(start, end);
+  let group: Group | undefined;
+  let afterSplit = false;
+
+  const emit = (start: number, end: number, oversized: boolean): void => {
+    if (end > start) out.push({ start, end, oversized });
+  };
+  const flush = (): void => {
+    if (group) emit(group.start, group.end, false);
+    group = undefined;
+  };
+  const open = (start: number, end: number, comment: boolean): void => {
+    group = { start, end, commentStart: comment ? start : undefined, beforeComments: start };
+  };
+
+  const addAtom = (start: number, end: number, named: boolean, comment: boolean): void => {
+    if (group && size(group.start, end) <= budgetBytes && !(afterSplit && named)) {
+      if (comment) group.commentStart ??= start;
+      else {
+        group.commentStart = undefined;
+        group.beforeComments = end;
+      }
+      group.end = end;
+    } else if (group && !comment && group.commentStart !== undefined && group.commentStart > group.start && size(group.commentStart, end) <= budgetBytes) {
+      // The comments above this atom go with it.
+      const comments = group.commentStart;
+      emit(group.start, group.beforeComments, false);
+      group = { start: comments, end, commentStart: undefined, beforeComments: end };
+    } else {
+      flush();
+      open(start, end, comment);
+    }
+    if (named) afterSplit = false;
+  };
+
+  const addOversized = (start: number, end: number): void => {
+    flush();
+    emit(start, end, true);
+    afterSplit = true;
+  };
+
+  const rootStart = root.startIndex;
+  const rootEnd = root.endIndex;
+  const cursor = root.walk();
+  try {
+    if (rootEnd <= rootStart) {
+      // nothing parsed: the coverage pass below keeps any text
+    } else if (size(rootStart, rootEnd) <= budgetBytes) {
+      emit(rootStart, rootEnd, false);
+    } else if (!splittable(cursor, text)) {
+      emit(rootStart, rootEnd, true);
+    } else {
+      const frames: Frame[] = [{ start: rootStart, isRoot: true }];
+      cursor.gotoFirstChild();
+      for (;;) {
+        const start = cursor.startIndex;
+        const end = cursor.endIndex;
+        let descended = false;
+        if (end > start) {
+          if (size(start, end) <= budgetBytes) {
+            addAtom(start, end, cursor.nodeIsNamed, isComment(cursor.nodeType));
+          } else if (!splittable(cursor, text)) {
+            addOversized(start, end);
+          } else {
+            const parent = frames[frames.length - 1]!;
+            if (group && (parent.isRoot || group.start !== parent.start)) {
+              // Not the parent's head: keep only a trailing run of comments (this node's doc).
+              if (group.commentStart !== undefined && group.commentStart > group.start) {
+                const comments = group.commentStart;
+                emit(group.start, group.beforeComments, false);
+                group = { start: comments, end: group.end, commentStart: comments, beforeComments: comments };
+              } else if (group.commentStart === undefined) {
+                flush();
+              }
+            }
+            afterSplit = false;
+            // The frame starts where its carried head starts, so a nested split keeps carrying it.
+            frames.push({ start: group ? group.start : start, isRoot: false });
+            cursor.gotoFirstChild();
+            descended = true;
+          }
+        }
+        if (descended) continue;
+        let done = false;
+        while (!cursor.gotoNextSibling()) {
+          frames.pop();
+          if (frames.length === 0) {
+            done = true;
+            break;
+          }
+          cursor.gotoParent();
+          afterSplit = true;
+        }
+        if (done) break;
+      }
+      flush();
+    }
+  } finally {
+    cursor.delete();
+  }
+  return coverText(out, text);
+}
+
+/** Widens ranges so that only whitespace is left between them (and before the first, after the last). */
+function coverText(ranges: CutRange[], text: string): CutRange[] {
+  if (ranges.length === 0) {
+    let start = 0;
+    let end = text.length;
+    while (start < end && isBlank(text, start, start + 1)) start++;
+    while (end > start && isBlank(text, end - 1, end)) end--;
+    return end > start ? [{ start, end, oversized: false }] : [];
+  }
+  const first = ranges[0]!;
+  if (!isBlank(text, 0, first.start)) {
+    let start = 0;
+    while (isBlank(text, start, start + 1)) start++;
+    first.start = start;
+  }
+  for (let index = 1; index < ranges.length; index++) {
+    const previous = ranges[index - 1]!;
+    const current = ranges[index]!;
+    if (current.start < previous.end) current.start = previous.end; // defensive: never overlap
+    if (!isBlank(text, previous.end, current.start)) previous.end = current.start;
+  }
+  const last = ranges[ranges.length - 1]!;
+  if (!isBlank(text, last.end, text.length)) {
+    let end = text.length;
+    while (isBlank(text, end - 1, end)) end--;
+    last.end = end;
+  }
+  return ranges.filter((range) => range.end > range.start);
+}

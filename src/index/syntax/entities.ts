@@ -1,0 +1,166 @@
+// What a file defines and imports, from its language's chunks.scm query (see grammars/README.md):
+// entities (kind, name, signature, doc, nesting) and import statements with the names they bind.
+// The chunker uses them for scope chains, signatures and context headers. Offsets are code units.
+import type { Node, Query } from 'web-tree-sitter';
+
+export interface Entity {
+  kind: string;
+  name: string;
+  start: number;
+  end: number;
+  /** Where the body starts (the signature ends), when the query captured a body. */
+  bodyStart: number | undefined;
+  /** One line: the text before the body with whitespace collapsed, or the first line. */
+  signature: string;
+  /** Docstring or the comment block right above, whitespace collapsed; '' when none. */
+  doc: string;
+  /** Start of the doc comment above the entity (or the entity's start when none). */
+  docStart: number;
+  parent: Entity | undefined;
+  depth: number;
+}
+
+export interface ImportStatement {
+  start: number;
+  end: number;
+  /** One line, whitespace collapsed. */
+  text: string;
+  /** Names the statement brings into scope (best effort). */
+  names: string[];
+}
+
+export interface FileEntities {
+  /** Sorted by start, outer before inner at the same start. */
+  entities: Entity[];
+  imports: ImportStatement[];
+}
+
+const maxSignature = 200;
+const maxDoc = 300;
+
+export function oneLine(text: string, limit: number): string {
+  const collapsed = text.replace(/\s+/g, ' ').trim();
+  return collapsed.length > limit ? `${collapsed.slice(0, limit - 1)}…` : collapsed;
+}
+
+function docText(raw: string): string {
+  // Strip comment markers and docstring quotes; keep the words.
+  const stripped = raw
+    .replace(/^\s*("""|'''|"|')/, '')
+    .replace(/("""|'''|"|')\s*$/, '')
+    .split('\n')
+    .map((line) => line.replace(/^\s*(\/\/\/?|\/\*\*?|\*\/|\*|#+|--+|;+)\s?/, '').replace(/\*\/\s*$/, ''))
+    .join(' ');
+  return oneLine(stripped, maxDoc);
+}
+
+const identifierTypes = /identifier|^name$|^constant$|^word$|^variable_name$|^simple_identifier$/;
+
+function boundNames(node: Node): string[] {
+  const names: string[] = [];
+  const strings: string[] = [];
+  const visit = (current: Node): void => {
+    const type = current.type;
+    if (type.includes('string') || type === 'system_lib_string' || type === 'interpreted_string_literal') {
+      strings.push(current.text);
+      return;
+    }
+    if (current.childCount === 0) {
+      if (identifierTypes.test(type)) names.push(current.text);
+      return;
+    }
+    for (const child of current.children) if (child) visit(child);
+  };
+  visit(node);
+  // A C/C++ #include names a file, not the identifiers it declares: no names (left to the code graph).
+  if (names.length === 0 && !node.type.startsWith('preproc_')) {
+    // `import "fmt"`, `#include <linux/slab.h>`, `require 'json'`: the last path segment.
+    for (const raw of strings) {
+      const segment = raw.replace(/^["'<`]+|[">'`]+$/g, '').split('/').pop() ?? '';
+      const name = segment.replace(/\.[A-Za-z0-9]+$/, '');
+      if (/^[A-Za-z_$][\w$-]*$/.test(name)) names.push(name);
+    }
+  }
+  return [...new Set(names)];
+}
+
+/** The comment block directly above a node (adjacent comment siblings, no blank line between). */
+function commentsAbove(node: Node, text: string): { start: number; text: string } | undefined {
+  let first: Node | undefined;
+  let current = node.previousSibling;
+  let boundary = node.startIndex;
+  while (current && current.type.includes('comment')) {
+    const gap = text.slice(current.endIndex, boundary);
+    if ((gap.match(/\n/g)?.length ?? 0) > 1) break;
+    first = current;
+    boundary = current.startIndex;
+    current = current.previousSibling;
+  }
+  if (!first) return undefined;
+  return { start: first.startIndex, text: text.slice(first.startIndex, node.startIndex) };
+}
+
+export function extractEntities(root: Node, query: Query | undefined, text: string, maxStartDepth = 8): FileEntities {
+  if (!query) return { entities: [], imports: [] };
+  const entities: Entity[] = [];
+  const imports: ImportStatement[] = [];
+  const seen = new Set<string>();
+  for (const match of query.matches(root, { maxStartDepth })) {
+    let entityNode: Node | undefined;
+    let kind = '';
+    let nameNode: Node | undefined;
+    let bodyNode: Node | undefined;
+    let docNode: Node | undefined;
+    for (const capture of match.captures) {
+      if (capture.name.startsWith('entity.')) {
+        entityNode = capture.node;
+        kind = capture.name.slice('entity.'.length);
+      } else if (capture.name === 'name') nameNode ??= capture.node;
+      else if (capture.name === 'body') bodyNode ??= capture.node;
+      else if (capture.name === 'doc') docNode ??= capture.node;
+      else if (capture.name === 'import') {
+        const node = capture.node;
+        const key = `i${node.startIndex}:${node.endIndex}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        imports.push({ start: node.startIndex, end: node.endIndex, text: oneLine(node.text, 160).replace(/;$/, ''), names: boundNames(node) });
+      }
+    }
+    if (!entityNode || !nameNode) continue;
+    const key = `e${entityNode.startIndex}:${entityNode.endIndex}`;
+    if (seen.has(key)) continue; // the first pattern that names a node wins
+    seen.add(key);
+    const start = entityNode.startIndex;
+    const bodyStart = bodyNode && bodyNode.startIndex > start ? bodyNode.startIndex : undefined;
+    const firstLineEnd = text.indexOf('\n', start);
+    const signatureEnd = bodyStart ?? (firstLineEnd < 0 || firstLineEnd > entityNode.endIndex ? entityNode.endIndex : firstLineEnd);
+    const above = commentsAbove(entityNode, text);
+    const doc = docNode ? docText(docNode.text) : above ? docText(above.text) : '';
+    entities.push({
+      kind,
+      name: nameNode.text,
+      start,
+      end: entityNode.endIndex,
+      bodyStart,
+      signature: oneLine(text.slice(start, signatureEnd), maxSignature),
+      doc,
+      docStart: above?.start ?? start,
+      parent: undefined,
+      depth: 0,
+    });
+  }
+  entities.sort((a, b) => a.start - b.start || b.end - a.end);
+  // Nesting: a stack of open entities in document order.
+  const open: Entity[] = [];
+  for (const entity of entities) {
+    while (open.length > 0 && open[open.length - 1]!.end < entity.end) open.pop();
+    const parent = open[open.length - 1];
+    if (parent && parent.start <= entity.start && parent.end >= entity.end) {
+      entity.parent = parent;
+      entity.depth = parent.depth + 1;
+    }
+    open.push(entity);
+  }
+  imports.sort((a, b) => a.start - b.start);
+  return { entities, imports };
+}

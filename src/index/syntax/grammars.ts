@@ -1,0 +1,69 @@
+// Loading grammars: one web-tree-sitter runtime per thread, each language's wasm and its queries
+// loaded once on first use and kept. A language whose wasm or query fails to load is remembered as
+// failed with the reason (its files fall back to line windows) and never retried in this thread,
+// since a grammar that crashed inside wasm can break later loads. Used by the chunker, the parse
+// cache and the chunk workers.
+import fs from 'node:fs';
+import { Language, Parser, Query } from 'web-tree-sitter';
+import { type LanguageSpec, LanguageTable } from './languages.js';
+
+export interface LoadedGrammar {
+  spec: LanguageSpec;
+  language: Language;
+  /** The chunks.scm query, or undefined when the language has none. */
+  chunksQuery: Query | undefined;
+}
+
+export type GrammarState = { state: 'loaded'; grammar: LoadedGrammar } | { state: 'failed'; reason: string };
+
+let runtime: Promise<void> | undefined;
+
+/** Initialises web-tree-sitter's runtime once per thread. */
+function initRuntime(): Promise<void> {
+  runtime ??= Parser.init();
+  return runtime;
+}
+
+export class GrammarSet {
+  readonly table: LanguageTable;
+  private readonly states = new Map<string, Promise<GrammarState>>();
+  private readonly parsers = new Map<string, Parser>();
+
+  constructor(table: LanguageTable = new LanguageTable()) {
+    this.table = table;
+  }
+
+  /** The grammar of a language id, loading it on first use. */
+  load(id: string): Promise<GrammarState> {
+    let state = this.states.get(id);
+    if (!state) {
+      state = this.loadNow(id);
+      this.states.set(id, state);
+    }
+    return state;
+  }
+
+  private async loadNow(id: string): Promise<GrammarState> {
+    const spec = this.table.languages.get(id);
+    if (!spec) return { state: 'failed', reason: `no language "${id}" in grammars/manifest.json` };
+    try {
+      await initRuntime();
+      const language = await Language.load(fs.readFileSync(spec.wasmPath));
+      const chunksQuery = spec.chunksQueryPath ? new Query(language, fs.readFileSync(spec.chunksQueryPath, 'utf8')) : undefined;
+      return { state: 'loaded', grammar: { spec, language, chunksQuery } };
+    } catch (error) {
+      return { state: 'failed', reason: `${spec.name} grammar failed to load: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  }
+
+  /** A parser set to this grammar's language, reused across calls in this thread. */
+  parserFor(grammar: LoadedGrammar): Parser {
+    let parser = this.parsers.get(grammar.spec.id);
+    if (!parser) {
+      parser = new Parser();
+      parser.setLanguage(grammar.language);
+      this.parsers.set(grammar.spec.id, parser);
+    }
+    return parser;
+  }
+}
