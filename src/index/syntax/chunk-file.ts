@@ -27,26 +27,28 @@ export function parseSource(grammars: GrammarSet, grammar: LoadedGrammar, source
   return tree;
 }
 
-/** Ranges of ERROR and MISSING nodes (code units), found by descending only where errors are. */
+/**
+ * Where the parse went wrong (code units): MISSING tokens, and the tokens an ERROR node holds
+ * directly. Well-formed subtrees inside an ERROR node are not errors (when a whole file is wrapped
+ * in ERROR, its intact functions stay unflagged). Descends only where hasError says errors are.
+ */
 function errorRanges(root: Node): Array<[number, number]> {
   const ranges: Array<[number, number]> = [];
-  if (!root.hasError) return ranges;
-  const cursor = root.walk();
-  try {
-    for (;;) {
-      const type = cursor.nodeType;
-      const isError = type === 'ERROR' || cursor.nodeIsMissing;
-      if (isError) ranges.push([cursor.startIndex, cursor.endIndex]);
-      if (!isError && cursor.currentNode.hasError && cursor.gotoFirstChild()) continue;
-      let moved = cursor.gotoNextSibling();
-      while (!moved) {
-        if (!cursor.gotoParent()) return ranges;
-        moved = cursor.gotoNextSibling();
-      }
+  const visit = (node: Node, insideError: boolean): void => {
+    if (node.isMissing) {
+      ranges.push([node.startIndex, node.endIndex]);
+      return;
     }
-  } finally {
-    cursor.delete();
-  }
+    const isError = node.type === 'ERROR';
+    if (node.childCount === 0) {
+      if (insideError || isError) ranges.push([node.startIndex, node.endIndex]);
+      return;
+    }
+    if (!node.hasError && !isError) return;
+    for (const child of node.children) if (child) visit(child, isError);
+  };
+  if (root.hasError) visit(root, false);
+  return ranges;
 }
 
 function touches(ranges: Array<[number, number]>, start: number, end: number): boolean {

@@ -7,11 +7,13 @@
 //   function that fits is never cut);
 // - a node over the budget whose children cover it (only whitespace between them) is split at its
 //   children, recursively (a function splits at its statements, a class at its members); the open
-//   group is carried into it only when the group is that node's parent's head (`class Foo {`),
-//   so the head stays with the first member instead of an unrelated sibling before it;
+//   group is carried into it only when it is a short head of that node's parent (everything of the
+//   parent so far, under a quarter of the budget: `class Foo extends Bar`), so the head stays
+//   with the first member, while complete siblings before it (other methods) stay apart;
 // - after a split node, the next named sibling starts a new group (only trailing punctuation such
 //   as `}` or `;` joins the split node's last piece);
 // - comments right before an atom that does not fit move with it into the next group;
+// - tokens that are only whitespace (a newline token) are left out, so no chunk starts or ends with one;
 // - a node over the budget that cannot be split (no children, or text between its children that
 //   is not whitespace: a long string or comment) is a chunk of its own, flagged oversized.
 // Invariants: ranges are sorted, never overlap, start and end on node boundaries, and what lies
@@ -53,8 +55,17 @@ function isComment(type: string): boolean {
   return type.includes('comment');
 }
 
-/** True when the node at the cursor has children and only whitespace lies outside them. */
+/** Literals a reader sees as one token even when the grammar gives them children (quotes, fragments). */
+function isLiteral(type: string): boolean {
+  return type.includes('string') || type.includes('comment') || type.includes('regex') || type.includes('heredoc') || type === 'template_literal';
+}
+
+/**
+ * True when the node at the cursor has children, only whitespace lies outside them, and it is not
+ * a literal (a string or comment is never cut, even where the grammar gives it parts).
+ */
 function splittable(cursor: TreeCursor, text: string): boolean {
+  if (isLiteral(cursor.nodeType)) return false;
   const start = cursor.startIndex;
   const end = cursor.endIndex;
   if (!cursor.gotoFirstChild()) return false;
@@ -87,10 +98,12 @@ export function cutTree(source: SourceText, root: Node, budgetBytes: number): Cu
     group = undefined;
   };
   const open = (start: number, end: number, comment: boolean): void => {
-    group = { start, end, commentStart: comment ? start : undefined, beforeComments: start };
+    group = { start, end, commentStart: comment ? start : undefined, beforeComments: comment ? start : end };
   };
 
   const addAtom = (start: number, end: number, named: boolean, comment: boolean): void => {
+    // A token that is only whitespace (Go's and Python's newline tokens) never starts or ends a chunk.
+    if (!named && isBlank(text, start, end)) return;
     if (group && size(group.start, end) <= budgetBytes && !(afterSplit && named)) {
       if (comment) group.commentStart ??= start;
       else {
@@ -140,7 +153,7 @@ export function cutTree(source: SourceText, root: Node, budgetBytes: number): Cu
             addOversized(start, end);
           } else {
             const parent = frames[frames.length - 1]!;
-            if (group && (parent.isRoot || group.start !== parent.start)) {
+            if (group && (parent.isRoot || group.start !== parent.start || size(group.start, group.end) * 4 > budgetBytes)) {
               // Not the parent's head: keep only a trailing run of comments (this node's doc).
               if (group.commentStart !== undefined && group.commentStart > group.start) {
                 const comments = group.commentStart;
