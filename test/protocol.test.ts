@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { ErrorCodes } from '../src/protocol/errors.js';
-import type { FilesResult, GrepResult, MerkleResult, StatusResult, WorkspaceStatus } from '../src/protocol/methods.js';
+import type { ChunksResult, FilesResult, GrepResult, MerkleResult, StatusResult, WorkspaceStatus } from '../src/protocol/methods.js';
 import { gitInit, tempDir, writeFixture } from './helpers/fixture.js';
 import { RawClient, canConnect, connectRaw, socketPathIn, spawnCli, spawnSocketDaemon, spawnStdioDaemon, type Message } from './helpers/raw-client.js';
 
@@ -134,6 +134,38 @@ describe('stdio daemon', () => {
     assert.equal(status.daemon.buffers, 0);
   });
 
+  test('fathom/chunks answers the chunks of a file on disk, and of an open buffer at its version', async () => {
+    fs.writeFileSync(path.join(root, 'src/service.ts'), 'import { a } from "./a";\n\nexport class Service {\n  run(): number {\n    return a + 1;\n  }\n}\n');
+    const uri = pathToFileURL(path.join(root, 'src/service.ts')).href;
+    let disk: ChunksResult | undefined;
+    for (let attempt = 0; attempt < 200 && !disk; attempt++) {
+      const response = await client.request('fathom/chunks', { path: uri });
+      if (response.error) await new Promise((resolve) => setTimeout(resolve, 10));
+      else disk = response.result as ChunksResult;
+    }
+    assert.ok(disk, 'src/service.ts became chunkable once the watcher saw it');
+    assert.equal(disk.source, 'disk');
+    assert.equal(disk.path, 'src/service.ts');
+    assert.equal(disk.language, 'typescript');
+    assert.equal(disk.chunks.length, 1);
+    assert.deepEqual(disk.chunks[0]!.start, { line: 1, column: 1 });
+    assert.deepEqual(disk.chunks[0]!.end, { line: 7, column: 2 });
+    assert.match(disk.chunks[0]!.header, /^src\/service\.ts \(TypeScript\)$/m);
+    client.notify('textDocument/didOpen', { textDocument: { uri, languageId: 'typescript', version: 3, text: 'export function fresh(): number {\n  return 2;\n}\n\nexport function other() {}\n' } });
+    const buffer = await client.result<ChunksResult>('fathom/chunks', { root, path: 'src/service.ts', budgetBytes: 64, includeText: false });
+    assert.equal(buffer.source, 'buffer');
+    assert.equal(buffer.version, 3);
+    assert.deepEqual(buffer.chunks.map((chunk) => chunk.scope.join('.')), ['fresh', 'other']);
+    assert.equal(buffer.chunks[0]!.text, undefined, 'includeText: false leaves the text out');
+    client.notify('textDocument/didChange', { textDocument: { uri, version: 4 }, contentChanges: [{ range: { start: { line: 0, character: 16 }, end: { line: 0, character: 21 } }, text: 'renamed' }] });
+    const changed = await client.result<ChunksResult>('fathom/chunks', { root, path: 'src/service.ts', budgetBytes: 64 });
+    assert.equal(changed.version, 4);
+    assert.deepEqual(changed.chunks.map((chunk) => chunk.scope.join('.')), ['renamed', 'other']);
+    client.notify('textDocument/didClose', { textDocument: { uri } });
+    const closed = await client.result<ChunksResult>('fathom/chunks', { root, path: 'src/service.ts' });
+    assert.equal(closed.source, 'disk');
+  });
+
   const notFolder = path.join(root, 'src/a.ts');
   const badRequests: { name: string; method: string; params?: unknown; code: number; message?: RegExp }[] = [
     { name: 'unknown method', method: 'fathom/nope', params: {}, code: ErrorCodes.MethodNotFound, message: /unknown method: fathom\/nope/ },
@@ -152,6 +184,13 @@ describe('stdio daemon', () => {
     { name: 'an empty glob', method: 'fathom/files', params: { root, glob: [''] }, code: ErrorCodes.InvalidParams, message: /params\.glob/ },
     { name: 'an invalid regex', method: 'fathom/grep', params: { root, pattern: 'a(b' }, code: ErrorCodes.InvalidParams, message: /invalid regex: .*Unterminated group/ },
     { name: 'a grep without a pattern', method: 'fathom/grep', params: { root }, code: ErrorCodes.InvalidParams, message: /params\.pattern/ },
+    { name: 'chunks of an ignored file', method: 'fathom/chunks', params: { root, path: 'debug.log' }, code: ErrorCodes.InvalidParams, message: /not in the file set/ },
+    { name: 'chunks of a file that does not exist', method: 'fathom/chunks', params: { root, path: 'src/missing.ts' }, code: ErrorCodes.InvalidParams, message: /not in the file set/ },
+    { name: 'chunks of a folder', method: 'fathom/chunks', params: { root, path: 'src' }, code: ErrorCodes.InvalidParams, message: /not in the file set/ },
+    { name: 'chunks outside the workspace', method: 'fathom/chunks', params: { root, path: '/etc/passwd' }, code: ErrorCodes.PathOutsideWorkspace },
+    { name: 'chunks of a path no workspace holds', method: 'fathom/chunks', params: { path: '/etc/passwd' }, code: ErrorCodes.WorkspaceNotFound, message: /pass root/ },
+    { name: 'chunks without a path', method: 'fathom/chunks', params: { root }, code: ErrorCodes.InvalidParams, message: /params\.path/ },
+    { name: 'chunks with a tiny budget', method: 'fathom/chunks', params: { root, path: 'src/a.ts', budgetBytes: 3 }, code: ErrorCodes.InvalidParams, message: /budgetBytes/ },
     { name: 'a path outside the workspace', method: 'fathom/merkle', params: { root, path: '../elsewhere' }, code: ErrorCodes.PathOutsideWorkspace },
     { name: 'an absolute path outside the workspace', method: 'fathom/merkle', params: { root, path: '/etc/passwd' }, code: ErrorCodes.PathOutsideWorkspace },
   ];

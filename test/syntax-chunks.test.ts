@@ -74,7 +74,14 @@ for (const fixture of fixtureFiles) {
     assert.equal(file.language, fixture.split('/')[0], 'language detected from the extension');
     assert.equal(file.parseErrors, false, 'fixtures are valid code');
     assert.ok(file.chunks.length >= 2, 'more than one chunk at a 1,000-byte budget');
-    assert.ok(file.chunks.some((chunk) => chunk.entities.length > 0 || chunk.scope.length > 0), 'chunks.scm named some entities');
+    const disabled = grammars.table.languages.get(fixture.split('/')[0]!)?.disabled;
+    if (disabled) {
+      assert.ok(file.chunks.every((chunk) => chunk.method === 'lines'), 'a disabled grammar falls back to line windows');
+      assert.match(file.problems.join(' '), /disabled/);
+    } else {
+      assert.ok(file.chunks.every((chunk) => chunk.method === 'syntax'), 'cut on the syntax tree');
+      assert.ok(file.chunks.some((chunk) => chunk.entities.length > 0 || chunk.scope.length > 0), 'chunks.scm named some entities');
+    }
     const snapshotPath = path.join(snapshots, `${fixture.replace('/', '__')}.json`);
     const actual = `${JSON.stringify(snapshotOf(file), null, 1)}\n`;
     if (update || !fs.existsSync(snapshotPath)) {
@@ -275,6 +282,27 @@ const cases: EdgeCase[] = [
     check: (file) => {
       assert.ok(file.chunks.every((chunk) => chunk.method === 'lines'));
       assert.match(file.problems.join(' '), /longer than 0 ms/);
+    },
+  },
+  {
+    name: 'a grammar that fails on a file: line windows, and the next file parses',
+    path: 'deploy.sh',
+    budget: 80,
+    bytes: () => Buffer.from('#!/bin/bash\ncase "$1" in\n  start) run_server ;;\n  stop) stop_server ;;\nesac\n\nif [ "$2" == "now" ]; then\n  echo done\nfi\n'),
+    check: (file) => {
+      assert.equal(file.language, 'bash');
+      assert.ok(file.chunks.every((chunk) => chunk.method === 'lines'));
+      assert.match(file.problems.join(' '), /the Bash grammar failed on this file/);
+    },
+  },
+  {
+    name: 'after a grammar failure the parser works again',
+    path: 'after.sh',
+    budget: 1500,
+    bytes: () => Buffer.from('greet() {\n  echo "hello $1"\n}\n\ngreet world\n'),
+    check: (file) => {
+      assert.equal(file.chunks[0]!.method, 'syntax');
+      assert.deepEqual(file.problems, []);
     },
   },
   {

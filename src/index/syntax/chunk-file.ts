@@ -15,11 +15,21 @@ import { SourceText } from './source-text.js';
 
 const defaultParseTimeoutMs = 10_000;
 
-/** Parses `source` with a time limit; undefined when the limit was reached. */
+/**
+ * Parses `source` with a time limit; undefined when the limit was reached. Throws when the grammar
+ * itself fails (the Bash wasm calls a libc function web-tree-sitter does not provide on `case`
+ * and `[ a == b ]`), after resetting the parser so that the next file parses normally.
+ */
 export function parseSource(grammars: GrammarSet, grammar: LoadedGrammar, source: SourceText, options: { timeoutMs?: number; oldTree?: Tree } = {}): Tree | undefined {
   const parser = grammars.parserFor(grammar);
   const deadline = performance.now() + (options.timeoutMs ?? defaultParseTimeoutMs);
-  const tree = parser.parse(source.parseText, options.oldTree ?? null, { progressCallback: () => performance.now() > deadline });
+  let tree: Tree | null;
+  try {
+    tree = parser.parse(source.parseText, options.oldTree ?? null, { progressCallback: () => performance.now() > deadline });
+  } catch (error) {
+    parser.reset();
+    throw error;
+  }
   if (!tree) {
     parser.reset();
     return undefined;
@@ -65,53 +75,64 @@ interface Scoped {
 }
 
 /**
- * The entities a range lies in (it overlaps them without holding them whole: a piece of a split
- * class or function), outermost first, along the chain of the innermost one; and the entities it
- * holds whole that are not inside another held one.
+ * For each range (sorted, disjoint): the entities it lies in (it overlaps them without holding them
+ * whole: a piece of a split class or function), outermost first, along the chain of the innermost
+ * one; and the entities it holds whole that are not inside another held one. One sweep over the
+ * entities (sorted by start), so linear in ranges + entities.
  */
-function scopeOf(entities: readonly Entity[], start: number, end: number): Scoped {
-  const defined: Entity[] = [];
-  let innermost: Entity | undefined;
-  let innermostOverlap = 0;
-  for (const entity of entities) {
-    if (entity.start >= end) break;
-    if (entity.end <= start) continue;
-    const inside = entity.start >= start && entity.end <= end;
-    if (inside) {
-      if (!entity.parent || !(entity.parent.start >= start && entity.parent.end <= end)) defined.push(entity);
-      continue;
+function scopesOf(entities: readonly Entity[], ranges: readonly CutRange[]): Scoped[] {
+  const out: Scoped[] = [];
+  const open: Entity[] = [];
+  let next = 0;
+  for (const range of ranges) {
+    while (next < entities.length && entities[next]!.start < range.start) {
+      const entity = entities[next++]!;
+      while (open.length > 0 && open[open.length - 1]!.end <= entity.start) open.pop();
+      open.push(entity);
     }
-    const overlap = Math.min(end, entity.end) - Math.max(start, entity.start);
-    if (!innermost || entity.depth > innermost.depth || (entity.depth === innermost.depth && overlap > innermostOverlap)) {
-      innermost = entity;
-      innermostOverlap = overlap;
+    while (open.length > 0 && open[open.length - 1]!.end <= range.start) open.pop();
+    let innermost = open.length > 0 ? open[open.length - 1] : undefined;
+    let innermostOverlap = innermost ? Math.min(range.end, innermost.end) - range.start : 0;
+    const defined: Entity[] = [];
+    for (let index = next; index < entities.length && entities[index]!.start < range.end; index++) {
+      const entity = entities[index]!;
+      if (entity.end <= range.end) {
+        if (!entity.parent || entity.parent.start < range.start || entity.parent.end > range.end) defined.push(entity);
+        continue;
+      }
+      const overlap = range.end - entity.start;
+      if (!innermost || entity.depth > innermost.depth || (entity.depth === innermost.depth && overlap > innermostOverlap)) {
+        innermost = entity;
+        innermostOverlap = overlap;
+      }
     }
+    const enclosing: Entity[] = [];
+    for (let entity = innermost; entity; entity = entity.parent) enclosing.unshift(entity);
+    out.push({ enclosing, defined });
   }
-  const enclosing: Entity[] = [];
-  for (let entity = innermost; entity; entity = entity.parent) enclosing.unshift(entity);
-  return { enclosing, defined };
+  return out;
 }
 
 /**
- * Merges a small range (under a quarter of the budget) into a neighbour in the same scope when
+ * Merges a small range (under a quarter of the budget) into its neighbour in the same scope when
  * both fit the budget together: the pieces a split leaves behind (`} finally {`, a lone return)
  * join the statements around them. Adjacent ranges start and end on node boundaries, so their
  * union does too.
  */
 function mergeSmall(ranges: CutRange[], entities: readonly Entity[], source: SourceText, budget: number): CutRange[] {
-  const home = (range: CutRange): Entity | undefined => scopeOf(entities, range.start, range.end).enclosing.at(-1);
+  const homes = scopesOf(entities, ranges).map((scoped) => scoped.enclosing.at(-1));
   const size = (range: CutRange): number => source.byteLength(range.start, range.end);
   const out: CutRange[] = [];
-  const homes: Array<Entity | undefined> = [];
-  for (const range of ranges) {
-    const rangeHome = home(range);
+  let previousHome: Entity | undefined;
+  for (const [index, range] of ranges.entries()) {
+    const home = homes[index];
     const previous = out.at(-1);
-    if (previous && !previous.oversized && !range.oversized && homes.at(-1) === rangeHome && source.byteLength(previous.start, range.end) <= budget && (size(previous) * 4 < budget || size(range) * 4 < budget)) {
+    if (previous && !previous.oversized && !range.oversized && previousHome === home && source.byteLength(previous.start, range.end) <= budget && (size(previous) * 4 < budget || size(range) * 4 < budget)) {
       previous.end = range.end;
       continue;
     }
     out.push({ ...range });
-    homes.push(rangeHome);
+    previousHome = home;
   }
   return out;
 }
@@ -147,14 +168,22 @@ export async function chunkFile(grammars: GrammarSet, input: ChunkInput, options
     if (state.state === 'failed') {
       problems.push(state.reason);
     } else {
-      const tree = input.tree ?? parseSource(grammars, state.grammar, source, { timeoutMs: options.parseTimeoutMs ?? defaultParseTimeoutMs });
-      if (!tree) {
+      let tree: Tree | undefined;
+      let failure: string | undefined;
+      try {
+        tree = input.tree ?? parseSource(grammars, state.grammar, source, { timeoutMs: options.parseTimeoutMs ?? defaultParseTimeoutMs });
+      } catch (error) {
+        failure = error instanceof Error ? error.message : String(error);
+      }
+      if (failure !== undefined) {
+        problems.push(`the ${spec.name} grammar failed on this file (${failure}); cut into line windows`);
+      } else if (!tree) {
         problems.push(`parsing took longer than ${options.parseTimeoutMs ?? defaultParseTimeoutMs} ms; cut into line windows`);
       } else {
         try {
           const root = tree.rootNode;
           entities = extractEntities(root, state.grammar.chunksQuery, source.text, spec.entityDepth);
-          ranges = mergeSmall(cutTree(source, root, budget), entities.entities, source, budget);
+          ranges = mergeSmall(cutTree(source, root, budget, entities.entities), entities.entities, source, budget);
           errors = errorRanges(root);
           parseErrors = root.hasError;
         } finally {
@@ -165,7 +194,7 @@ export async function chunkFile(grammars: GrammarSet, input: ChunkInput, options
   }
   const method = ranges ? 'syntax' : 'lines';
   ranges ??= lineWindows(source, budget);
-  const scoped = ranges.map((range) => scopeOf(entities.entities, range.start, range.end));
+  const scoped = scopesOf(entities.entities, ranges);
   const texts = ranges.map((range) => source.text.slice(range.start, range.end));
   const importUses = new ImportUses(entities.imports, source.text);
   const labels = ranges.map((_, index) => label(scoped[index]!, texts[index]!));

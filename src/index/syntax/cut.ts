@@ -7,9 +7,10 @@
 //   function that fits is never cut);
 // - a node over the budget whose children cover it (only whitespace between them) is split at its
 //   children, recursively (a function splits at its statements, a class at its members); the open
-//   group is carried into it only when it is a short head of that node's parent (everything of the
-//   parent so far, under a quarter of the budget: `class Foo extends Bar`), so the head stays
-//   with the first member, while complete siblings before it (other methods) stay apart;
+//   group is carried into it only when it is the head of that node's parent: everything of the
+//   parent so far, at most half the budget, holding no whole entity (`/// doc` + `pub fn audit(…)`
+//   goes with the first statements of its body, statements with the head of the loop after them,
+//   but a class body's earlier methods never go with a piece of the next method);
 // - after a split node, the next named sibling starts a new group (only trailing punctuation such
 //   as `}` or `;` joins the split node's last piece);
 // - comments right before an atom that does not fit move with it into the next group;
@@ -32,6 +33,8 @@ export interface CutRange {
 interface Group {
   start: number;
   end: number;
+  /** It holds a whole entity (a function, a method, a class…). */
+  hasEntity: boolean;
   /** Start of the run of comment atoms that ends the group, if it ends with comments. */
   commentStart: number | undefined;
   /** End of the last atom before that run. */
@@ -83,8 +86,29 @@ function splittable(cursor: TreeCursor, text: string): boolean {
   return ok && (covered >= end || isBlank(text, covered, end));
 }
 
-export function cutTree(source: SourceText, root: Node, budgetBytes: number): CutRange[] {
+export interface Span {
+  start: number;
+  end: number;
+}
+
+/**
+ * Cuts the tree. `entities` (sorted by start) are the file's named entities: a group holding a
+ * whole one is never carried into a split as its head.
+ */
+export function cutTree(source: SourceText, root: Node, budgetBytes: number, entities: readonly Span[] = []): CutRange[] {
   const text = source.parseText;
+  /** True when a whole entity lies in [start, end). */
+  const holdsEntity = (start: number, end: number): boolean => {
+    let low = 0;
+    let high = entities.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (entities[middle]!.start < start) low = middle + 1;
+      else high = middle;
+    }
+    for (let index = low; index < entities.length && entities[index]!.start < end; index++) if (entities[index]!.end <= end) return true;
+    return false;
+  };
   const out: CutRange[] = [];
   const size = (start: number, end: number): number => source.byteLength(start, end);
   let group: Group | undefined;
@@ -98,7 +122,7 @@ export function cutTree(source: SourceText, root: Node, budgetBytes: number): Cu
     group = undefined;
   };
   const open = (start: number, end: number, comment: boolean): void => {
-    group = { start, end, commentStart: comment ? start : undefined, beforeComments: comment ? start : end };
+    group = { start, end, hasEntity: holdsEntity(start, end), commentStart: comment ? start : undefined, beforeComments: comment ? start : end };
   };
 
   const addAtom = (start: number, end: number, named: boolean, comment: boolean): void => {
@@ -111,11 +135,12 @@ export function cutTree(source: SourceText, root: Node, budgetBytes: number): Cu
         group.beforeComments = end;
       }
       group.end = end;
+      if (named && !group.hasEntity) group.hasEntity = holdsEntity(start, end);
     } else if (group && !comment && group.commentStart !== undefined && group.commentStart > group.start && size(group.commentStart, end) <= budgetBytes) {
       // The comments above this atom go with it.
       const comments = group.commentStart;
       emit(group.start, group.beforeComments, false);
-      group = { start: comments, end, commentStart: undefined, beforeComments: end };
+      group = { start: comments, end, hasEntity: holdsEntity(start, end), commentStart: undefined, beforeComments: end };
     } else {
       flush();
       open(start, end, comment);
@@ -136,7 +161,17 @@ export function cutTree(source: SourceText, root: Node, budgetBytes: number): Cu
     if (rootEnd <= rootStart) {
       // nothing parsed: the coverage pass below keeps any text
     } else if (size(rootStart, rootEnd) <= budgetBytes) {
-      emit(rootStart, rootEnd, false);
+      // The whole file fits: one chunk from its first child to its last (the root's own range
+      // often runs on over trailing whitespace).
+      let start = rootStart;
+      let end = rootEnd;
+      if (cursor.gotoFirstChild()) {
+        start = cursor.startIndex;
+        do end = cursor.endIndex;
+        while (cursor.gotoNextSibling());
+        cursor.gotoParent();
+      }
+      emit(start, end, false);
     } else if (!splittable(cursor, text)) {
       emit(rootStart, rootEnd, true);
     } else {
@@ -147,18 +182,23 @@ export function cutTree(source: SourceText, root: Node, budgetBytes: number): Cu
         const end = cursor.endIndex;
         let descended = false;
         if (end > start) {
-          if (size(start, end) <= budgetBytes) {
+          const parent = frames[frames.length - 1]!;
+          const fits = size(start, end) <= budgetBytes;
+          const isHead = group !== undefined && !parent.isRoot && group.start === parent.start && !group.hasEntity && size(group.start, group.end) * 2 <= budgetBytes;
+          // A node that fits alone but not after its parent's head is split too, so the head
+          // (`for x in xs`, `class Foo`) goes with its first statements rather than alone.
+          const splitWithHead = fits && isHead && size(group!.start, end) > budgetBytes && cursor.nodeIsNamed && splittable(cursor, text);
+          if (fits && !splitWithHead) {
             addAtom(start, end, cursor.nodeIsNamed, isComment(cursor.nodeType));
-          } else if (!splittable(cursor, text)) {
+          } else if (!fits && !splittable(cursor, text)) {
             addOversized(start, end);
           } else {
-            const parent = frames[frames.length - 1]!;
-            if (group && (parent.isRoot || group.start !== parent.start || size(group.start, group.end) * 4 > budgetBytes)) {
+            if (group && !isHead) {
               // Not the parent's head: keep only a trailing run of comments (this node's doc).
               if (group.commentStart !== undefined && group.commentStart > group.start) {
                 const comments = group.commentStart;
                 emit(group.start, group.beforeComments, false);
-                group = { start: comments, end: group.end, commentStart: comments, beforeComments: comments };
+                group = { start: comments, end: group.end, hasEntity: false, commentStart: comments, beforeComments: comments };
               } else if (group.commentStart === undefined) {
                 flush();
               }

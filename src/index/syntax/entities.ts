@@ -54,6 +54,9 @@ function docText(raw: string): string {
   return oneLine(stripped, maxDoc);
 }
 
+/** Words an import statement holds that bind nothing: the import keyword-functions of some languages. */
+const notBound = new Set(['require', 'require_relative', 'load', 'source', 'import', 'from', 'use', 'include', '__DIR__', '__FILE__', 'dofile', 'loadfile']);
+
 const identifierTypes = /identifier|^name$|^constant$|^word$|^variable_name$|^simple_identifier$/;
 
 function boundNames(node: Node): string[] {
@@ -66,7 +69,7 @@ function boundNames(node: Node): string[] {
       return;
     }
     if (current.childCount === 0) {
-      if (identifierTypes.test(type)) names.push(current.text);
+      if (identifierTypes.test(type) && !notBound.has(current.text)) names.push(current.text);
       return;
     }
     for (const child of current.children) if (child) visit(child);

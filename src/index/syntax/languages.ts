@@ -21,6 +21,8 @@ export interface LanguageSpec {
    * deeper than this are not named. Bounds the query's cost on large trees (default 8).
    */
   entityDepth: number;
+  /** Why the grammar is not used (files fall back to line windows), when it is not. */
+  disabled: string | undefined;
   /** grammars/<id>/chunks.scm when present. */
   chunksQueryPath: string | undefined;
   /** grammars/<id>/tags.scm when present. */
@@ -34,6 +36,7 @@ interface ManifestEntry {
   filenames?: string[];
   interpreters?: string[];
   entityDepth?: number;
+  disabled?: string;
 }
 
 /** grammars/ at the repository root, found from this file in src/ or dist/src/. */
@@ -76,6 +79,7 @@ export class LanguageTable {
         filenames: entry.filenames ?? [],
         interpreters: entry.interpreters ?? [],
         entityDepth: entry.entityDepth ?? 8,
+        disabled: entry.disabled,
         chunksQueryPath: query('chunks.scm'),
         tagsQueryPath: query('tags.scm'),
       };

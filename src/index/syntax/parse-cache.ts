@@ -89,14 +89,24 @@ export class ParseCache {
         oldEndPosition: { row: oldEndPosition.line, column: oldEndPosition.character },
         newEndPosition: { row: newEndPosition.line, column: newEndPosition.character },
       });
-      const tree = parseSource(this.grammars, grammar, source, { ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }), oldTree: previous.tree });
+      let tree: Tree | undefined;
+      try {
+        tree = parseSource(this.grammars, grammar, source, { ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }), oldTree: previous.tree });
+      } catch {
+        tree = undefined;
+      }
       previous.tree.delete();
       if (!tree) return undefined;
       this.remember(key, { grammar, source, tree });
       return { tree, source, grammar, reuse: 'incremental' };
     }
     previous?.tree.delete();
-    const tree = parseSource(this.grammars, grammar, source, options);
+    let tree: Tree | undefined;
+    try {
+      tree = parseSource(this.grammars, grammar, source, options);
+    } catch {
+      tree = undefined; // the grammar failed on this text: no tree (callers fall back to line windows)
+    }
     if (!tree) return undefined;
     this.remember(key, { grammar, source, tree });
     return { tree, source, grammar, reuse: 'full' };

@@ -1,0 +1,169 @@
+// Benchmark of the chunker (src/index/syntax) on real corpora, in one run:
+// 1. Throughput: every file of the corpus through the chunk workers (2 threads on this machine),
+//    side by side with the bare parse of the same files by the same grammar in the same workers
+//    (the baseline the chunker's own cost is measured against): MB/s per core, chunks/s, the
+//    overhead of chunking + headers over the parse, peak RSS of the whole process (workers included).
+// 2. Quality, against fixed 1,500-character windows on a sample of the files: the share of chunks
+//    that parse alone without an ERROR (syntactically whole), and the share of functions that fit
+//    the budget but are cut in two.
+// Prints tables and one `BENCH_JSON` line.
+//
+// Usage: node dist/bench/chunk-bench.js [linux|typescript|PATH]...   (default: both; bench/corpora.sh)
+//   FATHOM_BENCH_SAMPLE=N takes every Nth file for the quality table (default 20).
+import fs from 'node:fs';
+import path from 'node:path';
+import { ChunkPool } from '../src/index/syntax/chunk-pool.js';
+import { chunkFile, parseSource } from '../src/index/syntax/chunk-file.js';
+import { extractEntities } from '../src/index/syntax/entities.js';
+import { GrammarSet } from '../src/index/syntax/grammars.js';
+import { SourceText } from '../src/index/syntax/source-text.js';
+
+const budget = 1500;
+
+interface Corpus {
+  name: string;
+  root: string;
+  extensions: RegExp;
+}
+
+function corpusFiles(corpus: Corpus): string[] {
+  const out: string[] = [];
+  const walk = (folder: string): void => {
+    for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
+      if (entry.name === '.git') continue;
+      const full = path.join(folder, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile() && corpus.extensions.test(entry.name)) out.push(full);
+    }
+  };
+  walk(corpus.root);
+  return out.sort();
+}
+
+function peakRssMb(): number {
+  return process.resourceUsage().maxRSS / 1024;
+}
+
+async function throughput(pool: ChunkPool, files: string[], kind: 'parse' | 'chunk'): Promise<{ seconds: number; bytes: number; chunks: number; oversized: number; failed: number }> {
+  const started = performance.now();
+  let bytes = 0;
+  let chunks = 0;
+  let oversized = 0;
+  let failed = 0;
+  // Keep a bounded number of files in flight: the queue, not the caller, feeds the workers.
+  let next = 0;
+  const lanes = Array.from({ length: pool.size * 4 }, async () => {
+    while (next < files.length) {
+      const file = files[next++]!;
+      try {
+        if (kind === 'parse') {
+          const parsed = await pool.parse({ path: file });
+          bytes += parsed.byteLength;
+        } else {
+          const result = await pool.chunk({ path: file });
+          bytes += result.byteLength;
+          chunks += result.chunks.length;
+          oversized += result.chunks.filter((chunk) => chunk.oversized).length;
+        }
+      } catch {
+        failed += 1;
+      }
+    }
+  });
+  await Promise.all(lanes);
+  return { seconds: (performance.now() - started) / 1000, bytes, chunks, oversized, failed };
+}
+
+interface Quality {
+  chunks: number;
+  whole: number;
+  functions: number;
+  cut: number;
+}
+
+/** Whole = the chunk's text parses alone without ERROR/MISSING; cut = a boundary strictly inside a function that fits the budget. */
+async function quality(grammars: GrammarSet, files: string[], cutter: 'ast' | 'windows'): Promise<Quality> {
+  const totals: Quality = { chunks: 0, whole: 0, functions: 0, cut: 0 };
+  for (const file of files) {
+    const bytes = fs.readFileSync(file);
+    const spec = grammars.table.detect(file, bytes.subarray(0, 256));
+    if (!spec) continue;
+    const state = await grammars.load(spec.id);
+    if (state.state !== 'loaded') continue;
+    const source = new SourceText(bytes);
+    let ranges: Array<[number, number]>;
+    if (cutter === 'ast') {
+      const result = await chunkFile(grammars, { path: file, bytes }, { budgetBytes: budget });
+      ranges = result.chunks.map((chunk) => [source.unitAt(chunk.startByte), source.unitAt(chunk.endByte)]);
+    } else {
+      ranges = [];
+      for (let start = 0; start < source.length; start += budget) ranges.push([start, Math.min(source.length, start + budget)]);
+    }
+    const tree = parseSource(grammars, state.grammar, source);
+    if (!tree) continue;
+    const functions = extractEntities(tree.rootNode, state.grammar.chunksQuery, source.text, spec.entityDepth).entities.filter(
+      (entity) => (entity.kind === 'function' || entity.kind === 'method') && source.byteLength(entity.start, entity.end) <= budget,
+    );
+    tree.delete();
+    const boundaries = ranges.flatMap(([start, end]) => [start, end]);
+    for (const entity of functions) {
+      totals.functions += 1;
+      if (boundaries.some((boundary) => boundary > entity.start && boundary < entity.end)) totals.cut += 1;
+    }
+    for (const [start, end] of ranges) {
+      const alone = parseSource(grammars, state.grammar, SourceText.fromString(source.text.slice(start, end)));
+      if (!alone) continue;
+      totals.chunks += 1;
+      if (!alone.rootNode.hasError) totals.whole += 1;
+      alone.delete();
+    }
+  }
+  return totals;
+}
+
+function percent(part: number, whole: number): string {
+  return whole === 0 ? '-' : `${((100 * part) / whole).toFixed(1)}%`;
+}
+
+async function main(): Promise<void> {
+  const benchDir = process.env.FATHOM_BENCH_DIR ?? '/tmp/fathom-bench';
+  const named: Record<string, Corpus> = {
+    linux: { name: 'linux (C)', root: path.join(benchDir, 'linux'), extensions: /\.[ch]$/ },
+    typescript: { name: 'typescript (TS/JS)', root: path.join(benchDir, 'typescript'), extensions: /\.(ts|js)$/ },
+  };
+  const wanted = process.argv.slice(2);
+  const corpora = (wanted.length > 0 ? wanted : ['typescript', 'linux']).map((name) => named[name] ?? { name, root: path.resolve(name), extensions: /\.(c|h|ts|tsx|js|py|go|rs|java)$/ });
+  const sampleEvery = Number(process.env.FATHOM_BENCH_SAMPLE ?? 20);
+  const pool = new ChunkPool(2);
+  const grammars = new GrammarSet();
+  const report: Record<string, unknown> = {};
+  for (const corpus of corpora) {
+    const files = corpusFiles(corpus);
+    const totalBytes = files.reduce((sum, file) => sum + fs.statSync(file).size, 0);
+    console.log(`\n## ${corpus.name}: ${files.length} files, ${(totalBytes / 1e6).toFixed(0)} MB, ${pool.size} worker threads`);
+    // Warm the page cache and the workers' grammars on a slice, then measure parse and chunk passes.
+    await throughput(pool, files.slice(0, 200), 'chunk');
+    const parse = await throughput(pool, files, 'parse');
+    const chunk = await throughput(pool, files, 'chunk');
+    const perCore = (bytes: number, seconds: number): string => ((bytes / 1e6 / seconds) / pool.size).toFixed(2);
+    console.log('| pass | seconds | MB/s per core | chunks/s | chunks | oversized | failed |');
+    console.log('|---|---|---|---|---|---|---|');
+    console.log(`| bare parse | ${parse.seconds.toFixed(1)} | ${perCore(parse.bytes, parse.seconds)} | - | - | - | ${parse.failed} |`);
+    console.log(`| chunk + headers | ${chunk.seconds.toFixed(1)} | ${perCore(chunk.bytes, chunk.seconds)} | ${(chunk.chunks / chunk.seconds).toFixed(0)} | ${chunk.chunks} | ${chunk.oversized} | ${chunk.failed} |`);
+    const overhead = chunk.seconds / parse.seconds - 1;
+    console.log(`chunking costs ${(100 * overhead).toFixed(0)}% on top of the bare parse; peak RSS so far ${peakRssMb().toFixed(0)} MB`);
+    const sample = files.filter((_, index) => index % sampleEvery === 0);
+    const ast = await quality(grammars, sample, 'ast');
+    const windows = await quality(grammars, sample, 'windows');
+    console.log(`\nquality on every ${sampleEvery}th file (${sample.length} files), budget ${budget}:`);
+    console.log('| chunker | chunks | syntactically whole | functions that fit | cut in two |');
+    console.log('|---|---|---|---|---|');
+    console.log(`| Fathom (tree-sitter) | ${ast.chunks} | ${percent(ast.whole, ast.chunks)} | ${ast.functions} | ${percent(ast.cut, ast.functions)} |`);
+    console.log(`| fixed ${budget}-char windows | ${windows.chunks} | ${percent(windows.whole, windows.chunks)} | ${windows.functions} | ${percent(windows.cut, windows.functions)} |`);
+    report[corpus.name] = { files: files.length, bytes: totalBytes, parse, chunk, overhead, peakRssMb: peakRssMb(), quality: { ast, windows } };
+  }
+  pool.close();
+  console.log(`\nBENCH_JSON ${JSON.stringify(report)}`);
+}
+
+await main();
