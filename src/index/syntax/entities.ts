@@ -103,6 +103,25 @@ function commentsAbove(node: Node, text: string): { start: number; text: string 
   return { start: first.startIndex, text: text.slice(first.startIndex, node.startIndex) };
 }
 
+const nameTypes = /identifier|^name$|^constant$|^word$|^operator_name$|^destructor_name$/;
+
+/**
+ * The name an entity's @name capture stands for: the capture itself when it is a name, else the
+ * name inside a declarator (`*foo(void)` → `foo`, `Foo::bar(int)` → `Foo::bar`), following
+ * `declarator` fields; a composite name (`Fleet.Maintenance`) is its whole text.
+ */
+function nameOf(node: Node): string {
+  let current: Node = node;
+  for (let steps = 0; steps < 16; steps++) {
+    if (nameTypes.test(current.type)) return current.text;
+    const inner: Node | null = current.childForFieldName('declarator') ?? (current.type.endsWith('declarator') ? current.firstNamedChild : null);
+    if (!inner) break;
+    current = inner;
+  }
+  // A composite name (`Fleet.Maintenance`, `a::b`): its text on one line.
+  return oneLine(current.text, 120);
+}
+
 export function extractEntities(root: Node, query: Query | undefined, text: string, maxStartDepth = 8): FileEntities {
   if (!query) return { entities: [], imports: [] };
   const entities: Entity[] = [];
@@ -141,7 +160,7 @@ export function extractEntities(root: Node, query: Query | undefined, text: stri
     const doc = docNode ? docText(docNode.text) : above ? docText(above.text) : '';
     entities.push({
       kind,
-      name: nameNode.text,
+      name: nameOf(nameNode),
       start,
       end: entityNode.endIndex,
       bodyStart,
