@@ -163,6 +163,7 @@ export async function chunkFile(grammars: GrammarSet, input: ChunkInput, options
   let entities: FileEntities = { entities: [], imports: [] };
   let errors: Array<[number, number]> = [];
   let parseErrors = false;
+  let scoped: Scoped[] = [];
   if (spec) {
     const state = await grammars.load(spec.id);
     if (state.state === 'failed') {
@@ -183,18 +184,24 @@ export async function chunkFile(grammars: GrammarSet, input: ChunkInput, options
         try {
           const root = tree.rootNode;
           entities = extractEntities(root, state.grammar.chunksQuery, source.text, spec.entityDepth);
-          ranges = mergeSmall(cutTree(source, root, budget, entities.entities), entities.entities, source, budget);
+          ranges = mergeSmall(cutTree(source, root, budget, state.grammar.kinds, entities.entities), entities.entities, source, budget);
           errors = errorRanges(root);
           parseErrors = root.hasError;
+          scoped = scopesOf(entities.entities, ranges);
+          // Docs only for the entity each header names, while the tree is alive.
+          for (const { enclosing, defined } of scoped) (defined.length === 1 ? defined[0] : enclosing.at(-1))?.resolveDoc();
         } finally {
+          for (const entity of entities.entities) entity.dropNode();
           if (!input.tree) tree.delete();
         }
       }
     }
   }
   const method = ranges ? 'syntax' : 'lines';
-  ranges ??= lineWindows(source, budget);
-  const scoped = scopesOf(entities.entities, ranges);
+  if (!ranges) {
+    ranges = lineWindows(source, budget);
+    scoped = ranges.map(() => ({ enclosing: [], defined: [] }));
+  }
   const texts = ranges.map((range) => source.text.slice(range.start, range.end));
   const importUses = new ImportUses(entities.imports, source.text);
   const labels = ranges.map((_, index) => label(scoped[index]!, texts[index]!));

@@ -20,6 +20,7 @@
 // Invariants: ranges are sorted, never overlap, start and end on node boundaries, and what lies
 // between them is whitespace (a final pass widens a range over anything else).
 import type { Node, TreeCursor } from 'web-tree-sitter';
+import type { NodeKinds } from './grammars.js';
 import type { SourceText } from './source-text.js';
 
 export interface CutRange {
@@ -54,21 +55,12 @@ function isBlank(text: string, start: number, end: number): boolean {
   return true;
 }
 
-function isComment(type: string): boolean {
-  return type.includes('comment');
-}
-
-/** Literals a reader sees as one token even when the grammar gives them children (quotes, fragments). */
-function isLiteral(type: string): boolean {
-  return type.includes('string') || type.includes('comment') || type.includes('regex') || type.includes('heredoc') || type === 'template_literal';
-}
-
 /**
  * True when the node at the cursor has children, only whitespace lies outside them, and it is not
  * a literal (a string or comment is never cut, even where the grammar gives it parts).
  */
-function splittable(cursor: TreeCursor, text: string): boolean {
-  if (isLiteral(cursor.nodeType)) return false;
+function splittable(cursor: TreeCursor, text: string, kinds: NodeKinds): boolean {
+  if (kinds.literal[cursor.nodeTypeId]) return false;
   const start = cursor.startIndex;
   const end = cursor.endIndex;
   if (!cursor.gotoFirstChild()) return false;
@@ -95,7 +87,7 @@ export interface Span {
  * Cuts the tree. `entities` (sorted by start) are the file's named entities: a group holding a
  * whole one is never carried into a split as its head.
  */
-export function cutTree(source: SourceText, root: Node, budgetBytes: number, entities: readonly Span[] = []): CutRange[] {
+export function cutTree(source: SourceText, root: Node, budgetBytes: number, kinds: NodeKinds, entities: readonly Span[] = []): CutRange[] {
   const text = source.parseText;
   /** True when a whole entity lies in [start, end). */
   const holdsEntity = (start: number, end: number): boolean => {
@@ -172,7 +164,7 @@ export function cutTree(source: SourceText, root: Node, budgetBytes: number, ent
         cursor.gotoParent();
       }
       emit(start, end, false);
-    } else if (!splittable(cursor, text)) {
+    } else if (!splittable(cursor, text, kinds)) {
       emit(rootStart, rootEnd, true);
     } else {
       const frames: Frame[] = [{ start: rootStart, isRoot: true }];
@@ -182,15 +174,17 @@ export function cutTree(source: SourceText, root: Node, budgetBytes: number, ent
         const end = cursor.endIndex;
         let descended = false;
         if (end > start) {
+          const typeId = cursor.nodeTypeId;
+          const named = kinds.named[typeId] === 1;
           const parent = frames[frames.length - 1]!;
           const fits = size(start, end) <= budgetBytes;
           const isHead = group !== undefined && !parent.isRoot && group.start === parent.start && !group.hasEntity && size(group.start, group.end) * 2 <= budgetBytes;
           // A node that fits alone but not after its parent's head is split too, so the head
           // (`for x in xs`, `class Foo`) goes with its first statements rather than alone.
-          const splitWithHead = fits && isHead && size(group!.start, end) > budgetBytes && cursor.nodeIsNamed && splittable(cursor, text);
+          const splitWithHead = fits && isHead && size(group!.start, end) > budgetBytes && named && splittable(cursor, text, kinds);
           if (fits && !splitWithHead) {
-            addAtom(start, end, cursor.nodeIsNamed, isComment(cursor.nodeType));
-          } else if (!fits && !splittable(cursor, text)) {
+            addAtom(start, end, named, kinds.comment[typeId] === 1);
+          } else if (!fits && !splittable(cursor, text, kinds)) {
             addOversized(start, end);
           } else {
             if (group && !isHead) {

@@ -3,21 +3,68 @@
 // The chunker uses them for scope chains, signatures and context headers. Offsets are code units.
 import type { Node, Query } from 'web-tree-sitter';
 
-export interface Entity {
-  kind: string;
-  name: string;
-  start: number;
-  end: number;
-  /** Where the body starts (the signature ends), when the query captured a body. */
-  bodyStart: number | undefined;
+/**
+ * One named entity. Its signature is built on first use; its doc is resolved by resolveDoc()
+ * while the tree is alive (only for the entities a header shows: walking comment siblings for
+ * every method of a large file costs more than the rest of the chunking), and reads as '' after.
+ */
+export class Entity {
+  parent: Entity | undefined = undefined;
+  depth = 0;
+  private signatureText: string | undefined;
+  private docText: string | undefined;
+  private docStartOffset: number | undefined;
+
+  constructor(
+    readonly kind: string,
+    readonly name: string,
+    readonly start: number,
+    readonly end: number,
+    /** Where the body starts (the signature ends), when the query captured a body. */
+    readonly bodyStart: number | undefined,
+    private readonly text: string,
+    /** The entity's node, until the tree is released (dropNode). */
+    private node: Node | undefined,
+    /** A docstring captured inside the entity (@doc). */
+    private readonly docRange: [number, number] | undefined,
+  ) {}
+
   /** One line: the text before the body with whitespace collapsed, or the first line. */
-  signature: string;
-  /** Docstring or the comment block right above, whitespace collapsed; '' when none. */
-  doc: string;
-  /** Start of the doc comment above the entity (or the entity's start when none). */
-  docStart: number;
-  parent: Entity | undefined;
-  depth: number;
+  get signature(): string {
+    if (this.signatureText === undefined) {
+      const firstLineEnd = this.text.indexOf('\n', this.start);
+      const end = this.bodyStart ?? (firstLineEnd < 0 || firstLineEnd > this.end ? this.end : firstLineEnd);
+      this.signatureText = oneLine(this.text.slice(this.start, end), maxSignature);
+    }
+    return this.signatureText;
+  }
+
+  /** Docstring or the comment block right above, whitespace collapsed; '' when none (or not resolved). */
+  get doc(): string {
+    return this.docText ?? '';
+  }
+
+  /** Start of the doc comment above the entity (or the entity's start). */
+  get docStart(): number {
+    return this.docStartOffset ?? this.start;
+  }
+
+  /** Finds the doc while the tree is alive. */
+  resolveDoc(): void {
+    if (this.docText !== undefined) return;
+    if (this.docRange) {
+      this.docText = cleanDoc(this.text.slice(this.docRange[0], this.docRange[1]));
+      return;
+    }
+    const above = this.node ? commentsAbove(this.node, this.text) : undefined;
+    this.docText = above ? cleanDoc(above.text) : '';
+    this.docStartOffset = above?.start;
+  }
+
+  /** Forgets the node before its tree is deleted. */
+  dropNode(): void {
+    this.node = undefined;
+  }
 }
 
 export interface ImportStatement {
@@ -43,7 +90,7 @@ export function oneLine(text: string, limit: number): string {
   return collapsed.length > limit ? `${collapsed.slice(0, limit - 1)}…` : collapsed;
 }
 
-function docText(raw: string): string {
+function cleanDoc(raw: string): string {
   // Strip comment markers and docstring quotes; keep the words.
   const stripped = raw
     .replace(/^\s*("""|'''|"|')/, '')
@@ -154,22 +201,7 @@ export function extractEntities(root: Node, query: Query | undefined, text: stri
     seen.add(key);
     const start = entityNode.startIndex;
     const bodyStart = bodyNode && bodyNode.startIndex > start ? bodyNode.startIndex : undefined;
-    const firstLineEnd = text.indexOf('\n', start);
-    const signatureEnd = bodyStart ?? (firstLineEnd < 0 || firstLineEnd > entityNode.endIndex ? entityNode.endIndex : firstLineEnd);
-    const above = commentsAbove(entityNode, text);
-    const doc = docNode ? docText(docNode.text) : above ? docText(above.text) : '';
-    entities.push({
-      kind,
-      name: nameOf(nameNode),
-      start,
-      end: entityNode.endIndex,
-      bodyStart,
-      signature: oneLine(text.slice(start, signatureEnd), maxSignature),
-      doc,
-      docStart: above?.start ?? start,
-      parent: undefined,
-      depth: 0,
-    });
+    entities.push(new Entity(kind, nameOf(nameNode), start, entityNode.endIndex, bodyStart, text, entityNode, docNode ? [docNode.startIndex, docNode.endIndex] : undefined));
   }
   entities.sort((a, b) => a.start - b.start || b.end - a.end);
   // Nesting: a stack of open entities in document order.

@@ -7,9 +7,18 @@ import fs from 'node:fs';
 import { Language, Parser, Query } from 'web-tree-sitter';
 import { type LanguageSpec, LanguageTable } from './languages.js';
 
+/** Per node-type facts the chunker reads for every node, indexed by type id (no string per node). */
+export interface NodeKinds {
+  named: Uint8Array;
+  comment: Uint8Array;
+  /** Strings, comments, regexes, heredocs: never cut even when the grammar gives them children. */
+  literal: Uint8Array;
+}
+
 export interface LoadedGrammar {
   spec: LanguageSpec;
   language: Language;
+  kinds: NodeKinds;
   /** The chunks.scm query, or undefined when the language has none. */
   chunksQuery: Query | undefined;
 }
@@ -17,6 +26,18 @@ export interface LoadedGrammar {
 export type GrammarState = { state: 'loaded'; grammar: LoadedGrammar } | { state: 'failed'; reason: string };
 
 let runtime: Promise<void> | undefined;
+
+function nodeKinds(language: Language): NodeKinds {
+  const count = language.nodeTypeCount;
+  const kinds: NodeKinds = { named: new Uint8Array(count + 1), comment: new Uint8Array(count + 1), literal: new Uint8Array(count + 1) };
+  for (let id = 0; id < count; id++) {
+    const type = language.nodeTypeForId(id) ?? '';
+    kinds.named[id] = language.nodeTypeIsNamed(id) ? 1 : 0;
+    kinds.comment[id] = type.includes('comment') ? 1 : 0;
+    kinds.literal[id] = type.includes('string') || type.includes('comment') || type.includes('regex') || type.includes('heredoc') || type === 'template_literal' ? 1 : 0;
+  }
+  return kinds;
+}
 
 /** Initialises web-tree-sitter's runtime once per thread. */
 function initRuntime(): Promise<void> {
@@ -55,7 +76,7 @@ export class GrammarSet {
       await initRuntime();
       const language = await Language.load(fs.readFileSync(spec.wasmPath));
       const chunksQuery = spec.chunksQueryPath ? new Query(language, fs.readFileSync(spec.chunksQueryPath, 'utf8')) : undefined;
-      return { state: 'loaded', grammar: { spec, language, chunksQuery } };
+      return { state: 'loaded', grammar: { spec, language, kinds: nodeKinds(language), chunksQuery } };
     } catch (error) {
       return { state: 'failed', reason: `${spec.name} grammar failed to load: ${error instanceof Error ? error.message : String(error)}` };
     }
