@@ -9,7 +9,7 @@
 // Prints tables and one `BENCH_JSON` line.
 //
 // Usage: node dist/bench/chunk-bench.js [linux|typescript|PATH]...   (default: both; bench/corpora.sh)
-//   FATHOM_BENCH_SAMPLE=N takes every Nth file for the quality table (default 20).
+//   FATHOM_BENCH_SAMPLE=N takes every Nth file for the quality table (default: about 500 files).
 import fs from 'node:fs';
 import path from 'node:path';
 import { ChunkPool } from '../src/index/syntax/chunk-pool.js';
@@ -133,7 +133,7 @@ async function main(): Promise<void> {
   };
   const wanted = process.argv.slice(2);
   const corpora = (wanted.length > 0 ? wanted : ['typescript', 'linux']).map((name) => named[name] ?? { name, root: path.resolve(name), extensions: /\.(c|h|ts|tsx|js|py|go|rs|java)$/ });
-  const sampleEvery = Number(process.env.FATHOM_BENCH_SAMPLE ?? 20);
+  const sampleFor = (count: number): number => Number(process.env.FATHOM_BENCH_SAMPLE ?? Math.max(1, Math.floor(count / 500)));
   const pool = new ChunkPool(2);
   const grammars = new GrammarSet();
   const report: Record<string, unknown> = {};
@@ -152,6 +152,7 @@ async function main(): Promise<void> {
     console.log(`| chunk + headers | ${chunk.seconds.toFixed(1)} | ${perCore(chunk.bytes, chunk.seconds)} | ${(chunk.chunks / chunk.seconds).toFixed(0)} | ${chunk.chunks} | ${chunk.oversized} | ${chunk.failed} |`);
     const overhead = chunk.seconds / parse.seconds - 1;
     console.log(`chunking costs ${(100 * overhead).toFixed(0)}% on top of the bare parse; peak RSS so far ${peakRssMb().toFixed(0)} MB`);
+    const sampleEvery = sampleFor(files.length);
     const sample = files.filter((_, index) => index % sampleEvery === 0);
     const ast = await quality(grammars, sample, 'ast');
     const windows = await quality(grammars, sample, 'windows');

@@ -27,7 +27,6 @@ test('grammars: every language in the manifest loads, parses and compiles its qu
     const state = await grammars.load(id);
     assert.equal(state.state, 'loaded', `${id}: ${state.state === 'failed' ? state.reason : ''}`);
     if (state.state !== 'loaded') continue;
-    const spec = state.grammar.spec;
     let text = samples[id];
     if (text === undefined) {
       const folder = new URL(`${id}/`, fixtures);
@@ -38,7 +37,8 @@ test('grammars: every language in the manifest loads, parses and compiles its qu
     assert.ok(tree, `${id} parsed`);
     assert.equal(tree.rootNode.hasError, false, `${id}: the sample parses without errors`);
     tree.delete();
-    if (spec.tagsQueryPath) assert.doesNotThrow(() => new Query(state.grammar.language, fs.readFileSync(spec.tagsQueryPath!, 'utf8')).delete(), `${id}: tags.scm compiles`);
+    const tags = grammars.table.queryText(id, 'tags');
+    if (tags !== undefined) assert.doesNotThrow(() => new Query(state.grammar.language, tags).delete(), `${id}: tags.scm compiles`);
   }
 });
 
@@ -49,6 +49,14 @@ test('grammars: programming languages have chunks.scm and tags.scm', () => {
     assert.ok(spec.chunksQueryPath, `${id} has chunks.scm`);
     assert.ok(spec.tagsQueryPath, `${id} has tags.scm`);
   }
+});
+
+test('grammars: queries inherit with `; inherits:`', () => {
+  const tsx = grammars.table.queryText('tsx', 'tags')!;
+  assert.match(tsx, /abstract_class_declaration/, 'TypeScript\'s own patterns');
+  assert.match(tsx, /jsx_opening_element/, 'its own JSX patterns');
+  assert.match(grammars.table.queryText('javascript', 'tags')!, /Definitions and references shared by JavaScript/, 'the shared ecma part');
+  assert.equal(grammars.table.queryText('json', 'tags'), undefined);
 });
 
 test('grammars: a disabled grammar still misbehaves (else re-enable it in the manifest)', async () => {

@@ -1,4 +1,5 @@
-; C entities for the chunker (see grammars/README.md). Patterns are not anchored to a parent:
+; C entities for the chunker (see grammars/README.md). Object-like #defines are not entities
+; (generated headers hold hundreds of thousands; naming them cost more than parsing). Patterns are not anchored to a parent:
 ; the chunker bounds the depth at which they start (entityDepth in manifest.json). A @name on a
 ; declarator is resolved to the identifier inside it (through pointer and function declarators).
 (function_definition declarator: (_) @name body: (compound_statement) @body) @entity.function
@@ -10,6 +11,5 @@
 (type_definition type: (enum_specifier body: (_) @body) declarator: (type_identifier) @name) @entity.enum
 (type_definition declarator: (_) @name) @entity.type
 (preproc_function_def name: (identifier) @name) @entity.macro
-(preproc_def name: (identifier) @name) @entity.constant
 (translation_unit (declaration (type_qualifier) declarator: (init_declarator declarator: (_) @name)) @entity.constant)
 (preproc_include) @import

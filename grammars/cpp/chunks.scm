@@ -18,7 +18,6 @@
 (type_definition declarator: (_) @name) @entity.type
 (alias_declaration name: (type_identifier) @name) @entity.type
 (preproc_function_def name: (identifier) @name) @entity.macro
-(preproc_def name: (identifier) @name) @entity.constant
 (translation_unit (declaration (type_qualifier) declarator: (init_declarator declarator: (_) @name)) @entity.constant)
 (namespace_definition body: (declaration_list (declaration (type_qualifier) declarator: (init_declarator declarator: (_) @name)) @entity.constant))
 (preproc_include) @import

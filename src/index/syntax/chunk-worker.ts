@@ -1,7 +1,7 @@
 // Worker thread for chunk-pool.ts: reads a file (or takes bytes), chunks it, answers. Each worker
 // loads its own grammars (web-tree-sitter state is per thread). After a WebAssembly trap the
 // worker answers the error and exits, so a grammar that crashed cannot poison later files; the
-// pool starts a fresh worker.
+// pool starts a fresh worker. A worker that chunked a large file ends too (see below).
 import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import type { ChunkOptions, FileChunks } from './chunk.js';
@@ -29,9 +29,10 @@ export interface ParseSummary {
   nodes: number;
 }
 
-export type ChunkReply = { id: number; result: FileChunks } | { id: number; parsed: ParseSummary } | { id: number; error: string; code?: string };
+export type ChunkReply = ({ result: FileChunks } | { parsed: ParseSummary } | { error: string; code?: string }) & { id: number; retire?: boolean };
 
 const grammars = new GrammarSet();
+const recycleAfterBytes = 2_000_000;
 
 async function bareParse(job: ChunkJob, bytes: Uint8Array): Promise<ParseSummary> {
   const spec = job.language !== undefined ? grammars.table.languages.get(job.language) : grammars.table.detect(job.path, bytes.subarray(0, 256));
@@ -51,14 +52,20 @@ parentPort!.on('message', (job: ChunkJob) => {
   void (async () => {
     let reply: ChunkReply;
     let trapped = false;
+    let size = 0;
     try {
       const bytes = job.bytes ?? fs.readFileSync(job.absolutePath ?? job.path);
+      size = bytes.length;
       if (job.kind === 'parse') reply = { id: job.id, parsed: await bareParse(job, bytes) };
       else reply = { id: job.id, result: await chunkFile(grammars, { path: job.path, bytes, ...(job.language === undefined ? {} : { language: job.language }) }, job.options) };
     } catch (error) {
       trapped = error instanceof Error && error.constructor.name === 'RuntimeError'; // a WebAssembly trap
       reply = { id: job.id, error: error instanceof Error ? error.message : String(error), ...((error as NodeJS.ErrnoException).code ? { code: (error as NodeJS.ErrnoException).code } : {}) };
     }
+    // WebAssembly memory only grows: after a large file the parser's heap stays at its peak (a
+    // 16 MB generated header leaves hundreds of MB). Such a worker retires; the pool starts a
+    // fresh one when it needs one.
+    if (size > recycleAfterBytes) reply.retire = true;
     parentPort!.postMessage(reply);
     if (trapped) process.exit(1);
   })();

@@ -180,8 +180,9 @@ export function cutTree(source: SourceText, root: Node, budgetBytes: number, kin
           const fits = size(start, end) <= budgetBytes;
           const isHead = group !== undefined && !parent.isRoot && group.start === parent.start && !group.hasEntity && size(group.start, group.end) * 2 <= budgetBytes;
           // A node that fits alone but not after its parent's head is split too, so the head
-          // (`for x in xs`, `class Foo`) goes with its first statements rather than alone.
-          const splitWithHead = fits && isHead && size(group!.start, end) > budgetBytes && named && splittable(cursor, text, kinds);
+          // (`for x in xs`, `if (…)`) goes with its first statements rather than alone; never a
+          // node that holds a whole entity (a function that fits is never cut).
+          const splitWithHead = fits && isHead && size(group!.start, end) > budgetBytes && named && !holdsEntity(start, end) && splittable(cursor, text, kinds);
           if (fits && !splitWithHead) {
             addAtom(start, end, named, kinds.comment[typeId] === 1);
           } else if (!fits && !splittable(cursor, text, kinds)) {

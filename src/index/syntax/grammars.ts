@@ -75,7 +75,8 @@ export class GrammarSet {
     try {
       await initRuntime();
       const language = await Language.load(fs.readFileSync(spec.wasmPath));
-      const chunksQuery = spec.chunksQueryPath ? new Query(language, fs.readFileSync(spec.chunksQueryPath, 'utf8')) : undefined;
+      const chunksText = this.table.queryText(id, 'chunks');
+      const chunksQuery = chunksText === undefined ? undefined : new Query(language, chunksText);
       return { state: 'loaded', grammar: { spec, language, kinds: nodeKinds(language), chunksQuery } };
     } catch (error) {
       return { state: 'failed', reason: `${spec.name} grammar failed to load: ${error instanceof Error ? error.message : String(error)}` };

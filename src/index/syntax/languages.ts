@@ -62,7 +62,8 @@ export class LanguageTable {
   private readonly byFilename = new Map<string, LanguageSpec>();
   private readonly byInterpreter = new Map<string, LanguageSpec>();
 
-  constructor(manifestFolder: string = grammarsFolder()) {
+  constructor(private readonly folder: string = grammarsFolder()) {
+    const manifestFolder = folder;
     const manifest = JSON.parse(fs.readFileSync(path.join(manifestFolder, 'manifest.json'), 'utf8')) as { languages: Record<string, ManifestEntry> };
     const wasms = wasmFolder();
     const languages = new Map<string, LanguageSpec>();
@@ -89,6 +90,24 @@ export class LanguageTable {
       for (const interpreter of spec.interpreters) this.byInterpreter.set(interpreter, spec);
     }
     this.languages = languages;
+  }
+
+  /**
+   * The text of a language's query (`chunks` or `tags`), with the queries it inherits first: a
+   * line `; inherits: a, b` (tree-sitter's convention) pulls in grammars/a/<kind>.scm and
+   * grammars/b/<kind>.scm, recursively (a folder need not be a language: `ecma` holds what
+   * JavaScript and TypeScript share). Undefined when the language has no such file.
+   */
+  queryText(id: string, kind: 'chunks' | 'tags'): string | undefined {
+    const read = (name: string, seen: Set<string>): string | undefined => {
+      const file = path.join(this.folder, name, `${kind}.scm`);
+      if (seen.has(name) || !fs.existsSync(file)) return undefined;
+      seen.add(name);
+      const own = fs.readFileSync(file, 'utf8');
+      const inherited = [...own.matchAll(/^;\s*inherits:\s*(.+)$/gm)].flatMap((match) => match[1]!.split(',').map((part) => part.trim()).filter(Boolean));
+      return [...inherited.map((parent) => read(parent, seen) ?? ''), own].join('\n');
+    };
+    return this.languages.has(id) ? read(id, new Set()) : undefined;
   }
 
   /**

@@ -1,0 +1,122 @@
+// A pool of worker threads that answer one message per job, matched by id. Workers start lazily
+// (at most `size`), stop after a idle period so an idle daemon holds no threads, keep the process
+// alive only while busy, and a worker that dies or errors fails its job alone: the next job gets
+// a fresh worker. The hash pool (file set) and the chunk pool (syntax) are built on it; the grep
+// pool is not (it needs a watchdog per file and shared progress).
+import { Worker } from 'node:worker_threads';
+
+export interface PoolMessage {
+  id: number;
+  /** On a reply: this worker should not take another job (it is stopped and replaced on demand). */
+  retire?: boolean;
+}
+
+interface Pending<Reply> {
+  resolve: (reply: Reply) => void;
+  reject: (error: Error) => void;
+}
+
+export class WorkerPool<Job extends PoolMessage, Reply extends PoolMessage> {
+  private readonly workers: Worker[] = [];
+  private readonly idle: Worker[] = [];
+  private readonly queue: Job[] = [];
+  private readonly pending = new Map<number, Pending<Reply>>();
+  private readonly busy = new Map<Worker, number>();
+  private nextId = 1;
+  private idleTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    /** The worker's module (compiled .js next to the pool's own file). */
+    private readonly script: URL,
+    readonly size: number,
+    /** Named in errors: "<name> worker exited with code 1". */
+    private readonly name: string,
+    private readonly idleMs = 60_000,
+  ) {}
+
+  /** Runs one job; its id is assigned here. */
+  run(job: Omit<Job, 'id'>): Promise<Reply> {
+    const id = this.nextId++;
+    const promise = new Promise<Reply>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    this.queue.push({ ...job, id } as Job);
+    this.pump();
+    return promise;
+  }
+
+  /** Starts every worker now (they take ~50 ms to boot), so a large batch finds them ready. */
+  warm(): void {
+    clearTimeout(this.idleTimer);
+    while (this.workers.length < this.size) this.idle.push(this.start()!);
+    this.idleTimer = setTimeout(() => this.close(), this.idleMs).unref();
+  }
+
+  private pump(): void {
+    clearTimeout(this.idleTimer);
+    while (this.queue.length > 0) {
+      const worker = this.idle.pop() ?? this.start();
+      if (!worker) return;
+      const job = this.queue.shift()!;
+      this.busy.set(worker, job.id);
+      // A busy worker keeps the process alive (its answer is awaited); an idle one does not.
+      worker.ref();
+      worker.postMessage(job);
+    }
+    if (this.busy.size === 0) this.idleTimer = setTimeout(() => this.close(), this.idleMs).unref();
+  }
+
+  private start(): Worker | undefined {
+    if (this.workers.length >= this.size) return undefined;
+    const worker = new Worker(this.script);
+    worker.on('message', (reply: Reply) => {
+      worker.unref();
+      this.busy.delete(worker);
+      if (reply.retire) {
+        this.forget(worker);
+        void worker.terminate();
+      } else {
+        this.idle.push(worker);
+      }
+      const waiter = this.pending.get(reply.id);
+      this.pending.delete(reply.id);
+      waiter?.resolve(reply);
+      this.pump();
+    });
+    worker.on('error', (error) => this.fail(worker, error));
+    worker.on('exit', (code) => {
+      if (this.busy.has(worker)) this.fail(worker, new Error(`${this.name} worker exited with code ${code}`));
+      this.forget(worker);
+      this.pump();
+    });
+    // After the listeners: attaching a 'message' listener refs the worker again.
+    worker.unref();
+    this.workers.push(worker);
+    return worker;
+  }
+
+  private fail(worker: Worker, error: Error): void {
+    const id = this.busy.get(worker);
+    this.forget(worker);
+    if (id !== undefined) {
+      this.pending.get(id)?.reject(error);
+      this.pending.delete(id);
+    }
+    this.pump();
+  }
+
+  private forget(worker: Worker): void {
+    this.busy.delete(worker);
+    const index = this.workers.indexOf(worker);
+    if (index >= 0) this.workers.splice(index, 1);
+    const idleIndex = this.idle.indexOf(worker);
+    if (idleIndex >= 0) this.idle.splice(idleIndex, 1);
+  }
+
+  /** Stops idle workers; busy ones finish their job first. */
+  close(): void {
+    clearTimeout(this.idleTimer);
+    for (const worker of [...this.idle]) {
+      this.forget(worker);
+      void worker.terminate();
+    }
+  }
+}
