@@ -139,7 +139,10 @@ function mergeSmall(ranges: CutRange[], entities: readonly Entity[], source: Sou
 
 function label(scoped: Scoped, text: string): string {
   if (scoped.defined.length > 0) return scoped.defined.slice(0, 2).map((entity) => oneLine(entity.signature, 80)).join(', ') + (scoped.defined.length > 2 ? ', …' : '');
-  const firstLine = text.split('\n').find((line) => line.trim().length > 0) ?? '';
+  let lineStart = 0;
+  while (lineStart < text.length && /\s/.test(text[lineStart]!)) lineStart++;
+  const lineEnd = text.indexOf('\n', lineStart);
+  const firstLine = text.slice(lineStart, lineEnd < 0 ? text.length : lineEnd);
   const inner = scoped.enclosing[scoped.enclosing.length - 1];
   return inner ? `${inner.name}: ${oneLine(firstLine, 60)}` : oneLine(firstLine, 80);
 }

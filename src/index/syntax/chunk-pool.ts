@@ -5,7 +5,7 @@
 import os from 'node:os';
 import { WorkerPool } from '../../base/worker-pool.js';
 import type { ChunkOptions, FileChunks } from './chunk.js';
-import type { ChunkJob, ChunkReply, ParseSummary } from './chunk-worker.js';
+import type { ChunkCounts, ChunkJob, ChunkReply, ParseSummary } from './chunk-worker.js';
 
 export class ChunkFileError extends Error {
   readonly code: string | undefined;
@@ -38,10 +38,17 @@ export class ChunkPool {
     throw new ChunkFileError('error' in reply ? reply.error : 'unexpected reply', 'error' in reply ? reply.code : undefined);
   }
 
-  /** Parses only (the baseline chunking is measured against). */
-  async parse(request: ChunkRequest): Promise<ParseSummary> {
+  /** Chunks one file and answers only counts, with the worker's time on it (for benchmarks). */
+  async count(request: ChunkRequest): Promise<ChunkCounts & { elapsedMs: number }> {
+    const reply = await this.submit('count', request);
+    if ('counted' in reply) return { ...reply.counted, elapsedMs: reply.elapsedMs ?? 0 };
+    throw new ChunkFileError('error' in reply ? reply.error : 'unexpected reply', 'error' in reply ? reply.code : undefined);
+  }
+
+  /** Parses only (the baseline chunking is measured against), with the worker's time on it. */
+  async parse(request: ChunkRequest): Promise<ParseSummary & { elapsedMs: number }> {
     const reply = await this.submit('parse', request);
-    if ('parsed' in reply) return reply.parsed;
+    if ('parsed' in reply) return { ...reply.parsed, elapsedMs: reply.elapsedMs ?? 0 };
     throw new ChunkFileError('error' in reply ? reply.error : 'unexpected reply', 'error' in reply ? reply.code : undefined);
   }
 

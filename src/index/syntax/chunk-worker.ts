@@ -11,8 +11,11 @@ import { SourceText } from './source-text.js';
 
 export interface ChunkJob {
   id: number;
-  /** 'chunk' (default) or 'parse': parse only, for benchmarks that compare against the bare parse. */
-  kind: 'chunk' | 'parse';
+  /**
+   * 'chunk': the chunks; 'count': chunk, but answer only counts (benchmarks: the cost of chunking
+   * without shipping the texts to the main thread); 'parse': parse only (the baseline).
+   */
+  kind: 'chunk' | 'count' | 'parse';
   /** Shown in headers and used for language detection. */
   path: string;
   /** Read this file when `bytes` is absent. */
@@ -29,7 +32,18 @@ export interface ParseSummary {
   nodes: number;
 }
 
-export type ChunkReply = ({ result: FileChunks } | { parsed: ParseSummary } | { error: string; code?: string }) & { id: number; retire?: boolean };
+export interface ChunkCounts {
+  byteLength: number;
+  chunks: number;
+  oversized: number;
+}
+
+export type ChunkReply = ({ result: FileChunks } | { parsed: ParseSummary } | { counted: ChunkCounts } | { error: string; code?: string }) & {
+  id: number;
+  retire?: boolean;
+  /** Time the worker spent on the job after reading the file (benchmarks sum it per core). */
+  elapsedMs?: number;
+};
 
 const grammars = new GrammarSet();
 const recycleAfterBytes = 2_000_000;
@@ -53,11 +67,19 @@ parentPort!.on('message', (job: ChunkJob) => {
     let reply: ChunkReply;
     let trapped = false;
     let size = 0;
+    let started = performance.now();
     try {
       const bytes = job.bytes ?? fs.readFileSync(job.absolutePath ?? job.path);
       size = bytes.length;
+      started = performance.now();
       if (job.kind === 'parse') reply = { id: job.id, parsed: await bareParse(job, bytes) };
-      else reply = { id: job.id, result: await chunkFile(grammars, { path: job.path, bytes, ...(job.language === undefined ? {} : { language: job.language }) }, job.options) };
+      else {
+        const result = await chunkFile(grammars, { path: job.path, bytes, ...(job.language === undefined ? {} : { language: job.language }) }, job.options);
+        reply =
+          job.kind === 'count'
+            ? { id: job.id, counted: { byteLength: result.byteLength, chunks: result.chunks.length, oversized: result.chunks.filter((chunk) => chunk.oversized).length } }
+            : { id: job.id, result };
+      }
     } catch (error) {
       trapped = error instanceof Error && error.constructor.name === 'RuntimeError'; // a WebAssembly trap
       reply = { id: job.id, error: error instanceof Error ? error.message : String(error), ...((error as NodeJS.ErrnoException).code ? { code: (error as NodeJS.ErrnoException).code } : {}) };
@@ -66,6 +88,7 @@ parentPort!.on('message', (job: ChunkJob) => {
     // 16 MB generated header leaves hundreds of MB). Such a worker retires; the pool starts a
     // fresh one when it needs one.
     if (size > recycleAfterBytes) reply.retire = true;
+    reply.elapsedMs = performance.now() - started;
     parentPort!.postMessage(reply);
     if (trapped) process.exit(1);
   })();

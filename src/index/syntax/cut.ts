@@ -5,9 +5,9 @@
 // - a node that fits is an atom: it joins the open group when the group still fits, else the group
 //   is emitted and the atom opens the next one (so small siblings merge up to the budget and a
 //   function that fits is never cut);
-// - a node over the budget whose children cover it (only whitespace between them) is split at its
-//   children, recursively (a function splits at its statements, a class at its members); the open
-//   group is carried into it only when it is the head of that node's parent: everything of the
+// - a node over the budget is split at its children, recursively (a function splits at its
+//   statements, a class at its members); the open group is carried into it only when it is the
+//   head of that node's parent: everything of the
 //   parent so far, at most half the budget, holding no whole entity (`/// doc` + `pub fn audit(…)`
 //   goes with the first statements of its body, statements with the head of the loop after them,
 //   but a class body's earlier methods never go with a piece of the next method);
@@ -15,11 +15,13 @@
 //   as `}` or `;` joins the split node's last piece);
 // - comments right before an atom that does not fit move with it into the next group;
 // - tokens that are only whitespace (a newline token) are left out, so no chunk starts or ends with one;
-// - a node over the budget that cannot be split (no children, or text between its children that
-//   is not whitespace: a long string or comment) is a chunk of its own, flagged oversized.
+// - a node over the budget that cannot be split (a token, or a literal: strings, comments,
+//   regexes and heredocs are never cut even where the grammar gives them parts) is a chunk of its
+//   own, flagged oversized. Text a node holds outside its children (a grammar's hidden token) is
+//   never a boundary: the final pass joins it to the chunk before it.
 // Invariants: ranges are sorted, never overlap, start and end on node boundaries, and what lies
 // between them is whitespace (a final pass widens a range over anything else).
-import type { Node, TreeCursor } from 'web-tree-sitter';
+import type { Node } from 'web-tree-sitter';
 import type { NodeKinds } from './grammars.js';
 import type { SourceText } from './source-text.js';
 
@@ -53,29 +55,6 @@ function isBlank(text: string, start: number, end: number): boolean {
     if (code !== 0x20 && code !== 0x0a && code !== 0x0d && code !== 0x09 && code !== 0x0c && code !== 0x0b && code !== 0xfeff) return false;
   }
   return true;
-}
-
-/**
- * True when the node at the cursor has children, only whitespace lies outside them, and it is not
- * a literal (a string or comment is never cut, even where the grammar gives it parts).
- */
-function splittable(cursor: TreeCursor, text: string, kinds: NodeKinds): boolean {
-  if (kinds.literal[cursor.nodeTypeId]) return false;
-  const start = cursor.startIndex;
-  const end = cursor.endIndex;
-  if (!cursor.gotoFirstChild()) return false;
-  let covered = start;
-  let ok = true;
-  do {
-    const childStart = cursor.startIndex;
-    if (childStart > covered && !isBlank(text, covered, childStart)) {
-      ok = false;
-      break;
-    }
-    covered = Math.max(covered, cursor.endIndex);
-  } while (cursor.gotoNextSibling());
-  cursor.gotoParent();
-  return ok && (covered >= end || isBlank(text, covered, end));
 }
 
 export interface Span {
@@ -164,11 +143,10 @@ export function cutTree(source: SourceText, root: Node, budgetBytes: number, kin
         cursor.gotoParent();
       }
       emit(start, end, false);
-    } else if (!splittable(cursor, text, kinds)) {
+    } else if (kinds.literal[cursor.nodeTypeId] || !cursor.gotoFirstChild()) {
       emit(rootStart, rootEnd, true);
     } else {
       const frames: Frame[] = [{ start: rootStart, isRoot: true }];
-      cursor.gotoFirstChild();
       for (;;) {
         const start = cursor.startIndex;
         const end = cursor.endIndex;
@@ -176,17 +154,18 @@ export function cutTree(source: SourceText, root: Node, budgetBytes: number, kin
         if (end > start) {
           const typeId = cursor.nodeTypeId;
           const named = kinds.named[typeId] === 1;
+          const literal = kinds.literal[typeId] === 1;
           const parent = frames[frames.length - 1]!;
           const fits = size(start, end) <= budgetBytes;
           const isHead = group !== undefined && !parent.isRoot && group.start === parent.start && !group.hasEntity && size(group.start, group.end) * 2 <= budgetBytes;
           // A node that fits alone but not after its parent's head is split too, so the head
           // (`for x in xs`, `if (…)`) goes with its first statements rather than alone; never a
           // node that holds a whole entity (a function that fits is never cut).
-          const splitWithHead = fits && isHead && size(group!.start, end) > budgetBytes && named && !holdsEntity(start, end) && splittable(cursor, text, kinds);
-          if (fits && !splitWithHead) {
-            addAtom(start, end, named, kinds.comment[typeId] === 1);
-          } else if (!fits && !splittable(cursor, text, kinds)) {
-            addOversized(start, end);
+          const splitWithHead = fits && isHead && size(group!.start, end) > budgetBytes && named && !literal && !holdsEntity(start, end);
+          // Descending moves the cursor to the first child; a node without children stays whole.
+          if ((fits && !splitWithHead) || literal || !cursor.gotoFirstChild()) {
+            if (fits) addAtom(start, end, named, kinds.comment[typeId] === 1);
+            else addOversized(start, end);
           } else {
             if (group && !isHead) {
               // Not the parent's head: keep only a trailing run of comments (this node's doc).
@@ -201,7 +180,6 @@ export function cutTree(source: SourceText, root: Node, budgetBytes: number, kin
             afterSplit = false;
             // The frame starts where its carried head starts, so a nested split keeps carrying it.
             frames.push({ start: group ? group.start : start, isRoot: false });
-            cursor.gotoFirstChild();
             descended = true;
           }
         }

@@ -86,7 +86,8 @@ const maxSignature = 200;
 const maxDoc = 300;
 
 export function oneLine(text: string, limit: number): string {
-  const collapsed = text.replace(/\s+/g, ' ').trim();
+  // Collapse only what can be shown: a long input is cut first (whitespace only shrinks it).
+  const collapsed = (text.length > limit * 4 ? text.slice(0, limit * 4) : text).replace(/\s+/g, ' ').trim();
   return collapsed.length > limit ? `${collapsed.slice(0, limit - 1)}…` : collapsed;
 }
 
