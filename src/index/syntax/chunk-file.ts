@@ -61,12 +61,25 @@ function errorRanges(root: Node): Array<[number, number]> {
   return ranges;
 }
 
-function touches(ranges: Array<[number, number]>, start: number, end: number): boolean {
-  for (const [errorStart, errorEnd] of ranges) {
-    if (errorStart < end && errorEnd > start) return true;
-    if (errorStart === errorEnd && errorStart >= start && errorStart <= end) return true; // a MISSING token at the edge
+/** For each range (sorted), whether an error range (in document order) touches it: one sweep. */
+function touchedByErrors(ranges: readonly CutRange[], errors: ReadonlyArray<[number, number]>): boolean[] {
+  const sorted = [...errors].sort((a, b) => a[0] - b[0]);
+  const out: boolean[] = [];
+  let first = 0;
+  for (const range of ranges) {
+    while (first < sorted.length && sorted[first]![1] < range.start) first++;
+    let touched = false;
+    for (let index = first; index < sorted.length && sorted[index]![0] <= range.end; index++) {
+      const [errorStart, errorEnd] = sorted[index]!;
+      // Overlapping, or a MISSING (zero-width) token at either edge.
+      if ((errorStart < range.end && errorEnd > range.start) || (errorStart === errorEnd && errorStart >= range.start && errorStart <= range.end)) {
+        touched = true;
+        break;
+      }
+    }
+    out.push(touched);
   }
-  return false;
+  return out;
 }
 
 interface Scoped {
@@ -207,6 +220,7 @@ export async function chunkFile(grammars: GrammarSet, input: ChunkInput, options
   }
   const texts = ranges.map((range) => source.text.slice(range.start, range.end));
   const importUses = new ImportUses(entities.imports, source.text);
+  const flagged = errors.length > 0 ? touchedByErrors(ranges, errors) : undefined;
   const labels = ranges.map((_, index) => label(scoped[index]!, texts[index]!));
   const chunks: Chunk[] = ranges.map((range, index) => {
     const { enclosing, defined } = scoped[index]!;
@@ -232,7 +246,7 @@ export async function chunkFile(grammars: GrammarSet, input: ChunkInput, options
       start: source.position(range.start),
       end: source.position(range.end),
       method,
-      parseError: errors.length > 0 && touches(errors, range.start, range.end),
+      parseError: flagged?.[index] ?? false,
       oversized: range.oversized,
       scope,
       entities: defined.map((entity): ChunkEntity => ({ kind: entity.kind, name: entity.name, signature: entity.signature })),

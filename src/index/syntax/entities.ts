@@ -174,7 +174,9 @@ export function extractEntities(root: Node, query: Query | undefined, text: stri
   if (!query) return { entities: [], imports: [] };
   const entities: Entity[] = [];
   const imports: ImportStatement[] = [];
-  const seen = new Set<string>();
+  /** Nodes already taken, as start * 2^26 + end (exact while offsets stay under 2^26 · 2^27). */
+  const seenEntities = new Set<number>();
+  const seenImports = new Set<number>();
   for (const match of query.matches(root, { maxStartDepth })) {
     let entityNode: Node | undefined;
     let kind = '';
@@ -190,16 +192,16 @@ export function extractEntities(root: Node, query: Query | undefined, text: stri
       else if (capture.name === 'doc') docNode ??= capture.node;
       else if (capture.name === 'import') {
         const node = capture.node;
-        const key = `i${node.startIndex}:${node.endIndex}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
+        const key = node.startIndex * 67_108_864 + node.endIndex;
+        if (seenImports.has(key)) continue;
+        seenImports.add(key);
         imports.push({ start: node.startIndex, end: node.endIndex, text: oneLine(node.text, 160).replace(/;$/, ''), names: boundNames(node) });
       }
     }
     if (!entityNode || !nameNode) continue;
-    const key = `e${entityNode.startIndex}:${entityNode.endIndex}`;
-    if (seen.has(key)) continue; // the first pattern that names a node wins
-    seen.add(key);
+    const key = entityNode.startIndex * 67_108_864 + entityNode.endIndex;
+    if (seenEntities.has(key)) continue; // the first pattern that names a node wins
+    seenEntities.add(key);
     const start = entityNode.startIndex;
     const bodyStart = bodyNode && bodyNode.startIndex > start ? bodyNode.startIndex : undefined;
     entities.push(new Entity(kind, nameOf(nameNode), start, entityNode.endIndex, bodyStart, text, entityNode, docNode ? [docNode.startIndex, docNode.endIndex] : undefined));
