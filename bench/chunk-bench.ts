@@ -153,8 +153,11 @@ async function main(): Promise<void> {
     // Warm the page cache and the workers' grammars on a slice, then measure parse and chunk passes.
     await throughput(pool, files.slice(0, 200), 'chunk');
     const parse = await throughput(pool, files, 'parse');
+    const rssAfterParse = peakRssMb();
     const count = await throughput(pool, files, 'count');
+    const rssAfterCount = peakRssMb();
     const chunk = await throughput(pool, files, 'chunk');
+    const rssAfterChunk = peakRssMb();
     // Per core: bytes over the time the workers spent on the files (read excluded), which does not
     // depend on how the largest files happen to be scheduled; wall time for the whole pass.
     const perCore = (pass: { bytes: number; workerSeconds: number }): string => (pass.bytes / 1e6 / pass.workerSeconds).toFixed(2);
@@ -164,7 +167,30 @@ async function main(): Promise<void> {
     console.log(`| chunk + headers (counted in the workers) | ${count.seconds.toFixed(1)} | ${count.workerSeconds.toFixed(1)} | ${perCore(count)} | ${(count.chunks / count.workerSeconds).toFixed(0)} | ${count.chunks} | ${count.oversized} | ${count.failed} |`);
     console.log(`| chunk + headers, every chunk copied to the main thread | ${chunk.seconds.toFixed(1)} | - | - | - | ${chunk.chunks} | ${chunk.oversized} | ${chunk.failed} |`);
     const overhead = count.workerSeconds / parse.workerSeconds - 1;
-    console.log(`chunking + headers cost ${(100 * overhead).toFixed(0)}% of worker time on top of the bare parse; the whole corpus chunked and shipped in ${chunk.seconds.toFixed(0)} s wall on ${pool.size} workers; peak RSS so far ${peakRssMb().toFixed(0)} MB`);
+    console.log(`chunking + headers cost ${(100 * overhead).toFixed(0)}% of worker time on top of the bare parse; the whole corpus chunked and shipped in ${chunk.seconds.toFixed(0)} s wall on ${pool.size} workers`);
+    console.log(`peak RSS of the process (workers included) after the parse pass ${rssAfterParse.toFixed(0)} MB, after chunking in the workers ${rssAfterCount.toFixed(0)} MB, after shipping every chunk to the main thread ${rssAfterChunk.toFixed(0)} MB`);
+    let inProcess: { parseSeconds: number; chunkSeconds: number; overhead: number } | undefined;
+    if (totalBytes < 100e6) {
+      // A small corpus is dominated by its largest files' scheduling on the workers: measure it
+      // on one thread too, parse and chunk passes alternating, median of 3.
+      const loaded = files.map((file) => ({ file, bytes: fs.readFileSync(file) }));
+      const ratios: Array<{ parseSeconds: number; chunkSeconds: number; overhead: number }> = [];
+      for (let round = 0; round < 3; round++) {
+        let started = performance.now();
+        for (const { file, bytes } of loaded) {
+          const spec = grammars.table.detect(file, bytes.subarray(0, 256));
+          const state = spec ? await grammars.load(spec.id) : undefined;
+          if (state?.state === 'loaded') parseSource(grammars, state.grammar, new SourceText(bytes))?.delete();
+        }
+        const parseSeconds = (performance.now() - started) / 1000;
+        started = performance.now();
+        for (const { file, bytes } of loaded) await chunkFile(grammars, { path: file, bytes }, { budgetBytes: budget });
+        const chunkSeconds = (performance.now() - started) / 1000;
+        ratios.push({ parseSeconds, chunkSeconds, overhead: chunkSeconds / parseSeconds - 1 });
+      }
+      inProcess = ratios.sort((a, b) => a.overhead - b.overhead)[1]!;
+      console.log(`one thread, in process (median of 3): parse ${inProcess.parseSeconds.toFixed(2)} s, chunk + headers ${inProcess.chunkSeconds.toFixed(2)} s: ${(100 * inProcess.overhead).toFixed(0)}% on top of the parse`);
+    }
     const sampleEvery = sampleFor(files.length);
     const sample = files.filter((_, index) => index % sampleEvery === 0);
     const ast = await quality(grammars, sample, 'ast');
@@ -174,7 +200,7 @@ async function main(): Promise<void> {
     console.log('|---|---|---|---|---|');
     console.log(`| Fathom (tree-sitter) | ${ast.chunks} | ${percent(ast.whole, ast.chunks)} | ${ast.functions} | ${percent(ast.cut, ast.functions)} |`);
     console.log(`| fixed ${budget}-char windows | ${windows.chunks} | ${percent(windows.whole, windows.chunks)} | ${windows.functions} | ${percent(windows.cut, windows.functions)} |`);
-    report[corpus.name] = { files: files.length, bytes: totalBytes, parse, count, chunk, overhead, peakRssMb: peakRssMb(), quality: { ast, windows } };
+    report[corpus.name] = { files: files.length, bytes: totalBytes, parse, count, chunk, overhead, inProcess, peakRssMb: { afterParse: rssAfterParse, afterCount: rssAfterCount, afterChunk: rssAfterChunk }, quality: { ast, windows } };
   }
   pool.close();
   console.log(`\nBENCH_JSON ${JSON.stringify(report)}`);
