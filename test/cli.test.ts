@@ -3,6 +3,7 @@
 // with a message.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import { test } from 'node:test';
 import { gitInit, gitOracle, tempDir, writeFixture } from './helpers/fixture.js';
 import { canConnect, cliMain, socketPathIn } from './helpers/raw-client.js';
@@ -93,4 +94,35 @@ test('cli: --help prints usage and exits 0', () => {
   const result = fathom(['--help'], {});
   assert.equal(result.code, 0);
   assert.match(result.stdout, /usage: fathom <command>/);
+});
+
+test('cli: grep prints ripgrep lines with context and separators; -t filters by language; chunks prints headers', () => {
+  const root = writeFixture(`
+    //- notes.txt
+    a
+    foo 1
+    b
+    c
+    d
+    e
+    foo 2
+    f
+  `);
+  fs.writeFileSync(`${root}/app.py`, 'def foo():\n    return 1\n');
+  gitInit(root);
+  const env = { FATHOM_CACHE_DIR: tempDir('fathom-cache-') };
+  const grep = fathom(['grep', 'foo', root, '-C', '1', '--no-daemon'], env);
+  assert.equal(grep.code, 0, grep.stderr);
+  assert.equal(grep.stdout, ['app.py:1:def foo():', 'app.py-2-    return 1', '--', 'notes.txt-1-a', 'notes.txt:2:foo 1', 'notes.txt-3-b', '--', 'notes.txt-6-e', 'notes.txt:7:foo 2', 'notes.txt-8-f', ''].join('\n'));
+  const typed = fathom(['grep', 'foo', root, '-t', 'py', '--no-daemon'], env);
+  assert.equal(typed.stdout, 'app.py:1:def foo():\n');
+  const none = fathom(['grep', 'foo', root, '-t', 'rust', '--no-daemon'], env);
+  assert.equal(none.code, 1, 'no match: exit 1, as rg');
+  const unknown = fathom(['grep', 'foo', root, '-t', 'cobol', '--no-daemon'], env);
+  assert.equal(unknown.code, 1);
+  assert.match(unknown.stderr, /unknown language "cobol"/);
+  const chunks = fathom(['chunks', `${root}/app.py`, '--no-daemon'], env);
+  assert.equal(chunks.code, 0, chunks.stderr);
+  assert.match(chunks.stdout, /^app\.py: Python, 1 chunks/);
+  assert.match(chunks.stdout, /│ scope: foo/);
 });

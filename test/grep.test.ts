@@ -232,6 +232,49 @@ describe('grep against ripgrep', { skip: !ripgrep && 'ripgrep is not installed' 
     assert.equal(single.truncated, true, 'one file with more matches than wanted');
   });
 
+  // Context lines (-A/-B/-C): the whole output, separators included, must be ripgrep's.
+  const contextCases: Array<{ name: string; request: GrepRequest; flags: string[] }> = [
+    { name: '-C 2 around a common word', request: { pattern: 'static', beforeContext: 2, afterContext: 2 }, flags: ['-C', '2'] },
+    { name: '-A 3 only', request: { pattern: 'kfree', afterContext: 3 }, flags: ['-A', '3'] },
+    { name: '-B 1 only', request: { pattern: 'mutex_(lock|unlock)\\(', beforeContext: 1 }, flags: ['-B', '1'] },
+    { name: '-C 1 with CRLF lines', request: { pattern: 'windows', fixedStrings: true, beforeContext: 1, afterContext: 1 }, flags: ['-F', '-C', '1'] },
+    { name: '-C 5 where groups merge', request: { pattern: 'TODO', beforeContext: 5, afterContext: 5 }, flags: ['-C', '5'] },
+  ];
+  for (const contextCase of contextCases) {
+    test(`grep context: ${contextCase.name}`, async () => {
+      const result = await index.search(contextCase.request);
+      const ours: string[] = [];
+      let previous: { path: string; line: number } | undefined;
+      const push = (file: string, line: number, text: string, separator: string): void => {
+        if (previous && (previous.path !== file || previous.line + 1 !== line)) ours.push('--');
+        ours.push(`${file}${separator}${line}${separator}${text}`);
+        previous = { path: file, line };
+      };
+      for (const match of result.matches) {
+        for (const line of match.before ?? []) push(match.path, line.line, line.text, '-');
+        push(match.path, match.line, match.text, ':');
+        for (const line of match.after ?? []) push(match.path, line.line, line.text, '-');
+      }
+      const rg = spawnSync('rg', ['-n', '--no-heading', '--no-config', '--with-filename', '--color', 'never', '--sort', 'path', ...contextCase.flags, '-e', contextCase.request.pattern, '--', ...workspace.files()], { cwd: workspace.root, encoding: 'utf8' });
+      const theirs = rg.stdout.split('\n').filter((line) => line !== '');
+      assert.ok(theirs.length > 0, 'ripgrep found something');
+      assert.deepEqual(ours, theirs);
+    });
+  }
+
+  test('grep languages: only files of the languages asked for, as ripgrep with their extensions', async () => {
+    for (const [languages, globs] of [
+      [['c'], ['*.c', '*.h']],
+      [['typescript'], ['*.ts', '*.mts', '*.cts']],
+      [['py', 'C'], ['*.py', '*.pyi', '*.pyw', '*.c', '*.h']],
+    ] as const) {
+      const result = await index.search({ pattern: 'static', languages: [...languages] });
+      const ours = result.matches.map((match) => `${match.path}:${match.line}`).sort();
+      assert.deepEqual(ours, rgLines(workspace.root, workspace.files(), { pattern: 'static', globs: [...globs] }), languages.join(','));
+    }
+    await assert.rejects(index.search({ pattern: 'static', languages: ['cobol'] }), /unknown language "cobol"; known: typescript/);
+  });
+
   test('grep: literal queries use the index and read only candidates', async () => {
     const result = await index.search({ pattern: 'task_prio', fixedStrings: true });
     assert.equal(result.stats.fromIndex, true);

@@ -22,7 +22,7 @@ commands:
   status [PATH] [--all]               a workspace's file set, skipped files, index states, lag
   files [PATH] [--glob G]... [--limit N]   the file set, one path per line
   merkle [PATH] [--path P]            the Merkle root hash, or a path's subtree hashes
-  grep PATTERN [PATH] [-F] [-i] [-w] [-U] [-g GLOB]... [--max N]
+  grep PATTERN [PATH] [-F] [-i] [-w] [-U] [-g GLOB]... [-t LANG]... [-A N] [-B N] [-C N] [--max N]
                                       regex search through the index, ripgrep's output and flags
   chunks FILE [--budget N] [--no-text] the syntax-aware chunks of a file with their context headers
   stop                                stop the running daemon
@@ -34,6 +34,26 @@ options for client commands:
 PATH defaults to the workspace containing the current folder (its git root, else the folder).`;
 
 class UsageError extends Error {}
+
+/**
+ * ripgrep's output: `path:line:text` for a matching line, `path-line-text` for a context line,
+ * and with context a `--` between groups of lines that do not follow each other.
+ */
+function grepLines(result: GrepResult, withContext: boolean): string[] {
+  const out: string[] = [];
+  let previous: { path: string; line: number } | undefined;
+  const push = (path: string, line: number, text: string, separator: string): void => {
+    if (withContext && previous && (previous.path !== path || previous.line + 1 !== line)) out.push('--');
+    out.push(`${path}${separator}${line}${separator}${text}`);
+    previous = { path, line };
+  };
+  for (const match of result.matches) {
+    for (const context of match.before ?? []) push(match.path, context.line, context.text, '-');
+    push(match.path, match.line, match.text, ':');
+    for (const context of match.after ?? []) push(match.path, context.line, context.text, '-');
+  }
+  return out;
+}
 
 function enclosingWorkspace(start: string): string {
   for (let folder = path.resolve(start); ; folder = path.dirname(folder)) {
@@ -170,6 +190,10 @@ async function main(argv: string[]): Promise<number> {
       'glob-filter': { type: 'string', short: 'g', multiple: true },
       max: { type: 'string' },
       budget: { type: 'string' },
+      'after-context': { type: 'string', short: 'A' },
+      'before-context': { type: 'string', short: 'B' },
+      context: { type: 'string', short: 'C' },
+      type: { type: 'string', short: 't', multiple: true },
       'no-text': { type: 'boolean' },
       'reconcile-seconds': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -235,6 +259,15 @@ async function main(argv: string[]): Promise<number> {
       await withClient(values, async ({ connection }) => {
         const max = values.max === undefined ? undefined : Number(values.max);
         if (max !== undefined && !(Number.isInteger(max) && max >= 0)) throw new UsageError('--max takes a whole number');
+        const count = (flag: string, value: string | undefined): number | undefined => {
+          if (value === undefined) return undefined;
+          const number = Number(value);
+          if (!(Number.isInteger(number) && number >= 0)) throw new UsageError(`${flag} takes a whole number`);
+          return number;
+        };
+        const context = count('-C', values.context);
+        const before = count('-B', values['before-context']);
+        const after = count('-A', values['after-context']);
         const result = await request<GrepResult>(
           connection,
           Methods.grep,
@@ -247,11 +280,15 @@ async function main(argv: string[]): Promise<number> {
             multiline: values.multiline === true,
             ...(globs.length > 0 ? { glob: globs } : {}),
             ...(max === undefined ? {} : { maxResults: max }),
+            ...(values.type ? { languages: values.type } : {}),
+            ...(context === undefined ? {} : { context }),
+            ...(before === undefined ? {} : { beforeContext: before }),
+            ...(after === undefined ? {} : { afterContext: after }),
           },
           true,
         );
         if (json) print(result);
-        else if (result.matches.length > 0) process.stdout.write(`${result.matches.map((match) => `${match.path}:${match.line}:${match.text}`).join('\n')}\n`);
+        else if (result.matches.length > 0) process.stdout.write(`${grepLines(result, (context ?? before ?? after ?? 0) > 0).join('\n')}\n`);
         matched = result.matches.length > 0;
       });
       // Like grep and ripgrep: exit 1 when nothing matched.

@@ -48,6 +48,17 @@ function realPathOrSelf(absolute: string): string {
   }
 }
 
+/** rg's -C/-B/-A as params: `context` for both sides, `beforeContext`/`afterContext` override it. */
+function contextParams(params: Params): { beforeContext?: number; afterContext?: number } {
+  const both = optionalCount(params, 'context');
+  const before = optionalCount(params, 'beforeContext') ?? both;
+  const after = optionalCount(params, 'afterContext') ?? both;
+  for (const [field, value] of [['context', both], ['beforeContext', before], ['afterContext', after]] as const) {
+    if (value !== undefined && value > 1000) throw new FathomError('invalidParams', `params.${field} must be at most 1000 (got ${value})`, { field });
+  }
+  return { ...(before === undefined ? {} : { beforeContext: before }), ...(after === undefined ? {} : { afterContext: after }) };
+}
+
 type Handler = (params: unknown, token: CancellationToken) => Promise<unknown> | unknown;
 
 function position(value: Params, field: string): { line: number; character: number } {
@@ -287,6 +298,8 @@ export class Session {
       multiline: optionalBoolean(params, 'multiline'),
       globs: optionalStringList(params, 'glob'),
       maxResults: optionalCount(params, 'maxResults'),
+      languages: optionalStringList(params, 'languages'),
+      ...contextParams(params),
     };
     const workspace = this.workspaceFor(params);
     const progressToken = optionalProgressToken(params, 'workDoneToken');

@@ -116,7 +116,19 @@ export interface GrepParams {
   glob?: string | string[];
   /** At most this many matching lines (default 10,000). */
   maxResults?: number;
+  /** Only files of these languages: ids of grammars/manifest.json ("python", "cpp"), names ("C++") or extensions ("py"). */
+  languages?: string[];
+  /** Context lines around each match: `context` sets both sides (rg -C), `beforeContext` (-B) and `afterContext` (-A) override it. At most 1,000. */
+  context?: number;
+  beforeContext?: number;
+  afterContext?: number;
   workDoneToken?: ProgressToken;
+}
+
+export interface GrepContextLine {
+  /** 1-based. */
+  line: number;
+  text: string;
 }
 
 export interface GrepMatch {
@@ -126,6 +138,10 @@ export interface GrepMatch {
   /** 1-based, in UTF-16 code units. */
   column: number;
   text: string;
+  /** With context: the lines before this match that no earlier match of the file showed. */
+  before?: GrepContextLine[];
+  /** With context: the lines after it, up to the next match. */
+  after?: GrepContextLine[];
 }
 
 export interface GrepResult {

@@ -4,6 +4,7 @@
 // runaway regex is stuck in, stop this thread, and go on without that file.
 import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
+import { attachContext } from './context-lines.js';
 import { matchBytes, matchLines, type CompiledMatcher, type LineMatch } from './matcher.js';
 
 /** How to match: the compiled matcher's parts, and the lines wanted at most per file. */
@@ -15,6 +16,9 @@ export interface MatchSpec {
   lineByLine: boolean;
   literals: string[] | undefined;
   limit: number;
+  /** Context lines wanted before and after each match (0: none). */
+  beforeContext: number;
+  afterContext: number;
 }
 
 /** A file to read, or a buffer's text to search instead. */
@@ -44,8 +48,10 @@ parentPort?.on('message', (chunk: GrepChunk) => {
   chunk.files.forEach((file, index) => {
     Atomics.store(current, 0, index);
     let matches: LineMatch[];
+    const wantsContext = chunk.beforeContext > 0 || chunk.afterContext > 0;
     if (file.text !== undefined) {
       matches = matchLines(file.text, matcher, chunk.limit);
+      if (wantsContext) attachContext(file.text, matches, chunk.beforeContext, chunk.afterContext);
     } else {
       let bytes: Buffer;
       try {
@@ -54,6 +60,7 @@ parentPort?.on('message', (chunk: GrepChunk) => {
         return; // removed between planning and verifying
       }
       matches = matchBytes(bytes, matcher, chunk.literals, chunk.limit);
+      if (wantsContext && matches.length > 0) attachContext(bytes.toString('utf8'), matches, chunk.beforeContext, chunk.afterContext);
     }
     if (matches.length > 0) parentPort!.postMessage({ type: 'file', id: chunk.id, index, matches } satisfies GrepWorkerMessage);
   });

@@ -17,6 +17,7 @@ import { CancellationSource, neverCancelled, raceCancellation, throwIfCancelled,
 import { FathomError, errorMessage } from '../../base/errors.js';
 import { log } from '../../base/logger.js';
 import { toAbsolute, toRelative } from '../../base/paths.js';
+import { LanguageTable } from '../syntax/languages.js';
 import { sharedGrepPool, type GrepPool } from './grep-pool.js';
 import { loadLexical, saveLexical } from './lexical-store.js';
 import { compileMatcher, type GrepOptions, type LineMatch } from './matcher.js';
@@ -44,6 +45,11 @@ export interface GrepRequest extends GrepOptions {
   globs?: string[];
   /** Stop after this many matching lines (default 10,000). */
   maxResults?: number;
+  /** Only files of these languages (ids, names or extensions of grammars/manifest.json, matched by file name and extension). */
+  languages?: string[];
+  /** Context lines before / after each match (ripgrep's -B / -A; -C sets both). */
+  beforeContext?: number;
+  afterContext?: number;
 }
 
 export interface GrepMatch extends LineMatch {
@@ -63,6 +69,31 @@ export interface GrepResult {
 export type LexicalState = 'absent' | 'building' | 'ready';
 
 const sliceMs = 12;
+
+let sharedLanguageTable: LanguageTable | undefined;
+
+/** The language table (grammars/manifest.json), read once per process. */
+function languageTable(): LanguageTable {
+  sharedLanguageTable ??= new LanguageTable();
+  return sharedLanguageTable;
+}
+
+/**
+ * A path filter from languages (ids, names or extensions: `python`, `C++`, `py`): a file counts
+ * when its name or extension maps to one of them
+ * (ripgrep's -t, with Fathom's language table: `typescript` is .ts/.mts/.cts, `tsx` apart; `#!`
+ * lines are not read). Unknown ids throw invalidParams naming the known ones.
+ */
+export function languageFilter(names: readonly string[]): (relativePath: string) => boolean {
+  const table = languageTable();
+  const unknown = names.filter((name) => table.resolve(name) === undefined);
+  if (unknown.length > 0) throw new FathomError('invalidParams', `unknown language ${unknown.map((name) => JSON.stringify(name)).join(', ')}; known: ${[...table.languages.keys()].join(', ')}`, { field: 'languages' });
+  const wanted = new Set(names.map((name) => table.resolve(name)!.id));
+  return (relativePath) => {
+    const spec = table.detect(relativePath);
+    return spec !== undefined && wanted.has(spec.id);
+  };
+}
 
 /**
  * A path filter from globs, as ripgrep's -g reads them: a glob without a slash matches the file
@@ -278,7 +309,9 @@ export class LexicalIndex {
     const query = request.fixedStrings ? planLiteral(request.pattern, { ignoreCase }) : planRegex(parseRegex(request.pattern), { ignoreCase });
     const literals = lineLiterals(query);
     const limit = request.maxResults ?? 10_000;
-    const accepts = request.globs && request.globs.length > 0 ? globFilter(request.globs) : () => true;
+    const byGlob = request.globs && request.globs.length > 0 ? globFilter(request.globs) : () => true;
+    const byLanguage = request.languages && request.languages.length > 0 ? languageFilter(request.languages) : () => true;
+    const accepts = (file: string): boolean => byGlob(file) && byLanguage(file);
     await this.ensureBuilt(signal);
 
     // Paths whose current content is not what the base indexed: read fresh (buffers first).
@@ -316,6 +349,8 @@ export class LexicalIndex {
         literals,
         // One more than wanted per file, so that a single file with too many matches shows as truncated.
         limit: limit + 1,
+        beforeContext: request.beforeContext ?? 0,
+        afterContext: request.afterContext ?? 0,
       },
       // Every candidate is verified, so that a truncated result is the first matches in path order.
       (index, lines) => {

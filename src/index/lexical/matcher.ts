@@ -3,6 +3,7 @@
 // line unless multiline), each matching line once, with the column of its first match.
 // Dialect: JavaScript's u-mode regex, rewritten to ripgrep's meaning of ^ $ . \w \d \b (see
 // `lineSemantics`); lookarounds and backreferences exist only here.
+import type { ContextLine } from './context-lines.js';
 import { FathomError } from '../../base/errors.js';
 import type { AST } from '@eslint-community/regexpp';
 import { parseRegex } from './regex-plan.js';
@@ -26,6 +27,10 @@ export interface LineMatch {
   column: number;
   /** The line's text, without its line terminator. */
   text: string;
+  /** Context lines before it (-B/-C), when asked for: only those no earlier match showed. */
+  before?: ContextLine[];
+  /** Context lines after it (-A/-C), up to the next match. */
+  after?: ContextLine[];
 }
 
 export interface CompiledMatcher {

@@ -93,6 +93,18 @@ export class LanguageTable {
   }
 
   /**
+   * A language named by a user: its id (`python`), its name in any case (`C++`, `c#`), or one of
+   * its extensions without the dot (`py`, `rs`, `hpp`). Undefined when nothing matches.
+   */
+  resolve(name: string): LanguageSpec | undefined {
+    const byId = this.languages.get(name);
+    if (byId) return byId;
+    const lower = name.toLowerCase();
+    for (const spec of this.languages.values()) if (spec.name.toLowerCase() === lower) return spec;
+    return this.byExtension.get(`.${name}`) ?? this.byExtension.get(`.${lower}`);
+  }
+
+  /**
    * The text of a language's query (`chunks` or `tags`), with the queries it inherits first: a
    * line `; inherits: a, b` (tree-sitter's convention) pulls in grammars/a/<kind>.scm and
    * grammars/b/<kind>.scm, recursively (a folder need not be a language: `ecma` holds what
