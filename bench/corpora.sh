@@ -21,7 +21,7 @@ is_installed() {
 
 install_packages() {
   local missing=()
-  for package in linux-source-6.1 python3-django ripgrep; do
+  for package in linux-source-6.1 python3-django ripgrep universal-ctags; do
     is_installed "$package" || missing+=("$package")
   done
   if ((${#missing[@]} == 0)); then return; fi

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { ErrorCodes } from '../src/protocol/errors.js';
-import type { ChunksResult, FilesResult, GrepResult, MerkleResult, StatusResult, WorkspaceStatus } from '../src/protocol/methods.js';
+import type { ChunksResult, OutlineResult, SymbolsResult, FilesResult, GrepResult, MerkleResult, StatusResult, WorkspaceStatus } from '../src/protocol/methods.js';
 import { gitInit, tempDir, writeFixture } from './helpers/fixture.js';
 import { RawClient, canConnect, connectRaw, socketPathIn, spawnCli, spawnSocketDaemon, spawnStdioDaemon, type Message } from './helpers/raw-client.js';
 
@@ -166,6 +166,41 @@ describe('stdio daemon', () => {
     assert.equal(closed.source, 'disk');
   });
 
+  test('symbols: fathom/symbols and fathom/outline, and LSP workspace/symbol and documentSymbol', async () => {
+    fs.writeFileSync(path.join(root, 'src/graph.ts'), 'export class GraphWalker {\n  walkNodes(): number {\n    return 1;\n  }\n}\n');
+    const uri = pathToFileURL(path.join(root, 'src/graph.ts')).href;
+    let outline: OutlineResult | undefined;
+    for (let attempt = 0; attempt < 200 && !outline; attempt++) {
+      const response = await client.request('fathom/outline', { path: uri });
+      if (response.error) await new Promise((resolve) => setTimeout(resolve, 10));
+      else outline = response.result as OutlineResult;
+    }
+    assert.ok(outline, 'the outline once the watcher saw the file');
+    assert.deepEqual(
+      outline.symbols.map((symbol) => [symbol.kind, symbol.name, symbol.children.map((child) => child.name)]),
+      [['class', 'GraphWalker', ['walkNodes']]],
+    );
+    assert.deepEqual(outline.symbols[0]!.children[0]!.selectionRange, { start: { line: 2, column: 3 }, end: { line: 2, column: 12 } });
+    const found = await client.result<SymbolsResult>('fathom/symbols', { root, query: 'walkN', workDoneToken: 'symbols-1' });
+    assert.deepEqual(
+      found.symbols.map((symbol) => `${symbol.path}:${symbol.container.join('.')}.${symbol.name}`),
+      ['src/graph.ts:GraphWalker.walkNodes'],
+    );
+    const lsp = await client.result<Array<{ name: string; kind: number; location: { uri: string; range: { start: { line: number } } }; containerName?: string }>>('workspace/symbol', { query: 'GraphWalker' });
+    const walker = lsp.find((symbol) => symbol.name === 'GraphWalker');
+    assert.deepEqual(walker && [walker.kind, walker.location.uri, walker.location.range.start.line], [5, uri, 0]);
+    const documentSymbols = await client.result<Array<{ name: string; kind: number; children: Array<{ name: string; kind: number }> }>>('textDocument/documentSymbol', { textDocument: { uri } });
+    assert.deepEqual(
+      documentSymbols.map((symbol) => [symbol.name, symbol.kind, symbol.children.map((child) => [child.name, child.kind])]),
+      [['GraphWalker', 5, [['walkNodes', 6]]]],
+    );
+    client.notify('textDocument/didOpen', { textDocument: { uri, languageId: 'typescript', version: 1, text: 'export function typedNow() {}\n' } });
+    const fromBuffer = await client.result<OutlineResult>('fathom/outline', { path: uri });
+    assert.equal(fromBuffer.source, 'buffer');
+    assert.deepEqual(fromBuffer.symbols.map((symbol) => symbol.name), ['typedNow']);
+    client.notify('textDocument/didClose', { textDocument: { uri } });
+  });
+
   const notFolder = path.join(root, 'src/a.ts');
   const badRequests: { name: string; method: string; params?: unknown; code: number; message?: RegExp }[] = [
     { name: 'unknown method', method: 'fathom/nope', params: {}, code: ErrorCodes.MethodNotFound, message: /unknown method: fathom\/nope/ },
@@ -187,6 +222,9 @@ describe('stdio daemon', () => {
     { name: 'grep with a negative context', method: 'fathom/grep', params: { root, pattern: 'a', context: -1 }, code: ErrorCodes.InvalidParams, message: /params\.context/ },
     { name: 'grep with too much context', method: 'fathom/grep', params: { root, pattern: 'a', afterContext: 5000 }, code: ErrorCodes.InvalidParams, message: /params\.afterContext must be at most 1000/ },
     { name: 'grep for an unknown language', method: 'fathom/grep', params: { root, pattern: 'a', languages: ['cobol'] }, code: ErrorCodes.InvalidParams, message: /unknown language "cobol"/ },
+    { name: 'symbols without a query', method: 'fathom/symbols', params: { root }, code: ErrorCodes.InvalidParams, message: /params\.query/ },
+    { name: 'symbols with a huge limit', method: 'fathom/symbols', params: { root, query: 'a', limit: 100000 }, code: ErrorCodes.InvalidParams, message: /params\.limit/ },
+    { name: 'outline of an ignored file', method: 'fathom/outline', params: { root, path: 'debug.log' }, code: ErrorCodes.InvalidParams, message: /not in the file set/ },
     { name: 'chunks of an ignored file', method: 'fathom/chunks', params: { root, path: 'debug.log' }, code: ErrorCodes.InvalidParams, message: /not in the file set/ },
     { name: 'chunks of a file that does not exist', method: 'fathom/chunks', params: { root, path: 'src/missing.ts' }, code: ErrorCodes.InvalidParams, message: /not in the file set/ },
     { name: 'chunks of a folder', method: 'fathom/chunks', params: { root, path: 'src' }, code: ErrorCodes.InvalidParams, message: /not in the file set/ },

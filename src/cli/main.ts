@@ -9,7 +9,7 @@ import { errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { defaultConfig, defaultSocketPath, readPackageVersion } from '../daemon/config.js';
 import { Daemon, SocketInUseError } from '../daemon/server.js';
-import { Methods, type ChunksResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type WorkspaceStatus } from '../protocol/methods.js';
+import { Methods, type ChunksResult, type OutlineResult, type OutlineSymbol, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type WorkspaceStatus } from '../protocol/methods.js';
 import { connectToDaemon, inProcessDaemon, type Client } from './connect.js';
 import { ProgressBar } from './progress-bar.js';
 
@@ -25,6 +25,9 @@ commands:
   grep PATTERN [PATH] [-F] [-i] [-w] [-U] [-g GLOB]... [-t LANG]... [-A N] [-B N] [-C N] [--max N]
                                       regex search through the index, ripgrep's output and flags
   chunks FILE [--budget N] [--no-text] the syntax-aware chunks of a file with their context headers
+  symbols QUERY [PATH] [--kind K]... [-g GLOB]... [--limit N]
+                                      workspace symbols by fuzzy name (definitions from tags.scm)
+  outline FILE                        a file's definitions as a tree
   stop                                stop the running daemon
 
 options for client commands:
@@ -190,6 +193,7 @@ async function main(argv: string[]): Promise<number> {
       'glob-filter': { type: 'string', short: 'g', multiple: true },
       max: { type: 'string' },
       budget: { type: 'string' },
+      kind: { type: 'string', multiple: true },
       'after-context': { type: 'string', short: 'A' },
       'before-context': { type: 'string', short: 'B' },
       context: { type: 'string', short: 'C' },
@@ -203,12 +207,12 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = positionals;
   if (values.version) return print(readPackageVersion()), 0;
   if (values.help || !command) return print(usage), command || values.help ? 0 : 2;
-  // grep takes its pattern first: `fathom grep PATTERN [PATH]`.
-  const pattern = command === 'grep' ? rest.shift() : undefined;
-  if (command === 'grep' && pattern === undefined) throw new UsageError('grep needs a PATTERN');
+  // grep and symbols take their pattern first: `fathom grep PATTERN [PATH]`.
+  const pattern = command === 'grep' || command === 'symbols' ? rest.shift() : undefined;
+  if ((command === 'grep' || command === 'symbols') && pattern === undefined) throw new UsageError(`${command} needs a ${command === 'grep' ? 'PATTERN' : 'QUERY'}`);
   // chunks takes a file, not a workspace: `fathom chunks FILE`.
-  const file = command === 'chunks' ? rest.shift() : undefined;
-  if (command === 'chunks' && file === undefined) throw new UsageError('chunks needs a FILE');
+  const file = command === 'chunks' || command === 'outline' ? rest.shift() : undefined;
+  if ((command === 'chunks' || command === 'outline') && file === undefined) throw new UsageError(`${command} needs a FILE`);
   const [target, ...extra] = rest;
   if (extra.length > 0) throw new UsageError(`unexpected argument: ${extra[0]}`);
   const root = target ? path.resolve(target) : enclosingWorkspace(process.cwd());
@@ -314,6 +318,47 @@ async function main(argv: string[]): Promise<number> {
           print(chunk.header.split('\n').map((line) => `│ ${line}`).join('\n'));
           if (chunk.text !== undefined) print(chunk.text);
         }
+      });
+      return 0;
+    }
+    case 'symbols': {
+      const workspaceRoot = enclosingWorkspace(root);
+      const limit = values.limit === undefined ? undefined : Number(values.limit);
+      if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) throw new UsageError('--limit takes a whole number');
+      let found = false;
+      await withClient(values, async ({ connection }) => {
+        const result = await request<SymbolsResult>(
+          connection,
+          Methods.symbols,
+          {
+            root: workspaceRoot,
+            query: pattern,
+            ...(values.kind ? { kinds: values.kind } : {}),
+            ...(values['glob-filter'] ? { glob: values['glob-filter'] } : {}),
+            ...(limit === undefined ? {} : { limit }),
+          },
+          true,
+        );
+        found = result.symbols.length > 0;
+        if (json) return print(result);
+        for (const symbol of result.symbols) {
+          print(`${symbol.path}:${symbol.selectionRange.start.line}:${symbol.selectionRange.start.column}: ${symbol.kind} ${[...symbol.container, symbol.name].join('.')}  ${symbol.signature}`);
+        }
+      });
+      return found ? 0 : 1;
+    }
+    case 'outline': {
+      const absolute = path.resolve(file!);
+      await withClient(values, async ({ connection }) => {
+        const result = await request<OutlineResult>(connection, Methods.outline, { root: enclosingWorkspace(path.dirname(absolute)), path: absolute }, true);
+        if (json) return print(result);
+        const show = (symbols: OutlineSymbol[], depth: number): void => {
+          for (const symbol of symbols) {
+            print(`${'  '.repeat(depth)}${symbol.kind} ${symbol.name}  ${result.path}:${symbol.selectionRange.start.line}`);
+            show(symbol.children, depth + 1);
+          }
+        };
+        show(result.symbols, 0);
       });
       return 0;
     }

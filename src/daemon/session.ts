@@ -8,7 +8,9 @@ import { FathomError, errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { pathFromUriOrPath, toRelative } from '../base/paths.js';
 import { ErrorCodes } from '../protocol/errors.js';
-import { Methods, type ChunksResult, type FilesResult, type GrepResult, type ProgressToken, type ProgressValue, type StatusResult, type WorkspaceStatus } from '../protocol/methods.js';
+import { Methods, type ChunksResult, type OutlineResult, type SymbolsResult, type FilesResult, type GrepResult, type ProgressToken, type ProgressValue, type StatusResult, type WorkspaceStatus } from '../protocol/methods.js';
+import { globFilter } from '../index/lexical/lexical-index.js';
+import { outlineOf } from '../index/graph/outline.js';
 import type { BufferOverlay, TextChange } from '../workspace/overlay.js';
 import type { Workspace } from '../workspace/workspace.js';
 import {
@@ -26,7 +28,7 @@ import {
   requiredText,
   type Params,
 } from './params.js';
-import { absentStatus, toResponseError, toWireChunks, toWireGrep, toWireMerkle, toWireStatus } from './to-wire.js';
+import { absentStatus, toLspDocumentSymbols, toLspSymbolInformation, toResponseError, toWireChunks, toWireOutline, toWireSymbols, toWireGrep, toWireMerkle, toWireStatus } from './to-wire.js';
 import type { WorkspaceManager } from './workspaces.js';
 
 export interface DaemonServices {
@@ -98,6 +100,10 @@ export class Session {
       [Methods.merkle]: (params, token) => this.merkle(params, token),
       [Methods.grep]: (params, token) => this.grep(params, token),
       [Methods.chunks]: (params, token) => this.chunks(params, token),
+      [Methods.symbols]: (params, token) => this.symbols(params, token),
+      [Methods.outline]: (params, token) => this.outline(params, token),
+      'workspace/symbol': (params, token) => this.workspaceSymbol(params, token),
+      'textDocument/documentSymbol': (params, token) => this.documentSymbol(params, token),
       [Methods.stop]: () => {
         setTimeout(() => this.services.requestStop(), 20);
         return null;
@@ -191,6 +197,8 @@ export class Session {
     return {
       capabilities: {
         textDocumentSync: { openClose: true, change: 2 },
+        workspaceSymbolProvider: true,
+        documentSymbolProvider: true,
         workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
         experimental: { fathom: { version: this.services.version, methods: Object.values(Methods) } },
       },
@@ -306,33 +314,74 @@ export class Session {
     await this.ready(workspace, token, progressToken);
     await workspace.settle();
     const index = this.services.workspaces.lexical(workspace);
-    if (progressToken !== undefined && index.state !== 'ready') {
-      // The first query of a workspace builds its regex index: say how far it is.
-      const send = (value: ProgressValue): void => this.sendProgress(progressToken, value);
-      send({ kind: 'begin', title: `Indexing ${workspace.root} for regex search`, cancellable: true, percentage: 0 });
-      let last = 0;
-      const subscription = index.onProgress((done, total) => {
-        if (performance.now() - last < 100) return;
-        last = performance.now();
-        send({ kind: 'report', message: `${done}/${total} files`, percentage: Math.floor((100 * done) / Math.max(1, total)) });
-      });
-      try {
-        await index.ensureBuilt(token);
-      } finally {
-        subscription.dispose();
-        send({ kind: 'end' });
-      }
-    }
+    // The first query of a workspace builds its regex index: say how far it is.
+    if (index.state !== 'ready') await this.buildWithProgress(index, `Indexing ${workspace.root} for regex search`, progressToken, token);
     return toWireGrep(workspace.root, await index.search(request, token));
   }
 
   private async chunks(raw: unknown, token: CancellationToken): Promise<ChunksResult> {
     const params = paramsObject(Methods.chunks, raw);
-    const pathParam = requiredString(params, 'path');
-    const rootParam = optionalString(params, 'root');
     const budgetBytes = optionalCount(params, 'budgetBytes');
     if (budgetBytes !== undefined && (budgetBytes < 64 || budgetBytes > 1_000_000)) throw new FathomError('invalidParams', `fathom/chunks: budgetBytes must be between 64 and 1000000, got ${budgetBytes}`);
     const includeText = optionalBoolean(params, 'includeText') ?? true;
+    const workspaces = this.services.workspaces;
+    const { workspace, relative } = this.fileIn(params);
+    await this.ready(workspace, token, optionalProgressToken(params, 'workDoneToken'));
+    await workspace.settle();
+    const answer = await workspaces.chunksOf(workspace, relative, budgetBytes === undefined ? {} : { budgetBytes });
+    return toWireChunks(workspace.root, answer, { includeText });
+  }
+
+  /** Builds an index, reporting `done/total files` as `$/progress` on the client's token when it gave one. */
+  private async buildWithProgress(
+    index: { onProgress(listener: (done: number, total: number) => void): { dispose(): void }; ensureBuilt(signal: CancellationToken): Promise<void> },
+    title: string,
+    progressToken: ProgressToken | undefined,
+    token: CancellationToken,
+  ): Promise<void> {
+    const send = progressToken === undefined ? undefined : (value: ProgressValue): void => this.sendProgress(progressToken, value);
+    send?.({ kind: 'begin', title, cancellable: true, percentage: 0 });
+    let last = 0;
+    const subscription = index.onProgress((done, total) => {
+      if (!send || performance.now() - last < 100) return;
+      last = performance.now();
+      send({ kind: 'report', message: `${done}/${total} files`, percentage: Math.floor((100 * done) / Math.max(1, total)) });
+    });
+    try {
+      await index.ensureBuilt(token);
+    } finally {
+      subscription.dispose();
+      send?.({ kind: 'end' });
+    }
+  }
+
+  /** A workspace's symbol index, built (with $/progress on the token) before it answers. */
+  private async readySymbols(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined) {
+    await this.ready(workspace, token, progressToken);
+    await workspace.settle();
+    const index = this.services.workspaces.symbols(workspace);
+    if (index.state !== 'ready') await this.buildWithProgress(index, `Indexing symbols of ${workspace.root}`, progressToken, token);
+    await index.settle();
+    return index;
+  }
+
+  private async symbols(raw: unknown, token: CancellationToken): Promise<SymbolsResult> {
+    const params = paramsObject(Methods.symbols, raw);
+    const query = typeof params.query === 'string' ? params.query : requiredText(params, 'query');
+    const kinds = optionalStringList(params, 'kinds');
+    const globs = optionalStringList(params, 'glob');
+    const limit = optionalCount(params, 'limit') ?? 100;
+    if (limit > 10_000) throw new FathomError('invalidParams', `params.limit must be at most 10000 (got ${limit})`, { field: 'limit' });
+    const accepts = globs && globs.length > 0 ? globFilter(globs) : undefined;
+    const workspace = this.workspaceFor(params);
+    const index = await this.readySymbols(workspace, token, optionalProgressToken(params, 'workDoneToken'));
+    return toWireSymbols(workspace.root, index.search({ query, ...(kinds ? { kinds } : {}), ...(accepts ? { accepts } : {}), limit }));
+  }
+
+  /** Resolves `path` (and optional `root`) to a workspace and a relative path inside it. */
+  private fileIn(params: Params): { workspace: Workspace; relative: string } {
+    const pathParam = requiredString(params, 'path');
+    const rootParam = optionalString(params, 'root');
     const workspaces = this.services.workspaces;
     let workspace: Workspace | undefined;
     let absolute: string;
@@ -346,10 +395,39 @@ export class Session {
     }
     const relative = toRelative(workspace.root, absolute);
     if (relative === undefined || relative === '') throw new FathomError('pathOutsideWorkspace', `path ${pathParam} is outside the workspace ${workspace.root}`, { path: pathParam });
+    return { workspace, relative };
+  }
+
+  private async outline(raw: unknown, token: CancellationToken): Promise<OutlineResult> {
+    const params = paramsObject(Methods.outline, raw);
+    const { workspace, relative } = this.fileIn(params);
     await this.ready(workspace, token, optionalProgressToken(params, 'workDoneToken'));
     await workspace.settle();
-    const answer = await workspaces.chunksOf(workspace, relative, budgetBytes === undefined ? {} : { budgetBytes });
-    return toWireChunks(workspace.root, answer, { includeText });
+    const { tags, source } = await this.services.workspaces.tagsOf(workspace, relative);
+    return toWireOutline(workspace.root, tags, source, outlineOf(tags));
+  }
+
+  /** LSP workspace/symbol over every open workspace (built on first use). */
+  private async workspaceSymbol(raw: unknown, token: CancellationToken): Promise<unknown[]> {
+    const params = paramsObject('workspace/symbol', raw);
+    const query = typeof params.query === 'string' ? params.query : '';
+    const results: unknown[] = [];
+    for (const workspace of this.services.workspaces.all()) {
+      const index = await this.readySymbols(workspace, token, optionalProgressToken(params, 'workDoneToken'));
+      results.push(...toLspSymbolInformation(workspace.root, index.search({ query, limit: 500 }).matches));
+    }
+    return results;
+  }
+
+  /** LSP textDocument/documentSymbol: the outline as DocumentSymbol[]. */
+  private async documentSymbol(raw: unknown, token: CancellationToken): Promise<unknown[]> {
+    const params = paramsObject('textDocument/documentSymbol', raw);
+    const uri = requiredString(requiredObject(params, 'textDocument'), 'uri');
+    const { workspace, relative } = this.fileIn({ path: uri });
+    await this.ready(workspace, token, undefined);
+    await workspace.settle();
+    const { tags } = await this.services.workspaces.tagsOf(workspace, relative);
+    return toLspDocumentSymbols(outlineOf(tags));
   }
 
   private async merkle(raw: unknown, token: CancellationToken) {

@@ -5,7 +5,11 @@ import { FathomError, errorMessage, type FathomErrorKind } from '../base/errors.
 import { log } from '../base/logger.js';
 import { ErrorCodes, type ErrorCode } from '../protocol/errors.js';
 import type { GrepResult as LexicalGrepResult } from '../index/lexical/lexical-index.js';
-import type { ChunksResult, GrepResult, MerkleResult, WireChunk, WorkspaceStatus } from '../protocol/methods.js';
+import { pathToFileURL } from 'node:url';
+import type { ChunksResult, GrepResult, MerkleResult, OutlineResult, OutlineSymbol, SymbolsResult, WireChunk, WireRange, WireSymbol, WorkspaceStatus } from '../protocol/methods.js';
+import type { OutlineNode } from '../index/graph/outline.js';
+import type { SymbolMatch } from '../index/graph/symbol-index.js';
+import type { FileTags, SymbolDefinition, TagPosition } from '../index/syntax/tags.js';
 import type { Chunk } from '../index/syntax/chunk.js';
 import type { ChunksAnswer } from './workspaces.js';
 import type { MerkleView, WorkspaceStatusInfo } from '../workspace/workspace.js';
@@ -104,4 +108,92 @@ export function toWireChunks(root: string, answer: ChunksAnswer, options: { incl
     problems: file.problems,
     chunks: file.chunks.map((chunk) => toWireChunk(chunk, options.includeText)),
   };
+}
+
+function wireRange(start: TagPosition, end: TagPosition): WireRange {
+  return { start: { line: start.line + 1, column: start.character + 1 }, end: { line: end.line + 1, column: end.character + 1 } };
+}
+
+function toWireSymbol(match: SymbolMatch): WireSymbol {
+  return {
+    name: match.name,
+    kind: match.kind,
+    path: match.path,
+    range: wireRange(match.start, match.end),
+    selectionRange: wireRange(match.nameStart, match.nameEnd),
+    container: match.container,
+    signature: match.signature,
+  };
+}
+
+export function toWireSymbols(root: string, result: { matches: SymbolMatch[]; truncated: boolean }): SymbolsResult {
+  return { root, symbols: result.matches.map(toWireSymbol), truncated: result.truncated };
+}
+
+function toOutlineSymbol(node: OutlineNode): OutlineSymbol {
+  const definition = node.definition;
+  return {
+    name: definition.name,
+    kind: definition.kind,
+    range: wireRange(definition.start, definition.end),
+    selectionRange: wireRange(definition.nameStart, definition.nameEnd),
+    signature: definition.signature,
+    children: node.children.map(toOutlineSymbol),
+  };
+}
+
+export function toWireOutline(root: string, tags: FileTags, source: 'disk' | 'buffer', nodes: OutlineNode[]): OutlineResult {
+  return { root, path: tags.path, source, language: tags.language ?? null, symbols: nodes.map(toOutlineSymbol) };
+}
+
+/** LSP SymbolKind for a tag kind. */
+const lspKinds: Record<string, number> = {
+  module: 2,
+  namespace: 3,
+  package: 4,
+  class: 5,
+  method: 6,
+  property: 7,
+  field: 8,
+  constructor: 9,
+  enum: 10,
+  interface: 11,
+  function: 12,
+  variable: 13,
+  constant: 14,
+  struct: 23,
+  type: 5,
+  macro: 12,
+  trait: 11,
+  impl: 5,
+};
+
+function lspRange(start: TagPosition, end: TagPosition): { start: { line: number; character: number }; end: { line: number; character: number } } {
+  return { start: { line: start.line, character: start.character }, end: { line: end.line, character: end.character } };
+}
+
+/** LSP workspace/symbol: SymbolInformation[]. */
+export function toLspSymbolInformation(root: string, matches: SymbolMatch[]): unknown[] {
+  return matches.map((match) => ({
+    name: match.name,
+    kind: lspKinds[match.kind] ?? 13,
+    location: { uri: pathToFileURL(`${root}/${match.path}`).href, range: lspRange(match.start, match.end) },
+    ...(match.container.length > 0 ? { containerName: match.container.join('.') } : {}),
+  }));
+}
+
+/** LSP textDocument/documentSymbol: DocumentSymbol[] (hierarchical). */
+export function toLspDocumentSymbols(nodes: OutlineNode[]): unknown[] {
+  const convert = (node: OutlineNode): unknown => {
+    const definition: SymbolDefinition = node.definition;
+    return {
+      name: definition.name,
+      detail: definition.signature,
+      kind: lspKinds[definition.kind] ?? 13,
+      range: lspRange(definition.start, definition.end),
+      selectionRange: lspRange(definition.nameStart, definition.nameEnd),
+      children: node.children.map(convert),
+    };
+  };
+  return nodes.map(convert);
 }

@@ -9,6 +9,9 @@ import { ChunkFileError, ChunkPool } from '../index/syntax/chunk-pool.js';
 import { chunkFile } from '../index/syntax/chunk-file.js';
 import { GrammarSet } from '../index/syntax/grammars.js';
 import { ParseCache } from '../index/syntax/parse-cache.js';
+import { type FileTags, tagFile } from '../index/syntax/tags.js';
+import { SymbolIndex } from '../index/graph/symbol-index.js';
+import { LanguageTable } from '../index/syntax/languages.js';
 import { HashPool } from '../workspace/hash-pool.js';
 import type { BufferOverlay } from '../workspace/overlay.js';
 import { Workspace } from '../workspace/workspace.js';
@@ -26,6 +29,8 @@ export interface ChunksAnswer {
 export class WorkspaceManager {
   private readonly workspaces = new Map<string, Workspace>();
   private readonly lexicalIndexes = new Map<Workspace, LexicalIndex>();
+  private readonly symbolIndexes = new Map<Workspace, SymbolIndex>();
+  private languageTable: LanguageTable | undefined;
   private readonly pool = new HashPool();
   /** Chunking of files on disk: worker threads, so a large file never stalls the daemon. */
   private readonly chunkPool = new ChunkPool();
@@ -47,9 +52,7 @@ export class WorkspaceManager {
    * through the parse cache), else of the file on disk (in a worker).
    */
   async chunksOf(workspace: Workspace, relativePath: string, options: { budgetBytes?: number }): Promise<ChunksAnswer> {
-    if (workspace.hashOf(relativePath) === undefined) {
-      throw new FathomError('invalidParams', `${relativePath} is not in the file set of ${workspace.root} (missing, a folder, ignored, a secret, binary or over the size limit)`, { path: relativePath });
-    }
+    this.requireInFileSet(workspace, relativePath);
     const absolute = `${workspace.root}/${relativePath}`;
     const buffer = this.overlay.get(absolute);
     if (buffer && buffer.text.length > maxMainThreadParse) {
@@ -68,9 +71,7 @@ export class WorkspaceManager {
     try {
       return { chunks: await this.chunkPool.chunk({ path: relativePath, absolutePath: absolute, options }), source: 'disk' };
     } catch (error) {
-      if (error instanceof ChunkFileError && (error.code === 'ENOENT' || error.code === 'ENOTDIR')) throw new FathomError('invalidParams', `${relativePath} vanished before it could be read`, { path: relativePath });
-      if (error instanceof ChunkFileError && error.code !== undefined) throw new FathomError('io', `${relativePath}: ${error.message}`, { path: relativePath });
-      throw error;
+      throw this.readError(relativePath, error);
     }
   }
 
@@ -84,14 +85,61 @@ export class WorkspaceManager {
     return index;
   }
 
+  /** The workspace symbol index, created on first use (its build starts with the first query). */
+  symbols(workspace: Workspace): SymbolIndex {
+    let index = this.symbolIndexes.get(workspace);
+    if (!index) {
+      this.languageTable ??= new LanguageTable();
+      index = new SymbolIndex(workspace, this.chunkPool, this.languageTable);
+      this.symbolIndexes.set(workspace, index);
+    }
+    return index;
+  }
+
   /** The state of each index of a workspace, for status. */
   indexStates(workspace: Workspace): Record<string, string> {
-    return { lexical: this.lexicalIndexes.get(workspace)?.state ?? 'absent' };
+    return { lexical: this.lexicalIndexes.get(workspace)?.state ?? 'absent', symbols: this.symbolIndexes.get(workspace)?.state ?? 'absent' };
+  }
+
+  /** Definitions and references of one file in the file set: its open buffer (parse cache) or the disk (a worker). */
+  async tagsOf(workspace: Workspace, relativePath: string): Promise<{ tags: FileTags; source: 'disk' | 'buffer' }> {
+    this.requireInFileSet(workspace, relativePath);
+    const absolute = `${workspace.root}/${relativePath}`;
+    const buffer = this.overlay.get(absolute);
+    if (buffer && buffer.text.length <= maxMainThreadParse) {
+      this.grammars ??= new GrammarSet();
+      this.parseCache ??= new ParseCache(this.grammars);
+      const bytes = Buffer.from(buffer.text, 'utf8');
+      const spec = this.grammars.table.detect(relativePath, bytes.subarray(0, 256));
+      const cached = spec ? await this.parseCache.tree(absolute, spec.id, bytes) : undefined;
+      return { tags: await tagFile(this.grammars, { path: relativePath, bytes, ...(cached && spec ? { tree: cached.tree, language: spec.id } : {}) }), source: 'buffer' };
+    }
+    try {
+      return buffer
+        ? { tags: await this.chunkPool.tags({ path: relativePath, bytes: Buffer.from(buffer.text, 'utf8') }), source: 'buffer' }
+        : { tags: await this.chunkPool.tags({ path: relativePath, absolutePath: absolute }), source: 'disk' };
+    } catch (error) {
+      throw this.readError(relativePath, error);
+    }
+  }
+
+  private requireInFileSet(workspace: Workspace, relativePath: string): void {
+    if (workspace.hashOf(relativePath) === undefined) {
+      throw new FathomError('invalidParams', `${relativePath} is not in the file set of ${workspace.root} (missing, a folder, ignored, a secret, binary or over the size limit)`, { path: relativePath });
+    }
+  }
+
+  private readError(relativePath: string, error: unknown): unknown {
+    if (error instanceof ChunkFileError && (error.code === 'ENOENT' || error.code === 'ENOTDIR')) return new FathomError('invalidParams', `${relativePath} vanished before it could be read`, { path: relativePath });
+    if (error instanceof ChunkFileError && error.code !== undefined) return new FathomError('io', `${relativePath}: ${error.message}`, { path: relativePath });
+    return error;
   }
 
   private forget(workspace: Workspace): void {
     this.lexicalIndexes.get(workspace)?.dispose();
     this.lexicalIndexes.delete(workspace);
+    this.symbolIndexes.get(workspace)?.dispose();
+    this.symbolIndexes.delete(workspace);
   }
 
   /** Resolves a client's root to an absolute real path; throws workspaceNotFound if unusable. */

@@ -8,6 +8,8 @@ export const Methods = {
   merkle: 'fathom/merkle',
   grep: 'fathom/grep',
   chunks: 'fathom/chunks',
+  symbols: 'fathom/symbols',
+  outline: 'fathom/outline',
   stop: 'fathom/stop',
 } as const;
 
@@ -204,6 +206,67 @@ export interface ChunksResult {
   /** Why line windows were used despite a language, and other trouble. */
   problems: string[];
   chunks: WireChunk[];
+}
+
+export interface SymbolsParams {
+  root: string;
+  /** Fuzzy name: exact, prefix, word initials (`gU` for getUser), substring, subsequence; empty lists all. */
+  query: string;
+  /** Only these kinds (function, method, class, interface, type, module, constant, macro, …). */
+  kinds?: string[];
+  /** rg -g globs over workspace-relative paths. */
+  glob?: string | string[];
+  /** At most this many (default 100, at most 10,000). */
+  limit?: number;
+  workDoneToken?: ProgressToken;
+}
+
+/** A range with 1-based lines and 1-based UTF-16 columns, end exclusive (as in grep and chunks). */
+export interface WireRange {
+  start: WirePosition;
+  end: WirePosition;
+}
+
+export interface WireSymbol {
+  name: string;
+  kind: string;
+  path: string;
+  /** The whole definition. */
+  range: WireRange;
+  /** The name. */
+  selectionRange: WireRange;
+  /** Enclosing definitions, outermost first. */
+  container: string[];
+  signature: string;
+}
+
+export interface SymbolsResult {
+  root: string;
+  symbols: WireSymbol[];
+  truncated: boolean;
+}
+
+export interface OutlineParams {
+  /** A file: absolute path, file:// URI, or relative to `root`. */
+  path: string;
+  root?: string;
+}
+
+export interface OutlineSymbol {
+  name: string;
+  kind: string;
+  range: WireRange;
+  selectionRange: WireRange;
+  signature: string;
+  children: OutlineSymbol[];
+}
+
+export interface OutlineResult {
+  root: string;
+  path: string;
+  source: 'disk' | 'buffer';
+  language: string | null;
+  symbols: OutlineSymbol[];
 }
 
 /** The value of a `$/progress` notification (LSP WorkDoneProgress). */

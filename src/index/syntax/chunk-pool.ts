@@ -6,6 +6,7 @@ import os from 'node:os';
 import { WorkerPool } from '../../base/worker-pool.js';
 import type { ChunkOptions, FileChunks } from './chunk.js';
 import type { ChunkCounts, ChunkJob, ChunkReply, ParseSummary } from './chunk-worker.js';
+import type { FileTags } from './tags.js';
 
 export class ChunkFileError extends Error {
   readonly code: string | undefined;
@@ -22,6 +23,8 @@ export interface ChunkRequest {
   bytes?: Uint8Array;
   language?: string;
   options?: ChunkOptions;
+  /** For tags(): definitions only. */
+  definitionsOnly?: boolean;
 }
 
 export class ChunkPool {
@@ -35,6 +38,13 @@ export class ChunkPool {
   async chunk(request: ChunkRequest): Promise<FileChunks> {
     const reply = await this.submit('chunk', request);
     if ('result' in reply) return reply.result;
+    throw new ChunkFileError('error' in reply ? reply.error : 'unexpected reply', 'error' in reply ? reply.code : undefined);
+  }
+
+  /** Definitions and references of one file (tags.scm). */
+  async tags(request: ChunkRequest): Promise<FileTags> {
+    const reply = await this.submit('tags', request);
+    if ('tags' in reply) return reply.tags;
     throw new ChunkFileError('error' in reply ? reply.error : 'unexpected reply', 'error' in reply ? reply.code : undefined);
   }
 
@@ -60,6 +70,7 @@ export class ChunkPool {
       ...(request.absolutePath === undefined ? {} : { absolutePath: request.absolutePath }),
       ...(request.bytes === undefined ? {} : { bytes: request.bytes }),
       ...(request.language === undefined ? {} : { language: request.language }),
+      ...(request.definitionsOnly ? { definitionsOnly: true } : {}),
     });
   }
 

@@ -1,4 +1,4 @@
-// Worker thread for chunk-pool.ts: reads a file (or takes bytes), chunks it, answers. Each worker
+// Worker thread for chunk-pool.ts: reads a file (or takes bytes), chunks (or tags) it, answers. Each worker
 // loads its own grammars (web-tree-sitter state is per thread). After a WebAssembly trap the
 // worker answers the error and exits, so a grammar that crashed cannot poison later files; the
 // pool starts a fresh worker. A worker that chunked a large file ends too (see below).
@@ -8,14 +8,16 @@ import type { ChunkOptions, FileChunks } from './chunk.js';
 import { chunkFile, parseSource } from './chunk-file.js';
 import { GrammarSet } from './grammars.js';
 import { SourceText } from './source-text.js';
+import { type FileTags, tagFile } from './tags.js';
 
 export interface ChunkJob {
   id: number;
   /**
    * 'chunk': the chunks; 'count': chunk, but answer only counts (benchmarks: the cost of chunking
-   * without shipping the texts to the main thread); 'parse': parse only (the baseline).
+   * without shipping the texts to the main thread); 'parse': parse only (the baseline); 'tags':
+   * definitions and references (tags.scm).
    */
-  kind: 'chunk' | 'count' | 'parse';
+  kind: 'chunk' | 'count' | 'parse' | 'tags';
   /** Shown in headers and used for language detection. */
   path: string;
   /** Read this file when `bytes` is absent. */
@@ -23,6 +25,8 @@ export interface ChunkJob {
   bytes?: Uint8Array;
   language?: string;
   options: ChunkOptions;
+  /** For 'tags': definitions only. */
+  definitionsOnly?: boolean;
 }
 
 export interface ParseSummary {
@@ -38,7 +42,7 @@ export interface ChunkCounts {
   oversized: number;
 }
 
-export type ChunkReply = ({ result: FileChunks } | { parsed: ParseSummary } | { counted: ChunkCounts } | { error: string; code?: string }) & {
+export type ChunkReply = ({ result: FileChunks } | { parsed: ParseSummary } | { counted: ChunkCounts } | { tags: FileTags } | { error: string; code?: string }) & {
   id: number;
   retire?: boolean;
   /** Time the worker spent on the job after reading the file (benchmarks sum it per core). */
@@ -73,6 +77,7 @@ parentPort!.on('message', (job: ChunkJob) => {
       size = bytes.length;
       started = performance.now();
       if (job.kind === 'parse') reply = { id: job.id, parsed: await bareParse(job, bytes) };
+      else if (job.kind === 'tags') reply = { id: job.id, tags: await tagFile(grammars, { path: job.path, bytes, definitionsOnly: job.definitionsOnly === true, ...(job.language === undefined ? {} : { language: job.language }) }) };
       else {
         const result = await chunkFile(grammars, { path: job.path, bytes, ...(job.language === undefined ? {} : { language: job.language }) }, job.options);
         reply =

@@ -49,6 +49,7 @@ export class GrammarSet {
   readonly table: LanguageTable;
   private readonly states = new Map<string, Promise<GrammarState>>();
   private readonly parsers = new Map<string, Parser>();
+  private readonly tagsQueries = new Map<string, Query | undefined>();
 
   constructor(
     table: LanguageTable = new LanguageTable(),
@@ -81,6 +82,32 @@ export class GrammarSet {
     } catch (error) {
       return { state: 'failed', reason: `${spec.name} grammar failed to load: ${error instanceof Error ? error.message : String(error)}` };
     }
+  }
+
+  /**
+   * The grammar's tags.scm query, compiled on first use (the C++ one takes ~1 s) and kept;
+   * undefined when the language has none or it does not compile.
+   */
+  tagsQuery(grammar: LoadedGrammar, options: { definitionsOnly?: boolean } = {}): Query | undefined {
+    const id = grammar.spec.id;
+    const key = options.definitionsOnly ? `${id}:definitions` : id;
+    if (!this.tagsQueries.has(key)) {
+      const text = this.table.queryText(id, 'tags');
+      let query: Query | undefined;
+      try {
+        query = text === undefined ? undefined : new Query(grammar.language, text);
+        if (query && options.definitionsOnly) {
+          // Reference patterns off: on the kernel they are most of the query's matches.
+          for (let pattern = 0; pattern < query.patternCount(); pattern++) {
+            if (!text!.slice(query.startIndexForPattern(pattern), query.endIndexForPattern(pattern)).includes('@definition.')) query.disablePattern(pattern);
+          }
+        }
+      } catch {
+        query = undefined; // tested for every shipped language; never fatal here
+      }
+      this.tagsQueries.set(key, query);
+    }
+    return this.tagsQueries.get(key);
   }
 
   /** A parser set to this grammar's language, reused across calls in this thread. */
