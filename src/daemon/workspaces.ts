@@ -6,12 +6,11 @@ import { pathFromUriOrPath } from '../base/paths.js';
 import { LexicalIndex } from '../index/lexical/lexical-index.js';
 import type { FileChunks } from '../index/syntax/chunk.js';
 import { ChunkFileError, ChunkPool } from '../index/syntax/chunk-pool.js';
-import { chunkFile } from '../index/syntax/chunk-file.js';
+import { chunkFile, type ChunkInput } from '../index/syntax/chunk-file.js';
 import { GrammarSet } from '../index/syntax/grammars.js';
 import { ParseCache } from '../index/syntax/parse-cache.js';
 import { type FileTags, tagFile } from '../index/syntax/tags.js';
 import { SymbolIndex } from '../index/graph/symbol-index.js';
-import { LanguageTable } from '../index/syntax/languages.js';
 import { HashPool } from '../workspace/hash-pool.js';
 import type { BufferOverlay } from '../workspace/overlay.js';
 import { Workspace } from '../workspace/workspace.js';
@@ -30,20 +29,19 @@ export class WorkspaceManager {
   private readonly workspaces = new Map<string, Workspace>();
   private readonly lexicalIndexes = new Map<Workspace, LexicalIndex>();
   private readonly symbolIndexes = new Map<Workspace, SymbolIndex>();
-  private languageTable: LanguageTable | undefined;
   private readonly pool = new HashPool();
   /** Chunking of files on disk: worker threads, so a large file never stalls the daemon. */
   private readonly chunkPool = new ChunkPool();
   /** Grammars and trees of open buffers, on this thread: a keystroke re-parses incrementally. */
-  private grammars: GrammarSet | undefined;
-  private parseCache: ParseCache | undefined;
+  private readonly grammars = new GrammarSet();
+  private readonly parseCache = new ParseCache(this.grammars);
 
   constructor(
     private readonly config: DaemonConfig,
     private readonly overlay: BufferOverlay,
   ) {
     overlay.onChange((path) => {
-      if (!overlay.get(path)) this.parseCache?.forget(path);
+      if (!overlay.get(path)) this.parseCache.forget(path);
     });
   }
 
@@ -59,13 +57,8 @@ export class WorkspaceManager {
       return { chunks: await this.chunkPool.chunk({ path: relativePath, bytes: Buffer.from(buffer.text, 'utf8'), options }), source: 'buffer', version: buffer.version };
     }
     if (buffer) {
-      this.grammars ??= new GrammarSet();
-      this.parseCache ??= new ParseCache(this.grammars);
-      const bytes = Buffer.from(buffer.text, 'utf8');
-      const spec = this.grammars.table.detect(relativePath, bytes.subarray(0, 256));
-      const cached = spec ? await this.parseCache.tree(absolute, spec.id, bytes) : undefined;
-      // Use the cached tree before anything else touches the cache (no await in between).
-      const chunks = await chunkFile(this.grammars, { path: relativePath, bytes, ...(cached && spec ? { tree: cached.tree, language: spec.id } : {}) }, options);
+      const parsed = await this.bufferTree(absolute, relativePath, buffer.text);
+      const chunks = await chunkFile(this.grammars, { path: relativePath, ...parsed }, options);
       return { chunks, source: 'buffer', version: buffer.version };
     }
     try {
@@ -89,8 +82,7 @@ export class WorkspaceManager {
   symbols(workspace: Workspace): SymbolIndex {
     let index = this.symbolIndexes.get(workspace);
     if (!index) {
-      this.languageTable ??= new LanguageTable();
-      index = new SymbolIndex(workspace, this.chunkPool, this.languageTable);
+      index = new SymbolIndex(workspace, this.chunkPool, this.grammars.table);
       this.symbolIndexes.set(workspace, index);
     }
     return index;
@@ -107,12 +99,8 @@ export class WorkspaceManager {
     const absolute = `${workspace.root}/${relativePath}`;
     const buffer = this.overlay.get(absolute);
     if (buffer && buffer.text.length <= maxMainThreadParse) {
-      this.grammars ??= new GrammarSet();
-      this.parseCache ??= new ParseCache(this.grammars);
-      const bytes = Buffer.from(buffer.text, 'utf8');
-      const spec = this.grammars.table.detect(relativePath, bytes.subarray(0, 256));
-      const cached = spec ? await this.parseCache.tree(absolute, spec.id, bytes) : undefined;
-      return { tags: await tagFile(this.grammars, { path: relativePath, bytes, ...(cached && spec ? { tree: cached.tree, language: spec.id } : {}) }), source: 'buffer' };
+      const parsed = await this.bufferTree(absolute, relativePath, buffer.text);
+      return { tags: await tagFile(this.grammars, { path: relativePath, ...parsed }), source: 'buffer' };
     }
     try {
       return buffer
@@ -121,6 +109,19 @@ export class WorkspaceManager {
     } catch (error) {
       throw this.readError(relativePath, error);
     }
+  }
+
+  /**
+   * A buffer's bytes and, when its language has a grammar, its tree from the parse cache (parsed
+   * incrementally after each change). The tree is valid until the cache is next called: the
+   * caller hands it straight to the chunker or the tagger (only microtasks run in between, so no
+   * other request can touch the cache).
+   */
+  private async bufferTree(absolute: string, relativePath: string, text: string): Promise<{ bytes: Buffer; tree?: ChunkInput['tree']; language?: string }> {
+    const bytes = Buffer.from(text, 'utf8');
+    const spec = this.grammars.table.detect(relativePath, bytes.subarray(0, 256));
+    const cached = spec ? await this.parseCache.tree(absolute, spec.id, bytes) : undefined;
+    return cached && spec ? { bytes, tree: cached.tree, language: spec.id } : { bytes };
   }
 
   private requireInFileSet(workspace: Workspace, relativePath: string): void {
@@ -214,6 +215,6 @@ export class WorkspaceManager {
     this.workspaces.clear();
     this.pool.close();
     this.chunkPool.close();
-    this.parseCache?.clear();
+    this.parseCache.clear();
   }
 }
