@@ -14,9 +14,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ChunkPool } from '../src/index/syntax/chunk-pool.js';
-import { chunkFile, parseSource } from '../src/index/syntax/chunk-file.js';
+import { chunkFile } from '../src/index/syntax/chunk-file.js';
 import { extractEntities } from '../src/index/syntax/entities.js';
-import { GrammarSet } from '../src/index/syntax/grammars.js';
+import { GrammarSet, parseSource } from '../src/index/syntax/grammars.js';
 import { SourceText } from '../src/index/syntax/source-text.js';
 
 const budget = 1500;

@@ -9,8 +9,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { FileChunks } from '../src/index/syntax/chunk.js';
-import { chunkFile, parseSource } from '../src/index/syntax/chunk-file.js';
-import { GrammarSet } from '../src/index/syntax/grammars.js';
+import { chunkFile } from '../src/index/syntax/chunk-file.js';
+import { GrammarSet, parseSource } from '../src/index/syntax/grammars.js';
 import { SourceText } from '../src/index/syntax/source-text.js';
 import { chunkProblems } from './helpers/chunk-checks.js';
 

@@ -4,8 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Query } from 'web-tree-sitter';
 import fs from 'node:fs';
-import { parseSource } from '../src/index/syntax/chunk-file.js';
-import { GrammarSet } from '../src/index/syntax/grammars.js';
+import { GrammarSet, parseSource } from '../src/index/syntax/grammars.js';
 import { SourceText } from '../src/index/syntax/source-text.js';
 
 const grammars = new GrammarSet();

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
 import type { Tree } from 'web-tree-sitter';
-import { chunkFile, parseSource } from '../src/index/syntax/chunk-file.js';
-import { GrammarSet } from '../src/index/syntax/grammars.js';
+import { chunkFile } from '../src/index/syntax/chunk-file.js';
+import { GrammarSet, parseSource } from '../src/index/syntax/grammars.js';
 import { ParseCache, changedSpan } from '../src/index/syntax/parse-cache.js';
 import { SourceText } from '../src/index/syntax/source-text.js';
 

@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { test } from 'node:test';
-import { chunkFile, parseSource } from '../src/index/syntax/chunk-file.js';
-import { GrammarSet } from '../src/index/syntax/grammars.js';
+import { chunkFile } from '../src/index/syntax/chunk-file.js';
+import { GrammarSet, parseSource } from '../src/index/syntax/grammars.js';
 import { SourceText } from '../src/index/syntax/source-text.js';
 import { chunkProblems } from './helpers/chunk-checks.js';
 

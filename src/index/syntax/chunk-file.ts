@@ -9,33 +9,9 @@ import { type Chunk, type ChunkEntity, type ChunkOptions, type FileChunks, defau
 import { ImportUses, buildHeader } from './context-header.js';
 import { type CutRange, cutTree } from './cut.js';
 import { type Entity, type FileEntities, extractEntities, oneLine } from './entities.js';
-import type { GrammarSet, LoadedGrammar } from './grammars.js';
+import { type GrammarSet, defaultParseTimeoutMs, parseSource } from './grammars.js';
 import { lineWindows } from './line-windows.js';
 import { SourceText } from './source-text.js';
-
-const defaultParseTimeoutMs = 10_000;
-
-/**
- * Parses `source` with a time limit; undefined when the limit was reached. Throws when the grammar
- * itself fails (the Bash wasm calls a libc function web-tree-sitter does not provide on `case`
- * and `[ a == b ]`), after resetting the parser so that the next file parses normally.
- */
-export function parseSource(grammars: GrammarSet, grammar: LoadedGrammar, source: SourceText, options: { timeoutMs?: number; oldTree?: Tree } = {}): Tree | undefined {
-  const parser = grammars.parserFor(grammar);
-  const deadline = performance.now() + (options.timeoutMs ?? defaultParseTimeoutMs);
-  let tree: Tree | null;
-  try {
-    tree = parser.parse(source.parseText, options.oldTree ?? null, { progressCallback: () => performance.now() > deadline });
-  } catch (error) {
-    parser.reset();
-    throw error;
-  }
-  if (!tree) {
-    parser.reset();
-    return undefined;
-  }
-  return tree;
-}
 
 /**
  * Where the parse went wrong (code units): MISSING tokens, and the tokens an ERROR node holds
@@ -235,7 +211,6 @@ export async function chunkFile(grammars: GrammarSet, input: ChunkInput, options
       defined,
       start: range.start,
       end: range.end,
-      text,
       imports: importUses,
       previousLabel: index > 0 ? labels[index - 1] : undefined,
       nextLabel: index + 1 < ranges.length ? labels[index + 1] : undefined,

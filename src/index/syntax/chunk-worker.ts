@@ -5,8 +5,8 @@
 import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import type { ChunkOptions, FileChunks } from './chunk.js';
-import { chunkFile, parseSource } from './chunk-file.js';
-import { GrammarSet } from './grammars.js';
+import { chunkFile } from './chunk-file.js';
+import { GrammarSet, parseSource } from './grammars.js';
 import { SourceText } from './source-text.js';
 import { type FileTags, tagFile } from './tags.js';
 

@@ -17,10 +17,9 @@ export interface HeaderInput {
   scope: string[];
   enclosing: Entity[];
   defined: Entity[];
-  /** The chunk's code-unit range and text. */
+  /** The chunk's code-unit range. */
   start: number;
   end: number;
-  text: string;
   imports: ImportUses;
   previousLabel: string | undefined;
   nextLabel: string | undefined;

@@ -2,9 +2,10 @@
 // loaded once on first use and kept. A language whose wasm or query fails to load is remembered as
 // failed with the reason (its files fall back to line windows) and never retried in this thread,
 // since a grammar that crashed inside wasm can break later loads. Used by the chunker, the parse
-// cache and the chunk workers.
+// cache and the chunk workers; parseSource parses with a time limit and survives a grammar that throws.
 import fs from 'node:fs';
-import { Language, Parser, Query } from 'web-tree-sitter';
+import { Language, Parser, Query, type Tree } from 'web-tree-sitter';
+import type { SourceText } from './source-text.js';
 import { type LanguageSpec, LanguageTable } from './languages.js';
 
 /** Per node-type facts the chunker reads for every node, indexed by type id (no string per node). */
@@ -120,4 +121,28 @@ export class GrammarSet {
     }
     return parser;
   }
+}
+
+export const defaultParseTimeoutMs = 10_000;
+
+/**
+ * Parses `source` with a time limit; undefined when the limit was reached. Throws when the grammar
+ * itself fails (the Bash wasm calls a libc function web-tree-sitter does not provide on `case`
+ * and `[ a == b ]`), after resetting the parser so that the next file parses normally.
+ */
+export function parseSource(grammars: GrammarSet, grammar: LoadedGrammar, source: SourceText, options: { timeoutMs?: number; oldTree?: Tree } = {}): Tree | undefined {
+  const parser = grammars.parserFor(grammar);
+  const deadline = performance.now() + (options.timeoutMs ?? defaultParseTimeoutMs);
+  let tree: Tree | null;
+  try {
+    tree = parser.parse(source.parseText, options.oldTree ?? null, { progressCallback: () => performance.now() > deadline });
+  } catch (error) {
+    parser.reset();
+    throw error;
+  }
+  if (!tree) {
+    parser.reset();
+    return undefined;
+  }
+  return tree;
 }

@@ -5,8 +5,7 @@
 // into the cache: use it synchronously. Bounded by entries (least recently used go first).
 // Structural search and the code graph reuse it; the daemon feeds it buffers for fathom/chunks.
 import type { Tree } from 'web-tree-sitter';
-import { parseSource } from './chunk-file.js';
-import type { GrammarSet, LoadedGrammar } from './grammars.js';
+import { type GrammarSet, type LoadedGrammar, parseSource } from './grammars.js';
 import { SourceText } from './source-text.js';
 
 interface Entry {

@@ -3,9 +3,8 @@
 // worker threads; the code graph (src/index/graph) indexes it. Positions are 0-based lines and
 // UTF-16 characters, as tree-sitter reports them for the UTF-16 text it parses.
 import type { Node, Query, Tree } from 'web-tree-sitter';
-import { parseSource } from './chunk-file.js';
 import { oneLine } from './entities.js';
-import type { GrammarSet } from './grammars.js';
+import { type GrammarSet, parseSource } from './grammars.js';
 import { SourceText } from './source-text.js';
 
 export interface TagPosition {
