@@ -307,6 +307,23 @@ describe('stdio daemon', () => {
   });
 });
 
+test('socket: an existing folder keeps its mode; a folder made for the socket is private', async () => {
+  const shared = tempDir('fathom-shared-');
+  fs.chmodSync(shared, 0o755);
+  const inShared = path.join(shared, 'fathom.sock');
+  const made = socketPathIn();
+  const first = await spawnSocketDaemon(inShared);
+  const second = await spawnSocketDaemon(made);
+  try {
+    assert.equal(fs.statSync(shared).mode & 0o777, 0o755, 'the existing folder is left as it was');
+    assert.equal(fs.statSync(path.dirname(made)).mode & 0o777, 0o700, 'the folder Fathom made is private');
+    assert.equal(fs.statSync(inShared).mode & 0o777, 0o600, 'the socket is private');
+  } finally {
+    first.child.kill();
+    second.child.kill();
+  }
+});
+
 test('stdio: exit without shutdown ends the process with 1', async () => {
   const daemon = spawnStdioDaemon();
   await daemon.client.result('initialize', { processId: null, rootUri: null, capabilities: {} });

@@ -138,10 +138,14 @@ export class Daemon implements DaemonServices {
   /** Listens on a Unix socket. Throws SocketInUseError if a live daemon already answers there. */
   async listen(socketPath: string): Promise<void> {
     const folder = path.dirname(socketPath);
-    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    // A folder made here is private; one that existed keeps its mode (a socket asked for in /tmp
+    // must not turn /tmp into 0700): the socket itself is 0600 either way.
+    const created = fs.mkdirSync(folder, { recursive: true, mode: 0o700 }) !== undefined;
     const folderStat = fs.statSync(folder);
-    if (typeof process.getuid === 'function' && folderStat.uid !== process.getuid()) throw new Error(`socket folder ${folder} belongs to another user`);
-    fs.chmodSync(folder, 0o700);
+    if (created) {
+      if (typeof process.getuid === 'function' && folderStat.uid !== process.getuid()) throw new Error(`socket folder ${folder} belongs to another user`);
+      fs.chmodSync(folder, 0o700);
+    }
     if (await isLive(socketPath)) throw new SocketInUseError(`a Fathom daemon is already serving ${socketPath}`);
     fs.rmSync(socketPath, { force: true });
     const server = net.createServer((socket) => {
