@@ -79,7 +79,7 @@ const failures: { name: string; args: string[]; code: number; stderr: RegExp }[]
   { name: 'an unknown command', args: ['frobnicate'], code: 2, stderr: /unknown command: frobnicate/ },
   { name: 'an unknown option', args: ['files', '--bogus'], code: 2, stderr: /Unknown option '--bogus'/ },
   { name: 'a bad --limit', args: ['files', '.', '--limit', 'ten', '--no-daemon'], code: 2, stderr: /--limit takes a whole number/ },
-  { name: 'a root that does not exist', args: ['files', '/no/such/root', '--no-daemon'], code: 1, stderr: /workspace root \/no\/such\/root does not exist \(code -32010\)/ },
+  { name: 'a root that does not exist', args: ['files', '/no/such/root', '--no-daemon'], code: 2, stderr: /workspace root \/no\/such\/root does not exist \(code -32010\)/ },
 ];
 for (const failure of failures) {
   test(`cli: ${failure.name} fails with exit ${failure.code} and a message`, () => {
@@ -119,8 +119,18 @@ test('cli: grep prints ripgrep lines with context and separators; -t filters by 
   const none = fathom(['grep', 'foo', root, '-t', 'rust', '--no-daemon'], env);
   assert.equal(none.code, 1, 'no match: exit 1, as rg');
   const unknown = fathom(['grep', 'foo', root, '-t', 'cobol', '--no-daemon'], env);
-  assert.equal(unknown.code, 1);
+  assert.equal(unknown.code, 2, 'an error: exit 2, as rg');
   assert.match(unknown.stderr, /unknown language "cobol"/);
+  const sg = fathom(['sg', 'def $F(): $$$', root, '--lang', 'python', '--no-daemon'], env);
+  assert.equal(sg.code, 0, sg.stderr);
+  assert.equal(sg.stdout, 'app.py:1:1:def foo():\n');
+  const sgJson = JSON.parse(fathom(['sg', 'return $A', `${root}/app.py`, '--json', '--no-daemon'], env).stdout);
+  assert.deepEqual(sgJson.matches.map((match: { text: string; bindings: { A: { text: string } } }) => [match.text, match.bindings.A.text]), [['return 1', '1']]);
+  assert.equal(fathom(['sg', 'def nothing(): $$$', root, '--lang', 'py', '--no-daemon'], env).code, 1, 'no match: exit 1');
+  const badPattern = fathom(['sg', 'def (', root, '--lang', 'py', '--no-daemon'], env);
+  assert.equal(badPattern.code, 2, 'an unparseable pattern is an error');
+  assert.match(badPattern.stderr, /pattern does not parse as Python code/);
+  assert.equal(fathom(['sg', 'x', root, '--no-daemon'], env).code, 2, 'a folder needs --lang');
   const chunks = fathom(['chunks', `${root}/app.py`, '--no-daemon'], env);
   assert.equal(chunks.code, 0, chunks.stderr);
   assert.match(chunks.stdout, /^app\.py: Python, 1 chunks/);

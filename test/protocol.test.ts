@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { ErrorCodes } from '../src/protocol/errors.js';
-import type { ChunksResult, OutlineResult, SymbolsResult, FilesResult, GrepResult, MerkleResult, StatusResult, WorkspaceStatus } from '../src/protocol/methods.js';
+import type { ApplyRewriteResult, ChunksResult, DiscardRewriteResult, OutlineResult, SymbolsResult, FilesResult, GrepResult, MerkleResult, StatusResult, StructuralRewriteResult, StructuralSearchResult, WorkspaceStatus } from '../src/protocol/methods.js';
 import { gitInit, tempDir, writeFixture } from './helpers/fixture.js';
 import { RawClient, canConnect, connectRaw, socketPathIn, spawnCli, spawnSocketDaemon, spawnStdioDaemon, type Message } from './helpers/raw-client.js';
 
@@ -120,6 +120,72 @@ describe('stdio daemon', () => {
     assert.equal(status.workspaces[0]!.indexes.lexical, 'ready');
   });
 
+  test('fathom/structuralSearch matches shapes, prefiltered by the regex index, and sees unsaved buffers', async () => {
+    fs.writeFileSync(path.join(root, 'src/use.ts'), 'import { a } from "./a";\nif (a != null) a.dispose();\nconst s = "a.dispose()"; // a.dispose()\n');
+    const search = (params: Record<string, unknown> = {}) => client.result<StructuralSearchResult>('fathom/structuralSearch', { root, language: 'typescript', pattern: '$X.dispose()', ...params });
+    let found = await search();
+    for (let attempt = 0; attempt < 200 && found.matches.length === 0; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      found = await search();
+    }
+    assert.deepEqual(
+      found.matches.map((match) => `${match.path}:${match.range.start.line}:${match.range.start.column} ${match.text} X=${match.bindings.X!.text} | ${match.lineText}`),
+      ['src/use.ts:2:16 a.dispose() X=a | if (a != null) a.dispose();'],
+      'the string and the comment never match',
+    );
+    assert.equal(found.patternContext, 'statement');
+    assert.deepEqual(found.variables, ['X']);
+    assert.equal(found.stats.candidates, 1, 'only the file that contains "dispose" is a candidate');
+    assert.equal(found.stats.fromIndex, true);
+    const uri = pathToFileURL(path.join(root, 'src/b.ts')).href;
+    client.notify('textDocument/didOpen', { textDocument: { uri, languageId: 'typescript', version: 1, text: 'export const b = 2;\nb.dispose();\n' } });
+    found = await search({ rule: { inside: { kind: 'expression_statement', stopBy: 'neighbor' } } });
+    assert.deepEqual(
+      found.matches.map((match) => `${match.path}:${match.range.start.line}`),
+      ['src/b.ts:2', 'src/use.ts:2'],
+    );
+    client.notify('textDocument/didClose', { textDocument: { uri } });
+    found = await search({ paths: ['src/b.ts'] });
+    assert.deepEqual(found.matches, []);
+    const none = await search({ pattern: 'nothingLikeThis($A)' });
+    assert.equal(none.stats.parsed, 0, 'a selective pattern parses nothing (the base index rules files out; a changed file lacks the literal)');
+  });
+
+  test('fathom/structuralRewrite stages a plan (nothing written); applyRewrite writes it; a drifted plan is refused', async () => {
+    fs.writeFileSync(path.join(root, 'src/old.ts'), 'export function f() {\n  return legacyCall(1, 2);\n}\n');
+    const stage = async (): Promise<StructuralRewriteResult> => {
+      for (let attempt = 0; attempt < 200; attempt++) {
+        const plan = await client.result<StructuralRewriteResult>('fathom/structuralRewrite', { root, language: 'typescript', pattern: 'legacyCall($A, $B)', rewrite: 'modernCall({ a: $A, b: $B })' });
+        if (plan.count > 0) return plan;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      assert.fail('src/old.ts never matched');
+    };
+    const plan = await stage();
+    assert.match(plan.token!, /^[0-9a-f]{32}$/);
+    assert.deepEqual(plan.files, [{ path: 'src/old.ts', count: 1 }]);
+    assert.deepEqual(plan.changes.map((change) => [change.before, change.after, change.range.start.line]), [['legacyCall(1, 2)', 'modernCall({ a: 1, b: 2 })', 2]]);
+    assert.equal(plan.diff, '--- a/src/old.ts\n+++ b/src/old.ts\n@@ -1,3 +1,3 @@\n export function f() {\n-  return legacyCall(1, 2);\n+  return modernCall({ a: 1, b: 2 });\n }\n');
+    assert.ok(Date.parse(plan.expiresAt!) > Date.now());
+    assert.match(fs.readFileSync(path.join(root, 'src/old.ts'), 'utf8'), /legacyCall/, 'staging writes nothing');
+    const applied = await client.result<ApplyRewriteResult>('fathom/applyRewrite', { token: plan.token });
+    assert.deepEqual(applied, { root, written: ['src/old.ts'] });
+    assert.match(fs.readFileSync(path.join(root, 'src/old.ts'), 'utf8'), /modernCall\(\{ a: 1, b: 2 \}\)/);
+    const again = await client.request('fathom/applyRewrite', { token: plan.token });
+    assert.equal(again.error?.code, ErrorCodes.InvalidParams);
+
+    fs.writeFileSync(path.join(root, 'src/old.ts'), 'legacyCall(3, 4);\n');
+    const second = await stage();
+    fs.writeFileSync(path.join(root, 'src/old.ts'), 'legacyCall(3, 4); // edited\n');
+    const refused = await client.request('fathom/applyRewrite', { token: second.token });
+    assert.equal(refused.error?.code, ErrorCodes.Conflict);
+    assert.match(refused.error!.message, /src\/old\.ts: changed since the rewrite was staged/);
+    assert.equal(fs.readFileSync(path.join(root, 'src/old.ts'), 'utf8'), 'legacyCall(3, 4); // edited\n');
+    const third = await stage();
+    assert.deepEqual(await client.result<DiscardRewriteResult>('fathom/discardRewrite', { token: third.token }), { discarded: true });
+    fs.rmSync(path.join(root, 'src/old.ts'));
+  });
+
   test('buffers: didOpen, didChange and didClose are held and released', async () => {
     const uri = pathToFileURL(path.join(root, 'src/a.ts')).href;
     client.notify('textDocument/didOpen', { textDocument: { uri, languageId: 'typescript', version: 1, text: 'let x = 1;\n' } });
@@ -224,6 +290,17 @@ describe('stdio daemon', () => {
     { name: 'grep for an unknown language', method: 'fathom/grep', params: { root, pattern: 'a', languages: ['cobol'] }, code: ErrorCodes.InvalidParams, message: /unknown language "cobol"/ },
     { name: 'symbols without a query', method: 'fathom/symbols', params: { root }, code: ErrorCodes.InvalidParams, message: /params\.query/ },
     { name: 'symbols with a huge limit', method: 'fathom/symbols', params: { root, query: 'a', limit: 100000 }, code: ErrorCodes.InvalidParams, message: /params\.limit/ },
+    { name: 'structural search without a language', method: 'fathom/structuralSearch', params: { root, pattern: 'a' }, code: ErrorCodes.InvalidParams, message: /params\.language/ },
+    { name: 'structural search in an unknown language', method: 'fathom/structuralSearch', params: { root, language: 'cobol', pattern: 'a' }, code: ErrorCodes.InvalidParams, message: /unknown language "cobol"/ },
+    { name: 'structural search without a pattern', method: 'fathom/structuralSearch', params: { root, language: 'ts' }, code: ErrorCodes.InvalidParams, message: /give a pattern or a rule/ },
+    { name: 'a structural pattern that does not parse', method: 'fathom/structuralSearch', params: { root, language: 'ts', pattern: 'foo($A' }, code: ErrorCodes.InvalidParams, message: /pattern does not parse as TypeScript code/ },
+    { name: 'a structural rule with an unknown key', method: 'fathom/structuralSearch', params: { root, language: 'ts', rule: { pattern: 'a', inside: { colour: 1 } } }, code: ErrorCodes.InvalidParams, message: /rule\.inside: unknown key "colour"/ },
+    { name: 'a structural pattern given twice', method: 'fathom/structuralSearch', params: { root, language: 'ts', pattern: 'a', rule: { pattern: 'b' } }, code: ErrorCodes.InvalidParams, message: /give the pattern once/ },
+    { name: 'a structural search with a huge maxResults', method: 'fathom/structuralSearch', params: { root, language: 'ts', pattern: 'a', maxResults: 1e9 }, code: ErrorCodes.InvalidParams, message: /maxResults/ },
+    { name: 'a structural search in a path outside', method: 'fathom/structuralSearch', params: { root, language: 'ts', pattern: 'a', paths: ['/etc'] }, code: ErrorCodes.PathOutsideWorkspace },
+    { name: 'a rewrite without a template', method: 'fathom/structuralRewrite', params: { root, language: 'ts', pattern: 'a' }, code: ErrorCodes.InvalidParams, message: /params\.rewrite/ },
+    { name: 'a rewrite with an unbound metavariable', method: 'fathom/structuralRewrite', params: { root, language: 'ts', pattern: 'f($A)', rewrite: 'g($B)' }, code: ErrorCodes.InvalidParams, message: /rewrite uses \$B/ },
+    { name: 'apply with an unknown token', method: 'fathom/applyRewrite', params: { token: 'nope' }, code: ErrorCodes.InvalidParams, message: /no staged rewrite/ },
     { name: 'outline of an ignored file', method: 'fathom/outline', params: { root, path: 'debug.log' }, code: ErrorCodes.InvalidParams, message: /not in the file set/ },
     { name: 'chunks of an ignored file', method: 'fathom/chunks', params: { root, path: 'debug.log' }, code: ErrorCodes.InvalidParams, message: /not in the file set/ },
     { name: 'chunks of a file that does not exist', method: 'fathom/chunks', params: { root, path: 'src/missing.ts' }, code: ErrorCodes.InvalidParams, message: /not in the file set/ },

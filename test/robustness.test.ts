@@ -83,7 +83,7 @@ test('permissions: unreadable files and folders are skipped as unreadable, the r
   });
   fs.chmodSync(path.join(root, 'open'), 0o755);
   fs.chmodSync(path.join(root, 'closed'), 0o755);
-  assert.equal(closedRoot.status, 1);
+  assert.equal(closedRoot.status, 2);
   assert.match(closedRoot.stderr, /cannot be read \(code -32010\)/);
   assert.equal(files.status, 0, files.stderr);
   assert.deepEqual(JSON.parse(files.stdout), ['ok.ts', 'open/fine.ts']);

@@ -8,6 +8,7 @@ export type FathomErrorKind =
   | 'cancelled' // the caller cancelled the work
   | 'io' // a file-system error the engine could not work around
   | 'shuttingDown' // the daemon is stopping and takes no new work
+  | 'conflict' // the files changed under a staged change (a rewrite plan): nothing was written
   | 'internal'; // a bug: anything else
 
 export class FathomError extends Error {

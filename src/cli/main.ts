@@ -9,7 +9,7 @@ import { errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { defaultConfig, defaultSocketPath, readPackageVersion } from '../daemon/config.js';
 import { Daemon, SocketInUseError } from '../daemon/server.js';
-import { Methods, type ChunksResult, type OutlineResult, type OutlineSymbol, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type WorkspaceStatus } from '../protocol/methods.js';
+import { Methods, type ChunksResult, type OutlineResult, type OutlineSymbol, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type WorkspaceStatus } from '../protocol/methods.js';
 import { connectToDaemon, inProcessDaemon, type Client } from './connect.js';
 import { ProgressBar } from './progress-bar.js';
 
@@ -28,6 +28,9 @@ commands:
   symbols QUERY [PATH] [--kind K]... [-g GLOB]... [--limit N]
                                       workspace symbols by fuzzy name (definitions from tags.scm)
   outline FILE                        a file's definitions as a tree
+  sg PATTERN [PATH] [--lang L] [-g GLOB]... [--max N] [--rule JSON] [--rewrite T [--apply]]
+                                      structural search: code with $X, $_, $$$X metavariables;
+                                      --rewrite prints the diff (nothing written), --apply writes it
   stop                                stop the running daemon
 
 options for client commands:
@@ -198,6 +201,10 @@ async function main(argv: string[]): Promise<number> {
       'before-context': { type: 'string', short: 'B' },
       context: { type: 'string', short: 'C' },
       type: { type: 'string', short: 't', multiple: true },
+      lang: { type: 'string', short: 'l' },
+      rule: { type: 'string' },
+      rewrite: { type: 'string' },
+      apply: { type: 'boolean' },
       'no-text': { type: 'boolean' },
       'reconcile-seconds': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -207,9 +214,10 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = positionals;
   if (values.version) return print(readPackageVersion()), 0;
   if (values.help || !command) return print(usage), command || values.help ? 0 : 2;
-  // grep and symbols take their pattern first: `fathom grep PATTERN [PATH]`.
-  const pattern = command === 'grep' || command === 'symbols' ? rest.shift() : undefined;
-  if ((command === 'grep' || command === 'symbols') && pattern === undefined) throw new UsageError(`${command} needs a ${command === 'grep' ? 'PATTERN' : 'QUERY'}`);
+  // grep, sg and symbols take their pattern first: `fathom grep PATTERN [PATH]`.
+  const takesPattern = command === 'grep' || command === 'symbols' || (command === 'sg' && values.rule === undefined);
+  const pattern = takesPattern ? rest.shift() : undefined;
+  if (takesPattern && pattern === undefined) throw new UsageError(`${command} needs a ${command === 'symbols' ? 'QUERY' : 'PATTERN'}`);
   // chunks takes a file, not a workspace: `fathom chunks FILE`.
   const file = command === 'chunks' || command === 'outline' ? rest.shift() : undefined;
   if ((command === 'chunks' || command === 'outline') && file === undefined) throw new UsageError(`${command} needs a FILE`);
@@ -296,6 +304,63 @@ async function main(argv: string[]): Promise<number> {
         matched = result.matches.length > 0;
       });
       // Like grep and ripgrep: exit 1 when nothing matched.
+      return matched ? 0 : 1;
+    }
+    case 'sg': {
+      // PATH (a file or folder) narrows the search inside its workspace, as for grep.
+      const workspaceRoot = enclosingWorkspace(fs.existsSync(root) && fs.statSync(root).isFile() ? path.dirname(root) : root);
+      const within = path.relative(workspaceRoot, root).split(path.sep).join('/');
+      let language = values.lang;
+      if (language === undefined) {
+        const extension = path.extname(root).slice(1);
+        if (extension === '' || !fs.existsSync(root) || !fs.statSync(root).isFile()) throw new UsageError('sg needs --lang LANGUAGE (typescript, python, go, rust, java, c, cpp, …) unless PATH is a file');
+        language = extension;
+      }
+      let rule: unknown;
+      if (values.rule !== undefined) {
+        try {
+          rule = JSON.parse(values.rule);
+        } catch (error) {
+          throw new UsageError(`--rule takes a JSON rule object: ${errorMessage(error)}`);
+        }
+      }
+      const max = values.max === undefined ? undefined : Number(values.max);
+      if (max !== undefined && !(Number.isInteger(max) && max >= 0)) throw new UsageError('--max takes a whole number');
+      if (values.apply && values.rewrite === undefined) throw new UsageError('--apply needs --rewrite TEMPLATE');
+      const params = {
+        root: workspaceRoot,
+        language,
+        ...(pattern === undefined ? {} : { pattern }),
+        ...(rule === undefined ? {} : { rule }),
+        ...(values['glob-filter'] ? { glob: values['glob-filter'] } : {}),
+        ...(within ? { paths: [within] } : {}),
+        ...(max === undefined ? {} : { maxResults: max }),
+      };
+      let matched = false;
+      if (values.rewrite !== undefined) {
+        await withClient(values, async ({ connection }) => {
+          const plan = await request<StructuralRewriteResult>(connection, Methods.structuralRewrite, { ...params, rewrite: values.rewrite }, true);
+          matched = plan.count > 0;
+          let applied: ApplyRewriteResult | undefined;
+          if (values.apply && plan.token) applied = await request<ApplyRewriteResult>(connection, Methods.applyRewrite, { token: plan.token }, false);
+          if (json) return print(applied ? { ...plan, applied } : plan);
+          process.stdout.write(plan.diff);
+          for (const entry of plan.skipped) process.stderr.write(`fathom: skipped ${entry.path}: ${entry.reason}\n`);
+          for (const problem of plan.errors) process.stderr.write(`fathom: ${problem.path}: ${problem.message}\n`);
+          const summary = `${plan.count} change${plan.count === 1 ? '' : 's'} in ${plan.files.length} file${plan.files.length === 1 ? '' : 's'}`;
+          if (applied) process.stderr.write(`fathom: applied ${summary}\n`);
+          else if (plan.token) process.stderr.write(`fathom: ${summary}, nothing written (add --apply to write)\n`);
+        });
+        return matched ? 0 : 1;
+      }
+      await withClient(values, async ({ connection }) => {
+        const result = await request<StructuralSearchResult>(connection, Methods.structuralSearch, params, true);
+        matched = result.matches.length > 0;
+        if (json) return print(result);
+        for (const match of result.matches) print(`${match.path}:${match.range.start.line}:${match.range.start.column}:${match.lineText}`);
+        for (const problem of result.errors) process.stderr.write(`fathom: ${problem.path}: ${problem.message}\n`);
+        if (result.truncated) process.stderr.write(`fathom: stopped after ${result.matches.length} matches (--max)\n`);
+      });
       return matched ? 0 : 1;
     }
     case 'chunks': {
@@ -397,7 +462,8 @@ main(process.argv.slice(2)).then(
     } else {
       const detail = error instanceof ResponseError ? `${error.message} (code ${error.code})` : errorMessage(error);
       process.stderr.write(`fathom: ${detail}\n`);
-      process.exitCode = 1;
+      // As ripgrep: 1 means "nothing found", 2 an error (here and for usage errors).
+      process.exitCode = 2;
     }
   },
 );

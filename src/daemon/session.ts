@@ -8,9 +8,11 @@ import { FathomError, errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { pathFromUriOrPath, toRelative } from '../base/paths.js';
 import { ErrorCodes } from '../protocol/errors.js';
-import { Methods, type ChunksResult, type OutlineResult, type SymbolsResult, type FilesResult, type GrepResult, type ProgressToken, type ProgressValue, type StatusResult, type WorkspaceStatus } from '../protocol/methods.js';
+import { Methods, type ChunksResult, type OutlineResult, type SymbolsResult, type FilesResult, type GrepResult, type ProgressToken, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type DiscardRewriteResult, type WorkspaceStatus } from '../protocol/methods.js';
 import { globFilter } from '../index/lexical/lexical-index.js';
 import { outlineOf } from '../index/graph/outline.js';
+import type { CandidateSource, StructuralRequest } from '../structural/structural-search.js';
+import { planRewrite } from '../structural/rewrite-planner.js';
 import type { BufferOverlay, TextChange } from '../workspace/overlay.js';
 import type { Workspace } from '../workspace/workspace.js';
 import {
@@ -28,7 +30,7 @@ import {
   requiredText,
   type Params,
 } from './params.js';
-import { absentStatus, toLspDocumentSymbols, toLspSymbolInformation, toResponseError, toWireChunks, toWireOutline, toWireSymbols, toWireGrep, toWireMerkle, toWireStatus } from './to-wire.js';
+import { absentStatus, toLspDocumentSymbols, toLspSymbolInformation, toResponseError, toWireChunks, toWireOutline, toWireSymbols, toWireGrep, toWireMerkle, toWireStatus, toWireStructural, toWireRewritePlan } from './to-wire.js';
 import type { WorkspaceManager } from './workspaces.js';
 
 export interface DaemonServices {
@@ -102,6 +104,10 @@ export class Session {
       [Methods.chunks]: (params, token) => this.chunks(params, token),
       [Methods.symbols]: (params, token) => this.symbols(params, token),
       [Methods.outline]: (params, token) => this.outline(params, token),
+      [Methods.structuralSearch]: (params, token) => this.structuralSearch(params, token),
+      [Methods.structuralRewrite]: (params, token) => this.structuralRewrite(params, token),
+      [Methods.applyRewrite]: (params) => this.applyRewrite(params),
+      [Methods.discardRewrite]: (params) => this.discardRewrite(params),
       'workspace/symbol': (params, token) => this.workspaceSymbol(params, token),
       'textDocument/documentSymbol': (params, token) => this.documentSymbol(params, token),
       [Methods.stop]: () => {
@@ -317,6 +323,102 @@ export class Session {
     // The first query of a workspace builds its regex index: say how far it is.
     if (index.state !== 'ready') await this.buildWithProgress(index, `Indexing ${workspace.root} for regex search`, progressToken, token);
     return toWireGrep(workspace.root, await index.search(request, token));
+  }
+
+  /** Reads the params shared by structural search and rewrite (the rule is checked by the engine). */
+  private structuralRequest(method: string, params: Params, workspace: Workspace): StructuralRequest {
+    const language = requiredString(params, 'language');
+    const pattern = optionalString(params, 'pattern');
+    const rule = params.rule === undefined ? {} : requiredObject(params, 'rule');
+    if (pattern === undefined && params.rule === undefined) throw new FathomError('invalidParams', `${method}: give a pattern or a rule`, { field: 'pattern' });
+    if (pattern !== undefined && rule.pattern !== undefined) throw new FathomError('invalidParams', `${method}: give the pattern once (params.pattern or params.rule.pattern)`, { field: 'rule.pattern' });
+    const constraints = params.constraints === undefined ? undefined : requiredObject(params, 'constraints');
+    const maxResults = optionalCount(params, 'maxResults');
+    if (maxResults !== undefined && maxResults > 100_000) throw new FathomError('invalidParams', `${method}: maxResults must be at most 100000`, { field: 'maxResults' });
+    const globs = optionalStringList(params, 'glob');
+    const within = (optionalStringList(params, 'paths') ?? []).map((value) => {
+      const relative = toRelative(workspace.root, realPathOrSelf(pathFromUriOrPath(value, workspace.root)));
+      if (relative === undefined) throw new FathomError('pathOutsideWorkspace', `path ${value} is outside the workspace ${workspace.root}`, { path: value });
+      return relative;
+    });
+    const byGlob = globs && globs.length > 0 ? globFilter(globs) : () => true;
+    const inPaths = (file: string): boolean => within.length === 0 || within.some((folder) => folder === '' || file === folder || file.startsWith(`${folder}/`));
+    return {
+      language,
+      rule: { ...rule, ...(pattern === undefined ? {} : { pattern }) },
+      ...(constraints ? { constraints: constraints as StructuralRequest['constraints'] } : {}),
+      accepts: (file: string) => byGlob(file) && inPaths(file),
+      ...(maxResults === undefined ? {} : { maxResults }),
+    };
+  }
+
+  /**
+   * Runs structural work over a workspace once its file set and regex index are ready, with
+   * `$/progress` (files done of the candidates) on the client's token.
+   */
+  private async withCandidates<T>(workspace: Workspace, params: Params, token: CancellationToken, title: string, work: (source: CandidateSource, progress: (done: number, total: number) => void) => Promise<T>): Promise<T> {
+    const progressToken = optionalProgressToken(params, 'workDoneToken');
+    await this.ready(workspace, token, progressToken);
+    await workspace.settle();
+    const index = this.services.workspaces.lexical(workspace);
+    if (index.state !== 'ready') await this.buildWithProgress(index, `Indexing ${workspace.root} for regex search`, progressToken, token);
+    const send = progressToken === undefined ? undefined : (value: ProgressValue): void => this.sendProgress(progressToken, value);
+    send?.({ kind: 'begin', title, cancellable: true, percentage: 0 });
+    let last = 0;
+    try {
+      return await work({ root: workspace.root, candidateFiles: (query, accepts, signal) => index.candidateFiles(query, accepts, signal) }, (done, total) => {
+        if (!send || performance.now() - last < 100) return;
+        last = performance.now();
+        send({ kind: 'report', message: `${done}/${total} files`, percentage: Math.floor((100 * done) / Math.max(1, total)) });
+      });
+    } finally {
+      send?.({ kind: 'end' });
+    }
+  }
+
+  private async structuralSearch(raw: unknown, token: CancellationToken): Promise<StructuralSearchResult> {
+    const params = paramsObject(Methods.structuralSearch, raw);
+    const workspace = this.workspaceFor(params);
+    const request = this.structuralRequest(Methods.structuralSearch, params, workspace);
+    const structural = this.services.workspaces.structural;
+    // A bad pattern is answered before any index is built.
+    await structural.compile(request);
+    const result = await this.withCandidates(workspace, params, token, 'Structural search', (source, progress) => structural.search(source, request, token, progress));
+    return toWireStructural(workspace.root, result);
+  }
+
+  private async structuralRewrite(raw: unknown, token: CancellationToken): Promise<StructuralRewriteResult> {
+    const params = paramsObject(Methods.structuralRewrite, raw);
+    const workspace = this.workspaceFor(params);
+    const request = { ...this.structuralRequest(Methods.structuralRewrite, params, workspace), rewrite: requiredText(params, 'rewrite') };
+    const workspaces = this.services.workspaces;
+    await workspaces.structural.compile(request);
+    const plan = await this.withCandidates(workspace, params, token, 'Staging a structural rewrite', (source, progress) => planRewrite(workspaces.structural, workspaces.rewritePlans, source, request, token, progress));
+    return toWireRewritePlan(workspace.root, plan);
+  }
+
+  private applyRewrite(raw: unknown): ApplyRewriteResult {
+    const params = paramsObject(Methods.applyRewrite, raw);
+    const planToken = requiredString(params, 'token');
+    const plans = this.services.workspaces.rewritePlans;
+    const root = plans.rootOf(planToken);
+    // A file open in an editor whose text differs from the disk has unsaved changes: not written over.
+    const unsaved = (relative: string): boolean => {
+      const buffer = this.services.overlay.get(`${root}/${relative}`);
+      if (!buffer) return false;
+      try {
+        return fs.readFileSync(`${root}/${relative}`, 'utf8') !== buffer.text;
+      } catch {
+        return true;
+      }
+    };
+    const { written } = plans.apply(planToken, unsaved);
+    return { root: root!, written };
+  }
+
+  private discardRewrite(raw: unknown): DiscardRewriteResult {
+    const params = paramsObject(Methods.discardRewrite, raw);
+    return { discarded: this.services.workspaces.rewritePlans.discard(requiredString(params, 'token')) };
   }
 
   private async chunks(raw: unknown, token: CancellationToken): Promise<ChunksResult> {

@@ -6,12 +6,15 @@ import { log } from '../base/logger.js';
 import { ErrorCodes, type ErrorCode } from '../protocol/errors.js';
 import type { GrepResult as LexicalGrepResult } from '../index/lexical/lexical-index.js';
 import { pathToFileURL } from 'node:url';
-import type { ChunksResult, GrepResult, MerkleResult, OutlineResult, OutlineSymbol, SymbolsResult, WireChunk, WireRange, WireSymbol, WorkspaceStatus } from '../protocol/methods.js';
+import type { StructuralBinding, StructuralRewriteResult, StructuralSearchResult, ChunksResult, GrepResult, MerkleResult, OutlineResult, OutlineSymbol, SymbolsResult, WireChunk, WireRange, WireSymbol, WorkspaceStatus } from '../protocol/methods.js';
 import type { OutlineNode } from '../index/graph/outline.js';
 import type { SymbolMatch } from '../index/graph/symbol-index.js';
 import type { FileTags, SymbolDefinition, TagPosition } from '../index/syntax/tags.js';
 import type { Chunk } from '../index/syntax/chunk.js';
 import type { ChunksAnswer } from './workspaces.js';
+import type { StructuralResult } from '../structural/structural-search.js';
+import type { BoundText } from '../structural/find.js';
+import type { RewritePlanResult } from '../structural/rewrite-planner.js';
 import type { MerkleView, WorkspaceStatusInfo } from '../workspace/workspace.js';
 
 const codes: Record<FathomErrorKind, ErrorCode> = {
@@ -21,6 +24,7 @@ const codes: Record<FathomErrorKind, ErrorCode> = {
   cancelled: ErrorCodes.RequestCancelled,
   io: ErrorCodes.IoError,
   shuttingDown: ErrorCodes.ShuttingDown,
+  conflict: ErrorCodes.Conflict,
   internal: ErrorCodes.InternalError,
 };
 
@@ -196,4 +200,51 @@ export function toLspDocumentSymbols(nodes: OutlineNode[]): unknown[] {
     };
   };
   return nodes.map(convert);
+}
+
+function toWireBinding(bound: BoundText): StructuralBinding {
+  return {
+    text: bound.text,
+    ...(bound.start && bound.end ? { range: wireRange(bound.start, bound.end), startByte: bound.startByte!, endByte: bound.endByte! } : {}),
+    ...(bound.count === undefined ? {} : { count: bound.count }),
+  };
+}
+
+export function toWireStructural(root: string, result: StructuralResult): StructuralSearchResult {
+  return {
+    root,
+    language: result.language,
+    patternContext: result.rung ?? null,
+    variables: result.variables,
+    matches: result.matches.map((match) => ({
+      path: match.path,
+      range: wireRange(match.start, match.end),
+      startByte: match.startByte,
+      endByte: match.endByte,
+      text: match.text,
+      lineText: match.lineText,
+      bindings: Object.fromEntries(Object.entries(match.bindings).map(([name, bound]) => [name, toWireBinding(bound)])),
+    })),
+    files: result.files,
+    truncated: result.truncated,
+    errors: result.errors,
+    stats: result.stats,
+  };
+}
+
+export function toWireRewritePlan(root: string, plan: RewritePlanResult): StructuralRewriteResult {
+  return {
+    root,
+    token: plan.token ?? null,
+    expiresAt: plan.expiresAt === undefined ? null : new Date(plan.expiresAt).toISOString(),
+    language: plan.language,
+    count: plan.count,
+    files: plan.files,
+    changes: plan.changes.map((change) => ({ path: change.path, range: wireRange(change.start, change.end), startByte: change.startByte, endByte: change.endByte, before: change.before, after: change.after })),
+    diff: plan.diff,
+    skipped: plan.skipped,
+    overlapping: plan.overlapping,
+    errors: plan.errors,
+    stats: plan.stats,
+  };
 }

@@ -11,6 +11,9 @@ import { GrammarSet } from '../index/syntax/grammars.js';
 import { ParseCache } from '../index/syntax/parse-cache.js';
 import { type FileTags, tagFile } from '../index/syntax/tags.js';
 import { SymbolIndex } from '../index/graph/symbol-index.js';
+import { StructuralPool } from '../structural/structural-pool.js';
+import { StructuralSearch } from '../structural/structural-search.js';
+import { RewritePlans } from '../structural/rewrite-plans.js';
 import { HashPool } from '../workspace/hash-pool.js';
 import type { BufferOverlay } from '../workspace/overlay.js';
 import { Workspace } from '../workspace/workspace.js';
@@ -35,6 +38,11 @@ export class WorkspaceManager {
   /** Grammars and trees of open buffers, on this thread: a keystroke re-parses incrementally. */
   private readonly grammars = new GrammarSet();
   private readonly parseCache = new ParseCache(this.grammars);
+  private readonly structuralPool = new StructuralPool();
+  /** Structural search: shares the grammars and the buffers' trees with chunks and outline. */
+  readonly structural = new StructuralSearch(this.grammars, this.parseCache, this.structuralPool);
+  /** Staged structural rewrites of every workspace, by token (a token is the capability to apply). */
+  readonly rewritePlans = new RewritePlans();
 
   constructor(
     private readonly config: DaemonConfig,
@@ -215,6 +223,7 @@ export class WorkspaceManager {
     this.workspaces.clear();
     this.pool.close();
     this.chunkPool.close();
+    this.structuralPool.close();
     this.parseCache.clear();
   }
 }

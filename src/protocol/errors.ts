@@ -12,6 +12,8 @@ export const ErrorCodes = {
   PathOutsideWorkspace: -32011,
   IoError: -32012,
   ShuttingDown: -32013,
+  /** A staged rewrite no longer matches the files (edited, formatted, rewritten since): nothing was written. */
+  Conflict: -32014,
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

@@ -10,6 +10,10 @@ export const Methods = {
   chunks: 'fathom/chunks',
   symbols: 'fathom/symbols',
   outline: 'fathom/outline',
+  structuralSearch: 'fathom/structuralSearch',
+  structuralRewrite: 'fathom/structuralRewrite',
+  applyRewrite: 'fathom/applyRewrite',
+  discardRewrite: 'fathom/discardRewrite',
   stop: 'fathom/stop',
 } as const;
 
@@ -274,3 +278,126 @@ export type ProgressValue =
   | { kind: 'begin'; title: string; cancellable: boolean; message?: string; percentage?: number }
   | { kind: 'report'; message?: string; percentage?: number }
   | { kind: 'end'; message?: string };
+
+/**
+ * A structural rule (a subset of ast-grep's rule objects): every key present must hold. `pattern`:
+ * code with metavariables; `kind`: the node's tree-sitter kind; `regex`: on the node's text;
+ * `inside` / `has`: a rule an ancestor / a descendant satisfies (`stopBy: "neighbor"` for the
+ * parent / a direct child only; default `"end"`: any distance); `not`, `all`, `any`.
+ */
+export interface StructuralRule {
+  pattern?: string;
+  kind?: string;
+  regex?: string;
+  inside?: StructuralRule & { stopBy?: 'neighbor' | 'end' };
+  has?: StructuralRule & { stopBy?: 'neighbor' | 'end' };
+  not?: StructuralRule;
+  all?: StructuralRule[];
+  any?: StructuralRule[];
+}
+
+export interface StructuralSearchParams {
+  root: string;
+  /** The language of the pattern and of the files searched: a grammars/manifest.json id ("typescript", "cpp"), name or extension. */
+  language: string;
+  /** Shorthand for `rule: { pattern }`. Give `pattern`, `rule`, or both (then `rule` must not have its own pattern). */
+  pattern?: string;
+  rule?: StructuralRule;
+  /** Metavariable name (with or without `$`) → a rule its bound node must satisfy. */
+  constraints?: Record<string, StructuralRule>;
+  /** Globs over workspace-relative paths, as in fathom/grep. */
+  glob?: string | string[];
+  /** Files or folders (absolute, file:// or workspace-relative) to search in; default: the whole workspace. */
+  paths?: string[];
+  /** At most this many matches (default 1,000; at most 100,000). */
+  maxResults?: number;
+  workDoneToken?: ProgressToken;
+}
+
+export interface StructuralBinding {
+  text: string;
+  /** Absent for a `$$$X` that took no nodes. */
+  range?: WireRange;
+  startByte?: number;
+  endByte?: number;
+  /** For `$$$X`: how many nodes it took. */
+  count?: number;
+}
+
+export interface StructuralMatch {
+  path: string;
+  range: WireRange;
+  /** [startByte, endByte) into the file's bytes. */
+  startByte: number;
+  endByte: number;
+  text: string;
+  /** The first line of the match, whole (for a quickfix list). */
+  lineText: string;
+  bindings: Record<string, StructuralBinding>;
+}
+
+export interface StructuralSearchResult {
+  root: string;
+  language: string;
+  /** Which wrapper of the context ladder parsed the pattern: statement, expression, member, top level or type. */
+  patternContext: string | null;
+  /** The pattern's bound metavariables, in order. */
+  variables: string[];
+  matches: StructuralMatch[];
+  files: number;
+  truncated: boolean;
+  /** Files that could not be searched (unreadable, parse timed out), with why. */
+  errors: { path: string; message: string }[];
+  /** plan: the literals a file must contain (the regex-index prefilter); candidates: files of the language that passed it; parsed: files actually parsed. */
+  stats: { plan: string; fromIndex: boolean; candidates: number; parsed: number; elapsedMs: number };
+}
+
+export interface StructuralRewriteParams extends StructuralSearchParams {
+  /** The replacement, using the pattern's metavariables ($X, $$$X). Multi-line text is indented like the matched line. */
+  rewrite: string;
+}
+
+export interface StructuralChange {
+  path: string;
+  range: WireRange;
+  startByte: number;
+  endByte: number;
+  before: string;
+  after: string;
+}
+
+export interface StructuralRewriteResult {
+  root: string;
+  /** Pass to fathom/applyRewrite; null when nothing would change (nothing is staged). */
+  token: string | null;
+  /** When the plan expires (ISO 8601); null with no token. */
+  expiresAt: string | null;
+  language: string;
+  /** Matches that change. */
+  count: number;
+  files: { path: string; count: number }[];
+  changes: StructuralChange[];
+  /** A unified diff of every file (`a/` and `b/` prefixes, workspace-relative paths). */
+  diff: string;
+  /** Files with matches that the plan leaves out, and why (unsaved editor changes, changed while staging, unreadable). */
+  skipped: { path: string; reason: string }[];
+  /** Matches nested in another rewritten match: only the outermost is rewritten. */
+  overlapping: number;
+  errors: { path: string; message: string }[];
+  stats: { candidates: number; parsed: number; elapsedMs: number };
+}
+
+export interface RewriteTokenParams {
+  token: string;
+}
+
+export interface ApplyRewriteResult {
+  root: string;
+  /** The files written, workspace-relative. */
+  written: string[];
+}
+
+export interface DiscardRewriteResult {
+  /** False when no plan had that token (applied, discarded or expired). */
+  discarded: boolean;
+}

@@ -301,19 +301,14 @@ export class LexicalIndex {
     return evaluate(query);
   }
 
-  /** Runs a query: plan → candidates from the base → fresh files and buffers → verify. */
-  async search(request: GrepRequest, signal: CancellationSignal = neverCancelled): Promise<GrepResult> {
-    const started = performance.now();
-    const matcher = compileMatcher(request);
-    const ignoreCase = request.ignoreCase === true;
-    const query = request.fixedStrings ? planLiteral(request.pattern, { ignoreCase }) : planRegex(parseRegex(request.pattern), { ignoreCase });
-    const literals = lineLiterals(query);
-    const limit = request.maxResults ?? 10_000;
-    const byGlob = request.globs && request.globs.length > 0 ? globFilter(request.globs) : () => true;
-    const byLanguage = request.languages && request.languages.length > 0 ? languageFilter(request.languages) : () => true;
-    const accepts = (file: string): boolean => byGlob(file) && byLanguage(file);
+  /**
+   * The files that may hold a match of `query` now, in path order: base candidates whose content
+   * is unchanged since the index was built, plus changed files and open buffers that are in the
+   * file set (a buffer's text is given; a deleted file never appears). `fromIndex` is false when
+   * the query had no usable literal (every file is a candidate).
+   */
+  async candidateFiles(query: Query, accepts: (relativePath: string) => boolean, signal: CancellationSignal = neverCancelled): Promise<{ files: { path: string; text?: string }[]; fromIndex: boolean }> {
     await this.ensureBuilt(signal);
-
     // Paths whose current content is not what the base indexed: read fresh (buffers first).
     const bufferPaths = new Map<string, string>();
     for (const absolute of this.buffers.openPaths()) {
@@ -330,17 +325,34 @@ export class LexicalIndex {
     }
     // A changed path or a buffer is searched only if it is in the file set now: a deleted file never
     // is, nor a buffer of a secret, ignored or binary file.
-    const toSearch = [...fromBase, ...[...fresh].filter((file) => this.source.hashOf(file) !== undefined)].filter((file) => accepts(file)).sort();
+    const paths = [...fromBase, ...[...fresh].filter((file) => this.source.hashOf(file) !== undefined)].filter((file) => accepts(file)).sort();
+    const files = paths.map((path) => {
+      const text = bufferPaths.has(path) ? this.buffers.get(bufferPaths.get(path)!)?.text : undefined;
+      return text === undefined ? { path } : { path, text };
+    });
+    return { files, fromIndex: ids !== undefined };
+  }
+
+  /** Runs a query: plan → candidates from the base → fresh files and buffers → verify. */
+  async search(request: GrepRequest, signal: CancellationSignal = neverCancelled): Promise<GrepResult> {
+    const started = performance.now();
+    const matcher = compileMatcher(request);
+    const ignoreCase = request.ignoreCase === true;
+    const query = request.fixedStrings ? planLiteral(request.pattern, { ignoreCase }) : planRegex(parseRegex(request.pattern), { ignoreCase });
+    const literals = lineLiterals(query);
+    const limit = request.maxResults ?? 10_000;
+    const byGlob = request.globs && request.globs.length > 0 ? globFilter(request.globs) : () => true;
+    const byLanguage = request.languages && request.languages.length > 0 ? languageFilter(request.languages) : () => true;
+    const accepts = (file: string): boolean => byGlob(file) && byLanguage(file);
+    const { files: candidates, fromIndex } = await this.candidateFiles(query, accepts, signal);
+    const toSearch = candidates.map((file) => file.path);
 
     // Verification runs in the grep pool's threads: all cores, and a runaway regex is cut off.
     const found: LineMatch[][] = [];
     let total = 0;
     const { timedOut } = await this.pool.run(
       {
-        files: toSearch.map((file) => {
-          const buffer = bufferPaths.has(file) ? this.buffers.get(bufferPaths.get(file)!) : undefined;
-          return buffer ? { readPath: '', text: buffer.text } : { readPath: toAbsolute(this.source.root, file) };
-        }),
+        files: candidates.map((file) => (file.text !== undefined ? { readPath: '', text: file.text } : { readPath: toAbsolute(this.source.root, file.path) })),
         source: matcher.regex.source,
         flags: matcher.regex.flags,
         multiline: matcher.multiline,
@@ -372,7 +384,7 @@ export class LexicalIndex {
       files,
       truncated: total > limit,
       timedOut: timedOut.map((index) => toSearch[index]!),
-      stats: { plan: query === all ? '*' : describeQuery(query), candidates: toSearch.length, searched: toSearch.length, fromIndex: ids !== undefined, elapsedMs: Math.round((performance.now() - started) * 100) / 100 },
+      stats: { plan: query === all ? '*' : describeQuery(query), candidates: toSearch.length, searched: toSearch.length, fromIndex, elapsedMs: Math.round((performance.now() - started) * 100) / 100 },
     };
   }
 

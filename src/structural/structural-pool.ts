@@ -1,0 +1,51 @@
+// Structural matching on worker threads: every core parses, a large file does not stall the
+// daemon, and a grammar that traps inside wasm takes down only its worker. Lazy, idle-stopping
+// (base/worker-pool.ts).
+import os from 'node:os';
+import { WorkerPool } from '../base/worker-pool.js';
+import type { FileMatch } from './find.js';
+import type { SearchSpec } from './rule.js';
+import type { StructuralJob, StructuralReply } from './structural-worker.js';
+
+export class StructuralFileError extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+    this.name = 'StructuralFileError';
+  }
+}
+
+export interface StructuralFileRequest {
+  language: string;
+  spec: SearchSpec;
+  key: string;
+  path: string;
+  absolutePath?: string;
+  text?: string;
+  limit: number;
+}
+
+export class StructuralPool {
+  private readonly pool: WorkerPool<StructuralJob, StructuralReply>;
+
+  constructor(readonly size: number = Math.max(1, Math.min(os.availableParallelism(), 4))) {
+    this.pool = new WorkerPool(new URL('./structural-worker.js', import.meta.url), size, 'structural');
+  }
+
+  /** The matches in one file; `parsed` is false when its bytes lacked a literal (no parse); `hash` of the bytes matched. */
+  async search(request: StructuralFileRequest): Promise<{ matches: FileMatch[]; parsed: boolean; hash?: string }> {
+    const reply = await this.pool.run(request);
+    if ('matches' in reply) return { matches: reply.matches, parsed: reply.parsed, ...(reply.hash ? { hash: reply.hash } : {}) };
+    throw new StructuralFileError(reply.error, reply.code);
+  }
+
+  warm(): void {
+    this.pool.warm();
+  }
+
+  close(): void {
+    this.pool.close();
+  }
+}
