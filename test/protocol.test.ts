@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { ErrorCodes } from '../src/protocol/errors.js';
-import type { ApplyRewriteResult, ChunksResult, DiscardRewriteResult, OutlineResult, SymbolsResult, FilesResult, GrepResult, MerkleResult, StatusResult, StructuralRewriteResult, StructuralSearchResult, WorkspaceStatus } from '../src/protocol/methods.js';
+import type { ApplyRewriteResult, ChunksResult, DiscardRewriteResult, EditFileResult, OutlineResult, SymbolsResult, FilesResult, GrepResult, MerkleResult, StatusResult, StructuralRewriteResult, StructuralSearchResult, WorkspaceStatus } from '../src/protocol/methods.js';
 import { gitInit, tempDir, writeFixture } from './helpers/fixture.js';
 import { RawClient, canConnect, connectRaw, socketPathIn, spawnCli, spawnSocketDaemon, spawnStdioDaemon, type Message } from './helpers/raw-client.js';
 
@@ -186,6 +186,39 @@ describe('stdio daemon', () => {
     fs.rmSync(path.join(root, 'src/old.ts'));
   });
 
+  test('fathom/editFile answers the diagnostics an edit introduced; status lists the language servers', async () => {
+    fs.writeFileSync(path.join(root, 'tsconfig.json'), '{"compilerOptions":{"strict":true,"noEmit":true}}');
+    fs.writeFileSync(path.join(root, 'src/typed.ts'), 'export const n: number = 1;\n');
+    let status = await client.result<StatusResult>('fathom/status', { root });
+    const before = status.workspaces[0]!.languageServers!;
+    assert.equal(before.find((server) => server.server === 'typescript')!.state, 'available', 'marker and binary found; nothing started');
+    assert.match(before.find((server) => server.server === 'gopls')!.reason ?? '', /no go\.mod \/ go\.work at the workspace root/);
+    const uri = pathToFileURL(path.join(root, 'src/typed.ts')).href;
+    const edited = await client.result<EditFileResult>('fathom/editFile', {
+      path: uri,
+      edits: [{ range: { start: { line: 0, character: 25 }, end: { line: 0, character: 26 } }, newText: '"one"' }],
+      conversation: 'agent-1',
+    });
+    assert.equal(edited.status, 'ok', edited.reason);
+    assert.equal(edited.applied, true);
+    assert.equal(edited.version, 1);
+    assert.deepEqual(edited.newDiagnostics.map((entry) => [entry.path, entry.diagnostics.map((diagnostic) => diagnostic.message)]), [['src/typed.ts', ["Type 'string' is not assignable to type 'number'."]]]);
+    assert.equal(fs.readFileSync(path.join(root, 'src/typed.ts'), 'utf8'), 'export const n: number = "one";\n');
+    const again = await client.result<EditFileResult>('fathom/newDiagnostics', { path: uri, conversation: 'agent-1' });
+    assert.deepEqual(again.newDiagnostics, [], 'already reported on this ledger');
+    const other = await client.result<EditFileResult>('fathom/newDiagnostics', { path: uri, conversation: 'agent-2' });
+    assert.equal(other.newDiagnostics[0]?.diagnostics.length, 1, 'another conversation has not seen it');
+    const stale = await client.request('fathom/editFile', { path: uri, newText: 'x', expectedVersion: 0 });
+    assert.equal(stale.error?.code, ErrorCodes.InvalidParams);
+    assert.match(stale.error!.message, /stale edit/);
+    status = await client.result<StatusResult>('fathom/status', { root });
+    const running = status.workspaces[0]!.languageServers!.find((server) => server.server === 'typescript')!;
+    assert.equal(running.state, 'running');
+    assert.ok(running.pid! > 0);
+    fs.rmSync(path.join(root, 'src/typed.ts'));
+    fs.rmSync(path.join(root, 'tsconfig.json'));
+  });
+
   test('buffers: didOpen, didChange and didClose are held and released', async () => {
     const uri = pathToFileURL(path.join(root, 'src/a.ts')).href;
     client.notify('textDocument/didOpen', { textDocument: { uri, languageId: 'typescript', version: 1, text: 'let x = 1;\n' } });
@@ -301,6 +334,10 @@ describe('stdio daemon', () => {
     { name: 'a rewrite without a template', method: 'fathom/structuralRewrite', params: { root, language: 'ts', pattern: 'a' }, code: ErrorCodes.InvalidParams, message: /params\.rewrite/ },
     { name: 'a rewrite with an unbound metavariable', method: 'fathom/structuralRewrite', params: { root, language: 'ts', pattern: 'f($A)', rewrite: 'g($B)' }, code: ErrorCodes.InvalidParams, message: /rewrite uses \$B/ },
     { name: 'apply with an unknown token', method: 'fathom/applyRewrite', params: { token: 'nope' }, code: ErrorCodes.InvalidParams, message: /no staged rewrite/ },
+    { name: 'editFile with neither edits nor newText', method: 'fathom/editFile', params: { root, path: 'src/a.ts' }, code: ErrorCodes.InvalidParams, message: /give either edits or newText/ },
+    { name: 'editFile with malformed edits', method: 'fathom/editFile', params: { root, path: 'src/a.ts', edits: [{ range: 1 }] }, code: ErrorCodes.InvalidParams, message: /params\.edits\[0\] must be/ },
+    { name: 'editFile with an edit past the end', method: 'fathom/editFile', params: { root, path: 'src/a.ts', edits: [{ range: { start: { line: 9, character: 0 }, end: { line: 9, character: 0 } }, newText: 'x' }] }, code: ErrorCodes.InvalidParams, message: /line 9 is past the end/ },
+    { name: 'editFile outside the workspace', method: 'fathom/editFile', params: { root, path: '/etc/hostname', newText: 'x' }, code: ErrorCodes.PathOutsideWorkspace },
     { name: 'outline of an ignored file', method: 'fathom/outline', params: { root, path: 'debug.log' }, code: ErrorCodes.InvalidParams, message: /not in the file set/ },
     { name: 'chunks of an ignored file', method: 'fathom/chunks', params: { root, path: 'debug.log' }, code: ErrorCodes.InvalidParams, message: /not in the file set/ },
     { name: 'chunks of a file that does not exist', method: 'fathom/chunks', params: { root, path: 'src/missing.ts' }, code: ErrorCodes.InvalidParams, message: /not in the file set/ },
@@ -337,11 +374,12 @@ describe('stdio daemon', () => {
     assert.fail('..foo/b.txt never appeared');
   });
 
+  // Ids far above the ones the client numbers its own requests with: an answer must not be mistaken for another.
   const badMessages: { name: string; raw: string; code: number }[] = [
-    { name: 'a body that is not JSON', raw: RawClient.frame('{"jsonrpc": "2.0", "id": 99, "method": '), code: ErrorCodes.ParseError },
-    { name: 'a message with no method', raw: RawClient.frame('{"jsonrpc": "2.0", "id": 98}'), code: ErrorCodes.InvalidRequest },
-    { name: 'a method that is not a string', raw: RawClient.frame('{"jsonrpc": "2.0", "id": 97, "method": 42}'), code: ErrorCodes.InvalidRequest },
-    { name: 'a JSON array (batch)', raw: RawClient.frame('[{"jsonrpc": "2.0", "id": 96, "method": "fathom/status"}]'), code: ErrorCodes.InvalidRequest },
+    { name: 'a body that is not JSON', raw: RawClient.frame('{"jsonrpc": "2.0", "id": 900099, "method": '), code: ErrorCodes.ParseError },
+    { name: 'a message with no method', raw: RawClient.frame('{"jsonrpc": "2.0", "id": 900098}'), code: ErrorCodes.InvalidRequest },
+    { name: 'a method that is not a string', raw: RawClient.frame('{"jsonrpc": "2.0", "id": 900097, "method": 42}'), code: ErrorCodes.InvalidRequest },
+    { name: 'a JSON array (batch)', raw: RawClient.frame('[{"jsonrpc": "2.0", "id": 900096, "method": "fathom/status"}]'), code: ErrorCodes.InvalidRequest },
   ];
   for (const bad of badMessages) {
     test(`bad message: ${bad.name} gets ${bad.code} and the connection lives on`, async () => {

@@ -4,12 +4,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { applyPatch } from 'diff';
 import { CancellationTokenSource, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
 import { errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { defaultConfig, defaultSocketPath, readPackageVersion } from '../daemon/config.js';
 import { Daemon, SocketInUseError } from '../daemon/server.js';
-import { Methods, type ChunksResult, type OutlineResult, type OutlineSymbol, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type WorkspaceStatus } from '../protocol/methods.js';
+import { Methods, type ChunksResult, type OutlineResult, type OutlineSymbol, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
 import { connectToDaemon, inProcessDaemon, type Client } from './connect.js';
 import { ProgressBar } from './progress-bar.js';
 
@@ -31,6 +32,9 @@ commands:
   sg PATTERN [PATH] [--lang L] [-g GLOB]... [--max N] [--rule JSON] [--rewrite T [--apply]]
                                       structural search: code with $X, $_, $$$X metavariables;
                                       --rewrite prints the diff (nothing written), --apply writes it
+  edit FILE [--patch DIFF] [--conversation ID]
+                                      write FILE (new content on stdin, or a unified diff applied
+                                      to it) and print the diagnostics the edit introduced
   stop                                stop the running daemon
 
 options for client commands:
@@ -205,6 +209,8 @@ async function main(argv: string[]): Promise<number> {
       rule: { type: 'string' },
       rewrite: { type: 'string' },
       apply: { type: 'boolean' },
+      patch: { type: 'string' },
+      conversation: { type: 'string' },
       'no-text': { type: 'boolean' },
       'reconcile-seconds': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -218,9 +224,10 @@ async function main(argv: string[]): Promise<number> {
   const takesPattern = command === 'grep' || command === 'symbols' || (command === 'sg' && values.rule === undefined);
   const pattern = takesPattern ? rest.shift() : undefined;
   if (takesPattern && pattern === undefined) throw new UsageError(`${command} needs a ${command === 'symbols' ? 'QUERY' : 'PATTERN'}`);
-  // chunks takes a file, not a workspace: `fathom chunks FILE`.
-  const file = command === 'chunks' || command === 'outline' ? rest.shift() : undefined;
-  if ((command === 'chunks' || command === 'outline') && file === undefined) throw new UsageError(`${command} needs a FILE`);
+  // chunks, outline and edit take a file, not a workspace: `fathom chunks FILE`.
+  const takesFile = command === 'chunks' || command === 'outline' || command === 'edit';
+  const file = takesFile ? rest.shift() : undefined;
+  if (takesFile && file === undefined) throw new UsageError(`${command} needs a FILE`);
   const [target, ...extra] = rest;
   if (extra.length > 0) throw new UsageError(`unexpected argument: ${extra[0]}`);
   const root = target ? path.resolve(target) : enclosingWorkspace(process.cwd());
@@ -426,6 +433,38 @@ async function main(argv: string[]): Promise<number> {
         show(result.symbols, 0);
       });
       return 0;
+    }
+    case 'edit': {
+      const absolute = path.resolve(file!);
+      let newText: string;
+      if (values.patch !== undefined) {
+        const current = fs.readFileSync(absolute, 'utf8');
+        const patched = applyPatch(current, fs.readFileSync(values.patch, 'utf8'));
+        if (patched === false) throw new UsageError(`the patch ${values.patch} does not apply to ${file}`);
+        newText = patched;
+      } else {
+        if (process.stdin.isTTY) throw new UsageError('edit reads the new content on stdin (or give --patch DIFF)');
+        newText = fs.readFileSync(0, 'utf8');
+      }
+      let code = 0;
+      await withClient(values, async ({ connection }) => {
+        const result = await request<EditFileResult>(
+          connection,
+          Methods.writeFile,
+          { root: enclosingWorkspace(path.dirname(absolute)), path: absolute, text: newText, conversation: values.conversation ?? `cli:${enclosingWorkspace(path.dirname(absolute))}` },
+          true,
+        );
+        const count = result.newDiagnostics.reduce((sum, entry) => sum + entry.diagnostics.length, 0);
+        code = result.status !== 'ok' ? 3 : count > 0 ? 1 : 0;
+        if (json) return print(result);
+        const severities = ['', 'error', 'warning', 'info', 'hint'];
+        process.stderr.write(`fathom: ${result.path} written (version ${result.version}); ${result.status === 'ok' ? `${count} new diagnostic${count === 1 ? '' : 's'}` : `diagnostics unknown: ${result.status}${result.reason ? ` (${result.reason})` : ''}`}${result.crash ? `; ${result.crash}, restarted` : ''}\n`);
+        for (const entry of result.newDiagnostics) {
+          for (const diagnostic of entry.diagnostics) print(`${entry.path}:${diagnostic.range.start.line + 1}:${diagnostic.range.start.character + 1}: ${severities[diagnostic.severity ?? 1] ?? 'error'}: ${diagnostic.message.split('\n')[0]}${diagnostic.code !== undefined ? ` [${diagnostic.source ?? ''}${diagnostic.source ? ' ' : ''}${diagnostic.code}]` : ''}`);
+        }
+      });
+      // 0: written, nothing new; 1: written, new diagnostics; 3: written, diagnostics unknown; 2: error.
+      return code;
     }
     case 'stop': {
       const socketPath = typeof values.socket === 'string' ? path.resolve(values.socket) : defaultSocketPath();

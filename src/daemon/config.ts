@@ -12,6 +12,10 @@ export interface DaemonConfig {
   maxFileBytes: number;
   /** Period of the reconciliation stat walk, in milliseconds (0: never). */
   reconcileIntervalMs: number;
+  /** A language server unused this long is stopped (0: never). */
+  serverIdleMs?: number;
+  /** Extra or changed language servers (JSON, see README): $FATHOM_SERVERS or $XDG_CONFIG_HOME/fathom/servers.json. */
+  serversFile?: string;
 }
 
 function positiveNumber(value: string | undefined): number | undefined {
@@ -31,6 +35,8 @@ export function defaultConfig(): DaemonConfig {
     cacheRoot: defaultCacheRoot(),
     maxFileBytes: positiveNumber(process.env.FATHOM_MAX_FILE_BYTES) ?? 1024 * 1024,
     reconcileIntervalMs: (positiveNumber(process.env.FATHOM_RECONCILE_SECONDS) ?? 300) * 1000,
+    serverIdleMs: (positiveNumber(process.env.FATHOM_SERVER_IDLE_SECONDS) ?? 600) * 1000,
+    serversFile: process.env.FATHOM_SERVERS ? path.resolve(process.env.FATHOM_SERVERS) : path.join(process.env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'fathom', 'servers.json'),
   };
 }
 

@@ -8,11 +8,14 @@ import { FathomError, errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { pathFromUriOrPath, toRelative } from '../base/paths.js';
 import { ErrorCodes } from '../protocol/errors.js';
-import { Methods, type ChunksResult, type OutlineResult, type SymbolsResult, type FilesResult, type GrepResult, type ProgressToken, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type DiscardRewriteResult, type WorkspaceStatus } from '../protocol/methods.js';
+import { Methods, type ChunksResult, type OutlineResult, type SymbolsResult, type FilesResult, type GrepResult, type ProgressToken, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type DiscardRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
 import { globFilter } from '../index/lexical/lexical-index.js';
 import { outlineOf } from '../index/graph/outline.js';
 import type { CandidateSource, StructuralRequest } from '../structural/structural-search.js';
 import { planRewrite } from '../structural/rewrite-planner.js';
+import type { EditAnswer } from '../lsp/diagnostics-service.js';
+import type { ServerSpec } from '../lsp/registry.js';
+import { checkEdits } from '../lsp/text-edits.js';
 import type { BufferOverlay, TextChange } from '../workspace/overlay.js';
 import type { Workspace } from '../workspace/workspace.js';
 import {
@@ -79,7 +82,11 @@ function textChange(value: unknown): TextChange {
   return { range: { start: position(range, 'start'), end: position(range, 'end') }, text };
 }
 
+let sessionCounter = 0;
+
 export class Session {
+  /** The default new-diagnostics ledger of this connection. */
+  private readonly ledgerKey = `connection:${++sessionCounter}`;
   private shutdownRequested = false;
   private readonly openBuffers = new Set<string>();
   private readonly requests: Record<string, Handler>;
@@ -108,6 +115,9 @@ export class Session {
       [Methods.structuralRewrite]: (params, token) => this.structuralRewrite(params, token),
       [Methods.applyRewrite]: (params) => this.applyRewrite(params),
       [Methods.discardRewrite]: (params) => this.discardRewrite(params),
+      [Methods.editFile]: (params) => this.editFile(params, false),
+      [Methods.writeFile]: (params) => this.editFile(params, true),
+      [Methods.newDiagnostics]: (params) => this.newDiagnostics(params),
       'workspace/symbol': (params, token) => this.workspaceSymbol(params, token),
       'textDocument/documentSymbol': (params, token) => this.documentSymbol(params, token),
       [Methods.stop]: () => {
@@ -178,10 +188,11 @@ export class Session {
     return pathFromUriOrPath(uri);
   }
 
-  /** The client went away: its unsaved buffers go with it. */
+  /** The client went away: its unsaved buffers and its diagnostics ledger go with it. */
   dispose(): void {
     for (const path of this.openBuffers) this.services.overlay.close(path);
     this.openBuffers.clear();
+    this.services.workspaces.ledger.forget(this.ledgerKey);
   }
 
   private openFolder(folder: unknown): void {
@@ -260,11 +271,11 @@ export class Session {
     const workspaces = this.services.workspaces;
     let statuses: WorkspaceStatus[];
     if (rootParam === undefined) {
-      statuses = workspaces.all().map((workspace) => toWireStatus(workspace.status(), workspaces.indexStates(workspace)));
+      statuses = workspaces.all().map((workspace) => ({ ...toWireStatus(workspace.status(), workspaces.indexStates(workspace)), languageServers: workspaces.languageServerStates(workspace) }));
     } else {
       const root = workspaces.resolveRoot(rootParam);
       const workspace = workspaces.get(root);
-      statuses = [workspace ? toWireStatus(workspace.status(), workspaces.indexStates(workspace)) : absentStatus(root)];
+      statuses = [workspace ? { ...toWireStatus(workspace.status(), workspaces.indexStates(workspace)), languageServers: workspaces.languageServerStates(workspace) } : absentStatus(root)];
     }
     return { daemon: this.services.daemonInfo(), workspaces: statuses };
   }
@@ -421,6 +432,87 @@ export class Session {
     return { discarded: this.services.workspaces.rewritePlans.discard(requiredString(params, 'token')) };
   }
 
+  /**
+   * Files that may import this one (for diagnostics an edit causes elsewhere): files of the same
+   * server's languages whose text names the module, found through the regex index; at most 16.
+   */
+  private async dependentsOf(workspace: Workspace, relative: string, spec: ServerSpec): Promise<string[]> {
+    const base = relative.slice(relative.lastIndexOf('/') + 1).replace(/\.[^.]+$/, '');
+    if (!/^[\w.-]+$/.test(base) || base === 'index' || base === '__init__') return [];
+    const name = base.replace(/[.]/g, '\\.');
+    const pattern = spec.id === 'pyright' ? `\\b(import|from)\\s+[\\w.]*\\b${name}\\b` : `['"][^'"]*\\b${name}(\\.[cm]?[jt]sx?)?['"]`;
+    // An edit waits at most 2 s for a first index build (a small workspace); past that it goes on
+    // without dependents, and the build finishes for the next edit.
+    if (workspace.state !== 'ready') return [];
+    const index = this.services.workspaces.lexical(workspace);
+    if (index.state !== 'ready') {
+      const built = index.ensureBuilt().catch(() => undefined);
+      await Promise.race([built, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+      if ((index.state as string) !== 'ready') return [];
+    }
+    const result = await index.search({ pattern, languages: Object.keys(spec.languages), maxResults: 200 });
+    return [...new Set(result.matches.map((match) => match.path))].filter((file) => file !== relative).slice(0, 16).map((file) => `${workspace.root}/${file}`);
+  }
+
+  private toWireEdit(workspace: Workspace, relative: string, answer: EditAnswer): EditFileResult {
+    const rel = (absolute: string): string => toRelative(workspace.root, absolute) ?? absolute;
+    return {
+      root: workspace.root,
+      path: relative,
+      applied: answer.applied,
+      version: answer.version,
+      status: answer.status,
+      ...(answer.reason ? { reason: answer.reason } : {}),
+      ...(answer.server ? { server: answer.server } : {}),
+      ...(answer.crash ? { crash: answer.crash } : {}),
+      newDiagnostics: answer.newDiagnostics.map((entry) => ({ path: rel(entry.path), diagnostics: entry.diagnostics })),
+    };
+  }
+
+  /** fathom/editFile and fathom/writeFile (which may create the file): apply, then the new diagnostics. */
+  private async editFile(raw: unknown, create: boolean): Promise<EditFileResult> {
+    const method = create ? Methods.writeFile : Methods.editFile;
+    const params = paramsObject(method, raw);
+    const { workspace, relative, absolute } = this.fileIn(params);
+    const edits = params.edits === undefined ? undefined : checkEdits(params.edits);
+    const newText = params.newText === undefined ? (create ? requiredText(params, 'text') : undefined) : requiredText(params, 'newText');
+    if (create && edits) throw new FathomError('invalidParams', `${method} takes text (the whole content), not edits`, { field: 'edits' });
+    if (!create && (newText === undefined) === (edits === undefined)) throw new FathomError('invalidParams', `${method}: give either edits or newText`, { field: 'edits' });
+    const expectedVersion = optionalCount(params, 'expectedVersion');
+    const conversation = optionalString(params, 'conversation');
+    const language = this.services.workspaces.languageOf(relative);
+    const answer = await this.services.workspaces.diagnostics.edit(
+      {
+        workspaceRoot: workspace.root,
+        absolutePath: absolute,
+        language,
+        ...(newText === undefined ? {} : { newText }),
+        ...(edits ? { edits } : {}),
+        ...(expectedVersion === undefined ? {} : { expectedVersion }),
+        ledgerKey: conversation === undefined ? this.ledgerKey : `conversation:${conversation}`,
+        includeHints: optionalBoolean(params, 'includeHints') ?? false,
+        dependents: (spec) => this.dependentsOf(workspace, relative, spec),
+      },
+      create,
+    );
+    return this.toWireEdit(workspace, relative, answer);
+  }
+
+  /** The diagnostics of a file (as on disk) that this ledger has not reported: for edits made elsewhere. */
+  private async newDiagnostics(raw: unknown): Promise<EditFileResult> {
+    const params = paramsObject(Methods.newDiagnostics, raw);
+    const { workspace, relative, absolute } = this.fileIn(params);
+    const conversation = optionalString(params, 'conversation');
+    const answer = await this.services.workspaces.diagnostics.check({
+      workspaceRoot: workspace.root,
+      absolutePath: absolute,
+      language: this.services.workspaces.languageOf(relative),
+      ledgerKey: conversation === undefined ? this.ledgerKey : `conversation:${conversation}`,
+      includeHints: optionalBoolean(params, 'includeHints') ?? false,
+    });
+    return this.toWireEdit(workspace, relative, answer);
+  }
+
   private async chunks(raw: unknown, token: CancellationToken): Promise<ChunksResult> {
     const params = paramsObject(Methods.chunks, raw);
     const budgetBytes = optionalCount(params, 'budgetBytes');
@@ -481,7 +573,7 @@ export class Session {
   }
 
   /** Resolves `path` (and optional `root`) to a workspace and a relative path inside it. */
-  private fileIn(params: Params): { workspace: Workspace; relative: string } {
+  private fileIn(params: Params): { workspace: Workspace; relative: string; absolute: string } {
     const pathParam = requiredString(params, 'path');
     const rootParam = optionalString(params, 'root');
     const workspaces = this.services.workspaces;
@@ -497,7 +589,7 @@ export class Session {
     }
     const relative = toRelative(workspace.root, absolute);
     if (relative === undefined || relative === '') throw new FathomError('pathOutsideWorkspace', `path ${pathParam} is outside the workspace ${workspace.root}`, { path: pathParam });
-    return { workspace, relative };
+    return { workspace, relative, absolute: `${workspace.root}/${relative}` };
   }
 
   private async outline(raw: unknown, token: CancellationToken): Promise<OutlineResult> {

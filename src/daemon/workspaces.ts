@@ -14,6 +14,12 @@ import { SymbolIndex } from '../index/graph/symbol-index.js';
 import { StructuralPool } from '../structural/structural-pool.js';
 import { StructuralSearch } from '../structural/structural-search.js';
 import { RewritePlans } from '../structural/rewrite-plans.js';
+import { DiagnosticsService } from '../lsp/diagnostics-service.js';
+import { LanguageServers } from '../lsp/language-servers.js';
+import { DiagnosticLedger } from '../lsp/ledger.js';
+import { findProjectRoot, knownServers, resolveBinary, ServerRegistry, serversFromConfig, type ServerSpec } from '../lsp/registry.js';
+import { log } from '../base/logger.js';
+import type { LanguageServerState } from '../protocol/methods.js';
 import { HashPool } from '../workspace/hash-pool.js';
 import type { BufferOverlay } from '../workspace/overlay.js';
 import { Workspace } from '../workspace/workspace.js';
@@ -43,11 +49,25 @@ export class WorkspaceManager {
   readonly structural = new StructuralSearch(this.grammars, this.parseCache, this.structuralPool);
   /** Staged structural rewrites of every workspace, by token (a token is the capability to apply). */
   readonly rewritePlans = new RewritePlans();
+  /** Language servers: none runs until an edit or a diagnostics request needs one. */
+  readonly serverRegistry: ServerRegistry;
+  readonly languageServers: LanguageServers;
+  readonly ledger = new DiagnosticLedger();
+  readonly diagnostics: DiagnosticsService;
 
   constructor(
     private readonly config: DaemonConfig,
     private readonly overlay: BufferOverlay,
   ) {
+    let servers: ServerSpec[] = [...knownServers];
+    try {
+      servers = serversFromConfig(config.serversFile);
+    } catch (error) {
+      log.error(`language servers: ${(error as Error).message}; using the built-in table`);
+    }
+    this.serverRegistry = new ServerRegistry(servers);
+    this.languageServers = new LanguageServers({ idleMs: config.serverIdleMs });
+    this.diagnostics = new DiagnosticsService(this.serverRegistry, this.languageServers, this.ledger);
     overlay.onChange((path) => {
       if (!overlay.get(path)) this.parseCache.forget(path);
     });
@@ -99,6 +119,26 @@ export class WorkspaceManager {
   /** The state of each index of a workspace, for status. */
   indexStates(workspace: Workspace): Record<string, string> {
     return { lexical: this.lexicalIndexes.get(workspace)?.state ?? 'absent', symbols: this.symbolIndexes.get(workspace)?.state ?? 'absent' };
+  }
+
+  /** A file's language id by name and extension (undefined: no grammar knows it). */
+  languageOf(relativePath: string): string | undefined {
+    return this.grammars.table.detect(relativePath)?.id;
+  }
+
+  /** The known language servers for a workspace: running ones, else whether one could start. */
+  languageServerStates(workspace: Workspace): LanguageServerState[] {
+    const running = this.languageServers.status().filter((entry) => entry.projectRoot === workspace.root || entry.projectRoot.startsWith(`${workspace.root}/`));
+    return this.serverRegistry.servers.map((spec: ServerSpec): LanguageServerState => {
+      const live = running.find((entry) => entry.server === spec.id);
+      if (live) {
+        return { server: spec.id, state: live.state, projectRoot: live.projectRoot, ...(live.pid ? { pid: live.pid } : {}), crashes: live.crashes, ...(live.lastCrash ? { lastCrash: live.lastCrash } : {}) };
+      }
+      const projectRoot = findProjectRoot(`${workspace.root}/.`, workspace.root, spec.rootMarkers);
+      if (!projectRoot) return { server: spec.id, state: 'missing', reason: `no ${spec.rootMarkers.join(' / ')} at the workspace root` };
+      if (!resolveBinary(spec.binary, projectRoot)) return { server: spec.id, state: 'missing', reason: `${spec.binary} not found` };
+      return { server: spec.id, state: 'available', projectRoot };
+    });
   }
 
   /** Definitions and references of one file in the file set: its open buffer (parse cache) or the disk (a worker). */
@@ -225,5 +265,6 @@ export class WorkspaceManager {
     this.chunkPool.close();
     this.structuralPool.close();
     this.parseCache.clear();
+    await this.languageServers.stopAll();
   }
 }

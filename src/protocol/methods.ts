@@ -14,6 +14,9 @@ export const Methods = {
   structuralRewrite: 'fathom/structuralRewrite',
   applyRewrite: 'fathom/applyRewrite',
   discardRewrite: 'fathom/discardRewrite',
+  editFile: 'fathom/editFile',
+  writeFile: 'fathom/writeFile',
+  newDiagnostics: 'fathom/newDiagnostics',
   stop: 'fathom/stop',
 } as const;
 
@@ -53,6 +56,19 @@ export interface WorkspaceStatus {
   lastScan: { kind: 'build' | 'restart' | 'reconcile'; at: string; durationMs: number; hashed: number; reused: number; repaired: number } | null;
   cache: { path: string; loaded: 'none' | 'valid' | 'rebuilt' };
   error?: string;
+  /** The language servers Fathom knows, for this workspace: running (with its project root and pid), available (would start on first use), or missing (and which part: the root marker or the binary). */
+  languageServers?: LanguageServerState[];
+}
+
+export interface LanguageServerState {
+  server: string;
+  state: 'running' | 'starting' | 'available' | 'missing' | 'exited';
+  projectRoot?: string;
+  pid?: number;
+  /** For missing: what is missing. */
+  reason?: string;
+  crashes?: number;
+  lastCrash?: string;
 }
 
 export interface StatusResult {
@@ -400,4 +416,44 @@ export interface ApplyRewriteResult {
 export interface DiscardRewriteResult {
   /** False when no plan had that token (applied, discarded or expired). */
   discarded: boolean;
+}
+
+/** An LSP Diagnostic (0-based line and UTF-16 character, as LSP has them), as the server gave it. */
+export interface LspDiagnostic {
+  range: { start: { line: number; character: number }; end: { line: number; character: number } };
+  /** 1 error, 2 warning, 3 information, 4 hint. */
+  severity?: number;
+  code?: number | string;
+  source?: string;
+  message: string;
+}
+
+export interface EditFileParams {
+  /** The file: absolute path, file:// URI, or relative to `root`. */
+  path: string;
+  root?: string;
+  /** LSP TextEdits against the file as it is (give these or newText). */
+  edits?: { range: LspDiagnostic['range']; newText: string }[];
+  newText?: string;
+  /** Refuse unless Fathom's version of the file (from the last answer) is this. */
+  expectedVersion?: number;
+  /** The ledger to compare with (an agent's conversation id); default: this connection's. */
+  conversation?: string;
+  /** Report hints (severity 4) too. */
+  includeHints?: boolean;
+}
+
+export interface EditFileResult {
+  root: string;
+  path: string;
+  applied: boolean;
+  version: number;
+  /** ok: newDiagnostics is what the edit introduced; timeout: the server gave no diagnostics in time (NOT a clean result); no-server / server-crashed: see reason. */
+  status: 'ok' | 'timeout' | 'no-server' | 'server-crashed';
+  reason?: string;
+  server?: string;
+  /** A crash of the server since the last answer (it was restarted). */
+  crash?: string;
+  /** Per file (workspace-relative; the edited file and files that depend on it), the diagnostics not reported before on this ledger. */
+  newDiagnostics: { path: string; diagnostics: LspDiagnostic[] }[];
 }

@@ -8,6 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomically as writeAtomically } from '../base/atomic-file.js';
 import { FathomError, errorMessage } from '../base/errors.js';
 
 export interface PlannedFile {
@@ -31,19 +32,6 @@ export interface ApplyResult {
 
 function sha256(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
-}
-
-/** Writes a file atomically next to itself, keeping its mode. */
-function writeAtomically(file: string, bytes: Uint8Array, mode: number): void {
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.fathom-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    fs.writeFileSync(temp, bytes, { mode });
-    fs.chmodSync(temp, mode);
-    fs.renameSync(temp, file);
-  } catch (error) {
-    fs.rmSync(temp, { force: true });
-    throw error;
-  }
 }
 
 export class RewritePlans {

@@ -4,7 +4,6 @@
 import os from 'node:os';
 import { WorkerPool } from '../base/worker-pool.js';
 import type { FileMatch } from './find.js';
-import type { SearchSpec } from './rule.js';
 import type { StructuralJob, StructuralReply } from './structural-worker.js';
 
 export class StructuralFileError extends Error {
@@ -17,15 +16,8 @@ export class StructuralFileError extends Error {
   }
 }
 
-export interface StructuralFileRequest {
-  language: string;
-  spec: SearchSpec;
-  key: string;
-  path: string;
-  absolutePath?: string;
-  text?: string;
-  limit: number;
-}
+/** One file to search: a job without its id. */
+export type StructuralFileRequest = Omit<StructuralJob, 'id'>;
 
 export class StructuralPool {
   private readonly pool: WorkerPool<StructuralJob, StructuralReply>;

@@ -1,0 +1,183 @@
+// Edits through Fathom, answered with the diagnostics they introduced. For an edit: find the file's
+// server (registry: marker and binary, else `no-server` with the reason), start it if needed,
+// show it the file and the files that may depend on it (importers, found by the caller) as they are
+// now and record their diagnostics as the ledger's baseline when the ledger has none, write the
+// change atomically, show the server the new text, and report what the ledger has not seen: in the
+// file, and in its dependents (marked with their path). `newDiagnostics` does the same without an
+// edit (for changes made elsewhere). The status says when the answer is not a clean "these are
+// new": `timeout` (no diagnostics in time: never reported as clean), `server-crashed`, `no-server`.
+import { isUtf8 } from 'node:buffer';
+import fs from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { writeFileAtomically } from '../base/atomic-file.js';
+import { FathomError } from '../base/errors.js';
+import type { DiagnosticsAnswer, DiagnosticsStatus, LanguageServer, LspDiagnostic } from './language-server.js';
+import type { LanguageServers } from './language-servers.js';
+import type { DiagnosticLedger } from './ledger.js';
+import type { ServerRegistry, ServerSpec } from './registry.js';
+import { applyTextEdits, type TextEdit } from './text-edits.js';
+
+export type EditStatus = DiagnosticsStatus | 'no-server';
+
+export interface FileDiagnostics {
+  /** Absolute path. */
+  path: string;
+  diagnostics: LspDiagnostic[];
+}
+
+export interface EditAnswer {
+  applied: boolean;
+  /** Fathom's version of the file after the edit (pass it as expectedVersion next time). */
+  version: number;
+  status: EditStatus;
+  /** Why the status is not `ok`. */
+  reason?: string;
+  server?: string;
+  /** A crash of the server since the last answer (it was restarted). */
+  crash?: string;
+  newDiagnostics: FileDiagnostics[];
+}
+
+export interface EditRequest {
+  workspaceRoot: string;
+  absolutePath: string;
+  /** Fathom's language id of the file (undefined: no grammar, so no server). */
+  language: string | undefined;
+  newText?: string;
+  edits?: TextEdit[];
+  /** Refuse the edit unless Fathom's version of the file is this one. */
+  expectedVersion?: number;
+  ledgerKey: string;
+  /** Report hints too (severity 4: unused names and the like); default: errors, warnings and information. */
+  includeHints?: boolean;
+  /** Files that may depend on this one (absolute), to watch for diagnostics the edit causes there. */
+  dependents?: (spec: ServerSpec) => Promise<string[]>;
+}
+
+const worst: Record<EditStatus, number> = { ok: 0, timeout: 2, 'server-crashed': 3, 'no-server': 1 };
+
+/** How long to wait for a dependent's diagnostics to be republished after an edit. */
+const dependentWaitMs = 2_000;
+
+function readText(absolutePath: string): string {
+  let bytes: Buffer;
+  try {
+    bytes = fs.readFileSync(absolutePath);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new FathomError('invalidParams', `${absolutePath} does not exist (fathom/writeFile creates files)`, { path: absolutePath });
+    throw new FathomError('io', `${absolutePath}: ${(error as Error).message}`, { path: absolutePath });
+  }
+  if (!isUtf8(bytes)) throw new FathomError('invalidParams', `${absolutePath} is not UTF-8 text; not editing it`, { path: absolutePath });
+  return bytes.toString('utf8');
+}
+
+export class DiagnosticsService {
+  private readonly versions = new Map<string, number>();
+
+  constructor(
+    private readonly registry: ServerRegistry,
+    private readonly servers: LanguageServers,
+    private readonly ledger: DiagnosticLedger,
+  ) {}
+
+  versionOf(absolutePath: string): number {
+    return this.versions.get(absolutePath) ?? 0;
+  }
+
+  /** Applies an edit (or writes new content) and answers the diagnostics it introduced. */
+  async edit(request: EditRequest, create = false): Promise<EditAnswer> {
+    const exists = fs.existsSync(request.absolutePath);
+    if (!exists && !create) readText(request.absolutePath); // throws the clear error
+    const before = exists ? readText(request.absolutePath) : '';
+    if ((request.newText === undefined) === (request.edits === undefined)) throw new FathomError('invalidParams', 'give either edits or newText', { field: 'edits' });
+    const after = request.newText ?? applyTextEdits(before, request.edits!);
+    const current = this.versionOf(request.absolutePath);
+    if (request.expectedVersion !== undefined && request.expectedVersion !== current) {
+      throw new FathomError('invalidParams', `stale edit: expectedVersion ${request.expectedVersion}, but Fathom's version of ${request.absolutePath} is ${current}; nothing was written`, { field: 'expectedVersion', version: current });
+    }
+    const write = (): number => {
+      writeFileAtomically(request.absolutePath, after);
+      const version = current + 1;
+      this.versions.set(request.absolutePath, version);
+      return version;
+    };
+    return this.withServer(request, write);
+  }
+
+  /** The diagnostics of a file (as it is on disk) that the ledger has not reported yet. */
+  async check(request: Omit<EditRequest, 'newText' | 'edits' | 'expectedVersion'>): Promise<EditAnswer> {
+    readText(request.absolutePath);
+    return this.withServer(request, undefined);
+  }
+
+  private async withServer(request: Omit<EditRequest, 'newText' | 'edits' | 'expectedVersion'>, write: (() => number) | undefined): Promise<EditAnswer> {
+    const availability = this.registry.availability(request.absolutePath, request.language, request.workspaceRoot);
+    if (!availability.available) {
+      const version = write ? write() : this.versionOf(request.absolutePath);
+      return { applied: write !== undefined, version, status: 'no-server', reason: availability.reason, newDiagnostics: [] };
+    }
+    let server: LanguageServer;
+    let crash: string | undefined;
+    try {
+      ({ server, crash } = await this.servers.get(availability.spec, availability.projectRoot, availability.command));
+    } catch (error) {
+      const version = write ? write() : this.versionOf(request.absolutePath);
+      return { applied: write !== undefined, version, status: 'server-crashed', reason: `${availability.spec.name} did not start: ${(error as Error).message}`, server: availability.spec.id, newDiagnostics: [] };
+    }
+    const key = request.ledgerKey;
+    const kept = (diagnostics: LspDiagnostic[]): LspDiagnostic[] => (request.includeHints ? diagnostics : diagnostics.filter((diagnostic) => (diagnostic.severity ?? 1) <= 3));
+    const languageIdOf = (file: string): string => {
+      const match = Object.entries(availability.spec.languages).find(([language]) => language === request.language);
+      return file === request.absolutePath && match ? match[1] : availability.languageId;
+    };
+    const dependents = ((await request.dependents?.(availability.spec)) ?? []).filter((file) => file !== request.absolutePath).slice(0, 16);
+    let status: EditStatus = 'ok';
+    let reason: string | undefined;
+    const note = (answer: DiagnosticsAnswer, file: string): void => {
+      if (worst[answer.status] > worst[status]) {
+        status = answer.status;
+        reason = answer.status === 'timeout' ? `${availability.spec.name} gave no diagnostics for ${file} in time` : `${availability.spec.name} stopped while Fathom waited for ${file}`;
+      }
+    };
+    // Baselines: what was there before the edit is not new.
+    for (const file of [request.absolutePath, ...dependents]) {
+      const uri = pathToFileURL(file).href;
+      let text: string;
+      try {
+        text = readText(file);
+      } catch {
+        continue;
+      }
+      const version = server.sync(uri, languageIdOf(file), text);
+      if (!this.ledger.knows(key, uri) && (write || file !== request.absolutePath)) {
+        const answer = await server.diagnostics(uri, version);
+        note(answer, file);
+        this.ledger.remember(key, uri, kept(answer.diagnostics));
+      }
+    }
+    const version = write ? write() : this.versionOf(request.absolutePath);
+    const uri = pathToFileURL(request.absolutePath).href;
+    const mark = server.mark;
+    const synced = server.sync(uri, languageIdOf(request.absolutePath), readText(request.absolutePath));
+    const main = await server.diagnostics(uri, synced);
+    note(main, request.absolutePath);
+    const newDiagnostics: FileDiagnostics[] = [];
+    if (main.status === 'ok') newDiagnostics.push({ path: request.absolutePath, diagnostics: this.ledger.report(key, uri, kept(main.diagnostics)) });
+    for (const file of dependents) {
+      const dependentUri = pathToFileURL(file).href;
+      const answer = await server.current(dependentUri, mark, dependentWaitMs);
+      note(answer, file);
+      if (answer.status === 'ok') newDiagnostics.push({ path: file, diagnostics: this.ledger.report(key, dependentUri, kept(answer.diagnostics)) });
+    }
+    return {
+      applied: write !== undefined,
+      version,
+      status,
+      ...(reason ? { reason } : {}),
+      server: availability.spec.id,
+      ...(crash ? { crash } : {}),
+      newDiagnostics: newDiagnostics.filter((entry) => entry.diagnostics.length > 0),
+    };
+  }
+}

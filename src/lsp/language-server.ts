@@ -1,0 +1,337 @@
+// One running language server for one project root: spawned, initialized (rootUri, workspace
+// folders, the client capabilities Fathom uses), kept in sync with the documents Fathom shows it
+// (full-text didOpen/didChange/didSave), and asked for a document's diagnostics at a version: by
+// pull (`textDocument/diagnostic`) when the server offers it, else by waiting for its push
+// (`textDocument/publishDiagnostics` for that version, or published after the change when the
+// server sends no version), then a settle window for servers that publish in several bursts.
+// "No answer in time" is reported as `timeout`, never as a clean list. Owns the process.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { log } from '../base/logger.js';
+import { ConnectionClosed, LspConnection, RequestTimedOut } from './lsp-connection.js';
+import type { ServerSpec } from './registry.js';
+
+export interface LspDiagnostic {
+  range: { start: { line: number; character: number }; end: { line: number; character: number } };
+  severity?: number;
+  code?: number | string;
+  source?: string;
+  message: string;
+}
+
+export type DiagnosticsStatus = 'ok' | 'timeout' | 'server-crashed';
+
+export interface DiagnosticsAnswer {
+  status: DiagnosticsStatus;
+  diagnostics: LspDiagnostic[];
+}
+
+interface Published {
+  version: number | undefined;
+  diagnostics: LspDiagnostic[];
+  /** Order of arrival (a counter). */
+  sequence: number;
+}
+
+export type ServerState = 'starting' | 'running' | 'exited';
+
+export interface ServerTimings {
+  /** After the first diagnostics for a version, wait this long for more (servers publish in bursts). */
+  settleMs: number;
+  /** Give up on diagnostics after this long. */
+  diagnosticsTimeoutMs: number;
+  initializeTimeoutMs: number;
+}
+
+export const defaultTimings: ServerTimings = { settleMs: 300, diagnosticsTimeoutMs: 20_000, initializeTimeoutMs: 30_000 };
+
+export class LanguageServer {
+  state: ServerState = 'starting';
+  readonly startedAt = Date.now();
+  lastUsed = Date.now();
+  /** Why the process ended, when it did. */
+  exit: string | undefined;
+  private child: ChildProcess | undefined;
+  private connection: LspConnection | undefined;
+  private pullDiagnostics = false;
+  /** Documents shown to the server; `syncedAt`: the publish sequence when their text last changed. */
+  private readonly documents = new Map<string, { version: number; text: string; syncedAt: number; skipPublish?: boolean }>();
+  private readonly published = new Map<string, Published>();
+  private sequence = 0;
+  /** Whether the server puts document versions on its publishes (learned from them). */
+  private sendsVersions = false;
+  private readonly waiters = new Set<() => void>();
+  private readonly exitListeners = new Set<(reason: string) => void>();
+  readonly ready: Promise<void>;
+
+  constructor(
+    readonly spec: ServerSpec,
+    readonly projectRoot: string,
+    readonly command: string,
+    private readonly timings: ServerTimings = defaultTimings,
+  ) {
+    this.ready = this.start();
+    this.ready.catch(() => undefined);
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  onExit(listener: (reason: string) => void): void {
+    this.exitListeners.add(listener);
+  }
+
+  private async start(): Promise<void> {
+    const child = spawn(this.command, this.spec.args, { cwd: this.projectRoot, stdio: ['pipe', 'pipe', 'pipe'], env: process.env });
+    this.child = child;
+    child.stderr!.on('data', (chunk: Buffer) => log.debug(`${this.spec.name}: ${chunk.toString('utf8').trimEnd().slice(0, 500)}`));
+    const exited = new Promise<never>((_, reject) => {
+      child.on('error', (error) => this.ended(`could not start: ${error.message}`));
+      child.on('exit', (code, signal) => this.ended(signal ? `killed by ${signal}` : `exited with code ${code}`));
+      this.onExit((reason) => reject(new Error(`${this.spec.name} ${reason}`)));
+    });
+    exited.catch(() => undefined);
+    this.connection = new LspConnection(child.stdout!, child.stdin!, {
+      notification: (method, params) => this.notification(method, params),
+      request: (method, params) => this.serverRequest(method, params),
+    }, (line) => log.debug(`${this.spec.name}: ${line}`));
+    const rootUri = pathToFileURL(this.projectRoot).href;
+    const initialize = this.connection.request<{ capabilities?: { diagnosticProvider?: unknown } }>(
+      'initialize',
+      {
+        processId: process.pid,
+        clientInfo: { name: 'fathom' },
+        rootUri,
+        rootPath: this.projectRoot,
+        workspaceFolders: [{ uri: rootUri, name: this.projectRoot.split('/').pop() || this.projectRoot }],
+        initializationOptions: this.spec.initializationOptions?.() ?? {},
+        capabilities: {
+          workspace: { configuration: true, workspaceFolders: true, didChangeConfiguration: { dynamicRegistration: false } },
+          textDocument: {
+            synchronization: { didSave: true, dynamicRegistration: false },
+            publishDiagnostics: { relatedInformation: false, versionSupport: true },
+            diagnostic: { dynamicRegistration: false, relatedDocumentSupport: false },
+          },
+          window: { workDoneProgress: false },
+        },
+      },
+      this.timings.initializeTimeoutMs,
+    );
+    const result = await Promise.race([initialize, exited]);
+    this.pullDiagnostics = result?.capabilities?.diagnosticProvider !== undefined && result.capabilities.diagnosticProvider !== null;
+    this.connection.notify('initialized', {});
+    if (this.spec.settings) this.connection.notify('workspace/didChangeConfiguration', { settings: this.spec.settings });
+    if (this.state === 'starting') this.state = 'running';
+  }
+
+  private ended(reason: string): void {
+    if (this.state === 'exited') return;
+    this.state = 'exited';
+    this.exit = reason;
+    this.connection?.close();
+    for (const listener of this.exitListeners) listener(reason);
+    for (const wake of this.waiters) wake();
+  }
+
+  private notification(method: string, params: unknown): void {
+    if (method !== 'textDocument/publishDiagnostics') return;
+    const { uri, version, diagnostics } = params as { uri: string; version?: number; diagnostics: LspDiagnostic[] };
+    if (version !== undefined && version !== null) this.sendsVersions = true;
+    const document = this.documents.get(uri);
+    if (document?.skipPublish) {
+      // The publish that answers our didClose of a reopened document: about the old text.
+      document.skipPublish = false;
+      return;
+    }
+    this.published.set(uri, { version: version ?? undefined, diagnostics: Array.isArray(diagnostics) ? diagnostics : [], sequence: ++this.sequence });
+    for (const wake of this.waiters) wake();
+  }
+
+  private serverRequest(method: string, params: unknown): unknown {
+    switch (method) {
+      case 'workspace/configuration': {
+        const items = ((params as { items?: { section?: string }[] })?.items ?? []) as { section?: string }[];
+        return items.map((item) => (item.section !== undefined ? (this.spec.settings?.[item.section] ?? {}) : {}));
+      }
+      case 'client/registerCapability':
+      case 'client/unregisterCapability':
+      case 'window/workDoneProgress/create':
+        return null;
+      case 'workspace/workspaceFolders': {
+        const uri = pathToFileURL(this.projectRoot).href;
+        return [{ uri, name: this.projectRoot }];
+      }
+      default:
+        throw new Error(`unsupported request ${method}`);
+    }
+  }
+
+  /** Shows the server a document's text; answers the version it now has. */
+  sync(uri: string, languageId: string, text: string): number {
+    this.lastUsed = Date.now();
+    const known = this.documents.get(uri);
+    if (known && known.text === text) return known.version;
+    const version = (known?.version ?? 0) + 1;
+    // A server that publishes without versions may also stay silent when a document's diagnostics
+    // stay empty (typescript-language-server does): then nothing would tell Fathom the check is
+    // done. Reopening the document makes it publish whatever it finds.
+    const silentWhenClean = known !== undefined && !this.pullDiagnostics && !this.sendsVersions && this.published.get(uri)?.diagnostics.length === 0;
+    if (silentWhenClean) this.connection!.notify('textDocument/didClose', { textDocument: { uri } });
+    // On a close, typescript-language-server publishes an empty list at once: not an answer.
+    this.documents.set(uri, { version, text, syncedAt: this.sequence, ...(silentWhenClean ? { skipPublish: true } : {}) });
+    if (!known || silentWhenClean) this.connection!.notify('textDocument/didOpen', { textDocument: { uri, languageId, version, text } });
+    else this.connection!.notify('textDocument/didChange', { textDocument: { uri, version }, contentChanges: [{ text }] });
+    this.connection!.notify('textDocument/didSave', { textDocument: { uri }, text });
+    return version;
+  }
+
+  /** Forgets a document (didClose). */
+  close(uri: string): void {
+    if (!this.documents.delete(uri)) return;
+    this.connection?.notify('textDocument/didClose', { textDocument: { uri } });
+  }
+
+  /** The diagnostics of a document at the version `sync` answered. */
+  async diagnostics(uri: string, version: number): Promise<DiagnosticsAnswer> {
+    this.lastUsed = Date.now();
+    if (this.state === 'exited') return { status: 'server-crashed', diagnostics: [] };
+    if (this.pullDiagnostics) {
+      try {
+        const report = await this.connection!.request<{ kind?: string; items?: LspDiagnostic[] }>('textDocument/diagnostic', { textDocument: { uri } }, this.timings.diagnosticsTimeoutMs);
+        return { status: 'ok', diagnostics: report?.items ?? [] };
+      } catch (error) {
+        if (error instanceof RequestTimedOut) return { status: 'timeout', diagnostics: [] };
+        if (error instanceof ConnectionClosed || (this.state as ServerState) === 'exited') return { status: 'server-crashed', diagnostics: [] };
+        throw error;
+      }
+    }
+    return this.waitForPush(uri, version, this.documents.get(uri)?.syncedAt ?? -1);
+  }
+
+  /**
+   * The diagnostics of an open document that did not itself change (an importer of an edited
+   * file): pulled when the server offers it; else the next publish after `since` if one comes within
+   * `waitMs` (servers re-check open dependents, but stay silent when nothing changed), else the
+   * last one published.
+   */
+  async current(uri: string, since: number, waitMs: number): Promise<DiagnosticsAnswer> {
+    if (this.state === 'exited') return { status: 'server-crashed', diagnostics: [] };
+    const version = this.documents.get(uri)?.version ?? 0;
+    if (this.pullDiagnostics) return this.diagnostics(uri, version);
+    const saved = this.timings;
+    const answer = await new LanguageServerWait(this, uri, since, waitMs, saved.settleMs).run();
+    return answer ?? { status: 'ok', diagnostics: this.published.get(uri)?.diagnostics ?? [] };
+  }
+
+  /** For LanguageServerWait: the latest publish for a document. */
+  publishedFor(uri: string): Published | undefined {
+    return this.published.get(uri);
+  }
+
+  /** For LanguageServerWait: called on each publish (and on exit) until removed. */
+  watch(wake: () => void): () => void {
+    this.waiters.add(wake);
+    return () => this.waiters.delete(wake);
+  }
+
+  /** The sequence number of the latest publish: pass it to `diagnostics` to see only later ones. */
+  get mark(): number {
+    return this.sequence;
+  }
+
+  private waitForPush(uri: string, version: number, since: number): Promise<DiagnosticsAnswer> {
+    const fresh = (): Published | undefined => {
+      const entry = this.published.get(uri);
+      if (!entry) return undefined;
+      if (entry.version !== undefined) return entry.version === version ? entry : undefined;
+      return entry.sequence > since ? entry : undefined;
+    };
+    return new Promise((resolve) => {
+      let settleTimer: NodeJS.Timeout | undefined;
+      let lastSequence = -1;
+      const finish = (answer: DiagnosticsAnswer): void => {
+        clearTimeout(deadline);
+        clearTimeout(settleTimer);
+        this.waiters.delete(check);
+        resolve(answer);
+      };
+      const check = (): void => {
+        if (this.state === 'exited') return finish({ status: 'server-crashed', diagnostics: [] });
+        const entry = fresh();
+        if (!entry || entry.sequence === lastSequence) return;
+        lastSequence = entry.sequence;
+        clearTimeout(settleTimer);
+        settleTimer = setTimeout(() => finish({ status: 'ok', diagnostics: fresh()?.diagnostics ?? entry.diagnostics }), this.timings.settleMs);
+      };
+      const deadline = setTimeout(() => finish({ status: 'timeout', diagnostics: [] }), this.timings.diagnosticsTimeoutMs);
+      this.waiters.add(check);
+      check();
+    });
+  }
+
+  /** Asks the server to shut down, then ends the process. */
+  async stop(): Promise<void> {
+    if (this.state === 'exited') return;
+    try {
+      await this.connection?.request('shutdown', null, 2_000);
+      this.connection?.notify('exit', null);
+    } catch {
+      // It is going away either way.
+    }
+    const child = this.child;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          resolve();
+        }, 2_000);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    this.ended('stopped');
+  }
+
+  /** Kills the process (tests: a crash). */
+  kill(): void {
+    this.child?.kill('SIGKILL');
+  }
+}
+
+/** Waits up to a time for a publish newer than `since` for one document, then its settle window. */
+class LanguageServerWait {
+  constructor(
+    private readonly server: LanguageServer,
+    private readonly uri: string,
+    private readonly since: number,
+    private readonly waitMs: number,
+    private readonly settleMs: number,
+  ) {}
+
+  run(): Promise<DiagnosticsAnswer | undefined> {
+    return new Promise((resolve) => {
+      let settle: NodeJS.Timeout | undefined;
+      let seen = -1;
+      const done = (answer: DiagnosticsAnswer | undefined): void => {
+        clearTimeout(deadline);
+        clearTimeout(settle);
+        stop();
+        resolve(answer);
+      };
+      const check = (): void => {
+        if (this.server.state === 'exited') return done({ status: 'server-crashed', diagnostics: [] });
+        const entry = this.server.publishedFor(this.uri);
+        if (!entry || entry.sequence <= this.since || entry.sequence === seen) return;
+        seen = entry.sequence;
+        clearTimeout(settle);
+        settle = setTimeout(() => done({ status: 'ok', diagnostics: this.server.publishedFor(this.uri)?.diagnostics ?? [] }), this.settleMs);
+      };
+      const deadline = setTimeout(() => (seen >= 0 ? undefined : done(undefined)), this.waitMs);
+      const stop = this.server.watch(check);
+      check();
+    });
+  }
+}
