@@ -21,7 +21,7 @@ async function find(language: string, spec: SearchSpec | string, code: string) {
   const source = SourceText.fromString(code);
   const tree = parseSource(grammars, state.grammar, source)!;
   try {
-    return { search, matches: findInTree(tree, source, state.grammar, search) };
+    return { search, matches: findInTree(tree, source, search) };
   } finally {
     tree.delete();
   }

@@ -215,7 +215,7 @@ for (const corpus of corpora) {
         const state = await load();
         const search = compileSearch(grammars, state.grammar, { rule: { pattern: row.pattern } });
         const ours = new Set<string>();
-        for (const { file, source, tree } of parsed) for (const match of findInTree(tree, source, state.grammar, search)) ours.add(`${file}:${match.startByte}-${match.endByte}`);
+        for (const { file, source, tree } of parsed) for (const match of findInTree(tree, source, search)) ours.add(`${file}:${match.startByte}-${match.endByte}`);
         const theirs = astGrepMatches(row.pattern, corpus.astGrepLanguage, parsed.map((entry) => entry.file));
         const short = (key: string): string => path.basename(key);
         const onlyFathom = [...ours].filter((key) => !theirs.has(key)).map(short).sort();

@@ -74,6 +74,8 @@ function readText(absolutePath: string): string {
 
 export class DiagnosticsService {
   private readonly versions = new Map<string, number>();
+  /** Edits of one file run one after another (each answer is about its own write). */
+  private readonly queues = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly registry: ServerRegistry,
@@ -85,8 +87,23 @@ export class DiagnosticsService {
     return this.versions.get(absolutePath) ?? 0;
   }
 
+  private serialized<T>(file: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.queues.get(file) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(work);
+    const settled = next.catch(() => undefined);
+    this.queues.set(file, settled);
+    void settled.then(() => {
+      if (this.queues.get(file) === settled) this.queues.delete(file);
+    });
+    return next;
+  }
+
   /** Applies an edit (or writes new content) and answers the diagnostics it introduced. */
-  async edit(request: EditRequest, create = false): Promise<EditAnswer> {
+  edit(request: EditRequest, create = false): Promise<EditAnswer> {
+    return this.serialized(request.absolutePath, () => this.editNow(request, create));
+  }
+
+  private async editNow(request: EditRequest, create: boolean): Promise<EditAnswer> {
     const exists = fs.existsSync(request.absolutePath);
     if (!exists && !create) readText(request.absolutePath); // throws the clear error
     const before = exists ? readText(request.absolutePath) : '';
@@ -106,9 +123,11 @@ export class DiagnosticsService {
   }
 
   /** The diagnostics of a file (as it is on disk) that the ledger has not reported yet. */
-  async check(request: Omit<EditRequest, 'newText' | 'edits' | 'expectedVersion'>): Promise<EditAnswer> {
-    readText(request.absolutePath);
-    return this.withServer(request, undefined);
+  check(request: Omit<EditRequest, 'newText' | 'edits' | 'expectedVersion'>): Promise<EditAnswer> {
+    return this.serialized(request.absolutePath, async () => {
+      readText(request.absolutePath);
+      return this.withServer(request, undefined);
+    });
   }
 
   private async withServer(request: Omit<EditRequest, 'newText' | 'edits' | 'expectedVersion'>, write: (() => number) | undefined): Promise<EditAnswer> {

@@ -2,8 +2,9 @@
 // folders, the client capabilities Fathom uses), kept in sync with the documents Fathom shows it
 // (full-text didOpen/didChange/didSave), and asked for a document's diagnostics at a version: by
 // pull (`textDocument/diagnostic`) when the server offers it, else by waiting for its push
-// (`textDocument/publishDiagnostics` for that version, or published after the change when the
-// server sends no version), then a settle window for servers that publish in several bursts.
+// (`textDocument/publishDiagnostics` for that version: the answer at once; or, when the server
+// sends no version, the publishes after the change and a settle window, since such a server may
+// publish in several bursts).
 // "No answer in time" is reported as `timeout`, never as a clean list. Owns the process.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
@@ -262,6 +263,9 @@ export class LanguageServer {
         if (!entry || entry.sequence === lastSequence) return;
         lastSequence = entry.sequence;
         clearTimeout(settleTimer);
+        // A publish that names the version is that version's whole answer; one without a version
+        // may be the first of a burst (typescript-language-server publishes per kind of check).
+        if (entry.version !== undefined) return finish({ status: 'ok', diagnostics: entry.diagnostics });
         settleTimer = setTimeout(() => finish({ status: 'ok', diagnostics: fresh()?.diagnostics ?? entry.diagnostics }), this.timings.settleMs);
       };
       const deadline = setTimeout(() => finish({ status: 'timeout', diagnostics: [] }), this.timings.diagnosticsTimeoutMs);

@@ -80,9 +80,17 @@ function bind(name: string | undefined, value: Bound, bindings: Bindings): boole
 
 const isSeparator = (node: PatternNode | undefined): boolean => node !== undefined && node.type === 'leaf' && !node.named && (node.kind === ',' || node.kind === ';');
 
+const optionalSeparators = new WeakMap<PatternNode, boolean>();
+
+/** Whether a pattern has a `,`/`;` next to a `$$$` (computed once per pattern node). */
 function hasOptionalSeparator(node: PatternNode): boolean {
   if (node.type !== 'inner') return false;
-  return node.children.some((child, index) => (isSeparator(child) && (isMulti(node.children[index - 1]) || isMulti(node.children[index + 1]))) || hasOptionalSeparator(child));
+  let known = optionalSeparators.get(node);
+  if (known === undefined) {
+    known = node.children.some((child, index) => (isSeparator(child) && (isMulti(node.children[index - 1]) || isMulti(node.children[index + 1]))) || hasOptionalSeparator(child));
+    optionalSeparators.set(node, known);
+  }
+  return known;
 }
 const isMulti = (node: PatternNode | undefined): boolean => node !== undefined && node.type === 'meta' && node.variable.kind === 'multi';
 const isTerminal = (node: PatternNode): boolean => node.type === 'leaf';

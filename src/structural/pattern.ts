@@ -111,7 +111,9 @@ function collect(root: PatternNode): { literals: string[]; variables: string[] }
       if (node.variable.name !== undefined && !variables.includes(node.variable.name)) variables.push(node.variable.name);
     } else if (node.type === 'leaf') {
       // An unnamed leaf right after `$$$` may be skipped by the matcher (`foo($$$A, c)` on `foo(c)`).
-      if (node.named ? node.text.trim() !== '' : /^\w+$/.test(node.text) && !afterEllipsis) literals.add(node.text);
+      // A keyword or an operator of two or more characters counts when the token is its own kind
+      // (matching compares unnamed tokens by kind).
+      if (node.named ? node.text.trim() !== '' : node.text === node.kind && node.text.length >= 2 && !afterEllipsis) literals.add(node.text);
     } else {
       node.children.forEach((child, index) => {
         const previous = node.children[index - 1];

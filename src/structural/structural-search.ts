@@ -173,6 +173,6 @@ export class StructuralSearch {
     const cached = await this.parseCache.tree(toAbsolute(root, path), grammar.spec.id, bytes);
     if (!cached) throw new Error('parse timed out');
     onParse();
-    return findInTree(cached.tree, cached.source, grammar, search, limit);
+    return findInTree(cached.tree, cached.source, search, limit);
   }
 }

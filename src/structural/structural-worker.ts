@@ -44,7 +44,7 @@ async function run(job: StructuralJob, bytes: Uint8Array): Promise<{ matches: Fi
   const tree = parseSource(grammars, state.grammar, source);
   if (!tree) throw new Error('parse timed out');
   try {
-    return { matches: findInTree(tree, source, state.grammar, search, job.limit), parsed: true };
+    return { matches: findInTree(tree, source, search, job.limit), parsed: true };
   } finally {
     tree.delete();
   }
