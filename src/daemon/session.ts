@@ -492,6 +492,7 @@ export class Session {
         ledgerKey: conversation === undefined ? this.ledgerKey : `conversation:${conversation}`,
         includeHints: optionalBoolean(params, 'includeHints') ?? false,
         dependents: (spec) => this.dependentsOf(workspace, relative, spec),
+        languageOf: (file) => this.services.workspaces.languageOf(toRelative(workspace.root, file) ?? file),
       },
       create,
     );

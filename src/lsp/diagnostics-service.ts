@@ -50,6 +50,8 @@ export interface EditRequest {
   ledgerKey: string;
   /** Report hints too (severity 4: unused names and the like); default: errors, warnings and information. */
   includeHints?: boolean;
+  /** Fathom's language id of another file (an importer), by its name. */
+  languageOf?: (absolutePath: string) => string | undefined;
   /** Files that may depend on this one (absolute), to watch for diagnostics the edit causes there. */
   dependents?: (spec: ServerSpec) => Promise<string[]>;
 }
@@ -146,9 +148,10 @@ export class DiagnosticsService {
     }
     const key = request.ledgerKey;
     const kept = (diagnostics: LspDiagnostic[]): LspDiagnostic[] => (request.includeHints ? diagnostics : diagnostics.filter((diagnostic) => (diagnostic.severity ?? 1) <= 3));
+    // The LSP language id of each file shown to the server (an importer may be TSX where the edited file is TypeScript).
     const languageIdOf = (file: string): string => {
-      const match = Object.entries(availability.spec.languages).find(([language]) => language === request.language);
-      return file === request.absolutePath && match ? match[1] : availability.languageId;
+      const language = file === request.absolutePath ? request.language : request.languageOf?.(file);
+      return (language !== undefined ? availability.spec.languages[language] : undefined) ?? availability.languageId;
     };
     const dependents = ((await request.dependents?.(availability.spec)) ?? []).filter((file) => file !== request.absolutePath).slice(0, 16);
     let status: EditStatus = 'ok';
