@@ -65,10 +65,21 @@ export class StructuralSearch {
     return state.grammar;
   }
 
+  /** Recently compiled searches by language and rule: the daemon validates before it searches. */
+  private readonly compiled = new Map<string, CompiledSearch>();
+
   /** Validates a request without searching (the compiled search, or invalidParams). */
   async compile(request: StructuralRequest): Promise<{ grammar: LoadedGrammar; search: CompiledSearch }> {
     const grammar = await this.grammarFor(request.language);
-    return { grammar, search: compileSearch(this.grammars, grammar, { rule: request.rule, ...(request.constraints ? { constraints: request.constraints } : {}) }) };
+    const spec: SearchSpec = { rule: request.rule, ...(request.constraints ? { constraints: request.constraints } : {}) };
+    const key = JSON.stringify([grammar.spec.id, spec]);
+    let search = this.compiled.get(key);
+    if (!search) {
+      search = compileSearch(this.grammars, grammar, spec);
+      if (this.compiled.size >= 16) this.compiled.delete(this.compiled.keys().next().value!);
+      this.compiled.set(key, search);
+    }
+    return { grammar, search };
   }
 
   async search(source: CandidateSource, request: StructuralRequest, signal: CancellationSignal = neverCancelled, progress?: (done: number, total: number) => void): Promise<StructuralResult> {
