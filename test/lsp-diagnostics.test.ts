@@ -206,6 +206,53 @@ process.stdin.on('data', (chunk) => {
     await servers.stopAll();
   });
 
+  test('a pull-only server (textDocument/diagnostic, as TypeScript 7 `tsc --lsp`) is asked, not waited for', async () => {
+    const root = project({ 'pull.marker': '', 'a.ts': 'ok\n' });
+    const script = path.join(root, 'pull-server.mjs');
+    // Offers diagnosticProvider and never publishes; answers a pull with one error per line holding BAD.
+    fs.writeFileSync(
+      script,
+      `const texts = new Map();
+let buffer = '';
+const send = (message) => { const body = JSON.stringify(message); process.stdout.write('Content-Length: ' + Buffer.byteLength(body) + '\\r\\n\\r\\n' + body); };
+process.stdin.on('data', (chunk) => {
+  buffer += chunk.toString('utf8');
+  for (;;) {
+    const match = /Content-Length: (\\d+)\\r\\n\\r\\n/.exec(buffer);
+    if (!match || buffer.length < match.index + match[0].length + Number(match[1])) return;
+    const message = JSON.parse(buffer.slice(match.index + match[0].length, match.index + match[0].length + Number(match[1])));
+    buffer = buffer.slice(match.index + match[0].length + Number(match[1]));
+    const params = message.params ?? {};
+    if (message.method === 'initialize') send({ jsonrpc: '2.0', id: message.id, result: { capabilities: { textDocumentSync: 1, diagnosticProvider: { interFileDependencies: false, workspaceDiagnostics: false } } } });
+    else if (message.method === 'shutdown') send({ jsonrpc: '2.0', id: message.id, result: null });
+    else if (message.method === 'exit') process.exit(0);
+    else if (message.method === 'textDocument/didOpen') texts.set(params.textDocument.uri, params.textDocument.text);
+    else if (message.method === 'textDocument/didChange') texts.set(params.textDocument.uri, params.contentChanges[0].text);
+    else if (message.method === 'textDocument/diagnostic') {
+      const lines = (texts.get(params.textDocument.uri) ?? '').split('\\n');
+      const items = lines.flatMap((line, index) => (line.includes('BAD') ? [{ range: { start: { line: index, character: 0 }, end: { line: index, character: line.length } }, severity: 1, source: 'pull', message: 'bad line' }] : []));
+      send({ jsonrpc: '2.0', id: message.id, result: { kind: 'full', items } });
+    }
+  }
+});
+`,
+    );
+    const pull: ServerSpec = { id: 'pull', name: 'pull-server', languages: { typescript: 'typescript' }, rootMarkers: ['pull.marker'], binary: process.execPath, args: [script] };
+    const servers = new LanguageServers({ idleMs: 0, timings: { settleMs: 5_000, diagnosticsTimeoutMs: 5_000, initializeTimeoutMs: 5_000 } });
+    const service = new DiagnosticsService(new ServerRegistry([pull]), servers, new DiagnosticLedger());
+    const edit = (newText: string) => service.edit({ workspaceRoot: root, absolutePath: path.join(root, 'a.ts'), language: 'typescript', newText, ledgerKey: 'k' });
+    const started = performance.now();
+    const first = await edit('ok\nBAD\n');
+    assert.ok(performance.now() - started < 4_000, 'answered by the pull, not by waiting out the settle window');
+    assert.equal(first.status, 'ok');
+    assert.deepEqual(summary(root, first), ['a.ts:1: bad line']);
+    const moved = await edit('ok\n\n\nBAD\n');
+    assert.deepEqual(summary(root, moved), [], 'moved, not new');
+    const twice = await edit('BAD\nok\n\n\nBAD\n');
+    assert.deepEqual(summary(root, twice), ['a.ts:4: bad line'], 'a second instance is new (the later one)');
+    await servers.stopAll();
+  });
+
   test('no marker or no binary: no-server, with what is missing', async () => {
     const servers = new LanguageServers({ idleMs: 0 });
     const root = project({ 'a.ts': 'export const a = 1;\n', 'b.go': 'package b\n', 'go.mod': 'module b\n' });
