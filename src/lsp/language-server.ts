@@ -27,7 +27,7 @@ export interface DiagnosticsAnswer {
   diagnostics: LspDiagnostic[];
 }
 
-interface Published {
+export interface Published {
   version: number | undefined;
   diagnostics: LspDiagnostic[];
   /** Order of arrival (a counter). */
@@ -218,19 +218,17 @@ export class LanguageServer {
    */
   async current(uri: string, since: number, waitMs: number): Promise<DiagnosticsAnswer> {
     if (this.state === 'exited') return { status: 'server-crashed', diagnostics: [] };
-    const version = this.documents.get(uri)?.version ?? 0;
-    if (this.pullDiagnostics) return this.diagnostics(uri, version);
-    const saved = this.timings;
-    const answer = await new LanguageServerWait(this, uri, since, waitMs, saved.settleMs).run();
+    if (this.pullDiagnostics) return this.diagnostics(uri, this.documents.get(uri)?.version ?? 0);
+    const answer = await this.awaitPublish(uri, (entry) => entry.sequence > since, waitMs);
     return answer ?? { status: 'ok', diagnostics: this.published.get(uri)?.diagnostics ?? [] };
   }
 
-  /** For LanguageServerWait: the latest publish for a document. */
+  /** The latest publish for a document (benchmarks). */
   publishedFor(uri: string): Published | undefined {
     return this.published.get(uri);
   }
 
-  /** For LanguageServerWait: called on each publish (and on exit) until removed. */
+  /** Calls `wake` on each publish (and on exit) until the returned function is called (benchmarks). */
   watch(wake: () => void): () => void {
     this.waiters.add(wake);
     return () => this.waiters.delete(wake);
@@ -241,17 +239,23 @@ export class LanguageServer {
     return this.sequence;
   }
 
-  private waitForPush(uri: string, version: number, since: number): Promise<DiagnosticsAnswer> {
-    const fresh = (): Published | undefined => {
-      const entry = this.published.get(uri);
-      if (!entry) return undefined;
-      if (entry.version !== undefined) return entry.version === version ? entry : undefined;
-      return entry.sequence > since ? entry : undefined;
-    };
+  private async waitForPush(uri: string, version: number, since: number): Promise<DiagnosticsAnswer> {
+    // A publish that names the version answers for that version; one without counts if it came after the change.
+    const fresh = (entry: Published): boolean => (entry.version !== undefined ? entry.version === version : entry.sequence > since);
+    return (await this.awaitPublish(uri, fresh, this.timings.diagnosticsTimeoutMs)) ?? { status: 'timeout', diagnostics: [] };
+  }
+
+  /**
+   * Waits for a publish of `uri` that `fresh` accepts: a versioned one answers at once; an
+   * unversioned one may be the first of a burst (typescript-language-server publishes per kind of
+   * check), so it answers after the settle window with the latest. Undefined when none came within
+   * `waitMs` (a settle window under way runs to its end).
+   */
+  private awaitPublish(uri: string, fresh: (entry: Published) => boolean, waitMs: number): Promise<DiagnosticsAnswer | undefined> {
     return new Promise((resolve) => {
       let settleTimer: NodeJS.Timeout | undefined;
       let lastSequence = -1;
-      const finish = (answer: DiagnosticsAnswer): void => {
+      const finish = (answer: DiagnosticsAnswer | undefined): void => {
         clearTimeout(deadline);
         clearTimeout(settleTimer);
         this.waiters.delete(check);
@@ -259,20 +263,19 @@ export class LanguageServer {
       };
       const check = (): void => {
         if (this.state === 'exited') return finish({ status: 'server-crashed', diagnostics: [] });
-        const entry = fresh();
-        if (!entry || entry.sequence === lastSequence) return;
+        const entry = this.published.get(uri);
+        if (!entry || !fresh(entry) || entry.sequence === lastSequence) return;
         lastSequence = entry.sequence;
         clearTimeout(settleTimer);
-        // A publish that names the version is that version's whole answer; one without a version
-        // may be the first of a burst (typescript-language-server publishes per kind of check).
         if (entry.version !== undefined) return finish({ status: 'ok', diagnostics: entry.diagnostics });
-        settleTimer = setTimeout(() => finish({ status: 'ok', diagnostics: fresh()?.diagnostics ?? entry.diagnostics }), this.timings.settleMs);
+        settleTimer = setTimeout(() => finish({ status: 'ok', diagnostics: this.published.get(uri)?.diagnostics ?? entry.diagnostics }), this.timings.settleMs);
       };
-      const deadline = setTimeout(() => finish({ status: 'timeout', diagnostics: [] }), this.timings.diagnosticsTimeoutMs);
+      const deadline = setTimeout(() => (lastSequence >= 0 ? undefined : finish(undefined)), waitMs);
       this.waiters.add(check);
       check();
     });
   }
+
 
   /** Asks the server to shut down, then ends the process. */
   async stop(): Promise<void> {
@@ -305,37 +308,3 @@ export class LanguageServer {
   }
 }
 
-/** Waits up to a time for a publish newer than `since` for one document, then its settle window. */
-class LanguageServerWait {
-  constructor(
-    private readonly server: LanguageServer,
-    private readonly uri: string,
-    private readonly since: number,
-    private readonly waitMs: number,
-    private readonly settleMs: number,
-  ) {}
-
-  run(): Promise<DiagnosticsAnswer | undefined> {
-    return new Promise((resolve) => {
-      let settle: NodeJS.Timeout | undefined;
-      let seen = -1;
-      const done = (answer: DiagnosticsAnswer | undefined): void => {
-        clearTimeout(deadline);
-        clearTimeout(settle);
-        stop();
-        resolve(answer);
-      };
-      const check = (): void => {
-        if (this.server.state === 'exited') return done({ status: 'server-crashed', diagnostics: [] });
-        const entry = this.server.publishedFor(this.uri);
-        if (!entry || entry.sequence <= this.since || entry.sequence === seen) return;
-        seen = entry.sequence;
-        clearTimeout(settle);
-        settle = setTimeout(() => done({ status: 'ok', diagnostics: this.server.publishedFor(this.uri)?.diagnostics ?? [] }), this.settleMs);
-      };
-      const deadline = setTimeout(() => (seen >= 0 ? undefined : done(undefined)), this.waitMs);
-      const stop = this.server.watch(check);
-      check();
-    });
-  }
-}
