@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SymbolIndex } from '../src/index/graph/symbol-index.js';
+import { CodeGraph } from '../src/index/graph/code-graph.js';
 import { ChunkPool } from '../src/index/syntax/chunk-pool.js';
 import { LanguageTable } from '../src/index/syntax/languages.js';
 import { HashPool } from '../src/workspace/hash-pool.js';
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   await workspace.whenReady();
   const table = new LanguageTable();
   const pool = new ChunkPool(2);
-  const index = new SymbolIndex(workspace, pool, table);
+  const index = new CodeGraph(workspace, pool, table);
 
   let started = performance.now();
   await index.ensureBuilt();

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { outlineOf } from '../src/index/graph/outline.js';
-import { SymbolIndex } from '../src/index/graph/symbol-index.js';
+import { CodeGraph } from '../src/index/graph/code-graph.js';
 import { symbolScore } from '../src/index/graph/symbol-search.js';
 import { globFilter } from '../src/index/lexical/lexical-index.js';
 import { ChunkPool } from '../src/index/syntax/chunk-pool.js';
@@ -36,7 +36,7 @@ test('symbolScore: exact > exact ignoring case > prefix > words > initials > sub
 describe('symbol index', () => {
   let root: string;
   let workspace: Workspace;
-  let index: SymbolIndex;
+  let index: CodeGraph;
   const pool = new ChunkPool(2);
 
   before(async () => {
@@ -62,7 +62,7 @@ describe('symbol index', () => {
     fs.writeFileSync(path.join(root, 'src/billing/invoice.py'), 'class InvoiceProcessor:\n    def process(self):\n        return 1\n\n\ndef get_user_invoices(user):\n    return []\n');
     gitInit(root);
     workspace = await readyWorkspace(root);
-    index = new SymbolIndex(workspace, pool, new LanguageTable());
+    index = new CodeGraph(workspace, pool, new LanguageTable());
     await index.ensureBuilt();
   });
   after(async () => {

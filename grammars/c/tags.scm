@@ -53,3 +53,6 @@
 (sizeof_expression type: (type_descriptor type: (type_identifier) @name)) @reference.type
 
 (preproc_include path: (_) @name) @reference.module
+
+; Import bindings (see grammars/README.md): an include brings the header's names in unqualified.
+(preproc_include path: (_) @import.source)

@@ -295,3 +295,6 @@
 
 (preproc_include path: (_) @name) @reference.module
 (using_declaration [(identifier) (qualified_identifier)] @name) @reference.module
+
+; Import bindings (see grammars/README.md): an include brings the header's names in unqualified.
+(preproc_include path: (_) @import.source)

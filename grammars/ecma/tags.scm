@@ -62,3 +62,41 @@
    function: (identifier)
    arguments: (arguments . (string (string_fragment) @name))) @reference.module
  (#match? @reference.module "^require\\s*\\("))
+
+; Import bindings (@import.source with @import.name/@import.alias, @import.default,
+; @import.namespace; @import.reexport marks `export … from`). See grammars/README.md.
+(import_statement
+  (import_clause (named_imports (import_specifier name: (_) @import.name alias: (_)? @import.alias)))
+  source: (string (string_fragment) @import.source))
+(import_statement
+  (import_clause (identifier) @import.default)
+  source: (string (string_fragment) @import.source))
+(import_statement
+  (import_clause (namespace_import (identifier) @import.namespace))
+  source: (string (string_fragment) @import.source))
+(export_statement
+  (export_clause (export_specifier name: (_) @import.name alias: (_)? @import.alias))
+  source: (string (string_fragment) @import.source)) @import.reexport
+(export_statement
+  "*"
+  !declaration
+  source: (string (string_fragment) @import.source)) @import.reexport
+; const x = require('m'); const { a, b: c } = require('m')
+((variable_declarator
+   name: (identifier) @import.namespace
+   value: (call_expression
+     function: (identifier) @_require
+     arguments: (arguments . (string (string_fragment) @import.source))))
+ (#eq? @_require "require"))
+((variable_declarator
+   name: (object_pattern (shorthand_property_identifier_pattern) @import.name)
+   value: (call_expression
+     function: (identifier) @_require
+     arguments: (arguments . (string (string_fragment) @import.source))))
+ (#eq? @_require "require"))
+((variable_declarator
+   name: (object_pattern (pair_pattern key: (property_identifier) @import.name value: (identifier) @import.alias))
+   value: (call_expression
+     function: (identifier) @_require
+     arguments: (arguments . (string (string_fragment) @import.source))))
+ (#eq? @_require "require"))

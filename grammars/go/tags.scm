@@ -84,3 +84,15 @@
 
 (import_spec
   path: (_) @name) @reference.module
+
+; Import bindings (see grammars/README.md): a package comes in under its name, or under the
+; last element of its path when the import names none.
+(import_spec
+  name: (package_identifier) @import.namespace
+  path: (_) @import.source)
+(import_spec
+  !name
+  path: (_) @import.source)
+(import_spec
+  name: (dot)
+  path: (_) @import.source)

@@ -77,3 +77,11 @@
 
 (import_declaration
   [(identifier) (scoped_identifier)] @name) @reference.module
+
+; Import bindings (see grammars/README.md).
+(import_declaration
+  (scoped_identifier scope: (_) @import.source name: (identifier) @import.name)
+  .)
+(import_declaration
+  (scoped_identifier) @import.source
+  (asterisk))

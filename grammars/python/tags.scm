@@ -73,3 +73,18 @@
 
 (import_from_statement
   module_name: [(dotted_name) (relative_import)] @name) @reference.module
+
+; Import bindings (see grammars/README.md).
+(import_from_statement
+  module_name: (_) @import.source
+  name: (dotted_name) @import.name)
+(import_from_statement
+  module_name: (_) @import.source
+  name: (aliased_import name: (dotted_name) @import.name alias: (identifier) @import.alias))
+(import_from_statement
+  module_name: (_) @import.source
+  (wildcard_import))
+(import_statement
+  name: (dotted_name) @import.source @import.namespace)
+(import_statement
+  name: (aliased_import name: (dotted_name) @import.source alias: (identifier) @import.namespace))

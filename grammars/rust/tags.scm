@@ -26,6 +26,17 @@
       (function_signature_item name: (identifier) @name)
     ] @definition.method))
 
+; impl blocks as definitions named by their type, so that their methods have it as container
+; (Circle::new resolves to `new` in `impl Circle`); a name never resolves to an impl block.
+(impl_item
+  type: [
+    (type_identifier) @name
+    (scoped_type_identifier name: (type_identifier) @name)
+    (generic_type type: (type_identifier) @name)
+    (generic_type type: (scoped_type_identifier name: (type_identifier) @name))
+  ]
+  body: (_)) @definition.impl
+
 ; impl blocks: the type is implemented, the trait (if any) is implemented by it.
 (impl_item
   type: [
@@ -95,3 +106,24 @@
 
 (extern_crate_declaration
   name: (identifier) @name) @reference.module
+
+; Import bindings (see grammars/README.md).
+(use_declaration
+  argument: (scoped_identifier path: (_) @import.source name: (identifier) @import.name))
+(use_declaration
+  argument: (use_as_clause
+    path: (scoped_identifier path: (_) @import.source name: (identifier) @import.name)
+    alias: (identifier) @import.alias))
+(use_declaration
+  argument: (scoped_use_list
+    path: (_) @import.source
+    list: (use_list (identifier) @import.name)))
+(use_declaration
+  argument: (scoped_use_list
+    path: (_) @import.source
+    list: (use_list (use_as_clause path: (identifier) @import.name alias: (identifier) @import.alias))))
+(use_declaration
+  argument: (use_wildcard (_) @import.source))
+(mod_item
+  name: (identifier) @import.source @import.namespace
+  !body)

@@ -10,7 +10,7 @@ import { errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { defaultConfig, defaultSocketPath, readPackageVersion } from '../daemon/config.js';
 import { Daemon, SocketInUseError } from '../daemon/server.js';
-import { Methods, type ChunksResult, type OutlineResult, type OutlineSymbol, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
+import { Methods, type CalleesResult, type CallersResult, type DefinitionResult, type ImpactResult, type ReferencesResult, type RelatedSymbol, type WireRange, type ChunksResult, type OutlineResult, type OutlineSymbol, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
 import { connectToDaemon, inProcessDaemon, type Client } from './connect.js';
 import { ProgressBar } from './progress-bar.js';
 
@@ -29,6 +29,14 @@ commands:
   symbols QUERY [PATH] [--kind K]... [-g GLOB]... [--limit N]
                                       workspace symbols by fuzzy name (definitions from tags.scm)
   outline FILE                        a file's definitions as a tree
+  def TARGET [PATH]                   where the symbol at TARGET is defined
+  refs TARGET [PATH] [--limit N]      every reference to it, with how sure each edge is
+  callers TARGET [PATH] [--depth N]   who calls it (transitively to depth N, default 1)
+  callees TARGET [PATH] [--depth N]   whom it calls, and the calls that leave the workspace
+  impact TARGET [PATH] [--depth N]    its blast radius: what depends on it, nearest first
+                                      TARGET: FILE:LINE:COL (a position), FILE:LINE (the definition
+                                      around that line), or a symbol name; --min-confidence
+                                      exact|unique|name-only follows only edges that sure
   sg PATTERN [PATH] [--lang L] [-g GLOB]... [--max N] [--rule JSON] [--rewrite T [--apply]]
                                       structural search: code with $X, $_, $$$X metavariables;
                                       --rewrite prints the diff (nothing written), --apply writes it
@@ -44,6 +52,76 @@ options for client commands:
 PATH defaults to the workspace containing the current folder (its git root, else the folder).`;
 
 class UsageError extends Error {}
+
+const graphCommands = { def: Methods.definition, refs: Methods.references, callers: Methods.callers, callees: Methods.callees, impact: Methods.impact } as const;
+
+/** The params that name a graph command's target: a position, the definition around a line, or a symbol name. */
+function graphTargetParams(command: string, target: string, pathArgument: string | undefined): Record<string, unknown> {
+  const position = /^(.+?):(\d+)(?::(\d+))?$/.exec(target);
+  if (position && fs.existsSync(position[1]!)) {
+    const absolute = path.resolve(position[1]!);
+    const line = Number(position[2]);
+    const root = enclosingWorkspace(path.dirname(absolute));
+    if (position[3] !== undefined) return { root, path: absolute, position: { line, column: Number(position[3]) } };
+    if (command === 'def' || command === 'refs') return { root, path: absolute, position: { line, column: 1 } };
+    return { root, path: absolute, range: { start: { line, column: 1 }, end: { line, column: 1 } } };
+  }
+  return { root: enclosingWorkspace(pathArgument ? path.resolve(pathArgument) : process.cwd()), symbol: target };
+}
+
+function symbolLine(symbol: { path: string; selectionRange: WireRange; kind: string; container: string[]; name: string }): string {
+  return `${symbol.path}:${symbol.selectionRange.start.line}:${symbol.selectionRange.start.column}: ${symbol.kind} ${[...symbol.container, symbol.name].join('.')}`;
+}
+
+function relatedLine(entry: RelatedSymbol): string {
+  const where = entry.symbol ? symbolLine(entry.symbol) : `${entry.path}: (top-level code)`;
+  const sites = entry.sites.length === 1 ? '1 site' : `${entry.sites.length} sites`;
+  return `${entry.distance}  ${where}  (${entry.confidence}, ${sites}${entry.from && entry.distance > 1 ? `, via ${entry.from.name}` : ''})`;
+}
+
+async function graphCommand(command: keyof typeof graphCommands, target: string, pathArgument: string | undefined, values: Record<string, unknown>): Promise<number> {
+  const json = values.json === true;
+  const number = (name: string): number | undefined => {
+    if (values[name] === undefined) return undefined;
+    const value = Number(values[name]);
+    if (!Number.isInteger(value) || value < 1) throw new UsageError(`--${name} takes a whole number ≥ 1`);
+    return value;
+  };
+  const depth = number('depth');
+  const limit = number('limit');
+  const params = {
+    ...graphTargetParams(command, target, pathArgument),
+    ...(depth === undefined || command === 'def' || command === 'refs' ? {} : { depth }),
+    ...(limit === undefined || command === 'def' ? {} : { limit }),
+    ...(values['min-confidence'] === undefined || command === 'def' ? {} : { minConfidence: values['min-confidence'] }),
+  };
+  let found = false;
+  await withClient(values, async ({ connection }) => {
+    const result = await request<DefinitionResult | ReferencesResult | CallersResult | CalleesResult | ImpactResult>(connection, graphCommands[command], params, true);
+    if ('definitions' in result) {
+      found = result.definitions.length > 0;
+      if (json) return print(result);
+      for (const symbol of result.definitions) print(`${symbolLine(symbol)}  ${symbol.signature}${symbol.confidence === 'exact' ? '' : `  (${symbol.confidence})`}`);
+      return;
+    }
+    if ('references' in result) {
+      found = result.references.length > 0;
+      if (json) return print(result);
+      for (const reference of result.references) print(`${reference.path}:${reference.range.start.line}:${reference.range.start.column}: ${reference.text}  (${reference.kind}${reference.confidence === 'exact' ? '' : `, ${reference.confidence}`})`);
+      return;
+    }
+    const entries = 'callers' in result ? result.callers : 'callees' in result ? result.callees : result.impacted;
+    found = entries.length > 0 || ('unresolved' in result && result.unresolved.length > 0);
+    if (json) return print(result);
+    if (result.symbols.length === 0) return print(`nothing found for ${target}`);
+    print(`${command} of ${result.symbols.map((symbol) => [...symbol.container, symbol.name].join('.')).join(', ')}:`);
+    for (const entry of entries) print(relatedLine(entry));
+    if ('unresolved' in result && result.unresolved.length > 0) print(`outside the workspace: ${result.unresolved.map((call) => `${call.name} ×${call.count}`).join(', ')}`);
+    if ('byDistance' in result) print(`\n${result.byDistance.map((level) => `distance ${level.distance}: ${level.symbols} symbols in ${level.files} files`).join('\n')}`);
+    if (result.truncated) print('(truncated: raise --limit)');
+  });
+  return found ? 0 : 1;
+}
 
 /**
  * ripgrep's output: `path:line:text` for a matching line, `path-line-text` for a context line,
@@ -211,6 +289,8 @@ async function main(argv: string[]): Promise<number> {
       apply: { type: 'boolean' },
       patch: { type: 'string' },
       conversation: { type: 'string' },
+      depth: { type: 'string' },
+      'min-confidence': { type: 'string' },
       'no-text': { type: 'boolean' },
       'reconcile-seconds': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -224,6 +304,10 @@ async function main(argv: string[]): Promise<number> {
   const takesPattern = command === 'grep' || command === 'symbols' || (command === 'sg' && values.rule === undefined);
   const pattern = takesPattern ? rest.shift() : undefined;
   if (takesPattern && pattern === undefined) throw new UsageError(`${command} needs a ${command === 'symbols' ? 'QUERY' : 'PATTERN'}`);
+  // The graph commands take a target first: FILE:LINE:COL, FILE:LINE or a symbol name.
+  const takesTarget = command !== undefined && Object.hasOwn(graphCommands, command);
+  const graphTarget = takesTarget ? rest.shift() : undefined;
+  if (takesTarget && graphTarget === undefined) throw new UsageError(`${command} needs a TARGET (FILE:LINE:COL, FILE:LINE or a symbol name)`);
   // chunks, outline and edit take a file, not a workspace: `fathom chunks FILE`.
   const takesFile = command === 'chunks' || command === 'outline' || command === 'edit';
   const file = takesFile ? rest.shift() : undefined;
@@ -419,6 +503,12 @@ async function main(argv: string[]): Promise<number> {
       });
       return found ? 0 : 1;
     }
+    case 'def':
+    case 'refs':
+    case 'callers':
+    case 'callees':
+    case 'impact':
+      return graphCommand(command, graphTarget!, target, values);
     case 'outline': {
       const absolute = path.resolve(file!);
       await withClient(values, async ({ connection }) => {

@@ -11,6 +11,7 @@ import { ErrorCodes } from '../protocol/errors.js';
 import { Methods, type ChunksResult, type OutlineResult, type SymbolsResult, type FilesResult, type GrepResult, type ProgressToken, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type DiscardRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
 import { globFilter } from '../index/lexical/lexical-index.js';
 import { outlineOf } from '../index/graph/outline.js';
+import { GraphRequests } from './graph-requests.js';
 import type { CandidateSource, StructuralRequest } from '../structural/structural-search.js';
 import { planRewrite } from '../structural/rewrite-planner.js';
 import type { EditAnswer } from '../lsp/diagnostics-service.js';
@@ -118,6 +119,13 @@ export class Session {
       [Methods.editFile]: (params) => this.editFile(params, false),
       [Methods.writeFile]: (params) => this.editFile(params, true),
       [Methods.newDiagnostics]: (params) => this.newDiagnostics(params),
+      [Methods.definition]: (params, token) => this.graph.definition(params, token),
+      [Methods.references]: (params, token) => this.graph.references(params, token),
+      [Methods.callers]: (params, token) => this.graph.callers(params, token),
+      [Methods.callees]: (params, token) => this.graph.callees(params, token),
+      [Methods.impact]: (params, token) => this.graph.impact(params, token),
+      'textDocument/definition': (params, token) => this.graph.lspDefinition(params, token),
+      'textDocument/references': (params, token) => this.graph.lspReferences(params, token),
       'workspace/symbol': (params, token) => this.workspaceSymbol(params, token),
       'textDocument/documentSymbol': (params, token) => this.documentSymbol(params, token),
       [Methods.stop]: () => {
@@ -216,6 +224,8 @@ export class Session {
         textDocumentSync: { openClose: true, change: 2 },
         workspaceSymbolProvider: true,
         documentSymbolProvider: true,
+        definitionProvider: true,
+        referencesProvider: true,
         workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
         experimental: { fathom: { version: this.services.version, methods: Object.values(Methods) } },
       },
@@ -550,12 +560,19 @@ export class Session {
     }
   }
 
-  /** A workspace's symbol index, built (with $/progress on the token) before it answers. */
+  /** The code-graph requests, sharing this session's path and readiness helpers. */
+  private readonly graph = new GraphRequests({
+    workspaceFor: (params) => this.workspaceFor(params),
+    fileIn: (params) => this.fileIn(params),
+    readyGraph: async (workspace, token, progressToken) => ({ graph: await this.readySymbols(workspace, token, progressToken), queries: this.services.workspaces.graphQueries(workspace) }),
+  });
+
+  /** A workspace's code graph, built (with $/progress on the token) before it answers. */
   private async readySymbols(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined) {
     await this.ready(workspace, token, progressToken);
     await workspace.settle();
     const index = this.services.workspaces.symbols(workspace);
-    if (index.state !== 'ready') await this.buildWithProgress(index, `Indexing symbols of ${workspace.root}`, progressToken, token);
+    if (index.state !== 'ready') await this.buildWithProgress(index, `Indexing the code graph of ${workspace.root}`, progressToken, token);
     await index.settle();
     return index;
   }

@@ -6,9 +6,11 @@ import { log } from '../base/logger.js';
 import { ErrorCodes, type ErrorCode } from '../protocol/errors.js';
 import type { GrepResult as LexicalGrepResult } from '../index/lexical/lexical-index.js';
 import { pathToFileURL } from 'node:url';
-import type { StructuralBinding, StructuralRewriteResult, StructuralSearchResult, ChunksResult, GrepResult, MerkleResult, OutlineResult, OutlineSymbol, SymbolsResult, WireChunk, WireRange, WireSymbol, WorkspaceStatus } from '../protocol/methods.js';
+import type { StructuralBinding, StructuralRewriteResult, StructuralSearchResult, ChunksResult, GrepResult, GraphSymbol, MerkleResult, OutlineResult, OutlineSymbol, RelatedSymbol as WireRelatedSymbol, SymbolsResult, WireChunk, WireRange, WireReference, WireSymbol, WorkspaceStatus } from '../protocol/methods.js';
+import type { ReferenceSite, RelatedSymbol as GraphRelated } from '../index/graph/graph-queries.js';
+import type { Confidence } from '../index/graph/resolver.js';
 import type { OutlineNode } from '../index/graph/outline.js';
-import type { SymbolMatch } from '../index/graph/symbol-index.js';
+import type { SymbolMatch } from '../index/graph/code-graph.js';
 import type { FileTags, SymbolDefinition, TagPosition } from '../index/syntax/tags.js';
 import type { Chunk } from '../index/syntax/chunk.js';
 import type { ChunksAnswer } from './workspaces.js';
@@ -247,4 +249,48 @@ export function toWireRewritePlan(root: string, plan: RewritePlanResult): Struct
     errors: plan.errors,
     stats: plan.stats,
   };
+}
+
+/** A definition reached through the code graph. */
+export function toWireGraphSymbol(definition: SymbolDefinition, path: string, confidence: Confidence, via: string): GraphSymbol {
+  return {
+    name: definition.name,
+    kind: definition.kind,
+    path,
+    range: wireRange(definition.start, definition.end),
+    selectionRange: wireRange(definition.nameStart, definition.nameEnd),
+    container: definition.container,
+    signature: definition.signature,
+    confidence,
+    via,
+  };
+}
+
+function siteRange(site: ReferenceSite): WireRange {
+  return { start: { line: site.line + 1, column: site.character + 1 }, end: { line: site.line + 1, column: site.endCharacter + 1 } };
+}
+
+export function toWireReference(site: ReferenceSite, container: string[], text: string): WireReference {
+  return { path: site.path, range: siteRange(site), kind: site.kind, confidence: site.confidence, via: site.via, container, text };
+}
+
+export function toWireRelated(entry: GraphRelated, symbol: SymbolDefinition | undefined, from: SymbolDefinition | undefined): WireRelatedSymbol {
+  return {
+    symbol: symbol ? toWireSymbol({ ...symbol, path: entry.path, score: 0 }) : null,
+    path: entry.path,
+    distance: entry.distance,
+    confidence: entry.confidence,
+    sites: entry.sites.map((site) => ({ path: site.path, range: siteRange(site), kind: site.kind, confidence: site.confidence })),
+    from: from && entry.from ? { name: from.name, path: entry.from.path, line: from.nameStart.line + 1 } : null,
+  };
+}
+
+/** LSP Location of a definition's name (what an editor jumps to). */
+export function toLspLocation(root: string, path: string, definition: SymbolDefinition): unknown {
+  return { uri: pathToFileURL(`${root}/${path}`).href, range: lspRange(definition.nameStart, definition.nameEnd) };
+}
+
+/** LSP Location of a reference. */
+export function toLspReferenceLocation(root: string, site: ReferenceSite): unknown {
+  return { uri: pathToFileURL(`${root}/${site.path}`).href, range: { start: { line: site.line, character: site.character }, end: { line: site.line, character: site.endCharacter } } };
 }

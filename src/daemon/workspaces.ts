@@ -10,7 +10,8 @@ import { chunkFile, type ChunkInput } from '../index/syntax/chunk-file.js';
 import { GrammarSet } from '../index/syntax/grammars.js';
 import { ParseCache } from '../index/syntax/parse-cache.js';
 import { type FileTags, tagFile } from '../index/syntax/tags.js';
-import { SymbolIndex } from '../index/graph/symbol-index.js';
+import { CodeGraph } from '../index/graph/code-graph.js';
+import { GraphQueries } from '../index/graph/graph-queries.js';
 import { StructuralPool } from '../structural/structural-pool.js';
 import { StructuralSearch } from '../structural/structural-search.js';
 import { RewritePlans } from '../structural/rewrite-plans.js';
@@ -37,7 +38,8 @@ export interface ChunksAnswer {
 export class WorkspaceManager {
   private readonly workspaces = new Map<string, Workspace>();
   private readonly lexicalIndexes = new Map<Workspace, LexicalIndex>();
-  private readonly symbolIndexes = new Map<Workspace, SymbolIndex>();
+  private readonly symbolIndexes = new Map<Workspace, CodeGraph>();
+  private readonly graphQueryCache = new Map<Workspace, GraphQueries>();
   private readonly pool = new HashPool();
   /** Chunking of files on disk: worker threads, so a large file never stalls the daemon. */
   private readonly chunkPool = new ChunkPool();
@@ -106,14 +108,24 @@ export class WorkspaceManager {
     return index;
   }
 
-  /** The workspace symbol index, created on first use (its build starts with the first query). */
-  symbols(workspace: Workspace): SymbolIndex {
+  /** The workspace's code graph (symbols, references), created on first use (its build starts with the first query). */
+  symbols(workspace: Workspace): CodeGraph {
     let index = this.symbolIndexes.get(workspace);
     if (!index) {
-      index = new SymbolIndex(workspace, this.chunkPool, this.grammars.table);
+      index = new CodeGraph(workspace, this.chunkPool, this.grammars.table);
       this.symbolIndexes.set(workspace, index);
     }
     return index;
+  }
+
+  /** Questions over the workspace's code graph (one resolver per workspace). */
+  graphQueries(workspace: Workspace): GraphQueries {
+    let queries = this.graphQueryCache.get(workspace);
+    if (!queries) {
+      queries = new GraphQueries(this.symbols(workspace));
+      this.graphQueryCache.set(workspace, queries);
+    }
+    return queries;
   }
 
   /** The state of each index of a workspace, for status. */
@@ -189,6 +201,7 @@ export class WorkspaceManager {
     this.lexicalIndexes.delete(workspace);
     this.symbolIndexes.get(workspace)?.dispose();
     this.symbolIndexes.delete(workspace);
+    this.graphQueryCache.delete(workspace);
   }
 
   /** Resolves a client's root to an absolute real path; throws workspaceNotFound if unusable. */

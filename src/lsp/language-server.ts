@@ -187,6 +187,14 @@ export class LanguageServer {
     return version;
   }
 
+  /** Any other request to the server (references, definition, …), once it runs. */
+  async request<T>(method: string, params: unknown, timeoutMs = 30_000): Promise<T> {
+    await this.ready;
+    this.lastUsed = Date.now();
+    if (!this.connection || this.state === 'exited') throw new Error(`${this.spec.id} is not running`);
+    return this.connection.request<T>(method, params, timeoutMs);
+  }
+
   /** Forgets a document (didClose). */
   close(uri: string): void {
     if (!this.documents.delete(uri)) return;

@@ -10,6 +10,11 @@ export const Methods = {
   chunks: 'fathom/chunks',
   symbols: 'fathom/symbols',
   outline: 'fathom/outline',
+  definition: 'fathom/definition',
+  references: 'fathom/references',
+  callers: 'fathom/callers',
+  callees: 'fathom/callees',
+  impact: 'fathom/impact',
   structuralSearch: 'fathom/structuralSearch',
   structuralRewrite: 'fathom/structuralRewrite',
   applyRewrite: 'fathom/applyRewrite',
@@ -287,6 +292,114 @@ export interface OutlineResult {
   source: 'disk' | 'buffer';
   language: string | null;
   symbols: OutlineSymbol[];
+}
+
+/** How sure an edge of the code graph is: `exact` (by scope, package or import), `unique` (the only definition of that name in the workspace), `name-only` (one of several). */
+export type WireConfidence = 'exact' | 'unique' | 'name-only';
+
+/**
+ * What a code-graph question is about: the symbol at `position` in `path` (a reference means what
+ * it refers to; a definition's name means itself), or every definition named `symbol` (only in
+ * `path` when given). fathom/impact also takes `range`: the definitions that lie in it.
+ */
+export interface GraphTargetParams {
+  root?: string;
+  path?: string;
+  /** 1-based line and UTF-16 column. */
+  position?: WirePosition;
+  range?: WireRange;
+  symbol?: string;
+  /** Follow only edges at least this sure (default: all). */
+  minConfidence?: WireConfidence;
+  workDoneToken?: ProgressToken;
+}
+
+/** A definition found through the graph, with how sure the edge to it is. */
+export interface GraphSymbol extends WireSymbol {
+  confidence: WireConfidence;
+  /** Which resolution step found it: scope, member, package, import, workspace. */
+  via: string;
+}
+
+export interface DefinitionResult {
+  root: string;
+  definitions: GraphSymbol[];
+}
+
+export interface ReferencesParams extends GraphTargetParams {
+  /** Also list the definitions themselves (LSP's includeDeclaration). */
+  includeDeclaration?: boolean;
+  /** At most this many references (default 1,000, at most 100,000). */
+  limit?: number;
+}
+
+export interface WireReference {
+  path: string;
+  /** The name. */
+  range: WireRange;
+  /** call, type, import, implementation, class (instantiation), declaration, … */
+  kind: string;
+  confidence: WireConfidence;
+  via: string;
+  /** The definitions it lies in, outermost first ([]: top-level code). */
+  container: string[];
+  /** Its line, whitespace collapsed. */
+  text: string;
+}
+
+export interface ReferencesResult {
+  root: string;
+  symbols: GraphSymbol[];
+  references: WireReference[];
+  truncated: boolean;
+}
+
+export interface RelationParams extends GraphTargetParams {
+  /** Steps to follow (callers, callees: default 1; impact: default 3; at most 10). */
+  depth?: number;
+  /** At most this many symbols (default 200; impact 1,000; at most 100,000). */
+  limit?: number;
+}
+
+/** A symbol reached from the one asked about. */
+export interface RelatedSymbol {
+  /** The definition; null for top-level code of `path`. */
+  symbol: WireSymbol | null;
+  path: string;
+  distance: number;
+  /** The weakest edge on the way. */
+  confidence: WireConfidence;
+  /** Where the edges are (call sites, references), with their own confidence. */
+  sites: Array<{ path: string; range: WireRange; kind: string; confidence: WireConfidence }>;
+  /** The symbol it was reached from. */
+  from: { name: string; path: string; line: number } | null;
+}
+
+export interface CallersResult {
+  root: string;
+  symbols: GraphSymbol[];
+  callers: RelatedSymbol[];
+  truncated: boolean;
+}
+
+export interface CalleesResult {
+  root: string;
+  symbols: GraphSymbol[];
+  callees: RelatedSymbol[];
+  /** Calls that resolve to nothing in the workspace (library and built-in functions), by name. */
+  unresolved: Array<{ name: string; count: number }>;
+  truncated: boolean;
+}
+
+export interface ImpactResult {
+  root: string;
+  symbols: GraphSymbol[];
+  /** Everything that depends on them, nearest first. */
+  impacted: RelatedSymbol[];
+  /** Files holding impacted symbols or references, nearest first. */
+  files: Array<{ path: string; distance: number; symbols: number; references: number }>;
+  byDistance: Array<{ distance: number; symbols: number; files: number }>;
+  truncated: boolean;
 }
 
 /** The value of a `$/progress` notification (LSP WorkDoneProgress). */

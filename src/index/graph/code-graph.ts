@@ -1,0 +1,341 @@
+// The code graph of a workspace: the definitions, references and import bindings (tags.scm) of
+// every file of the file set whose language has tag queries, tagged on the syntax workers, packed
+// per file (file-graph.ts), kept fresh from the file set's change events (a changed file is
+// re-tagged and replaces its old part; a removed one is dropped), with two inverted tables by
+// interned name: which files define a name and which reference it. Edges are not stored: a
+// reference is resolved when a query reaches it (resolver.ts), so a change costs one file's
+// re-tagging and never invalidates edges elsewhere. Also answers workspace symbol search by name
+// (symbol-search.ts). In memory, rebuilt when the daemon starts.
+import fs from 'node:fs';
+import type { CancellationSignal } from '../../base/cancellation.js';
+import { neverCancelled, throwIfCancelled } from '../../base/cancellation.js';
+import { FathomError } from '../../base/errors.js';
+import { log } from '../../base/logger.js';
+import { toAbsolute } from '../../base/paths.js';
+import type { ChunkPool } from '../syntax/chunk-pool.js';
+import type { LanguageTable } from '../syntax/languages.js';
+import { oneLine } from '../syntax/entities.js';
+import type { FileTags, SymbolDefinition } from '../syntax/tags.js';
+import { type FileGraph, KindTable, definitionAt, fileGraphBytes, packFileTags } from './file-graph.js';
+import { ModuleResolver } from './module-resolver.js';
+import { NameTable } from './name-table.js';
+import { symbolScore } from './symbol-search.js';
+
+/** What the index needs from a workspace (the Workspace class provides it). */
+export interface SymbolSource {
+  root: string;
+  files(): string[];
+  onChanges(listener: (changes: { added: string[]; changed: string[]; removed: string[] }) => void): { dispose(): void };
+}
+
+export interface SymbolMatch extends SymbolDefinition {
+  path: string;
+  score: number;
+}
+
+export interface SymbolQuery {
+  query: string;
+  /** Only these kinds (function, class, …). */
+  kinds?: string[];
+  /** Only paths this filter accepts. */
+  accepts?: (relativePath: string) => boolean;
+  /** At most this many (default 100). */
+  limit?: number;
+}
+
+export type CodeGraphState = 'absent' | 'building' | 'ready';
+
+const inFlight = 16;
+
+export class CodeGraph {
+  private readonly byPath = new Map<string, FileGraph>();
+  readonly names = new NameTable();
+  readonly kinds = new KindTable();
+  readonly modules: ModuleResolver;
+  /** Interned name → the files that define it / reference it (each file once). */
+  private readonly definers = new Map<number, string[]>();
+  private readonly referrers = new Map<number, string[]>();
+  private building: Promise<void> | undefined;
+  private built = false;
+  private readonly pending = new Set<string>();
+  private readonly removedDuringBuild = new Set<string>();
+  private flushing: Promise<void> | undefined;
+  private readonly subscription: { dispose(): void };
+  private readonly progressListeners = new Set<(done: number, total: number) => void>();
+
+
+  constructor(
+    private readonly source: SymbolSource,
+    private readonly pool: ChunkPool,
+    private readonly table: LanguageTable,
+  ) {
+    this.modules = new ModuleResolver({
+      files: () => this.source.files(),
+      read: (file) => {
+        try {
+          return fs.readFileSync(toAbsolute(this.source.root, file), 'utf8');
+        } catch {
+          return undefined;
+        }
+      },
+    });
+    this.subscription = source.onChanges((changes) => {
+      if (changes.added.length > 0 || changes.removed.length > 0) this.modules.invalidate();
+      else if (changes.changed.some((file) => file === 'go.mod' || file.endsWith('/go.mod'))) this.modules.invalidateModules();
+      for (const file of changes.removed) {
+        this.replace(file, undefined);
+        this.pending.delete(file);
+        if (this.building) this.removedDuringBuild.add(file);
+      }
+      for (const file of [...changes.added, ...changes.changed]) if (this.tagged(file)) this.pending.add(file);
+      if (this.built) this.flush();
+    });
+  }
+
+  get state(): CodeGraphState {
+    return this.built ? 'ready' : this.building ? 'building' : 'absent';
+  }
+
+  onProgress(listener: (done: number, total: number) => void): { dispose(): void } {
+    this.progressListeners.add(listener);
+    return { dispose: () => this.progressListeners.delete(listener) };
+  }
+
+  /** Files whose language has tag queries (by name and extension). */
+  private tagged(file: string): boolean {
+    const spec = this.table.detect(file);
+    return spec !== undefined && spec.disabled === undefined && spec.tagsQueryPath !== undefined;
+  }
+
+  /** Builds on first use; later calls wait for the same build. */
+  async ensureBuilt(signal: CancellationSignal = neverCancelled): Promise<void> {
+    if (this.built) return this.flushing;
+    this.building ??= this.build().finally(() => (this.building = undefined));
+    await this.building;
+    throwIfCancelled(signal);
+  }
+
+  private async build(): Promise<void> {
+    const started = performance.now();
+    const files = this.source.files().filter((file) => this.tagged(file));
+    let done = 0;
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      while (next < files.length) {
+        const file = files[next++]!;
+        await this.tagOne(file);
+        done += 1;
+        if (done % 64 === 0 || done === files.length) for (const listener of this.progressListeners) listener(done, files.length);
+      }
+    };
+    await Promise.all(Array.from({ length: inFlight }, lane));
+    for (const file of this.removedDuringBuild) this.replace(file, undefined);
+    this.removedDuringBuild.clear();
+    this.built = true;
+    const counts = this.counts();
+    log.info(`code graph of ${this.source.root}: ${files.length} files, ${counts.definitions} definitions, ${counts.references} references in ${Math.round(performance.now() - started)} ms`);
+    if (this.pending.size > 0) this.flush();
+  }
+
+  private async tagOne(file: string): Promise<void> {
+    try {
+      const tags = await this.pool.tags({ path: file, absolutePath: toAbsolute(this.source.root, file) });
+      this.replace(file, packFileTags(tags, this.names, this.kinds));
+    } catch (error) {
+      // Vanished or unreadable since the file set saw it: the change event that follows says so.
+      this.replace(file, undefined);
+      log.debug(`code graph: ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /** Puts a file's new part in place of its old one (undefined: drops it), keeping the name tables right. */
+  private replace(file: string, next: FileGraph | undefined): void {
+    const previous = this.byPath.get(file);
+    if (previous) {
+      for (const name of new Set(previous.definitionNames)) removeFrom(this.definers, name, file);
+      for (const name of new Set(previous.referenceNames)) removeFrom(this.referrers, name, file);
+      this.byPath.delete(file);
+    }
+    if (next) {
+      this.byPath.set(file, next);
+      for (const name of new Set(next.definitionNames)) addTo(this.definers, name, file);
+      for (const name of new Set(next.referenceNames)) addTo(this.referrers, name, file);
+    }
+  }
+
+  /** Re-tags the files changed since; one flush at a time, later changes wait for the next. */
+  private flush(): void {
+    if (this.flushing || this.pending.size === 0) return;
+    const files = [...this.pending];
+    this.pending.clear();
+    this.flushing = Promise.all(files.map((file) => this.tagOne(file))).then(() => {
+      this.flushing = undefined;
+      this.flush();
+    });
+  }
+
+  /** Waits until the changes seen so far are in the index. */
+  async settle(): Promise<void> {
+    while (this.flushing) await this.flushing;
+  }
+
+  /** Lines of a file (0-based numbers), whitespace collapsed, read back from the disk (none when it cannot be read). */
+  firstLines(file: string, lines: number[]): Map<number, string> {
+    const out = new Map<number, string>();
+    let text: string;
+    try {
+      text = fs.readFileSync(toAbsolute(this.source.root, file), 'utf8');
+    } catch {
+      return out;
+    }
+    const wanted = new Set(lines);
+    let line = 0;
+    for (let start = 0; start <= text.length && out.size < wanted.size; line++) {
+      const newline = text.indexOf('\n', start);
+      const end = newline < 0 ? text.length : newline;
+      if (wanted.has(line)) out.set(line, oneLine(text.slice(start, end), 160));
+      if (newline < 0) break;
+      start = newline + 1;
+    }
+    return out;
+  }
+
+  /** Sizes, for status and benchmarks: files, definitions, references, import bindings, distinct names, bytes of the packed arrays. */
+  counts(): { files: number; definitions: number; references: number; imports: number; names: number; packedBytes: number } {
+    let definitions = 0;
+    let references = 0;
+    let imports = 0;
+    let packedBytes = 0;
+    for (const file of this.byPath.values()) {
+      definitions += file.definitionNames.length;
+      references += file.referenceNames.length;
+      imports += file.imports.length;
+      packedBytes += fileGraphBytes(file);
+    }
+    return { files: this.byPath.size, definitions, references, imports, names: this.names.size, packedBytes };
+  }
+
+  definitionCount(): number {
+    return this.counts().definitions;
+  }
+
+  /** One file's part of the graph (undefined: not tagged, or not in the file set). */
+  file(path: string): FileGraph | undefined {
+    return this.byPath.get(path);
+  }
+
+  /** Files that define / reference an interned name. */
+  definersOf(name: number): readonly string[] {
+    return this.definers.get(name) ?? [];
+  }
+
+  referrersOf(name: number): readonly string[] {
+    return this.referrers.get(name) ?? [];
+  }
+
+  /** A definition with its first line read back from the file. */
+  definition(path: string, index: number): SymbolDefinition | undefined {
+    const file = this.byPath.get(path);
+    if (!file || index < 0 || index >= file.definitionNames.length) return undefined;
+    const definition = definitionAt(file, index, this.names, this.kinds);
+    definition.signature = this.firstLines(path, [definition.start.line]).get(definition.start.line) ?? '';
+    return definition;
+  }
+
+  /** Definitions of many places, first lines read once per file. */
+  definitions(places: ReadonlyArray<{ path: string; index: number }>): SymbolDefinition[] {
+    const lines = new Map<string, number[]>();
+    const unpacked = places.map(({ path, index }) => {
+      const definition = definitionAt(this.byPath.get(path)!, index, this.names, this.kinds);
+      const list = lines.get(path) ?? [];
+      list.push(definition.start.line);
+      lines.set(path, list);
+      return definition;
+    });
+    const firstLines = new Map([...lines].map(([path, list]) => [path, this.firstLines(path, list)]));
+    places.forEach(({ path }, at) => (unpacked[at]!.signature = firstLines.get(path)?.get(unpacked[at]!.start.line) ?? ''));
+    return unpacked;
+  }
+
+  /** The definitions of one indexed file (first lines left empty). */
+  fileTags(file: string): FileTags | undefined {
+    const packed = this.byPath.get(file);
+    if (!packed) return undefined;
+    return { path: file, language: packed.language, definitions: Array.from(packed.definitionNames, (_, index) => definitionAt(packed, index, this.names, this.kinds)), references: [], imports: packed.imports };
+  }
+
+  search(request: SymbolQuery): { matches: SymbolMatch[]; truncated: boolean } {
+    if (!this.built) throw new FathomError('internal', 'code graph searched before it was built');
+    const limit = request.limit ?? 100;
+    const kinds = request.kinds && request.kinds.length > 0 ? new Set(request.kinds.map((kind) => this.kinds.findKind(kind) ?? -1)) : undefined;
+    const query = request.query.trim();
+    const lowerQuery = query.toLowerCase();
+    const found: Array<{ file: string; packed: FileGraph; index: number; score: number }> = [];
+    // A name is scored once per query, however many files define it.
+    const scores = new Map<number, number | undefined>();
+    for (const [file, packed] of this.byPath) {
+      if (request.accepts && !request.accepts(file)) continue;
+      const nameIds = packed.definitionNames;
+      for (let index = 0; index < nameIds.length; index++) {
+        const nameId = nameIds[index]!;
+        if (kinds && !kinds.has(packed.definitionKinds[index]!)) continue;
+        if (scores.has(nameId)) {
+          const score = scores.get(nameId);
+          if (score !== undefined) found.push({ file, packed, index, score });
+          continue;
+        }
+        // Cheap rejection first: the query's characters must occur in order (every tier needs it).
+        const name = this.names.lower(nameId);
+        let at = 0;
+        let ok = true;
+        for (let char = 0; char < lowerQuery.length; char++) {
+          const position = name.indexOf(lowerQuery[char]!, at);
+          if (position < 0) {
+            ok = false;
+            break;
+          }
+          at = position + 1;
+        }
+        const score = ok ? symbolScore(query, this.names.name(nameId)) : undefined;
+        scores.set(nameId, score);
+        if (score !== undefined) found.push({ file, packed, index, score });
+      }
+    }
+    const nameLength = (hit: { packed: FileGraph; index: number }) => this.names.name(hit.packed.definitionNames[hit.index]!).length;
+    found.sort((a, b) => b.score - a.score || nameLength(a) - nameLength(b) || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || a.packed.definitionPositions[a.index * 8]! - b.packed.definitionPositions[b.index * 8]!);
+    const shown = found.slice(0, limit);
+    // First lines for what is shown, one read per file.
+    const linesByFile = new Map<string, number[]>();
+    for (const hit of shown) {
+      const lines = linesByFile.get(hit.file) ?? [];
+      lines.push(hit.packed.definitionPositions[hit.index * 8]!);
+      linesByFile.set(hit.file, lines);
+    }
+    const firstLines = new Map([...linesByFile].map(([file, lines]) => [file, this.firstLines(file, lines)]));
+    const matches = shown.map((hit): SymbolMatch => {
+      const line = hit.packed.definitionPositions[hit.index * 8]!;
+      return { ...definitionAt(hit.packed, hit.index, this.names, this.kinds), signature: firstLines.get(hit.file)?.get(line) ?? '', path: hit.file, score: hit.score };
+    });
+    return { matches, truncated: found.length > limit };
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+  }
+}
+
+function addTo(table: Map<number, string[]>, name: number, file: string): void {
+  const list = table.get(name);
+  if (list) list.push(file);
+  else table.set(name, [file]);
+}
+
+function removeFrom(table: Map<number, string[]>, name: number, file: string): void {
+  const list = table.get(name);
+  if (!list) return;
+  const at = list.indexOf(file);
+  if (at < 0) return;
+  list[at] = list[list.length - 1]!;
+  list.pop();
+  if (list.length === 0) table.delete(name);
+}

@@ -1,0 +1,155 @@
+// One file's part of the code graph, packed: its definitions, references and import bindings as
+// typed arrays of interned names and positions (objects per definition and reference did not fit
+// in memory for the kernel). Built from a FileTags (tags.ts) on the main thread; read by the
+// resolver and the graph queries through the accessors below.
+import type { ImportBinding, SymbolDefinition, FileTags } from '../syntax/tags.js';
+import type { NameTable } from './name-table.js';
+
+/** Kinds and container chains, interned per graph (a few hundred of each). */
+export class KindTable {
+  private readonly ids = new Map<string, number>();
+  private readonly kinds: string[] = [];
+  private readonly chainIds = new Map<string, number>([['', 0]]);
+  private readonly chains: string[][] = [[]];
+
+  kindId(kind: string): number {
+    let id = this.ids.get(kind);
+    if (id === undefined) {
+      id = this.kinds.push(kind) - 1;
+      this.ids.set(kind, id);
+    }
+    return id;
+  }
+
+  findKind(kind: string): number | undefined {
+    return this.ids.get(kind);
+  }
+
+  kind(id: number): string {
+    return this.kinds[id] ?? 'unknown';
+  }
+
+  chainId(chain: string[]): number {
+    const key = chain.join('\u0000');
+    let id = this.chainIds.get(key);
+    if (id === undefined) {
+      id = this.chains.push(chain) - 1;
+      this.chainIds.set(key, id);
+    }
+    return id;
+  }
+
+  chain(id: number): string[] {
+    return this.chains[id] ?? [];
+  }
+}
+
+export interface FileGraph {
+  path: string;
+  language: string | undefined;
+  /** Definitions: interned name, kind, container chain, innermost enclosing definition (-1: none). */
+  definitionNames: Uint32Array;
+  definitionKinds: Uint16Array;
+  definitionChains: Uint32Array;
+  definitionParents: Int32Array;
+  /** 8 numbers per definition: start line, character, end line, character, name start line, character, name end line, character. */
+  definitionPositions: Int32Array;
+  /** References: interned name, kind, receiver (interned; 0: none), 0-based line and UTF-16 character, enclosing definition, import binding. */
+  referenceNames: Uint32Array;
+  referenceKinds: Uint16Array;
+  referenceReceivers: Uint32Array;
+  referenceLines: Uint32Array;
+  referenceCharacters: Uint32Array;
+  referenceEnclosing: Int32Array;
+  referenceBindings: Int32Array;
+  imports: ImportBinding[];
+}
+
+export function packFileTags(tags: FileTags, names: NameTable, kinds: KindTable): FileGraph {
+  const definitions = tags.definitions;
+  const references = tags.references;
+  const graph: FileGraph = {
+    path: tags.path,
+    language: tags.language,
+    definitionNames: new Uint32Array(definitions.length),
+    definitionKinds: new Uint16Array(definitions.length),
+    definitionChains: new Uint32Array(definitions.length),
+    definitionParents: new Int32Array(definitions.length),
+    definitionPositions: new Int32Array(definitions.length * 8),
+    referenceNames: new Uint32Array(references.length),
+    referenceKinds: new Uint16Array(references.length),
+    referenceReceivers: new Uint32Array(references.length),
+    referenceLines: new Uint32Array(references.length),
+    referenceCharacters: new Uint32Array(references.length),
+    referenceEnclosing: new Int32Array(references.length),
+    referenceBindings: new Int32Array(references.length),
+    imports: tags.imports,
+  };
+  // Definitions come in document order (outer before inner): a stack gives each its parent.
+  const stack: number[] = [];
+  definitions.forEach((definition, index) => {
+    graph.definitionNames[index] = names.intern(definition.name);
+    graph.definitionKinds[index] = kinds.kindId(definition.kind);
+    graph.definitionChains[index] = kinds.chainId(definition.container);
+    while (stack.length > 0 && !contains(definitions[stack[stack.length - 1]!]!, definition)) stack.pop();
+    graph.definitionParents[index] = stack.length > 0 ? stack[stack.length - 1]! : -1;
+    stack.push(index);
+    graph.definitionPositions.set([definition.start.line, definition.start.character, definition.end.line, definition.end.character, definition.nameStart.line, definition.nameStart.character, definition.nameEnd.line, definition.nameEnd.character], index * 8);
+  });
+  references.forEach((reference, index) => {
+    graph.referenceNames[index] = names.intern(reference.name);
+    graph.referenceKinds[index] = kinds.kindId(reference.kind);
+    graph.referenceReceivers[index] = reference.receiver === '' ? 0 : names.intern(reference.receiver);
+    graph.referenceLines[index] = reference.start.line;
+    graph.referenceCharacters[index] = reference.start.character;
+    graph.referenceEnclosing[index] = reference.enclosing;
+    graph.referenceBindings[index] = reference.binding;
+  });
+  return graph;
+}
+
+function before(aLine: number, aCharacter: number, bLine: number, bCharacter: number): boolean {
+  return aLine < bLine || (aLine === bLine && aCharacter < bCharacter);
+}
+
+function contains(outer: SymbolDefinition, inner: SymbolDefinition): boolean {
+  return !before(inner.start.line, inner.start.character, outer.start.line, outer.start.character) && !before(outer.end.line, outer.end.character, inner.end.line, inner.end.character);
+}
+
+/** Whether definition `inner` lies within definition `outer` of the same file (itself included). */
+export function definitionWithin(file: FileGraph, inner: number, outer: number): boolean {
+  for (let at = inner; at >= 0; at = file.definitionParents[at]!) if (at === outer) return true;
+  return false;
+}
+
+/** Whether a 0-based position lies within a definition's whole range. */
+export function positionInDefinition(file: FileGraph, index: number, line: number, character: number): boolean {
+  const p = file.definitionPositions;
+  const at = index * 8;
+  return !before(line, character, p[at]!, p[at + 1]!) && !before(p[at + 2]!, p[at + 3]!, line, character);
+}
+
+/** The unpacked definition (signature left empty: it is read back from the file when shown). */
+export function definitionAt(file: FileGraph, index: number, names: NameTable, kinds: KindTable): SymbolDefinition {
+  const p = file.definitionPositions;
+  const at = index * 8;
+  return {
+    name: names.name(file.definitionNames[index]!),
+    kind: kinds.kind(file.definitionKinds[index]!),
+    start: { line: p[at]!, character: p[at + 1]! },
+    end: { line: p[at + 2]!, character: p[at + 3]! },
+    nameStart: { line: p[at + 4]!, character: p[at + 5]! },
+    nameEnd: { line: p[at + 6]!, character: p[at + 7]! },
+    container: kinds.chain(file.definitionChains[index]!),
+    signature: '',
+  };
+}
+
+/** Approximate bytes held by the typed arrays (benchmarks). */
+export function fileGraphBytes(file: FileGraph): number {
+  return (
+    file.definitionNames.byteLength + file.definitionKinds.byteLength + file.definitionChains.byteLength + file.definitionParents.byteLength + file.definitionPositions.byteLength +
+    file.referenceNames.byteLength + file.referenceKinds.byteLength + file.referenceReceivers.byteLength + file.referenceLines.byteLength + file.referenceCharacters.byteLength +
+    file.referenceEnclosing.byteLength + file.referenceBindings.byteLength
+  );
+}

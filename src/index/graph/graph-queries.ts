@@ -1,0 +1,354 @@
+// Questions asked of the code graph, each answered by resolving the references that can matter
+// (resolver.ts) when asked: what a position refers to (definition), every place that refers to a
+// definition (references: the files that use its name, plus names it is imported under), who
+// calls it and whom it calls (to a depth), and its blast radius (impact: everything that depends
+// on it, transitively, by distance). Every edge keeps the confidence of its resolution; an answer
+// through several edges keeps the weakest.
+import type { CancellationSignal } from '../../base/cancellation.js';
+import { neverCancelled, throwIfCancelled } from '../../base/cancellation.js';
+import type { CodeGraph } from './code-graph.js';
+import { type FileGraph, definitionWithin, positionInDefinition } from './file-graph.js';
+import { languageFamily } from './module-resolver.js';
+import { type Confidence, Resolver, type Target, type Via } from './resolver.js';
+
+function isHeader(path: string): boolean {
+  return /\.(h|hh|hpp|hxx|h\+\+|inl)$/i.test(path);
+}
+
+/** A definition: its file and index there. */
+export interface Place {
+  path: string;
+  index: number;
+}
+
+export interface ReferenceSite {
+  path: string;
+  /** 0-based line and UTF-16 characters of the name. */
+  line: number;
+  character: number;
+  endCharacter: number;
+  kind: string;
+  confidence: Confidence;
+  via: Via;
+  /** The innermost definition the reference is in (-1: top-level code of the file). */
+  enclosing: number;
+}
+
+export interface RelatedSymbol {
+  /** The definition; undefined for top-level code of `path` (a file, not a symbol). */
+  place: Place | undefined;
+  path: string;
+  /** Steps from the symbol asked about. */
+  distance: number;
+  /** The weakest edge on the way. */
+  confidence: Confidence;
+  /** The places where the edge is (call sites for callers/callees, references for impact). */
+  sites: ReferenceSite[];
+  /** The symbol it was reached from (undefined at distance 1). */
+  from: Place | undefined;
+}
+
+export interface Unresolved {
+  name: string;
+  count: number;
+}
+
+const strength: Record<Confidence, number> = { exact: 2, unique: 1, 'name-only': 0 };
+export function weakest(a: Confidence, b: Confidence): Confidence {
+  return strength[a] <= strength[b] ? a : b;
+}
+export function atLeast(confidence: Confidence, floor: Confidence): boolean {
+  return strength[confidence] >= strength[floor];
+}
+
+/** Reference kinds that are calls (a `new X()` is a call of X's constructor). */
+const callKinds = new Set(['call', 'class']);
+
+export interface EdgeOptions {
+  /** Only edges at least this sure (default: every edge). */
+  minConfidence?: Confidence;
+  signal?: CancellationSignal;
+}
+
+export class GraphQueries {
+  readonly resolver: Resolver;
+
+  constructor(private readonly graph: CodeGraph) {
+    this.resolver = new Resolver(graph);
+  }
+
+  /** The definition whose name is at a position, else the innermost definition around it (-1). */
+  definitionAtPosition(path: string, line: number, character: number): { named: number; around: number } {
+    const file = this.graph.file(path);
+    if (!file) return { named: -1, around: -1 };
+    let around = -1;
+    const p = file.definitionPositions;
+    for (let at = 0; at < file.definitionNames.length; at++) {
+      const o = at * 8;
+      if (p[o + 4] === line && p[o + 6] === line && character >= p[o + 5]! && character <= p[o + 7]!) return { named: at, around: at };
+      if (positionInDefinition(file, at, line, character)) around = at; // definitions are in document order: the last one is the innermost
+    }
+    return { named: -1, around };
+  }
+
+  /** The reference whose name spans a position (-1: none). */
+  referenceAtPosition(path: string, line: number, character: number): number {
+    const file = this.graph.file(path);
+    if (!file) return -1;
+    for (let at = 0; at < file.referenceNames.length; at++) {
+      if (file.referenceLines[at] !== line) continue;
+      const start = file.referenceCharacters[at]!;
+      if (character >= start && character <= start + this.graph.names.name(file.referenceNames[at]!).length) return at;
+    }
+    return -1;
+  }
+
+  /** What a position means: a reference's targets (with a C prototype's implementation), or the definition whose name it is. */
+  definitionsAt(path: string, line: number, character: number): Target[] {
+    const file = this.graph.file(path);
+    if (!file) return [];
+    const reference = this.referenceAtPosition(path, line, character);
+    if (reference >= 0) {
+      const targets = this.resolver.resolve(file, reference);
+      const more: Target[] = [];
+      for (const target of targets) {
+        if (!isHeader(target.path)) continue;
+        for (const link of this.linked(target)) if (!isHeader(link.path)) more.push({ path: link.path, index: link.index, confidence: weakest(target.confidence, link.confidence), via: target.via });
+      }
+      return [...targets, ...more];
+    }
+    const { named } = this.definitionAtPosition(path, line, character);
+    return named >= 0 ? [{ path, index: named, confidence: 'exact', via: 'scope' }] : [];
+  }
+
+  /**
+   * A C/C++ function and its prototypes in headers are one symbol: callers reach the prototype
+   * through their includes, the body lives in a .c file. The other definitions of a top-level
+   * function (prototypes in headers; for a prototype, the bodies outside headers), each `exact`
+   * when the workspace has one body of that name and `name-only` when it has several.
+   */
+  linked(target: Place): Array<Place & { confidence: Confidence }> {
+    const file = this.graph.file(target.path);
+    if (!file || languageFamily(file.language) !== 'c' || file.definitionParents[target.index] !== -1 || this.graph.kinds.kind(file.definitionKinds[target.index]!) !== 'function') return [];
+    const name = file.definitionNames[target.index]!;
+    const others: Place[] = [];
+    let bodies = isHeader(target.path) ? 0 : 1;
+    for (const path of this.graph.definersOf(name)) {
+      const other = this.graph.file(path);
+      if (!other || languageFamily(other.language) !== 'c') continue;
+      for (let at = 0; at < other.definitionNames.length; at++) {
+        if (other.definitionNames[at] !== name || other.definitionParents[at] !== -1 || this.graph.kinds.kind(other.definitionKinds[at]!) !== 'function') continue;
+        if (path === target.path && at === target.index) continue;
+        if (!isHeader(path)) bodies++;
+        if (isHeader(path) || isHeader(target.path)) others.push({ path, index: at });
+      }
+    }
+    const confidence: Confidence = bodies <= 1 ? 'exact' : 'name-only';
+    return others.map((place) => ({ ...place, confidence }));
+  }
+
+  /** Definitions named `name`, or `Container.name` / `Container::name` (its containers end with those), optionally only in files `accepts` keeps; impl blocks left out. */
+  definitionsNamed(qualified: string, accepts?: (path: string) => boolean): Place[] {
+    const parts = qualified.split(/\.|::|#/).filter(Boolean);
+    const id = this.graph.names.find(parts[parts.length - 1] ?? '');
+    if (id === undefined) return [];
+    const containers = parts.slice(0, -1);
+    const places: Place[] = [];
+    for (const path of [...this.graph.definersOf(id)].sort()) {
+      if (accepts && !accepts(path)) continue;
+      const file = this.graph.file(path)!;
+      for (let at = 0; at < file.definitionNames.length; at++) {
+        if (file.definitionNames[at] !== id || this.graph.kinds.kind(file.definitionKinds[at]!) === 'impl') continue;
+        const chain = this.graph.kinds.chain(file.definitionChains[at]!);
+        if (containers.length > 0 && chain.slice(-containers.length).join('\u0000') !== containers.join('\u0000')) continue;
+        places.push({ path, index: at });
+      }
+    }
+    return places;
+  }
+
+  /** Every reference that resolves to the definition (or to a C prototype linked to it), in path and position order. */
+  referencesTo(target: Place, options: EdgeOptions = {}, cache?: Map<string, Target[]>): ReferenceSite[] {
+    const links = this.linked(target);
+    if (links.length === 0) return this.referencesToOne(target, options, cache);
+    const floor = options.minConfidence ?? 'name-only';
+    const sites = this.referencesToOne(target, options, cache);
+    for (const link of links) {
+      if (!atLeast(link.confidence, floor)) continue;
+      for (const site of this.referencesToOne(link, options, cache)) sites.push({ ...site, confidence: weakest(site.confidence, link.confidence) });
+    }
+    const seen = new Set<string>();
+    return sites
+      .filter((site) => {
+        const key = `${site.path}:${site.line}:${site.character}`;
+        if (seen.has(key)) return false;
+        seen.add(key);
+        return true;
+      })
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line || a.character - b.character));
+  }
+
+  private referencesToOne(target: Place, options: EdgeOptions, cache: Map<string, Target[]> | undefined): ReferenceSite[] {
+    const signal = options.signal ?? neverCancelled;
+    const floor = options.minConfidence ?? 'name-only';
+    const owner = this.graph.file(target.path);
+    if (!owner || target.index >= owner.definitionNames.length) return [];
+    const name = owner.definitionNames[target.index]!;
+    const sites: ReferenceSite[] = [];
+    const paths = [...this.graph.referrersOf(name)].sort();
+    for (const path of paths) {
+      throwIfCancelled(signal);
+      const file = this.graph.file(path);
+      if (!file) continue;
+      // Names the definition is imported under in this file (import { a as b }): their uses too.
+      const wanted = new Set([name]);
+      const hits = (reference: number): Target | undefined => {
+        const key = `${path}\u0000${reference}`;
+        let targets = cache?.get(key);
+        if (!targets) {
+          targets = this.resolver.resolve(file, reference);
+          cache?.set(key, targets);
+        }
+        return targets.find((candidate) => candidate.path === target.path && candidate.index === target.index);
+      };
+      const importKind = this.graph.kinds.findKind('import');
+      for (let at = 0; at < file.referenceNames.length; at++) {
+        if (file.referenceNames[at] !== name || file.referenceKinds[at] !== importKind) continue;
+        const binding = file.imports[file.referenceBindings[at]!];
+        if (binding && binding.local !== '' && hits(at)) {
+          const local = this.graph.names.find(binding.local);
+          if (local !== undefined) wanted.add(local);
+        }
+      }
+      for (let at = 0; at < file.referenceNames.length; at++) {
+        if (!wanted.has(file.referenceNames[at]!)) continue;
+        const hit = hits(at);
+        if (!hit || !atLeast(hit.confidence, floor)) continue;
+        const start = file.referenceCharacters[at]!;
+        sites.push({
+          path,
+          line: file.referenceLines[at]!,
+          character: start,
+          endCharacter: start + this.graph.names.name(file.referenceNames[at]!).length,
+          kind: this.graph.kinds.kind(file.referenceKinds[at]!),
+          confidence: hit.confidence,
+          via: hit.via,
+          enclosing: file.referenceEnclosing[at]!,
+        });
+      }
+    }
+    return sites;
+  }
+
+  /** Who calls the definitions, breadth first to `depth` (at most `limit` symbols). */
+  callers(roots: Place[], depth: number, limit: number, options: EdgeOptions = {}): { symbols: RelatedSymbol[]; truncated: boolean } {
+    return this.walkUp(roots, depth, limit, options, (site) => callKinds.has(site.kind), false);
+  }
+
+  /** Everything that depends on the definitions (any kind of reference), breadth first to `depth`. */
+  impact(roots: Place[], depth: number, limit: number, options: EdgeOptions = {}): { symbols: RelatedSymbol[]; truncated: boolean } {
+    return this.walkUp(roots, depth, limit, options, () => true, true);
+  }
+
+  private walkUp(roots: Place[], depth: number, limit: number, options: EdgeOptions, keep: (site: ReferenceSite) => boolean, fileLevel: boolean): { symbols: RelatedSymbol[]; truncated: boolean } {
+    const key = (place: Place) => `${place.path}\u0000${place.index}`;
+    const seen = new Set(roots.map(key));
+    const found = new Map<string, RelatedSymbol>();
+    const cache = new Map<string, Target[]>();
+    let frontier: Array<{ place: Place; confidence: Confidence }> = roots.map((place) => ({ place, confidence: 'exact' as Confidence }));
+    let truncated = false;
+    for (let distance = 1; distance <= depth && frontier.length > 0; distance++) {
+      const next: Array<{ place: Place; confidence: Confidence }> = [];
+      for (const { place, confidence } of frontier) {
+        for (const site of this.referencesTo(place, options, cache)) {
+          if (!keep(site)) continue;
+          const caller: Place | undefined = site.enclosing >= 0 ? { path: site.path, index: site.enclosing } : undefined;
+          if (!caller && !fileLevel && !callKinds.has(site.kind)) continue;
+          const id = caller ? key(caller) : `${site.path}\u0000file`;
+          if (caller && seen.has(id) && !found.has(id)) continue; // a root
+          let entry = found.get(id);
+          if (!entry) {
+            if (found.size >= limit) {
+              truncated = true;
+              continue;
+            }
+            entry = { place: caller, path: site.path, distance, confidence: weakest(confidence, site.confidence), sites: [], from: place };
+            found.set(id, entry);
+            if (caller && !seen.has(id)) {
+              seen.add(id);
+              next.push({ place: caller, confidence: entry.confidence });
+            }
+          } else if (entry.distance === distance && strength[weakest(confidence, site.confidence)] > strength[entry.confidence]) {
+            entry.confidence = weakest(confidence, site.confidence);
+          }
+          if (entry.distance === distance) entry.sites.push(site);
+        }
+      }
+      frontier = next;
+    }
+    return { symbols: [...found.values()], truncated };
+  }
+
+  /** Whom the definitions call, breadth first to `depth`; calls that resolve to nothing in the workspace are counted by name. */
+  callees(roots: Place[], depth: number, limit: number, options: EdgeOptions = {}): { symbols: RelatedSymbol[]; unresolved: Unresolved[]; truncated: boolean } {
+    const floor = options.minConfidence ?? 'name-only';
+    const signal = options.signal ?? neverCancelled;
+    const key = (place: Place) => `${place.path}\u0000${place.index}`;
+    const seen = new Set(roots.map(key));
+    const found = new Map<string, RelatedSymbol>();
+    const unresolved = new Map<string, number>();
+    let truncated = false;
+    let frontier: Array<{ place: Place; confidence: Confidence }> = roots.map((place) => ({ place, confidence: 'exact' as Confidence }));
+    for (let distance = 1; distance <= depth && frontier.length > 0; distance++) {
+      const next: Array<{ place: Place; confidence: Confidence }> = [];
+      for (const { place, confidence } of frontier) {
+        throwIfCancelled(signal);
+        const file = this.graph.file(place.path);
+        if (!file) continue;
+        for (let at = 0; at < file.referenceNames.length; at++) {
+          const enclosing = file.referenceEnclosing[at]!;
+          if (enclosing < 0 || !callKinds.has(this.graph.kinds.kind(file.referenceKinds[at]!)) || !definitionWithin(file, enclosing, place.index)) continue;
+          const targets = this.resolver.resolve(file, at).filter((target) => atLeast(target.confidence, floor));
+          const name = this.graph.names.name(file.referenceNames[at]!);
+          if (targets.length === 0) {
+            if (distance === 1) unresolved.set(name, (unresolved.get(name) ?? 0) + 1);
+            continue;
+          }
+          const site = this.site(file, at, targets[0]!);
+          for (const target of targets) {
+            const id = key(target);
+            if (seen.has(id) && !found.has(id)) continue; // a root calling itself
+            let entry = found.get(id);
+            if (!entry) {
+              if (found.size >= limit) {
+                truncated = true;
+                continue;
+              }
+              entry = { place: { path: target.path, index: target.index }, path: target.path, distance, confidence: weakest(confidence, target.confidence), sites: [], from: place };
+              found.set(id, entry);
+              seen.add(id);
+              next.push({ place: entry.place!, confidence: entry.confidence });
+            }
+            if (entry.distance === distance) entry.sites.push({ ...site, confidence: target.confidence, via: target.via });
+          }
+        }
+      }
+      frontier = next;
+    }
+    return { symbols: [...found.values()], unresolved: [...unresolved].map(([name, count]) => ({ name, count })).sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : 1)), truncated };
+  }
+
+  private site(file: FileGraph, at: number, target: Target): ReferenceSite {
+    const start = file.referenceCharacters[at]!;
+    return {
+      path: file.path,
+      line: file.referenceLines[at]!,
+      character: start,
+      endCharacter: start + this.graph.names.name(file.referenceNames[at]!).length,
+      kind: this.graph.kinds.kind(file.referenceKinds[at]!),
+      confidence: target.confidence,
+      via: target.via,
+      enclosing: file.referenceEnclosing[at]!,
+    };
+  }
+}

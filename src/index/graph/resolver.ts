@@ -1,0 +1,280 @@
+// Resolution of a reference to the definitions it means, best-effort and honest about it. In order:
+// 1. an import binding's own name → the definition the module exports (following re-exports);
+// 2. a member access on `this`/`self` → the enclosing class's members; on an imported module or
+//    namespace → that module's definitions; on a class name → its members;
+// 3. a bare name → the same file's definitions visible from the reference (innermost scope first),
+//    then the same package (Go, Java, C#, Kotlin: the directory), then the file's import bindings
+//    (named, then whole modules brought in unqualified: C includes, `from m import *`, Go's dot
+//    import, Java's `.*`, Rust's `::*`);
+// 4. else every definition of that name in the workspace, in the same language family.
+// Steps 1–3 give `exact` edges; step 4 gives `unique` when the workspace defines the name once and
+// `name-only` when it defines it several times (one edge to each). A name bound by an import of
+// a module outside the workspace (a package, a system header) resolves to nothing rather than to
+// a definition that happens to share its name.
+import type { FileGraph, KindTable } from './file-graph.js';
+import { type ModuleResolver, languageFamily } from './module-resolver.js';
+import type { NameTable } from './name-table.js';
+
+export type Confidence = 'exact' | 'unique' | 'name-only';
+/** Which step found the edge. */
+export type Via = 'scope' | 'member' | 'package' | 'import' | 'workspace';
+
+export interface Target {
+  path: string;
+  /** Index of the definition in its file's part of the graph. */
+  index: number;
+  confidence: Confidence;
+  via: Via;
+}
+
+/** What the resolver reads (CodeGraph provides it). */
+export interface GraphView {
+  readonly names: NameTable;
+  readonly kinds: KindTable;
+  readonly modules: ModuleResolver;
+  file(path: string): FileGraph | undefined;
+  definersOf(name: number): readonly string[];
+}
+
+const selfReceivers = new Set(['this', 'self', 'Self', 'cls']);
+const classKinds = new Set(['class', 'interface', 'struct', 'enum', 'trait', 'impl', 'type', 'module', 'namespace', 'object']);
+/** Languages where a bare name inside a class body reaches the class's members (an implicit this). */
+const implicitThis = new Set(['java', 'c_sharp', 'cpp', 'kotlin', 'scala', 'swift', 'php', 'ruby']);
+/** Languages whose package is a directory: its files see each other's top-level names without an import. */
+const directoryPackages = new Set(['go', 'java', 'c_sharp', 'kotlin', 'scala']);
+/** At most this many edges from one reference resolved by name only. */
+const maxNameOnly = 64;
+const maxReexportDepth = 6;
+/** Reference kinds that name a type. */
+const typeKinds = new Set(['type', 'implementation']);
+
+type Accept = (file: FileGraph, index: number) => boolean;
+
+export class Resolver {
+  constructor(private readonly graph: GraphView) {}
+
+  /** The definitions reference `index` of `file` means. */
+  resolve(file: FileGraph, index: number): Target[] {
+    const names = this.graph.names;
+    const name = file.referenceNames[index]!;
+    const kind = this.graph.kinds.kind(file.referenceKinds[index]!);
+    if (kind === 'module') return [];
+    if (kind === 'import') {
+      const binding = file.imports[file.referenceBindings[index]!];
+      if (!binding) return [];
+      const modules = this.graph.modules.resolve(file.path, file.language, binding.source);
+      const exported = binding.name === 'default' ? binding.local : binding.name;
+      const wanted = names.find(exported);
+      return wanted === undefined ? [] : this.exportedFrom(modules, wanted, 'import');
+    }
+    const enclosing = file.referenceEnclosing[index]!;
+    const receiver = file.referenceReceivers[index]!;
+    const accept = typeKinds.has(kind) ? this.typeLike : kind === 'other' ? this.notCallable : this.named;
+    if (receiver !== 0) return this.resolveMember(file, name, names.name(receiver), enclosing, accept);
+    return this.resolveBare(file, name, enclosing, accept);
+  }
+
+  /** Any definition a name can mean (not an impl block, which is named after its type). */
+  private readonly named = (file: FileGraph, index: number): boolean => this.graph.kinds.kind(file.definitionKinds[index]!) !== 'impl';
+  /** What a receiver (Counter of Counter.create()) can mean: not a method or constructor named like its class. */
+  private readonly notCallable = (file: FileGraph, index: number): boolean => {
+    const kind = this.graph.kinds.kind(file.definitionKinds[index]!);
+    return kind !== 'impl' && kind !== 'method' && kind !== 'constructor';
+  };
+  /** Definitions a type use can mean: classes, interfaces, types (not a constructor named like its class). */
+  private readonly typeLike = (file: FileGraph, index: number): boolean => {
+    const kind = this.graph.kinds.kind(file.definitionKinds[index]!);
+    return kind !== 'impl' && classKinds.has(kind);
+  };
+
+  /** A name used on its own. */
+  resolveBare(file: FileGraph, name: number, enclosing: number, accept: Accept = this.named): Target[] {
+    const scoped = this.inScope(file, name, enclosing, accept);
+    if (scoped.length > 0) return scoped;
+    const inPackage = this.inPackage(file, name);
+    if (inPackage.length > 0) return inPackage;
+    const bare = this.graph.names.name(name);
+    const named = file.imports.filter((binding) => binding.local === bare && binding.name !== '*');
+    if (named.length > 0) {
+      const found: Target[] = [];
+      for (const binding of named) {
+        const wanted = this.graph.names.find(binding.name === 'default' ? binding.local : binding.name);
+        if (wanted !== undefined) found.push(...this.exportedFrom(this.graph.modules.resolve(file.path, file.language, binding.source), wanted, 'import'));
+      }
+      return found; // bound by an import: never a same-named definition elsewhere
+    }
+    const found: Target[] = [];
+    for (const binding of file.imports) {
+      if (binding.name !== '*' || binding.local !== '') continue;
+      found.push(...this.exportedFrom(this.graph.modules.resolve(file.path, file.language, binding.source), name, 'import'));
+    }
+    if (found.length > 0) return dedupe(found);
+    return this.byName(file, name, accept);
+  }
+
+  /** `receiver.name`: on this/self, an imported module or namespace, a class; else any member of that name. */
+  private resolveMember(file: FileGraph, name: number, receiver: string, enclosing: number, accept: Accept): Target[] {
+    const kinds = this.graph.kinds;
+    if (selfReceivers.has(receiver)) {
+      const owner = this.enclosingClass(file, enclosing);
+      if (owner >= 0) {
+        const members = this.membersOf(file.path, owner, name);
+        if (members.length > 0) return members;
+      }
+      return this.byName(file, name, (definer, at) => accept(definer, at) && this.isMember(definer, at));
+    }
+    const go = file.language === 'go';
+    const binding = file.imports.find((candidate) => candidate.local === receiver) ?? (go ? file.imports.find((candidate) => candidate.local === '' && candidate.name === '*' && lastSegment(candidate.source) === receiver) : undefined);
+    if (binding) {
+      const modules = this.graph.modules.resolve(file.path, file.language, binding.source);
+      if (binding.name === '*') return this.exportedFrom(modules, name, 'import');
+      const wanted = this.graph.names.find(binding.name === 'default' ? binding.local : binding.name);
+      const owners = wanted === undefined ? [] : this.exportedFrom(modules, wanted, 'import');
+      const members = owners.flatMap((owner) => (classKinds.has(kinds.kind(this.graph.file(owner.path)!.definitionKinds[owner.index]!)) ? this.membersOf(owner.path, owner.index, name) : []));
+      if (members.length > 0) return members;
+      // `from pkg import module` then module.name(): the binding names a submodule.
+      const submodule = this.graph.modules.resolve(file.path, file.language, submoduleSpecifier(file.language, binding.source, binding.name));
+      if (submodule.length > 0) return this.exportedFrom(submodule, name, 'import');
+      return [];
+    }
+    // A class (or module) named by the receiver: Foo.create(), Thing::new().
+    const receiverName = this.graph.names.find(receiver);
+    if (receiverName !== undefined) {
+      const owners = this.resolveBare(file, receiverName, enclosing).filter((owner) => owner.confidence !== 'name-only' && classKinds.has(kinds.kind(this.graph.file(owner.path)!.definitionKinds[owner.index]!)));
+      const members = owners.flatMap((owner) => this.membersOf(owner.path, owner.index, name).map((member) => ({ ...member, confidence: owner.confidence })));
+      if (members.length > 0) return members;
+    }
+    // A value whose type is unknown here: any member of that name.
+    return this.byName(file, name, (definer, at) => accept(definer, at) && this.isMember(definer, at));
+  }
+
+  /** A method, or a definition nested in a class-like one (a field, a nested type). */
+  private isMember(file: FileGraph, index: number): boolean {
+    if (this.graph.kinds.kind(file.definitionKinds[index]!) === 'method') return true;
+    const parent = file.definitionParents[index]!;
+    return parent >= 0 && classKinds.has(this.graph.kinds.kind(file.definitionKinds[parent]!));
+  }
+
+  /** Definitions of the same file visible from the reference: the innermost enclosing scope that defines the name. */
+  private inScope(file: FileGraph, name: number, enclosing: number, accept: Accept): Target[] {
+    const candidates: number[] = [];
+    for (let at = 0; at < file.definitionNames.length; at++) if (file.definitionNames[at] === name && accept(file, at)) candidates.push(at);
+    if (candidates.length === 0) return [];
+    const memberReachable = implicitThis.has(file.language ?? '');
+    // Walk outwards from the reference: the first scope that holds a candidate wins.
+    for (let scope = enclosing; ; scope = file.definitionParents[scope]!) {
+      const here = candidates.filter((at) => file.definitionParents[at] === scope && (scope === -1 || memberReachable || !classKinds.has(this.graph.kinds.kind(file.definitionKinds[scope]!))));
+      if (here.length > 0) return here.map((at) => ({ path: file.path, index: at, confidence: 'exact', via: 'scope' }));
+      if (scope === -1) break;
+    }
+    return [];
+  }
+
+  /** Top-level definitions of the same package (the directory) in languages whose packages are directories. */
+  private inPackage(file: FileGraph, name: number): Target[] {
+    if (!directoryPackages.has(file.language ?? '')) return [];
+    const directory = file.path.includes('/') ? file.path.slice(0, file.path.lastIndexOf('/')) : '';
+    const found: Target[] = [];
+    for (const path of this.graph.definersOf(name)) {
+      if (path === file.path) continue;
+      const slash = path.lastIndexOf('/');
+      if ((slash < 0 ? '' : path.slice(0, slash)) !== directory) continue;
+      const other = this.graph.file(path);
+      if (!other || other.language !== file.language) continue;
+      for (let at = 0; at < other.definitionNames.length; at++) if (other.definitionNames[at] === name && other.definitionParents[at] === -1) found.push({ path, index: at, confidence: 'exact', via: 'package' });
+    }
+    return found;
+  }
+
+  /** What modules export under a name: their top-level definitions, else what they re-export (named, then whole modules). */
+  exportedFrom(modules: readonly string[], name: number, via: Via, depth = 0, seen = new Set<string>()): Target[] {
+    const found: Target[] = [];
+    const bare = this.graph.names.name(name);
+    for (const path of modules) {
+      if (seen.has(path)) continue;
+      seen.add(path);
+      const module = this.graph.file(path);
+      if (!module) continue;
+      let here = 0;
+      for (let at = 0; at < module.definitionNames.length; at++) {
+        if (module.definitionNames[at] === name && module.definitionParents[at] === -1 && this.named(module, at)) {
+          found.push({ path, index: at, confidence: 'exact', via });
+          here++;
+        }
+      }
+      if (here > 0 || depth >= maxReexportDepth) continue;
+      for (const binding of module.imports) {
+        if (binding.local !== bare || binding.name === '*') continue;
+        const wanted = this.graph.names.find(binding.name === 'default' ? binding.local : binding.name);
+        if (wanted !== undefined) found.push(...this.exportedFrom(this.graph.modules.resolve(path, module.language, binding.source), wanted, via, depth + 1, seen));
+      }
+      for (const binding of module.imports) {
+        if (binding.name !== '*' || binding.local !== '') continue;
+        // Whole modules re-exported (`export * from`, Python's `from m import *` in an __init__); C headers are not followed.
+        if (!binding.reexport && module.language !== 'python' && module.language !== 'rust') continue;
+        found.push(...this.exportedFrom(this.graph.modules.resolve(path, module.language, binding.source), name, via, depth + 1, seen));
+      }
+    }
+    return dedupe(found);
+  }
+
+  /** Members named `name` of the class-like definition `owner`: nested in it, or (Rust impl blocks, C++ out-of-line methods) in the same file with it in their container chain. */
+  private membersOf(path: string, owner: number, name: number): Target[] {
+    const file = this.graph.file(path);
+    if (!file) return [];
+    const ownerName = this.graph.names.name(file.definitionNames[owner]!);
+    const found: Target[] = [];
+    for (let at = 0; at < file.definitionNames.length; at++) {
+      if (file.definitionNames[at] !== name || at === owner || !this.named(file, at)) continue;
+      let nested = false;
+      for (let parent = file.definitionParents[at]!; parent >= 0; parent = file.definitionParents[parent]!) if (parent === owner) nested = true;
+      if (nested || this.graph.kinds.chain(file.definitionChains[at]!).includes(ownerName)) found.push({ path, index: at, confidence: 'exact', via: 'member' });
+    }
+    return found;
+  }
+
+  /** The innermost class-like definition around a reference (-1: none). */
+  private enclosingClass(file: FileGraph, enclosing: number): number {
+    for (let scope = enclosing; scope >= 0; scope = file.definitionParents[scope]!) if (classKinds.has(this.graph.kinds.kind(file.definitionKinds[scope]!))) return scope;
+    return -1;
+  }
+
+  /** Every definition of the name in the workspace, same language family, that `accept` keeps: unique or name-only. */
+  private byName(file: FileGraph, name: number, accept: (definer: FileGraph, index: number) => boolean): Target[] {
+    const family = languageFamily(file.language);
+    const found: Target[] = [];
+    for (const path of this.graph.definersOf(name)) {
+      const definer = this.graph.file(path);
+      if (!definer || languageFamily(definer.language) !== family) continue;
+      for (let at = 0; at < definer.definitionNames.length; at++) if (definer.definitionNames[at] === name && accept(definer, at)) found.push({ path, index: at, confidence: 'name-only', via: 'workspace' });
+    }
+    if (found.length === 1) found[0]!.confidence = 'unique';
+    found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.index - b.index));
+    return found.slice(0, maxNameOnly);
+  }
+}
+
+function lastSegment(source: string): string {
+  const segments = source.split('/');
+  const last = segments[segments.length - 1] ?? '';
+  // gopkg.in/yaml.v3 → yaml; example.com/m/v2 → m.
+  if (/^v\d+$/.test(last) && segments.length > 1) return segments[segments.length - 2]!;
+  return last.replace(/\.v\d+$/, '').replace(/^go-/, '');
+}
+
+function submoduleSpecifier(language: string | undefined, source: string, name: string): string {
+  if (language === 'python') return source.endsWith('.') ? `${source}${name}` : `${source}.${name}`;
+  if (language === 'rust') return `${source}::${name}`;
+  if (language === 'typescript' || language === 'tsx' || language === 'javascript') return source;
+  return `${source}/${name}`;
+}
+
+function dedupe(targets: Target[]): Target[] {
+  const seen = new Set<string>();
+  return targets.filter((target) => {
+    const key = `${target.path}\u0000${target.index}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
