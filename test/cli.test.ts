@@ -136,3 +136,27 @@ test('cli: grep prints ripgrep lines with context and separators; -t filters by 
   assert.match(chunks.stdout, /^app\.py: Python, 1 chunks/);
   assert.match(chunks.stdout, /│ scope: foo/);
 });
+
+test('cli: def, refs, callers, callees and impact take a position, a line or a name; exit 1 when nothing is found', () => {
+  const root = tempDir('fathom-cli-graph-');
+  fs.cpSync(new URL('../../test/fixtures/graph/python', import.meta.url), root, { recursive: true });
+  gitInit(root);
+  const env = { FATHOM_CACHE_DIR: tempDir('fathom-cache-') };
+  const refs = fathom(['refs', 'format_name', root, '--no-daemon'], env);
+  assert.equal(refs.code, 0, refs.stderr);
+  assert.equal(refs.stdout, ['pkg/models.py:16:16: return format_name(self.name)  (call)', 'pkg/services.py:5:21: from .models import format_name as fmt  (import)', 'pkg/services.py:15:12: models.format_name(name)  (call)', 'pkg/services.py:18:12: return fmt(name)  (call)', ''].join('\n'));
+  const def = fathom(['def', `${root}/app.py:5:5`, '--no-daemon'], env);
+  assert.equal(def.stdout, 'pkg/services.py:12:5: function create_user  def create_user(name):\n');
+  const callers = fathom(['callers', 'format_name', root, '--depth', '2', '--no-daemon'], env);
+  assert.equal(callers.stdout, ['callers of format_name:', '1  pkg/services.py:12:5: function create_user  (exact, 2 sites)', '1  pkg/models.py:15:9: method User.greet  (exact, 1 site)', '2  app.py:4:5: function main  (exact, 1 site, via create_user)', ''].join('\n'));
+  const callees = JSON.parse(fathom(['callees', `${root}/pkg/services.py:12`, '--json', '--no-daemon'], env).stdout);
+  assert.deepEqual(callees.unresolved, [{ name: 'join', count: 1 }]);
+  const impact = fathom(['impact', 'Base', root, '--min-confidence', 'exact', '--no-daemon'], env);
+  assert.equal(impact.code, 0, impact.stderr);
+  assert.match(impact.stdout, /^impact of Base:\n1 {2}pkg\/models\.py:9:7: class User {2}\(exact, 1 site\)\n/);
+  assert.match(impact.stdout, /distance 1: 1 symbols in 1 files/);
+  assert.equal(fathom(['refs', 'no_such_name', root, '--no-daemon'], env).code, 1, 'nothing found: exit 1');
+  const bad = fathom(['callers', 'main', root, '--depth', '0', '--no-daemon'], env);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--depth takes a whole number/);
+});

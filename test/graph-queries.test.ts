@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import type { Place } from '../src/index/graph/graph-queries.js';
+import { CodeGraph } from '../src/index/graph/code-graph.js';
+import { GraphQueries, type Place } from '../src/index/graph/graph-queries.js';
+import { LanguageTable } from '../src/index/syntax/languages.js';
 import { describeTarget, graphOf, pool } from './helpers/graph-fixture.js';
 import { quiesce } from './helpers/workspace-harness.js';
 
@@ -116,5 +118,43 @@ describe('graph queries: C fixture', () => {
     assert.deepEqual(adds.map((place) => `${describeTarget(graph, place)}: ${sites(queries.referencesTo(place)).join(', ')}`), ['src/list.c#add: src/list.c:18:11 exact', 'src/main.c#add: src/main.c:9:31 exact']);
     const callers = queries.callers([body], 1, 10);
     assert.deepEqual(callers.symbols.map((entry) => describeTarget(graph, entry.place!)), ['src/main.c#main']);
+  });
+});
+
+describe('graph persistence', () => {
+  test('a restart takes every unchanged file from the cache and re-tags the changed one; a damaged cache is rebuilt', async () => {
+    const fixture = await graphOf('python');
+    const { root, workspace, graph } = fixture;
+    const cacheFile = path.join(root, '..', `${path.basename(root)}-graph.bin`);
+    const open = async () => {
+      const reopened = new CodeGraph(workspace, pool, new LanguageTable(), cacheFile, 10);
+      await reopened.ensureBuilt();
+      return reopened;
+    };
+    const answers = (queries: GraphQueries) => queries.definitionsNamed('format_name').flatMap((place) => sites(queries.referencesTo(place)));
+    const expected = answers(fixture.queries);
+    graph.dispose();
+    const first = await open();
+    assert.deepEqual(first.lastBuild, { loaded: 0, tagged: 4 });
+    first.dispose();
+    assert.ok(fs.existsSync(cacheFile), 'saved after the build');
+    const second = await open();
+    assert.deepEqual(second.lastBuild, { loaded: 4, tagged: 0 });
+    assert.deepEqual(answers(new GraphQueries(second)), expected, 'the same answers from the cache');
+    second.dispose();
+    fs.appendFileSync(path.join(root, 'app.py'), '\n\ndef later():\n    return main()\n');
+    await quiesce(workspace);
+    const third = await open();
+    assert.deepEqual(third.lastBuild, { loaded: 3, tagged: 1 });
+    assert.equal(new GraphQueries(third).definitionsNamed('later').length, 1);
+    third.dispose();
+    const bytes = fs.readFileSync(cacheFile);
+    bytes[bytes.length - 10] ^= 0xff;
+    fs.writeFileSync(cacheFile, bytes);
+    const fourth = await open();
+    assert.deepEqual(fourth.lastBuild, { loaded: 0, tagged: 4 });
+    assert.deepEqual(answers(new GraphQueries(fourth)), expected);
+    fourth.dispose();
+    await workspace.close();
   });
 });

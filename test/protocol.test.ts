@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { ErrorCodes } from '../src/protocol/errors.js';
-import type { ApplyRewriteResult, ChunksResult, DiscardRewriteResult, EditFileResult, OutlineResult, SymbolsResult, FilesResult, GrepResult, MerkleResult, StatusResult, StructuralRewriteResult, StructuralSearchResult, WorkspaceStatus } from '../src/protocol/methods.js';
+import type { ApplyRewriteResult, CalleesResult, CallersResult, DefinitionResult, ImpactResult, ReferencesResult, ChunksResult, DiscardRewriteResult, EditFileResult, OutlineResult, SymbolsResult, FilesResult, GrepResult, MerkleResult, StatusResult, StructuralRewriteResult, StructuralSearchResult, WorkspaceStatus } from '../src/protocol/methods.js';
 import { gitInit, tempDir, writeFixture } from './helpers/fixture.js';
 import { RawClient, canConnect, connectRaw, socketPathIn, spawnCli, spawnSocketDaemon, spawnStdioDaemon, type Message } from './helpers/raw-client.js';
 
@@ -300,6 +300,43 @@ describe('stdio daemon', () => {
     client.notify('textDocument/didClose', { textDocument: { uri } });
   });
 
+  test('code graph: fathom/definition, references, callers, callees, impact, and LSP definition and references', async () => {
+    fs.writeFileSync(path.join(root, 'src/lib.ts'), 'export function area(r: number): number {\n  return square(r) * 3;\n}\nfunction square(x: number): number {\n  return x * x;\n}\n');
+    fs.writeFileSync(path.join(root, 'src/use.ts'), "import { area as size } from './lib';\nexport function report(): string {\n  return String(size(2));\n}\n");
+    const useUri = pathToFileURL(path.join(root, 'src/use.ts')).href;
+    let definition: DefinitionResult | undefined;
+    // Until the watcher has seen both files (before, use.ts is not in the file set: an error).
+    for (let attempt = 0; attempt < 200; attempt++) {
+      const response = await client.request('fathom/definition', { root, path: 'src/use.ts', position: { line: 3, column: 17 } });
+      definition = response.result as DefinitionResult | undefined;
+      if (definition && definition.definitions.length > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.deepEqual(definition!.definitions.map((symbol) => [symbol.path, symbol.name, symbol.selectionRange.start, symbol.confidence, symbol.via, symbol.signature]), [['src/lib.ts', 'area', { line: 1, column: 17 }, 'exact', 'import', 'export function area(r: number): number {']]);
+    const references = await client.result<ReferencesResult>('fathom/references', { root, symbol: 'area', includeDeclaration: true });
+    assert.deepEqual(references.references.map((reference) => `${reference.path}:${reference.range.start.line}:${reference.range.start.column} ${reference.kind} ${reference.container.join('.')} | ${reference.text}`), [
+      'src/lib.ts:1:17 declaration  | export function area(r: number): number {',
+      "src/use.ts:1:10 import  | import { area as size } from './lib';",
+      'src/use.ts:3:17 call report | return String(size(2));',
+    ]);
+    const callers = await client.result<CallersResult>('fathom/callers', { root, path: 'src/lib.ts', position: { line: 5, column: 10 }, depth: 2 });
+    assert.deepEqual(callers.callers.map((entry) => `${entry.distance} ${entry.symbol?.name} ${entry.confidence} ${entry.sites.length}`), ['1 area exact 1', '2 report exact 1']);
+    const callees = await client.result<CalleesResult>('fathom/callees', { root, symbol: 'report' });
+    assert.deepEqual([callees.callees.map((entry) => entry.symbol?.name), callees.unresolved], [['area'], [{ name: 'String', count: 1 }]]);
+    const impact = await client.result<ImpactResult>('fathom/impact', { root, path: 'src/lib.ts', range: { start: { line: 4, column: 1 }, end: { line: 6, column: 2 } } });
+    assert.deepEqual([impact.symbols.map((symbol) => symbol.name), impact.impacted.map((entry) => `${entry.distance} ${entry.path} ${entry.symbol?.name ?? '(top level)'}`), impact.byDistance], [
+      ['square'],
+      ['1 src/lib.ts area', '2 src/use.ts (top level)', '2 src/use.ts report'],
+      [{ distance: 1, symbols: 1, files: 1 }, { distance: 2, symbols: 1, files: 1 }],
+    ]);
+    const lspDefinition = await client.result<Array<{ uri: string; range: { start: { line: number; character: number } } }>>('textDocument/definition', { textDocument: { uri: useUri }, position: { line: 2, character: 16 } });
+    assert.deepEqual(lspDefinition.map((location) => [location.uri, location.range.start]), [[pathToFileURL(path.join(root, 'src/lib.ts')).href, { line: 0, character: 16 }]]);
+    const lspReferences = await client.result<Array<{ uri: string; range: { start: { line: number } } }>>('textDocument/references', { textDocument: { uri: useUri }, position: { line: 2, character: 16 }, context: { includeDeclaration: false } });
+    assert.deepEqual(lspReferences.map((location) => [path.basename(location.uri), location.range.start.line]), [['use.ts', 0], ['use.ts', 2]]);
+    const nothing = await client.result<DefinitionResult>('fathom/definition', { root, path: 'src/use.ts', position: { line: 2, column: 1 } });
+    assert.deepEqual(nothing.definitions, []);
+  });
+
   const notFolder = path.join(root, 'src/a.ts');
   const badRequests: { name: string; method: string; params?: unknown; code: number; message?: RegExp }[] = [
     { name: 'unknown method', method: 'fathom/nope', params: {}, code: ErrorCodes.MethodNotFound, message: /unknown method: fathom\/nope/ },
@@ -323,6 +360,13 @@ describe('stdio daemon', () => {
     { name: 'grep for an unknown language', method: 'fathom/grep', params: { root, pattern: 'a', languages: ['cobol'] }, code: ErrorCodes.InvalidParams, message: /unknown language "cobol"/ },
     { name: 'symbols without a query', method: 'fathom/symbols', params: { root }, code: ErrorCodes.InvalidParams, message: /params\.query/ },
     { name: 'symbols with a huge limit', method: 'fathom/symbols', params: { root, query: 'a', limit: 100000 }, code: ErrorCodes.InvalidParams, message: /params\.limit/ },
+    { name: 'references without a target', method: 'fathom/references', params: { root }, code: ErrorCodes.InvalidParams, message: /needs either symbol, or path/ },
+    { name: 'definition without a position', method: 'fathom/definition', params: { root, path: 'src/a.ts' }, code: ErrorCodes.InvalidParams, message: /needs position/ },
+    { name: 'definition at a position of the wrong shape', method: 'fathom/definition', params: { root, path: 'src/a.ts', position: { line: 0, column: 1 } }, code: ErrorCodes.InvalidParams, message: /params\.position\.line must be an integer ≥ 1/ },
+    { name: 'callers with a huge depth', method: 'fathom/callers', params: { root, symbol: 'a', depth: 50 }, code: ErrorCodes.InvalidParams, message: /params\.depth must be between 1 and 10/ },
+    { name: 'impact with an unknown confidence', method: 'fathom/impact', params: { root, symbol: 'a', minConfidence: 'sure' }, code: ErrorCodes.InvalidParams, message: /minConfidence must be exact, unique or name-only/ },
+    { name: 'references of an ignored file', method: 'fathom/references', params: { root, path: 'debug.log', position: { line: 1, column: 1 } }, code: ErrorCodes.InvalidParams, message: /not in the file set/ },
+    { name: 'LSP definition without a position', method: 'textDocument/definition', params: { textDocument: { uri: pathToFileURL(path.join(root, 'src/a.ts')).href } }, code: ErrorCodes.InvalidParams, message: /params\.position/ },
     { name: 'structural search without a language', method: 'fathom/structuralSearch', params: { root, pattern: 'a' }, code: ErrorCodes.InvalidParams, message: /params\.language/ },
     { name: 'structural search in an unknown language', method: 'fathom/structuralSearch', params: { root, language: 'cobol', pattern: 'a' }, code: ErrorCodes.InvalidParams, message: /unknown language "cobol"/ },
     { name: 'structural search without a pattern', method: 'fathom/structuralSearch', params: { root, language: 'ts' }, code: ErrorCodes.InvalidParams, message: /give a pattern or a rule/ },

@@ -17,8 +17,8 @@ import { toLspLocation, toLspReferenceLocation, toWireGraphSymbol, toWireReferen
 export interface GraphRequestContext {
   workspaceFor(params: Params): Workspace;
   fileIn(params: Params): { workspace: Workspace; relative: string; absolute: string };
-  /** The workspace's code graph, built (with $/progress on the token) and settled. */
-  readyGraph(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined): Promise<{ graph: CodeGraph; queries: GraphQueries }>;
+  /** The workspace's code graph, built (with $/progress on the token) and settled; `path`, when given, must be in the file set (else InvalidParams). */
+  readyGraph(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined, path?: string): Promise<{ graph: CodeGraph; queries: GraphQueries }>;
 }
 
 interface Subject {
@@ -56,13 +56,13 @@ export class GraphRequests {
     if (symbol !== undefined) {
       const file = params.path === undefined ? undefined : this.context.fileIn(params);
       const workspace = file?.workspace ?? this.context.workspaceFor(params);
-      const { graph, queries } = await this.context.readyGraph(workspace, token, progressToken);
+      const { graph, queries } = await this.context.readyGraph(workspace, token, progressToken, file?.relative);
       const roots = queries.definitionsNamed(symbol, file ? (path) => path === file.relative : undefined).map((place): Target => ({ ...place, confidence: 'exact', via: 'workspace' }));
       return { workspace, graph, queries, roots };
     }
     if (params.path === undefined) throw new FathomError('invalidParams', `${method} needs either symbol, or path with position${around ? ' or range' : ''}`, { field: 'path' });
     const { workspace, relative } = this.context.fileIn(params);
-    const { graph, queries } = await this.context.readyGraph(workspace, token, progressToken);
+    const { graph, queries } = await this.context.readyGraph(workspace, token, progressToken, relative);
     if (around && params.range !== undefined) {
       const range = requiredObject(params, 'range');
       const start = position(range, 'start', 1);
@@ -229,7 +229,7 @@ export class GraphRequests {
     const uri = requiredString(requiredObject(params, 'textDocument'), 'uri');
     const at = position(params, 'position', 0);
     const { workspace, relative } = this.context.fileIn({ path: uri });
-    const { graph, queries } = await this.context.readyGraph(workspace, token, undefined);
+    const { graph, queries } = await this.context.readyGraph(workspace, token, undefined, relative);
     const targets = queries.definitionsAt(relative, at.line, at.character);
     const definitions = graph.definitions(targets);
     return targets.map((target, index) => toLspLocation(workspace.root, target.path, definitions[index]!));
@@ -242,7 +242,7 @@ export class GraphRequests {
     const at = position(params, 'position', 0);
     const includeDeclaration = typeof params.context === 'object' && params.context !== null && (params.context as Params).includeDeclaration === true;
     const { workspace, relative } = this.context.fileIn({ path: uri });
-    const { graph, queries } = await this.context.readyGraph(workspace, token, undefined);
+    const { graph, queries } = await this.context.readyGraph(workspace, token, undefined, relative);
     const roots = queries.definitionsAt(relative, at.line, at.character);
     const sites = this.referencesOf({ workspace, graph, queries, roots }, undefined, token);
     const locations = sites.map((site) => toLspReferenceLocation(workspace.root, site));

@@ -564,7 +564,11 @@ export class Session {
   private readonly graph = new GraphRequests({
     workspaceFor: (params) => this.workspaceFor(params),
     fileIn: (params) => this.fileIn(params),
-    readyGraph: async (workspace, token, progressToken) => ({ graph: await this.readySymbols(workspace, token, progressToken), queries: this.services.workspaces.graphQueries(workspace) }),
+    readyGraph: async (workspace, token, progressToken, path) => {
+      const graph = await this.readySymbols(workspace, token, progressToken);
+      if (path !== undefined) this.services.workspaces.requireInFileSet(workspace, path);
+      return { graph, queries: this.services.workspaces.graphQueries(workspace) };
+    },
   });
 
   /** A workspace's code graph, built (with $/progress on the token) before it answers. */

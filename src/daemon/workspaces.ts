@@ -112,7 +112,7 @@ export class WorkspaceManager {
   symbols(workspace: Workspace): CodeGraph {
     let index = this.symbolIndexes.get(workspace);
     if (!index) {
-      index = new CodeGraph(workspace, this.chunkPool, this.grammars.table);
+      index = new CodeGraph(workspace, this.chunkPool, this.grammars.table, `${workspaceCacheDir(this.config.cacheRoot, workspace.root)}/graph.bin`);
       this.symbolIndexes.set(workspace, index);
     }
     return index;
@@ -184,7 +184,8 @@ export class WorkspaceManager {
     return cached && spec ? { bytes, tree: cached.tree, language: spec.id } : { bytes };
   }
 
-  private requireInFileSet(workspace: Workspace, relativePath: string): void {
+  /** Refuses a path the file set does not hold (InvalidParams, saying why it may be missing). */
+  requireInFileSet(workspace: Workspace, relativePath: string): void {
     if (workspace.hashOf(relativePath) === undefined) {
       throw new FathomError('invalidParams', `${relativePath} is not in the file set of ${workspace.root} (missing, a folder, ignored, a secret, binary or over the size limit)`, { path: relativePath });
     }

@@ -42,6 +42,23 @@ export class KindTable {
   chain(id: number): string[] {
     return this.chains[id] ?? [];
   }
+
+  /** Every kind and container chain by id (persistence). */
+  snapshot(): { kinds: string[]; chains: string[][] } {
+    return { kinds: [...this.kinds], chains: this.chains.map((chain) => [...chain]) };
+  }
+
+  /** A table holding exactly these kinds and chains under these ids (chain 0 must be []). */
+  static from(snapshot: { kinds: readonly string[]; chains: readonly string[][] }): KindTable {
+    const table = new KindTable();
+    snapshot.kinds.forEach((kind, id) => {
+      if (table.kindId(kind) !== id) throw new Error(`kind ${kind} appears twice`);
+    });
+    for (let id = 1; id < snapshot.chains.length; id++) {
+      if (table.chainId(snapshot.chains[id]!) !== id) throw new Error('a container chain appears twice');
+    }
+    return table;
+  }
 }
 
 export interface FileGraph {

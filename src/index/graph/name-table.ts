@@ -38,4 +38,18 @@ export class NameTable {
   get size(): number {
     return this.names.length;
   }
+
+  /** Every name by id (persistence). */
+  all(): readonly string[] {
+    return this.names;
+  }
+
+  /** A table holding exactly these names under these ids (index 0 must be ''). */
+  static from(names: readonly string[]): NameTable {
+    const table = new NameTable();
+    for (let id = 1; id < names.length; id++) {
+      if (table.intern(names[id]!) !== id) throw new Error(`name ${JSON.stringify(names[id])} appears twice`);
+    }
+    return table;
+  }
 }

@@ -51,7 +51,26 @@ const typeKinds = new Set(['type', 'implementation']);
 type Accept = (file: FileGraph, index: number) => boolean;
 
 export class Resolver {
+  /** Per file part: interned name → its definitions' indexes (built when first needed; a new part is a new key). */
+  private readonly definitionTables = new WeakMap<FileGraph, Map<number, number[]>>();
+
   constructor(private readonly graph: GraphView) {}
+
+  /** The indexes of a file's definitions with this name. */
+  private named(file: FileGraph, name: number): readonly number[] {
+    let table = this.definitionTables.get(file);
+    if (!table) {
+      table = new Map();
+      const names = file.definitionNames;
+      for (let at = 0; at < names.length; at++) {
+        const list = table.get(names[at]!);
+        if (list) list.push(at);
+        else table.set(names[at]!, [at]);
+      }
+      this.definitionTables.set(file, table);
+    }
+    return table.get(name) ?? [];
+  }
 
   /** The definitions reference `index` of `file` means. */
   resolve(file: FileGraph, index: number): Target[] {
@@ -69,13 +88,13 @@ export class Resolver {
     }
     const enclosing = file.referenceEnclosing[index]!;
     const receiver = file.referenceReceivers[index]!;
-    const accept = typeKinds.has(kind) ? this.typeLike : kind === 'other' ? this.notCallable : this.named;
+    const accept = typeKinds.has(kind) ? this.typeLike : kind === 'other' ? this.notCallable : this.anyKind;
     if (receiver !== 0) return this.resolveMember(file, name, names.name(receiver), enclosing, accept);
     return this.resolveBare(file, name, enclosing, accept);
   }
 
   /** Any definition a name can mean (not an impl block, which is named after its type). */
-  private readonly named = (file: FileGraph, index: number): boolean => this.graph.kinds.kind(file.definitionKinds[index]!) !== 'impl';
+  private readonly anyKind = (file: FileGraph, index: number): boolean => this.graph.kinds.kind(file.definitionKinds[index]!) !== 'impl';
   /** What a receiver (Counter of Counter.create()) can mean: not a method or constructor named like its class. */
   private readonly notCallable = (file: FileGraph, index: number): boolean => {
     const kind = this.graph.kinds.kind(file.definitionKinds[index]!);
@@ -88,7 +107,7 @@ export class Resolver {
   };
 
   /** A name used on its own. */
-  resolveBare(file: FileGraph, name: number, enclosing: number, accept: Accept = this.named): Target[] {
+  resolveBare(file: FileGraph, name: number, enclosing: number, accept: Accept = this.anyKind): Target[] {
     const scoped = this.inScope(file, name, enclosing, accept);
     if (scoped.length > 0) return scoped;
     const inPackage = this.inPackage(file, name);
@@ -157,8 +176,7 @@ export class Resolver {
 
   /** Definitions of the same file visible from the reference: the innermost enclosing scope that defines the name. */
   private inScope(file: FileGraph, name: number, enclosing: number, accept: Accept): Target[] {
-    const candidates: number[] = [];
-    for (let at = 0; at < file.definitionNames.length; at++) if (file.definitionNames[at] === name && accept(file, at)) candidates.push(at);
+    const candidates = this.named(file, name).filter((at) => accept(file, at));
     if (candidates.length === 0) return [];
     const memberReachable = implicitThis.has(file.language ?? '');
     // Walk outwards from the reference: the first scope that holds a candidate wins.
@@ -181,7 +199,7 @@ export class Resolver {
       if ((slash < 0 ? '' : path.slice(0, slash)) !== directory) continue;
       const other = this.graph.file(path);
       if (!other || other.language !== file.language) continue;
-      for (let at = 0; at < other.definitionNames.length; at++) if (other.definitionNames[at] === name && other.definitionParents[at] === -1) found.push({ path, index: at, confidence: 'exact', via: 'package' });
+      for (const at of this.named(other, name)) if (other.definitionParents[at] === -1 && this.anyKind(other, at)) found.push({ path, index: at, confidence: 'exact', via: 'package' });
     }
     return found;
   }
@@ -196,8 +214,8 @@ export class Resolver {
       const module = this.graph.file(path);
       if (!module) continue;
       let here = 0;
-      for (let at = 0; at < module.definitionNames.length; at++) {
-        if (module.definitionNames[at] === name && module.definitionParents[at] === -1 && this.named(module, at)) {
+      for (const at of this.named(module, name)) {
+        if (module.definitionParents[at] === -1 && this.anyKind(module, at)) {
           found.push({ path, index: at, confidence: 'exact', via });
           here++;
         }
@@ -224,8 +242,8 @@ export class Resolver {
     if (!file) return [];
     const ownerName = this.graph.names.name(file.definitionNames[owner]!);
     const found: Target[] = [];
-    for (let at = 0; at < file.definitionNames.length; at++) {
-      if (file.definitionNames[at] !== name || at === owner || !this.named(file, at)) continue;
+    for (const at of this.named(file, name)) {
+      if (at === owner || !this.anyKind(file, at)) continue;
       let nested = false;
       for (let parent = file.definitionParents[at]!; parent >= 0; parent = file.definitionParents[parent]!) if (parent === owner) nested = true;
       if (nested || this.graph.kinds.chain(file.definitionChains[at]!).includes(ownerName)) found.push({ path, index: at, confidence: 'exact', via: 'member' });
@@ -246,7 +264,7 @@ export class Resolver {
     for (const path of this.graph.definersOf(name)) {
       const definer = this.graph.file(path);
       if (!definer || languageFamily(definer.language) !== family) continue;
-      for (let at = 0; at < definer.definitionNames.length; at++) if (definer.definitionNames[at] === name && accept(definer, at)) found.push({ path, index: at, confidence: 'name-only', via: 'workspace' });
+      for (const at of this.named(definer, name)) if (accept(definer, at)) found.push({ path, index: at, confidence: 'name-only', via: 'workspace' });
     }
     if (found.length === 1) found[0]!.confidence = 'unique';
     found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.index - b.index));
