@@ -3,7 +3,8 @@
 // (u32); 12-43 the SHA-256 of the payload; 44- the payload. Writes go to a temporary file that is
 // fsynced and renamed over the old one, then the folder is fsynced: a crash leaves the old file or
 // the new one, never a torn one. Reading checks magic, version and checksum, so a damaged, foreign
-// or old file is reported, never trusted.
+// or old file is reported, never trusted. Large caches use CheckedFileWriter / readCheckedRecords:
+// the same container with a payload of length-prefixed records, written and read in pieces.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -61,3 +62,117 @@ export function writeFileAtomic(file: string, bytes: Uint8Array): void {
     fs.closeSync(folderHandle);
   }
 }
+
+/** Lets other work run (an await between pieces of a long write or read). */
+const breathe = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * The same container written piece by piece without holding the event loop: a payload made of
+ * records (a u32 length, then the bytes), hashed as it goes; the header is written last, then the
+ * usual fsync and rename. A crash or an abort leaves the old file.
+ */
+export class CheckedFileWriter {
+  private readonly hash = createHash('sha256');
+  private position = headerBytes;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+
+  private constructor(
+    private readonly file: string,
+    private readonly temporary: string,
+    private readonly handle: fs.promises.FileHandle,
+    private readonly magic: string,
+    private readonly version: number,
+  ) {}
+
+  static async open(file: string, magic: string, version: number): Promise<CheckedFileWriter> {
+    await fs.promises.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
+    const handle = await fs.promises.open(temporary, 'w', 0o600);
+    return new CheckedFileWriter(file, temporary, handle, magic, version);
+  }
+
+  /** Appends one record; writes out every 4 MB. */
+  async record(bytes: Uint8Array): Promise<void> {
+    const length = Buffer.alloc(4);
+    length.writeUInt32LE(bytes.length, 0);
+    for (const piece of [length, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)]) {
+      this.hash.update(piece);
+      this.pending.push(piece);
+      this.pendingBytes += piece.length;
+    }
+    if (this.pendingBytes >= 4 * 1024 * 1024) await this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    if (this.pendingBytes === 0) return;
+    const chunk = Buffer.concat(this.pending, this.pendingBytes);
+    this.pending = [];
+    this.pendingBytes = 0;
+    await this.handle.write(chunk, 0, chunk.length, this.position);
+    this.position += chunk.length;
+  }
+
+  /** Writes the header, syncs and renames over the file. */
+  async commit(): Promise<void> {
+    await this.drain();
+    const header = Buffer.alloc(headerBytes);
+    header.write(this.magic, 0, 8, 'ascii');
+    header.writeUInt32LE(this.version, 8);
+    this.hash.digest().copy(header, 12);
+    await this.handle.write(header, 0, headerBytes, 0);
+    await this.handle.sync();
+    await this.handle.close();
+    await fs.promises.rename(this.temporary, this.file);
+    const folder = await fs.promises.open(path.dirname(this.file), 'r');
+    try {
+      await folder.sync();
+    } finally {
+      await folder.close();
+    }
+  }
+
+  /** Leaves the old file as it was. */
+  async abort(): Promise<void> {
+    await this.handle.close().catch(() => undefined);
+    await fs.promises.unlink(this.temporary).catch(() => undefined);
+  }
+}
+
+export type CheckedRecords = { status: 'valid'; records: Buffer[] } | { status: 'missing' } | { status: 'corrupt'; reason: string };
+
+/**
+ * Reads a file CheckedFileWriter wrote: magic, version, then the records while hashing them, a
+ * pause every ~20 ms so other work runs; the records are answered only when the checksum holds.
+ */
+export async function readCheckedRecords(file: string, magic: string, version: number): Promise<CheckedRecords> {
+  let bytes: Buffer;
+  try {
+    bytes = await fs.promises.readFile(file);
+  } catch (error) {
+    if (isVanished(error)) return { status: 'missing' };
+    return { status: 'corrupt', reason: `unreadable: ${(error as Error).message}` };
+  }
+  if (bytes.length < headerBytes || bytes.toString('ascii', 0, 8) !== magic) return { status: 'corrupt', reason: `not a Fathom ${magic} file` };
+  const found = bytes.readUInt32LE(8);
+  if (found !== version) return { status: 'corrupt', reason: `format version ${found}, expected ${version}` };
+  const hash = createHash('sha256');
+  const records: Buffer[] = [];
+  let last = performance.now();
+  for (let at = headerBytes; at < bytes.length; ) {
+    if (at + 4 > bytes.length) return { status: 'corrupt', reason: 'a record is cut short' };
+    const length = bytes.readUInt32LE(at);
+    if (at + 4 + length > bytes.length) return { status: 'corrupt', reason: 'a record is cut short' };
+    hash.update(bytes.subarray(at, at + 4 + length));
+    records.push(bytes.subarray(at + 4, at + 4 + length));
+    at += 4 + length;
+    if (performance.now() - last > 20) {
+      await breathe();
+      last = performance.now();
+    }
+  }
+  if (!hash.digest().equals(bytes.subarray(12, headerBytes))) return { status: 'corrupt', reason: 'checksum mismatch' };
+  return { status: 'valid', records };
+}
+
+export { breathe };

@@ -120,17 +120,7 @@ export class GraphRequests {
 
   /** References of the roots, with each one's container and line. */
   private referencesOf(subject: Subject, minConfidence: Confidence | undefined, token: CancellationToken): ReferenceSite[] {
-    const sites: ReferenceSite[] = [];
-    const seen = new Set<string>();
-    const signal = token;
-    for (const root of subject.roots) {
-      for (const site of subject.queries.referencesTo(root, { ...(minConfidence ? { minConfidence } : {}), signal })) {
-        const key = `${site.path}:${site.line}:${site.character}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        sites.push(site);
-      }
-    }
+    const sites: ReferenceSite[] = subject.queries.referencesTo(subject.roots, { ...(minConfidence ? { minConfidence } : {}), signal: token });
     return sites.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line || a.character - b.character));
   }
 

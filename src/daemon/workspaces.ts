@@ -197,12 +197,14 @@ export class WorkspaceManager {
     return error;
   }
 
-  private forget(workspace: Workspace): void {
+  /** Drops a workspace's indexes; answers when the code graph's last save is written. */
+  private forget(workspace: Workspace): Promise<void> {
     this.lexicalIndexes.get(workspace)?.dispose();
     this.lexicalIndexes.delete(workspace);
-    this.symbolIndexes.get(workspace)?.dispose();
+    const graph = this.symbolIndexes.get(workspace);
     this.symbolIndexes.delete(workspace);
     this.graphQueryCache.delete(workspace);
+    return graph ? graph.dispose() : Promise.resolve();
   }
 
   /** Resolves a client's root to an absolute real path; throws workspaceNotFound if unusable. */
@@ -236,7 +238,7 @@ export class WorkspaceManager {
     let workspace = this.workspaces.get(root);
     if (!workspace || workspace.state === 'failed') {
       if (workspace) {
-        this.forget(workspace);
+        void this.forget(workspace);
         void workspace.close();
       }
       const cacheDir = workspaceCacheDir(this.config.cacheRoot, root);
@@ -257,7 +259,7 @@ export class WorkspaceManager {
   /** Closes and forgets a workspace (its first build was cancelled by everyone waiting for it). */
   async discard(workspace: Workspace): Promise<void> {
     if (this.workspaces.get(workspace.root) === workspace) this.workspaces.delete(workspace.root);
-    this.forget(workspace);
+    await this.forget(workspace);
     await workspace.close();
   }
 
@@ -272,7 +274,7 @@ export class WorkspaceManager {
   }
 
   async closeAll(): Promise<void> {
-    for (const workspace of this.all()) this.forget(workspace);
+    await Promise.all(this.all().map((workspace) => this.forget(workspace)));
     await Promise.all(this.all().map((workspace) => workspace.close()));
     this.workspaces.clear();
     this.pool.close();

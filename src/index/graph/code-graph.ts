@@ -61,6 +61,8 @@ export class CodeGraph {
   /** The hash each indexed file had when it was tagged (persistence). */
   private readonly hashes = new Map<string, string>();
   private saveTimer: NodeJS.Timeout | undefined;
+  private saving: Promise<void> | undefined;
+  private saveAgain = false;
   /** How the last build went: parts taken from the cache, files tagged. */
   lastBuild: { loaded: number; tagged: number } | undefined;
   private dirty = false;
@@ -135,7 +137,7 @@ export class CodeGraph {
   private async build(): Promise<void> {
     const started = performance.now();
     let files = this.source.files().filter((file) => this.tagged(file));
-    const loaded = this.load(files);
+    const loaded = await this.load(files);
     if (loaded > 0) files = files.filter((file) => !this.byPath.has(file));
     let done = 0;
     let next = 0;
@@ -154,7 +156,7 @@ export class CodeGraph {
     this.lastBuild = { loaded, tagged: files.length };
     const counts = this.counts();
     log.info(`code graph of ${this.source.root}: ${counts.files} files (${loaded} from the cache, ${files.length} tagged), ${counts.definitions} definitions, ${counts.references} references in ${Math.round(performance.now() - started)} ms`);
-    if (files.length > 0 || this.dirty) this.save();
+    if (files.length > 0 || this.dirty) void this.save();
     if (this.pending.size > 0) this.flush();
   }
 
@@ -166,9 +168,9 @@ export class CodeGraph {
   }
 
   /** Takes every cached part whose file still has the hash it was tagged from; answers how many. */
-  private load(files: string[]): number {
+  private async load(files: string[]): Promise<number> {
     if (!this.cacheFile) return 0;
-    const read = loadGraph(this.cacheFile);
+    const read = await loadGraph(this.cacheFile);
     if (read.status === 'missing') return 0;
     if (read.status === 'corrupt') {
       log.warn(`code graph cache ${this.cacheFile} is unusable (${read.reason}); re-tagging every file`);
@@ -199,27 +201,49 @@ export class CodeGraph {
     return loaded;
   }
 
-  /** Writes the graph now (atomically). */
-  save(): void {
+  /**
+   * Writes the graph (atomically, in pieces: other work runs meanwhile). One save at a time; a
+   * change during a save makes another one follow. Parts never change once made and names only
+   * grow, so the snapshot taken at the start is consistent.
+   */
+  save(): Promise<void> {
     if (this.saveTimer) clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
-    if (!this.cacheFile || !this.built) return;
-    const started = performance.now();
-    try {
-      const files = [...this.byPath.values()].filter((part) => this.hashes.has(part.path)).map((part) => ({ part, hash: this.hashes.get(part.path)! }));
-      saveGraph(this.cacheFile, { root: this.source.root, queries: this.queriesKey(), names: this.names.all(), ...this.kinds.snapshot(), files });
-      this.dirty = false;
-      log.debug(`code graph of ${this.source.root} saved in ${Math.round(performance.now() - started)} ms`);
-    } catch (error) {
-      log.warn(`code graph of ${this.source.root} not saved: ${(error as Error).message}`);
+    if (!this.cacheFile || !this.built) return Promise.resolve();
+    if (this.saving) {
+      this.saveAgain = true;
+      return this.saving;
     }
+    const started = performance.now();
+    const files = [...this.byPath.values()].filter((part) => this.hashes.has(part.path)).map((part) => ({ part, hash: this.hashes.get(part.path)! }));
+    const snapshot = { root: this.source.root, queries: this.queriesKey(), names: this.names.all().slice(), ...this.kinds.snapshot(), files };
+    this.dirty = false;
+    this.saving = saveGraph(this.cacheFile, snapshot)
+      .then(() => log.debug(`code graph of ${this.source.root} saved in ${Math.round(performance.now() - started)} ms`))
+      .catch((error: unknown) => {
+        this.dirty = true;
+        log.warn(`code graph of ${this.source.root} not saved: ${(error as Error).message}`);
+      })
+      .finally(() => {
+        this.saving = undefined;
+        if (this.saveAgain) {
+          this.saveAgain = false;
+          void this.save();
+        }
+      });
+    return this.saving;
+  }
+
+  /** Waits for a save under way (and the one a change during it asked for). */
+  async saved(): Promise<void> {
+    while (this.saving) await this.saving;
   }
 
   /** Saves a while after the last change. */
   private scheduleSave(): void {
     this.dirty = true;
     if (!this.cacheFile || this.saveTimer) return;
-    this.saveTimer = setTimeout(() => this.save(), this.saveDelayMs);
+    this.saveTimer = setTimeout(() => void this.save(), this.saveDelayMs);
     this.saveTimer.unref();
   }
 
@@ -415,10 +439,13 @@ export class CodeGraph {
     return { matches, truncated: found.length > limit };
   }
 
-  dispose(): void {
+  /** Stops following changes; answers when a last save of unsaved changes is written. */
+  dispose(): Promise<void> {
     this.subscription.dispose();
-    if (this.dirty && this.built) this.save();
+    if (this.dirty && this.built) void this.save();
     if (this.saveTimer) clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    return this.saved();
   }
 }
 

@@ -54,6 +54,9 @@ export interface Unresolved {
 }
 
 const strength: Record<Confidence, number> = { exact: 2, unique: 1, 'name-only': 0 };
+
+/** Resolutions made during one question (a file's part → reference index → targets). */
+export type ResolutionCache = Map<FileGraph, Map<number, Target[]>>;
 export function weakest(a: Confidence, b: Confidence): Confidence {
   return strength[a] <= strength[b] ? a : b;
 }
@@ -105,6 +108,7 @@ export class GraphQueries {
 
   /** What a position means: a reference's targets (with a C prototype's implementation), or the definition whose name it is. */
   definitionsAt(path: string, line: number, character: number): Target[] {
+    this.resolver.forget();
     const file = this.graph.file(path);
     if (!file) return [];
     const reference = this.referenceAtPosition(path, line, character);
@@ -167,74 +171,71 @@ export class GraphQueries {
     return places;
   }
 
-  /** Every reference that resolves to the definition (or to a C prototype linked to it), in path and position order. */
-  referencesTo(target: Place, options: EdgeOptions = {}, cache?: Map<string, Target[]>): ReferenceSite[] {
-    const links = this.linked(target);
-    if (links.length === 0) return this.referencesToOne(target, options, cache);
-    const floor = options.minConfidence ?? 'name-only';
-    const sites = this.referencesToOne(target, options, cache);
-    for (const link of links) {
-      if (!atLeast(link.confidence, floor)) continue;
-      for (const site of this.referencesToOne(link, options, cache)) sites.push({ ...site, confidence: weakest(site.confidence, link.confidence) });
-    }
-    const seen = new Set<string>();
-    return sites
-      .filter((site) => {
-        const key = `${site.path}:${site.line}:${site.character}`;
-        if (seen.has(key)) return false;
-        seen.add(key);
-        return true;
-      })
-      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line || a.character - b.character));
+  /** Every reference that resolves to the definition(s) (or to a C prototype linked to one), in path and position order. */
+  referencesTo(targets: Place | Place[], options: EdgeOptions = {}, cache?: ResolutionCache): ReferenceSite[] {
+    return this.referencesToAny(Array.isArray(targets) ? targets : [targets], options, cache);
   }
 
-  private referencesToOne(target: Place, options: EdgeOptions, cache: Map<string, Target[]> | undefined): ReferenceSite[] {
+  /**
+   * Every reference that reaches any of the targets, found in one scan: the files that use any of
+   * their names (or names they are imported under), each reference resolved once. Each site says
+   * which target it reached first (`target`: its index in the list).
+   */
+  referencesToAny(targets: Place[], options: EdgeOptions = {}, cache?: ResolutionCache): Array<ReferenceSite & { target: number }> {
+    if (!cache) {
+      this.resolver.forget();
+      cache = new Map();
+    }
     const signal = options.signal ?? neverCancelled;
     const floor = options.minConfidence ?? 'name-only';
-    const owner = this.graph.file(target.path);
-    if (!owner || target.index >= owner.definitionNames.length) return [];
-    const name = owner.definitionNames[target.index]!;
-    const sites: ReferenceSite[] = [];
-    const paths = [...this.graph.referrersOf(name)].sort();
-    for (const path of paths) {
+    // The targets and their linked C prototypes, by place.
+    const members = new Map<string, { target: number; confidence: Confidence }>();
+    const names = new Set<number>();
+    targets.forEach((target, index) => {
+      const owner = this.graph.file(target.path);
+      if (!owner || target.index >= owner.definitionNames.length) return;
+      names.add(owner.definitionNames[target.index]!);
+      const key = `${target.path}\u0000${target.index}`;
+      if (!members.has(key) || members.get(key)!.confidence !== 'exact') members.set(key, { target: index, confidence: 'exact' });
+      for (const link of this.linked(target)) {
+        const linkKey = `${link.path}\u0000${link.index}`;
+        if (!members.has(linkKey)) members.set(linkKey, { target: index, confidence: link.confidence });
+      }
+    });
+    const paths = new Set<string>();
+    for (const name of names) for (const path of this.graph.referrersOf(name)) paths.add(path);
+    const importKind = this.graph.kinds.findKind('import');
+    const sites: Array<ReferenceSite & { target: number }> = [];
+    for (const path of [...paths].sort()) {
       throwIfCancelled(signal);
       const file = this.graph.file(path);
       if (!file) continue;
-      // Names the definition is imported under in this file (import { a as b }): their uses too.
-      const wanted = new Set([name]);
-      const hits = (reference: number): Target | undefined => {
-        const key = `${path}\u0000${reference}`;
-        let targets = cache?.get(key);
-        if (!targets) {
-          targets = this.resolver.resolve(file, reference);
-          cache?.set(key, targets);
+      let resolved = cache.get(file);
+      if (!resolved) cache.set(file, (resolved = new Map()));
+      const hit = (reference: number): { target: number; confidence: Confidence; via: Via } | undefined => {
+        let found = resolved!.get(reference);
+        if (!found) resolved!.set(reference, (found = this.resolver.resolve(file, reference)));
+        for (const candidate of found) {
+          const member = members.get(`${candidate.path}\u0000${candidate.index}`);
+          if (member) return { target: member.target, confidence: weakest(candidate.confidence, member.confidence), via: candidate.via };
         }
-        return targets.find((candidate) => candidate.path === target.path && candidate.index === target.index);
+        return undefined;
       };
-      const importKind = this.graph.kinds.findKind('import');
+      // Names a target is imported under in this file (import { a as b }): their uses too.
+      let wanted = names;
       for (let at = 0; at < file.referenceNames.length; at++) {
-        if (file.referenceNames[at] !== name || file.referenceKinds[at] !== importKind) continue;
+        if (file.referenceKinds[at] !== importKind || !names.has(file.referenceNames[at]!)) continue;
         const binding = file.imports[file.referenceBindings[at]!];
-        if (binding && binding.local !== '' && hits(at)) {
-          const local = this.graph.names.find(binding.local);
-          if (local !== undefined) wanted.add(local);
+        const local = binding && binding.local !== '' ? this.graph.names.find(binding.local) : undefined;
+        if (local !== undefined && !wanted.has(local) && hit(at)) {
+          if (wanted === names) wanted = new Set(names);
+          wanted.add(local);
         }
       }
       for (let at = 0; at < file.referenceNames.length; at++) {
         if (!wanted.has(file.referenceNames[at]!)) continue;
-        const hit = hits(at);
-        if (!hit || !atLeast(hit.confidence, floor)) continue;
-        const start = file.referenceCharacters[at]!;
-        sites.push({
-          path,
-          line: file.referenceLines[at]!,
-          character: start,
-          endCharacter: start + this.graph.names.name(file.referenceNames[at]!).length,
-          kind: this.graph.kinds.kind(file.referenceKinds[at]!),
-          confidence: hit.confidence,
-          via: hit.via,
-          enclosing: file.referenceEnclosing[at]!,
-        });
+        const reached = hit(at);
+        if (reached && atLeast(reached.confidence, floor)) sites.push(this.site(file, at, reached, reached.target));
       }
     }
     return sites;
@@ -254,35 +255,36 @@ export class GraphQueries {
     const key = (place: Place) => `${place.path}\u0000${place.index}`;
     const seen = new Set(roots.map(key));
     const found = new Map<string, RelatedSymbol>();
-    const cache = new Map<string, Target[]>();
+    const cache: ResolutionCache = new Map();
+    this.resolver.forget();
     let frontier: Array<{ place: Place; confidence: Confidence }> = roots.map((place) => ({ place, confidence: 'exact' as Confidence }));
     let truncated = false;
     for (let distance = 1; distance <= depth && frontier.length > 0; distance++) {
       const next: Array<{ place: Place; confidence: Confidence }> = [];
-      for (const { place, confidence } of frontier) {
-        for (const site of this.referencesTo(place, options, cache)) {
-          if (!keep(site)) continue;
-          const caller: Place | undefined = site.enclosing >= 0 ? { path: site.path, index: site.enclosing } : undefined;
-          if (!caller && !fileLevel && !callKinds.has(site.kind)) continue;
-          const id = caller ? key(caller) : `${site.path}\u0000file`;
-          if (caller && seen.has(id) && !found.has(id)) continue; // a root
-          let entry = found.get(id);
-          if (!entry) {
-            if (found.size >= limit) {
-              truncated = true;
-              continue;
-            }
-            entry = { place: caller, path: site.path, distance, confidence: weakest(confidence, site.confidence), sites: [], from: place };
-            found.set(id, entry);
-            if (caller && !seen.has(id)) {
-              seen.add(id);
-              next.push({ place: caller, confidence: entry.confidence });
-            }
-          } else if (entry.distance === distance && strength[weakest(confidence, site.confidence)] > strength[entry.confidence]) {
-            entry.confidence = weakest(confidence, site.confidence);
+      // One scan per level: every reference to any symbol of the frontier.
+      for (const site of this.referencesToAny(frontier.map((entry) => entry.place), options, cache)) {
+        if (!keep(site)) continue;
+        const { place, confidence } = frontier[site.target]!;
+        const caller: Place | undefined = site.enclosing >= 0 ? { path: site.path, index: site.enclosing } : undefined;
+        if (!caller && !fileLevel && !callKinds.has(site.kind)) continue;
+        const id = caller ? key(caller) : `${site.path}\u0000file`;
+        if (caller && seen.has(id) && !found.has(id)) continue; // a root
+        let entry = found.get(id);
+        if (!entry) {
+          if (found.size >= limit) {
+            truncated = true;
+            continue;
           }
-          if (entry.distance === distance) entry.sites.push(site);
+          entry = { place: caller, path: site.path, distance, confidence: weakest(confidence, site.confidence), sites: [], from: place };
+          found.set(id, entry);
+          if (caller && !seen.has(id)) {
+            seen.add(id);
+            next.push({ place: caller, confidence: entry.confidence });
+          }
+        } else if (entry.distance === distance && strength[weakest(confidence, site.confidence)] > strength[entry.confidence]) {
+          entry.confidence = weakest(confidence, site.confidence);
         }
+        if (entry.distance === distance) entry.sites.push(site);
       }
       frontier = next;
     }
@@ -297,6 +299,7 @@ export class GraphQueries {
     const seen = new Set(roots.map(key));
     const found = new Map<string, RelatedSymbol>();
     const unresolved = new Map<string, number>();
+    this.resolver.forget();
     let truncated = false;
     let frontier: Array<{ place: Place; confidence: Confidence }> = roots.map((place) => ({ place, confidence: 'exact' as Confidence }));
     for (let distance = 1; distance <= depth && frontier.length > 0; distance++) {
@@ -338,7 +341,8 @@ export class GraphQueries {
     return { symbols: [...found.values()], unresolved: [...unresolved].map(([name, count]) => ({ name, count })).sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : 1)), truncated };
   }
 
-  private site(file: FileGraph, at: number, target: Target): ReferenceSite {
+  /** A reference as a site (one object shape for every site: `target` is -1 when it does not apply). */
+  private site(file: FileGraph, at: number, reached: { confidence: Confidence; via: Via }, target = -1): ReferenceSite & { target: number } {
     const start = file.referenceCharacters[at]!;
     return {
       path: file.path,
@@ -346,9 +350,10 @@ export class GraphQueries {
       character: start,
       endCharacter: start + this.graph.names.name(file.referenceNames[at]!).length,
       kind: this.graph.kinds.kind(file.referenceKinds[at]!),
-      confidence: target.confidence,
-      via: target.via,
+      confidence: reached.confidence,
+      via: reached.via,
       enclosing: file.referenceEnclosing[at]!,
+      target,
     };
   }
 }

@@ -3,15 +3,19 @@
 // the parts whose file still has that hash and re-tags only the others (and every file when the
 // tag queries changed: `queries` is a hash of their text).
 //
-// File: base/checked-file.ts's container, magic "FTHMGRF1", payload msgpack of
-// { root, queries, names, kinds, chains, files: [{ path, hash (32 bytes), language, the typed
-// arrays as bytes, imports as [source, name, local, reexport (0/1), line] }] }. Versions: 1.
+// File: base/checked-file.ts's container, magic "FTHMGRF1", written and read as records
+// (CheckedFileWriter / readCheckedRecords, so neither holds the event loop for long): record 0 is
+// msgpack { root, queries, kinds, chains, names (count), files (count) }; then the names in
+// chunks of 65,536 (msgpack string arrays); then one record per file: msgpack { path, hash (32
+// bytes), language, arrays (the 12 typed arrays as bytes), imports as [source, name, local,
+// reexport (0/1), line] }. Versions: 1 = one msgpack payload (not read any more), 2 = records.
 import { Packr } from 'msgpackr';
-import { encodeChecked, readChecked, writeFileAtomic } from '../../base/checked-file.js';
+import { CheckedFileWriter, breathe, readCheckedRecords } from '../../base/checked-file.js';
 import type { ImportBinding } from '../syntax/tags.js';
 import type { FileGraph } from './file-graph.js';
 
-export const graphFormatVersion = 1;
+export const graphFormatVersion = 2;
+const namesPerRecord = 65_536;
 const magic = 'FTHMGRF1';
 const packr = new Packr({ useRecords: false, mapsAsObjects: true });
 
@@ -32,13 +36,13 @@ interface StoredFile {
   imports: Array<[string, string, string, number, number]>;
 }
 
-interface Stored {
+interface StoredHeader {
   root: string;
   queries: string;
-  names: string[];
   kinds: string[];
   chains: string[][];
-  files: StoredFile[];
+  names: number;
+  files: number;
 }
 
 /** The typed arrays of a part, in a fixed order, with their constructors. */
@@ -70,49 +74,76 @@ function typed(bytes: Uint8Array, type: TypedArrayConstructor): Uint32Array | Ui
   return new type(copy.buffer);
 }
 
-export function saveGraph(file: string, snapshot: GraphSnapshot): void {
-  const stored: Stored = {
-    root: snapshot.root,
-    queries: snapshot.queries,
-    names: [...snapshot.names],
-    kinds: snapshot.kinds,
-    chains: snapshot.chains,
-    files: snapshot.files.map(({ part, hash }) => ({
-      path: part.path,
-      hash: Buffer.from(hash, 'hex'),
-      language: part.language ?? null,
-      arrays: arrayFields.map(([field]) => bytesOf(part[field])),
-      imports: part.imports.map((binding) => [binding.source, binding.name, binding.local, binding.reexport ? 1 : 0, binding.line]),
-    })),
-  };
-  writeFileAtomic(file, encodeChecked(magic, graphFormatVersion, packr.pack(stored)));
+/** Writes the snapshot piece by piece (other work runs between pieces); the old file stays until the new one is complete. */
+export async function saveGraph(file: string, snapshot: GraphSnapshot): Promise<void> {
+  const writer = await CheckedFileWriter.open(file, magic, graphFormatVersion);
+  try {
+    const header: StoredHeader = { root: snapshot.root, queries: snapshot.queries, kinds: snapshot.kinds, chains: snapshot.chains, names: snapshot.names.length, files: snapshot.files.length };
+    await writer.record(packr.pack(header));
+    for (let at = 0; at < snapshot.names.length; at += namesPerRecord) await writer.record(packr.pack(snapshot.names.slice(at, at + namesPerRecord)));
+    let last = performance.now();
+    for (const { part, hash } of snapshot.files) {
+      const stored: StoredFile = {
+        path: part.path,
+        hash: Buffer.from(hash, 'hex'),
+        language: part.language ?? null,
+        arrays: arrayFields.map(([field]) => bytesOf(part[field])),
+        imports: part.imports.map((binding) => [binding.source, binding.name, binding.local, binding.reexport ? 1 : 0, binding.line]),
+      };
+      await writer.record(packr.pack(stored));
+      if (performance.now() - last > 20) {
+        await breathe();
+        last = performance.now();
+      }
+    }
+    await writer.commit();
+  } catch (error) {
+    await writer.abort();
+    throw error;
+  }
 }
 
 export type GraphLoad = { status: 'valid'; snapshot: GraphSnapshot } | { status: 'missing' } | { status: 'corrupt'; reason: string };
 
-export function loadGraph(file: string): GraphLoad {
-  const read = readChecked(file, magic, graphFormatVersion);
+function decodeFile(entry: StoredFile, nameCount: number): { part: FileGraph; hash: string } {
+  if (!Array.isArray(entry.arrays) || entry.arrays.length !== arrayFields.length || entry.hash.length !== 32) throw new Error(`${entry.path}: wrong shape`);
+  const part = { path: entry.path, language: entry.language ?? undefined, imports: entry.imports.map(([source, name, local, reexport, line]): ImportBinding => ({ source, name, local, reexport: reexport === 1, line })) } as Record<string, unknown>;
+  arrayFields.forEach(([field, type], index) => (part[field] = typed(entry.arrays[index]!, type)));
+  const graph = part as unknown as FileGraph;
+  const definitions = graph.definitionNames.length;
+  const references = graph.referenceNames.length;
+  const shaped =
+    graph.definitionKinds.length === definitions && graph.definitionChains.length === definitions && graph.definitionParents.length === definitions && graph.definitionPositions.length === definitions * 8 &&
+    graph.referenceKinds.length === references && graph.referenceReceivers.length === references && graph.referenceLines.length === references && graph.referenceCharacters.length === references &&
+    graph.referenceEnclosing.length === references && graph.referenceBindings.length === references;
+  if (!shaped) throw new Error(`${entry.path}: arrays of different lengths`);
+  for (const name of graph.definitionNames) if (name >= nameCount) throw new Error(`${entry.path}: a name id out of range`);
+  for (const name of graph.referenceNames) if (name >= nameCount) throw new Error(`${entry.path}: a name id out of range`);
+  return { part: graph, hash: Buffer.from(entry.hash).toString('hex') };
+}
+
+/** Reads and checks a snapshot, pausing every ~20 ms so other work runs. */
+export async function loadGraph(file: string): Promise<GraphLoad> {
+  const read = await readCheckedRecords(file, magic, graphFormatVersion);
   if (read.status !== 'valid') return read;
   try {
-    const stored = packr.unpack(read.payload) as Stored;
-    if (!Array.isArray(stored.names) || stored.names[0] !== '' || !Array.isArray(stored.files)) return { status: 'corrupt', reason: 'payload has the wrong shape' };
-    const files = stored.files.map((entry) => {
-      if (entry.arrays.length !== arrayFields.length || entry.hash.length !== 32) throw new Error(`${entry.path}: wrong shape`);
-      const part = { path: entry.path, language: entry.language ?? undefined, imports: entry.imports.map(([source, name, local, reexport, line]): ImportBinding => ({ source, name, local, reexport: reexport === 1, line })) } as Record<string, unknown>;
-      arrayFields.forEach(([field, type], index) => (part[field] = typed(entry.arrays[index]!, type)));
-      const graph = part as unknown as FileGraph;
-      const definitions = graph.definitionNames.length;
-      const references = graph.referenceNames.length;
-      const shaped =
-        graph.definitionKinds.length === definitions && graph.definitionChains.length === definitions && graph.definitionParents.length === definitions && graph.definitionPositions.length === definitions * 8 &&
-        graph.referenceKinds.length === references && graph.referenceReceivers.length === references && graph.referenceLines.length === references && graph.referenceCharacters.length === references &&
-        graph.referenceEnclosing.length === references && graph.referenceBindings.length === references;
-      if (!shaped) throw new Error(`${entry.path}: arrays of different lengths`);
-      for (const name of graph.definitionNames) if (name >= stored.names.length) throw new Error(`${entry.path}: a name id out of range`);
-      for (const name of graph.referenceNames) if (name >= stored.names.length) throw new Error(`${entry.path}: a name id out of range`);
-      return { part: graph, hash: Buffer.from(entry.hash).toString('hex') };
-    });
-    return { status: 'valid', snapshot: { root: stored.root, queries: stored.queries, names: stored.names, kinds: stored.kinds, chains: stored.chains, files } };
+    const records = read.records;
+    const header = packr.unpack(records[0]!) as StoredHeader;
+    const nameRecords = Math.ceil(header.names / namesPerRecord);
+    if (typeof header.root !== 'string' || records.length !== 1 + nameRecords + header.files) return { status: 'corrupt', reason: 'payload has the wrong shape' };
+    const names: string[] = [];
+    for (let at = 1; at <= nameRecords; at++) for (const name of packr.unpack(records[at]!) as string[]) names.push(name);
+    if (names.length !== header.names || names[0] !== '') return { status: 'corrupt', reason: 'the name table has the wrong shape' };
+    const files: Array<{ part: FileGraph; hash: string }> = [];
+    let last = performance.now();
+    for (let at = 1 + nameRecords; at < records.length; at++) {
+      files.push(decodeFile(packr.unpack(records[at]!) as StoredFile, names.length));
+      if (performance.now() - last > 20) {
+        await breathe();
+        last = performance.now();
+      }
+    }
+    return { status: 'valid', snapshot: { root: header.root, queries: header.queries, names, kinds: header.kinds, chains: header.chains, files } };
   } catch (error) {
     return { status: 'corrupt', reason: `payload does not decode: ${(error as Error).message}` };
   }

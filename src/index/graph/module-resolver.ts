@@ -36,22 +36,29 @@ export class ModuleResolver {
   private byBasename: Map<string, string[]> | undefined;
   private goModules: Array<{ directory: string; module: string }> | undefined;
   private readonly cache = new Map<string, string[]>();
+  private readonly canonical = new Map<string, string[]>();
+  /** Grows whenever earlier answers may be stale (callers that keep answers compare it). */
+  generation = 0;
 
   constructor(private readonly source: ModuleFiles) {}
 
   /** The file set gained or lost files: forget what was derived from it. */
   invalidate(): void {
+    this.generation++;
     this.all = undefined;
     this.byDirectory = undefined;
     this.byBasename = undefined;
     this.goModules = undefined;
     this.cache.clear();
+    this.canonical.clear();
   }
 
   /** A go.mod changed: its module path may have. */
   invalidateModules(): void {
+    this.generation++;
     this.goModules = undefined;
     this.cache.clear();
+    this.canonical.clear();
   }
 
   private ensureTables(): void {
@@ -98,6 +105,12 @@ export class ModuleResolver {
     let found = this.cache.get(key);
     if (!found) {
       found = this.compute(fromFile, directory === '.' ? '' : directory, language, specifier);
+      // One array per distinct answer: callers that remember answers by module list (the
+      // resolver's memo) then share them across folders including the same header.
+      const content = found.join('\u0000');
+      const canonical = this.canonical.get(content);
+      if (canonical) found = canonical;
+      else this.canonical.set(content, found);
       this.cache.set(key, found);
     }
     return found;

@@ -11,6 +11,7 @@
 // `name-only` when it defines it several times (one edge to each). A name bound by an import of
 // a module outside the workspace (a package, a system header) resolves to nothing rather than to
 // a definition that happens to share its name.
+import type { ImportBinding } from '../syntax/tags.js';
 import type { FileGraph, KindTable } from './file-graph.js';
 import { type ModuleResolver, languageFamily } from './module-resolver.js';
 import type { NameTable } from './name-table.js';
@@ -56,6 +57,23 @@ export class Resolver {
 
   constructor(private readonly graph: GraphView) {}
 
+  private readonly exportMemo = new Map<readonly string[], Map<number, Target[]>>();
+  private readonly nameMemo = new Map<string, Map<Accept, Map<number, Target[]>>>();
+  private memoEntries = 0;
+
+  /** Where each import binding points, per binding (the ModuleResolver's generation says when to ask again). */
+  private readonly bindingModules = new WeakMap<ImportBinding, { generation: number; modules: readonly string[] }>();
+
+  private modulesFor(file: FileGraph, binding: ImportBinding): readonly string[] {
+    const generation = this.graph.modules.generation;
+    let entry = this.bindingModules.get(binding);
+    if (!entry || entry.generation !== generation) {
+      entry = { generation, modules: this.graph.modules.resolve(file.path, file.language, binding.source) };
+      this.bindingModules.set(binding, entry);
+    }
+    return entry.modules;
+  }
+
   /** The indexes of a file's definitions with this name. */
   private named(file: FileGraph, name: number): readonly number[] {
     let table = this.definitionTables.get(file);
@@ -81,10 +99,10 @@ export class Resolver {
     if (kind === 'import') {
       const binding = file.imports[file.referenceBindings[index]!];
       if (!binding) return [];
-      const modules = this.graph.modules.resolve(file.path, file.language, binding.source);
+      const modules = this.modulesFor(file, binding);
       const exported = binding.name === 'default' ? binding.local : binding.name;
       const wanted = names.find(exported);
-      return wanted === undefined ? [] : this.exportedFrom(modules, wanted, 'import');
+      return wanted === undefined ? [] : this.exported(modules, wanted);
     }
     const enclosing = file.referenceEnclosing[index]!;
     const receiver = file.referenceReceivers[index]!;
@@ -113,22 +131,49 @@ export class Resolver {
     const inPackage = this.inPackage(file, name);
     if (inPackage.length > 0) return inPackage;
     const bare = this.graph.names.name(name);
-    const named = file.imports.filter((binding) => binding.local === bare && binding.name !== '*');
-    if (named.length > 0) {
+    let named: ImportBinding[] | undefined;
+    for (const binding of file.imports) if (binding.local === bare && binding.name !== '*') (named ??= []).push(binding);
+    if (named) {
       const found: Target[] = [];
       for (const binding of named) {
         const wanted = this.graph.names.find(binding.name === 'default' ? binding.local : binding.name);
-        if (wanted !== undefined) found.push(...this.exportedFrom(this.graph.modules.resolve(file.path, file.language, binding.source), wanted, 'import'));
+        if (wanted !== undefined) found.push(...this.exported(this.modulesFor(file, binding), wanted));
       }
       return found; // bound by an import: never a same-named definition elsewhere
     }
-    const found: Target[] = [];
+    // Whole modules brought in unqualified (C includes, star imports). Answers are shared (memo):
+    // one module's answer is returned as is, several are copied together.
+    let found: Target[] | undefined;
+    let several = false;
     for (const binding of file.imports) {
       if (binding.name !== '*' || binding.local !== '') continue;
-      found.push(...this.exportedFrom(this.graph.modules.resolve(file.path, file.language, binding.source), name, 'import'));
+      const hit = this.exported(this.modulesFor(file, binding), name);
+      if (hit.length === 0) continue;
+      if (!found) found = hit;
+      else {
+        if (!several) found = [...found];
+        several = true;
+        found.push(...hit);
+      }
     }
-    if (found.length > 0) return dedupe(found);
-    return this.byName(file, name, accept);
+    if (found) return several ? dedupe(found) : found;
+    return this.byNameRemembered(file, name, accept);
+  }
+
+  /** byName for a bare name, remembered for the rest of the question (thousands of calls to a widely used function ask the same). */
+  private byNameRemembered(file: FileGraph, name: number, accept: Accept): Target[] {
+    const family = languageFamily(file.language);
+    let byAccept = this.nameMemo.get(family);
+    if (!byAccept) this.nameMemo.set(family, (byAccept = new Map()));
+    let byName = byAccept.get(accept);
+    if (!byName) byAccept.set(accept, (byName = new Map()));
+    let found = byName.get(name);
+    if (!found) {
+      found = this.byName(file, name, accept);
+      byName.set(name, found);
+      if (++this.memoEntries > 200_000) this.forget();
+    }
+    return found;
   }
 
   /** `receiver.name`: on this/self, an imported module or namespace, a class; else any member of that name. */
@@ -145,15 +190,15 @@ export class Resolver {
     const go = file.language === 'go';
     const binding = file.imports.find((candidate) => candidate.local === receiver) ?? (go ? file.imports.find((candidate) => candidate.local === '' && candidate.name === '*' && lastSegment(candidate.source) === receiver) : undefined);
     if (binding) {
-      const modules = this.graph.modules.resolve(file.path, file.language, binding.source);
-      if (binding.name === '*') return this.exportedFrom(modules, name, 'import');
+      const modules = this.modulesFor(file, binding);
+      if (binding.name === '*') return this.exported(modules, name);
       const wanted = this.graph.names.find(binding.name === 'default' ? binding.local : binding.name);
-      const owners = wanted === undefined ? [] : this.exportedFrom(modules, wanted, 'import');
+      const owners = wanted === undefined ? [] : this.exported(modules, wanted);
       const members = owners.flatMap((owner) => (classKinds.has(kinds.kind(this.graph.file(owner.path)!.definitionKinds[owner.index]!)) ? this.membersOf(owner.path, owner.index, name) : []));
       if (members.length > 0) return members;
       // `from pkg import module` then module.name(): the binding names a submodule.
       const submodule = this.graph.modules.resolve(file.path, file.language, submoduleSpecifier(file.language, binding.source, binding.name));
-      if (submodule.length > 0) return this.exportedFrom(submodule, name, 'import');
+      if (submodule.length > 0) return this.exported(submodule, name);
       return [];
     }
     // A class (or module) named by the receiver: Foo.create(), Thing::new().
@@ -204,6 +249,31 @@ export class Resolver {
     return found;
   }
 
+  /**
+   * What modules export under a name, remembered for the rest of the question: every file of a
+   * folder that includes the same header shares the module list, so a question that resolves
+   * thousands of references asks each (header, name) once. GraphQueries calls forget() when a
+   * question starts; the memory is also dropped when it grows past 200,000 answers.
+   */
+  private exported(modules: readonly string[], name: number): Target[] {
+    let byName = this.exportMemo.get(modules);
+    if (!byName) this.exportMemo.set(modules, (byName = new Map()));
+    let found = byName.get(name);
+    if (!found) {
+      found = this.exportedFrom(modules, name, 'import');
+      byName.set(name, found);
+      if (++this.memoEntries > 200_000) this.forget();
+    }
+    return found;
+  }
+
+  /** Drops what exported() remembered (the graph may have changed since). */
+  forget(): void {
+    this.exportMemo.clear();
+    this.nameMemo.clear();
+    this.memoEntries = 0;
+  }
+
   /** What modules export under a name: their top-level definitions, else what they re-export (named, then whole modules). */
   exportedFrom(modules: readonly string[], name: number, via: Via, depth = 0, seen = new Set<string>()): Target[] {
     const found: Target[] = [];
@@ -224,13 +294,13 @@ export class Resolver {
       for (const binding of module.imports) {
         if (binding.local !== bare || binding.name === '*') continue;
         const wanted = this.graph.names.find(binding.name === 'default' ? binding.local : binding.name);
-        if (wanted !== undefined) found.push(...this.exportedFrom(this.graph.modules.resolve(path, module.language, binding.source), wanted, via, depth + 1, seen));
+        if (wanted !== undefined) found.push(...this.exportedFrom(this.modulesFor(module, binding), wanted, via, depth + 1, seen));
       }
       for (const binding of module.imports) {
         if (binding.name !== '*' || binding.local !== '') continue;
         // Whole modules re-exported (`export * from`, Python's `from m import *` in an __init__); C headers are not followed.
         if (!binding.reexport && module.language !== 'python' && module.language !== 'rust') continue;
-        found.push(...this.exportedFrom(this.graph.modules.resolve(path, module.language, binding.source), name, via, depth + 1, seen));
+        found.push(...this.exportedFrom(this.modulesFor(module, binding), name, via, depth + 1, seen));
       }
     }
     return dedupe(found);
