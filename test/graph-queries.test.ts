@@ -39,8 +39,8 @@ describe('graph queries: TypeScript fixture', () => {
     const otherFormat = queries.definitionsNamed('format', (file) => file === 'src/other.ts')[0]!;
     assert.deepEqual(sites(queries.referencesTo(otherFormat)), ['src/app.ts:3:10 exact', 'src/app.ts:14:9 exact', 'src/app.ts:15:3 exact']);
     assert.deepEqual(sites(queries.referencesTo(queries.definitionsNamed('format', (file) => file === 'src/util.ts')[0]!)), []);
-    // A method called on a value of unknown type: unique, and dropped at minConfidence exact.
-    assert.deepEqual(sites(queries.referencesTo(only(fixture, 'Counter.increment'))), ['src/app.ts:12:11 unique']);
+    // A method called on a value of unknown type: name-only (never unique: it may be a library's type), dropped at minConfidence exact.
+    assert.deepEqual(sites(queries.referencesTo(only(fixture, 'Counter.increment'))), ['src/app.ts:12:11 name-only']);
     assert.deepEqual(queries.referencesTo(only(fixture, 'Counter.increment'), { minConfidence: 'exact' }), []);
   });
 
@@ -62,7 +62,7 @@ describe('graph queries: TypeScript fixture', () => {
       'src/app.ts#main.inner exact',
       'src/other.ts#format exact',
       'src/util.ts#Counter.create exact',
-      'src/util.ts#Counter.increment unique',
+      'src/util.ts#Counter.increment name-only',
       'src/util.ts#greet exact',
     ]);
     assert.deepEqual(callees.unresolved, [{ name: 'join', count: 1 }]);

@@ -7,8 +7,9 @@
 //    (named, then whole modules brought in unqualified: C includes, `from m import *`, Go's dot
 //    import, Java's `.*`, Rust's `::*`);
 // 4. else every definition of that name in the workspace, in the same language family.
-// Steps 1–3 give `exact` edges; step 4 gives `unique` when the workspace defines the name once and
-// `name-only` when it defines it several times (one edge to each). A name bound by an import of
+// Steps 1–3 give `exact` edges; step 4 gives `unique` when the workspace defines a bare name once
+// and `name-only` when it defines it several times (one edge to each), or when the name is a
+// member called on a value of unknown type (it may be a library's type). A name bound by an import of
 // a module outside the workspace (a package, a system header) resolves to nothing rather than to
 // a definition that happens to share its name.
 import type { ImportBinding } from '../syntax/tags.js';
@@ -185,7 +186,7 @@ export class Resolver {
         const members = this.membersOf(file.path, owner, name);
         if (members.length > 0) return members;
       }
-      return this.byName(file, name, (definer, at) => accept(definer, at) && this.isMember(definer, at));
+      return this.byName(file, name, (definer, at) => accept(definer, at) && this.isMember(definer, at), false);
     }
     const go = file.language === 'go';
     const binding = file.imports.find((candidate) => candidate.local === receiver) ?? (go ? file.imports.find((candidate) => candidate.local === '' && candidate.name === '*' && lastSegment(candidate.source) === receiver) : undefined);
@@ -209,7 +210,7 @@ export class Resolver {
       if (members.length > 0) return members;
     }
     // A value whose type is unknown here: any member of that name.
-    return this.byName(file, name, (definer, at) => accept(definer, at) && this.isMember(definer, at));
+    return this.byName(file, name, (definer, at) => accept(definer, at) && this.isMember(definer, at), false);
   }
 
   /** A method, or a definition nested in a class-like one (a field, a nested type). */
@@ -328,7 +329,12 @@ export class Resolver {
   }
 
   /** Every definition of the name in the workspace, same language family, that `accept` keeps: unique or name-only. */
-  private byName(file: FileGraph, name: number, accept: (definer: FileGraph, index: number) => boolean): Target[] {
+  /**
+   * Every definition of the name in the workspace that `accept` keeps: `unique` when there is one
+   * and `canBeUnique` (a bare name), else `name-only`. A method called on a value of unknown type
+   * is never `unique`: the value may well be a library's or a built-in type ("abc".encode()).
+   */
+  private byName(file: FileGraph, name: number, accept: (definer: FileGraph, index: number) => boolean, canBeUnique = true): Target[] {
     const family = languageFamily(file.language);
     const found: Target[] = [];
     for (const path of this.graph.definersOf(name)) {
@@ -336,7 +342,7 @@ export class Resolver {
       if (!definer || languageFamily(definer.language) !== family) continue;
       for (const at of this.named(definer, name)) if (accept(definer, at)) found.push({ path, index: at, confidence: 'name-only', via: 'workspace' });
     }
-    if (found.length === 1) found[0]!.confidence = 'unique';
+    if (found.length === 1 && canBeUnique) found[0]!.confidence = 'unique';
     found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.index - b.index));
     return found.slice(0, maxNameOnly);
   }
