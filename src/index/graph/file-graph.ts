@@ -80,6 +80,9 @@ export interface FileGraph {
   referenceEnclosing: Int32Array;
   referenceBindings: Int32Array;
   imports: ImportBinding[];
+  /** The resolver's caches, made on first use and never persisted: definitions by name; where each import binding points (for one ModuleResolver generation). */
+  definitionsByName?: Map<number, number[]>;
+  importModules?: { generation: number; modules: Array<readonly string[] | undefined> };
 }
 
 export function packFileTags(tags: FileTags, names: NameTable, kinds: KindTable): FileGraph {

@@ -286,6 +286,11 @@ export class GraphQueries {
         }
         if (entry.distance === distance) entry.sites.push(site);
       }
+      // Full: a deeper level could only be scanned, not shown.
+      if (found.size >= limit && distance < depth && next.length > 0) {
+        truncated = true;
+        break;
+      }
       frontier = next;
     }
     return { symbols: [...found.values()], truncated };
@@ -335,6 +340,11 @@ export class GraphQueries {
             if (entry.distance === distance) entry.sites.push({ ...site, confidence: target.confidence, via: target.via });
           }
         }
+      }
+      // Full: a deeper level could only be scanned, not shown.
+      if (found.size >= limit && distance < depth && next.length > 0) {
+        truncated = true;
+        break;
       }
       frontier = next;
     }

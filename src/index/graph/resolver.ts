@@ -54,30 +54,27 @@ type Accept = (file: FileGraph, index: number) => boolean;
 
 export class Resolver {
   /** Per file part: interned name → its definitions' indexes (built when first needed; a new part is a new key). */
-  private readonly definitionTables = new WeakMap<FileGraph, Map<number, number[]>>();
-
   constructor(private readonly graph: GraphView) {}
 
   private readonly exportMemo = new Map<readonly string[], Map<number, Target[]>>();
   private readonly nameMemo = new Map<string, Map<Accept, Map<number, Target[]>>>();
   private memoEntries = 0;
 
-  /** Where each import binding points, per binding (the ModuleResolver's generation says when to ask again). */
-  private readonly bindingModules = new WeakMap<ImportBinding, { generation: number; modules: readonly string[] }>();
-
-  private modulesFor(file: FileGraph, binding: ImportBinding): readonly string[] {
+  /** Where import binding `index` of a file points (kept on the part for one ModuleResolver generation). */
+  private modulesAt(file: FileGraph, index: number): readonly string[] {
     const generation = this.graph.modules.generation;
-    let entry = this.bindingModules.get(binding);
-    if (!entry || entry.generation !== generation) {
-      entry = { generation, modules: this.graph.modules.resolve(file.path, file.language, binding.source) };
-      this.bindingModules.set(binding, entry);
-    }
-    return entry.modules;
+    let cache = file.importModules;
+    if (!cache || cache.generation !== generation) file.importModules = cache = { generation, modules: new Array(file.imports.length) };
+    return (cache.modules[index] ??= this.graph.modules.resolve(file.path, file.language, file.imports[index]!.source));
   }
 
-  /** The indexes of a file's definitions with this name. */
+  private modulesFor(file: FileGraph, binding: ImportBinding): readonly string[] {
+    return this.modulesAt(file, file.imports.indexOf(binding));
+  }
+
+  /** The indexes of a file's definitions with this name (the table is kept on the part). */
   private named(file: FileGraph, name: number): readonly number[] {
-    let table = this.definitionTables.get(file);
+    let table = file.definitionsByName;
     if (!table) {
       table = new Map();
       const names = file.definitionNames;
@@ -86,7 +83,7 @@ export class Resolver {
         if (list) list.push(at);
         else table.set(names[at]!, [at]);
       }
-      this.definitionTables.set(file, table);
+      file.definitionsByName = table;
     }
     return table.get(name) ?? [];
   }
@@ -100,7 +97,7 @@ export class Resolver {
     if (kind === 'import') {
       const binding = file.imports[file.referenceBindings[index]!];
       if (!binding) return [];
-      const modules = this.modulesFor(file, binding);
+      const modules = this.modulesAt(file, file.referenceBindings[index]!);
       const exported = binding.name === 'default' ? binding.local : binding.name;
       const wanted = names.find(exported);
       return wanted === undefined ? [] : this.exported(modules, wanted);
@@ -146,9 +143,10 @@ export class Resolver {
     // one module's answer is returned as is, several are copied together.
     let found: Target[] | undefined;
     let several = false;
-    for (const binding of file.imports) {
+    for (let at = 0; at < file.imports.length; at++) {
+      const binding = file.imports[at]!;
       if (binding.name !== '*' || binding.local !== '') continue;
-      const hit = this.exported(this.modulesFor(file, binding), name);
+      const hit = this.exported(this.modulesAt(file, at), name);
       if (hit.length === 0) continue;
       if (!found) found = hit;
       else {
