@@ -28,12 +28,12 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-function timed<T>(work: () => T, runs = 5): { ms: number; value: T } {
+async function timed<T>(work: () => T | Promise<T>, runs = 5): Promise<{ ms: number; value: T }> {
   const times: number[] = [];
   let value: T | undefined;
   for (let run = 0; run < runs; run++) {
     const started = performance.now();
-    value = work();
+    value = await work();
     times.push(performance.now() - started);
   }
   return { ms: median(times), value: value! };
@@ -128,21 +128,21 @@ async function main(): Promise<void> {
   const report: Record<string, unknown> = {};
   console.log(`\n| query (${symbol}: ${roots.length} definitions) | fathom ms (median of 5) | results | baseline | baseline ms | ratio |`);
   console.log('|---|---|---|---|---|---|');
-  const references = timed(() => new Set(queries.referencesTo(roots).map((site) => `${site.path}:${site.line}:${site.character}`)));
-  const rg = timed(() => spawnSync('rg', ['-w', '-c', '--no-messages', symbol, root], { encoding: 'utf8', maxBuffer: 1 << 28 }).stdout.split('\n').filter(Boolean).reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(':') + 1)), 0), 3);
+  const references = await timed(async () => new Set((await queries.referencesTo(roots)).map((site) => `${site.path}:${site.line}:${site.character}`)));
+  const rg = await timed(() => spawnSync('rg', ['-w', '-c', '--no-messages', symbol, root], { encoding: 'utf8', maxBuffer: 1 << 28 }).stdout.split('\n').filter(Boolean).reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(':') + 1)), 0), 3);
   console.log(`| references | ${references.ms.toFixed(1)} | ${references.value.size} | rg -w (lines) | ${rg.ms.toFixed(0)} | ${(rg.ms / references.ms).toFixed(1)} |`);
   report.references = { ms: references.ms, results: references.value.size, rgMs: rg.ms, rgLines: rg.value };
-  const callers = timed(() => queries.callers(roots, 1, 100_000).symbols);
+  const callers = await timed(async () => (await queries.callers(roots, 1, 100_000)).symbols);
   let cscopeQuery: { ms: number; value: number } | undefined;
-  if (cscopeMs !== undefined || fs.existsSync(path.join(cacheDir, 'cscope.out'))) cscopeQuery = timed(() => spawnSync('cscope', ['-d', '-L', '-3', symbol], { cwd: cacheDir, encoding: 'utf8', maxBuffer: 1 << 28 }).stdout.split('\n').filter(Boolean).length, 3);
+  if (cscopeMs !== undefined || fs.existsSync(path.join(cacheDir, 'cscope.out'))) cscopeQuery = await timed(() => spawnSync('cscope', ['-d', '-L', '-3', symbol], { cwd: cacheDir, encoding: 'utf8', maxBuffer: 1 << 28 }).stdout.split('\n').filter(Boolean).length, 3);
   console.log(`| callers (depth 1) | ${callers.ms.toFixed(1)} | ${callers.value.length} | ${cscopeQuery ? 'cscope -L -3 (call lines)' : '-'} | ${cscopeQuery ? cscopeQuery.ms.toFixed(0) : '-'} | ${cscopeQuery ? (cscopeQuery.ms / callers.ms).toFixed(1) : '-'} |`);
   report.callers = { ms: callers.ms, results: callers.value.length, cscopeMs: cscopeQuery?.ms, cscopeLines: cscopeQuery?.value };
   // As `fathom impact SYMBOL` asks by default: depth 3, at most 1,000 symbols (truncated beyond).
-  const asked = timed(() => queries.impact(roots, 3, 1000));
+  const asked = await timed(() => queries.impact(roots, 3, 1000));
   console.log(`| impact as asked by default (depth 3, limit 1,000) | ${asked.ms.toFixed(1)} | ${asked.value.symbols.length} symbols${asked.value.truncated ? ' (truncated)' : ''} | | | |`);
   report.impactDefault = { ms: asked.ms, symbols: asked.value.symbols.length, truncated: asked.value.truncated };
   for (const depth of [1, 2, 3]) {
-    const impact = timed(() => queries.impact(roots, depth, 100_000), depth === 3 ? 3 : 5);
+    const impact = await timed(() => queries.impact(roots, depth, 100_000), depth === 3 ? 3 : 5);
     const files = new Set(impact.value.symbols.map((entry) => entry.path)).size;
     console.log(`| impact depth ${depth}, no limit | ${impact.ms.toFixed(1)} | ${impact.value.symbols.length} symbols, ${files} files${impact.value.truncated ? ' (truncated)' : ''} | | | |`);
     report[`impact${depth}`] = { ms: impact.ms, symbols: impact.value.symbols.length, files };

@@ -86,7 +86,7 @@ async function main(): Promise<void> {
     serverMs += performance.now() - started;
     const expected = new Set((answer ?? []).map((location) => `${path.relative(root, fileURLToPath(location.uri))}:${location.range.start.line}:${location.range.start.character}`));
     started = performance.now();
-    const all = queries.referencesTo(place);
+    const all = await queries.referencesTo(place);
     fathomMs += performance.now() - started;
     const nameLength = graph.names.name(part.definitionNames[place.index]!).length;
     for (const level of ['all', 'exact', 'exactDirect'] as const) {

@@ -147,6 +147,8 @@ test('cli: def, refs, callers, callees and impact take a position, a line or a n
   assert.equal(refs.stdout, ['pkg/models.py:16:16: return format_name(self.name)  (call)', 'pkg/services.py:5:21: from .models import format_name as fmt  (import)', 'pkg/services.py:15:12: models.format_name(name)  (call)', 'pkg/services.py:18:12: return fmt(name)  (call)', ''].join('\n'));
   const def = fathom(['def', `${root}/app.py:5:5`, '--no-daemon'], env);
   assert.equal(def.stdout, 'pkg/services.py:12:5: function create_user  def create_user(name):\n');
+  const line = fathom(['def', `${root}/pkg/services.py:12`, '--no-daemon'], env);
+  assert.equal(line.stdout, 'pkg/services.py:12:5: function create_user  def create_user(name):\n', 'FILE:LINE: the definition starting there');
   const callers = fathom(['callers', 'format_name', root, '--depth', '2', '--no-daemon'], env);
   assert.equal(callers.stdout, ['callers of format_name:', '1  pkg/services.py:12:5: function create_user  (exact, 2 sites)', '1  pkg/models.py:15:9: method User.greet  (exact, 1 site)', '2  app.py:4:5: function main  (exact, 1 site, via create_user)', ''].join('\n'));
   const callees = JSON.parse(fathom(['callees', `${root}/pkg/services.py:12`, '--json', '--no-daemon'], env).stdout);

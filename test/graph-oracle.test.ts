@@ -56,7 +56,7 @@ for (const { fixture, language, extension, floors } of cases) {
           const answer = await server.request<LspLocation[] | null>('textDocument/references', { textDocument: { uri: pathToFileURL(path.join(root, file)).href }, position: { line: name[0], character: name[1] }, context: { includeDeclaration: false } });
           const expected = new Set((answer ?? []).map((location) => `${path.relative(root, fileURLToPath(location.uri))}:${location.range.start.line + 1}:${location.range.start.character + 1}`));
           for (const level of ['all', 'exact'] as const) {
-            const sites = queries.referencesTo(place, level === 'exact' ? { minConfidence: 'exact' } : {});
+            const sites = await queries.referencesTo(place, level === 'exact' ? { minConfidence: 'exact' } : {});
             const actual = new Set(sites.map((site) => `${site.path}:${site.line + 1}:${site.character + 1}`));
             tally[level].ours += actual.size;
             tally[level].theirs += expected.size;

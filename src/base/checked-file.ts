@@ -87,6 +87,14 @@ export class CheckedFileWriter {
 
   static async open(file: string, magic: string, version: number): Promise<CheckedFileWriter> {
     await fs.promises.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    // Temporary files a crash left behind (another process's live one is younger than a minute).
+    const base = path.basename(file);
+    for (const entry of await fs.promises.readdir(path.dirname(file)).catch(() => [] as string[])) {
+      if (!entry.startsWith(`${base}.`) || !entry.endsWith('.tmp')) continue;
+      const stale = path.join(path.dirname(file), entry);
+      const stat = await fs.promises.stat(stale).catch(() => undefined);
+      if (stat && Date.now() - stat.mtimeMs > 60_000) await fs.promises.unlink(stale).catch(() => undefined);
+    }
     const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
     const handle = await fs.promises.open(temporary, 'w', 0o600);
     return new CheckedFileWriter(file, temporary, handle, magic, version);
@@ -109,8 +117,17 @@ export class CheckedFileWriter {
     const chunk = Buffer.concat(this.pending, this.pendingBytes);
     this.pending = [];
     this.pendingBytes = 0;
-    await this.handle.write(chunk, 0, chunk.length, this.position);
+    await this.writeAll(chunk, this.position);
     this.position += chunk.length;
+  }
+
+  /** Writes every byte (a write may take fewer: the rest follows; no progress is an error). */
+  private async writeAll(bytes: Buffer, position: number): Promise<void> {
+    for (let done = 0; done < bytes.length; ) {
+      const { bytesWritten } = await this.handle.write(bytes, done, bytes.length - done, position + done);
+      if (bytesWritten <= 0) throw new Error(`could not write ${this.temporary}`);
+      done += bytesWritten;
+    }
   }
 
   /** Writes the header, syncs and renames over the file. */
@@ -120,7 +137,7 @@ export class CheckedFileWriter {
     header.write(this.magic, 0, 8, 'ascii');
     header.writeUInt32LE(this.version, 8);
     this.hash.digest().copy(header, 12);
-    await this.handle.write(header, 0, headerBytes, 0);
+    await this.writeAll(header, 0);
     await this.handle.sync();
     await this.handle.close();
     await fs.promises.rename(this.temporary, this.file);

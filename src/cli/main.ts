@@ -56,14 +56,14 @@ class UsageError extends Error {}
 const graphCommands = { def: Methods.definition, refs: Methods.references, callers: Methods.callers, callees: Methods.callees, impact: Methods.impact } as const;
 
 /** The params that name a graph command's target: a position, the definition around a line, or a symbol name. */
-function graphTargetParams(command: string, target: string, pathArgument: string | undefined): Record<string, unknown> {
+function graphTargetParams(target: string, pathArgument: string | undefined): Record<string, unknown> {
   const position = /^(.+?):(\d+)(?::(\d+))?$/.exec(target);
   if (position && fs.existsSync(position[1]!)) {
     const absolute = path.resolve(position[1]!);
     const line = Number(position[2]);
     const root = enclosingWorkspace(path.dirname(absolute));
     if (position[3] !== undefined) return { root, path: absolute, position: { line, column: Number(position[3]) } };
-    if (command === 'def' || command === 'refs') return { root, path: absolute, position: { line, column: 1 } };
+    // A whole line: the definitions starting on it, else the one around it.
     return { root, path: absolute, range: { start: { line, column: 1 }, end: { line, column: 1 } } };
   }
   return { root: enclosingWorkspace(pathArgument ? path.resolve(pathArgument) : process.cwd()), symbol: target };
@@ -90,7 +90,7 @@ async function graphCommand(command: keyof typeof graphCommands, target: string,
   const depth = number('depth');
   const limit = number('limit');
   const params = {
-    ...graphTargetParams(command, target, pathArgument),
+    ...graphTargetParams(target, pathArgument),
     ...(depth === undefined || command === 'def' || command === 'refs' ? {} : { depth }),
     ...(limit === undefined || command === 'def' ? {} : { limit }),
     ...(values['min-confidence'] === undefined || command === 'def' ? {} : { minConfidence: values['min-confidence'] }),

@@ -5,6 +5,7 @@
 import type { CancellationToken } from 'vscode-jsonrpc/node';
 import { FathomError } from '../base/errors.js';
 import type { CodeGraph } from '../index/graph/code-graph.js';
+import { definitionWithin } from '../index/graph/file-graph.js';
 import type { GraphQueries, Place, RelatedSymbol, ReferenceSite } from '../index/graph/graph-queries.js';
 import type { Confidence, Target } from '../index/graph/resolver.js';
 import type { SymbolDefinition } from '../index/syntax/tags.js';
@@ -49,7 +50,7 @@ function bounded(params: Params, field: string, fallback: number, max: number): 
 export class GraphRequests {
   constructor(private readonly context: GraphRequestContext) {}
 
-  /** The symbols a request is about. `around`: a position inside a definition (not on a name) means that definition; `range` is allowed. */
+  /** The symbols a request is about: a name, the definitions in a range, or what a position means (`around`: a position inside a definition, not on a name, means that definition). */
   private async subject(method: string, params: Params, token: CancellationToken, around: boolean): Promise<Subject> {
     const symbol = optionalString(params, 'symbol');
     const progressToken = optionalProgressToken(params, 'workDoneToken');
@@ -60,10 +61,10 @@ export class GraphRequests {
       const roots = queries.definitionsNamed(symbol, file ? (path) => path === file.relative : undefined).map((place): Target => ({ ...place, confidence: 'exact', via: 'workspace' }));
       return { workspace, graph, queries, roots };
     }
-    if (params.path === undefined) throw new FathomError('invalidParams', `${method} needs either symbol, or path with position${around ? ' or range' : ''}`, { field: 'path' });
+    if (params.path === undefined) throw new FathomError('invalidParams', `${method} needs either symbol, or path with position or range`, { field: 'path' });
     const { workspace, relative } = this.context.fileIn(params);
     const { graph, queries } = await this.context.readyGraph(workspace, token, progressToken, relative);
-    if (around && params.range !== undefined) {
+    if (params.range !== undefined) {
       const range = requiredObject(params, 'range');
       const start = position(range, 'start', 1);
       const end = position(range, 'end', 1);
@@ -75,13 +76,13 @@ export class GraphRequests {
           const o = at * 8;
           const after = p[o]! > start.line || (p[o] === start.line && p[o + 1]! >= start.character);
           const before = p[o + 2]! < end.line || (p[o + 2] === end.line && p[o + 3]! <= end.character);
-          if (after && before && (file.definitionParents[at] === -1 || !roots.some((root) => root.index === file.definitionParents[at]))) roots.push({ path: relative, index: at, confidence: 'exact', via: 'scope' });
+          if (after && before && !roots.some((root) => definitionWithin(file, at, root.index))) roots.push({ path: relative, index: at, confidence: 'exact', via: 'scope' });
         }
         // None wholly inside: the outermost definitions that start on the range's lines (FILE:LINE).
         if (roots.length === 0) {
           for (let at = 0; at < file.definitionNames.length; at++) {
             const line = p[at * 8]!;
-            if (line >= start.line && line <= end.line && !roots.some((root) => root.index === file.definitionParents[at])) roots.push({ path: relative, index: at, confidence: 'exact', via: 'scope' });
+            if (line >= start.line && line <= end.line && !roots.some((root) => definitionWithin(file, at, root.index))) roots.push({ path: relative, index: at, confidence: 'exact', via: 'scope' });
           }
         }
         if (roots.length === 0) {
@@ -91,7 +92,7 @@ export class GraphRequests {
       }
       return { workspace, graph, queries, roots };
     }
-    if (params.position === undefined) throw new FathomError('invalidParams', `${method} needs position with path (or symbol${around ? ', or range' : ''})`, { field: 'position' });
+    if (params.position === undefined) throw new FathomError('invalidParams', `${method} needs position or range with path (or symbol)`, { field: 'position' });
     const at = position(params, 'position', 1);
     let roots = queries.definitionsAt(relative, at.line, at.character);
     if (roots.length === 0 && around) {
@@ -119,9 +120,8 @@ export class GraphRequests {
   }
 
   /** References of the roots, with each one's container and line. */
-  private referencesOf(subject: Subject, minConfidence: Confidence | undefined, token: CancellationToken): ReferenceSite[] {
-    const sites: ReferenceSite[] = subject.queries.referencesTo(subject.roots, { ...(minConfidence ? { minConfidence } : {}), signal: token });
-    return sites.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line || a.character - b.character));
+  private referencesOf(subject: Subject, minConfidence: Confidence | undefined, token: CancellationToken): Promise<ReferenceSite[]> {
+    return subject.queries.referencesTo(subject.roots, { ...(minConfidence ? { minConfidence } : {}), signal: token });
   }
 
   async references(raw: unknown, token: CancellationToken): Promise<ReferencesResult> {
@@ -131,7 +131,7 @@ export class GraphRequests {
     const includeDeclaration = optionalBoolean(params, 'includeDeclaration') ?? false;
     const subject = await this.subject(Methods.references, params, token, false);
     const { graph } = subject;
-    let sites = this.referencesOf(subject, minConfidence, token);
+    let sites = await this.referencesOf(subject, minConfidence, token);
     if (includeDeclaration) {
       const declarations = graph.definitions(subject.roots).map((definition, at): ReferenceSite => ({ path: subject.roots[at]!.path, line: definition.nameStart.line, character: definition.nameStart.character, endCharacter: definition.nameEnd.character, kind: 'declaration', confidence: 'exact', via: 'scope', enclosing: graph.file(subject.roots[at]!.path)!.definitionParents[subject.roots[at]!.index]! }));
       sites = [...declarations, ...sites];
@@ -139,7 +139,11 @@ export class GraphRequests {
     const truncated = sites.length > limit;
     const shown = sites.slice(0, limit);
     const lines = new Map<string, number[]>();
-    for (const site of shown) lines.set(site.path, [...(lines.get(site.path) ?? []), site.line]);
+    for (const site of shown) {
+      const list = lines.get(site.path);
+      if (list) list.push(site.line);
+      else lines.set(site.path, [site.line]);
+    }
     const texts = new Map([...lines].map(([path, numbers]) => [path, graph.firstLines(path, numbers)]));
     const references = shown.map((site) => {
       const file = graph.file(site.path);
@@ -170,7 +174,7 @@ export class GraphRequests {
     const params = paramsObject(Methods.callers, raw);
     const { depth, limit, options } = this.relationOptions(params, token, 1, 200);
     const subject = await this.subject(Methods.callers, params, token, true);
-    const answer = subject.queries.callers(subject.roots, depth, limit, options);
+    const answer = await subject.queries.callers(subject.roots, depth, limit, options);
     return { root: subject.workspace.root, symbols: this.graphSymbols(subject.graph, subject.roots), callers: this.related(subject.graph, order(answer.symbols)), truncated: answer.truncated };
   }
 
@@ -178,7 +182,7 @@ export class GraphRequests {
     const params = paramsObject(Methods.callees, raw);
     const { depth, limit, options } = this.relationOptions(params, token, 1, 200);
     const subject = await this.subject(Methods.callees, params, token, true);
-    const answer = subject.queries.callees(subject.roots, depth, limit, options);
+    const answer = await subject.queries.callees(subject.roots, depth, limit, options);
     return { root: subject.workspace.root, symbols: this.graphSymbols(subject.graph, subject.roots), callees: this.related(subject.graph, order(answer.symbols)), unresolved: answer.unresolved, truncated: answer.truncated };
   }
 
@@ -186,7 +190,7 @@ export class GraphRequests {
     const params = paramsObject(Methods.impact, raw);
     const { depth, limit, options } = this.relationOptions(params, token, 3, 1000);
     const subject = await this.subject(Methods.impact, params, token, true);
-    const answer = subject.queries.impact(subject.roots, depth, limit, options);
+    const answer = await subject.queries.impact(subject.roots, depth, limit, options);
     const entries = order(answer.symbols);
     const files = new Map<string, { path: string; distance: number; symbols: number; references: number }>();
     for (const entry of entries) {
@@ -234,7 +238,7 @@ export class GraphRequests {
     const { workspace, relative } = this.context.fileIn({ path: uri });
     const { graph, queries } = await this.context.readyGraph(workspace, token, undefined, relative);
     const roots = queries.definitionsAt(relative, at.line, at.character);
-    const sites = this.referencesOf({ workspace, graph, queries, roots }, undefined, token);
+    const sites = await this.referencesOf({ workspace, graph, queries, roots }, undefined, token);
     const locations = sites.map((site) => toLspReferenceLocation(workspace.root, site));
     if (!includeDeclaration) return locations;
     const definitions: SymbolDefinition[] = graph.definitions(roots);

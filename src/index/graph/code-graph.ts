@@ -62,14 +62,16 @@ export class CodeGraph {
   private readonly hashes = new Map<string, string>();
   private saveTimer: NodeJS.Timeout | undefined;
   private saving: Promise<void> | undefined;
+  /** After dispose: tagging that finishes changes nothing, and nothing is saved any more. */
+  private disposed = false;
   private saveAgain = false;
   /** How the last build went: parts taken from the cache, files tagged. */
   lastBuild: { loaded: number; tagged: number } | undefined;
   private dirty = false;
   readonly modules: ModuleResolver;
-  /** Interned name → the files that define it / reference it (each file once). */
-  private readonly definers = new Map<number, string[]>();
-  private readonly referrers = new Map<number, string[]>();
+  /** Interned name → the files that define it / reference it (each file once; a long list becomes a set). */
+  private readonly definers = new Map<number, FileList>();
+  private readonly referrers = new Map<number, FileList>();
   private building: Promise<void> | undefined;
   private built = false;
   private readonly pending = new Set<string>();
@@ -156,7 +158,7 @@ export class CodeGraph {
     this.lastBuild = { loaded, tagged: files.length };
     const counts = this.counts();
     log.info(`code graph of ${this.source.root}: ${counts.files} files (${loaded} from the cache, ${files.length} tagged), ${counts.definitions} definitions, ${counts.references} references in ${Math.round(performance.now() - started)} ms`);
-    if (files.length > 0 || this.dirty) void this.save();
+    if ((files.length > 0 || this.dirty) && !this.disposed) void this.save();
     if (this.pending.size > 0) this.flush();
   }
 
@@ -242,7 +244,7 @@ export class CodeGraph {
   /** Saves a while after the last change. */
   private scheduleSave(): void {
     this.dirty = true;
-    if (!this.cacheFile || this.saveTimer) return;
+    if (!this.cacheFile || this.saveTimer || this.disposed) return;
     this.saveTimer = setTimeout(() => void this.save(), this.saveDelayMs);
     this.saveTimer.unref();
   }
@@ -252,9 +254,16 @@ export class CodeGraph {
     const hash = this.source.hashOf(file);
     try {
       const tags = await this.pool.tags({ path: file, absolutePath: toAbsolute(this.source.root, file) });
+      if (this.disposed) return;
+      // Removed while it was being tagged: the removal stands.
+      if (this.source.hashOf(file) === undefined) {
+        this.replace(file, undefined);
+        return;
+      }
       this.replace(file, packFileTags(tags, this.names, this.kinds));
       if (hash !== undefined) this.hashes.set(file, hash);
     } catch (error) {
+      if (this.disposed) return;
       // Vanished or unreadable since the file set saw it: the change event that follows says so.
       this.replace(file, undefined);
       log.debug(`code graph: ${file}: ${error instanceof Error ? error.message : String(error)}`);
@@ -280,7 +289,7 @@ export class CodeGraph {
 
   /** Re-tags the files changed since; one flush at a time, later changes wait for the next. */
   private flush(): void {
-    if (this.flushing || this.pending.size === 0) return;
+    if (this.disposed || this.flushing || this.pending.size === 0) return;
     const files = [...this.pending];
     this.pending.clear();
     this.flushing = Promise.all(files.map((file) => this.tagOne(file))).then(() => {
@@ -345,11 +354,11 @@ export class CodeGraph {
   }
 
   /** Files that define / reference an interned name. */
-  definersOf(name: number): readonly string[] {
+  definersOf(name: number): Iterable<string> {
     return this.definers.get(name) ?? [];
   }
 
-  referrersOf(name: number): readonly string[] {
+  referrersOf(name: number): Iterable<string> {
     return this.referrers.get(name) ?? [];
   }
 
@@ -442,22 +451,34 @@ export class CodeGraph {
   /** Stops following changes; answers when a last save of unsaved changes is written. */
   dispose(): Promise<void> {
     this.subscription.dispose();
-    if (this.dirty && this.built) void this.save();
+    if (this.dirty && this.built && !this.disposed) void this.save();
+    this.disposed = true;
     if (this.saveTimer) clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
     return this.saved();
   }
 }
 
-function addTo(table: Map<number, string[]>, name: number, file: string): void {
+/** A name's files: an array while short, a set once long (removing a file from the kernel's 20,000 users of kmalloc must not scan them). */
+type FileList = string[] | Set<string>;
+const setAbove = 32;
+
+function addTo(table: Map<number, FileList>, name: number, file: string): void {
   const list = table.get(name);
-  if (list) list.push(file);
-  else table.set(name, [file]);
+  if (!list) table.set(name, [file]);
+  else if (list instanceof Set) list.add(file);
+  else if (list.length >= setAbove) table.set(name, new Set([...list, file]));
+  else list.push(file);
 }
 
-function removeFrom(table: Map<number, string[]>, name: number, file: string): void {
+function removeFrom(table: Map<number, FileList>, name: number, file: string): void {
   const list = table.get(name);
   if (!list) return;
+  if (list instanceof Set) {
+    list.delete(file);
+    if (list.size === 0) table.delete(name);
+    return;
+  }
   const at = list.indexOf(file);
   if (at < 0) return;
   list[at] = list[list.length - 1]!;

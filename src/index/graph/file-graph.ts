@@ -80,8 +80,8 @@ export interface FileGraph {
   referenceEnclosing: Int32Array;
   referenceBindings: Int32Array;
   imports: ImportBinding[];
-  /** The resolver's caches, made on first use and never persisted: definitions by name; where each import binding points (for one ModuleResolver generation). */
-  definitionsByName?: Map<number, number[]>;
+  /** The resolver's caches, made on first use and never persisted: definition indexes ordered by name; where each import binding points (for one ModuleResolver generation). */
+  definitionsByName?: Uint32Array;
   importModules?: { generation: number; modules: Array<readonly string[] | undefined> };
 }
 

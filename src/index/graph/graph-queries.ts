@@ -6,6 +6,7 @@
 // through several edges keeps the weakest.
 import type { CancellationSignal } from '../../base/cancellation.js';
 import { neverCancelled, throwIfCancelled } from '../../base/cancellation.js';
+import { breathe } from '../../base/checked-file.js';
 import type { CodeGraph } from './code-graph.js';
 import { type FileGraph, definitionWithin, positionInDefinition } from './file-graph.js';
 import { languageFamily } from './module-resolver.js';
@@ -172,16 +173,18 @@ export class GraphQueries {
   }
 
   /** Every reference that resolves to the definition(s) (or to a C prototype linked to one), in path and position order. */
-  referencesTo(targets: Place | Place[], options: EdgeOptions = {}, cache?: ResolutionCache): ReferenceSite[] {
+  referencesTo(targets: Place | Place[], options: EdgeOptions = {}, cache?: ResolutionCache): Promise<ReferenceSite[]> {
     return this.referencesToAny(Array.isArray(targets) ? targets : [targets], options, cache);
   }
 
   /**
    * Every reference that reaches any of the targets, found in one scan: the files that use any of
-   * their names (or names they are imported under), each reference resolved once. Each site says
-   * which target it reached first (`target`: its index in the list).
+   * their names (or names they are imported under; a name a file re-exports a target under is
+   * followed to the files that use that name), each reference resolved once. Each site says which
+   * target it reached first (`target`: its index in the list). Pauses every ~20 ms so the daemon
+   * keeps answering, and a cancelled request stops there.
    */
-  referencesToAny(targets: Place[], options: EdgeOptions = {}, cache?: ResolutionCache): Array<ReferenceSite & { target: number }> {
+  async referencesToAny(targets: Place[], options: EdgeOptions = {}, cache?: ResolutionCache): Promise<Array<ReferenceSite & { target: number }>> {
     if (!cache) {
       this.resolver.forget();
       cache = new Map();
@@ -202,13 +205,30 @@ export class GraphQueries {
         if (!members.has(linkKey)) members.set(linkKey, { target: index, confidence: link.confidence });
       }
     });
-    const paths = new Set<string>();
-    for (const name of names) for (const path of this.graph.referrersOf(name)) paths.add(path);
+    // Files to scan: a queue, since a re-export under another name adds that name's users.
+    // A file scanned before a new name was learnt is scanned again (sites are kept once).
+    const queued = new Set<string>();
+    const queue: string[] = [];
+    const enqueue = (name: number, again: boolean) => {
+      for (const path of this.graph.referrersOf(name)) {
+        if (queued.has(path) && !again) continue;
+        queued.add(path);
+        queue.push(path);
+      }
+    };
+    for (const name of names) enqueue(name, false);
+    queue.sort();
+    const seenSites = new Set<string>();
     const importKind = this.graph.kinds.findKind('import');
     const sites: Array<ReferenceSite & { target: number }> = [];
-    for (const path of [...paths].sort()) {
-      throwIfCancelled(signal);
-      const file = this.graph.file(path);
+    let last = performance.now();
+    for (let next = 0; next < queue.length; next++) {
+      if (performance.now() - last > 20) {
+        await breathe();
+        throwIfCancelled(signal);
+        last = performance.now();
+      }
+      const file = this.graph.file(queue[next]!);
       if (!file) continue;
       let resolved = cache.get(file);
       if (!resolved) cache.set(file, (resolved = new Map()));
@@ -221,50 +241,61 @@ export class GraphQueries {
         }
         return undefined;
       };
-      // Names a target is imported under in this file (import { a as b }): their uses too.
+      // Names a target is imported under in this file (import { a as b }): their uses too; a
+      // re-export under another name (export { a as b } from): that name's users everywhere.
       let wanted = names;
       for (let at = 0; at < file.referenceNames.length; at++) {
         if (file.referenceKinds[at] !== importKind || !names.has(file.referenceNames[at]!)) continue;
         const binding = file.imports[file.referenceBindings[at]!];
         const local = binding && binding.local !== '' ? this.graph.names.find(binding.local) : undefined;
-        if (local !== undefined && !wanted.has(local) && hit(at)) {
-          if (wanted === names) wanted = new Set(names);
-          wanted.add(local);
+        if (local === undefined || wanted.has(local) || !hit(at)) continue;
+        if (wanted === names) wanted = new Set(names);
+        wanted.add(local);
+        if (binding!.reexport && !names.has(local)) {
+          names.add(local);
+          enqueue(local, true);
         }
       }
       for (let at = 0; at < file.referenceNames.length; at++) {
         if (!wanted.has(file.referenceNames[at]!)) continue;
         const reached = hit(at);
-        if (reached && atLeast(reached.confidence, floor)) sites.push(this.site(file, at, reached, reached.target));
+        if (!reached || !atLeast(reached.confidence, floor)) continue;
+        const key = `${file.path}:${at}`;
+        if (seenSites.has(key)) continue;
+        seenSites.add(key);
+        sites.push(this.site(file, at, reached, reached.target));
       }
     }
-    return sites;
+    return sites.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line || a.character - b.character));
   }
 
   /** Who calls the definitions, breadth first to `depth` (at most `limit` symbols). */
-  callers(roots: Place[], depth: number, limit: number, options: EdgeOptions = {}): { symbols: RelatedSymbol[]; truncated: boolean } {
+  callers(roots: Place[], depth: number, limit: number, options: EdgeOptions = {}): Promise<{ symbols: RelatedSymbol[]; truncated: boolean }> {
     return this.walkUp(roots, depth, limit, options, (site) => callKinds.has(site.kind), false);
   }
 
   /** Everything that depends on the definitions (any kind of reference), breadth first to `depth`. */
-  impact(roots: Place[], depth: number, limit: number, options: EdgeOptions = {}): { symbols: RelatedSymbol[]; truncated: boolean } {
+  impact(roots: Place[], depth: number, limit: number, options: EdgeOptions = {}): Promise<{ symbols: RelatedSymbol[]; truncated: boolean }> {
     return this.walkUp(roots, depth, limit, options, () => true, true);
   }
 
-  private walkUp(roots: Place[], depth: number, limit: number, options: EdgeOptions, keep: (site: ReferenceSite) => boolean, fileLevel: boolean): { symbols: RelatedSymbol[]; truncated: boolean } {
+  private async walkUp(roots: Place[], depth: number, limit: number, options: EdgeOptions, keep: (site: ReferenceSite) => boolean, fileLevel: boolean): Promise<{ symbols: RelatedSymbol[]; truncated: boolean }> {
     const key = (place: Place) => `${place.path}\u0000${place.index}`;
     const seen = new Set(roots.map(key));
     const found = new Map<string, RelatedSymbol>();
     const cache: ResolutionCache = new Map();
     this.resolver.forget();
-    let frontier: Array<{ place: Place; confidence: Confidence }> = roots.map((place) => ({ place, confidence: 'exact' as Confidence }));
+    // A frontier entry's confidence is read when its level is scanned: an entry upgraded by a
+    // surer site later in the level it was found in passes the upgrade on.
+    let frontier: Array<{ place: Place; entry: { confidence: Confidence } }> = roots.map((place) => ({ place, entry: { confidence: 'exact' as Confidence } }));
     let truncated = false;
     for (let distance = 1; distance <= depth && frontier.length > 0; distance++) {
-      const next: Array<{ place: Place; confidence: Confidence }> = [];
+      const next: Array<{ place: Place; entry: { confidence: Confidence } }> = [];
       // One scan per level: every reference to any symbol of the frontier.
-      for (const site of this.referencesToAny(frontier.map((entry) => entry.place), options, cache)) {
+      for (const site of await this.referencesToAny(frontier.map((item) => item.place), options, cache)) {
         if (!keep(site)) continue;
-        const { place, confidence } = frontier[site.target]!;
+        const { place, entry: reachedFrom } = frontier[site.target]!;
+        const confidence = weakest(reachedFrom.confidence, site.confidence);
         const caller: Place | undefined = site.enclosing >= 0 ? { path: site.path, index: site.enclosing } : undefined;
         if (!caller && !fileLevel && !callKinds.has(site.kind)) continue;
         const id = caller ? key(caller) : `${site.path}\u0000file`;
@@ -275,14 +306,15 @@ export class GraphQueries {
             truncated = true;
             continue;
           }
-          entry = { place: caller, path: site.path, distance, confidence: weakest(confidence, site.confidence), sites: [], from: place };
+          entry = { place: caller, path: site.path, distance, confidence, sites: [], from: place };
           found.set(id, entry);
           if (caller && !seen.has(id)) {
             seen.add(id);
-            next.push({ place: caller, confidence: entry.confidence });
+            next.push({ place: caller, entry });
           }
-        } else if (entry.distance === distance && strength[weakest(confidence, site.confidence)] > strength[entry.confidence]) {
-          entry.confidence = weakest(confidence, site.confidence);
+        } else if (entry.distance === distance && strength[confidence] > strength[entry.confidence]) {
+          entry.confidence = confidence;
+          entry.from = place;
         }
         if (entry.distance === distance) entry.sites.push(site);
       }
@@ -297,7 +329,7 @@ export class GraphQueries {
   }
 
   /** Whom the definitions call, breadth first to `depth`; calls that resolve to nothing in the workspace are counted by name. */
-  callees(roots: Place[], depth: number, limit: number, options: EdgeOptions = {}): { symbols: RelatedSymbol[]; unresolved: Unresolved[]; truncated: boolean } {
+  async callees(roots: Place[], depth: number, limit: number, options: EdgeOptions = {}): Promise<{ symbols: RelatedSymbol[]; unresolved: Unresolved[]; truncated: boolean }> {
     const floor = options.minConfidence ?? 'name-only';
     const signal = options.signal ?? neverCancelled;
     const key = (place: Place) => `${place.path}\u0000${place.index}`;
@@ -306,11 +338,17 @@ export class GraphQueries {
     const unresolved = new Map<string, number>();
     this.resolver.forget();
     let truncated = false;
-    let frontier: Array<{ place: Place; confidence: Confidence }> = roots.map((place) => ({ place, confidence: 'exact' as Confidence }));
+    let frontier: Array<{ place: Place; entry: { confidence: Confidence } }> = roots.map((place) => ({ place, entry: { confidence: 'exact' as Confidence } }));
+    let last = performance.now();
     for (let distance = 1; distance <= depth && frontier.length > 0; distance++) {
-      const next: Array<{ place: Place; confidence: Confidence }> = [];
-      for (const { place, confidence } of frontier) {
+      const next: Array<{ place: Place; entry: { confidence: Confidence } }> = [];
+      for (const { place, entry: reachedFrom } of frontier) {
+        if (performance.now() - last > 20) {
+          await breathe();
+          last = performance.now();
+        }
         throwIfCancelled(signal);
+        const confidence = reachedFrom.confidence;
         const file = this.graph.file(place.path);
         if (!file) continue;
         for (let at = 0; at < file.referenceNames.length; at++) {
@@ -335,7 +373,10 @@ export class GraphQueries {
               entry = { place: { path: target.path, index: target.index }, path: target.path, distance, confidence: weakest(confidence, target.confidence), sites: [], from: place };
               found.set(id, entry);
               seen.add(id);
-              next.push({ place: entry.place!, confidence: entry.confidence });
+              next.push({ place: entry.place!, entry });
+            } else if (entry.distance === distance && strength[weakest(confidence, target.confidence)] > strength[entry.confidence]) {
+              entry.confidence = weakest(confidence, target.confidence);
+              entry.from = place;
             }
             if (entry.distance === distance) entry.sites.push({ ...site, confidence: target.confidence, via: target.via });
           }

@@ -105,7 +105,7 @@ export async function saveGraph(file: string, snapshot: GraphSnapshot): Promise<
 
 export type GraphLoad = { status: 'valid'; snapshot: GraphSnapshot } | { status: 'missing' } | { status: 'corrupt'; reason: string };
 
-function decodeFile(entry: StoredFile, nameCount: number): { part: FileGraph; hash: string } {
+function decodeFile(entry: StoredFile, limits: { names: number; kinds: number; chains: number }): { part: FileGraph; hash: string } {
   if (!Array.isArray(entry.arrays) || entry.arrays.length !== arrayFields.length || entry.hash.length !== 32) throw new Error(`${entry.path}: wrong shape`);
   const part = { path: entry.path, language: entry.language ?? undefined, imports: entry.imports.map(([source, name, local, reexport, line]): ImportBinding => ({ source, name, local, reexport: reexport === 1, line })) } as Record<string, unknown>;
   arrayFields.forEach(([field, type], index) => (part[field] = typed(entry.arrays[index]!, type)));
@@ -117,8 +117,26 @@ function decodeFile(entry: StoredFile, nameCount: number): { part: FileGraph; ha
     graph.referenceKinds.length === references && graph.referenceReceivers.length === references && graph.referenceLines.length === references && graph.referenceCharacters.length === references &&
     graph.referenceEnclosing.length === references && graph.referenceBindings.length === references;
   if (!shaped) throw new Error(`${entry.path}: arrays of different lengths`);
-  for (const name of graph.definitionNames) if (name >= nameCount) throw new Error(`${entry.path}: a name id out of range`);
-  for (const name of graph.referenceNames) if (name >= nameCount) throw new Error(`${entry.path}: a name id out of range`);
+  // Every index must point where it can: a parent before its child, an enclosing definition and a
+  // binding that exist, ids inside their tables (a loop up the parents must end).
+  const check = (ok: boolean, what: string) => {
+    if (!ok) throw new Error(`${entry.path}: ${what} out of range`);
+  };
+  for (let at = 0; at < definitions; at++) {
+    check(graph.definitionNames[at]! < limits.names, 'a name id');
+    check(graph.definitionKinds[at]! < limits.kinds, 'a kind id');
+    check(graph.definitionChains[at]! < limits.chains, 'a container chain id');
+    const parent = graph.definitionParents[at]!;
+    check(parent >= -1 && parent < at, 'a parent');
+  }
+  for (let at = 0; at < references; at++) {
+    check(graph.referenceNames[at]! < limits.names && graph.referenceReceivers[at]! < limits.names, 'a name id');
+    check(graph.referenceKinds[at]! < limits.kinds, 'a kind id');
+    const enclosing = graph.referenceEnclosing[at]!;
+    check(enclosing >= -1 && enclosing < definitions, 'an enclosing definition');
+    const binding = graph.referenceBindings[at]!;
+    check(binding >= -1 && binding < graph.imports.length, 'an import binding');
+  }
   return { part: graph, hash: Buffer.from(entry.hash).toString('hex') };
 }
 
@@ -130,14 +148,14 @@ export async function loadGraph(file: string): Promise<GraphLoad> {
     const records = read.records;
     const header = packr.unpack(records[0]!) as StoredHeader;
     const nameRecords = Math.ceil(header.names / namesPerRecord);
-    if (typeof header.root !== 'string' || records.length !== 1 + nameRecords + header.files) return { status: 'corrupt', reason: 'payload has the wrong shape' };
+    if (typeof header.root !== 'string' || !Array.isArray(header.kinds) || !Array.isArray(header.chains) || records.length !== 1 + nameRecords + header.files) return { status: 'corrupt', reason: 'payload has the wrong shape' };
     const names: string[] = [];
     for (let at = 1; at <= nameRecords; at++) for (const name of packr.unpack(records[at]!) as string[]) names.push(name);
     if (names.length !== header.names || names[0] !== '') return { status: 'corrupt', reason: 'the name table has the wrong shape' };
     const files: Array<{ part: FileGraph; hash: string }> = [];
     let last = performance.now();
     for (let at = 1 + nameRecords; at < records.length; at++) {
-      files.push(decodeFile(packr.unpack(records[at]!) as StoredFile, names.length));
+      files.push(decodeFile(packr.unpack(records[at]!) as StoredFile, { names: names.length, kinds: header.kinds.length, chains: header.chains.length }));
       if (performance.now() - last > 20) {
         await breathe();
         last = performance.now();

@@ -162,7 +162,14 @@ export class ModuleResolver {
       return [];
     }
     if (rest === '') return [];
-    const found = [...this.withSuffix(`${rest}.py`, 4), ...this.withSuffix(`${rest}/__init__.py`, 4)];
+    // An absolute import names a module from a root of the import path: a match counts only when
+    // the folder above it is no package (`import html` is not django/utils/html.py, which is
+    // django.utils.html).
+    const rooted = (file: string, suffix: string): boolean => {
+      const prefix = file.slice(0, file.length - suffix.length).replace(/\/$/, '');
+      return prefix === '' || !this.has(`${prefix}/__init__.py`);
+    };
+    const found = [...this.withSuffix(`${rest}.py`, 8).filter((file) => rooted(file, `${rest}.py`)), ...this.withSuffix(`${rest}/__init__.py`, 8).filter((file) => rooted(file, `${rest}/__init__.py`))];
     return found.length > 0 ? [found.sort((a, b) => a.length - b.length)[0]!] : [];
   }
 
