@@ -34,8 +34,8 @@ commands:
   callers TARGET [PATH] [--depth N]   who calls it (transitively to depth N, default 1)
   callees TARGET [PATH] [--depth N]   whom it calls, and the calls that leave the workspace
   impact TARGET [PATH] [--depth N]    its blast radius: what depends on it, nearest first
-                                      TARGET: FILE:LINE:COL (a position), FILE:LINE (the definition
-                                      around that line), or a symbol name; --min-confidence
+                                      TARGET: FILE:LINE:COL (a position), FILE:LINE (the definitions
+                                      on that line), or a symbol name; --min-confidence
                                       exact|unique|name-only follows only edges that sure
   sg PATTERN [PATH] [--lang L] [-g GLOB]... [--max N] [--rule JSON] [--rewrite T [--apply]]
                                       structural search: code with $X, $_, $$$X metavariables;
