@@ -45,6 +45,13 @@ describe('graph queries: TypeScript fixture', () => {
     assert.deepEqual(await queries.referencesTo(only(fixture, 'Counter.increment'), { minConfidence: 'exact' }), []);
   });
 
+  test('importers: the files whose imports resolve to a file (what an edit of it may break)', async () => {
+    const { queries } = fixture;
+    assert.deepEqual(await queries.importersOf('src/util.ts'), ['src/app.ts', 'src/index.ts']);
+    assert.deepEqual(await queries.importersOf('src/other.ts'), ['src/app.ts', 'src/index.ts']);
+    assert.deepEqual(await queries.importersOf('src/app.ts'), []);
+  });
+
   test('definition at a position: a reference means its target, a definition name itself', () => {
     const { queries, graph } = fixture;
     assert.deepEqual(queries.definitionsAt('src/app.ts', 12, 3).map((target) => describeTarget(graph, target)), ['src/util.ts#greet']); // hello('world')

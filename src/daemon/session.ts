@@ -443,10 +443,20 @@ export class Session {
   }
 
   /**
-   * Files that may import this one (for diagnostics an edit causes elsewhere): files of the same
-   * server's languages whose text names the module, found through the regex index; at most 16.
+   * Files that may import this one (for diagnostics an edit causes elsewhere), of the same
+   * server's languages, at most 16: from the code graph when it is built (imports resolved to
+   * files), else the files whose text names the module, found through the regex index.
    */
   private async dependentsOf(workspace: Workspace, relative: string, spec: ServerSpec): Promise<string[]> {
+    // The code graph, when it is built, knows the importers exactly (imports resolved to files);
+    // an edit does not start a build of it.
+    const graph = this.services.workspaces.symbols(workspace);
+    if (graph.state === 'ready') {
+      await graph.settle();
+      const languages = new Set(Object.keys(spec.languages));
+      const importers = await this.services.workspaces.graphQueries(workspace).importersOf(relative);
+      return importers.filter((file) => languages.has(this.services.workspaces.languageOf(file) ?? '')).slice(0, 16).map((file) => `${workspace.root}/${file}`);
+    }
     const base = relative.slice(relative.lastIndexOf('/') + 1).replace(/\.[^.]+$/, '');
     if (!/^[\w.-]+$/.test(base) || base === 'index' || base === '__init__') return [];
     const name = base.replace(/[.]/g, '\\.');

@@ -348,6 +348,11 @@ export class CodeGraph {
     return this.counts().definitions;
   }
 
+  /** Every file's part. */
+  parts(): IterableIterator<FileGraph> {
+    return this.byPath.values();
+  }
+
   /** One file's part of the graph (undefined: not tagged, or not in the file set). */
   file(path: string): FileGraph | undefined {
     return this.byPath.get(path);

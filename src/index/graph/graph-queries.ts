@@ -152,6 +152,31 @@ export class GraphQueries {
     return others.map((place) => ({ ...place, confidence }));
   }
 
+  /**
+   * The files whose imports, includes or uses point at `path` (a Go or Java import of its package
+   * counts), by resolving every import binding of the workspace: the files an edit of `path` may
+   * break. Pauses every ~20 ms.
+   */
+  async importersOf(path: string, signal = neverCancelled): Promise<string[]> {
+    const importers: string[] = [];
+    let last = performance.now();
+    for (const part of this.graph.parts()) {
+      if (part.path === path) continue;
+      for (let at = 0; at < part.imports.length; at++) {
+        if (this.resolver.modulesAt(part, at).includes(path)) {
+          importers.push(part.path);
+          break;
+        }
+      }
+      if (performance.now() - last > 20) {
+        await breathe();
+        throwIfCancelled(signal);
+        last = performance.now();
+      }
+    }
+    return importers.sort();
+  }
+
   /** Definitions named `name`, or `Container.name` / `Container::name` (its containers end with those), optionally only in files `accepts` keeps; impl blocks left out. */
   definitionsNamed(qualified: string, accepts?: (path: string) => boolean): Place[] {
     const parts = qualified.split(/\.|::|#/).filter(Boolean);

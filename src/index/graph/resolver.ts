@@ -61,7 +61,7 @@ export class Resolver {
   private memoEntries = 0;
 
   /** Where import binding `index` of a file points (kept on the part for one ModuleResolver generation). */
-  private modulesAt(file: FileGraph, index: number): readonly string[] {
+  modulesAt(file: FileGraph, index: number): readonly string[] {
     const generation = this.graph.modules.generation;
     let cache = file.importModules;
     if (!cache || cache.generation !== generation) file.importModules = cache = { generation, modules: new Array(file.imports.length) };
