@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { CodeGraph } from '../src/index/graph/code-graph.js';
+import { type BufferSource, CodeGraph } from '../src/index/graph/code-graph.js';
+import { BufferOverlay } from '../src/workspace/overlay.js';
 import { GraphQueries, type Place } from '../src/index/graph/graph-queries.js';
 import { LanguageTable } from '../src/index/syntax/languages.js';
 import { describeTarget, graphOf, pool } from './helpers/graph-fixture.js';
@@ -27,8 +28,8 @@ const sites = (list: Array<{ path: string; line: number; character: number; conf
 describe('graph queries: TypeScript fixture', () => {
   let fixture: Fixture;
   after(async () => {
-    fixture.graph.dispose();
-    await fixture.workspace.close();
+    await fixture?.graph.dispose();
+    await fixture?.workspace.close();
   });
 
   test('references follow aliases and re-exports; a same-named function elsewhere is not one', async () => {
@@ -111,8 +112,8 @@ describe('graph queries: TypeScript fixture', () => {
 describe('graph queries: C fixture', () => {
   let fixture: Fixture;
   after(async () => {
-    fixture.graph.dispose();
-    await fixture.workspace.close();
+    await fixture?.graph.dispose();
+    await fixture?.workspace.close();
   });
 
   test('a function body and its prototype in a header are one symbol', async () => {
@@ -165,6 +166,36 @@ describe('graph persistence', () => {
     assert.deepEqual(fourth.lastBuild, { loaded: 0, tagged: 5 });
     assert.deepEqual(await answers(new GraphQueries(fourth)), expected);
     await fourth.dispose();
+    await workspace.close();
+  });
+});
+
+describe('graph and editor buffers', () => {
+  test('a file open in an editor is tagged from its unsaved buffer; closing it brings the disk back', async () => {
+    const fixture = await graphOf('js');
+    const { root, workspace } = fixture;
+    await fixture.graph.dispose();
+    const overlay = new BufferOverlay();
+    const buffers: BufferSource = {
+      text: (relative) => overlay.get(path.join(root, relative))?.text,
+      openPaths: () => overlay.openPaths().map((absolute) => path.relative(root, absolute)),
+      onChange: (listener) => overlay.onChange((absolute) => listener(path.relative(root, absolute))),
+    };
+    const absolute = path.join(root, 'lib/math.js');
+    const disk = fs.readFileSync(absolute, 'utf8');
+    overlay.open({ path: absolute, languageId: 'javascript', version: 1, text: `${disk}function typedNow(x) {\n  return add(x, 1);\n}\n` });
+    const graph = new CodeGraph(workspace, pool, new LanguageTable(), undefined, undefined, buffers);
+    await graph.ensureBuilt();
+    const queries = new GraphQueries(graph);
+    assert.equal(queries.definitionsNamed('typedNow').length, 1, 'a buffer open before the build');
+    overlay.change(absolute, 2, [{ text: `${disk}function typedLater(x) {\n  return add(x, 2);\n}\n` }]);
+    await graph.settle();
+    assert.deepEqual([queries.definitionsNamed('typedNow').length, queries.definitionsNamed('typedLater').length], [0, 1], 'the next question sees the keystroke');
+    assert.deepEqual(sites(await queries.referencesTo(only({ ...fixture, graph, queries }, 'add'))), ['index.js:2:9 exact', 'index.js:6:32 exact', 'lib/math.js:12:10 exact']);
+    overlay.close(absolute);
+    await graph.settle();
+    assert.equal(queries.definitionsNamed('typedLater').length, 0, 'closed: the disk again');
+    await graph.dispose();
     await workspace.close();
   });
 });

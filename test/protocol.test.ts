@@ -335,6 +335,11 @@ describe('stdio daemon', () => {
     assert.deepEqual(lspReferences.map((location) => [path.basename(location.uri), location.range.start.line]), [['use.ts', 0], ['use.ts', 2]]);
     const nothing = await client.result<DefinitionResult>('fathom/definition', { root, path: 'src/use.ts', position: { line: 2, column: 1 } });
     assert.deepEqual(nothing.definitions, []);
+    // An unsaved buffer: positions are the buffer's, at the next question.
+    client.notify('textDocument/didOpen', { textDocument: { uri: useUri, languageId: 'typescript', version: 1, text: "import { area as size } from './lib';\n\n\nexport function report(): string {\n  return String(size(2));\n}\n" } });
+    const moved = await client.result<DefinitionResult>('fathom/definition', { root, path: 'src/use.ts', position: { line: 5, column: 17 } });
+    assert.deepEqual(moved.definitions.map((symbol) => symbol.name), ['area']);
+    client.notify('textDocument/didClose', { textDocument: { uri: useUri } });
   });
 
   const notFolder = path.join(root, 'src/a.ts');

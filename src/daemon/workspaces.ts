@@ -2,7 +2,7 @@
 // file:// URI) to a root that exists and can be read, and opens each workspace once.
 import fs from 'node:fs';
 import { FathomError } from '../base/errors.js';
-import { pathFromUriOrPath } from '../base/paths.js';
+import { pathFromUriOrPath, toRelative } from '../base/paths.js';
 import { LexicalIndex } from '../index/lexical/lexical-index.js';
 import type { FileChunks } from '../index/syntax/chunk.js';
 import { ChunkFileError, ChunkPool } from '../index/syntax/chunk-pool.js';
@@ -10,7 +10,7 @@ import { chunkFile, type ChunkInput } from '../index/syntax/chunk-file.js';
 import { GrammarSet } from '../index/syntax/grammars.js';
 import { ParseCache } from '../index/syntax/parse-cache.js';
 import { type FileTags, tagFile } from '../index/syntax/tags.js';
-import { CodeGraph } from '../index/graph/code-graph.js';
+import { type BufferSource, CodeGraph } from '../index/graph/code-graph.js';
 import { GraphQueries } from '../index/graph/graph-queries.js';
 import { StructuralPool } from '../structural/structural-pool.js';
 import { StructuralSearch } from '../structural/structural-search.js';
@@ -112,7 +112,17 @@ export class WorkspaceManager {
   symbols(workspace: Workspace): CodeGraph {
     let index = this.symbolIndexes.get(workspace);
     if (!index) {
-      index = new CodeGraph(workspace, this.chunkPool, this.grammars.table, `${workspaceCacheDir(this.config.cacheRoot, workspace.root)}/graph.bin`);
+      const overlay = this.overlay;
+      const buffers: BufferSource = {
+        text: (relative) => overlay.get(`${workspace.root}/${relative}`)?.text,
+        openPaths: () => overlay.openPaths().flatMap((absolute) => toRelative(workspace.root, absolute) ?? []),
+        onChange: (listener) =>
+          overlay.onChange((absolute) => {
+            const relative = toRelative(workspace.root, absolute);
+            if (relative) listener(relative);
+          }),
+      };
+      index = new CodeGraph(workspace, this.chunkPool, this.grammars.table, `${workspaceCacheDir(this.config.cacheRoot, workspace.root)}/graph.bin`, undefined, buffers);
       this.symbolIndexes.set(workspace, index);
     }
     return index;

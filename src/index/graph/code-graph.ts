@@ -1,7 +1,8 @@
 // The code graph of a workspace: the definitions, references and import bindings (tags.scm) of
 // every file of the file set whose language has tag queries, tagged on the syntax workers, packed
 // per file (file-graph.ts), kept fresh from the file set's change events (a changed file is
-// re-tagged and replaces its old part; a removed one is dropped), with two inverted tables by
+// re-tagged and replaces its old part; a removed one is dropped; a file open in an editor is
+// tagged from its unsaved buffer at each change), with two inverted tables by
 // interned name: which files define a name and which reference it. Edges are not stored: a
 // reference is resolved when a query reaches it (resolver.ts), so a change costs one file's
 // re-tagging and never invalidates edges elsewhere. Also answers workspace symbol search by name
@@ -25,6 +26,15 @@ import { symbolScore } from './symbol-search.js';
 
 /** Bump when tags.ts or file-graph.ts change what a part holds: caches made before are re-tagged. */
 const extractionVersion = 1;
+
+/** Unsaved editor buffers of the workspace, by relative path (the daemon's overlay provides them). */
+export interface BufferSource {
+  /** The buffer's text, or undefined when the file is not open. */
+  text(relativePath: string): string | undefined;
+  openPaths(): string[];
+  /** A buffer opened, changed or closed. */
+  onChange(listener: (relativePath: string) => void): { dispose(): void };
+}
 
 /** What the index needs from a workspace (the Workspace class provides it). */
 export interface SymbolSource {
@@ -78,6 +88,7 @@ export class CodeGraph {
   private readonly removedDuringBuild = new Set<string>();
   private flushing: Promise<void> | undefined;
   private readonly subscription: { dispose(): void };
+  private readonly bufferSubscription: { dispose(): void } | undefined;
   private readonly progressListeners = new Set<(done: number, total: number) => void>();
 
 
@@ -89,7 +100,14 @@ export class CodeGraph {
     private readonly cacheFile?: string,
     /** How long after the last change the graph is saved again. */
     private readonly saveDelayMs = 30_000,
+    /** Open editor buffers: a file open in an editor is tagged from its buffer (and not saved as the disk's). */
+    private readonly buffers?: BufferSource,
   ) {
+    this.bufferSubscription = buffers?.onChange((file) => {
+      if (!this.tagged(file) || this.source.hashOf(file) === undefined) return;
+      this.pending.add(file);
+      if (this.built) this.flush();
+    });
     this.modules = new ModuleResolver({
       files: () => this.source.files(),
       read: (file) => {
@@ -140,7 +158,9 @@ export class CodeGraph {
     const started = performance.now();
     let files = this.source.files().filter((file) => this.tagged(file));
     const loaded = await this.load(files);
-    if (loaded > 0) files = files.filter((file) => !this.byPath.has(file));
+    // Files open in an editor are tagged from their buffers, whatever the cache holds.
+    const open = new Set(this.buffers?.openPaths() ?? []);
+    if (loaded > 0 || open.size > 0) files = files.filter((file) => !this.byPath.has(file) || open.has(file));
     let done = 0;
     let next = 0;
     const lane = async (): Promise<void> => {
@@ -251,9 +271,11 @@ export class CodeGraph {
 
   private async tagOne(file: string): Promise<void> {
     // The hash before reading: if the file changes meanwhile, its change event re-tags it.
-    const hash = this.source.hashOf(file);
+    const buffer = this.buffers?.text(file);
+    // A part tagged from a buffer has no disk hash: it is not saved, and a restart re-tags the disk.
+    const hash = buffer === undefined ? this.source.hashOf(file) : undefined;
     try {
-      const tags = await this.pool.tags({ path: file, absolutePath: toAbsolute(this.source.root, file) });
+      const tags = await this.pool.tags(buffer === undefined ? { path: file, absolutePath: toAbsolute(this.source.root, file) } : { path: file, bytes: Buffer.from(buffer, 'utf8') });
       if (this.disposed) return;
       // Removed while it was being tagged: the removal stands.
       if (this.source.hashOf(file) === undefined) {
@@ -262,6 +284,7 @@ export class CodeGraph {
       }
       this.replace(file, packFileTags(tags, this.names, this.kinds));
       if (hash !== undefined) this.hashes.set(file, hash);
+      else this.hashes.delete(file);
     } catch (error) {
       if (this.disposed) return;
       // Vanished or unreadable since the file set saw it: the change event that follows says so.
@@ -456,6 +479,7 @@ export class CodeGraph {
   /** Stops following changes; answers when a last save of unsaved changes is written. */
   dispose(): Promise<void> {
     this.subscription.dispose();
+    this.bufferSubscription?.dispose();
     if (this.dirty && this.built && !this.disposed) void this.save();
     this.disposed = true;
     if (this.saveTimer) clearTimeout(this.saveTimer);
