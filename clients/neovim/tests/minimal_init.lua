@@ -1,0 +1,81 @@
+-- Headless test of fathom.nvim against the real daemon (run by test/clients-neovim.test.ts):
+--   FATHOM_TEST_ROOT=<fixture repo> FATHOM_TEST_NODE=<node> FATHOM_TEST_MAIN=<bin/fathom.js> \
+--   nvim --headless -u clients/neovim/tests/minimal_init.lua
+-- Loads only this plugin, runs the scenarios in order, prints one line per check and exits 0
+-- when every check held (cquit 1 at the first that did not).
+local here = debug.getinfo(1, 'S').source:sub(2):match('(.*)/tests/')
+vim.opt.runtimepath:prepend(here)
+vim.opt.swapfile = false
+vim.cmd('filetype on')
+
+local root = assert(os.getenv('FATHOM_TEST_ROOT'), 'FATHOM_TEST_ROOT')
+local failures = 0
+
+local function check(name, ok, detail)
+  io.stdout:write((ok and 'ok ' or 'FAIL ') .. name .. (ok and '' or (': ' .. vim.inspect(detail))) .. '\n')
+  if not ok then
+    failures = failures + 1
+  end
+end
+
+local function quickfix()
+  local out = {}
+  for _, item in ipairs(vim.fn.getqflist()) do
+    table.insert(out, string.format('%s:%d:%d', vim.fn.fnamemodify(vim.fn.bufname(item.bufnr), ':.'), item.lnum, item.col))
+  end
+  table.sort(out)
+  return out
+end
+
+local ok, err = pcall(function()
+  vim.cmd('cd ' .. root)
+  local fathom = require('fathom')
+  fathom.setup({
+    cmd = { os.getenv('FATHOM_TEST_NODE'), os.getenv('FATHOM_TEST_MAIN'), 'serve', '--stdio' },
+    cmd_env = { FATHOM_CACHE_DIR = os.getenv('FATHOM_CACHE_DIR'), FATHOM_LOG = 'warn' },
+    open_quickfix = false,
+    timeout_ms = 20000,
+  })
+  vim.cmd('edit ' .. root .. '/src/app.ts')
+  vim.cmd('FathomGrep greet\\(')
+  check(':FathomGrep fills the quickfix list', vim.deep_equal(quickfix(), { 'src/app.ts:2:24', 'src/util.ts:1:17' }), quickfix())
+  check('the buffer is attached to the fathom client', #vim.lsp.buf_get_clients(0) == 1, vim.lsp.buf_get_clients(0))
+
+  -- An unsaved edit: the next search sees it (Neovim's LSP sync sends didChange).
+  vim.api.nvim_buf_set_lines(0, -1, -1, false, { 'export const typedNotSaved = greet("later");' })
+  -- Neovim sends didChange after its debounce (150 ms by default in 0.7).
+  vim.wait(3000, function()
+    vim.cmd('FathomGrep typedNotSaved')
+    return #vim.fn.getqflist() > 0
+  end, 200)
+  check('an unsaved buffer is searched', vim.deep_equal(quickfix(), { 'src/app.ts:4:14' }), quickfix())
+  check('nothing was written', not vim.fn.readfile(root .. '/src/app.ts')[4], vim.fn.readfile(root .. '/src/app.ts'))
+
+  vim.cmd('CodeSearch HELLO WORLD')
+  check(':CodeSearch finds words (literal, any case)', vim.deep_equal(quickfix(), { 'src/util.ts:2:9' }), quickfix())
+
+  vim.cmd('StructuralSearch greet($A)')
+  check(':StructuralSearch matches calls, the unsaved one too', vim.deep_equal(quickfix(), { 'src/app.ts:2:24', 'src/app.ts:4:30' }), quickfix())
+
+  vim.cmd('edit ' .. root .. '/src/util.ts')
+  vim.api.nvim_win_set_cursor(0, { 1, 17 })
+  vim.cmd('FathomRefs')
+  check(':FathomRefs lists the references of the symbol under the cursor', vim.deep_equal(quickfix(), { 'src/app.ts:1:10', 'src/app.ts:2:24', 'src/app.ts:4:30' }), quickfix())
+
+  local status = fathom.status()
+  check(':FathomStatus answers the workspace', status ~= nil and status.workspaces[1] ~= nil and status.workspaces[1].root == vim.loop.fs_realpath(root), status)
+  check('the health check loads', type(require('fathom.health').check) == 'function')
+end)
+if not ok then
+  io.stdout:write('FAIL error: ' .. tostring(err) .. '\n')
+  failures = failures + 1
+end
+for _, client in ipairs(vim.lsp.get_active_clients()) do
+  client.stop()
+end
+vim.wait(200)
+if failures > 0 then
+  vim.cmd('cquit 1')
+else
+  vim.cmd('qa!')
+end

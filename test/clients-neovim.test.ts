@@ -1,0 +1,35 @@
+// fathom.nvim in the real Neovim (Debian's 0.7.2 in CI) against the real daemon: headless nvim
+// runs clients/neovim/tests/minimal_init.lua on a fixture repo; every check it prints must hold.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { test } from 'node:test';
+import { gitInit, tempDir, writeFixture } from './helpers/fixture.js';
+import { cliMain } from './helpers/raw-client.js';
+
+const repository = path.resolve(import.meta.dirname, '../..');
+
+test('neovim: :FathomGrep, unsaved buffers, :CodeSearch, :StructuralSearch, :FathomRefs, :FathomStatus', () => {
+  const nvim = spawnSync('nvim', ['--version'], { encoding: 'utf8' });
+  assert.equal(nvim.status, 0, 'Neovim is installed (.ci/run installs Debian\'s neovim)');
+  const root = writeFixture(`
+    //- src/util.ts
+    export function greet(name: string): string {
+    return 'Hello World ' + name;
+    }
+    //- src/app.ts
+    import { greet } from './util';
+    export const message = greet('you');
+  `);
+  gitInit(root);
+  const run = spawnSync('nvim', ['--headless', '-u', path.join(repository, 'clients/neovim/tests/minimal_init.lua')], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...process.env, FATHOM_TEST_ROOT: root, FATHOM_TEST_NODE: process.execPath, FATHOM_TEST_MAIN: cliMain, FATHOM_CACHE_DIR: tempDir('fathom-cache-') },
+  });
+  const output = `${run.stdout}${run.stderr}`;
+  assert.equal(run.status, 0, output);
+  assert.ok(!/FAIL/.test(output), output);
+  assert.equal((output.match(/^ok /gm) ?? []).length, 9, output);
+});
