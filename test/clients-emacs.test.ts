@@ -1,0 +1,42 @@
+// fathom.el in the real Emacs (Debian's emacs-nox 28.2 in CI) against the real daemon: ERT in
+// batch mode on a fixture repo (clients/emacs/fathom-tests.el), and byte-compilation with
+// warnings as errors.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { gitInit, tempDir, writeFixture } from './helpers/fixture.js';
+import { cliMain } from './helpers/raw-client.js';
+
+const clientFolder = path.resolve(import.meta.dirname, '../../clients/emacs');
+
+test('emacs: fathom.el byte-compiles without warnings', () => {
+  const folder = tempDir('fathom-elisp-');
+  fs.copyFileSync(path.join(clientFolder, 'fathom.el'), path.join(folder, 'fathom.el'));
+  const run = spawnSync('emacs', ['--batch', '--eval', '(setq byte-compile-error-on-warn t)', '-f', 'batch-byte-compile', path.join(folder, 'fathom.el')], { encoding: 'utf8', timeout: 120_000 });
+  assert.equal(run.status, 0, `${run.stdout}${run.stderr}`);
+  assert.ok(fs.existsSync(path.join(folder, 'fathom.elc')));
+});
+
+test('emacs: fathom-grep, unsaved buffers, code and structural search, xref, status (ERT)', () => {
+  const root = writeFixture(`
+    //- src/util.ts
+    export function greet(name: string): string {
+    return 'Hello World ' + name;
+    }
+    //- src/app.ts
+    import { greet } from './util';
+    export const message = greet('you');
+  `);
+  gitInit(root);
+  const run = spawnSync('emacs', ['--batch', '-L', clientFolder, '-l', 'ert', '-l', 'fathom', '-l', 'fathom-tests', '-f', 'ert-run-tests-batch-and-exit'], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...process.env, FATHOM_TEST_ROOT: root, FATHOM_TEST_NODE: process.execPath, FATHOM_TEST_MAIN: cliMain, FATHOM_CACHE_DIR: tempDir('fathom-cache-') },
+  });
+  const output = `${run.stdout}${run.stderr}`;
+  assert.equal(run.status, 0, output);
+  assert.match(output, /Ran 5 tests, 5 results as expected/);
+});
