@@ -12,6 +12,7 @@ import { defaultConfig, defaultSocketPath, readPackageVersion } from '../daemon/
 import { Daemon, SocketInUseError } from '../daemon/server.js';
 import { Methods, type CalleesResult, type CallersResult, type DefinitionResult, type ImpactResult, type ReferencesResult, type RelatedSymbol, type WireRange, type ChunksResult, type OutlineResult, type OutlineSymbol, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
 import { connectToDaemon, inProcessDaemon, type Client } from './connect.js';
+import { serveMcp } from './mcp.js';
 import { ProgressBar } from './progress-bar.js';
 
 const usage = `usage: fathom <command> [options]
@@ -40,6 +41,8 @@ commands:
   sg PATTERN [PATH] [--lang L] [-g GLOB]... [--max N] [--rule JSON] [--rewrite T [--apply]]
                                       structural search: code with $X, $_, $$$X metavariables;
                                       --rewrite prints the diff (nothing written), --apply writes it
+  mcp [PATH]                          an MCP server on stdio for agents (tools grep, code_search,
+                                      structural_search, edit_file, references, impact, status)
   edit FILE [--patch DIFF] [--conversation ID]
                                       write FILE (new content on stdin, or a unified diff applied
                                       to it) and print the diagnostics the edit introduced
@@ -555,6 +558,13 @@ async function main(argv: string[]): Promise<number> {
       });
       // 0: written, nothing new; 1: written, new diagnostics; 3: written, diagnostics unknown; 2: error.
       return code;
+    }
+    case 'mcp': {
+      // Nothing but MCP may go to stdout: the agent reads it.
+      await withClient(values, async ({ connection }) =>
+        serveMcp({ connection, defaultRoot: enclosingWorkspace(root), resultsFolder: path.join(defaultConfig().cacheRoot, 'mcp-results'), version: readPackageVersion() }),
+      );
+      return 0;
     }
     case 'stop': {
       const socketPath = typeof values.socket === 'string' ? path.resolve(values.socket) : defaultSocketPath();
