@@ -41,6 +41,9 @@ commands:
   sg PATTERN [PATH] [--lang L] [-g GLOB]... [--max N] [--rule JSON] [--rewrite T [--apply]]
                                       structural search: code with $X, $_, $$$X metavariables;
                                       --rewrite prints the diff (nothing written), --apply writes it
+  diagnostics FILE [--conversation ID]
+                                      the diagnostics of FILE this conversation has not been told
+                                      (for edits made elsewhere; exit codes as edit)
   mcp [PATH]                          an MCP server on stdio for agents (tools grep, code_search,
                                       structural_search, edit_file, references, impact, status)
   edit FILE [--patch DIFF] [--conversation ID]
@@ -55,6 +58,22 @@ options for client commands:
 PATH defaults to the workspace containing the current folder (its git root, else the folder).`;
 
 class UsageError extends Error {}
+
+/** Prints an edit's (or a check's) new diagnostics; answers the exit code: 0 none, 1 some, 3 unknown. */
+function printDiagnostics(result: EditFileResult, json: boolean, what: string): number {
+  const count = result.newDiagnostics.reduce((sum, entry) => sum + entry.diagnostics.length, 0);
+  const code = result.status !== 'ok' ? 3 : count > 0 ? 1 : 0;
+  if (json) {
+    print(result);
+    return code;
+  }
+  const severities = ['', 'error', 'warning', 'info', 'hint'];
+  process.stderr.write(`fathom: ${what}; ${result.status === 'ok' ? `${count} new diagnostic${count === 1 ? '' : 's'}` : `diagnostics unknown: ${result.status}${result.reason ? ` (${result.reason})` : ''}`}${result.crash ? `; ${result.crash}, restarted` : ''}\n`);
+  for (const entry of result.newDiagnostics) {
+    for (const diagnostic of entry.diagnostics) print(`${entry.path}:${diagnostic.range.start.line + 1}:${diagnostic.range.start.character + 1}: ${severities[diagnostic.severity ?? 1] ?? 'error'}: ${diagnostic.message.split('\n')[0]}${diagnostic.code !== undefined ? ` [${diagnostic.source ?? ''}${diagnostic.source ? ' ' : ''}${diagnostic.code}]` : ''}`);
+  }
+  return code;
+}
 
 const graphCommands = { def: Methods.definition, refs: Methods.references, callers: Methods.callers, callees: Methods.callees, impact: Methods.impact } as const;
 
@@ -312,7 +331,7 @@ async function main(argv: string[]): Promise<number> {
   const graphTarget = takesTarget ? rest.shift() : undefined;
   if (takesTarget && graphTarget === undefined) throw new UsageError(`${command} needs a TARGET (FILE:LINE:COL, FILE:LINE or a symbol name)`);
   // chunks, outline and edit take a file, not a workspace: `fathom chunks FILE`.
-  const takesFile = command === 'chunks' || command === 'outline' || command === 'edit';
+  const takesFile = command === 'chunks' || command === 'outline' || command === 'edit' || command === 'diagnostics';
   const file = takesFile ? rest.shift() : undefined;
   if (takesFile && file === undefined) throw new UsageError(`${command} needs a FILE`);
   const [target, ...extra] = rest;
@@ -547,16 +566,20 @@ async function main(argv: string[]): Promise<number> {
           { root: enclosingWorkspace(path.dirname(absolute)), path: absolute, text: newText, conversation: values.conversation ?? `cli:${enclosingWorkspace(path.dirname(absolute))}` },
           true,
         );
-        const count = result.newDiagnostics.reduce((sum, entry) => sum + entry.diagnostics.length, 0);
-        code = result.status !== 'ok' ? 3 : count > 0 ? 1 : 0;
-        if (json) return print(result);
-        const severities = ['', 'error', 'warning', 'info', 'hint'];
-        process.stderr.write(`fathom: ${result.path} written (version ${result.version}); ${result.status === 'ok' ? `${count} new diagnostic${count === 1 ? '' : 's'}` : `diagnostics unknown: ${result.status}${result.reason ? ` (${result.reason})` : ''}`}${result.crash ? `; ${result.crash}, restarted` : ''}\n`);
-        for (const entry of result.newDiagnostics) {
-          for (const diagnostic of entry.diagnostics) print(`${entry.path}:${diagnostic.range.start.line + 1}:${diagnostic.range.start.character + 1}: ${severities[diagnostic.severity ?? 1] ?? 'error'}: ${diagnostic.message.split('\n')[0]}${diagnostic.code !== undefined ? ` [${diagnostic.source ?? ''}${diagnostic.source ? ' ' : ''}${diagnostic.code}]` : ''}`);
-        }
+        code = printDiagnostics(result, json, `${result.path} written (version ${result.version})`);
       });
       // 0: written, nothing new; 1: written, new diagnostics; 3: written, diagnostics unknown; 2: error.
+      return code;
+    }
+    case 'diagnostics': {
+      const absolute = path.resolve(file!);
+      let code = 0;
+      await withClient(values, async ({ connection }) => {
+        const workspaceRoot = enclosingWorkspace(path.dirname(absolute));
+        const result = await request<EditFileResult>(connection, Methods.newDiagnostics, { root: workspaceRoot, path: absolute, conversation: values.conversation ?? `cli:${workspaceRoot}` }, true);
+        code = printDiagnostics(result, json, result.path);
+      });
+      // As edit: 0 nothing new, 1 new diagnostics, 3 unknown, 2 error.
       return code;
     }
     case 'mcp': {
