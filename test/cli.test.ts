@@ -162,3 +162,30 @@ test('cli: def, refs, callers, callees and impact take a position, a line or a n
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--depth takes a whole number/);
 });
+
+test('cli: attach joins an editor\'s stdio to the one daemon on the socket (started on first use)', async () => {
+  const { RawClient, socketPathIn, spawnCli } = await import('./helpers/raw-client.js');
+  const socket = socketPathIn();
+  const env = { FATHOM_CACHE_DIR: tempDir('fathom-cache-') };
+  const root = repo();
+  const first = spawnCli(['attach', '--socket', socket], env);
+  const second = spawnCli(['attach', '--socket', socket], env);
+  try {
+    const pids: number[] = [];
+    for (const attached of [first, second]) {
+      const client = new RawClient(attached.child.stdout, attached.child.stdin);
+      await client.result('initialize', { processId: process.pid, rootUri: `file://${root}`, capabilities: {} });
+      const status = await client.result<{ daemon: { pid: number; clients: number } }>('fathom/status', {});
+      pids.push(status.daemon.pid);
+      assert.ok(status.daemon.pid !== attached.child.pid, 'the daemon is its own process');
+    }
+    assert.equal(pids[0], pids[1], 'both editors share one daemon');
+    const client = new RawClient(second.child.stdout, second.child.stdin);
+    client.notify('exit', {});
+    assert.equal(await second.exited, 0, 'the editor\'s exit ends only its attach');
+  } finally {
+    first.child.kill();
+    second.child.kill();
+    fathom(['stop', '--socket', socket], env);
+  }
+});

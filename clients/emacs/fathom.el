@@ -36,7 +36,8 @@
   :prefix "fathom-")
 
 (defcustom fathom-command '("fathom" "serve" "--stdio")
-  "The command that runs the daemon, speaking LSP-framed JSON-RPC on stdio."
+  "The command that runs the daemon, speaking LSP-framed JSON-RPC on stdio.
+\='(\"fathom\" \"attach\") shares the user's one daemon on its socket."
   :type '(repeat string)
   :group 'fathom)
 

@@ -69,6 +69,30 @@ export async function connectToDaemon(socketPath: string, options: { autoStart: 
   };
 }
 
+/**
+ * `fathom attach`: this process's stdin and stdout joined to the user's daemon socket (started
+ * when none answers), byte for byte: an editor that can only spawn a command (`vim.lsp`,
+ * jsonrpc.el) shares the one daemon instead of starting its own. Resolves when either side ends.
+ */
+export async function attachStdio(socketPath: string): Promise<void> {
+  let socket: net.Socket;
+  try {
+    socket = await connectSocket(socketPath);
+  } catch {
+    await startDaemon(socketPath, defaultConfig());
+    socket = await connectSocket(socketPath);
+  }
+  await new Promise<void>((resolve) => {
+    process.stdin.pipe(socket);
+    socket.pipe(process.stdout);
+    socket.once('close', () => resolve());
+    socket.once('error', () => resolve());
+    process.stdin.once('end', () => socket.end());
+  });
+  process.stdin.unpipe(socket);
+  process.stdin.destroy();
+}
+
 /** A daemon in this process, for --no-daemon: the caches it writes serve later daemons too. */
 export function inProcessDaemon(config: DaemonConfig): Client {
   const daemon = new Daemon(config);

@@ -11,7 +11,7 @@ import { log } from '../base/logger.js';
 import { defaultConfig, defaultSocketPath, readPackageVersion } from '../daemon/config.js';
 import { Daemon, SocketInUseError } from '../daemon/server.js';
 import { Methods, type CalleesResult, type CallersResult, type DefinitionResult, type ImpactResult, type ReferencesResult, type RelatedSymbol, type WireRange, type ChunksResult, type OutlineResult, type OutlineSymbol, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
-import { connectToDaemon, inProcessDaemon, type Client } from './connect.js';
+import { attachStdio, connectToDaemon, inProcessDaemon, type Client } from './connect.js';
 import { serveMcp } from './mcp.js';
 import { ProgressBar } from './progress-bar.js';
 
@@ -20,6 +20,8 @@ const usage = `usage: fathom <command> [options]
 commands:
   serve [--stdio] [--socket PATH]     run the daemon (default: on the user's socket)
         [--max-file-bytes N] [--reconcile-seconds N]
+  attach [--socket PATH]              join stdin/stdout to the user's daemon (started if needed):
+                                      an editor's LSP command that shares the one daemon
   index [PATH] [--no-wait]            index or refresh a workspace, waiting with a progress bar
   status [PATH] [--all]               a workspace's file set, skipped files, index states, lag
   files [PATH] [--glob G]... [--limit N]   the file set, one path per line
@@ -582,6 +584,10 @@ async function main(argv: string[]): Promise<number> {
       // As edit: 0 nothing new, 1 new diagnostics, 3 unknown, 2 error.
       return code;
     }
+    case 'attach':
+      // Nothing but the daemon's frames may go to stdout.
+      await attachStdio(typeof values.socket === 'string' ? path.resolve(values.socket) : defaultSocketPath());
+      return 0;
     case 'mcp': {
       // Nothing but MCP may go to stdout: the agent reads it.
       await withClient(values, async ({ connection }) =>

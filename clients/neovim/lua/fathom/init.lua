@@ -8,7 +8,8 @@ local M = {}
 
 -- Defaults; setup(opts) merges over them.
 M.defaults = {
-  -- How to run the daemon: Neovim speaks LSP to it over stdio.
+  -- How to run the daemon: Neovim speaks LSP to it over stdio. { 'fathom', 'attach' } shares
+  -- the user's one daemon on its socket (started when none runs) instead of one per Neovim.
   cmd = { 'fathom', 'serve', '--stdio' },
   -- Extra environment for the daemon (e.g. { FATHOM_CACHE_DIR = '/tmp/fathom' }).
   cmd_env = nil,
