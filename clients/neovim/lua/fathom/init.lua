@@ -32,6 +32,16 @@ M.config = vim.deepcopy(M.defaults)
 -- root -> client id
 local clients = {}
 
+-- Neovim 0.11 made a client's functions methods (client:request_sync(...)); 0.7 to 0.10 have
+-- plain function fields (client.request_sync(...)).
+local methods = vim.fn.has('nvim-0.11') == 1
+local function client_call(client, name, ...)
+  if methods then
+    return client[name](client, ...)
+  end
+  return client[name](...)
+end
+
 local function notify(message, level)
   vim.notify('fathom: ' .. message, level or vim.log.levels.INFO)
 end
@@ -64,7 +74,7 @@ function M.client_for(root)
   local id = clients[root]
   if id then
     local client = vim.lsp.get_client_by_id(id)
-    if client and not client.is_stopped() then
+    if client and not client_call(client, 'is_stopped') then
       return client
     end
   end
@@ -105,7 +115,7 @@ function M.request(method, params, bufnr)
     return nil, 'no client'
   end
   params = vim.tbl_extend('keep', params or {}, { root = root })
-  local response, err = client.request_sync(method, params, M.config.timeout_ms, bufnr)
+  local response, err = client_call(client, 'request_sync', method, params, M.config.timeout_ms, bufnr)
   if not response then
     return nil, err or 'no answer (timeout: the first index of a large tree may still be running; try again)'
   end
