@@ -6,7 +6,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { gitInit, tempDir, writeFixture } from './helpers/fixture.js';
+import { editorFixture } from './helpers/editor-fixture.js';
+import { tempDir } from './helpers/fixture.js';
 import { cliMain } from './helpers/raw-client.js';
 
 const clientFolder = path.resolve(import.meta.dirname, '../../clients/emacs');
@@ -20,16 +21,7 @@ test('emacs: fathom.el byte-compiles without warnings', () => {
 });
 
 test('emacs: fathom-grep, unsaved buffers, code and structural search, xref, status (ERT)', () => {
-  const root = writeFixture(`
-    //- src/util.ts
-    export function greet(name: string): string {
-    return 'Hello World ' + name;
-    }
-    //- src/app.ts
-    import { greet } from './util';
-    export const message = greet('you');
-  `);
-  gitInit(root);
+  const root = editorFixture();
   const run = spawnSync('emacs', ['--batch', '-L', clientFolder, '-l', 'ert', '-l', 'fathom', '-l', 'fathom-tests', '-f', 'ert-run-tests-batch-and-exit'], {
     cwd: root,
     encoding: 'utf8',

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { test } from 'node:test';
-import { gitInit, tempDir, writeFixture } from './helpers/fixture.js';
+import { editorFixture } from './helpers/editor-fixture.js';
+import { tempDir } from './helpers/fixture.js';
 import { cliMain } from './helpers/raw-client.js';
 
 const repository = path.resolve(import.meta.dirname, '../..');
@@ -12,16 +13,7 @@ const repository = path.resolve(import.meta.dirname, '../..');
 test('neovim: :FathomGrep, unsaved buffers, :CodeSearch, :StructuralSearch, :FathomRefs, :FathomStatus', () => {
   const nvim = spawnSync('nvim', ['--version'], { encoding: 'utf8' });
   assert.equal(nvim.status, 0, 'Neovim is installed (.ci/run installs Debian\'s neovim)');
-  const root = writeFixture(`
-    //- src/util.ts
-    export function greet(name: string): string {
-    return 'Hello World ' + name;
-    }
-    //- src/app.ts
-    import { greet } from './util';
-    export const message = greet('you');
-  `);
-  gitInit(root);
+  const root = editorFixture();
   const run = spawnSync('nvim', ['--headless', '-u', path.join(repository, 'clients/neovim/tests/minimal_init.lua')], {
     cwd: root,
     encoding: 'utf8',

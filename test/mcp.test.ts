@@ -8,24 +8,16 @@ import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createPatch } from 'diff';
-import { gitInit, tempDir, writeFixture } from './helpers/fixture.js';
+import { editorFixture } from './helpers/editor-fixture.js';
+import { tempDir } from './helpers/fixture.js';
 import { cliMain } from './helpers/raw-client.js';
 
 let root: string;
 let client: Client;
 
 before(async () => {
-  root = writeFixture(`
-    //- src/util.ts
-    export function greet(name: string): string {
-    return 'Hello World ' + name;
-    }
-    //- src/app.ts
-    import { greet } from './util';
-    export const message = greet('you');
-  `);
+  root = editorFixture();
   fs.writeFileSync(path.join(root, 'notes.txt'), Array.from({ length: 200 }, (_, index) => `needle ${index}`).join('\n') + '\n');
-  gitInit(root);
   const environment: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined) environment[name] = value;
   const transport = new StdioClientTransport({

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { isVanished } from './errors.js';
+import { breathe } from './event-loop.js';
 
 const headerBytes = 8 + 4 + 32;
 
@@ -62,9 +63,6 @@ export function writeFileAtomic(file: string, bytes: Uint8Array): void {
     fs.closeSync(folderHandle);
   }
 }
-
-/** Lets other work run (an await between pieces of a long write or read). */
-const breathe = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * The same container written piece by piece without holding the event loop: a payload made of
@@ -191,5 +189,3 @@ export async function readCheckedRecords(file: string, magic: string, version: n
   if (!hash.digest().equals(bytes.subarray(12, headerBytes))) return { status: 'corrupt', reason: 'checksum mismatch' };
   return { status: 'valid', records };
 }
-
-export { breathe };

@@ -6,7 +6,7 @@ import type { CancellationToken } from 'vscode-jsonrpc/node';
 import { FathomError } from '../base/errors.js';
 import type { CodeGraph } from '../index/graph/code-graph.js';
 import { definitionWithin } from '../index/graph/file-graph.js';
-import type { GraphQueries, Place, RelatedSymbol, ReferenceSite } from '../index/graph/graph-queries.js';
+import type { GraphQueries, RelatedSymbol, ReferenceSite } from '../index/graph/graph-queries.js';
 import type { Confidence, Target } from '../index/graph/resolver.js';
 import type { SymbolDefinition } from '../index/syntax/tags.js';
 import { Methods, type CalleesResult, type CallersResult, type DefinitionResult, type GraphSymbol, type ImpactResult, type ProgressToken, type ReferencesResult } from '../protocol/methods.js';
@@ -252,4 +252,3 @@ function order(entries: RelatedSymbol[]): RelatedSymbol[] {
   return entries.sort((a, b) => a.distance - b.distance || strength[b.confidence] - strength[a.confidence] || b.sites.length - a.sites.length || (a.path < b.path ? -1 : a.path > b.path ? 1 : (a.place?.index ?? -1) - (b.place?.index ?? -1)));
 }
 
-export type { Place };

@@ -6,7 +6,8 @@
 // interned name: which files define a name and which reference it. Edges are not stored: a
 // reference is resolved when a query reaches it (resolver.ts), so a change costs one file's
 // re-tagging and never invalidates edges elsewhere. Also answers workspace symbol search by name
-// (symbol-search.ts). In memory, rebuilt when the daemon starts.
+// (symbol-search.ts). Persisted as graph.bin (graph-store.ts): a restart re-tags only the files
+// whose content hash changed since.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import type { CancellationSignal } from '../../base/cancellation.js';

@@ -6,7 +6,7 @@
 // through several edges keeps the weakest.
 import type { CancellationSignal } from '../../base/cancellation.js';
 import { neverCancelled, throwIfCancelled } from '../../base/cancellation.js';
-import { breathe } from '../../base/checked-file.js';
+import { breathe } from '../../base/event-loop.js';
 import type { CodeGraph } from './code-graph.js';
 import { type FileGraph, definitionWithin, positionInDefinition } from './file-graph.js';
 import { languageFamily } from './module-resolver.js';

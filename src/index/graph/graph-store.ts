@@ -10,7 +10,8 @@
 // bytes), language, arrays (the 12 typed arrays as bytes), imports as [source, name, local,
 // reexport (0/1), line] }. Versions: 1 = one msgpack payload (not read any more), 2 = records.
 import { Packr } from 'msgpackr';
-import { CheckedFileWriter, breathe, readCheckedRecords } from '../../base/checked-file.js';
+import { CheckedFileWriter, readCheckedRecords } from '../../base/checked-file.js';
+import { breathe } from '../../base/event-loop.js';
 import type { ImportBinding } from '../syntax/tags.js';
 import type { FileGraph } from './file-graph.js';
 

@@ -125,6 +125,15 @@ function M.request(method, params, bufnr)
   return response.result, nil
 end
 
+--- A request whose failure is told to the user; the result, or nil.
+local function ask(method, params)
+  local result, err = M.request(method, params)
+  if not result then
+    notify(err, vim.log.levels.ERROR)
+  end
+  return result
+end
+
 local function to_quickfix(title, root, items)
   local list = {}
   for index, item in ipairs(items) do
@@ -142,9 +151,8 @@ end
 
 --- :FathomGrep {regex}: the regex index (fresh to unsaved buffers) into the quickfix list.
 function M.grep(pattern, options)
-  local result, err = M.request('fathom/grep', vim.tbl_extend('keep', options or {}, { pattern = pattern, maxResults = M.config.max_results }))
+  local result = ask('fathom/grep', vim.tbl_extend('keep', options or {}, { pattern = pattern, maxResults = M.config.max_results }))
   if not result then
-    notify(err, vim.log.levels.ERROR)
     return 0
   end
   local items = {}
@@ -171,9 +179,8 @@ function M.structural_search(pattern, language)
     notify('no language: open a file of that language, or :StructuralSearch in one', vim.log.levels.ERROR)
     return 0
   end
-  local result, err = M.request('fathom/structuralSearch', { pattern = pattern, language = language, maxResults = M.config.max_results })
+  local result = ask('fathom/structuralSearch', { pattern = pattern, language = language, maxResults = M.config.max_results })
   if not result then
-    notify(err, vim.log.levels.ERROR)
     return 0
   end
   local items = {}
@@ -197,9 +204,8 @@ end
 
 --- :FathomRefs: every reference to the symbol under the cursor (the code graph), with how sure each is.
 function M.references()
-  local result, err = M.request('fathom/references', cursor_params())
+  local result = ask('fathom/references', cursor_params())
   if not result then
-    notify(err, vim.log.levels.ERROR)
     return 0
   end
   local items = {}
@@ -212,9 +218,8 @@ end
 
 --- :FathomImpact [depth]: what depends on the definition under the cursor, nearest first.
 function M.impact(depth)
-  local result, err = M.request('fathom/impact', vim.tbl_extend('force', cursor_params(), { depth = depth or 3 }))
+  local result = ask('fathom/impact', vim.tbl_extend('force', cursor_params(), { depth = depth or 3 }))
   if not result then
-    notify(err, vim.log.levels.ERROR)
     return 0
   end
   local items = {}
@@ -229,9 +234,8 @@ end
 
 --- :FathomStatus: the workspace's file set and indexes, in a message.
 function M.status()
-  local result, err = M.request('fathom/status', {})
+  local result = ask('fathom/status', {})
   if not result then
-    notify(err, vim.log.levels.ERROR)
     return nil
   end
   local lines = {}
