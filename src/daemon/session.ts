@@ -577,7 +577,10 @@ export class Session {
     readyGraph: async (workspace, token, progressToken, path) => {
       const graph = await this.readySymbols(workspace, token, progressToken);
       if (path !== undefined) this.services.workspaces.requireInFileSet(workspace, path);
-      return { graph, queries: this.services.workspaces.graphQueries(workspace) };
+      const queries = this.services.workspaces.graphQueries(workspace);
+      // The first question starts the warm-up of the rest (in slices; later questions are faster).
+      void queries.warm().catch(() => undefined);
+      return { graph, queries };
     },
   });
 

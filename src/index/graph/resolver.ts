@@ -72,6 +72,12 @@ export class Resolver {
     return this.modulesAt(file, file.imports.indexOf(binding));
   }
 
+  /** Builds a part's caches ahead of questions (its definitions by name, where its imports point). */
+  prepare(file: FileGraph): void {
+    this.named(file, 0);
+    for (let at = 0; at < file.imports.length; at++) this.modulesAt(file, at);
+  }
+
   /** The indexes of a file's definitions with this name: a binary search in the part's definitions ordered by name (made on first use, 4 bytes a definition). */
   private named(file: FileGraph, name: number): number[] {
     const names = file.definitionNames;
