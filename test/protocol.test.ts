@@ -317,6 +317,7 @@ describe('stdio daemon', () => {
     assert.deepEqual(references.references.map((reference) => `${reference.path}:${reference.range.start.line}:${reference.range.start.column} ${reference.kind} ${reference.container.join('.')} | ${reference.text}`), [
       'src/lib.ts:1:17 declaration  | export function area(r: number): number {',
       "src/use.ts:1:10 import  | import { area as size } from './lib';",
+      "src/use.ts:1:18 import  | import { area as size } from './lib';",
       'src/use.ts:3:17 call report | return String(size(2));',
     ]);
     const callers = await client.result<CallersResult>('fathom/callers', { root, path: 'src/lib.ts', position: { line: 5, column: 10 }, depth: 2 });
@@ -332,7 +333,7 @@ describe('stdio daemon', () => {
     const lspDefinition = await client.result<Array<{ uri: string; range: { start: { line: number; character: number } } }>>('textDocument/definition', { textDocument: { uri: useUri }, position: { line: 2, character: 16 } });
     assert.deepEqual(lspDefinition.map((location) => [location.uri, location.range.start]), [[pathToFileURL(path.join(root, 'src/lib.ts')).href, { line: 0, character: 16 }]]);
     const lspReferences = await client.result<Array<{ uri: string; range: { start: { line: number } } }>>('textDocument/references', { textDocument: { uri: useUri }, position: { line: 2, character: 16 }, context: { includeDeclaration: false } });
-    assert.deepEqual(lspReferences.map((location) => [path.basename(location.uri), location.range.start.line]), [['use.ts', 0], ['use.ts', 2]]);
+    assert.deepEqual(lspReferences.map((location) => [path.basename(location.uri), location.range.start.line]), [['use.ts', 0], ['use.ts', 0], ['use.ts', 2]]);
     const nothing = await client.result<DefinitionResult>('fathom/definition', { root, path: 'src/use.ts', position: { line: 2, column: 1 } });
     assert.deepEqual(nothing.definitions, []);
     // An unsaved buffer: positions are the buffer's, at the next question.

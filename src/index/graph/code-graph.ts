@@ -26,7 +26,7 @@ import { loadGraph, saveGraph } from './graph-store.js';
 import { symbolScore } from './symbol-search.js';
 
 /** Bump when tags.ts or file-graph.ts change what a part holds: caches made before are re-tagged. */
-const extractionVersion = 1;
+const extractionVersion = 2;
 
 /** Unsaved editor buffers of the workspace, by relative path (the daemon's overlay provides them). */
 export interface BufferSource {

@@ -155,6 +155,11 @@ export function extractTags(root: Node, query: Query, path: string, language: st
       if (named && named.text.length > 0 && named.text.length <= 200) {
         references.push({ reference: { name: named.text, kind: 'import', start: position(named.startPosition), end: position(named.endPosition), receiver: '', enclosing: -1, binding }, startIndex: named.startIndex });
       }
+      // JavaScript and TypeScript count the local name of `a as b` as a reference to `a` too
+      // (typescript-language-server reports it; Python's tools do not).
+      if (importName && alias && alias.text !== importName.text && alias.text.length <= 200 && (alias.parent?.type === 'import_specifier' || alias.parent?.type === 'export_specifier')) {
+        references.push({ reference: { name: alias.text, kind: 'import', start: position(alias.startPosition), end: position(alias.endPosition), receiver: '', enclosing: -1, binding }, startIndex: alias.startIndex });
+      }
       continue;
     }
     if (!tagged || !nameNode) continue;
