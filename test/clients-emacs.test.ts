@@ -6,9 +6,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { editorFixture } from './helpers/editor-fixture.js';
+import { editorFixture, editorTestEnvironment } from './helpers/editor-fixture.js';
 import { tempDir } from './helpers/fixture.js';
-import { cliMain } from './helpers/raw-client.js';
 
 const clientFolder = path.resolve(import.meta.dirname, '../../clients/emacs');
 
@@ -26,7 +25,7 @@ test('emacs: fathom-grep, unsaved buffers, code and structural search, xref, sta
     cwd: root,
     encoding: 'utf8',
     timeout: 120_000,
-    env: { ...process.env, FATHOM_TEST_ROOT: root, FATHOM_TEST_NODE: process.execPath, FATHOM_TEST_MAIN: cliMain, FATHOM_CACHE_DIR: tempDir('fathom-cache-') },
+    env: editorTestEnvironment(root),
   });
   const output = `${run.stdout}${run.stderr}`;
   assert.equal(run.status, 0, output);

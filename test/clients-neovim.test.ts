@@ -4,9 +4,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { test } from 'node:test';
-import { editorFixture } from './helpers/editor-fixture.js';
-import { tempDir } from './helpers/fixture.js';
-import { cliMain } from './helpers/raw-client.js';
+import { editorFixture, editorTestEnvironment } from './helpers/editor-fixture.js';
 
 const repository = path.resolve(import.meta.dirname, '../..');
 
@@ -18,7 +16,7 @@ test('neovim: :FathomGrep, unsaved buffers, :CodeSearch, :StructuralSearch, :Fat
     cwd: root,
     encoding: 'utf8',
     timeout: 120_000,
-    env: { ...process.env, FATHOM_TEST_ROOT: root, FATHOM_TEST_NODE: process.execPath, FATHOM_TEST_MAIN: cliMain, FATHOM_CACHE_DIR: tempDir('fathom-cache-') },
+    env: editorTestEnvironment(root),
   });
   const output = `${run.stdout}${run.stderr}`;
   assert.equal(run.status, 0, output);
