@@ -6,12 +6,15 @@
 #   linux-git   a copy of linux committed to git (for `git status`), Debian's root .gitignore removed
 #   django      Debian's python3-django package sources
 #   typescript  the typescript 5.9.3 npm package, unpacked
+#   werkzeug, jinja2   Debian's python3-werkzeug / python3-jinja2 sources (retrieval evaluation)
+#   zod         the src/ folder of the zod 3.25.76 npm package (retrieval evaluation)
 set -euo pipefail
 
 DIR=${FATHOM_BENCH_DIR:-/tmp/fathom-bench}
 KERNEL_TARBALL=/usr/src/linux-source-6.1.tar.xz
 DJANGO_SOURCE=/usr/lib/python3/dist-packages/django
 TYPESCRIPT_VERSION=5.9.3
+ZOD_VERSION=3.25.76
 
 log() { printf '[corpora] %s\n' "$*" >&2; }
 
@@ -21,7 +24,7 @@ is_installed() {
 
 install_packages() {
   local missing=()
-  for package in linux-source-6.1 python3-django ripgrep universal-ctags; do
+  for package in linux-source-6.1 python3-django python3-werkzeug python3-jinja2 ripgrep universal-ctags; do
     is_installed "$package" || missing+=("$package")
   done
   if ((${#missing[@]} == 0)); then return; fi
@@ -59,6 +62,22 @@ build_typescript() {
   rm "$1/$tarball"
 }
 
+# A Debian Python package's sources without the bytecode caches.
+copy_python_package() {
+  cp -a "/usr/lib/python3/dist-packages/$1/." "$2"
+  find "$2" -name __pycache__ -type d -prune -exec rm -rf {} +
+}
+
+build_werkzeug() { copy_python_package werkzeug "$1"; }
+build_jinja2() { copy_python_package jinja2 "$1"; }
+
+build_zod() {
+  local tarball
+  tarball=$(cd "$1" && npm pack --silent "zod@$ZOD_VERSION")
+  tar -xzf "$1/$tarball" -C "$1" --strip-components=2 package/src
+  rm "$1/$tarball"
+}
+
 build_linux_git() {
   cp -a "$DIR/linux/." "$1"
   # Debian's root .gitignore ends in `/*` (ignore everything): inside git the tree would look empty.
@@ -76,6 +95,9 @@ main() {
   build_corpus django build_django
   build_corpus typescript build_typescript
   build_corpus linux-git build_linux_git
+  build_corpus werkzeug build_werkzeug
+  build_corpus jinja2 build_jinja2
+  build_corpus zod build_zod
   log "ready in $DIR"
 }
 

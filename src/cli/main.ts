@@ -10,7 +10,7 @@ import { errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { defaultConfig, defaultSocketPath, readPackageVersion } from '../daemon/config.js';
 import { Daemon, SocketInUseError } from '../daemon/server.js';
-import { Methods, type CalleesResult, type CallersResult, type DefinitionResult, type ImpactResult, type ReferencesResult, type RelatedSymbol, type WireRange, type ChunksResult, type OutlineResult, type OutlineSymbol, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
+import { Methods, type CalleesResult, type CodeSearchResult, type CallersResult, type DefinitionResult, type ImpactResult, type ReferencesResult, type RelatedSymbol, type WireRange, type ChunksResult, type OutlineResult, type OutlineSymbol, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
 import { attachStdio, connectToDaemon, inProcessDaemon, type Client } from './connect.js';
 import { serveMcp } from './mcp.js';
 import { ProgressBar } from './progress-bar.js';
@@ -26,6 +26,11 @@ commands:
   status [PATH] [--all]               a workspace's file set, skipped files, index states, lag
   files [PATH] [--glob G]... [--limit N]   the file set, one path per line
   merkle [PATH] [--path P]            the Merkle root hash, or a path's subtree hashes
+  search QUERY [PATH] [--mode M] [-g GLOB]... [-t LANG]... [--max N] [-i]
+                                      code search: words ranked over whole chunks, an identifier's
+                                      definitions then uses, a regex, or code as written (--mode
+                                      auto|lexical|regex|literal; semantic|hybrid need a model);
+                                      --json: one JSON object per hit
   grep PATTERN [PATH] [-F] [-i] [-w] [-U] [-g GLOB]... [-t LANG]... [-A N] [-B N] [-C N] [--max N]
                                       regex search through the index, ripgrep's output and flags
   chunks FILE [--budget N] [--no-text] the syntax-aware chunks of a file with their context headers
@@ -200,6 +205,10 @@ function describe(status: WorkspaceStatus): string {
     `  watcher  ${status.watcher.state}, ${status.watcher.folders} folders${status.watcher.problem ? ` (${status.watcher.problem})` : ''}`,
     `  lag      ${status.lag.pendingChanges} pending${status.lag.lastChangeAppliedAt ? `, last change applied ${status.lag.lastChangeAppliedAt}` : ''}`,
   ];
+  if (status.search) {
+    const ranking = status.search.ranking;
+    lines.push(`  search   ranking ${ranking.state}${ranking.state === 'ready' ? `: ${ranking.files} files, ${ranking.chunks} chunks, ${ranking.lagFiles} behind` : ''}; semantic ${status.search.semantic.state}${status.search.semantic.reason ? ` (${status.search.semantic.reason})` : ''}`);
+  }
   if (status.lastScan) lines.push(`  scan     ${status.lastScan.kind} at ${status.lastScan.at}: ${status.lastScan.durationMs} ms, ${status.lastScan.hashed} hashed, ${status.lastScan.reused} reused`);
   if (status.error) lines.push(`  error    ${status.error}`);
   return lines.join('\n');
@@ -308,6 +317,7 @@ async function main(argv: string[]): Promise<number> {
       context: { type: 'string', short: 'C' },
       type: { type: 'string', short: 't', multiple: true },
       lang: { type: 'string', short: 'l' },
+      mode: { type: 'string' },
       rule: { type: 'string' },
       rewrite: { type: 'string' },
       apply: { type: 'boolean' },
@@ -325,9 +335,9 @@ async function main(argv: string[]): Promise<number> {
   if (values.version) return print(readPackageVersion()), 0;
   if (values.help || !command) return print(usage), command || values.help ? 0 : 2;
   // grep, sg and symbols take their pattern first: `fathom grep PATTERN [PATH]`.
-  const takesPattern = command === 'grep' || command === 'symbols' || (command === 'sg' && values.rule === undefined);
+  const takesPattern = command === 'grep' || command === 'symbols' || command === 'search' || (command === 'sg' && values.rule === undefined);
   const pattern = takesPattern ? rest.shift() : undefined;
-  if (takesPattern && pattern === undefined) throw new UsageError(`${command} needs a ${command === 'symbols' ? 'QUERY' : 'PATTERN'}`);
+  if (takesPattern && pattern === undefined) throw new UsageError(`${command} needs a ${command === 'symbols' || command === 'search' ? 'QUERY' : 'PATTERN'}`);
   // The graph commands take a target first: FILE:LINE:COL, FILE:LINE or a symbol name.
   const takesTarget = command !== undefined && Object.hasOwn(graphCommands, command);
   const graphTarget = takesTarget ? rest.shift() : undefined;
@@ -420,6 +430,51 @@ async function main(argv: string[]): Promise<number> {
       });
       // Like grep and ripgrep: exit 1 when nothing matched.
       return matched ? 0 : 1;
+    }
+    case 'search': {
+      // PATH narrows the search inside its workspace, as for grep.
+      const workspaceRoot = enclosingWorkspace(root);
+      const within = path.relative(workspaceRoot, root).split(path.sep).join('/');
+      const globs = [...(values['glob-filter'] ?? []), ...(within ? [`${within}/**`, within] : [])];
+      const max = values.max === undefined ? undefined : Number(values.max);
+      if (max !== undefined && !(Number.isInteger(max) && max >= 1)) throw new UsageError('--max takes a whole number ≥ 1');
+      let found = false;
+      await withClient(values, async ({ connection }) => {
+        const result = await request<CodeSearchResult>(
+          connection,
+          Methods.codeSearch,
+          {
+            root: workspaceRoot,
+            query: pattern,
+            ...(values.mode === undefined ? {} : { mode: values.mode }),
+            ...(globs.length > 0 ? { glob: globs } : {}),
+            ...(values.type ? { languages: values.type } : {}),
+            ...(max === undefined ? {} : { maxResults: max }),
+            ...(values['ignore-case'] ? { ignoreCase: true } : {}),
+            // The CLI prints every hit itself: never a result file.
+            maxInlineBytes: 0,
+          },
+          true,
+        );
+        found = result.hits.length > 0;
+        if (json) {
+          if (found) process.stdout.write(`${result.hits.map((hit) => JSON.stringify(hit)).join('\n')}\n`);
+          return;
+        }
+        process.stderr.write(`fathom: ${result.route} search (${result.reason}): ${result.total} hit${result.total === 1 ? '' : 's'}${result.truncated ? ', more with --max' : ''}\n`);
+        const out: string[] = [];
+        for (const hit of result.hits) {
+          if (hit.column !== undefined && hit.start === hit.end) {
+            out.push(`${hit.path}:${hit.start}:${hit.column}:${hit.snippet}`);
+            continue;
+          }
+          const what = hit.symbol ? `${hit.symbol.kind} ${[...hit.symbol.container, hit.symbol.name].join('.')}` : `score ${hit.score}${hit.matched ? `  (${hit.matched.join(' ')})` : ''}`;
+          out.push(`${hit.path}:${hit.start}-${hit.end}  ${what}`);
+          hit.snippet.split('\n').forEach((line, at) => out.push(`  ${String(hit.snippetStart + at).padStart(5)}  ${line}`));
+        }
+        if (out.length > 0) process.stdout.write(`${out.join('\n')}\n`);
+      });
+      return found ? 0 : 1;
     }
     case 'sg': {
       // PATH (a file or folder) narrows the search inside its workspace, as for grep.

@@ -12,6 +12,7 @@ import { Methods, type ChunksResult, type OutlineResult, type SymbolsResult, typ
 import { globFilter } from '../index/lexical/lexical-index.js';
 import { outlineOf } from '../index/graph/outline.js';
 import { GraphRequests } from './graph-requests.js';
+import { SearchRequests, semanticOffReason } from './search-requests.js';
 import type { CandidateSource, StructuralRequest } from '../structural/structural-search.js';
 import { planRewrite } from '../structural/rewrite-planner.js';
 import type { EditAnswer } from '../lsp/diagnostics-service.js';
@@ -109,6 +110,7 @@ export class Session {
       [Methods.files]: (params, token) => this.files(params, token),
       [Methods.merkle]: (params, token) => this.merkle(params, token),
       [Methods.grep]: (params, token) => this.grep(params, token),
+      [Methods.codeSearch]: (params, token) => this.search.codeSearch(params, token),
       [Methods.chunks]: (params, token) => this.chunks(params, token),
       [Methods.symbols]: (params, token) => this.symbols(params, token),
       [Methods.outline]: (params, token) => this.outline(params, token),
@@ -281,13 +283,18 @@ export class Session {
     const workspaces = this.services.workspaces;
     let statuses: WorkspaceStatus[];
     if (rootParam === undefined) {
-      statuses = workspaces.all().map((workspace) => ({ ...toWireStatus(workspace.status(), workspaces.indexStates(workspace)), languageServers: workspaces.languageServerStates(workspace) }));
+      statuses = workspaces.all().map((workspace) => this.fullStatus(workspace));
     } else {
       const root = workspaces.resolveRoot(rootParam);
       const workspace = workspaces.get(root);
-      statuses = [workspace ? { ...toWireStatus(workspace.status(), workspaces.indexStates(workspace)), languageServers: workspaces.languageServerStates(workspace) } : absentStatus(root)];
+      statuses = [workspace ? this.fullStatus(workspace) : absentStatus(root)];
     }
     return { daemon: this.services.daemonInfo(), workspaces: statuses };
+  }
+
+  private fullStatus(workspace: Workspace): WorkspaceStatus {
+    const workspaces = this.services.workspaces;
+    return { ...toWireStatus(workspace.status(), workspaces.indexStates(workspace)), search: workspaces.searchStatus(workspace, semanticOffReason), languageServers: workspaces.languageServerStates(workspace) };
   }
 
   private async index(raw: unknown, token: CancellationToken): Promise<WorkspaceStatus> {
@@ -337,14 +344,37 @@ export class Session {
       ...contextParams(params),
     };
     const workspace = this.workspaceFor(params);
-    const progressToken = optionalProgressToken(params, 'workDoneToken');
+    const index = await this.readyLexical(workspace, token, optionalProgressToken(params, 'workDoneToken'));
+    return toWireGrep(workspace.root, await index.search(request, token));
+  }
+
+  /** A workspace's regex index, built before it answers: the first query says how far it is. */
+  private async readyLexical(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined) {
     await this.ready(workspace, token, progressToken);
     await workspace.settle();
     const index = this.services.workspaces.lexical(workspace);
-    // The first query of a workspace builds its regex index: say how far it is.
     if (index.state !== 'ready') await this.buildWithProgress(index, `Indexing ${workspace.root} for regex search`, progressToken, token);
-    return toWireGrep(workspace.root, await index.search(request, token));
+    return index;
   }
+
+  /** A workspace's chunk ranking, built (chunking every file the first time) and settled. */
+  private async readyRanking(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined) {
+    await this.ready(workspace, token, progressToken);
+    await workspace.settle();
+    const ranking = this.services.workspaces.ranking(workspace);
+    if (ranking.state !== 'ready') await this.buildWithProgress(ranking, `Chunking ${workspace.root} for code search`, progressToken, token);
+    await ranking.settle();
+    return ranking;
+  }
+
+  /** fathom/codeSearch, sharing this session's readiness helpers. */
+  private readonly search = new SearchRequests({
+    workspaceFor: (params) => this.workspaceFor(params),
+    readyLexical: (workspace, token, progressToken) => this.readyLexical(workspace, token, progressToken),
+    readySymbols: (workspace, token, progressToken) => this.readySymbols(workspace, token, progressToken),
+    readyRanking: (workspace, token, progressToken) => this.readyRanking(workspace, token, progressToken),
+    resultsDir: () => this.services.workspaces.resultsDir,
+  });
 
   /** Reads the params shared by structural search and rewrite (the rule is checked by the engine). */
   private structuralRequest(method: string, params: Params, workspace: Workspace): StructuralRequest {

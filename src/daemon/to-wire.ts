@@ -6,7 +6,8 @@ import { log } from '../base/logger.js';
 import { ErrorCodes, type ErrorCode } from '../protocol/errors.js';
 import type { GrepResult as LexicalGrepResult } from '../index/lexical/lexical-index.js';
 import { pathToFileURL } from 'node:url';
-import type { StructuralBinding, StructuralRewriteResult, StructuralSearchResult, ChunksResult, GrepResult, GraphSymbol, MerkleResult, OutlineResult, OutlineSymbol, RelatedSymbol as WireRelatedSymbol, SymbolsResult, WireChunk, WireRange, WireReference, WireSymbol, WorkspaceStatus } from '../protocol/methods.js';
+import type { CodeSearchAnswer } from '../search/code-search.js';
+import type { StructuralBinding, StructuralRewriteResult, CodeSearchResult, CodeSearchHit as WireCodeSearchHit, StructuralSearchResult, ChunksResult, GrepResult, GraphSymbol, MerkleResult, OutlineResult, OutlineSymbol, RelatedSymbol as WireRelatedSymbol, SymbolsResult, WireChunk, WireRange, WireReference, WireSymbol, WorkspaceStatus } from '../protocol/methods.js';
 import type { ReferenceSite, RelatedSymbol as GraphRelated } from '../index/graph/graph-queries.js';
 import type { Confidence } from '../index/graph/resolver.js';
 import type { OutlineNode } from '../index/graph/outline.js';
@@ -49,7 +50,7 @@ export function toWireStatus(status: WorkspaceStatusInfo, indexes: Record<string
     indexes: {
       fileSet: status.state === 'ready' ? 'ready' : status.state === 'failed' ? 'failed' : 'building',
       merkle: status.merkleRoot ? 'ready' : 'absent',
-      ...(indexes as Record<string, 'absent' | 'building' | 'ready' | 'failed'>),
+      ...(indexes as Record<string, 'absent' | 'building' | 'ready' | 'failed' | 'off'>),
     },
     watcher: status.watcher,
     lag: status.lag,
@@ -78,6 +79,25 @@ export function absentStatus(root: string): WorkspaceStatus {
 
 export function toWireGrep(root: string, result: LexicalGrepResult): GrepResult {
   return { root, matches: result.matches, files: result.files, truncated: result.truncated, timedOut: result.timedOut, stats: result.stats };
+}
+
+export function toWireCodeSearch(root: string, query: string, answer: CodeSearchAnswer, elapsedMs: number): CodeSearchResult {
+  const hits = answer.hits.map(
+    (hit): WireCodeSearchHit => ({
+      path: hit.path,
+      uri: pathToFileURL(`${root}/${hit.path}`).href,
+      start: hit.startLine + 1,
+      end: hit.endLine + 1,
+      ...(hit.column === undefined ? {} : { column: hit.column }),
+      score: hit.score,
+      rankers: hit.rankers,
+      ...(hit.matched ? { matched: hit.matched } : {}),
+      ...(hit.symbol ? { symbol: hit.symbol } : {}),
+      snippet: hit.snippet,
+      snippetStart: hit.snippetLine + 1,
+    }),
+  );
+  return { root, query, route: answer.route, reason: answer.reason, hits, total: hits.length, truncated: answer.truncated, elapsedMs: Math.round(elapsedMs * 10) / 10 };
 }
 
 export function toWireMerkle(root: string, rootHash: string, view: MerkleView): MerkleResult {

@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import { FathomError } from '../base/errors.js';
 import { pathFromUriOrPath, toRelative } from '../base/paths.js';
 import { LexicalIndex } from '../index/lexical/lexical-index.js';
+import { ChunkRanking } from '../index/lexical/chunk-ranking.js';
+import { ChunkTermsPool } from '../index/lexical/chunk-terms-pool.js';
 import type { FileChunks } from '../index/syntax/chunk.js';
 import { ChunkFileError, ChunkPool } from '../index/syntax/chunk-pool.js';
 import { chunkFile, type ChunkInput } from '../index/syntax/chunk-file.js';
@@ -20,7 +22,7 @@ import { LanguageServers } from '../lsp/language-servers.js';
 import { DiagnosticLedger } from '../lsp/ledger.js';
 import { findProjectRoot, knownServers, resolveBinary, ServerRegistry, serversFromConfig, type ServerSpec } from '../lsp/registry.js';
 import { log } from '../base/logger.js';
-import type { LanguageServerState } from '../protocol/methods.js';
+import type { LanguageServerState, WorkspaceStatus } from '../protocol/methods.js';
 import { HashPool } from '../workspace/hash-pool.js';
 import type { BufferOverlay } from '../workspace/overlay.js';
 import { Workspace } from '../workspace/workspace.js';
@@ -40,6 +42,9 @@ export class WorkspaceManager {
   private readonly lexicalIndexes = new Map<Workspace, LexicalIndex>();
   private readonly symbolIndexes = new Map<Workspace, CodeGraph>();
   private readonly graphQueryCache = new Map<Workspace, GraphQueries>();
+  private readonly rankings = new Map<Workspace, ChunkRanking>();
+  /** Chunking and tokenising for the chunk ranking, on worker threads. */
+  private readonly termsPool = new ChunkTermsPool();
   private readonly pool = new HashPool();
   /** Chunking of files on disk: worker threads, so a large file never stalls the daemon. */
   private readonly chunkPool = new ChunkPool();
@@ -128,6 +133,31 @@ export class WorkspaceManager {
     return index;
   }
 
+  /** Where answers too long to send inline are written (result-files.ts). */
+  get resultsDir(): string {
+    return `${this.config.cacheRoot}/results`;
+  }
+
+  /** The search part of a workspace's status: the chunk ranking's size and lag, and why semantic search is off. */
+  searchStatus(workspace: Workspace, semanticOff: string): NonNullable<WorkspaceStatus['search']> {
+    const ranking = this.rankings.get(workspace);
+    const counts = ranking?.counts();
+    return {
+      ranking: { state: ranking?.state ?? 'absent', files: counts?.files ?? 0, chunks: counts?.chunks ?? 0, terms: counts?.terms ?? 0, lagFiles: ranking?.state === 'ready' ? ranking.lag() : 0 },
+      semantic: { state: 'off', reason: semanticOff },
+    };
+  }
+
+  /** The workspace's chunk ranking (codeSearch's lexical ranking), created on first use (its build starts with the first query). */
+  ranking(workspace: Workspace): ChunkRanking {
+    let ranking = this.rankings.get(workspace);
+    if (!ranking) {
+      ranking = new ChunkRanking(workspace, this.termsPool, `${workspaceCacheDir(this.config.cacheRoot, workspace.root)}/chunks.bin`);
+      this.rankings.set(workspace, ranking);
+    }
+    return ranking;
+  }
+
   /** Questions over the workspace's code graph (one resolver per workspace). */
   graphQueries(workspace: Workspace): GraphQueries {
     let queries = this.graphQueryCache.get(workspace);
@@ -140,7 +170,12 @@ export class WorkspaceManager {
 
   /** The state of each index of a workspace, for status. */
   indexStates(workspace: Workspace): Record<string, string> {
-    return { lexical: this.lexicalIndexes.get(workspace)?.state ?? 'absent', symbols: this.symbolIndexes.get(workspace)?.state ?? 'absent' };
+    return {
+      lexical: this.lexicalIndexes.get(workspace)?.state ?? 'absent',
+      symbols: this.symbolIndexes.get(workspace)?.state ?? 'absent',
+      ranking: this.rankings.get(workspace)?.state ?? 'absent',
+      semantic: 'off',
+    };
   }
 
   /** A file's language id by name and extension (undefined: no grammar knows it). */
@@ -214,7 +249,9 @@ export class WorkspaceManager {
     const graph = this.symbolIndexes.get(workspace);
     this.symbolIndexes.delete(workspace);
     this.graphQueryCache.delete(workspace);
-    return graph ? graph.dispose() : Promise.resolve();
+    const ranking = this.rankings.get(workspace);
+    this.rankings.delete(workspace);
+    return Promise.all([graph?.dispose(), ranking?.dispose()]).then(() => undefined);
   }
 
   /** Resolves a client's root to an absolute real path; throws workspaceNotFound if unusable. */
@@ -289,6 +326,7 @@ export class WorkspaceManager {
     this.workspaces.clear();
     this.pool.close();
     this.chunkPool.close();
+    this.termsPool.close();
     this.structuralPool.close();
     this.parseCache.clear();
     await this.languageServers.stopAll();

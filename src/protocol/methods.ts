@@ -7,6 +7,7 @@ export const Methods = {
   files: 'fathom/files',
   merkle: 'fathom/merkle',
   grep: 'fathom/grep',
+  codeSearch: 'fathom/codeSearch',
   chunks: 'fathom/chunks',
   symbols: 'fathom/symbols',
   outline: 'fathom/outline',
@@ -55,7 +56,13 @@ export interface WorkspaceStatus {
   bytes: number;
   skipped: Partial<Record<SkipReason, number>>;
   merkleRoot: string | null;
-  indexes: Record<string, 'absent' | 'building' | 'ready' | 'failed'>;
+  /** fileSet, merkle, lexical (regex index), symbols (code graph), ranking (chunk ranking), semantic ('off' until a model is configured). */
+  indexes: Record<string, 'absent' | 'building' | 'ready' | 'failed' | 'off'>;
+  /** codeSearch's rankings: the chunk ranking's size and lag, and why semantic search is off. */
+  search?: {
+    ranking: { state: 'absent' | 'building' | 'ready'; files: number; chunks: number; terms: number; lagFiles: number };
+    semantic: { state: 'off' | 'ready'; reason?: string };
+  };
   watcher: { state: 'watching' | 'degraded' | 'off'; folders: number; problem?: string };
   lag: { pendingChanges: number; oldestPendingMs: number; lastChangeAppliedAt: string | null };
   lastScan: { kind: 'build' | 'restart' | 'reconcile'; at: string; durationMs: number; hashed: number; reused: number; repaired: number } | null;
@@ -180,6 +187,69 @@ export interface GrepResult {
   /** Files given up because the regex ran past the per-file time limit (2 s) there: the result is partial. */
   timedOut: string[];
   stats: { plan: string; candidates: number; searched: number; fromIndex: boolean; elapsedMs: number };
+}
+
+export type CodeSearchMode = 'auto' | 'lexical' | 'semantic' | 'hybrid' | 'regex' | 'literal';
+
+export interface CodeSearchParams {
+  /** The workspace root (path or file:// URI). */
+  root: string;
+  /** Words ("where are cookies parsed"), an identifier, a regex or a fragment of code. */
+  query: string;
+  /** Default auto: regex-shaped → regex; an identifier → its definitions, then where it is written; code → literal; words → lexical. */
+  mode?: CodeSearchMode;
+  /** picomatch globs over workspace-relative paths (as grep's), applied before ranking. */
+  glob?: string | string[];
+  /** Only files of these languages (as grep's). */
+  languages?: string[];
+  /** At most this many hits (default 20 for lexical, 200 for regex/literal/identifiers; at most 10,000). */
+  maxResults?: number;
+  /** Snippet lines per hit (default 5, at most 50). */
+  snippetLines?: number;
+  /** regex/literal: any case. */
+  ignoreCase?: boolean;
+  /** An answer whose JSON is longer than this many bytes is written to a file instead (default 262,144; 0: never). */
+  maxInlineBytes?: number;
+  workDoneToken?: ProgressToken;
+}
+
+export interface CodeSearchHit {
+  /** Relative to the workspace root. */
+  path: string;
+  uri: string;
+  /** 1-based, inclusive: the whole chunk, definition or matching line. */
+  start: number;
+  end: number;
+  /** 1-based column (UTF-16) of a regex/literal match. */
+  column?: number;
+  /** Higher is better; comparable within one ranker only (0 for regex/literal lines, which keep ripgrep's order). */
+  score: number;
+  /** What found it: lexical (chunk ranking), symbol (a definition of the name), regex, literal. */
+  rankers: Array<'lexical' | 'symbol' | 'regex' | 'literal'>;
+  /** lexical: the query terms the chunk holds (stemmed, as indexed). */
+  matched?: string[];
+  /** symbol: the definition. */
+  symbol?: { name: string; kind: string; container: string[] };
+  /** Lines of the hit read from the local file (the best window for lexical hits). */
+  snippet: string;
+  /** 1-based line of the snippet's first line. */
+  snippetStart: number;
+}
+
+export interface CodeSearchResult {
+  root: string;
+  query: string;
+  /** What ran: lexical, symbol, regex or literal. */
+  route: 'lexical' | 'symbol' | 'regex' | 'literal';
+  /** Why (auto's reading of the query, or mode=…). */
+  reason: string;
+  /** Empty when the answer went to `resultFile`. */
+  hits: CodeSearchHit[];
+  total: number;
+  truncated: boolean;
+  /** Set when the answer was over maxInlineBytes: a JSON file (0600, removed after an hour) holding { hits }; `hits` here holds the first 10. */
+  resultFile?: string;
+  elapsedMs: number;
 }
 
 export interface ChunksParams {

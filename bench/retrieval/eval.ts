@@ -1,0 +1,216 @@
+// The retrieval evaluation: questions in words over codebases that are not the benchmark corpora
+// (bench/retrieval/questions/*.json: Werkzeug and Jinja2 from Debian, zod's TypeScript sources
+// from npm; prepared by bench/corpora.sh), each with verified target files and line ranges. Every
+// ranking answers every question; scored are file Recall@1/@5/@10 and MRR@10 (files in the order
+// of their first result) and chunk Recall@10 (a result among the first ten overlaps a target by at
+// least half of the shorter of the two ranges), for all questions and for the meaning-only ones.
+//
+// Rankings:
+//   rg-bm25   the baseline the issue measured: the question's words searched with ripgrep (any case,
+//             substrings), files ranked by BM25 over the counts, the best 40-line window per file
+//   lexical   Fathom's chunk ranking (BM25F over syntax chunks, src/index/lexical/chunk-ranking.ts)
+//
+// Usage: node dist/bench/retrieval/eval.js [CORPUS…]   (default: every corpus with questions)
+//   FATHOM_EVAL_PARAMETERS='{"weights":[…],"b":[…],"k1":…}' tries other BM25F parameters;
+//   FATHOM_EVAL_VERBOSE=1 prints each question's first results.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type RankingParameters, ChunkRanking, defaultParameters } from '../../src/index/lexical/chunk-ranking.js';
+import { ChunkTermsPool } from '../../src/index/lexical/chunk-terms-pool.js';
+import { isStopWord, queryTerms } from '../../src/index/lexical/code-tokens.js';
+import { HashPool } from '../../src/workspace/hash-pool.js';
+import { Workspace } from '../../src/workspace/workspace.js';
+
+export interface Target {
+  path: string;
+  start: number;
+  end: number;
+}
+
+export interface Question {
+  id: string;
+  corpus: string;
+  kind: 'meaning' | 'identifier';
+  question: string;
+  targets: Target[];
+}
+
+/** One ranked answer: a file and a 1-based inclusive line range. */
+export interface Hit {
+  path: string;
+  start: number;
+  end: number;
+}
+
+export type Ranker = (question: Question) => Promise<Hit[]> | Hit[];
+
+const questionsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bench/retrieval/questions');
+
+export function loadQuestions(corpora?: string[]): Question[] {
+  const names = corpora && corpora.length > 0 ? corpora : fs.readdirSync(questionsDir).filter((name) => name.endsWith('.json')).map((name) => name.slice(0, -5)).sort();
+  return names.flatMap((name) => JSON.parse(fs.readFileSync(path.join(questionsDir, `${name}.json`), 'utf8')) as Question[]);
+}
+
+function overlaps(hit: Hit, target: Target): boolean {
+  if (hit.path !== target.path) return false;
+  const overlap = Math.min(hit.end, target.end) - Math.max(hit.start, target.start) + 1;
+  return overlap > 0 && overlap >= 0.5 * Math.min(hit.end - hit.start + 1, target.end - target.start + 1);
+}
+
+interface Scores {
+  questions: number;
+  r1: number;
+  r5: number;
+  r10: number;
+  mrr10: number;
+  chunkR10: number;
+}
+
+export function score(questions: Question[], answers: Map<string, Hit[]>): Scores {
+  const scores: Scores = { questions: questions.length, r1: 0, r5: 0, r10: 0, mrr10: 0, chunkR10: 0 };
+  for (const question of questions) {
+    const hits = answers.get(question.id) ?? [];
+    const files = [...new Set(hits.map((hit) => hit.path))];
+    const rank = files.findIndex((file) => question.targets.some((target) => target.path === file));
+    if (rank === 0) scores.r1++;
+    if (rank >= 0 && rank < 5) scores.r5++;
+    if (rank >= 0 && rank < 10) {
+      scores.r10++;
+      scores.mrr10 += 1 / (rank + 1);
+    }
+    if (hits.slice(0, 10).some((hit) => question.targets.some((target) => overlaps(hit, target)))) scores.chunkR10++;
+  }
+  const n = Math.max(1, questions.length);
+  return { questions: questions.length, r1: scores.r1 / n, r5: scores.r5 / n, r10: scores.r10 / n, mrr10: scores.mrr10 / n, chunkR10: scores.chunkR10 / n };
+}
+
+/** The issue's baseline: ripgrep for the question's words, BM25 over files, the best 40-line window of each. */
+export function rgBm25(root: string): Ranker {
+  const files = execFileSync('rg', ['--files'], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28 }).split('\n').filter(Boolean);
+  const lineCounts = new Map(files.map((file) => [file, fs.readFileSync(path.join(root, file), 'utf8').split('\n').length]));
+  const average = [...lineCounts.values()].reduce((sum, count) => sum + count, 0) / Math.max(1, files.length);
+  return (question) => {
+    const words = [...new Set(question.question.toLowerCase().match(/[a-z0-9_]+/g) ?? [])].filter((word) => word.length >= 2 && !isStopWord(word));
+    if (words.length === 0) return [];
+    let output = '';
+    try {
+      output = execFileSync('rg', ['-i', '-o', '-n', '-H', '--no-heading', '-F', ...words.flatMap((word) => ['-e', word]), '.'], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28 });
+    } catch (error) {
+      output = (error as { stdout?: string }).stdout ?? ''; // rg exits 1 when nothing matched
+    }
+    // file → word → lines
+    const found = new Map<string, Map<string, number[]>>();
+    for (const line of output.split('\n')) {
+      const match = /^(?:\.\/)?(.*?):(\d+):(.*)$/.exec(line);
+      if (!match) continue;
+      const [, file, lineNumber, text] = match;
+      const word = text!.toLowerCase();
+      let perWord = found.get(file!);
+      if (!perWord) found.set(file!, (perWord = new Map()));
+      const lines = perWord.get(word) ?? [];
+      lines.push(Number(lineNumber));
+      perWord.set(word, lines);
+    }
+    const documentFrequency = new Map<string, number>();
+    for (const perWord of found.values()) for (const word of perWord.keys()) documentFrequency.set(word, (documentFrequency.get(word) ?? 0) + 1);
+    const idf = (word: string): number => {
+      const frequency = documentFrequency.get(word) ?? 0;
+      return Math.log(1 + (files.length - frequency + 0.5) / (frequency + 0.5));
+    };
+    const ranked = [...found].map(([file, perWord]) => {
+      const length = lineCounts.get(file) ?? average;
+      let total = 0;
+      for (const [word, lines] of perWord) total += (idf(word) * lines.length * 2.2) / (lines.length + 1.2 * (0.25 + (0.75 * length) / average));
+      // The best 40-line window: the most idf of distinct words, then the most hits.
+      const all = [...perWord].flatMap(([word, lines]) => lines.map((line) => ({ word, line })));
+      let best = { start: 1, value: -1, hits: 0 };
+      for (const { line: start } of all) {
+        const inside = all.filter((hit) => hit.line >= start && hit.line < start + 40);
+        const value = [...new Set(inside.map((hit) => hit.word))].reduce((sum, word) => sum + idf(word), 0);
+        if (value > best.value || (value === best.value && inside.length > best.hits)) best = { start, value, hits: inside.length };
+      }
+      return { path: file, start: best.start, end: best.start + 39, score: total };
+    });
+    ranked.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
+    return ranked.slice(0, 50);
+  };
+}
+
+/** Fathom's chunk ranking over a workspace of the corpus. */
+export async function chunkLexical(root: string, parameters: RankingParameters): Promise<{ ranker: Ranker; close: () => Promise<void>; buildMs: number; counts: ReturnType<ChunkRanking['counts']> }> {
+  const hashPool = new HashPool();
+  const workspace = new Workspace({ root, cacheDir: fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-retrieval-')), maxFileBytes: 4 * 1024 * 1024, reconcileIntervalMs: 0, pool: hashPool });
+  await workspace.whenReady();
+  const pool = new ChunkTermsPool(2);
+  const ranking = new ChunkRanking(workspace, pool);
+  const started = performance.now();
+  await ranking.ensureBuilt();
+  const buildMs = performance.now() - started;
+  return {
+    ranker: (question) => ranking.search({ terms: queryTerms(question.question), limit: 50, parameters }).map((chunk) => ({ path: chunk.path, start: chunk.startLine + 1, end: chunk.endLine + 1 })),
+    close: async () => {
+      await ranking.dispose();
+      pool.close();
+      await workspace.close();
+      hashPool.close();
+    },
+    buildMs,
+    counts: ranking.counts(),
+  };
+}
+
+function percent(value: number): string {
+  return `${(100 * value).toFixed(1)}`;
+}
+
+async function main(): Promise<void> {
+  const benchDir = process.env.FATHOM_BENCH_DIR ?? '/tmp/fathom-bench';
+  const questions = loadQuestions(process.argv.slice(2));
+  const corpora = [...new Set(questions.map((question) => question.corpus))];
+  const parameters: RankingParameters = process.env.FATHOM_EVAL_PARAMETERS ? { ...defaultParameters, ...(JSON.parse(process.env.FATHOM_EVAL_PARAMETERS) as Partial<RankingParameters>) } : defaultParameters;
+  const answers: Record<string, Map<string, Hit[]>> = { 'rg-bm25': new Map(), lexical: new Map() };
+  const timings: Record<string, number[]> = { 'rg-bm25': [], lexical: [] };
+  for (const corpus of corpora) {
+    const root = fs.realpathSync(path.join(benchDir, corpus));
+    const lexical = await chunkLexical(root, parameters);
+    console.log(`${corpus}: ${lexical.counts.files} files, ${lexical.counts.chunks} chunks, ${lexical.counts.terms} terms, built in ${Math.round(lexical.buildMs)} ms`);
+    const rankers: Record<string, Ranker> = { 'rg-bm25': rgBm25(root), lexical: lexical.ranker };
+    for (const question of questions.filter((entry) => entry.corpus === corpus)) {
+      for (const [name, ranker] of Object.entries(rankers)) {
+        const started = performance.now();
+        const hits = await ranker(question);
+        timings[name]!.push(performance.now() - started);
+        answers[name]!.set(question.id, hits);
+        if (process.env.FATHOM_EVAL_VERBOSE) {
+          const mark = (hit: Hit): string => (question.targets.some((target) => overlaps(hit, target)) ? '✔' : question.targets.some((target) => target.path === hit.path) ? '~' : ' ');
+          console.log(`${question.id} ${name.padEnd(8)} ${hits.slice(0, 3).map((hit) => `${mark(hit)}${hit.path}:${hit.start}-${hit.end}`).join('  ')}`);
+        }
+      }
+    }
+    await lexical.close();
+  }
+  const rows: string[] = ['| ranking | questions | file R@1 | R@5 | R@10 | MRR@10 | chunk R@10 | ms/query (p50) |', '|---|---|---|---|---|---|---|---|'];
+  const json: Record<string, unknown> = {};
+  for (const subset of ['meaning', 'all'] as const) {
+    const chosen = subset === 'all' ? questions : questions.filter((question) => question.kind === 'meaning');
+    for (const name of Object.keys(answers)) {
+      const scores = score(chosen, answers[name]!);
+      const sorted = timings[name]!.slice().sort((a, b) => a - b);
+      const p50 = sorted[Math.floor(sorted.length / 2)] ?? 0;
+      rows.push(`| ${name} (${subset}) | ${scores.questions} | ${percent(scores.r1)} | ${percent(scores.r5)} | ${percent(scores.r10)} | ${scores.mrr10.toFixed(3)} | ${percent(scores.chunkR10)} | ${p50.toFixed(1)} |`);
+      json[`${name}/${subset}`] = { ...scores, p50Ms: p50 };
+    }
+  }
+  console.log(rows.join('\n'));
+  console.log(`BENCH_JSON ${JSON.stringify({ bench: 'retrieval', corpora, parameters, results: json })}`);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === fs.realpathSync(process.argv[1])) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

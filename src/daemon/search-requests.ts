@@ -1,0 +1,87 @@
+// fathom/codeSearch for a connection: reads and checks the params, gives the search module its
+// engines (the regex index, the code graph and the chunk ranking of the workspace, each built on
+// first use with $/progress on the client's token), converts the answer with to-wire.ts, and
+// writes an answer over the inline cap to a result file.
+import fs from 'node:fs';
+import type { CancellationToken } from 'vscode-jsonrpc/node';
+import { FathomError } from '../base/errors.js';
+import { toAbsolute } from '../base/paths.js';
+import type { CodeGraph } from '../index/graph/code-graph.js';
+import type { ChunkRanking } from '../index/lexical/chunk-ranking.js';
+import { type LexicalIndex, globFilter, languageFilter } from '../index/lexical/lexical-index.js';
+import { Methods, type CodeSearchResult, type ProgressToken } from '../protocol/methods.js';
+import { type CodeSearchMode, codeSearch, codeSearchModes } from '../search/code-search.js';
+import type { Workspace } from '../workspace/workspace.js';
+import { type Params, optionalBoolean, optionalCount, optionalProgressToken, optionalString, optionalStringList, paramsObject, requiredText } from './params.js';
+import { defaultMaxInlineBytes, writeResultFile } from './result-files.js';
+import { toWireCodeSearch } from './to-wire.js';
+
+/** What the requests need from the session. */
+export interface SearchRequestContext {
+  workspaceFor(params: Params): Workspace;
+  /** Each index built (with $/progress on the token) and settled. */
+  readyLexical(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined): Promise<LexicalIndex>;
+  readySymbols(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined): Promise<CodeGraph>;
+  readyRanking(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined): Promise<ChunkRanking>;
+  /** Where answers over the inline cap are written. */
+  resultsDir(): string;
+}
+
+/** Why semantic and hybrid modes cannot run yet (status says the same). */
+export const semanticOffReason = 'no embedding model is configured (Fathom does not ship a trained code model yet, and none is downloaded at run time)';
+
+export class SearchRequests {
+  constructor(private readonly context: SearchRequestContext) {}
+
+  async codeSearch(raw: unknown, token: CancellationToken): Promise<CodeSearchResult> {
+    const started = performance.now();
+    const params = paramsObject(Methods.codeSearch, raw);
+    const query = requiredText(params, 'query');
+    const mode = (optionalString(params, 'mode') ?? 'auto') as CodeSearchMode;
+    if (!codeSearchModes.includes(mode)) throw new FathomError('invalidParams', `params.mode must be one of ${codeSearchModes.join(', ')} (got "${mode}")`, { field: 'mode' });
+    const globs = optionalStringList(params, 'glob');
+    const languages = optionalStringList(params, 'languages');
+    const maxResults = optionalCount(params, 'maxResults');
+    if (maxResults !== undefined && (maxResults < 1 || maxResults > 10_000)) throw new FathomError('invalidParams', `params.maxResults must be between 1 and 10000 (got ${maxResults})`, { field: 'maxResults' });
+    const snippetLines = optionalCount(params, 'snippetLines');
+    if (snippetLines !== undefined && (snippetLines < 1 || snippetLines > 50)) throw new FathomError('invalidParams', `params.snippetLines must be between 1 and 50 (got ${snippetLines})`, { field: 'snippetLines' });
+    const ignoreCase = optionalBoolean(params, 'ignoreCase');
+    const maxInlineBytes = optionalCount(params, 'maxInlineBytes') ?? defaultMaxInlineBytes;
+    const progressToken = optionalProgressToken(params, 'workDoneToken');
+    const workspace = this.context.workspaceFor(params);
+    const byGlob = globs && globs.length > 0 ? globFilter(globs) : () => true;
+    const byLanguage = languages && languages.length > 0 ? languageFilter(languages) : () => true;
+    const answer = await codeSearch(
+      {
+        query,
+        mode,
+        accepts: (file) => byGlob(file) && byLanguage(file),
+        ...(globs ? { globs } : {}),
+        ...(languages ? { languages } : {}),
+        ...(maxResults === undefined ? {} : { maxResults }),
+        ...(snippetLines === undefined ? {} : { snippetLines }),
+        ...(ignoreCase === undefined ? {} : { ignoreCase }),
+      },
+      {
+        ranking: () => this.context.readyRanking(workspace, token, progressToken),
+        grep: async (request, signal) => (await this.context.readyLexical(workspace, token, progressToken)).search(request, signal),
+        symbols: async (request) => (await this.context.readySymbols(workspace, token, progressToken)).search(request),
+        readText: (file) => {
+          try {
+            return fs.readFileSync(toAbsolute(workspace.root, file), 'utf8');
+          } catch {
+            return undefined;
+          }
+        },
+        semanticUnavailable: () => semanticOffReason,
+      },
+      token,
+    );
+    const result = toWireCodeSearch(workspace.root, query, answer, performance.now() - started);
+    if (maxInlineBytes > 0 && Buffer.byteLength(JSON.stringify(result)) > maxInlineBytes) {
+      const resultFile = writeResultFile(this.context.resultsDir(), 'code-search', { root: result.root, query, route: result.route, hits: result.hits });
+      return { ...result, hits: result.hits.slice(0, 10), resultFile };
+    }
+    return result;
+  }
+}

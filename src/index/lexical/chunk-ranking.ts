@@ -1,0 +1,638 @@
+// The chunk ranking: a BM25F index over the syntax chunks of every file of a workspace, answering
+// a question in words with the chunks that best match it (the `lexical` ranking of codeSearch,
+// the one every other ranking is measured against). Files are chunked and tokenised on worker
+// threads (chunk-terms-pool.ts; fields and terms: chunk-fields.ts, code-tokens.ts); this thread
+// interns the terms and appends postings.
+//
+// Structure, Lucene-like: term → a growable Uint32Array of (chunk id, packed per-field counts)
+// pairs, and a chunk table (file id, lines, bytes, field lengths, alive) as growable typed arrays.
+// A changed or removed file's chunks are marked dead and its new chunks appended; postings of dead
+// chunks are skipped at query time and dropped by a compaction (chunk ids renumbered) once they are
+// a quarter of the table. Document frequencies count dead postings until then, as Lucene's do:
+// BM25's idf hardly moves. Kept fresh from the file set's change events (saved files: results
+// point at lines on disk; the regex index is the keystroke-fresh one). Persisted as chunks.bin
+// (chunk-ranking-store.ts): a restart re-chunks only the files whose hash changed.
+import type { CancellationSignal } from '../../base/cancellation.js';
+import { neverCancelled, throwIfCancelled } from '../../base/cancellation.js';
+import { breathe } from '../../base/event-loop.js';
+import { log } from '../../base/logger.js';
+import { toAbsolute } from '../../base/paths.js';
+import { fieldCount, maxFieldCount } from './chunk-fields.js';
+import { type RankingSnapshot, loadRanking, saveRanking } from './chunk-ranking-store.js';
+import type { ChunkTermsPool } from './chunk-terms-pool.js';
+import type { FileTerms } from './chunk-terms-worker.js';
+
+/** Bump when chunk-fields.ts, code-tokens.ts or the budget change what a chunk's terms are: caches made before are rebuilt. */
+export const rankingVersion = 1;
+
+/**
+ * The chunk size the ranking cuts at: larger than the chunker's default (1,500), so a chunk is
+ * most often a whole function or a small class. Chosen on the retrieval evaluation
+ * (bench/retrieval): 1,500 → 4,000 bytes raised meaning-only file Recall@1 from 47.5% to 54.2% and
+ * chunk Recall@10 from 61% to 76%; the sweep is in ARCHITECTURE.md (it is noisy: ±6 points
+ * between neighbouring budgets).
+ */
+export const rankingBudgetBytes = 4000;
+
+/** What the ranking needs from a workspace (the Workspace class provides it). */
+export interface RankingSource {
+  root: string;
+  files(): string[];
+  /** The SHA-256 (hex) the file set holds for a file; undefined when it holds none. */
+  hashOf(relativePath: string): string | undefined;
+  onChanges(listener: (changes: { added: string[]; changed: string[]; removed: string[] }) => void): { dispose(): void };
+}
+
+/** BM25F parameters: a weight and a length normalisation per field (name, path, doc, signature, body), and k1. */
+export interface RankingParameters {
+  weights: number[];
+  b: number[];
+  k1: number;
+}
+
+export const defaultParameters: RankingParameters = {
+  weights: [3, 1.5, 1.5, 2, 1],
+  b: [0.5, 0.3, 0.75, 0.5, 0.75],
+  k1: 1.2,
+};
+
+export interface RankQuery {
+  /** Query terms (code-tokens.ts `queryTerms`): at most 32 are used. */
+  terms: string[];
+  /** Only chunks of files this filter accepts (applied before ranking). */
+  accepts?: (relativePath: string) => boolean;
+  /** At most this many chunks (default 20). */
+  limit?: number;
+  parameters?: RankingParameters;
+  /** What a chunk of a test file scores, relative to one elsewhere (default 0.5: "where is X done" means the code, not its tests; 1 ranks them alike). */
+  testFactor?: number;
+}
+
+const defaultTestFactor = 0.5;
+
+/** Test files by the usual conventions: a tests/spec folder, `.test.`/`.spec.`/`_test.` names, `test_*.py`, `*Test.java`. */
+export function isTestPath(relativePath: string): boolean {
+  return /(^|\/)(tests?|__tests__|specs?|testing)\//i.test(relativePath) || /(\.(test|spec)\.[^./]+|_test\.[^./]+|(^|\/)test_[^/]*\.py|Tests?\.(java|kt|cs))$/.test(relativePath);
+}
+
+export interface RankedChunk {
+  path: string;
+  /** 0-based, inclusive. */
+  startLine: number;
+  endLine: number;
+  startByte: number;
+  endByte: number;
+  score: number;
+  /** The query terms this chunk holds. */
+  matched: string[];
+}
+
+export type ChunkRankingState = 'absent' | 'building' | 'ready';
+
+interface FileEntry {
+  hash: string | undefined;
+  first: number;
+  count: number;
+}
+
+/** Lock files, minified bundles and source maps: text nobody asks about in words, full of every word. */
+const unranked = /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|Cargo\.lock|poetry\.lock|Pipfile\.lock|composer\.lock|go\.sum)$|\.min\.(js|css)$|\.map$/;
+
+export function isRanked(relativePath: string): boolean {
+  return !unranked.test(relativePath);
+}
+
+const inFlight = 16;
+
+function grownU32(array: Uint32Array, needed: number): Uint32Array {
+  if (needed <= array.length) return array;
+  const next = new Uint32Array(Math.max(needed, array.length * 2, 16));
+  next.set(array);
+  return next;
+}
+
+function grownU16(array: Uint16Array, needed: number): Uint16Array {
+  if (needed <= array.length) return array;
+  const next = new Uint16Array(Math.max(needed, array.length * 2, 16));
+  next.set(array);
+  return next;
+}
+
+function grownU8(array: Uint8Array, needed: number): Uint8Array {
+  if (needed <= array.length) return array;
+  const next = new Uint8Array(Math.max(needed, array.length * 2, 16));
+  next.set(array);
+  return next;
+}
+
+export class ChunkRanking {
+  // Terms.
+  private termIds = new Map<string, number>();
+  private termNames: string[] = [];
+  private postings: Uint32Array[] = [];
+  private postingLengths: Uint32Array = new Uint32Array(1024);
+  // Chunks (struct of arrays).
+  private chunkCount = 0;
+  private deadCount = 0;
+  private chunkFile: Uint32Array = new Uint32Array(1024);
+  private chunkLines: Uint32Array = new Uint32Array(2048); // start, end
+  private chunkBytes: Uint32Array = new Uint32Array(2048); // start, end
+  private chunkLengths: Uint16Array = new Uint16Array(1024 * fieldCount);
+  private alive: Uint8Array = new Uint8Array(1024);
+  private readonly lengthSums = new Float64Array(fieldCount);
+  // Files.
+  private readonly fileIds = new Map<string, number>();
+  private filePaths: string[] = [];
+  private readonly entries = new Map<string, FileEntry>();
+  // Life cycle.
+  private building: Promise<void> | undefined;
+  private built = false;
+  private disposed = false;
+  private readonly pending = new Set<string>();
+  private readonly removedDuringBuild = new Set<string>();
+  private flushing: Promise<void> | undefined;
+  private readonly subscription: { dispose(): void };
+  private readonly progressListeners = new Set<(done: number, total: number) => void>();
+  private saveTimer: NodeJS.Timeout | undefined;
+  private saving: Promise<void> | undefined;
+  private saveAgain = false;
+  /** Scores of the query under way, indexed by chunk id (reused: reset through `touched`). */
+  private scratch = new Float32Array(0);
+  private scratchMasks = new Uint32Array(0);
+  /** How the last build went: files taken from the cache, files chunked. */
+  lastBuild: { loaded: number; chunked: number; ms: number } | undefined;
+
+  constructor(
+    private readonly source: RankingSource,
+    private readonly pool: ChunkTermsPool,
+    /** Where the ranking is persisted (undefined: in memory only). */
+    private readonly cacheFile?: string,
+    private readonly saveDelayMs = 30_000,
+    /** The chunk size to cut at (tests use small ones to see several chunks per file). */
+    private readonly budgetBytes = rankingBudgetBytes,
+  ) {
+    this.subscription = source.onChanges((changes) => {
+      for (const file of changes.removed) {
+        this.drop(file);
+        this.pending.delete(file);
+        if (this.building) this.removedDuringBuild.add(file);
+      }
+      for (const file of [...changes.added, ...changes.changed]) if (isRanked(file)) this.pending.add(file);
+      if (this.built) this.flush();
+    });
+  }
+
+  get state(): ChunkRankingState {
+    return this.built ? 'ready' : this.building ? 'building' : 'absent';
+  }
+
+  onProgress(listener: (done: number, total: number) => void): { dispose(): void } {
+    this.progressListeners.add(listener);
+    return { dispose: () => this.progressListeners.delete(listener) };
+  }
+
+  /** Builds on first use; later calls wait for the same build. */
+  async ensureBuilt(signal: CancellationSignal = neverCancelled): Promise<void> {
+    if (this.built) return this.flushing;
+    this.building ??= this.build().finally(() => (this.building = undefined));
+    await this.building;
+    throwIfCancelled(signal);
+  }
+
+  private async build(): Promise<void> {
+    const started = performance.now();
+    const wanted = this.source.files().filter(isRanked);
+    const loaded = await this.load(wanted);
+    const files = wanted.filter((file) => !this.entries.has(file));
+    let done = 0;
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      while (next < files.length && !this.disposed) {
+        await this.index(files[next++]!);
+        done += 1;
+        if (done % 64 === 0 || done === files.length) for (const listener of this.progressListeners) listener(done, files.length);
+      }
+    };
+    await Promise.all(Array.from({ length: inFlight }, lane));
+    for (const file of this.removedDuringBuild) this.drop(file);
+    this.removedDuringBuild.clear();
+    this.built = true;
+    const ms = Math.round(performance.now() - started);
+    this.lastBuild = { loaded, chunked: files.length, ms };
+    const counts = this.counts();
+    log.info(`chunk ranking of ${this.source.root}: ${counts.files} files (${loaded} from the cache, ${files.length} chunked), ${counts.chunks} chunks, ${counts.terms} terms in ${ms} ms`);
+    if (files.length > 0 || loaded < this.entries.size) this.scheduleSave(0);
+    if (this.pending.size > 0) this.flush();
+  }
+
+  /** Chunks one file on a worker and puts its chunks in place of the old ones. */
+  private async index(file: string): Promise<void> {
+    // The hash before reading: if the file changes meanwhile, its change event indexes it again.
+    const hash = this.source.hashOf(file);
+    let terms: FileTerms;
+    try {
+      terms = await this.pool.terms({ path: file, absolutePath: toAbsolute(this.source.root, file), budgetBytes: this.budgetBytes });
+    } catch (error) {
+      // Vanished or unreadable since the file set saw it: the change event that follows says so.
+      if (!this.disposed) this.drop(file);
+      log.debug(`chunk ranking: ${file}: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    if (this.disposed) return;
+    if (this.source.hashOf(file) === undefined) {
+      this.drop(file);
+      return;
+    }
+    this.drop(file);
+    this.add(file, hash, terms);
+    if (this.built) this.scheduleSave();
+  }
+
+  private fileId(file: string): number {
+    let id = this.fileIds.get(file);
+    if (id === undefined) {
+      id = this.filePaths.length;
+      this.filePaths.push(file);
+      this.fileIds.set(file, id);
+    }
+    return id;
+  }
+
+  private termId(term: string): number {
+    let id = this.termIds.get(term);
+    if (id === undefined) {
+      id = this.termNames.length;
+      this.termNames.push(term);
+      this.termIds.set(term, id);
+      this.postings.push(new Uint32Array(4));
+      this.postingLengths = grownU32(this.postingLengths, id + 1);
+    }
+    return id;
+  }
+
+  private add(file: string, hash: string | undefined, terms: FileTerms): void {
+    const fileId = this.fileId(file);
+    const first = this.chunkCount;
+    const needed = first + terms.chunks.length;
+    this.chunkFile = grownU32(this.chunkFile, needed);
+    this.chunkLines = grownU32(this.chunkLines, needed * 2);
+    this.chunkBytes = grownU32(this.chunkBytes, needed * 2);
+    this.chunkLengths = grownU16(this.chunkLengths, needed * fieldCount);
+    this.alive = grownU8(this.alive, needed);
+    for (const chunk of terms.chunks) {
+      const id = this.chunkCount++;
+      this.chunkFile[id] = fileId;
+      this.chunkLines[2 * id] = chunk.startLine;
+      this.chunkLines[2 * id + 1] = chunk.endLine;
+      this.chunkBytes[2 * id] = chunk.startByte;
+      this.chunkBytes[2 * id + 1] = chunk.endByte;
+      this.alive[id] = 1;
+      for (let field = 0; field < fieldCount; field++) {
+        const length = Math.min(chunk.lengths[field]!, 0xffff);
+        this.chunkLengths[id * fieldCount + field] = length;
+        this.lengthSums[field]! += length;
+      }
+      for (let at = 0; at < chunk.terms.length; at++) {
+        const term = this.termId(chunk.terms[at]!);
+        const length = this.postingLengths[term]!;
+        let list = this.postings[term]!;
+        if (length + 2 > list.length) this.postings[term] = list = grownU32(list, length + 2);
+        list[length] = id;
+        list[length + 1] = chunk.counts[at]!;
+        this.postingLengths[term] = length + 2;
+      }
+    }
+    this.entries.set(file, { hash, first, count: terms.chunks.length });
+  }
+
+  /** Marks a file's chunks dead (their postings go at the next compaction). */
+  private drop(file: string): void {
+    const entry = this.entries.get(file);
+    if (!entry) return;
+    this.entries.delete(file);
+    for (let id = entry.first; id < entry.first + entry.count; id++) {
+      if (!this.alive[id]) continue;
+      this.alive[id] = 0;
+      this.deadCount++;
+      for (let field = 0; field < fieldCount; field++) this.lengthSums[field]! -= this.chunkLengths[id * fieldCount + field]!;
+    }
+    if (this.built) this.scheduleSave();
+    // Not while a save copies the lists (a compaction renumbers in place); the save compacts first.
+    if (!this.saving && this.deadCount > 4096 && this.deadCount * 4 > this.chunkCount) this.compact();
+  }
+
+  /** Drops dead chunks: renumbers the live ones and filters every posting list. */
+  private compact(): void {
+    const started = performance.now();
+    const renumbered = new Int32Array(this.chunkCount).fill(-1);
+    let live = 0;
+    for (let id = 0; id < this.chunkCount; id++) {
+      if (!this.alive[id]) continue;
+      renumbered[id] = live;
+      this.chunkFile[live] = this.chunkFile[id]!;
+      this.chunkLines[2 * live] = this.chunkLines[2 * id]!;
+      this.chunkLines[2 * live + 1] = this.chunkLines[2 * id + 1]!;
+      this.chunkBytes[2 * live] = this.chunkBytes[2 * id]!;
+      this.chunkBytes[2 * live + 1] = this.chunkBytes[2 * id + 1]!;
+      this.chunkLengths.copyWithin(live * fieldCount, id * fieldCount, (id + 1) * fieldCount);
+      this.alive[live] = 1;
+      live++;
+    }
+    for (let term = 0; term < this.postings.length; term++) {
+      const list = this.postings[term]!;
+      const length = this.postingLengths[term]!;
+      let kept = 0;
+      for (let at = 0; at < length; at += 2) {
+        const id = renumbered[list[at]!]!;
+        if (id < 0) continue;
+        list[kept] = id;
+        list[kept + 1] = list[at + 1]!;
+        kept += 2;
+      }
+      this.postingLengths[term] = kept;
+    }
+    for (const entry of this.entries.values()) entry.first = renumbered[entry.first] ?? entry.first;
+    this.alive.fill(0, live, this.chunkCount);
+    this.chunkCount = live;
+    this.deadCount = 0;
+    log.debug(`chunk ranking of ${this.source.root}: compacted to ${live} chunks in ${Math.round(performance.now() - started)} ms`);
+  }
+
+  /** Indexes the files changed since; one flush at a time, later changes wait for the next. */
+  private flush(): void {
+    if (this.disposed || this.flushing || this.pending.size === 0) return;
+    const files = [...this.pending];
+    this.pending.clear();
+    this.flushing = (async () => {
+      let next = 0;
+      const lane = async (): Promise<void> => {
+        while (next < files.length) await this.index(files[next++]!);
+      };
+      await Promise.all(Array.from({ length: Math.min(inFlight, files.length) }, lane));
+    })().then(() => {
+      this.flushing = undefined;
+      this.flush();
+    });
+  }
+
+  /** Indexes one file again now (benchmarks: the cost of an update without the watcher). */
+  async refresh(file: string): Promise<void> {
+    await this.index(file);
+  }
+
+  /** Waits until the changes seen so far are in the index. */
+  async settle(): Promise<void> {
+    while (this.flushing) await this.flushing;
+  }
+
+  /** The best chunks for the query terms by BM25F, each with the terms it matched. */
+  search(query: RankQuery): RankedChunk[] {
+    const parameters = query.parameters ?? defaultParameters;
+    const limit = Math.max(1, query.limit ?? 20);
+    const terms = [...new Set(query.terms)].slice(0, 32);
+    const live = this.chunkCount - this.deadCount;
+    if (live === 0 || terms.length === 0) return [];
+    if (this.scratch.length < this.chunkCount) {
+      this.scratch = new Float32Array(Math.max(this.chunkCount, this.scratch.length * 2));
+      this.scratchMasks = new Uint32Array(this.scratch.length);
+    }
+    const scores = this.scratch;
+    const masks = this.scratchMasks;
+    const averages = Array.from(this.lengthSums, (sum) => Math.max(sum / live, 1));
+    const { weights, b, k1 } = parameters;
+    // Per field: weight / (1 - b + b * length / average) = weight / (c0 + c1 * length).
+    const c0 = b.map((value) => 1 - value);
+    const c1 = b.map((value, field) => value / averages[field]!);
+    const touched: number[] = [];
+    // Per file: 0 when the filter rejects it, else the factor its chunks' scores get.
+    const factors = new Map<number, number>();
+    const accepts = query.accepts;
+    const testFactor = query.testFactor ?? defaultTestFactor;
+    const total = this.chunkCount;
+    terms.forEach((term, termIndex) => {
+      const id = this.termIds.get(term);
+      if (id === undefined) return;
+      const list = this.postings[id]!;
+      const length = this.postingLengths[id]!;
+      const frequency = length / 2;
+      const idf = Math.log(1 + (total - frequency + 0.5) / (frequency + 0.5));
+      for (let at = 0; at < length; at += 2) {
+        const chunk = list[at]!;
+        if (!this.alive[chunk]) continue;
+        const file = this.chunkFile[chunk]!;
+        let factor = factors.get(file);
+        if (factor === undefined) {
+          const path = this.filePaths[file]!;
+          factors.set(file, (factor = accepts && !accepts(path) ? 0 : isTestPath(path) ? testFactor : 1));
+        }
+        if (factor === 0) continue;
+        const packed = list[at + 1]!;
+        let weighted = 0;
+        for (let field = 0; field < fieldCount; field++) {
+          const count = (packed >>> (6 * field)) & maxFieldCount;
+          if (count !== 0) weighted += (weights[field]! * count) / (c0[field]! + c1[field]! * this.chunkLengths[chunk * fieldCount + field]!);
+        }
+        if (scores[chunk] === 0) touched.push(chunk);
+        scores[chunk]! += (factor * idf * weighted) / (k1 + weighted);
+        masks[chunk]! |= 1 << termIndex;
+      }
+    });
+    const best = topK(touched, scores, limit);
+    const results = best.map((chunk): RankedChunk => {
+      const mask = masks[chunk]!;
+      return {
+        path: this.filePaths[this.chunkFile[chunk]!]!,
+        startLine: this.chunkLines[2 * chunk]!,
+        endLine: this.chunkLines[2 * chunk + 1]!,
+        startByte: this.chunkBytes[2 * chunk]!,
+        endByte: this.chunkBytes[2 * chunk + 1]!,
+        score: scores[chunk]!,
+        matched: terms.filter((_, index) => (mask & (1 << index)) !== 0),
+      };
+    });
+    for (const chunk of touched) {
+      scores[chunk] = 0;
+      masks[chunk] = 0;
+    }
+    return results;
+  }
+
+  /** Sizes, for status and benchmarks. */
+  counts(): { files: number; chunks: number; deadChunks: number; terms: number; postings: number; bytes: number } {
+    let postings = 0;
+    let bytes = 0;
+    for (let term = 0; term < this.postings.length; term++) {
+      postings += this.postingLengths[term]! / 2;
+      bytes += this.postings[term]!.byteLength;
+    }
+    bytes += this.chunkFile.byteLength + this.chunkLines.byteLength + this.chunkBytes.byteLength + this.chunkLengths.byteLength + this.alive.byteLength;
+    return { files: this.entries.size, chunks: this.chunkCount - this.deadCount, deadChunks: this.deadCount, terms: this.termNames.length, postings, bytes };
+  }
+
+  /** The file set's hash each indexed file had when it was chunked (status: how far the ranking lags). */
+  lag(): number {
+    let behind = this.pending.size;
+    for (const [file, entry] of this.entries) if (entry.hash !== this.source.hashOf(file)) behind++;
+    return behind;
+  }
+
+  // Persistence.
+
+  private async load(wanted: string[]): Promise<number> {
+    if (!this.cacheFile) return 0;
+    const read = await loadRanking(this.cacheFile);
+    if (read.status === 'missing') return 0;
+    if (read.status === 'corrupt') {
+      log.warn(`chunk ranking cache ${this.cacheFile} is unusable (${read.reason}); chunking every file`);
+      return 0;
+    }
+    const snapshot = read.snapshot;
+    if (snapshot.root !== this.source.root || snapshot.version !== rankingVersion || snapshot.budgetBytes !== this.budgetBytes) return 0;
+    this.termNames = snapshot.terms;
+    this.termIds = new Map(snapshot.terms.map((term, id) => [term, id]));
+    this.postings = snapshot.postings;
+    this.postingLengths = Uint32Array.from(snapshot.postings, (list) => list.length);
+    this.chunkCount = snapshot.chunkFile.length;
+    this.chunkFile = snapshot.chunkFile;
+    this.chunkLines = snapshot.chunkLines;
+    this.chunkBytes = snapshot.chunkBytes;
+    this.chunkLengths = snapshot.chunkLengths;
+    this.alive = new Uint8Array(this.chunkCount);
+    this.filePaths = snapshot.files.map((file) => file.path);
+    this.fileIds.clear();
+    this.filePaths.forEach((path, id) => this.fileIds.set(path, id));
+    // Every chunk starts dead; the files whose hash still holds bring theirs back to life.
+    this.deadCount = this.chunkCount;
+    this.lengthSums.fill(0);
+    const keep = new Set(wanted);
+    let loaded = 0;
+    for (const file of snapshot.files) {
+      if (!keep.has(file.path) || this.source.hashOf(file.path) !== file.hash) continue;
+      for (let id = file.first; id < file.first + file.count; id++) {
+        this.alive[id] = 1;
+        this.deadCount--;
+        for (let field = 0; field < fieldCount; field++) this.lengthSums[field]! += this.chunkLengths[id * fieldCount + field]!;
+      }
+      this.entries.set(file.path, { hash: file.hash, first: file.first, count: file.count });
+      loaded++;
+    }
+    if (this.deadCount > 0) this.compact();
+    return loaded;
+  }
+
+  /** Saves a while after the last change. */
+  private scheduleSave(delayMs = this.saveDelayMs): void {
+    if (!this.cacheFile || this.saveTimer || this.disposed) return;
+    this.saveTimer = setTimeout(() => void this.save(), delayMs);
+    this.saveTimer.unref();
+  }
+
+  /** Writes the index (atomically, in pieces); one save at a time, a change meanwhile makes another follow. */
+  save(): Promise<void> {
+    if (this.saveTimer) clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    if (!this.cacheFile || !this.built) return Promise.resolve();
+    if (this.saving) {
+      this.saveAgain = true;
+      return this.saving;
+    }
+    const started = performance.now();
+    this.saving = (async () => {
+      if (this.deadCount > 0) this.compact();
+      // What the pieces are written from: the tables as they are now. Later appends only add
+      // chunk ids past `count` (left out below) and nothing compacts while a save runs.
+      const count = this.chunkCount;
+      const stored = [...this.entries].filter(([, entry]) => entry.hash !== undefined);
+      // File ids in the snapshot are indexes into its file list.
+      const chunkFile = new Uint32Array(count).fill(0xffffffff);
+      stored.forEach(([, entry], index) => chunkFile.fill(index, entry.first, Math.min(entry.first + entry.count, count)));
+      const snapshot: RankingSnapshot = {
+        root: this.source.root,
+        version: rankingVersion,
+        budgetBytes: this.budgetBytes,
+        terms: this.termNames.slice(),
+        postings: [],
+        chunkFile,
+        chunkLines: this.chunkLines.slice(0, 2 * count),
+        chunkBytes: this.chunkBytes.slice(0, 2 * count),
+        chunkLengths: this.chunkLengths.slice(0, count * fieldCount),
+        files: stored.map(([path, entry]) => ({ path, hash: entry.hash!, first: entry.first, count: entry.count })),
+      };
+      let last = performance.now();
+      for (let term = 0; term < snapshot.terms.length; term++) {
+        snapshot.postings.push(this.postings[term]!.slice(0, this.postingLengths[term]!));
+        if (performance.now() - last > 20) {
+          await breathe();
+          last = performance.now();
+        }
+      }
+      // Chunks appended while the lists were copied are not in the snapshot's table: leave them out.
+      for (let term = 0; term < snapshot.postings.length; term++) {
+        const list = snapshot.postings[term]!;
+        if (list.length > 0 && list[list.length - 2]! >= count) snapshot.postings[term] = list.filter((_, at) => at % 2 === 1 ? list[at - 1]! < count : list[at]! < count);
+      }
+      await saveRanking(this.cacheFile!, snapshot);
+    })()
+      .then(() => log.debug(`chunk ranking of ${this.source.root} saved in ${Math.round(performance.now() - started)} ms`))
+      .catch((error: unknown) => log.warn(`chunk ranking of ${this.source.root} not saved: ${(error as Error).message}`))
+      .finally(() => {
+        this.saving = undefined;
+        if (this.saveAgain) {
+          this.saveAgain = false;
+          void this.save();
+        }
+      });
+    return this.saving;
+  }
+
+  async saved(): Promise<void> {
+    while (this.saving) await this.saving;
+  }
+
+  /** Stops following changes; a pending save is written first. */
+  async dispose(): Promise<void> {
+    this.subscription.dispose();
+    if (this.saveTimer) {
+      clearTimeout(this.saveTimer);
+      this.saveTimer = undefined;
+      if (this.built) await this.save();
+    }
+    this.disposed = true;
+    await this.saved();
+  }
+}
+
+/** The `limit` best of `candidates` by score (ties: lower id first), best first. */
+function topK(candidates: number[], scores: Float32Array, limit: number): number[] {
+  if (candidates.length <= limit) return candidates.slice().sort((a, b) => scores[b]! - scores[a]! || a - b);
+  // A min-heap of the best so far.
+  const heap: number[] = [];
+  const worse = (a: number, b: number): boolean => scores[a]! < scores[b]! || (scores[a] === scores[b] && a > b);
+  const down = (at: number): void => {
+    for (;;) {
+      const left = 2 * at + 1;
+      const right = left + 1;
+      let least = at;
+      if (left < heap.length && worse(heap[left]!, heap[least]!)) least = left;
+      if (right < heap.length && worse(heap[right]!, heap[least]!)) least = right;
+      if (least === at) return;
+      [heap[at], heap[least]] = [heap[least]!, heap[at]!];
+      at = least;
+    }
+  };
+  for (const candidate of candidates) {
+    if (heap.length < limit) {
+      heap.push(candidate);
+      for (let at = heap.length - 1; at > 0; ) {
+        const parent = (at - 1) >> 1;
+        if (!worse(heap[at]!, heap[parent]!)) break;
+        [heap[at], heap[parent]] = [heap[parent]!, heap[at]!];
+        at = parent;
+      }
+    } else if (worse(heap[0]!, candidate)) {
+      heap[0] = candidate;
+      down(0);
+    }
+  }
+  return heap.sort((a, b) => scores[b]! - scores[a]! || a - b);
+}
