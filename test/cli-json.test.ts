@@ -35,13 +35,17 @@ gitInit(root);
 const env = { ...process.env, FATHOM_CACHE_DIR: tempDir('fathom-cache-'), FATHOM_LOG: 'warn' };
 const app = path.join(root, 'src/app.ts');
 
-const cases: Array<{ name: string; args: string[]; code: number; input?: string }> = [
+/** `lines`: the output is JSON Lines (one object per line); its shape is that of the list. */
+const cases: Array<{ name: string; args: string[]; code: number; input?: string; lines?: boolean }> = [
   { name: 'index', args: ['index', root], code: 0 },
   { name: 'status', args: ['status', root], code: 0 },
   { name: 'files', args: ['files', root], code: 0 },
   { name: 'merkle', args: ['merkle', root], code: 0 },
   { name: 'grep', args: ['grep', 'greet', root], code: 0 },
   { name: 'grep-nothing', args: ['grep', 'nowhere_to_be_found', root], code: 1 },
+  { name: 'search', args: ['search', 'say hello to a name', root], code: 0, lines: true },
+  { name: 'search-identifier', args: ['search', 'greet', root], code: 0, lines: true },
+  { name: 'search-nothing', args: ['search', 'zeppelin', root], code: 1, lines: true },
   { name: 'chunks', args: ['chunks', app], code: 0 },
   { name: 'symbols', args: ['symbols', 'greet', root], code: 0 },
   { name: 'outline', args: ['outline', app], code: 0 },
@@ -55,11 +59,11 @@ const cases: Array<{ name: string; args: string[]; code: number; input?: string 
   { name: 'diagnostics', args: ['diagnostics', app], code: 3 },
 ];
 
-for (const { name, args, code, input } of cases) {
+for (const { name, args, code, input, lines } of cases) {
   test(`cli --json: ${name} exits ${code} with the documented shape`, () => {
     const run = spawnSync(process.execPath, [cliMain, ...args, '--json', '--no-daemon'], { env, encoding: 'utf8', cwd: root, timeout: 60_000, ...(input === undefined ? {} : { input }) });
     assert.equal(run.status, code, run.stderr);
-    const actual = shape(JSON.parse(run.stdout));
+    const actual = shape(lines ? run.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown) : JSON.parse(run.stdout));
     const file = path.join(snapshots, `${name}.json`);
     if (process.env.FATHOM_UPDATE_SNAPSHOTS) {
       fs.mkdirSync(snapshots, { recursive: true });

@@ -21,5 +21,5 @@ test('neovim: :FathomGrep, unsaved buffers, :CodeSearch, :StructuralSearch, :Fat
   const output = `${run.stdout}${run.stderr}`;
   assert.equal(run.status, 0, output);
   assert.ok(!/FAIL/.test(output), output);
-  assert.equal((output.match(/^ok /gm) ?? []).length, 9, output);
+  assert.equal((output.match(/^ok /gm) ?? []).length, 10, output);
 });

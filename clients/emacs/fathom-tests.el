@@ -55,10 +55,14 @@
     ;; Back to the disk's text (the daemon is told), for the other tests.
     (revert-buffer t t)))
 
-(ert-deftest fathom-code-search-finds-words ()
+(ert-deftest fathom-code-search-ranks-words-and-finds-identifiers ()
   (fathom-tests--visit "src/app.ts")
-  (fathom-code-search "HELLO WORLD")
-  (should (equal (fathom-tests--locations) '("src/util.ts:2:9"))))
+  ;; Words: the chunk that holds them, at its line with the most of them.
+  (fathom-code-search "hello world")
+  (should (equal (fathom-tests--locations) '("src/util.ts:2:1")))
+  ;; An identifier: its definition, then where it is written.
+  (fathom-code-search "greet")
+  (should (equal (fathom-tests--locations) '("src/app.ts:1:10" "src/app.ts:2:24" "src/util.ts:1:1"))))
 
 (ert-deftest fathom-xref-definitions-and-references ()
   (fathom-tests--visit "src/app.ts")

@@ -14,7 +14,8 @@
 ;; pending text is always sent before a request.  Commands:
 ;;
 ;;   `fathom-grep'               regex search, results in a grep-mode buffer
-;;   `fathom-code-search'        search for words (literal, any case, until the semantic index)
+;;   `fathom-code-search'        a question in words (ranked whole chunks), an identifier
+;;                               (definitions, then uses), a regex or a fragment of code
 ;;   `fathom-structural-search'  code with $X metavariables, in the buffer's language
 ;;   `fathom-status'             the workspace's files and indexes
 ;;
@@ -240,10 +241,28 @@ Pending buffer text is sent first; ROOT defaults to the current workspace."
 
 ;;;###autoload
 (defun fathom-code-search (query)
-  "Search the workspace for QUERY.
-For now the words are searched literally, ignoring case."
+  "Search the workspace for QUERY: words, an identifier, a regex or code.
+Words are ranked over whole functions and classes; each hit is listed at
+its line holding the most of the words, with the chunk's line range."
   (interactive (list (read-string "Fathom code search: ")))
-  (fathom--grep query (list :fixedStrings t :ignoreCase t) (format "fathom search %s" query)))
+  (let* ((root (fathom--root))
+         (result (fathom-request :fathom/codeSearch
+                                 (list :query query :maxResults fathom-max-results :maxInlineBytes 0)
+                                 root)))
+    (fathom--show-matches
+     (format "fathom search %s (%s)" query (plist-get result :route)) root
+     (mapcar (lambda (hit)
+               (let ((line (plist-get hit :line)))
+                 (format "%s:%d:%d:%s" (plist-get hit :path) line
+                         (or (plist-get hit :column) 1)
+                         (if (equal (plist-get hit :start) (plist-get hit :end))
+                             (plist-get hit :snippet)
+                           (format "[%d-%d] %s" (plist-get hit :start) (plist-get hit :end)
+                                   (string-trim
+                                    (or (nth (- line (plist-get hit :snippetStart))
+                                             (split-string (plist-get hit :snippet) "\n"))
+                                        "")))))))
+             (plist-get result :hits)))))
 
 ;;;###autoload
 (defun fathom-structural-search (pattern &optional language)

@@ -10,7 +10,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { z } from 'zod';
-import { Methods, type EditFileResult, type GrepResult, type ImpactResult, type ReferencesResult, type StatusResult, type StructuralSearchResult } from '../protocol/methods.js';
+import { Methods, type CodeSearchResult, type EditFileResult, type GrepResult, type ImpactResult, type ReferencesResult, type StatusResult, type StructuralSearchResult } from '../protocol/methods.js';
 
 /** Answers longer than this (characters) go to a file. */
 const inlineLimit = 24_000;
@@ -88,12 +88,34 @@ export async function serveMcp(options: McpOptions): Promise<void> {
   server.registerTool(
     'code_search',
     {
-      description: 'Search the code for words or an identifier. For now the words are matched literally, ignoring case (the semantic index will answer questions in words when it lands).',
-      inputSchema: { query: z.string(), max_results: z.number().int().positive().optional(), root },
+      description:
+        'Search the code for a question in words ("where are expired sessions dropped"), an identifier (its definitions first, then where it is written), a regex or a fragment of code. Words are ranked over whole functions/classes (lexical BM25F; no embedding model yet). Answers path:start-end lines with a snippet.',
+      inputSchema: {
+        query: z.string(),
+        mode: z.enum(['auto', 'lexical', 'regex', 'literal']).optional().describe('default auto: chosen from the shape of the query'),
+        glob: z.array(z.string()).optional().describe('rg -g style globs over workspace-relative paths'),
+        max_results: z.number().int().positive().optional(),
+        root,
+      },
     },
     (args) =>
-      call<GrepResult>(Methods.grep, { root: args.root ?? defaultRoot, pattern: args.query, fixedStrings: true, ignoreCase: true, maxResults: args.max_results ?? 200 }, (result) =>
-        answer('code_search', `${result.matches.length} matches in ${result.files} files${result.truncated ? ' (truncated)' : ''}`, grepLines(result), result),
+      call<CodeSearchResult>(
+        Methods.codeSearch,
+        { root: args.root ?? defaultRoot, query: args.query, ...(args.mode ? { mode: args.mode } : {}), ...(args.glob ? { glob: args.glob } : {}), maxResults: args.max_results ?? 20, maxInlineBytes: 0 },
+        (result) =>
+          answer(
+            'code_search',
+            `${result.total} hits (${result.route}: ${result.reason})${result.truncated ? ' (truncated)' : ''}`,
+            result.hits.map((hit) =>
+              hit.start === hit.end && hit.column !== undefined
+                ? `${hit.path}:${hit.start}:${hit.column}:${hit.snippet}`
+                : `${hit.path}:${hit.start}-${hit.end}${hit.symbol ? ` ${hit.symbol.kind} ${[...hit.symbol.container, hit.symbol.name].join('.')}` : ''}\n${hit.snippet
+                    .split('\n')
+                    .map((line, at) => `  ${hit.snippetStart + at}  ${line}`)
+                    .join('\n')}`,
+            ),
+            result,
+          ),
       ),
   );
 

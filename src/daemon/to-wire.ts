@@ -93,6 +93,7 @@ export function toWireCodeSearch(root: string, query: string, answer: CodeSearch
       rankers: hit.rankers,
       ...(hit.matched ? { matched: hit.matched } : {}),
       ...(hit.symbol ? { symbol: hit.symbol } : {}),
+      line: hit.focusLine + 1,
       snippet: hit.snippet,
       snippetStart: hit.snippetLine + 1,
     }),

@@ -230,7 +230,9 @@ export interface CodeSearchHit {
   matched?: string[];
   /** symbol: the definition. */
   symbol?: { name: string; kind: string; container: string[] };
-  /** Lines of the hit read from the local file (the best window for lexical hits). */
+  /** 1-based line to jump to: a ranked chunk's line holding the most query terms, a definition's first line, the matching line. */
+  line: number;
+  /** Lines of the hit read from the local file (around `line`, inside the hit). */
   snippet: string;
   /** 1-based line of the snippet's first line. */
   snippetStart: number;

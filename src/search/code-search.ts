@@ -57,6 +57,8 @@ export interface CodeSearchHit {
   snippet: string;
   /** 0-based line the snippet starts at. */
   snippetLine: number;
+  /** 0-based line to jump to: the chunk's line with the most query terms, the definition's first line, the matching line. */
+  focusLine: number;
 }
 
 export interface CodeSearchAnswer {
@@ -167,6 +169,7 @@ async function symbolRoute(query: string, request: CodeSearchRequest, engines: C
       symbol: { name: definition.name, kind: definition.kind, container: definition.container },
       snippet: (lines ?? []).slice(definition.start.line, definition.start.line + count).join('\n'),
       snippetLine: definition.start.line,
+      focusLine: definition.start.line,
     };
   });
   // Then where the name is written, outside the definitions already shown.
@@ -179,7 +182,7 @@ async function symbolRoute(query: string, request: CodeSearchRequest, engines: C
       truncated = true;
       break;
     }
-    hits.push({ path: match.path, startLine: match.line - 1, endLine: match.line - 1, column: match.column, score: 0, rankers: ['literal'], snippet: match.text, snippetLine: match.line - 1 });
+    hits.push({ path: match.path, startLine: match.line - 1, endLine: match.line - 1, column: match.column, score: 0, rankers: ['literal'], snippet: match.text, snippetLine: match.line - 1, focusLine: match.line - 1 });
   }
   return { hits, truncated };
 }
@@ -190,7 +193,7 @@ async function grepRoute(query: string, literal: boolean, request: CodeSearchReq
     { pattern: query, fixedStrings: literal, ignoreCase: request.ignoreCase === true, ...(request.globs ? { globs: request.globs } : {}), ...(request.languages ? { languages: request.languages } : {}), maxResults: limit },
     signal,
   );
-  const hits = result.matches.map((match): CodeSearchHit => ({ path: match.path, startLine: match.line - 1, endLine: match.line - 1, column: match.column, score: 0, rankers: [literal ? 'literal' : 'regex'], snippet: match.text, snippetLine: match.line - 1 }));
+  const hits = result.matches.map((match): CodeSearchHit => ({ path: match.path, startLine: match.line - 1, endLine: match.line - 1, column: match.column, score: 0, rankers: [literal ? 'literal' : 'regex'], snippet: match.text, snippetLine: match.line - 1, focusLine: match.line - 1 }));
   return { hits, truncated: result.truncated };
 }
 
@@ -199,26 +202,24 @@ function linesOf(cache: Map<string, string[] | undefined>, engines: CodeSearchEn
   return cache.get(path);
 }
 
-/** The `size` lines of [start, end] holding the most matched terms (the first lines when none does). */
-export function bestWindow(lines: string[] | undefined, start: number, end: number, size: number, matched: ReadonlySet<string>): { snippet: string; snippetLine: number } {
-  if (!lines) return { snippet: '', snippetLine: start };
-  const last = Math.min(end, lines.length - 1);
-  const counts: number[] = [];
-  for (let line = start; line <= last; line++) counts.push(termsOf(lines[line] ?? '').filter((term) => matched.has(term)).length);
-  let best = start;
-  let bestValue = -1;
-  let value = 0;
+/**
+ * The line of [start, end] holding the most matched terms (the first line when none does), and
+ * the `size` lines around it (inside the range).
+ */
+export function bestWindow(lines: string[] | undefined, start: number, end: number, size: number, matched: ReadonlySet<string>): { snippet: string; snippetLine: number; focusLine: number } {
+  if (!lines) return { snippet: '', snippetLine: start, focusLine: start };
+  const last = Math.max(start, Math.min(end, lines.length - 1));
+  let focus = start;
+  let most = 0;
   for (let line = start; line <= last; line++) {
-    value += counts[line - start]!;
-    if (line - start >= size) value -= counts[line - start - size]!;
-    const windowStart = Math.max(start, line - size + 1);
-    if (value > bestValue) {
-      bestValue = value;
-      best = windowStart;
+    const count = new Set(termsOf(lines[line] ?? '').filter((term) => matched.has(term))).size;
+    if (count > most) {
+      most = count;
+      focus = line;
     }
   }
-  if (bestValue <= 0) best = start;
-  return { snippet: lines.slice(best, Math.min(best + size, last + 1)).join('\n'), snippetLine: best };
+  const first = Math.max(start, Math.min(focus - Math.floor((size - 1) / 2), last - size + 1));
+  return { snippet: lines.slice(first, Math.min(first + size, last + 1)).join('\n'), snippetLine: first, focusLine: focus };
 }
 
 function round(value: number): number {

@@ -51,8 +51,10 @@ local ok, err = pcall(function()
   check('an unsaved buffer is searched', vim.deep_equal(quickfix(), { 'src/app.ts:4:14' }), quickfix())
   check('nothing was written', not vim.fn.readfile(root .. '/src/app.ts')[4], vim.fn.readfile(root .. '/src/app.ts'))
 
-  vim.cmd('CodeSearch HELLO WORLD')
-  check(':CodeSearch finds words (literal, any case)', vim.deep_equal(quickfix(), { 'src/util.ts:2:9' }), quickfix())
+  vim.cmd('CodeSearch hello world')
+  check(':CodeSearch ranks words: the chunk, at its best line', vim.deep_equal(quickfix(), { 'src/util.ts:2:1' }), quickfix())
+  vim.cmd('CodeSearch greet')
+  check(':CodeSearch of an identifier: its definition, then its uses (the unsaved one too)', vim.deep_equal(quickfix(), { 'src/app.ts:1:10', 'src/app.ts:2:24', 'src/app.ts:4:30', 'src/util.ts:1:1' }), quickfix())
 
   vim.cmd('StructuralSearch greet($A)')
   check(':StructuralSearch matches calls, the unsaved one too', vim.deep_equal(quickfix(), { 'src/app.ts:2:24', 'src/app.ts:4:30' }), quickfix())

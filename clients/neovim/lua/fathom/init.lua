@@ -166,10 +166,31 @@ function M.grep(pattern, options)
   return count
 end
 
---- :CodeSearch {query}: a question about the code. Until the semantic index exists, the words
---- are searched literally, ignoring case.
+--- :CodeSearch {query}: words (ranked over whole functions and classes), an identifier (its
+--- definitions, then where it is written), a regex or a fragment of code (fathom/codeSearch
+--- picks by the query's shape). Each hit goes to the quickfix list at its best line, with the
+--- chunk's line range in the text.
 function M.code_search(query)
-  return M.grep(query, { fixedStrings = true, ignoreCase = true })
+  local result = ask('fathom/codeSearch', { query = query, maxResults = M.config.max_results, maxInlineBytes = 0 })
+  if not result then
+    return 0
+  end
+  local items = {}
+  for _, hit in ipairs(result.hits) do
+    local text
+    if hit.start == hit['end'] then
+      text = hit.snippet
+    else
+      local lines = vim.split(hit.snippet, '\n', { plain = true })
+      text = string.format('[%d-%d] %s', hit.start, hit['end'], vim.trim(lines[hit.line - hit.snippetStart + 1] or ''))
+    end
+    table.insert(items, { path = hit.path, line = hit.line, column = hit.column or 1, text = text })
+  end
+  local count = to_quickfix('CodeSearch ' .. query .. ' (' .. result.route .. ')', result.root, items)
+  if count == 0 then
+    notify('nothing found for ' .. query)
+  end
+  return count
 end
 
 --- :StructuralSearch {pattern}: code with $X / $$$X metavariables, in the current buffer's language.
