@@ -10,7 +10,7 @@ import { errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { defaultConfig, defaultSocketPath, readPackageVersion } from '../daemon/config.js';
 import { Daemon, SocketInUseError } from '../daemon/server.js';
-import { Methods, type CalleesResult, type CodeSearchResult, type CallersResult, type DefinitionResult, type ImpactResult, type ReferencesResult, type RelatedSymbol, type WireRange, type ChunksResult, type OutlineResult, type OutlineSymbol, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
+import { Methods, type CalleesResult, type CodeSearchResult, type ExportIndexResult, type CallersResult, type DefinitionResult, type ImpactResult, type ReferencesResult, type RelatedSymbol, type WireRange, type ChunksResult, type OutlineResult, type OutlineSymbol, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
 import { attachStdio, connectToDaemon, inProcessDaemon, type Client } from './connect.js';
 import { serveMcp } from './mcp.js';
 import { ProgressBar } from './progress-bar.js';
@@ -31,6 +31,9 @@ commands:
                                       definitions then uses, a regex, or code as written (--mode
                                       auto|lexical|regex|literal; semantic|hybrid need a model);
                                       --json: one JSON object per hit
+  export [PATH] --out FILE [--key KEYFILE]
+                                      the chunk ranking with every path masked and every term
+                                      hashed (your own key, or a team's), for a shared store
   grep PATTERN [PATH] [-F] [-i] [-w] [-U] [-g GLOB]... [-t LANG]... [-A N] [-B N] [-C N] [--max N]
                                       regex search through the index, ripgrep's output and flags
   chunks FILE [--budget N] [--no-text] the syntax-aware chunks of a file with their context headers
@@ -318,6 +321,8 @@ async function main(argv: string[]): Promise<number> {
       type: { type: 'string', short: 't', multiple: true },
       lang: { type: 'string', short: 'l' },
       mode: { type: 'string' },
+      out: { type: 'string' },
+      key: { type: 'string' },
       rule: { type: 'string' },
       rewrite: { type: 'string' },
       apply: { type: 'boolean' },
@@ -475,6 +480,14 @@ async function main(argv: string[]): Promise<number> {
         if (out.length > 0) process.stdout.write(`${out.join('\n')}\n`);
       });
       return found ? 0 : 1;
+    }
+    case 'export': {
+      if (typeof values.out !== 'string') throw new UsageError('export needs --out FILE');
+      await withClient(values, async ({ connection }) => {
+        const result = await request<ExportIndexResult>(connection, Methods.exportIndex, { root, out: path.resolve(values.out as string), ...(typeof values.key === 'string' ? { keyFile: path.resolve(values.key) } : {}) }, true);
+        print(json ? result : `${result.file}: ${result.files} files, ${result.chunks} chunks, ${result.terms} terms (${humanBytes(result.bytes)}), paths masked and terms hashed with key ${result.keyId}`);
+      });
+      return 0;
     }
     case 'sg': {
       // PATH (a file or folder) narrows the search inside its workspace, as for grep.

@@ -16,6 +16,8 @@ export interface DaemonConfig {
   serverIdleMs?: number;
   /** Extra or changed language servers (JSON, see README): $FATHOM_SERVERS or $XDG_CONFIG_HOME/fathom/servers.json. */
   serversFile?: string;
+  /** The user's settings folder ($FATHOM_CONFIG_DIR or $XDG_CONFIG_HOME/fathom): the mask key lives here. */
+  configDir?: string;
 }
 
 function positiveNumber(value: string | undefined): number | undefined {
@@ -30,13 +32,19 @@ export function defaultCacheRoot(): string {
   return path.join(base, 'fathom');
 }
 
+export function defaultConfigDir(): string {
+  if (process.env.FATHOM_CONFIG_DIR) return path.resolve(process.env.FATHOM_CONFIG_DIR);
+  return path.join(process.env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'fathom');
+}
+
 export function defaultConfig(): DaemonConfig {
   return {
+    configDir: defaultConfigDir(),
     cacheRoot: defaultCacheRoot(),
     maxFileBytes: positiveNumber(process.env.FATHOM_MAX_FILE_BYTES) ?? 1024 * 1024,
     reconcileIntervalMs: (positiveNumber(process.env.FATHOM_RECONCILE_SECONDS) ?? 300) * 1000,
     serverIdleMs: (positiveNumber(process.env.FATHOM_SERVER_IDLE_SECONDS) ?? 600) * 1000,
-    serversFile: process.env.FATHOM_SERVERS ? path.resolve(process.env.FATHOM_SERVERS) : path.join(process.env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'fathom', 'servers.json'),
+    serversFile: process.env.FATHOM_SERVERS ? path.resolve(process.env.FATHOM_SERVERS) : path.join(defaultConfigDir(), 'servers.json'),
   };
 }
 

@@ -15,6 +15,11 @@ import type { Workspace } from '../workspace/workspace.js';
 import { type Params, optionalBoolean, optionalCount, optionalProgressToken, optionalString, optionalStringList, paramsObject, requiredText } from './params.js';
 import { defaultMaxInlineBytes, writeResultFile } from './result-files.js';
 import { toWireCodeSearch } from './to-wire.js';
+import path from 'node:path';
+import { exportRanking } from '../index/export/ranking-export.js';
+import { readMaskKey, userMaskKey } from '../index/export/mask-keys.js';
+import { PathMask } from '../index/export/path-mask.js';
+import type { ExportIndexResult } from '../protocol/methods.js';
 
 /** What the requests need from the session. */
 export interface SearchRequestContext {
@@ -23,6 +28,8 @@ export interface SearchRequestContext {
   readyLexical(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined): Promise<LexicalIndex>;
   readySymbols(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined): Promise<CodeGraph>;
   readyRanking(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined): Promise<ChunkRanking>;
+  /** The user's settings folder (the mask key). */
+  configDir(): string;
   /** Where answers over the inline cap are written. */
   resultsDir(): string;
 }
@@ -83,5 +90,19 @@ export class SearchRequests {
       return { ...result, hits: result.hits.slice(0, 10), resultFile };
     }
     return result;
+  }
+
+  /** fathom/exportIndex: the workspace's chunk ranking, paths masked and terms hashed, for a shared store. */
+  async exportIndex(raw: unknown, token: CancellationToken): Promise<ExportIndexResult> {
+    const params = paramsObject(Methods.exportIndex, raw);
+    const out = requiredText(params, 'out');
+    if (!path.isAbsolute(out)) throw new FathomError('invalidParams', `params.out must be an absolute path (got ${out})`, { field: 'out' });
+    if (!fs.existsSync(path.dirname(out))) throw new FathomError('invalidParams', `the folder of params.out does not exist: ${path.dirname(out)}`, { field: 'out' });
+    const keyFile = optionalString(params, 'keyFile');
+    const mask = new PathMask(keyFile === undefined ? userMaskKey(this.context.configDir()) : readMaskKey(path.resolve(keyFile)));
+    const workspace = this.context.workspaceFor(params);
+    const ranking = await this.context.readyRanking(workspace, token, optionalProgressToken(params, 'workDoneToken'));
+    const summary = await exportRanking(ranking, mask, out);
+    return { root: workspace.root, ...summary, bytes: fs.statSync(out).size };
   }
 }

@@ -111,6 +111,7 @@ export class Session {
       [Methods.merkle]: (params, token) => this.merkle(params, token),
       [Methods.grep]: (params, token) => this.grep(params, token),
       [Methods.codeSearch]: (params, token) => this.search.codeSearch(params, token),
+      [Methods.exportIndex]: (params, token) => this.search.exportIndex(params, token),
       [Methods.chunks]: (params, token) => this.chunks(params, token),
       [Methods.symbols]: (params, token) => this.symbols(params, token),
       [Methods.outline]: (params, token) => this.outline(params, token),
@@ -374,6 +375,7 @@ export class Session {
     readySymbols: (workspace, token, progressToken) => this.readySymbols(workspace, token, progressToken),
     readyRanking: (workspace, token, progressToken) => this.readyRanking(workspace, token, progressToken),
     resultsDir: () => this.services.workspaces.resultsDir,
+    configDir: () => this.services.workspaces.configDir,
   });
 
   /** Reads the params shared by structural search and rewrite (the rule is checked by the engine). */

@@ -26,7 +26,7 @@ import type { LanguageServerState, WorkspaceStatus } from '../protocol/methods.j
 import { HashPool } from '../workspace/hash-pool.js';
 import type { BufferOverlay } from '../workspace/overlay.js';
 import { Workspace } from '../workspace/workspace.js';
-import { workspaceCacheDir, type DaemonConfig } from './config.js';
+import { defaultConfigDir, workspaceCacheDir, type DaemonConfig } from './config.js';
 
 /** Buffers longer than this (code units) are chunked in a worker rather than through the parse cache. */
 const maxMainThreadParse = 2_000_000;
@@ -131,6 +131,11 @@ export class WorkspaceManager {
       this.symbolIndexes.set(workspace, index);
     }
     return index;
+  }
+
+  /** The user's settings folder. */
+  get configDir(): string {
+    return this.config.configDir ?? defaultConfigDir();
   }
 
   /** Where answers too long to send inline are written (result-files.ts). */

@@ -8,6 +8,7 @@ export const Methods = {
   merkle: 'fathom/merkle',
   grep: 'fathom/grep',
   codeSearch: 'fathom/codeSearch',
+  exportIndex: 'fathom/exportIndex',
   chunks: 'fathom/chunks',
   symbols: 'fathom/symbols',
   outline: 'fathom/outline',
@@ -252,6 +253,26 @@ export interface CodeSearchResult {
   /** Set when the answer was over maxInlineBytes: a JSON file (0600, removed after an hour) holding { hits }; `hits` here holds the first 10. */
   resultFile?: string;
   elapsedMs: number;
+}
+
+export interface ExportIndexParams {
+  root: string;
+  /** Where to write the export (an absolute path; its folder must exist). */
+  out: string;
+  /** A team key file (hex or raw, ≥ 16 bytes, mode 0600); default: the user's own key. */
+  keyFile?: string;
+  workDoneToken?: ProgressToken;
+}
+
+export interface ExportIndexResult {
+  root: string;
+  file: string;
+  /** Names the key (6 bytes of an HMAC of it): a store made with another key is refused. */
+  keyId: string;
+  files: number;
+  chunks: number;
+  terms: number;
+  bytes: number;
 }
 
 export interface ChunksParams {

@@ -18,7 +18,8 @@ import { breathe } from '../../base/event-loop.js';
 import { fieldCount } from './chunk-fields.js';
 
 export const rankingFormatVersion = 1;
-const magic = 'FTHMCRK1';
+/** chunks.bin's magic; an export (index/export) uses the same format under its own. */
+export const rankingMagic = 'FTHMCRK1';
 const termsPerRecord = 65_536;
 const wordsPerRecord = 1 << 20;
 const packr = new Packr({ useRecords: false, mapsAsObjects: true });
@@ -65,7 +66,7 @@ function u16(bytes: Uint8Array): Uint16Array {
   return new Uint16Array(copy.buffer);
 }
 
-export async function saveRanking(file: string, snapshot: RankingSnapshot): Promise<void> {
+export async function saveRanking(file: string, snapshot: RankingSnapshot, magic = rankingMagic): Promise<void> {
   // Group the posting lists into records of about a million words.
   const groups: Array<[number, number]> = [];
   for (let start = 0; start < snapshot.postings.length; ) {
@@ -108,7 +109,7 @@ export async function saveRanking(file: string, snapshot: RankingSnapshot): Prom
 export type RankingLoad = { status: 'valid'; snapshot: RankingSnapshot } | { status: 'missing' } | { status: 'corrupt'; reason: string };
 
 /** Reads and checks a snapshot: lengths agree, every chunk id and file range points inside its table. */
-export async function loadRanking(file: string): Promise<RankingLoad> {
+export async function loadRanking(file: string, magic = rankingMagic): Promise<RankingLoad> {
   const read = await readCheckedRecords(file, magic, rankingFormatVersion);
   if (read.status !== 'valid') return read;
   try {

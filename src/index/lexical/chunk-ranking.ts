@@ -156,6 +156,8 @@ export class ChunkRanking {
   private saveTimer: NodeJS.Timeout | undefined;
   private saving: Promise<void> | undefined;
   private saveAgain = false;
+  /** Snapshots copying the lists now: no compaction meanwhile. */
+  private snapshotting = 0;
   /** Scores of the query under way, indexed by chunk id (reused: reset through `touched`). */
   private scratch = new Float32Array(0);
   private scratchMasks = new Uint32Array(0);
@@ -164,7 +166,8 @@ export class ChunkRanking {
 
   constructor(
     private readonly source: RankingSource,
-    private readonly pool: ChunkTermsPool,
+    /** null: a ranking that never chunks (fromSnapshot). */
+    private readonly pool: ChunkTermsPool | null,
     /** Where the ranking is persisted (undefined: in memory only). */
     private readonly cacheFile?: string,
     private readonly saveDelayMs = 30_000,
@@ -231,6 +234,7 @@ export class ChunkRanking {
     const hash = this.source.hashOf(file);
     let terms: FileTerms;
     try {
+      if (!this.pool) throw new Error('this ranking was made from a snapshot and chunks nothing');
       terms = await this.pool.terms({ path: file, absolutePath: toAbsolute(this.source.root, file), budgetBytes: this.budgetBytes });
     } catch (error) {
       // Vanished or unreadable since the file set saw it: the change event that follows says so.
@@ -317,8 +321,8 @@ export class ChunkRanking {
       for (let field = 0; field < fieldCount; field++) this.lengthSums[field]! -= this.chunkLengths[id * fieldCount + field]!;
     }
     if (this.built) this.scheduleSave();
-    // Not while a save copies the lists (a compaction renumbers in place); the save compacts first.
-    if (!this.saving && this.deadCount > 4096 && this.deadCount * 4 > this.chunkCount) this.compact();
+    // Not while a snapshot copies the lists (a compaction renumbers in place); a snapshot compacts first.
+    if (this.snapshotting === 0 && this.deadCount > 4096 && this.deadCount * 4 > this.chunkCount) this.compact();
   }
 
   /** Drops dead chunks: renumbers the live ones and filters every posting list. */
@@ -488,6 +492,12 @@ export class ChunkRanking {
     }
     const snapshot = read.snapshot;
     if (snapshot.root !== this.source.root || snapshot.version !== rankingVersion || snapshot.budgetBytes !== this.budgetBytes) return 0;
+    const keep = new Set(wanted);
+    return this.adopt(snapshot, (path, hash) => keep.has(path) && this.source.hashOf(path) === hash);
+  }
+
+  /** Takes a snapshot's tables; the chunks of the files `revive` accepts come back to life, the others are dropped. Answers how many files it kept. */
+  private adopt(snapshot: RankingSnapshot, revive: (path: string, hash: string) => boolean): number {
     this.termNames = snapshot.terms;
     this.termIds = new Map(snapshot.terms.map((term, id) => [term, id]));
     this.postings = snapshot.postings;
@@ -504,20 +514,32 @@ export class ChunkRanking {
     // Every chunk starts dead; the files whose hash still holds bring theirs back to life.
     this.deadCount = this.chunkCount;
     this.lengthSums.fill(0);
-    const keep = new Set(wanted);
-    let loaded = 0;
+    let kept = 0;
     for (const file of snapshot.files) {
-      if (!keep.has(file.path) || this.source.hashOf(file.path) !== file.hash) continue;
+      if (!revive(file.path, file.hash)) continue;
       for (let id = file.first; id < file.first + file.count; id++) {
         this.alive[id] = 1;
         this.deadCount--;
         for (let field = 0; field < fieldCount; field++) this.lengthSums[field]! += this.chunkLengths[id * fieldCount + field]!;
       }
       this.entries.set(file.path, { hash: file.hash, first: file.first, count: file.count });
-      loaded++;
+      kept++;
     }
     if (this.deadCount > 0) this.compact();
-    return loaded;
+    return kept;
+  }
+
+  /**
+   * A ranking over a snapshot alone (an index exported from elsewhere): it answers queries and
+   * follows no workspace; `revive` picks the files it keeps (e.g. those held locally).
+   */
+  static fromSnapshot(snapshot: RankingSnapshot, revive: (path: string, hash: string) => boolean = () => true): ChunkRanking {
+    const hashes = new Map(snapshot.files.map((file) => [file.path, file.hash]));
+    const source: RankingSource = { root: snapshot.root, files: () => [...hashes.keys()], hashOf: (file) => hashes.get(file), onChanges: () => ({ dispose: () => undefined }) };
+    const ranking = new ChunkRanking(source, null, undefined, 0, snapshot.budgetBytes);
+    ranking.adopt(snapshot, revive);
+    ranking.built = true;
+    return ranking;
   }
 
   /** Saves a while after the last change. */
@@ -527,20 +549,15 @@ export class ChunkRanking {
     this.saveTimer.unref();
   }
 
-  /** Writes the index (atomically, in pieces); one save at a time, a change meanwhile makes another follow. */
-  save(): Promise<void> {
-    if (this.saveTimer) clearTimeout(this.saveTimer);
-    this.saveTimer = undefined;
-    if (!this.cacheFile || !this.built) return Promise.resolve();
-    if (this.saving) {
-      this.saveAgain = true;
-      return this.saving;
-    }
-    const started = performance.now();
-    this.saving = (async () => {
-      if (this.deadCount > 0) this.compact();
+  /** A consistent copy of the index (for saving and exporting), the posting lists copied in pieces between event-loop turns. */
+  async snapshot(): Promise<RankingSnapshot> {
+    // Compact first, unless another snapshot is copying the lists (its dead chunks then stay in
+    // this one's table, belonging to no file: dead on load).
+    if (this.snapshotting === 0 && this.deadCount > 0) this.compact();
+    this.snapshotting++;
+    try {
       // What the pieces are written from: the tables as they are now. Later appends only add
-      // chunk ids past `count` (left out below) and nothing compacts while a save runs.
+      // chunk ids past `count` (left out below) and nothing compacts while a snapshot runs.
       const count = this.chunkCount;
       const stored = [...this.entries].filter(([, entry]) => entry.hash !== undefined);
       // File ids in the snapshot are indexes into its file list.
@@ -571,7 +588,24 @@ export class ChunkRanking {
         const list = snapshot.postings[term]!;
         if (list.length > 0 && list[list.length - 2]! >= count) snapshot.postings[term] = list.filter((_, at) => at % 2 === 1 ? list[at - 1]! < count : list[at]! < count);
       }
-      await saveRanking(this.cacheFile!, snapshot);
+      return snapshot;
+    } finally {
+      this.snapshotting--;
+    }
+  }
+
+  /** Writes the index (atomically, in pieces); one save at a time, a change meanwhile makes another follow. */
+  save(): Promise<void> {
+    if (this.saveTimer) clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    if (!this.cacheFile || !this.built) return Promise.resolve();
+    if (this.saving) {
+      this.saveAgain = true;
+      return this.saving;
+    }
+    const started = performance.now();
+    this.saving = (async () => {
+      await saveRanking(this.cacheFile!, await this.snapshot());
     })()
       .then(() => log.debug(`chunk ranking of ${this.source.root} saved in ${Math.round(performance.now() - started)} ms`))
       .catch((error: unknown) => log.warn(`chunk ranking of ${this.source.root} not saved: ${(error as Error).message}`))
