@@ -10,7 +10,7 @@ import { errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { defaultConfig, defaultSocketPath, readPackageVersion } from '../daemon/config.js';
 import { Daemon, SocketInUseError } from '../daemon/server.js';
-import { Methods, type CalleesResult, type CodeSearchResult, type ExportIndexResult, type CallersResult, type DefinitionResult, type ImpactResult, type ReferencesResult, type RelatedSymbol, type WireRange, type ChunksResult, type OutlineResult, type OutlineSymbol, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
+import { Methods, type CalleesResult, type CodeSearchResult, type ExportIndexResult, type ModelPullResult, type ModelUseResult, type CallersResult, type DefinitionResult, type ImpactResult, type ReferencesResult, type RelatedSymbol, type WireRange, type ChunksResult, type OutlineResult, type OutlineSymbol, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
 import { attachStdio, connectToDaemon, inProcessDaemon, type Client } from './connect.js';
 import { serveMcp } from './mcp.js';
 import { ProgressBar } from './progress-bar.js';
@@ -31,6 +31,10 @@ commands:
                                       definitions then uses, a regex, or code as written (--mode
                                       auto|lexical|regex|literal; semantic|hybrid need a model);
                                       --json: one JSON object per hit
+  model use DIR|ID [PATH] | model off [PATH] | model pull ID
+                                      the workspace's embedding model for semantic and hybrid
+                                      search (a folder in transformers.js' layout, or a pulled
+                                      id); off by default; pull downloads where a network exists
   export [PATH] --out FILE [--key KEYFILE]
                                       the chunk ranking with every path masked and every term
                                       hashed (your own key, or a team's), for a shared store
@@ -210,7 +214,9 @@ function describe(status: WorkspaceStatus): string {
   ];
   if (status.search) {
     const ranking = status.search.ranking;
-    lines.push(`  search   ranking ${ranking.state}${ranking.state === 'ready' ? `: ${ranking.files} files, ${ranking.chunks} chunks, ${ranking.lagFiles} behind` : ''}; semantic ${status.search.semantic.state}${status.search.semantic.reason ? ` (${status.search.semantic.reason})` : ''}`);
+    const semantic = status.search.semantic;
+    const semanticText = semantic.state === 'off' ? `off (${semantic.reason})` : `${semantic.state}: ${semantic.model.dir} (${semantic.model.dimensions}-d), ${semantic.files} files, ${semantic.chunks} chunks, ${semantic.pendingFiles} changed since the last sync`;
+    lines.push(`  search   ranking ${ranking.state}${ranking.state === 'ready' ? `: ${ranking.files} files, ${ranking.chunks} chunks, ${ranking.lagFiles} behind` : ''}; semantic ${semanticText}`);
   }
   if (status.lastScan) lines.push(`  scan     ${status.lastScan.kind} at ${status.lastScan.at}: ${status.lastScan.durationMs} ms, ${status.lastScan.hashed} hashed, ${status.lastScan.reused} reused`);
   if (status.error) lines.push(`  error    ${status.error}`);
@@ -347,6 +353,11 @@ async function main(argv: string[]): Promise<number> {
   const takesTarget = command !== undefined && Object.hasOwn(graphCommands, command);
   const graphTarget = takesTarget ? rest.shift() : undefined;
   if (takesTarget && graphTarget === undefined) throw new UsageError(`${command} needs a TARGET (FILE:LINE:COL, FILE:LINE or a symbol name)`);
+  // model takes a subcommand and (use, pull) a model: `fathom model use DIR [PATH]`.
+  const modelCommand = command === 'model' ? rest.shift() : undefined;
+  if (command === 'model' && !['use', 'off', 'pull'].includes(modelCommand ?? '')) throw new UsageError('model needs use DIR|ID, off, or pull ID');
+  const modelArgument = modelCommand === 'use' || modelCommand === 'pull' ? rest.shift() : undefined;
+  if ((modelCommand === 'use' || modelCommand === 'pull') && modelArgument === undefined) throw new UsageError(`model ${modelCommand} needs ${modelCommand === 'use' ? 'a model folder or id' : 'a model id'}`);
   // chunks, outline and edit take a file, not a workspace: `fathom chunks FILE`.
   const takesFile = command === 'chunks' || command === 'outline' || command === 'edit' || command === 'diagnostics';
   const file = takesFile ? rest.shift() : undefined;
@@ -480,6 +491,19 @@ async function main(argv: string[]): Promise<number> {
         if (out.length > 0) process.stdout.write(`${out.join('\n')}\n`);
       });
       return found ? 0 : 1;
+    }
+    case 'model': {
+      await withClient(values, async ({ connection }) => {
+        if (modelCommand === 'pull') {
+          const result = await request<ModelPullResult>(connection, Methods.modelPull, { id: modelArgument }, true);
+          print(json ? result : `${result.id} is in ${result.dir}; use it with: fathom model use ${result.id}`);
+          return;
+        }
+        const model = modelCommand === 'off' ? null : fs.existsSync(modelArgument!) ? path.resolve(modelArgument!) : modelArgument!;
+        const result = await request<ModelUseResult>(connection, Methods.modelUse, { root, model }, true);
+        print(json ? result : result.model ? `${result.root}: semantic search with ${result.model.dir} (${result.model.dimensions}-d, ${result.model.dtype}, id ${result.model.id}${result.model.hybridWeight === undefined ? '; no measured hybrid weight: auto ranks words lexically' : `; hybrid weight ${result.model.hybridWeight}`})` : `${result.root}: semantic search off`);
+      });
+      return 0;
     }
     case 'export': {
       if (typeof values.out !== 'string') throw new UsageError('export needs --out FILE');

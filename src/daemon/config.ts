@@ -16,6 +16,8 @@ export interface DaemonConfig {
   serverIdleMs?: number;
   /** Extra or changed language servers (JSON, see README): $FATHOM_SERVERS or $XDG_CONFIG_HOME/fathom/servers.json. */
   serversFile?: string;
+  /** How often a workspace's semantic index syncs the changes it gathered (ms; 0: only on demand). */
+  semanticSyncMs?: number;
   /** The user's settings folder ($FATHOM_CONFIG_DIR or $XDG_CONFIG_HOME/fathom): the mask key lives here. */
   configDir?: string;
 }
@@ -43,6 +45,7 @@ export function defaultConfig(): DaemonConfig {
     cacheRoot: defaultCacheRoot(),
     maxFileBytes: positiveNumber(process.env.FATHOM_MAX_FILE_BYTES) ?? 1024 * 1024,
     reconcileIntervalMs: (positiveNumber(process.env.FATHOM_RECONCILE_SECONDS) ?? 300) * 1000,
+    semanticSyncMs: (positiveNumber(process.env.FATHOM_SEMANTIC_SYNC_SECONDS) ?? 300) * 1000,
     serverIdleMs: (positiveNumber(process.env.FATHOM_SERVER_IDLE_SECONDS) ?? 600) * 1000,
     serversFile: process.env.FATHOM_SERVERS ? path.resolve(process.env.FATHOM_SERVERS) : path.join(defaultConfigDir(), 'servers.json'),
   };

@@ -12,7 +12,7 @@ import { type LexicalIndex, globFilter, languageFilter } from '../index/lexical/
 import { Methods, type CodeSearchResult, type ProgressToken } from '../protocol/methods.js';
 import { type CodeSearchMode, codeSearch, codeSearchModes } from '../search/code-search.js';
 import type { Workspace } from '../workspace/workspace.js';
-import { type Params, optionalBoolean, optionalCount, optionalProgressToken, optionalString, optionalStringList, paramsObject, requiredText } from './params.js';
+import { type Params, optionalBoolean, optionalCount, optionalProgressToken, optionalString, optionalStringList, paramsObject, requiredNumber, requiredText } from './params.js';
 import { defaultMaxInlineBytes, writeResultFile } from './result-files.js';
 import { toWireCodeSearch } from './to-wire.js';
 import path from 'node:path';
@@ -20,6 +20,9 @@ import { exportRanking } from '../index/export/ranking-export.js';
 import { readMaskKey, userMaskKey } from '../index/export/mask-keys.js';
 import { PathMask } from '../index/export/path-mask.js';
 import type { ExportIndexResult } from '../protocol/methods.js';
+import type { SemanticIndex } from '../index/semantic/semantic-index.js';
+import type { ModelFolder } from '../index/semantic/model-folder.js';
+import { noModelReason } from './semantic-models.js';
 
 /** What the requests need from the session. */
 export interface SearchRequestContext {
@@ -28,14 +31,16 @@ export interface SearchRequestContext {
   readyLexical(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined): Promise<LexicalIndex>;
   readySymbols(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined): Promise<CodeGraph>;
   readyRanking(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined): Promise<ChunkRanking>;
+  /** The workspace's model and semantic index, when a model is set. */
+  semantic(workspace: Workspace): { index: SemanticIndex; model: ModelFolder } | undefined;
+  /** Builds an index (first use) with $/progress on the client's token. */
+  buildWithProgress(index: { onProgress(listener: (done: number, total: number) => void): { dispose(): void }; ensureBuilt(signal: CancellationToken): Promise<void> }, title: string, progressToken: ProgressToken | undefined, token: CancellationToken): Promise<void>;
   /** The user's settings folder (the mask key). */
   configDir(): string;
   /** Where answers over the inline cap are written. */
   resultsDir(): string;
 }
 
-/** Why semantic and hybrid modes cannot run yet (status says the same). */
-export const semanticOffReason = 'no embedding model is configured (Fathom does not ship a trained code model yet, and none is downloaded at run time)';
 
 export class SearchRequests {
   constructor(private readonly context: SearchRequestContext) {}
@@ -53,6 +58,8 @@ export class SearchRequests {
     const snippetLines = optionalCount(params, 'snippetLines');
     if (snippetLines !== undefined && (snippetLines < 1 || snippetLines > 50)) throw new FathomError('invalidParams', `params.snippetLines must be between 1 and 50 (got ${snippetLines})`, { field: 'snippetLines' });
     const ignoreCase = optionalBoolean(params, 'ignoreCase');
+    const hybridWeight = params.hybridWeight === undefined ? undefined : requiredNumber(params, 'hybridWeight');
+    if (hybridWeight !== undefined && (hybridWeight < 0 || hybridWeight > 1)) throw new FathomError('invalidParams', `params.hybridWeight must be between 0 and 1 (got ${hybridWeight})`, { field: 'hybridWeight' });
     const maxInlineBytes = optionalCount(params, 'maxInlineBytes') ?? defaultMaxInlineBytes;
     const progressToken = optionalProgressToken(params, 'workDoneToken');
     const workspace = this.context.workspaceFor(params);
@@ -68,6 +75,7 @@ export class SearchRequests {
         ...(maxResults === undefined ? {} : { maxResults }),
         ...(snippetLines === undefined ? {} : { snippetLines }),
         ...(ignoreCase === undefined ? {} : { ignoreCase }),
+        ...(hybridWeight === undefined ? {} : { hybridWeight }),
       },
       {
         ranking: () => this.context.readyRanking(workspace, token, progressToken),
@@ -80,7 +88,17 @@ export class SearchRequests {
             return undefined;
           }
         },
-        semanticUnavailable: () => semanticOffReason,
+        semantic: async (signal) => {
+          const configured = this.context.semantic(workspace);
+          if (!configured) return { unavailable: noModelReason };
+          if (configured.index.state !== 'ready') await this.context.buildWithProgress(configured.index, `Embedding ${workspace.root} for semantic search`, progressToken, token);
+          void signal;
+          return { search: (text, k, accepts) => configured.index.search(text, k, accepts), ...(configured.model.settings.hybridWeight === undefined ? {} : { hybridWeight: configured.model.settings.hybridWeight }) };
+        },
+        semanticReady: () => {
+          const configured = this.context.semantic(workspace);
+          return configured ? (configured.model.settings.hybridWeight === undefined ? {} : { hybridWeight: configured.model.settings.hybridWeight }) : undefined;
+        },
       },
       token,
     );

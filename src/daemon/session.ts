@@ -8,11 +8,11 @@ import { FathomError, errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { pathFromUriOrPath, toRelative } from '../base/paths.js';
 import { ErrorCodes } from '../protocol/errors.js';
-import { Methods, type ChunksResult, type OutlineResult, type SymbolsResult, type FilesResult, type GrepResult, type ProgressToken, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type DiscardRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
+import { Methods, type ChunksResult, type OutlineResult, type SymbolsResult, type FilesResult, type GrepResult, type ProgressToken, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type DiscardRewriteResult, type EditFileResult, type ModelPullResult, type ModelUseResult, type WorkspaceStatus } from '../protocol/methods.js';
 import { globFilter } from '../index/lexical/lexical-index.js';
 import { outlineOf } from '../index/graph/outline.js';
 import { GraphRequests } from './graph-requests.js';
-import { SearchRequests, semanticOffReason } from './search-requests.js';
+import { SearchRequests } from './search-requests.js';
 import type { CandidateSource, StructuralRequest } from '../structural/structural-search.js';
 import { planRewrite } from '../structural/rewrite-planner.js';
 import type { EditAnswer } from '../lsp/diagnostics-service.js';
@@ -112,6 +112,8 @@ export class Session {
       [Methods.grep]: (params, token) => this.grep(params, token),
       [Methods.codeSearch]: (params, token) => this.search.codeSearch(params, token),
       [Methods.exportIndex]: (params, token) => this.search.exportIndex(params, token),
+      [Methods.modelUse]: (params, token) => this.modelUse(params, token),
+      [Methods.modelPull]: (params) => this.modelPull(params),
       [Methods.chunks]: (params, token) => this.chunks(params, token),
       [Methods.symbols]: (params, token) => this.symbols(params, token),
       [Methods.outline]: (params, token) => this.outline(params, token),
@@ -295,7 +297,7 @@ export class Session {
 
   private fullStatus(workspace: Workspace): WorkspaceStatus {
     const workspaces = this.services.workspaces;
-    return { ...toWireStatus(workspace.status(), workspaces.indexStates(workspace)), search: workspaces.searchStatus(workspace, semanticOffReason), languageServers: workspaces.languageServerStates(workspace) };
+    return { ...toWireStatus(workspace.status(), workspaces.indexStates(workspace)), search: workspaces.searchStatus(workspace), languageServers: workspaces.languageServerStates(workspace) };
   }
 
   private async index(raw: unknown, token: CancellationToken): Promise<WorkspaceStatus> {
@@ -316,7 +318,29 @@ export class Session {
     } else {
       await this.ready(workspace, token, progressToken);
     }
-    return toWireStatus(workspace.status(), this.services.workspaces.indexStates(workspace));
+    // With a model set, the semantic index syncs now too (on demand; it also syncs periodically).
+    const semantic = this.services.workspaces.models.indexFor(workspace);
+    if (semantic) {
+      await workspace.settle();
+      if (semantic.index.state !== 'ready') await this.buildWithProgress(semantic.index, `Embedding ${workspace.root} for semantic search`, progressToken, token);
+      else await this.buildWithProgress({ onProgress: (listener) => semantic.index.onProgress(listener), ensureBuilt: (signal) => semantic.index.sync(signal) }, `Syncing the semantic index of ${workspace.root}`, progressToken, token);
+    }
+    return this.fullStatus(workspace);
+  }
+
+  private async modelUse(raw: unknown, token: CancellationToken): Promise<ModelUseResult> {
+    const params = paramsObject(Methods.modelUse, raw);
+    if (params.model !== null && typeof params.model !== 'string') throw new FathomError('invalidParams', 'params.model must be a model folder, a pulled model id, or null', { field: 'model' });
+    const workspace = this.workspaceFor(params);
+    await this.ready(workspace, token, undefined);
+    const model = await this.services.workspaces.models.use(workspace, params.model === null ? null : (params.model as string).startsWith('file://') ? pathFromUriOrPath(params.model as string) : (params.model as string));
+    return { root: workspace.root, model };
+  }
+
+  private async modelPull(raw: unknown): Promise<ModelPullResult> {
+    const params = paramsObject(Methods.modelPull, raw);
+    const id = requiredString(params, 'id');
+    return { id, dir: await this.services.workspaces.models.pull(id) };
   }
 
   private async files(raw: unknown, token: CancellationToken): Promise<FilesResult> {
@@ -376,6 +400,8 @@ export class Session {
     readyRanking: (workspace, token, progressToken) => this.readyRanking(workspace, token, progressToken),
     resultsDir: () => this.services.workspaces.resultsDir,
     configDir: () => this.services.workspaces.configDir,
+    semantic: (workspace) => this.services.workspaces.models.indexFor(workspace),
+    buildWithProgress: (index, title, progressToken, token) => this.buildWithProgress(index, title, progressToken, token),
   });
 
   /** Reads the params shared by structural search and rewrite (the rule is checked by the engine). */

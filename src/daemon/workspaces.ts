@@ -6,6 +6,7 @@ import { pathFromUriOrPath, toRelative } from '../base/paths.js';
 import { LexicalIndex } from '../index/lexical/lexical-index.js';
 import { ChunkRanking } from '../index/lexical/chunk-ranking.js';
 import { ChunkTermsPool } from '../index/lexical/chunk-terms-pool.js';
+import { SemanticModels, noModelReason } from './semantic-models.js';
 import type { FileChunks } from '../index/syntax/chunk.js';
 import { ChunkFileError, ChunkPool } from '../index/syntax/chunk-pool.js';
 import { chunkFile, type ChunkInput } from '../index/syntax/chunk-file.js';
@@ -48,6 +49,8 @@ export class WorkspaceManager {
   private readonly pool = new HashPool();
   /** Chunking of files on disk: worker threads, so a large file never stalls the daemon. */
   private readonly chunkPool = new ChunkPool();
+  /** Each workspace's embedding model and semantic index (none until a model is set). */
+  readonly models: SemanticModels;
   /** Grammars and trees of open buffers, on this thread: a keystroke re-parses incrementally. */
   private readonly grammars = new GrammarSet();
   private readonly parseCache = new ParseCache(this.grammars);
@@ -73,6 +76,7 @@ export class WorkspaceManager {
       log.error(`language servers: ${(error as Error).message}; using the built-in table`);
     }
     this.serverRegistry = new ServerRegistry(servers);
+    this.models = new SemanticModels(config.cacheRoot, this.chunkPool, config.semanticSyncMs ?? 300_000);
     this.languageServers = new LanguageServers({ idleMs: config.serverIdleMs });
     this.diagnostics = new DiagnosticsService(this.serverRegistry, this.languageServers, this.ledger);
     overlay.onChange((path) => {
@@ -144,12 +148,14 @@ export class WorkspaceManager {
   }
 
   /** The search part of a workspace's status: the chunk ranking's size and lag, and why semantic search is off. */
-  searchStatus(workspace: Workspace, semanticOff: string): NonNullable<WorkspaceStatus['search']> {
+  searchStatus(workspace: Workspace): NonNullable<WorkspaceStatus['search']> {
     const ranking = this.rankings.get(workspace);
     const counts = ranking?.counts();
+    const semantic = this.models.indexFor(workspace);
+    const model = this.models.modelInfo(workspace);
     return {
       ranking: { state: ranking?.state ?? 'absent', files: counts?.files ?? 0, chunks: counts?.chunks ?? 0, terms: counts?.terms ?? 0, lagFiles: ranking?.state === 'ready' ? ranking.lag() : 0 },
-      semantic: { state: 'off', reason: semanticOff },
+      semantic: semantic && model ? { ...semantic.index.status(), model } : { state: 'off', reason: noModelReason },
     };
   }
 
@@ -179,7 +185,7 @@ export class WorkspaceManager {
       lexical: this.lexicalIndexes.get(workspace)?.state ?? 'absent',
       symbols: this.symbolIndexes.get(workspace)?.state ?? 'absent',
       ranking: this.rankings.get(workspace)?.state ?? 'absent',
-      semantic: 'off',
+      semantic: this.models.indexFor(workspace)?.index.state ?? 'off',
     };
   }
 
@@ -256,7 +262,7 @@ export class WorkspaceManager {
     this.graphQueryCache.delete(workspace);
     const ranking = this.rankings.get(workspace);
     this.rankings.delete(workspace);
-    return Promise.all([graph?.dispose(), ranking?.dispose()]).then(() => undefined);
+    return Promise.all([graph?.dispose(), ranking?.dispose(), this.models.forget(workspace)]).then(() => undefined);
   }
 
   /** Resolves a client's root to an absolute real path; throws workspaceNotFound if unusable. */
@@ -332,6 +338,7 @@ export class WorkspaceManager {
     this.pool.close();
     this.chunkPool.close();
     this.termsPool.close();
+    this.models.close();
     this.structuralPool.close();
     this.parseCache.clear();
     await this.languageServers.stopAll();

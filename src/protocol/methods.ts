@@ -9,6 +9,8 @@ export const Methods = {
   grep: 'fathom/grep',
   codeSearch: 'fathom/codeSearch',
   exportIndex: 'fathom/exportIndex',
+  modelUse: 'fathom/modelUse',
+  modelPull: 'fathom/modelPull',
   chunks: 'fathom/chunks',
   symbols: 'fathom/symbols',
   outline: 'fathom/outline',
@@ -62,7 +64,18 @@ export interface WorkspaceStatus {
   /** codeSearch's rankings: the chunk ranking's size and lag, and why semantic search is off. */
   search?: {
     ranking: { state: 'absent' | 'building' | 'ready'; files: number; chunks: number; terms: number; lagFiles: number };
-    semantic: { state: 'off' | 'ready'; reason?: string };
+    semantic:
+      | { state: 'off'; reason: string }
+      | {
+          state: 'absent' | 'building' | 'ready';
+          model: ModelInfo;
+          files: number;
+          chunks: number;
+          /** What the index lags by: files changed since the last sync, and for how long. */
+          pendingFiles: number;
+          oldestPendingMs: number;
+          lastSync: { at: string; files: number; embedded: number; cached: number; ms: number } | null;
+        };
   };
   watcher: { state: 'watching' | 'degraded' | 'off'; folders: number; problem?: string };
   lag: { pendingChanges: number; oldestPendingMs: number; lastChangeAppliedAt: string | null };
@@ -209,6 +222,8 @@ export interface CodeSearchParams {
   snippetLines?: number;
   /** regex/literal: any case. */
   ignoreCase?: boolean;
+  /** hybrid: the semantic weight (0 to 1) instead of the model's measured one. */
+  hybridWeight?: number;
   /** An answer whose JSON is longer than this many bytes is written to a file instead (default 262,144; 0: never). */
   maxInlineBytes?: number;
   workDoneToken?: ProgressToken;
@@ -225,8 +240,8 @@ export interface CodeSearchHit {
   column?: number;
   /** Higher is better; comparable within one ranker only (0 for regex/literal lines, which keep ripgrep's order). */
   score: number;
-  /** What found it: lexical (chunk ranking), symbol (a definition of the name), regex, literal. */
-  rankers: Array<'lexical' | 'symbol' | 'regex' | 'literal'>;
+  /** What found it: lexical (chunk ranking), semantic (the embedding model), symbol (a definition of the name), regex, literal. */
+  rankers: Array<'lexical' | 'semantic' | 'symbol' | 'regex' | 'literal'>;
   /** lexical: the query terms the chunk holds (stemmed, as indexed). */
   matched?: string[];
   /** symbol: the definition. */
@@ -242,8 +257,8 @@ export interface CodeSearchHit {
 export interface CodeSearchResult {
   root: string;
   query: string;
-  /** What ran: lexical, symbol, regex or literal. */
-  route: 'lexical' | 'symbol' | 'regex' | 'literal';
+  /** What ran: lexical, semantic, hybrid, symbol, regex or literal. */
+  route: 'lexical' | 'semantic' | 'hybrid' | 'symbol' | 'regex' | 'literal';
   /** Why (auto's reading of the query, or mode=…). */
   reason: string;
   /** Empty when the answer went to `resultFile`. */
@@ -253,6 +268,39 @@ export interface CodeSearchResult {
   /** Set when the answer was over maxInlineBytes: a JSON file (0600, removed after an hour) holding { hits }; `hits` here holds the first 10. */
   resultFile?: string;
   elapsedMs: number;
+}
+
+export interface ModelInfo {
+  /** The model folder (transformers.js layout). */
+  dir: string;
+  /** 16 hex digits of a hash of its files (the embedding cache's key). */
+  id: string;
+  dtype: 'fp32' | 'q8';
+  dimensions: number;
+  /** The hybrid weight measured for it (fathom.json); without one, auto ranks words lexically. */
+  hybridWeight?: number;
+}
+
+export interface ModelUseParams {
+  root: string;
+  /** A model folder, the id of a pulled model, or null (semantic search off). */
+  model: string | null;
+}
+
+export interface ModelUseResult {
+  root: string;
+  model: ModelInfo | null;
+}
+
+export interface ModelPullParams {
+  /** A model hub id (owner/name). */
+  id: string;
+}
+
+export interface ModelPullResult {
+  id: string;
+  /** Where it was put (give it to fathom/modelUse). */
+  dir: string;
 }
 
 export interface ExportIndexParams {

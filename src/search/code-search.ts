@@ -7,10 +7,15 @@
 //   lexical   the chunk ranking (BM25F over whole syntax chunks, index/lexical/chunk-ranking.ts)
 //   regex     the regex index (ripgrep's results), one hit per matching line
 //   literal   the same, the query taken as a fixed string
-//   semantic, hybrid   need an embedding model; none ships yet (answered as unavailable, with why)
+//   semantic  the workspace's semantic index (an embedding model the user set): nearest chunks
+//   hybrid    the lexical candidates and the semantic ones fused: (1-w)·lexical score / best +
+//             w·similarity scaled to [0, 1] over the semantic candidates; a lexical chunk takes
+//             the best similarity of the semantic chunks inside it. w: the model's measured
+//             weight (fathom.json), else params.hybridWeight, else 0.3 (said in `reason`)
 //   auto      a regex-shaped query → regex; an identifier-shaped one → the definitions of that name
 //             first (code graph), then its whole-word occurrences (literal); a short fragment of
-//             code → literal; words → the best ranking available (lexical until a model exists).
+//             code → literal; words → hybrid when the workspace's model has a measured weight,
+//             else lexical (an unmeasured fusion may rank worse than lexical alone).
 //             An identifier no definition matches is ranked as words.
 import type { CancellationSignal } from '../base/cancellation.js';
 import { FathomError } from '../base/errors.js';
@@ -18,11 +23,12 @@ import type { SymbolMatch, SymbolQuery } from '../index/graph/code-graph.js';
 import type { ChunkRanking } from '../index/lexical/chunk-ranking.js';
 import { queryTerms, termsOf } from '../index/lexical/code-tokens.js';
 import type { GrepRequest, GrepResult } from '../index/lexical/lexical-index.js';
+import type { VectorHit } from '../index/semantic/vector-store.js';
 
 export const codeSearchModes = ['auto', 'lexical', 'semantic', 'hybrid', 'regex', 'literal'] as const;
 export type CodeSearchMode = (typeof codeSearchModes)[number];
-export type Ranker = 'lexical' | 'symbol' | 'regex' | 'literal';
-export type Route = 'lexical' | 'symbol' | 'regex' | 'literal';
+export type Ranker = 'lexical' | 'semantic' | 'symbol' | 'regex' | 'literal';
+export type Route = 'lexical' | 'semantic' | 'hybrid' | 'symbol' | 'regex' | 'literal';
 
 export interface CodeSearchRequest {
   query: string;
@@ -38,6 +44,8 @@ export interface CodeSearchRequest {
   snippetLines?: number;
   /** Case-insensitive regex/literal matching (auto: literal and identifier routes are case-sensitive). */
   ignoreCase?: boolean;
+  /** hybrid: the semantic weight (0 to 1) instead of the model's. */
+  hybridWeight?: number;
 }
 
 export interface CodeSearchHit {
@@ -77,21 +85,30 @@ export interface CodeSearchEngines {
   symbols(query: SymbolQuery, signal: CancellationSignal): Promise<{ matches: SymbolMatch[] }>;
   /** A file's text as saved on disk (undefined: unreadable). */
   readText(relativePath: string): string | undefined;
-  /** Why semantic search cannot run (no model): answered for semantic and hybrid. */
-  semanticUnavailable(): string | undefined;
+  /** The workspace's semantic index, built; or why there is none (no model). */
+  semantic(signal: CancellationSignal): Promise<SemanticEngine | { unavailable: string }>;
+  /** Without building anything: whether a model is set and its measured hybrid weight. */
+  semanticReady(): { hybridWeight?: number } | undefined;
+}
+
+export interface SemanticEngine {
+  search(query: string, k: number, accepts?: (file: string) => boolean): Promise<VectorHit[]>;
+  /** Measured on the retrieval evaluation (the model's fathom.json), if it was. */
+  hybridWeight?: number;
 }
 
 const regexShaped = /\\[bBdDsSwW.()[\]{}|*+?^$\\]|\.[*+?]|\[[^\]]+\]|[^\\]\||^\^|[^\\]\$$|\(\?[:=!<]/;
 const identifierShaped = /^[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)*$/;
 const codeShaped = /[(){}[\];=<>"'`]|^\S+$/;
 
-/** How auto reads a query. */
-export function routeOf(query: string): { route: Route; reason: string } {
+/** How auto reads a query (`hybridWeight`: the workspace's model has a measured one). */
+export function routeOf(query: string, measuredHybrid = false): { route: Route; reason: string } {
   const trimmed = query.trim();
   if (identifierShaped.test(trimmed)) return { route: 'symbol', reason: 'an identifier: its definitions first, then where it is written' };
   if (regexShaped.test(trimmed) && compiles(trimmed)) return { route: 'regex', reason: 'a regular expression' };
   if (codeShaped.test(trimmed) && trimmed.split(/\s+/).length <= 6) return { route: 'literal', reason: 'a fragment of code: searched as written' };
-  return { route: 'lexical', reason: 'words: ranked by the chunk ranking (no embedding model yet)' };
+  if (measuredHybrid) return { route: 'hybrid', reason: 'words: the chunk ranking fused with the semantic index (measured weight)' };
+  return { route: 'lexical', reason: 'words: ranked by the chunk ranking' };
 }
 
 function compiles(pattern: string): boolean {
@@ -109,14 +126,8 @@ export async function codeSearch(request: CodeSearchRequest, engines: CodeSearch
   let route: Route;
   let reason: string;
   switch (request.mode) {
-    case 'semantic':
-    case 'hybrid': {
-      const why = engines.semanticUnavailable();
-      if (why !== undefined) throw new FathomError('invalidParams', `mode ${request.mode} is not available: ${why}. Use mode lexical or auto.`, { field: 'mode' });
-      throw new FathomError('internal', `mode ${request.mode} has no engine`);
-    }
     case 'auto':
-      ({ route, reason } = routeOf(query));
+      ({ route, reason } = routeOf(query, engines.semanticReady()?.hybridWeight !== undefined));
       break;
     default:
       route = request.mode;
@@ -130,6 +141,15 @@ export async function codeSearch(request: CodeSearchRequest, engines: CodeSearch
     reason = 'an identifier no definition matches: ranked as words';
   }
   if (route === 'lexical') return { route, reason, ...(await lexicalRoute(query, request, engines, signal, snippetLines)) };
+  if (route === 'semantic' || route === 'hybrid') {
+    const semantic = await engines.semantic(signal);
+    if ('unavailable' in semantic) throw new FathomError('invalidParams', `mode ${route} is not available: ${semantic.unavailable}. Use mode lexical or auto.`, { field: 'mode' });
+    if (route === 'semantic') return { route, reason, ...(await semanticRoute(query, semantic, request, engines, snippetLines)) };
+    const weight = request.hybridWeight ?? semantic.hybridWeight ?? defaultHybridWeight;
+    if (request.hybridWeight === undefined && semantic.hybridWeight === undefined) reason += `; semantic weight ${defaultHybridWeight} (not measured for this model)`;
+    else reason += `; semantic weight ${weight}`;
+    return { route, reason, ...(await hybridRoute(query, semantic, weight, request, engines, signal, snippetLines)) };
+  }
   return { route, reason, ...(await grepRoute(query, route === 'literal', request, engines, signal)) };
 }
 
@@ -146,6 +166,67 @@ async function lexicalRoute(query: string, request: CodeSearchRequest, engines: 
     return { path: chunk.path, startLine: chunk.startLine, endLine: chunk.endLine, score: round(chunk.score), rankers: ['lexical'], matched: chunk.matched, ...snippet };
   });
   return { hits, truncated: chunks.length > limit };
+}
+
+const defaultHybridWeight = 0.3;
+
+async function semanticRoute(query: string, semantic: SemanticEngine, request: CodeSearchRequest, engines: CodeSearchEngines, snippetLines: number): Promise<{ hits: CodeSearchHit[]; truncated: boolean }> {
+  const limit = request.maxResults ?? 20;
+  const found = await semantic.search(query, limit + 1, request.accepts);
+  const matched = new Set(queryTerms(query));
+  const texts = new Map<string, string[] | undefined>();
+  const hits = found.slice(0, limit).map((hit): CodeSearchHit => ({
+    path: hit.path,
+    startLine: hit.startLine,
+    endLine: hit.endLine,
+    score: round(hit.similarity),
+    rankers: ['semantic'],
+    ...bestWindow(linesOf(texts, engines, hit.path), hit.startLine, hit.endLine, snippetLines, matched),
+  }));
+  return { hits, truncated: found.length > limit };
+}
+
+/** Lexical and semantic candidates fused (see the module comment). */
+async function hybridRoute(query: string, semantic: SemanticEngine, weight: number, request: CodeSearchRequest, engines: CodeSearchEngines, signal: CancellationSignal, snippetLines: number): Promise<{ hits: CodeSearchHit[]; truncated: boolean }> {
+  const limit = request.maxResults ?? 20;
+  const terms = queryTerms(query);
+  const ranking = await engines.ranking(signal);
+  const lexical = terms.length > 0 ? ranking.search({ terms, accepts: request.accepts, limit: Math.max(limit, 50) }) : [];
+  const near = await semantic.search(query, 100, request.accepts);
+  const best = lexical[0]?.score ?? 1;
+  const similarities = near.map((hit) => hit.similarity);
+  const low = Math.min(...similarities, 1);
+  const high = Math.max(...similarities, low);
+  const scaled = (similarity: number): number => (high > low ? (similarity - low) / (high - low) : 0);
+  interface Candidate {
+    path: string;
+    startLine: number;
+    endLine: number;
+    lexical: number;
+    similarity: number | undefined;
+    matched: string[];
+  }
+  const candidates: Candidate[] = lexical.map((chunk) => ({ path: chunk.path, startLine: chunk.startLine, endLine: chunk.endLine, lexical: chunk.score / best, similarity: undefined, matched: chunk.matched }));
+  for (const hit of near) {
+    const home = candidates.find((candidate) => candidate.path === hit.path && candidate.startLine <= hit.endLine && hit.startLine <= candidate.endLine);
+    if (home) home.similarity = Math.max(home.similarity ?? -1, hit.similarity);
+    else candidates.push({ path: hit.path, startLine: hit.startLine, endLine: hit.endLine, lexical: 0, similarity: hit.similarity, matched: [] });
+  }
+  const scored = candidates
+    .map((candidate) => ({ candidate, score: (1 - weight) * candidate.lexical + weight * (candidate.similarity === undefined ? 0 : scaled(candidate.similarity)) }))
+    .sort((a, b) => b.score - a.score);
+  const texts = new Map<string, string[] | undefined>();
+  const matchedAll = new Set(terms);
+  const hits = scored.slice(0, limit).map(({ candidate, score }): CodeSearchHit => ({
+    path: candidate.path,
+    startLine: candidate.startLine,
+    endLine: candidate.endLine,
+    score: round(score),
+    rankers: [...(candidate.lexical > 0 ? (['lexical'] as const) : []), ...(candidate.similarity !== undefined ? (['semantic'] as const) : [])],
+    ...(candidate.matched.length > 0 ? { matched: candidate.matched } : {}),
+    ...bestWindow(linesOf(texts, engines, candidate.path), candidate.startLine, candidate.endLine, snippetLines, candidate.matched.length > 0 ? new Set(candidate.matched) : matchedAll),
+  }));
+  return { hits, truncated: scored.length > limit };
 }
 
 async function symbolRoute(query: string, request: CodeSearchRequest, engines: CodeSearchEngines, signal: CancellationSignal, snippetLines: number): Promise<{ hits: CodeSearchHit[]; truncated: boolean } | undefined> {

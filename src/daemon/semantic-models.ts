@@ -1,0 +1,163 @@
+// Which embedding model each workspace uses, and its semantic index. Nothing is on by default
+// (Fathom ships no trained model yet): `fathom/modelUse` points a workspace at a model folder
+// (checked, and probed with one embedding so a broken model fails there, not in a later search),
+// remembered in the workspace's cache folder as model.json; `fathom/modelPull` downloads a model
+// from the model hub into the cache where a network exists. One embedding cache per model is
+// shared by every workspace; the embedding worker is shared by all.
+import fs from 'node:fs';
+import path from 'node:path';
+import { FathomError } from '../base/errors.js';
+import { log } from '../base/logger.js';
+import { isRanked } from '../index/lexical/chunk-ranking.js';
+import type { ChunkPool } from '../index/syntax/chunk-pool.js';
+import { EmbedPool } from '../index/semantic/embed-pool.js';
+import { EmbeddingCache } from '../index/semantic/embedding-cache.js';
+import { type ModelFolder, openModelFolder } from '../index/semantic/model-folder.js';
+import { SemanticIndex } from '../index/semantic/semantic-index.js';
+import type { Workspace } from '../workspace/workspace.js';
+import { workspaceCacheDir } from './config.js';
+
+/** Why semantic search is off when no model is set. */
+export const noModelReason = 'no embedding model is configured for this workspace (Fathom does not ship a trained code model yet; `fathom model use DIR` sets one)';
+
+export interface ModelInfo {
+  dir: string;
+  id: string;
+  dtype: 'fp32' | 'q8';
+  dimensions: number;
+  /** The hybrid weight measured for this model (fathom.json), if any. */
+  hybridWeight?: number;
+}
+
+interface Configured {
+  model: ModelFolder;
+  dimensions: number;
+  index: SemanticIndex;
+}
+
+export class SemanticModels {
+  private readonly embedPool = new EmbedPool();
+  private readonly caches = new Map<string, EmbeddingCache>();
+  private readonly configured = new Map<Workspace, Configured | null>();
+
+  constructor(
+    private readonly cacheRoot: string,
+    private readonly chunkPool: ChunkPool,
+    private readonly syncIntervalMs: number,
+  ) {}
+
+  private settingsFile(workspace: Workspace): string {
+    return path.join(workspaceCacheDir(this.cacheRoot, workspace.root), 'model.json');
+  }
+
+  /** The workspace's semantic index, or undefined when it has no model (read from model.json on first ask). */
+  indexFor(workspace: Workspace): Configured | undefined {
+    if (!this.configured.has(workspace)) {
+      let entry: Configured | null = null;
+      try {
+        const saved = JSON.parse(fs.readFileSync(this.settingsFile(workspace), 'utf8')) as { dir: string; dimensions: number };
+        entry = this.open(workspace, openModelFolder(saved.dir), saved.dimensions);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') log.warn(`model of ${workspace.root}: ${(error as Error).message}; semantic search is off`);
+      }
+      this.configured.set(workspace, entry);
+    }
+    return this.configured.get(workspace) ?? undefined;
+  }
+
+  private open(workspace: Workspace, model: ModelFolder, dimensions: number): Configured {
+    let cache = this.caches.get(model.id);
+    if (!cache) {
+      cache = EmbeddingCache.open(path.join(this.cacheRoot, 'embeddings'), model.id, dimensions);
+      this.caches.set(model.id, cache);
+    }
+    const index = new SemanticIndex(workspace, this.chunkPool, this.embedPool.embedder(model), cache, {
+      folder: workspaceCacheDir(this.cacheRoot, workspace.root),
+      syncIntervalMs: this.syncIntervalMs,
+      accepts: isRanked,
+    });
+    return { model, dimensions, index };
+  }
+
+  /** Sets (or with null clears) a workspace's model; the model is probed with one embedding first. */
+  async use(workspace: Workspace, dir: string | null): Promise<ModelInfo | null> {
+    const previous = this.indexFor(workspace);
+    if (dir === null) {
+      fs.rmSync(this.settingsFile(workspace), { force: true });
+      this.configured.set(workspace, null);
+      await previous?.index.dispose();
+      return null;
+    }
+    const model = openModelFolder(this.resolve(dir));
+    let dimensions: number;
+    try {
+      const [probe] = await this.embedPool.embedder(model).embed(['a probe: does this model embed text?'], 'document');
+      dimensions = probe!.length;
+    } catch (error) {
+      throw new FathomError('invalidParams', `the model in ${model.dir} does not run: ${(error as Error).message}`, { path: model.dir });
+    }
+    fs.mkdirSync(path.dirname(this.settingsFile(workspace)), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(this.settingsFile(workspace), JSON.stringify({ dir: model.dir, dimensions }));
+    await previous?.index.dispose();
+    this.configured.set(workspace, this.open(workspace, model, dimensions));
+    return info(model, dimensions);
+  }
+
+  /** A model folder, or the id of a pulled model (`fathom model pull`). */
+  private resolve(dir: string): string {
+    if (fs.existsSync(dir)) return dir;
+    const pulled = this.pulledFolder(dir);
+    if (fs.existsSync(pulled)) return pulled;
+    return dir; // openModelFolder says it is missing
+  }
+
+  private pulledFolder(id: string): string {
+    return path.join(this.cacheRoot, 'models', ...id.split('/').filter((part) => part !== '' && part !== '.' && part !== '..'));
+  }
+
+  /**
+   * Downloads a model from the model hub (transformers.js' layout, the quantized weights) into
+   * `<cache>/models/<id>`; the host is $FATHOM_MODEL_HUB when set. Offline: a clear error.
+   */
+  async pull(id: string): Promise<string> {
+    if (!/^[\w.-]+\/[\w.-]+$/.test(id) || id.split('/').some((part) => /^\.+$/.test(part))) throw new FathomError('invalidParams', `a model id looks like owner/name (got "${id}")`, { field: 'id' });
+    const transformers = await import('@huggingface/transformers');
+    const { env } = transformers;
+    const saved = { allowRemoteModels: env.allowRemoteModels, cacheDir: env.cacheDir, remoteHost: env.remoteHost };
+    env.allowRemoteModels = true;
+    env.cacheDir = path.join(this.cacheRoot, 'models');
+    if (process.env.FATHOM_MODEL_HUB) env.remoteHost = process.env.FATHOM_MODEL_HUB;
+    try {
+      await transformers.AutoTokenizer.from_pretrained(id);
+      await transformers.AutoConfig.from_pretrained(id);
+      const model = await transformers.AutoModel.from_pretrained(id, { dtype: 'q8' });
+      await model.dispose();
+    } catch (error) {
+      throw new FathomError('io', `could not download ${id}: ${(error as Error).message} (is there a network to the model hub?)`, { id });
+    } finally {
+      Object.assign(env, saved);
+    }
+    return this.pulledFolder(id);
+  }
+
+  modelInfo(workspace: Workspace): ModelInfo | null {
+    const entry = this.indexFor(workspace);
+    return entry ? info(entry.model, entry.dimensions) : null;
+  }
+
+  async forget(workspace: Workspace): Promise<void> {
+    const entry = this.configured.get(workspace);
+    this.configured.delete(workspace);
+    await entry?.index.dispose();
+  }
+
+  close(): void {
+    this.embedPool.close();
+    for (const cache of this.caches.values()) cache.close();
+    this.caches.clear();
+  }
+}
+
+function info(model: ModelFolder, dimensions: number): ModelInfo {
+  return { dir: model.dir, id: model.id, dtype: model.dtype, dimensions, ...(model.settings.hybridWeight === undefined ? {} : { hybridWeight: model.settings.hybridWeight }) };
+}

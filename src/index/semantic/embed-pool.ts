@@ -1,0 +1,44 @@
+// Embeds texts on a worker thread (embed-worker.ts), so a model's inference never stalls the
+// daemon. One worker: onnxruntime already spreads one inference over every core. The worker
+// starts on first use and stops after a minute idle (base/worker-pool.ts), releasing the model.
+import { WorkerPool } from '../../base/worker-pool.js';
+import type { EmbedJob, EmbedReply } from './embed-worker.js';
+import type { ModelFolder } from './model-folder.js';
+
+export class EmbedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EmbedError';
+  }
+}
+
+/** What embeds: a model, by its id. */
+export interface Embedder {
+  readonly modelId: string;
+  /** One unit vector per text. */
+  embed(texts: string[], kind: 'query' | 'document'): Promise<Float32Array[]>;
+}
+
+export class EmbedPool {
+  private readonly pool = new WorkerPool<EmbedJob, EmbedReply>(new URL('./embed-worker.js', import.meta.url), 1, 'embed');
+
+  /** An embedder over one model folder (prefixes from its fathom.json). */
+  embedder(model: ModelFolder): Embedder {
+    return {
+      modelId: model.id,
+      embed: async (texts, kind) => {
+        if (texts.length === 0) return [];
+        const prefix = (kind === 'query' ? model.settings.queryPrefix : model.settings.documentPrefix) ?? '';
+        const reply = await this.pool.run({ dir: model.dir, dtype: model.dtype, texts: texts.map((text) => prefix + text), ...(model.settings.maxTokens === undefined ? {} : { maxTokens: model.settings.maxTokens }) });
+        if ('error' in reply) throw new EmbedError(`model ${model.dir}: ${reply.error}`);
+        const out: Float32Array[] = [];
+        for (let at = 0; at < texts.length; at++) out.push(reply.vectors.slice(at * reply.dimensions, (at + 1) * reply.dimensions));
+        return out;
+      },
+    };
+  }
+
+  close(): void {
+    this.pool.close();
+  }
+}

@@ -1,0 +1,58 @@
+// An embedding model on disk, in transformers.js' layout: `config.json`, `tokenizer.json`,
+// `tokenizer_config.json` and `onnx/model.onnx` (fp32) or `onnx/model_quantized.onnx` (q8), plus
+// Fathom's optional `fathom.json` (what was measured about the model: its hybrid weight; the
+// prefixes some models want before queries and documents). Checks the layout with errors that name
+// what is missing, and names the model by a hash of its files (the embedding cache's key: another
+// model, or the same name with other weights, never reuses vectors).
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { FathomError } from '../../base/errors.js';
+
+export interface ModelSettings {
+  /** Weight of the semantic score in hybrid ranking (0 to 1), as measured on the retrieval evaluation. */
+  hybridWeight?: number;
+  /** Text put before a query / a chunk when embedding (e.g. "query: "). */
+  queryPrefix?: string;
+  documentPrefix?: string;
+  /** Tokens per text the model reads (longer texts are truncated). */
+  maxTokens?: number;
+}
+
+export interface ModelFolder {
+  /** Absolute path of the folder. */
+  dir: string;
+  /** 16 hex digits of the SHA-256 of the model's files. */
+  id: string;
+  /** fp32 (onnx/model.onnx) or q8 (onnx/model_quantized.onnx). */
+  dtype: 'fp32' | 'q8';
+  settings: ModelSettings;
+}
+
+const required = ['config.json', 'tokenizer.json'];
+
+export function openModelFolder(dir: string): ModelFolder {
+  const absolute = path.resolve(dir);
+  if (!fs.existsSync(absolute) || !fs.statSync(absolute).isDirectory()) throw new FathomError('invalidParams', `no model folder at ${absolute}`, { path: absolute });
+  const missing = required.filter((name) => !fs.existsSync(path.join(absolute, name)));
+  const fp32 = path.join(absolute, 'onnx', 'model.onnx');
+  const q8 = path.join(absolute, 'onnx', 'model_quantized.onnx');
+  const weights = fs.existsSync(fp32) ? fp32 : fs.existsSync(q8) ? q8 : undefined;
+  if (!weights) missing.push('onnx/model.onnx (or onnx/model_quantized.onnx)');
+  if (missing.length > 0) throw new FathomError('invalidParams', `${absolute} is not a model folder in transformers.js' layout: missing ${missing.join(', ')}`, { path: absolute });
+  let settings: ModelSettings = {};
+  const settingsFile = path.join(absolute, 'fathom.json');
+  if (fs.existsSync(settingsFile)) {
+    try {
+      settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as ModelSettings;
+    } catch (error) {
+      throw new FathomError('invalidParams', `${settingsFile}: ${(error as Error).message}`, { path: settingsFile });
+    }
+  }
+  const hash = createHash('sha256');
+  for (const file of [...required, ...(fs.existsSync(path.join(absolute, 'tokenizer_config.json')) ? ['tokenizer_config.json'] : []), path.relative(absolute, weights!)]) {
+    hash.update(`${file}\0`);
+    hash.update(fs.readFileSync(path.join(absolute, file)));
+  }
+  return { dir: absolute, id: hash.digest('hex').slice(0, 16), dtype: weights === fp32 ? 'fp32' : 'q8', settings };
+}

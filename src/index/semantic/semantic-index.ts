@@ -1,0 +1,210 @@
+// The semantic index of a workspace: every file's syntax chunks (budget 1,500 bytes: what a code
+// model reads), each embedded as its context header + text by the workspace's model, in a vector
+// store (vector-store.ts). Vectors come from the embedding cache when the chunk's text was
+// embedded before (any workspace, path or branch); only new text reaches the model, in batches.
+//
+// It may lag: changes (the file set's events) are gathered and synced every `syncIntervalMs`
+// (default 5 minutes) or on demand (`sync()`: fathom/index); the first search builds it. A sync
+// compares each file's hash with the one its vectors were made from, so a restart (the store is
+// persisted) touches only what changed. Progress reports files done of the files to do.
+import type { CancellationSignal } from '../../base/cancellation.js';
+import { neverCancelled, throwIfCancelled } from '../../base/cancellation.js';
+import { createHash } from 'node:crypto';
+import { log } from '../../base/logger.js';
+import { toAbsolute } from '../../base/paths.js';
+import { contextualizedText } from '../syntax/chunk.js';
+import type { ChunkPool } from '../syntax/chunk-pool.js';
+import type { EmbeddingCache } from './embedding-cache.js';
+import type { Embedder } from './embed-pool.js';
+import { type VectorHit, VectorStore } from './vector-store.js';
+
+export interface SemanticSource {
+  root: string;
+  files(): string[];
+  hashOf(relativePath: string): string | undefined;
+  onChanges(listener: (changes: { added: string[]; changed: string[]; removed: string[] }) => void): { dispose(): void };
+}
+
+export interface SemanticOptions {
+  /** Where the store is saved (the workspace's cache folder). */
+  folder: string;
+  /** How often gathered changes are synced (ms; 0: only on demand). Default 300,000. */
+  syncIntervalMs?: number;
+  /** Chunks per model call. Default 32. */
+  batchSize?: number;
+  /** Which files are embedded (default: every file the chunk ranking ranks). */
+  accepts?: (relativePath: string) => boolean;
+}
+
+export type SemanticState = 'absent' | 'building' | 'ready';
+
+export interface SemanticStatus {
+  state: SemanticState;
+  modelId: string;
+  files: number;
+  chunks: number;
+  /** Files changed since the last sync (what the index lags by), and since when. */
+  pendingFiles: number;
+  oldestPendingMs: number;
+  lastSync: { at: string; files: number; embedded: number; cached: number; ms: number } | null;
+}
+
+const budgetBytes = 1500;
+
+export class SemanticIndex {
+  readonly store: VectorStore;
+  private built = false;
+  private building: Promise<void> | undefined;
+  private syncing: Promise<void> | undefined;
+  private readonly pending = new Map<string, number>();
+  private readonly subscription: { dispose(): void };
+  private readonly timer: NodeJS.Timeout | undefined;
+  private readonly progressListeners = new Set<(done: number, total: number) => void>();
+  private lastSync: SemanticStatus['lastSync'] = null;
+  private disposed = false;
+
+  constructor(
+    private readonly source: SemanticSource,
+    private readonly chunks: ChunkPool,
+    private readonly embedder: Embedder,
+    private readonly cache: EmbeddingCache,
+    private readonly options: SemanticOptions,
+  ) {
+    this.store = new VectorStore(cache.dimensions, embedder.modelId);
+    const loaded = this.store.load(options.folder, source.root);
+    if (!loaded.loaded && loaded.reason !== 'no saved store') log.warn(`semantic store of ${source.root}: ${loaded.reason}; rebuilding it (cached vectors are reused)`);
+    this.subscription = source.onChanges((changes) => {
+      const now = Date.now();
+      for (const file of [...changes.added, ...changes.changed, ...changes.removed]) if (!this.pending.has(file)) this.pending.set(file, now);
+    });
+    const interval = options.syncIntervalMs ?? 300_000;
+    if (interval > 0) {
+      this.timer = setInterval(() => {
+        if (this.built && this.pending.size > 0) void this.sync().catch((error: unknown) => log.warn(`semantic sync of ${source.root}: ${(error as Error).message}`));
+      }, interval);
+      this.timer.unref();
+    }
+  }
+
+  get state(): SemanticState {
+    return this.built ? 'ready' : this.building ? 'building' : 'absent';
+  }
+
+  onProgress(listener: (done: number, total: number) => void): { dispose(): void } {
+    this.progressListeners.add(listener);
+    return { dispose: () => this.progressListeners.delete(listener) };
+  }
+
+  /** The first sync (every file whose vectors are missing or stale); later calls wait for it. */
+  async ensureBuilt(signal: CancellationSignal = neverCancelled): Promise<void> {
+    if (!this.built) {
+      this.building ??= this.syncAll(signal).finally(() => (this.building = undefined));
+      await this.building;
+      this.built = true;
+    }
+    throwIfCancelled(signal);
+  }
+
+  /** Syncs now: every file of the file set against the store (on demand, and periodically). */
+  async sync(signal: CancellationSignal = neverCancelled): Promise<void> {
+    if (!this.built) return this.ensureBuilt(signal);
+    while (this.syncing) await this.syncing;
+    this.syncing = this.syncAll(signal).finally(() => (this.syncing = undefined));
+    return this.syncing;
+  }
+
+  private async syncAll(signal: CancellationSignal): Promise<void> {
+    const started = performance.now();
+    const accepts = this.options.accepts ?? (() => true);
+    this.pending.clear();
+    const wanted = new Set(this.source.files().filter(accepts));
+    for (const file of [...this.store.paths()]) if (!wanted.has(file)) this.store.removeFile(file);
+    const todo = [...wanted].filter((file) => this.store.fileHash(file) !== this.source.hashOf(file));
+    let done = 0;
+    let embedded = 0;
+    let cached = 0;
+    const batchSize = this.options.batchSize ?? 32;
+    // Files are chunked a few at a time; their chunks are embedded together in batches.
+    for (let at = 0; at < todo.length && !this.disposed; at += 8) {
+      throwIfCancelled(signal);
+      const group = todo.slice(at, at + 8);
+      const chunked = await Promise.all(
+        group.map(async (file) => {
+          const hash = this.source.hashOf(file);
+          try {
+            const result = await this.chunks.chunk({ path: file, absolutePath: toAbsolute(this.source.root, file), options: { budgetBytes } });
+            return { file, hash, chunks: result.chunks };
+          } catch (error) {
+            log.debug(`semantic index: ${file}: ${(error as Error).message}`);
+            return { file, hash: undefined, chunks: [] };
+          }
+        }),
+      );
+      const missing: Array<{ key: string; text: string }> = [];
+      const entries = chunked.map(({ file, hash, chunks }) => ({
+        file,
+        hash,
+        chunks: chunks.map((chunk) => {
+          const key = createHash('sha256').update(chunk.text).digest('hex');
+          if (!this.cache.has(key) && !missing.some((entry) => entry.key === key)) missing.push({ key, text: contextualizedText(chunk) });
+          return { startLine: chunk.start.line, endLine: chunk.end.character === 0 && chunk.end.line > chunk.start.line ? chunk.end.line - 1 : chunk.end.line, textHash: key };
+        }),
+      }));
+      for (let batch = 0; batch < missing.length; batch += batchSize) {
+        throwIfCancelled(signal);
+        const slice = missing.slice(batch, batch + batchSize);
+        const vectors = await this.embedder.embed(slice.map((entry) => entry.text), 'document');
+        this.cache.putAll(slice.map((entry, index) => ({ key: entry.key, vector: vectors[index]! })));
+        embedded += slice.length;
+      }
+      for (const { file, hash, chunks } of entries) {
+        if (hash === undefined || this.source.hashOf(file) !== hash) {
+          // Gone or changed meanwhile: its change event brings it back to the next sync.
+          this.store.removeFile(file);
+          continue;
+        }
+        const withVectors = chunks.flatMap((chunk) => {
+          const vector = this.cache.get(chunk.textHash);
+          return vector ? [{ ...chunk, vector }] : [];
+        });
+        cached += chunks.length;
+        this.store.replaceFile(file, hash, withVectors);
+      }
+      done += group.length;
+      for (const listener of this.progressListeners) listener(done, todo.length);
+    }
+    cached -= embedded;
+    if (this.store.needsCompaction) this.store.compact((key) => this.cache.get(key));
+    if (!this.disposed) this.store.save(this.options.folder, this.source.root);
+    const ms = Math.round(performance.now() - started);
+    this.lastSync = { at: new Date().toISOString(), files: todo.length, embedded, cached: Math.max(0, cached), ms };
+    log.info(`semantic index of ${this.source.root}: ${todo.length} files synced (${embedded} chunks embedded, ${Math.max(0, cached)} from the cache) in ${ms} ms; ${this.store.size} vectors`);
+  }
+
+  /** The chunks nearest to a query, best first. */
+  async search(query: string, k: number, accepts?: (file: string) => boolean): Promise<VectorHit[]> {
+    const [vector] = await this.embedder.embed([query], 'query');
+    return this.store.search(vector!, k, accepts);
+  }
+
+  status(): SemanticStatus {
+    const oldest = Math.min(...this.pending.values());
+    return {
+      state: this.state,
+      modelId: this.embedder.modelId,
+      files: this.store.fileCount,
+      chunks: this.store.size,
+      pendingFiles: this.pending.size,
+      oldestPendingMs: this.pending.size > 0 ? Date.now() - oldest : 0,
+      lastSync: this.lastSync,
+    };
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    this.subscription.dispose();
+    if (this.timer) clearInterval(this.timer);
+    while (this.syncing) await this.syncing.catch(() => undefined);
+    while (this.building) await this.building.catch(() => undefined);
+  }
+}

@@ -1,0 +1,212 @@
+// A workspace's vectors: a usearch HNSW index (cosine, f16) whose keys are chunk ids, and the table
+// of what each key is (file, 0-based line range, the SHA-256 of the chunk's text, which is also
+// its key in the embedding cache). A file's chunks are replaced as a whole; removed keys leave the
+// HNSW graph (usearch marks them), and when removals reach a quarter of the index it is rebuilt
+// from the live vectors (compaction).
+//
+// Persisted as two files in the workspace's cache folder, written atomically, the table last:
+//   semantic.usearch   usearch's own format (index.save)
+//   semantic.bin       base/checked-file.ts container, magic "FTHMSEM1", version 1: msgpack
+//                      { root, modelId, dimensions, nextKey, vectors (the index's size when saved),
+//                        files: [path, fileHash, keys[], ranges (u32 pairs as bytes), textHashes (32 bytes each)][] }
+// A table that fails its checksum, names another model, or disagrees with the index's size: both
+// are dropped and the index is rebuilt from the embedding cache (no model call for cached chunks).
+import fs from 'node:fs';
+import path from 'node:path';
+import { Packr } from 'msgpackr';
+import { Index, MetricKind, ScalarKind } from 'usearch';
+import { encodeChecked, readChecked, writeFileAtomic } from '../../base/checked-file.js';
+import { log } from '../../base/logger.js';
+
+const magic = 'FTHMSEM1';
+const version = 1;
+const packr = new Packr({ useRecords: false, mapsAsObjects: true });
+
+export interface StoredChunk {
+  key: number;
+  path: string;
+  startLine: number;
+  endLine: number;
+  /** SHA-256 (hex) of the chunk's text: its key in the embedding cache. */
+  textHash: string;
+}
+
+interface FileRecord {
+  fileHash: string;
+  chunks: StoredChunk[];
+}
+
+export interface VectorHit extends StoredChunk {
+  /** Cosine similarity (1 = same direction). */
+  similarity: number;
+}
+
+type StoredFile = [string, string, number[], Uint8Array, Uint8Array];
+
+export class VectorStore {
+  private index: Index;
+  private readonly files = new Map<string, FileRecord>();
+  private readonly byKey = new Map<number, StoredChunk>();
+  private nextKey = 1;
+  private removed = 0;
+
+  constructor(
+    readonly dimensions: number,
+    readonly modelId: string,
+  ) {
+    this.index = this.newIndex();
+  }
+
+  private newIndex(): Index {
+    return new Index({ dimensions: this.dimensions, metric: MetricKind.Cos, quantization: ScalarKind.F16, connectivity: 16, expansion_add: 128, expansion_search: 64, multi: false });
+  }
+
+  get size(): number {
+    return this.byKey.size;
+  }
+
+  get fileCount(): number {
+    return this.files.size;
+  }
+
+  /** The file hash each file's vectors were made from (what a sync compares). */
+  fileHash(file: string): string | undefined {
+    return this.files.get(file)?.fileHash;
+  }
+
+  paths(): IterableIterator<string> {
+    return this.files.keys();
+  }
+
+  /** Replaces a file's chunks with new ones and their vectors (unit length, `dimensions` each). */
+  replaceFile(file: string, fileHash: string, chunks: ReadonlyArray<{ startLine: number; endLine: number; textHash: string; vector: Float32Array }>): void {
+    this.removeFile(file);
+    if (chunks.length === 0) {
+      this.files.set(file, { fileHash, chunks: [] });
+      return;
+    }
+    const keys = new BigUint64Array(chunks.length);
+    const matrix = new Float32Array(chunks.length * this.dimensions);
+    const stored: StoredChunk[] = chunks.map((chunk, at) => {
+      const key = this.nextKey++;
+      keys[at] = BigInt(key);
+      matrix.set(chunk.vector, at * this.dimensions);
+      const entry = { key, path: file, startLine: chunk.startLine, endLine: chunk.endLine, textHash: chunk.textHash };
+      this.byKey.set(key, entry);
+      return entry;
+    });
+    this.index.add(keys, matrix, 1);
+    this.files.set(file, { fileHash, chunks: stored });
+  }
+
+  removeFile(file: string): void {
+    const record = this.files.get(file);
+    if (!record) return;
+    this.files.delete(file);
+    if (record.chunks.length === 0) return;
+    this.index.remove(BigUint64Array.from(record.chunks, (chunk) => BigInt(chunk.key)));
+    for (const chunk of record.chunks) this.byKey.delete(chunk.key);
+    this.removed += record.chunks.length;
+  }
+
+  /** Whether removals call for a rebuild (a quarter of the index). */
+  get needsCompaction(): boolean {
+    return this.removed > 1024 && this.removed * 4 > this.byKey.size;
+  }
+
+  /** Rebuilds the HNSW index from the live chunks' vectors (`vectorOf`: the embedding cache). */
+  compact(vectorOf: (textHash: string) => Float32Array | undefined): void {
+    const index = this.newIndex();
+    const live = [...this.byKey.values()];
+    const keys: bigint[] = [];
+    const matrix = new Float32Array(live.length * this.dimensions);
+    let count = 0;
+    for (const chunk of live) {
+      const vector = vectorOf(chunk.textHash);
+      if (!vector) continue;
+      keys.push(BigInt(chunk.key));
+      matrix.set(vector, count * this.dimensions);
+      count++;
+    }
+    if (count > 0) index.add(BigUint64Array.from(keys), matrix.subarray(0, count * this.dimensions), 0);
+    this.index = index;
+    this.removed = 0;
+  }
+
+  /** The nearest chunks to a unit vector, best first; `accepts` filters by path (the search widens until `k` pass or the index is exhausted). */
+  search(vector: Float32Array, k: number, accepts?: (file: string) => boolean): VectorHit[] {
+    const total = this.index.size();
+    if (total === 0) return [];
+    for (let wanted = Math.min(total, accepts ? k * 4 : k); ; wanted = Math.min(total, wanted * 4)) {
+      const matches = this.index.search(vector, wanted, 1);
+      const hits: VectorHit[] = [];
+      for (let at = 0; at < matches.keys.length; at++) {
+        const chunk = this.byKey.get(Number(matches.keys[at]!));
+        if (!chunk || (accepts && !accepts(chunk.path))) continue;
+        hits.push({ ...chunk, similarity: 1 - matches.distances[at]! });
+        if (hits.length >= k) break;
+      }
+      if (hits.length >= k || wanted >= total) return hits;
+    }
+  }
+
+  /** Writes the index, then the table (both atomically). */
+  save(folder: string, root: string): void {
+    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const indexFile = path.join(folder, 'semantic.usearch');
+    const temporary = `${indexFile}.${process.pid}.tmp`;
+    this.index.save(temporary);
+    fs.renameSync(temporary, indexFile);
+    const files: StoredFile[] = [...this.files].map(([file, record]) => {
+      const ranges = new Uint32Array(record.chunks.length * 2);
+      const hashes = Buffer.alloc(record.chunks.length * 32);
+      record.chunks.forEach((chunk, at) => {
+        ranges[2 * at] = chunk.startLine;
+        ranges[2 * at + 1] = chunk.endLine;
+        Buffer.from(chunk.textHash, 'hex').copy(hashes, at * 32);
+      });
+      return [file, record.fileHash, record.chunks.map((chunk) => chunk.key), new Uint8Array(ranges.buffer), hashes];
+    });
+    const payload = packr.pack({ root, modelId: this.modelId, dimensions: this.dimensions, nextKey: this.nextKey, vectors: this.index.size(), files });
+    writeFileAtomic(path.join(folder, 'semantic.bin'), encodeChecked(magic, version, payload));
+  }
+
+  /**
+   * Loads a saved store, or answers why not (then nothing is loaded: the caller starts empty and
+   * rebuilds, from the embedding cache where it can).
+   */
+  load(folder: string, root: string): { loaded: true } | { loaded: false; reason: string } {
+    const read = readChecked(path.join(folder, 'semantic.bin'), magic, version);
+    if (read.status !== 'valid') return { loaded: false, reason: read.status === 'missing' ? 'no saved store' : read.reason };
+    try {
+      const table = packr.unpack(read.payload) as { root: string; modelId: string; dimensions: number; nextKey: number; vectors: number; files: StoredFile[] };
+      if (table.root !== root || table.modelId !== this.modelId || table.dimensions !== this.dimensions) return { loaded: false, reason: 'made for another root or model' };
+      const index = this.newIndex();
+      index.load(path.join(folder, 'semantic.usearch'));
+      if (index.size() !== table.vectors) return { loaded: false, reason: `the index holds ${index.size()} vectors, the table ${table.vectors}` };
+      const files = new Map<string, FileRecord>();
+      const byKey = new Map<number, StoredChunk>();
+      for (const [file, fileHash, keys, rangeBytes, hashes] of table.files) {
+        const copy = new Uint8Array(rangeBytes.byteLength);
+        copy.set(rangeBytes);
+        const ranges = new Uint32Array(copy.buffer);
+        if (ranges.length !== keys.length * 2 || hashes.length !== keys.length * 32) return { loaded: false, reason: `${file}: arrays of different lengths` };
+        const chunks = keys.map((key, at): StoredChunk => ({ key, path: file, startLine: ranges[2 * at]!, endLine: ranges[2 * at + 1]!, textHash: Buffer.from(hashes.subarray(at * 32, (at + 1) * 32)).toString('hex') }));
+        for (const chunk of chunks) byKey.set(chunk.key, chunk);
+        files.set(file, { fileHash, chunks });
+      }
+      if (byKey.size !== table.vectors) return { loaded: false, reason: `the table lists ${byKey.size} chunks for ${table.vectors} vectors` };
+      this.index = index;
+      this.files.clear();
+      for (const [file, record] of files) this.files.set(file, record);
+      this.byKey.clear();
+      for (const [key, chunk] of byKey) this.byKey.set(key, chunk);
+      this.nextKey = table.nextKey;
+      this.removed = 0;
+      return { loaded: true };
+    } catch (error) {
+      log.debug(`semantic store: ${(error as Error).message}`);
+      return { loaded: false, reason: `does not decode: ${(error as Error).message}` };
+    }
+  }
+}

@@ -1,0 +1,236 @@
+// The semantic index with a real (tiny, test-built) ONNX model loaded offline by transformers.js:
+// the embedding cache (persisted, a torn tail dropped), the vector store (usearch; saved and
+// loaded, a mismatch rebuilt), model folders (what is missing is named), the index on the fixture
+// repo (a restart or an unchanged chunk never reaches the model again; a change re-embeds only its
+// file), and fathom/modelUse, semantic and hybrid codeSearch, status and fathom/index over the
+// protocol.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { ChunkPool } from '../src/index/syntax/chunk-pool.js';
+import { EmbedPool } from '../src/index/semantic/embed-pool.js';
+import { EmbeddingCache } from '../src/index/semantic/embedding-cache.js';
+import { openModelFolder } from '../src/index/semantic/model-folder.js';
+import { SemanticIndex } from '../src/index/semantic/semantic-index.js';
+import { VectorStore } from '../src/index/semantic/vector-store.js';
+import { ErrorCodes } from '../src/protocol/errors.js';
+import type { CodeSearchResult, ModelUseResult, StatusResult, WorkspaceStatus } from '../src/protocol/methods.js';
+import type { Workspace } from '../src/workspace/workspace.js';
+import { gitInit, tempDir } from './helpers/fixture.js';
+import { spawnStdioDaemon } from './helpers/raw-client.js';
+import { buildTinyModel, tinyDimensions } from './helpers/tiny-model.js';
+import { quiesce, readyWorkspace } from './helpers/workspace-harness.js';
+
+const fixtures = path.resolve(import.meta.dirname, '../../test/fixtures/search');
+
+function fixtureRepo(): string {
+  const root = tempDir('fathom-semantic-');
+  fs.cpSync(path.join(fixtures, 'repo'), root, { recursive: true });
+  gitInit(root);
+  return root;
+}
+
+const unit = (values: number[]): Float32Array => {
+  const vector = Float32Array.from(values);
+  const norm = Math.hypot(...vector);
+  return vector.map((value) => value / norm);
+};
+
+describe('embedding cache', () => {
+  test('vectors persist by key; a torn record at the end is dropped; another dimension starts over', () => {
+    const folder = tempDir('fathom-vec-');
+    const cache = EmbeddingCache.open(folder, 'model-a', 4);
+    cache.putAll([
+      { key: 'aa'.repeat(32), vector: unit([1, 0, 0, 0]) },
+      { key: 'bb'.repeat(32), vector: unit([0, 1, 0, 0]) },
+      { key: 'aa'.repeat(32), vector: unit([0, 0, 1, 0]) }, // already there: kept as it was
+    ]);
+    cache.close();
+    const file = path.join(folder, 'model-a.vec');
+    fs.appendFileSync(file, Buffer.alloc(10, 1)); // a crash in the middle of an append
+    const again = EmbeddingCache.open(folder, 'model-a', 4);
+    assert.equal(again.count, 2);
+    assert.deepEqual(Array.from(again.get('aa'.repeat(32))!), [1, 0, 0, 0]);
+    assert.equal(again.get('cc'.repeat(32)), undefined);
+    again.close();
+    assert.equal(fs.statSync(file).size, 16 + 2 * (32 + 16 + 4), 'the torn tail was cut off');
+    const other = EmbeddingCache.open(folder, 'model-a', 8);
+    assert.equal(other.count, 0);
+    other.close();
+  });
+});
+
+describe('vector store', () => {
+  test('nearest chunks, replaced and removed by file, saved and loaded; a mismatched table is refused', () => {
+    const store = new VectorStore(4, 'model-a');
+    store.replaceFile('a.ts', 'h1', [
+      { startLine: 0, endLine: 9, textHash: '01'.repeat(32), vector: unit([1, 0, 0, 0]) },
+      { startLine: 10, endLine: 19, textHash: '02'.repeat(32), vector: unit([0, 1, 0, 0]) },
+    ]);
+    store.replaceFile('b.ts', 'h2', [{ startLine: 0, endLine: 4, textHash: '03'.repeat(32), vector: unit([0.9, 0.1, 0, 0]) }]);
+    assert.deepEqual(store.search(unit([1, 0.05, 0, 0]), 2).map((hit) => `${hit.path}:${hit.startLine}`), ['a.ts:0', 'b.ts:0']);
+    assert.deepEqual(store.search(unit([1, 0.05, 0, 0]), 1, (file) => file === 'b.ts').map((hit) => hit.path), ['b.ts']);
+    store.replaceFile('a.ts', 'h3', [{ startLine: 0, endLine: 3, textHash: '04'.repeat(32), vector: unit([0, 0, 1, 0]) }]);
+    assert.equal(store.size, 2);
+    assert.deepEqual(store.search(unit([1, 0, 0, 0]), 1).map((hit) => hit.path), ['b.ts']);
+    const folder = tempDir('fathom-store-');
+    store.save(folder, '/root');
+    const loaded = new VectorStore(4, 'model-a');
+    assert.deepEqual(loaded.load(folder, '/root'), { loaded: true });
+    assert.equal(loaded.fileHash('a.ts'), 'h3');
+    assert.deepEqual(loaded.search(unit([0, 0, 1, 0]), 1).map((hit) => `${hit.path}:${hit.endLine}`), ['a.ts:3']);
+    assert.equal(new VectorStore(4, 'model-b').load(folder, '/root').loaded, false, 'another model');
+    const bytes = fs.readFileSync(path.join(folder, 'semantic.bin'));
+    bytes[bytes.length - 1] ^= 0xff;
+    fs.writeFileSync(path.join(folder, 'semantic.bin'), bytes);
+    assert.match((new VectorStore(4, 'model-a').load(folder, '/root') as { reason: string }).reason, /checksum/);
+  });
+});
+
+describe('model folders', () => {
+  test('what is missing is named; a model is named by its files', () => {
+    const empty = tempDir('fathom-no-model-');
+    assert.throws(() => openModelFolder(empty), /missing config\.json, tokenizer\.json, onnx\/model\.onnx \(or onnx\/model_quantized\.onnx\)/);
+    assert.throws(() => openModelFolder(path.join(empty, 'nope')), /no model folder/);
+    const one = openModelFolder(buildTinyModel());
+    const two = openModelFolder(buildTinyModel({ hybridWeight: 0.4 }));
+    assert.equal(one.id, two.id, 'fathom.json is not part of the weights');
+    assert.equal(two.settings.hybridWeight, 0.4);
+    assert.equal(one.dtype, 'fp32');
+  });
+});
+
+describe('semantic index on the fixture repo', () => {
+  const chunks = new ChunkPool(2);
+  const embedPool = new EmbedPool();
+  const model = openModelFolder(buildTinyModel());
+  const cacheFolder = tempDir('fathom-embeddings-');
+  let root: string;
+  let workspace: Workspace;
+  let cache: EmbeddingCache;
+  let index: SemanticIndex;
+  let storeFolder: string;
+
+  before(async () => {
+    root = fixtureRepo();
+    workspace = await readyWorkspace(root);
+    cache = EmbeddingCache.open(cacheFolder, model.id, tinyDimensions);
+    storeFolder = tempDir('fathom-semantic-store-');
+    index = new SemanticIndex(workspace, chunks, embedPool.embedder(model), cache, { folder: storeFolder, syncIntervalMs: 0 });
+    await index.ensureBuilt();
+  });
+  after(async () => {
+    await index.dispose();
+    cache.close();
+    await workspace.close();
+    chunks.close();
+    embedPool.close();
+  });
+
+  test('a question near in meaning finds code that never says its words', async () => {
+    const status = index.status();
+    assert.equal(status.state, 'ready');
+    assert.equal(status.files, 6);
+    assert.ok(status.lastSync!.embedded > 0);
+    assert.equal((await index.search('pause', 1))[0]?.path, 'src/net/retry.go');
+    assert.equal((await index.search('credential', 1))[0]?.path, 'src/auth/session.ts');
+    assert.equal((await index.search('room', 1, (file) => file.endsWith('.rs')))[0]?.path, 'src/storage/cache.rs');
+  });
+
+  test('a restart loads the store; a second workspace with the same code embeds nothing', async () => {
+    const again = new SemanticIndex(workspace, chunks, embedPool.embedder(model), cache, { folder: storeFolder, syncIntervalMs: 0 });
+    await again.ensureBuilt();
+    assert.deepEqual([again.status().lastSync?.files, again.status().lastSync?.embedded], [0, 0]);
+    await again.dispose();
+    const copy = fixtureRepo();
+    const other = await readyWorkspace(copy);
+    const elsewhere = new SemanticIndex(other, chunks, embedPool.embedder(model), cache, { folder: tempDir('fathom-semantic-store-'), syncIntervalMs: 0 });
+    await elsewhere.ensureBuilt();
+    assert.deepEqual([elsewhere.status().lastSync?.files, elsewhere.status().lastSync?.embedded], [6, 0], 'every chunk came from the cache');
+    await elsewhere.dispose();
+    await other.close();
+  });
+
+  test('a change waits for the next sync, which re-embeds only the changed chunk', async () => {
+    fs.appendFileSync(path.join(root, 'src/net/retry.go'), '\n// Sleep pauses between attempts.\nfunc Sleep() {}\n');
+    await quiesce(workspace);
+    assert.equal(index.status().pendingFiles, 1);
+    await index.sync();
+    const status = index.status();
+    assert.equal(status.pendingFiles, 0);
+    assert.deepEqual([status.lastSync?.files, status.lastSync?.embedded], [1, 1]);
+    fs.rmSync(path.join(root, 'src/storage/cache.rs'));
+    await quiesce(workspace);
+    await index.sync();
+    assert.ok((await index.search('room', 10)).every((hit) => hit.path !== 'src/storage/cache.rs'));
+  });
+});
+
+describe('semantic search over the protocol', () => {
+  const root = fixtureRepo();
+  const model = buildTinyModel();
+  const measured = buildTinyModel({ hybridWeight: 0.5 });
+  const daemon = spawnStdioDaemon({ FATHOM_MODEL_HUB: 'http://127.0.0.1:9/' });
+  const client = daemon.client;
+  after(() => daemon.child.kill());
+
+  test('off until a model is set: status says why, semantic mode answers why', async () => {
+    const response = await client.request('fathom/codeSearch', { root, query: 'pause', mode: 'semantic' });
+    assert.equal(response.error?.code, ErrorCodes.InvalidParams);
+    assert.match(response.error?.message ?? '', /no embedding model is configured/);
+    const status = await client.result<StatusResult>('fathom/status', { root });
+    assert.equal(status.workspaces[0]!.search?.semantic.state, 'off');
+  });
+
+  test('fathom/modelUse probes the model; semantic and hybrid modes answer; auto stays lexical without a measured weight', async () => {
+    const used = await client.result<ModelUseResult>('fathom/modelUse', { root, model });
+    assert.equal(used.model?.dimensions, tinyDimensions);
+    const semantic = await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'pause', mode: 'semantic', workDoneToken: 'embed-1' });
+    assert.equal(semantic.route, 'semantic');
+    assert.equal(semantic.hits[0]?.path, 'src/net/retry.go');
+    assert.deepEqual(semantic.hits[0]?.rankers, ['semantic']);
+    assert.ok(client.received.some((message) => message.method === '$/progress' && (message.params as { token: string }).token === 'embed-1'));
+    const hybrid = await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'pause after each failure', mode: 'hybrid' });
+    assert.equal(hybrid.route, 'hybrid');
+    assert.match(hybrid.reason, /semantic weight 0\.3 \(not measured for this model\)/);
+    assert.equal(hybrid.hits[0]?.path, 'src/net/retry.go');
+    assert.deepEqual(hybrid.hits[0]?.rankers, ['lexical', 'semantic']);
+    const words = await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'pause between failed tries' });
+    assert.equal(words.route, 'lexical');
+    const status = await client.result<StatusResult>('fathom/status', { root });
+    const search = status.workspaces[0]!.search!;
+    assert.equal(search.semantic.state, 'ready');
+    assert.equal((search.semantic as { chunks: number }).chunks > 0, true);
+  });
+
+  test('a measured weight sends words to hybrid; fathom/index syncs the semantic index', async () => {
+    await client.result<ModelUseResult>('fathom/modelUse', { root, model: measured });
+    const words = await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'pause between failed tries' });
+    assert.equal(words.route, 'hybrid');
+    assert.match(words.reason, /semantic weight 0\.5$/);
+    fs.writeFileSync(path.join(root, 'src/net/sleep.go'), 'package net\n\n// Nap sleeps: a pause.\nfunc Nap() {}\n');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const status = await client.result<WorkspaceStatus>('fathom/index', { root });
+    const semantic = status.search!.semantic as { pendingFiles: number; lastSync: { files: number } };
+    assert.equal(semantic.pendingFiles, 0);
+    assert.ok(semantic.lastSync.files >= 1);
+  });
+
+  test('bad models and pulls are clear errors; null turns it off', async () => {
+    const broken = tempDir('fathom-broken-model-');
+    fs.writeFileSync(path.join(broken, 'config.json'), '{}');
+    const missing = await client.request('fathom/modelUse', { root, model: broken });
+    assert.equal(missing.error?.code, ErrorCodes.InvalidParams);
+    assert.match(missing.error?.message ?? '', /missing tokenizer\.json, onnx\/model\.onnx/);
+    const pulled = await client.request('fathom/modelPull', { id: 'someone/some-model' });
+    assert.ok(pulled.error);
+    assert.match(pulled.error.message, /could not download someone\/some-model: .*network/);
+    const badId = await client.request('fathom/modelPull', { id: '../etc' });
+    assert.equal(badId.error?.code, ErrorCodes.InvalidParams);
+    const off = await client.result<ModelUseResult>('fathom/modelUse', { root, model: null });
+    assert.equal(off.model, null);
+    const status = await client.result<StatusResult>('fathom/status', { root });
+    assert.equal(status.workspaces[0]!.search?.semantic.state, 'off');
+  });
+});
