@@ -48,7 +48,7 @@ test('mcp: the tools are listed with their schemas', async () => {
 
 test('mcp: grep, code_search, structural_search, references, impact and status answer from the daemon', async () => {
   assert.equal((await call('grep', { pattern: 'greet\\(' })).text, '2 matches in 2 files\nsrc/app.ts:2:24:export const message = greet(\'you\');\nsrc/util.ts:1:17:export function greet(name: string): string {');
-  assert.match((await call('code_search', { query: 'hello world' })).text, /^1 hits \(lexical: words[^)]*\)\)\nsrc\/util\.ts:1-3\n  1  export function greet/);
+  assert.match((await call('code_search', { query: 'hello world' })).text, /^1 hits \(lexical: words: ranked by the chunk ranking\)\nsrc\/util\.ts:1-3\n  1  export function greet/);
   assert.match((await call('code_search', { query: 'greet' })).text, /^3 hits \(symbol: an identifier[^)]*\)\nsrc\/util\.ts:1-3 function greet\n  1  export function greet.*\nsrc\/app\.ts:2:24:export const message/s);
   assert.match((await call('structural_search', { pattern: 'greet($A)', language: 'typescript' })).text, /^1 matches\nsrc\/app\.ts:2:24:export const message = greet\('you'\);$/);
   assert.match((await call('references', { symbol: 'greet' })).text, /^2 references to 1 definitions\nsrc\/app\.ts:1:10: import \{ greet \} from '\.\/util'; \(import, exact\)\nsrc\/app\.ts:2:24: .* \(call, exact\)$/);

@@ -9,6 +9,10 @@
 //   rg-bm25   the baseline the issue measured: the question's words searched with ripgrep (any case,
 //             substrings), files ranked by BM25 over the counts, the best 40-line window per file
 //   lexical   Fathom's chunk ranking (BM25F over syntax chunks, src/index/lexical/chunk-ranking.ts)
+//   semantic, hybrid@W   with FATHOM_EVAL_MODEL=DIR (a model folder in transformers.js' layout):
+//             the semantic index alone, and codeSearch's hybrid fusion at each weight W; the best
+//             weight on meaning-only MRR@10 is what goes into the model's fathom.json
+//             ("hybridWeight"), and only if hybrid there is not below lexical
 //
 // Usage: node dist/bench/retrieval/eval.js [CORPUS…]   (default: every corpus with questions)
 //   FATHOM_EVAL_PARAMETERS='{"weights":[…],"b":[…],"k1":…}' tries other BM25F parameters;
@@ -21,6 +25,12 @@ import { fileURLToPath } from 'node:url';
 import { type RankingParameters, ChunkRanking, defaultParameters } from '../../src/index/lexical/chunk-ranking.js';
 import { ChunkTermsPool } from '../../src/index/lexical/chunk-terms-pool.js';
 import { isStopWord, queryTerms } from '../../src/index/lexical/code-tokens.js';
+import { codeSearch } from '../../src/search/code-search.js';
+import { EmbedPool } from '../../src/index/semantic/embed-pool.js';
+import { EmbeddingCache } from '../../src/index/semantic/embedding-cache.js';
+import { openModelFolder } from '../../src/index/semantic/model-folder.js';
+import { SemanticIndex } from '../../src/index/semantic/semantic-index.js';
+import { ChunkPool } from '../../src/index/syntax/chunk-pool.js';
 import { HashPool } from '../../src/workspace/hash-pool.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 
@@ -139,25 +149,66 @@ export function rgBm25(root: string): Ranker {
   };
 }
 
-/** Fathom's chunk ranking over a workspace of the corpus. */
-export async function chunkLexical(root: string, parameters: RankingParameters): Promise<{ ranker: Ranker; close: () => Promise<void>; buildMs: number; counts: ReturnType<ChunkRanking['counts']> }> {
+export const hybridWeights = [0.1, 0.2, 0.3, 0.5, 0.7];
+
+/** Fathom's chunk ranking over a workspace of the corpus (and, with a model, semantic and hybrid rankers through codeSearch). */
+export async function chunkLexical(root: string, parameters: RankingParameters, modelDir?: string): Promise<{ ranker: Ranker; semantic: Record<string, Ranker>; close: () => Promise<void>; buildMs: number; embedMs: number; counts: ReturnType<ChunkRanking['counts']> }> {
   const hashPool = new HashPool();
-  const workspace = new Workspace({ root, cacheDir: fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-retrieval-')), maxFileBytes: 4 * 1024 * 1024, reconcileIntervalMs: 0, pool: hashPool });
+  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-retrieval-'));
+  const workspace = new Workspace({ root, cacheDir, maxFileBytes: 4 * 1024 * 1024, reconcileIntervalMs: 0, pool: hashPool });
   await workspace.whenReady();
   const pool = new ChunkTermsPool(2);
   const ranking = new ChunkRanking(workspace, pool);
   const started = performance.now();
   await ranking.ensureBuilt();
   const buildMs = performance.now() - started;
+  const semantic: Record<string, Ranker> = {};
+  let embedMs = 0;
+  let closeSemantic = async (): Promise<void> => undefined;
+  if (modelDir) {
+    const model = openModelFolder(modelDir);
+    const embedPool = new EmbedPool();
+    const chunkPool = new ChunkPool(2);
+    const embedder = embedPool.embedder(model);
+    const [probe] = await embedder.embed(['probe'], 'document');
+    const cache = EmbeddingCache.open(path.join(os.tmpdir(), 'fathom-retrieval-embeddings'), model.id, probe!.length);
+    const index = new SemanticIndex(workspace, chunkPool, embedder, cache, { folder: cacheDir, syncIntervalMs: 0 });
+    const embedStarted = performance.now();
+    await index.ensureBuilt();
+    embedMs = performance.now() - embedStarted;
+    const engines = {
+      ranking: async () => ranking,
+      grep: async () => {
+        throw new Error('not used');
+      },
+      symbols: async () => ({ matches: [] }),
+      readText: () => undefined,
+      semantic: async () => ({ search: (text: string, k: number, accepts?: (file: string) => boolean) => index.search(text, k, accepts) }),
+      semanticReady: () => ({}),
+    };
+    const through = (mode: 'semantic' | 'hybrid', weight?: number): Ranker => async (question) =>
+      (await codeSearch({ query: question.question, mode, accepts: () => true, maxResults: 50, ...(weight === undefined ? {} : { hybridWeight: weight }) }, engines, { isCancellationRequested: false } as never)).hits.map((hit) => ({ path: hit.path, start: hit.startLine + 1, end: hit.endLine + 1 }));
+    semantic.semantic = through('semantic');
+    for (const weight of hybridWeights) semantic[`hybrid@${weight}`] = through('hybrid', weight);
+    closeSemantic = async () => {
+      await index.dispose();
+      cache.close();
+      embedPool.close();
+      chunkPool.close();
+    };
+  }
   return {
     ranker: (question) => ranking.search({ terms: queryTerms(question.question), limit: 50, parameters }).map((chunk) => ({ path: chunk.path, start: chunk.startLine + 1, end: chunk.endLine + 1 })),
+    semantic,
     close: async () => {
+      await closeSemantic();
       await ranking.dispose();
       pool.close();
       await workspace.close();
       hashPool.close();
     },
     buildMs,
+    embedMs,
     counts: ranking.counts(),
   };
 }
@@ -171,15 +222,18 @@ async function main(): Promise<void> {
   const questions = loadQuestions(process.argv.slice(2));
   const corpora = [...new Set(questions.map((question) => question.corpus))];
   const parameters: RankingParameters = process.env.FATHOM_EVAL_PARAMETERS ? { ...defaultParameters, ...(JSON.parse(process.env.FATHOM_EVAL_PARAMETERS) as Partial<RankingParameters>) } : defaultParameters;
-  const answers: Record<string, Map<string, Hit[]>> = { 'rg-bm25': new Map(), lexical: new Map() };
-  const timings: Record<string, number[]> = { 'rg-bm25': [], lexical: [] };
+  const modelDir = process.env.FATHOM_EVAL_MODEL;
+  const answers: Record<string, Map<string, Hit[]>> = {};
+  const timings: Record<string, number[]> = {};
   for (const corpus of corpora) {
     const root = fs.realpathSync(path.join(benchDir, corpus));
-    const lexical = await chunkLexical(root, parameters);
-    console.log(`${corpus}: ${lexical.counts.files} files, ${lexical.counts.chunks} chunks, ${lexical.counts.terms} terms, built in ${Math.round(lexical.buildMs)} ms`);
-    const rankers: Record<string, Ranker> = { 'rg-bm25': rgBm25(root), lexical: lexical.ranker };
+    const lexical = await chunkLexical(root, parameters, modelDir);
+    console.log(`${corpus}: ${lexical.counts.files} files, ${lexical.counts.chunks} chunks, ${lexical.counts.terms} terms, built in ${Math.round(lexical.buildMs)} ms${modelDir ? `, embedded in ${Math.round(lexical.embedMs)} ms` : ''}`);
+    const rankers: Record<string, Ranker> = { 'rg-bm25': rgBm25(root), lexical: lexical.ranker, ...lexical.semantic };
     for (const question of questions.filter((entry) => entry.corpus === corpus)) {
       for (const [name, ranker] of Object.entries(rankers)) {
+        answers[name] ??= new Map();
+        timings[name] ??= [];
         const started = performance.now();
         const hits = await ranker(question);
         timings[name]!.push(performance.now() - started);
@@ -205,6 +259,12 @@ async function main(): Promise<void> {
     }
   }
   console.log(rows.join('\n'));
+  if (modelDir) {
+    const meaning = questions.filter((question) => question.kind === 'meaning');
+    const lexicalMrr = score(meaning, answers.lexical!).mrr10;
+    const best = hybridWeights.map((weight) => ({ weight, mrr: score(meaning, answers[`hybrid@${weight}`]!).mrr10 })).sort((a, b) => b.mrr - a.mrr)[0]!;
+    console.log(best.mrr >= lexicalMrr ? `best hybrid weight on meaning-only MRR@10: ${best.weight} (${best.mrr.toFixed(3)} vs lexical ${lexicalMrr.toFixed(3)}): put {"hybridWeight": ${best.weight}} in ${modelDir}/fathom.json` : `every hybrid weight ranks below lexical on meaning-only MRR@10 (best ${best.weight}: ${best.mrr.toFixed(3)} vs ${lexicalMrr.toFixed(3)}): leave hybridWeight out, auto stays lexical`);
+  }
   console.log(`BENCH_JSON ${JSON.stringify({ bench: 'retrieval', corpora, parameters, results: json })}`);
 }
 
