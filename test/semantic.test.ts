@@ -52,12 +52,38 @@ describe('embedding cache', () => {
     const again = EmbeddingCache.open(folder, 'model-a', 4);
     assert.equal(again.count, 2);
     assert.deepEqual(Array.from(again.get('aa'.repeat(32))!), [1, 0, 0, 0]);
+    assert.equal(again.get('bb'.repeat(32))?.[1], 1);
     assert.equal(again.get('cc'.repeat(32)), undefined);
     again.close();
     assert.equal(fs.statSync(file).size, 16 + 2 * (32 + 16 + 4), 'the torn tail was cut off');
     const other = EmbeddingCache.open(folder, 'model-a', 8);
     assert.equal(other.count, 0);
     other.close();
+  });
+});
+
+describe('embedding cache shared by two daemons', () => {
+  test('appends from both land whole and each sees the other; a damaged record reads as missing', () => {
+    const folder = tempDir('fathom-vec-');
+    const first = EmbeddingCache.open(folder, 'shared', 4);
+    const second = EmbeddingCache.open(folder, 'shared', 4);
+    first.putAll([{ key: '11'.repeat(32), vector: unit([1, 1, 0, 0]) }]);
+    second.putAll([{ key: '22'.repeat(32), vector: unit([2, 0, 2, 0]) }]);
+    first.putAll([{ key: '33'.repeat(32), vector: unit([0, 0, 0, 3]) }]);
+    assert.deepEqual(Array.from(first.get('11'.repeat(32))!), Array.from(unit([1, 1, 0, 0])));
+    assert.deepEqual(Array.from(first.get('22'.repeat(32))!), Array.from(unit([2, 0, 2, 0])), 'the other daemon\'s record, seen after an append');
+    assert.deepEqual(Array.from(second.get('11'.repeat(32))!), Array.from(unit([1, 1, 0, 0])), 'seen by the second when it appended');
+    first.close();
+    second.close();
+    const file = path.join(folder, 'shared.vec');
+    const bytes = fs.readFileSync(file);
+    bytes[16 + 32 + 3] ^= 0xff; // inside the first record's vector
+    fs.writeFileSync(file, bytes);
+    const reopened = EmbeddingCache.open(folder, 'shared', 4);
+    assert.equal(reopened.count, 3);
+    assert.equal(reopened.get('11'.repeat(32)), undefined, 'a record that fails its check is not returned');
+    assert.deepEqual(Array.from(reopened.get('33'.repeat(32))!), Array.from(unit([0, 0, 0, 3])));
+    reopened.close();
   });
 });
 
@@ -93,11 +119,15 @@ describe('model folders', () => {
     const empty = tempDir('fathom-no-model-');
     assert.throws(() => openModelFolder(empty), /missing config\.json, tokenizer\.json, onnx\/model\.onnx \(or onnx\/model_quantized\.onnx\)/);
     assert.throws(() => openModelFolder(path.join(empty, 'nope')), /no model folder/);
-    const one = openModelFolder(buildTinyModel());
-    const two = openModelFolder(buildTinyModel({ hybridWeight: 0.4 }));
-    assert.equal(one.id, two.id, 'fathom.json is not part of the weights');
-    assert.equal(two.settings.hybridWeight, 0.4);
+    const dir = buildTinyModel();
+    const one = openModelFolder(dir);
     assert.equal(one.dtype, 'fp32');
+    fs.writeFileSync(path.join(dir, 'fathom.json'), JSON.stringify({ hybridWeight: 0.4 }));
+    const weighted = openModelFolder(dir);
+    assert.equal(weighted.id, one.id, 'a measured weight changes no vector');
+    assert.equal(weighted.settings.hybridWeight, 0.4);
+    fs.writeFileSync(path.join(dir, 'fathom.json'), JSON.stringify({ hybridWeight: 0.4, documentPrefix: 'passage: ' }));
+    assert.notEqual(openModelFolder(dir).id, one.id, 'a prefix changes every vector');
   });
 });
 
@@ -204,8 +234,11 @@ describe('semantic search over the protocol', () => {
     assert.equal((search.semantic as { chunks: number }).chunks > 0, true);
   });
 
-  test('a measured weight sends words to hybrid; fathom/index syncs the semantic index', async () => {
+  test('a measured weight sends words to hybrid once the index is built; fathom/index syncs the semantic index', async () => {
     await client.result<ModelUseResult>('fathom/modelUse', { root, model: measured });
+    const first = await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'pause between failed tries' });
+    assert.equal(first.route, 'lexical', 'the first question does not wait for the embedding (it starts it)');
+    await client.result<WorkspaceStatus>('fathom/index', { root });
     const words = await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'pause between failed tries' });
     assert.equal(words.route, 'hybrid');
     assert.match(words.reason, /semantic weight 0\.5$/);

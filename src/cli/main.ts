@@ -448,10 +448,10 @@ async function main(argv: string[]): Promise<number> {
       return matched ? 0 : 1;
     }
     case 'search': {
-      // PATH narrows the search inside its workspace, as for grep.
+      // PATH narrows the search inside its workspace (and -g globs narrow it further).
       const workspaceRoot = enclosingWorkspace(root);
       const within = path.relative(workspaceRoot, root).split(path.sep).join('/');
-      const globs = [...(values['glob-filter'] ?? []), ...(within ? [`${within}/**`, within] : [])];
+      const globs = values['glob-filter'] ?? [];
       const max = values.max === undefined ? undefined : Number(values.max);
       if (max !== undefined && !(Number.isInteger(max) && max >= 1)) throw new UsageError('--max takes a whole number ≥ 1');
       let found = false;
@@ -464,6 +464,7 @@ async function main(argv: string[]): Promise<number> {
             query: pattern,
             ...(values.mode === undefined ? {} : { mode: values.mode }),
             ...(globs.length > 0 ? { glob: globs } : {}),
+            ...(within ? { paths: [within] } : {}),
             ...(values.type ? { languages: values.type } : {}),
             ...(max === undefined ? {} : { maxResults: max }),
             ...(values['ignore-case'] ? { ignoreCase: true } : {}),

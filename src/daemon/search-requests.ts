@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import type { CancellationToken } from 'vscode-jsonrpc/node';
 import { FathomError } from '../base/errors.js';
-import { toAbsolute } from '../base/paths.js';
+import { log } from '../base/logger.js';
+import { toAbsolute, toRelative } from '../base/paths.js';
 import type { CodeGraph } from '../index/graph/code-graph.js';
 import type { ChunkRanking } from '../index/lexical/chunk-ranking.js';
 import { type LexicalIndex, globFilter, languageFilter } from '../index/lexical/lexical-index.js';
@@ -65,12 +66,20 @@ export class SearchRequests {
     const workspace = this.context.workspaceFor(params);
     const byGlob = globs && globs.length > 0 ? globFilter(globs) : () => true;
     const byLanguage = languages && languages.length > 0 ? languageFilter(languages) : () => true;
+    // paths: folders or files inside the workspace; a hit must be in one of them AND pass the globs.
+    const within = (optionalStringList(params, 'paths') ?? []).map((value) => {
+      const relative = toRelative(workspace.root, path.isAbsolute(value) ? value : path.join(workspace.root, value));
+      if (relative === undefined) throw new FathomError('pathOutsideWorkspace', `path ${value} is outside the workspace ${workspace.root}`, { path: value });
+      return relative;
+    });
+    const inPaths = (file: string): boolean => within.length === 0 || within.some((folder) => folder === '' || file === folder || file.startsWith(`${folder}/`));
     const answer = await codeSearch(
       {
         query,
         mode,
-        accepts: (file) => byGlob(file) && byLanguage(file),
-        ...(globs ? { globs } : {}),
+        accepts: (file) => byGlob(file) && byLanguage(file) && inPaths(file),
+        // The regex index narrows by paths when given (else by the globs); `accepts` checks all.
+        ...(within.length > 0 ? { globs: within.flatMap((folder) => (folder === '' ? ['**'] : [folder, `${folder}/**`])) } : globs ? { globs } : {}),
         ...(languages ? { languages } : {}),
         ...(maxResults === undefined ? {} : { maxResults }),
         ...(snippetLines === undefined ? {} : { snippetLines }),
@@ -96,8 +105,13 @@ export class SearchRequests {
           return { search: (text, k, accepts) => configured.index.search(text, k, accepts), ...(configured.model.settings.hybridWeight === undefined ? {} : { hybridWeight: configured.model.settings.hybridWeight }) };
         },
         semanticReady: () => {
+          // auto uses hybrid only once the index is built: the first auto question does not wait
+          // for a whole workspace to be embedded (it starts that, and ranks lexically meanwhile).
           const configured = this.context.semantic(workspace);
-          return configured ? (configured.model.settings.hybridWeight === undefined ? {} : { hybridWeight: configured.model.settings.hybridWeight }) : undefined;
+          if (!configured) return undefined;
+          const weight = configured.model.settings.hybridWeight;
+          if (weight !== undefined && configured.index.state === 'absent') void configured.index.ensureBuilt().catch((error: unknown) => log.warn(`semantic index of ${workspace.root}: ${(error as Error).message}`));
+          return weight !== undefined && configured.index.state === 'ready' ? { hybridWeight: weight } : {};
         },
       },
       token,
@@ -117,7 +131,8 @@ export class SearchRequests {
     if (!path.isAbsolute(out)) throw new FathomError('invalidParams', `params.out must be an absolute path (got ${out})`, { field: 'out' });
     if (!fs.existsSync(path.dirname(out))) throw new FathomError('invalidParams', `the folder of params.out does not exist: ${path.dirname(out)}`, { field: 'out' });
     const keyFile = optionalString(params, 'keyFile');
-    const mask = new PathMask(keyFile === undefined ? userMaskKey(this.context.configDir()) : readMaskKey(path.resolve(keyFile)));
+    if (keyFile !== undefined && !path.isAbsolute(keyFile)) throw new FathomError('invalidParams', `params.keyFile must be an absolute path (got ${keyFile})`, { field: 'keyFile' });
+    const mask = new PathMask(keyFile === undefined ? userMaskKey(this.context.configDir()) : readMaskKey(keyFile));
     const workspace = this.context.workspaceFor(params);
     const ranking = await this.context.readyRanking(workspace, token, optionalProgressToken(params, 'workDoneToken'));
     const summary = await exportRanking(ranking, mask, out);

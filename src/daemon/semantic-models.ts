@@ -6,6 +6,7 @@
 // shared by every workspace; the embedding worker is shared by all.
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomically } from '../base/atomic-file.js';
 import { FathomError } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { isRanked } from '../index/lexical/chunk-ranking.js';
@@ -97,7 +98,7 @@ export class SemanticModels {
       throw new FathomError('invalidParams', `the model in ${model.dir} does not run: ${(error as Error).message}`, { path: model.dir });
     }
     fs.mkdirSync(path.dirname(this.settingsFile(workspace)), { recursive: true, mode: 0o700 });
-    fs.writeFileSync(this.settingsFile(workspace), JSON.stringify({ dir: model.dir, dimensions }));
+    writeFileAtomically(this.settingsFile(workspace), JSON.stringify({ dir: model.dir, dimensions }), 0o600);
     await previous?.index.dispose();
     this.configured.set(workspace, this.open(workspace, model, dimensions));
     return info(model, dimensions);

@@ -216,6 +216,8 @@ export interface CodeSearchParams {
   glob?: string | string[];
   /** Only files of these languages (as grep's). */
   languages?: string[];
+  /** Only under these folders or files (relative to the root, or absolute inside it); globs and languages apply too. */
+  paths?: string[];
   /** At most this many hits (default 20 for lexical, 200 for regex/literal/identifiers; at most 10,000). */
   maxResults?: number;
   /** Snippet lines per hit (default 5, at most 50). */

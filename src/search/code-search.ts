@@ -33,7 +33,7 @@ export type Route = 'lexical' | 'semantic' | 'hybrid' | 'symbol' | 'regex' | 'li
 export interface CodeSearchRequest {
   query: string;
   mode: CodeSearchMode;
-  /** picomatch globs and language ids/names/extensions, applied before ranking. */
+  /** Globs that narrow the regex index's candidates (hits are then checked with `accepts`). */
   globs?: string[];
   languages?: string[];
   /** Path filter built from globs and languages (the daemon's). */
@@ -148,7 +148,13 @@ export async function codeSearch(request: CodeSearchRequest, engines: CodeSearch
     const weight = request.hybridWeight ?? semantic.hybridWeight ?? defaultHybridWeight;
     if (request.hybridWeight === undefined && semantic.hybridWeight === undefined) reason += `; semantic weight ${defaultHybridWeight} (not measured for this model)`;
     else reason += `; semantic weight ${weight}`;
-    return { route, reason, ...(await hybridRoute(query, semantic, weight, request, engines, signal, snippetLines)) };
+    try {
+      return { route, reason, ...(await hybridRoute(query, semantic, weight, request, engines, signal, snippetLines)) };
+    } catch (error) {
+      // auto chose hybrid itself: a model that fails now (moved, crashed) falls back to lexical.
+      if (request.mode !== 'auto' || (error instanceof FathomError && error.kind === 'cancelled')) throw error;
+      return { route: 'lexical', reason: `words: ranked by the chunk ranking (the semantic index failed: ${(error as Error).message})`, ...(await lexicalRoute(query, request, engines, signal, snippetLines)) };
+    }
   }
   return { route, reason, ...(await grepRoute(query, route === 'literal', request, engines, signal)) };
 }
@@ -274,7 +280,7 @@ async function grepRoute(query: string, literal: boolean, request: CodeSearchReq
     { pattern: query, fixedStrings: literal, ignoreCase: request.ignoreCase === true, ...(request.globs ? { globs: request.globs } : {}), ...(request.languages ? { languages: request.languages } : {}), maxResults: limit },
     signal,
   );
-  const hits = result.matches.map((match): CodeSearchHit => ({ path: match.path, startLine: match.line - 1, endLine: match.line - 1, column: match.column, score: 0, rankers: [literal ? 'literal' : 'regex'], snippet: match.text, snippetLine: match.line - 1, focusLine: match.line - 1 }));
+  const hits = result.matches.filter((match) => request.accepts(match.path)).map((match): CodeSearchHit => ({ path: match.path, startLine: match.line - 1, endLine: match.line - 1, column: match.column, score: 0, rankers: [literal ? 'literal' : 'regex'], snippet: match.text, snippetLine: match.line - 1, focusLine: match.line - 1 }));
   return { hits, truncated: result.truncated };
 }
 

@@ -6,7 +6,7 @@
 // same key answers queries (the query's terms hashed alike) over the files this machine holds,
 // each shown by its real path; files it does not hold, or holds with other content, are left out.
 import { FathomError } from '../../base/errors.js';
-import { ChunkRanking } from '../lexical/chunk-ranking.js';
+import { ChunkRanking, rankingVersion } from '../lexical/chunk-ranking.js';
 import { type RankingSnapshot, loadRanking, saveRanking } from '../lexical/chunk-ranking-store.js';
 import { type PathMask, PathUnmasker } from './path-mask.js';
 
@@ -51,6 +51,7 @@ export async function openExport(file: string, mask: PathMask, localPaths: Itera
   if (read.status === 'missing') throw new FathomError('invalidParams', `no export at ${file}`, { path: file });
   if (read.status === 'corrupt') throw new FathomError('invalidParams', `${file} is not a usable Fathom export (${read.reason})`, { path: file });
   const snapshot = read.snapshot;
+  if (snapshot.version !== rankingVersion) throw new FathomError('invalidParams', `${file} was made by a Fathom whose terms differ (ranking version ${snapshot.version}, this one ${rankingVersion}): export it again`, { path: file });
   if (snapshot.root !== `key:${mask.keyId}`) throw new FathomError('invalidParams', `${file} was made with another key (${snapshot.root.replace(/^key:/, '')}, not ${mask.keyId})`, { path: file });
   const unmasker = new PathUnmasker(mask, localPaths);
   const real: RankingSnapshot = {

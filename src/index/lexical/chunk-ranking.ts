@@ -355,7 +355,9 @@ export class ChunkRanking {
       }
       this.postingLengths[term] = kept;
     }
-    for (const entry of this.entries.values()) entry.first = renumbered[entry.first] ?? entry.first;
+    // A file's chunks are alive and contiguous, so they stay contiguous; a file without chunks
+    // (an empty file) points nowhere in particular: 0.
+    for (const entry of this.entries.values()) entry.first = entry.count === 0 ? 0 : renumbered[entry.first]!;
     this.alive.fill(0, live, this.chunkCount);
     this.chunkCount = live;
     this.deadCount = 0;
@@ -551,9 +553,9 @@ export class ChunkRanking {
 
   /** A consistent copy of the index (for saving and exporting), the posting lists copied in pieces between event-loop turns. */
   async snapshot(): Promise<RankingSnapshot> {
-    // Compact first, unless another snapshot is copying the lists (its dead chunks then stay in
-    // this one's table, belonging to no file: dead on load).
-    if (this.snapshotting === 0 && this.deadCount > 0) this.compact();
+    // Compact first when dead chunks are a quarter (as a drop would), unless another snapshot is
+    // copying the lists. Dead chunks left in the table belong to no file: dead on load.
+    if (this.snapshotting === 0 && this.deadCount > 4096 && this.deadCount * 4 > this.chunkCount) this.compact();
     this.snapshotting++;
     try {
       // What the pieces are written from: the tables as they are now. Later appends only add

@@ -29,7 +29,7 @@ export class EmbedPool {
       embed: async (texts, kind) => {
         if (texts.length === 0) return [];
         const prefix = (kind === 'query' ? model.settings.queryPrefix : model.settings.documentPrefix) ?? '';
-        const reply = await this.pool.run({ dir: model.dir, dtype: model.dtype, texts: texts.map((text) => prefix + text), ...(model.settings.maxTokens === undefined ? {} : { maxTokens: model.settings.maxTokens }) });
+        const reply = await this.pool.run({ dir: model.dir, dtype: model.dtype, texts: texts.map((text) => prefix + text) });
         if ('error' in reply) throw new EmbedError(`model ${model.dir}: ${reply.error}`);
         const out: Float32Array[] = [];
         for (let at = 0; at < texts.length; at++) out.push(reply.vectors.slice(at * reply.dimensions, (at + 1) * reply.dimensions));

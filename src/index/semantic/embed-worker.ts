@@ -1,6 +1,6 @@
 // Worker thread for embed-pool.ts: loads a model folder with transformers.js (remote loading off:
 // nothing is downloaded here) once per folder, and answers mean-pooled, L2-normalised embeddings of
-// a batch of texts, truncated to the model's length. A worker holds one model at a time.
+// a batch of texts, truncated to the model's length (tokenizer_config.json's model_max_length). A worker holds one model at a time.
 import { parentPort } from 'node:worker_threads';
 import { env, pipeline, type FeatureExtractionPipeline } from '@huggingface/transformers';
 
@@ -9,7 +9,6 @@ export interface EmbedJob {
   dir: string;
   dtype: 'fp32' | 'q8';
   texts: string[];
-  maxTokens?: number;
 }
 
 export type EmbedReply = ({ vectors: Float32Array; dimensions: number } | { error: string }) & { id: number; retire?: boolean };
@@ -33,7 +32,6 @@ parentPort!.on('message', (job: EmbedJob) => {
     let reply: EmbedReply;
     try {
       const extractor = await extractorFor(job);
-      if (job.maxTokens !== undefined) (extractor.tokenizer as unknown as { model_max_length: number }).model_max_length = job.maxTokens;
       const output = await extractor(job.texts, { pooling: 'mean', normalize: true });
       const dimensions = output.dims[output.dims.length - 1]!;
       reply = { id: job.id, vectors: new Float32Array(output.data as Float32Array), dimensions };

@@ -6,8 +6,12 @@
 //   bytes 0-7 "FTHMVEC1", 8-11 dimensions (u32 LE), 12-15 zero
 //   records:  key (32 bytes) | vector (dimensions × f32 LE) | check (the first 4 bytes of the
 //             SHA-256 of key and vector)
-// A record that fails its check, or is cut short (a crash while appending), ends the log: it is
-// truncated there when opened. Vectors stay on disk; the cache holds key → offset in memory.
+// Records have one size, so record k sits at 16 + k × size. Appends are single O_APPEND writes of
+// whole records (several daemons may share the log: each places its batch atomically at the end,
+// then indexes everything new from where it last read). Opening drops a misaligned tail (a crash
+// in the middle of a write); reading a vector checks its record (key and check bytes) and answers
+// undefined for one that fails, so the chunk is embedded again. Vectors stay on disk; the cache
+// holds key → offset in memory.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,8 +22,9 @@ const headerBytes = 16;
 
 export class EmbeddingCache {
   private readonly offsets = new Map<string, number>();
-  private fd: number;
-  private size: number;
+  private readonly fd: number;
+  /** Where the next scan starts (everything before it is indexed). */
+  private scanned = headerBytes;
   private readonly recordBytes: number;
 
   private constructor(
@@ -28,9 +33,14 @@ export class EmbeddingCache {
   ) {
     this.recordBytes = 32 + dimensions * 4 + 4;
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    this.fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o600);
-    this.size = fs.fstatSync(this.fd).size;
-    if (this.size < headerBytes || !this.headerMatches()) this.reset();
+    this.fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_APPEND, 0o600);
+    const size = fs.fstatSync(this.fd).size;
+    if (size < headerBytes || !this.headerMatches()) this.reset();
+    else if ((size - headerBytes) % this.recordBytes !== 0) {
+      const aligned = size - ((size - headerBytes) % this.recordBytes);
+      log.warn(`embedding cache ${this.file}: ${size - aligned} bytes of a record cut short dropped`);
+      fs.ftruncateSync(this.fd, aligned);
+    }
     this.scan();
   }
 
@@ -52,32 +62,26 @@ export class EmbeddingCache {
     const header = Buffer.alloc(headerBytes);
     header.write(magic, 0, 'ascii');
     header.writeUInt32LE(this.dimensions, 8);
-    fs.writeSync(this.fd, header, 0, headerBytes, 0);
-    this.size = headerBytes;
+    fs.writeSync(this.fd, header);
+    this.scanned = headerBytes;
   }
 
+  /** Indexes the whole records between the last scan and the end of the file (the keys only). */
   private scan(): void {
+    const end = fs.fstatSync(this.fd).size;
+    const whole = end - ((end - headerBytes) % this.recordBytes);
     const batch = 4096;
     const buffer = Buffer.alloc(this.recordBytes * batch);
-    let at = headerBytes;
-    outer: while (at < this.size) {
-      const read = fs.readSync(this.fd, buffer, 0, buffer.length, at);
+    while (this.scanned < whole) {
+      const want = Math.min(buffer.length, whole - this.scanned);
+      const read = fs.readSync(this.fd, buffer, 0, want, this.scanned);
       const records = Math.floor(read / this.recordBytes);
       if (records === 0) break;
       for (let record = 0; record < records; record++) {
         const start = record * this.recordBytes;
-        const body = buffer.subarray(start, start + this.recordBytes - 4);
-        const check = buffer.subarray(start + this.recordBytes - 4, start + this.recordBytes);
-        if (!createHash('sha256').update(body).digest().subarray(0, 4).equals(check)) break outer;
-        this.offsets.set(body.subarray(0, 32).toString('hex'), at + start + 32);
+        this.offsets.set(buffer.toString('hex', start, start + 32), this.scanned + start);
       }
-      at += records * this.recordBytes;
-      if (records < batch) break;
-    }
-    if (at < this.size) {
-      log.warn(`embedding cache ${this.file}: ${this.size - at} bytes after the last whole record dropped`);
-      fs.ftruncateSync(this.fd, at);
-      this.size = at;
+      this.scanned += records * this.recordBytes;
     }
   }
 
@@ -89,18 +93,28 @@ export class EmbeddingCache {
     return this.offsets.has(key);
   }
 
-  /** The vector of a key (hex SHA-256), read from disk; undefined when not cached. */
+  /** The vector of a key (hex SHA-256), read from disk and checked; undefined when not cached or damaged. */
   get(key: string): Float32Array | undefined {
     const offset = this.offsets.get(key);
     if (offset === undefined) return undefined;
-    const bytes = Buffer.alloc(this.dimensions * 4);
-    fs.readSync(this.fd, bytes, 0, bytes.length, offset);
-    return new Float32Array(bytes.buffer, bytes.byteOffset, this.dimensions);
+    const record = Buffer.alloc(this.recordBytes);
+    fs.readSync(this.fd, record, 0, this.recordBytes, offset);
+    const body = record.subarray(0, this.recordBytes - 4);
+    if (record.toString('hex', 0, 32) !== key || !createHash('sha256').update(body).digest().subarray(0, 4).equals(record.subarray(this.recordBytes - 4))) {
+      log.warn(`embedding cache ${this.file}: a damaged record for ${key.slice(0, 12)}; it will be embedded again`);
+      this.offsets.delete(key);
+      return undefined;
+    }
+    const vector = new Float32Array(this.dimensions);
+    new Uint8Array(vector.buffer).set(record.subarray(32, 32 + this.dimensions * 4));
+    return vector;
   }
 
   /** Appends vectors (one write for the batch); a key already cached is skipped. */
   putAll(entries: ReadonlyArray<{ key: string; vector: Float32Array }>): void {
-    const fresh = entries.filter((entry, index) => !this.offsets.has(entry.key) && entries.findIndex((other) => other.key === entry.key) === index);
+    this.scan();
+    const keys = new Set<string>();
+    const fresh = entries.filter((entry) => !this.offsets.has(entry.key) && !keys.has(entry.key) && keys.add(entry.key));
     if (fresh.length === 0) return;
     const buffer = Buffer.alloc(fresh.length * this.recordBytes);
     fresh.forEach((entry, index) => {
@@ -110,9 +124,8 @@ export class EmbeddingCache {
       Buffer.from(entry.vector.buffer, entry.vector.byteOffset, entry.vector.byteLength).copy(buffer, start + 32);
       createHash('sha256').update(buffer.subarray(start, start + this.recordBytes - 4)).digest().copy(buffer, start + this.recordBytes - 4, 0, 4);
     });
-    fs.writeSync(this.fd, buffer, 0, buffer.length, this.size);
-    fresh.forEach((entry, index) => this.offsets.set(entry.key, this.size + index * this.recordBytes + 32));
-    this.size += buffer.length;
+    fs.writeSync(this.fd, buffer); // O_APPEND: placed at the end, whole
+    this.scan();
   }
 
   close(): void {

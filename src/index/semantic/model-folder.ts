@@ -1,9 +1,11 @@
 // An embedding model on disk, in transformers.js' layout: `config.json`, `tokenizer.json`,
 // `tokenizer_config.json` and `onnx/model.onnx` (fp32) or `onnx/model_quantized.onnx` (q8), plus
 // Fathom's optional `fathom.json` (what was measured about the model: its hybrid weight; the
-// prefixes some models want before queries and documents). Checks the layout with errors that name
-// what is missing, and names the model by a hash of its files (the embedding cache's key: another
-// model, or the same name with other weights, never reuses vectors).
+// prefixes some models want before queries and documents). Texts are truncated to
+// tokenizer_config.json's model_max_length. Checks the layout with errors that name
+// what is missing, and names the model by a hash of its files and of the settings that change what
+// is embedded (the embedding cache's key: another model, other weights or other prefixes never
+// reuse vectors).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,8 +17,6 @@ export interface ModelSettings {
   /** Text put before a query / a chunk when embedding (e.g. "query: "). */
   queryPrefix?: string;
   documentPrefix?: string;
-  /** Tokens per text the model reads (longer texts are truncated). */
-  maxTokens?: number;
 }
 
 export interface ModelFolder {
@@ -49,10 +49,16 @@ export function openModelFolder(dir: string): ModelFolder {
       throw new FathomError('invalidParams', `${settingsFile}: ${(error as Error).message}`, { path: settingsFile });
     }
   }
+  // The name: the small files' bytes, the weights' size and modification time (hashing hundreds
+  // of MB on the daemon's thread is not worth it: new weights get a new mtime), and the settings
+  // that change what is embedded.
   const hash = createHash('sha256');
-  for (const file of [...required, ...(fs.existsSync(path.join(absolute, 'tokenizer_config.json')) ? ['tokenizer_config.json'] : []), path.relative(absolute, weights!)]) {
+  for (const file of [...required, ...(fs.existsSync(path.join(absolute, 'tokenizer_config.json')) ? ['tokenizer_config.json'] : [])]) {
     hash.update(`${file}\0`);
     hash.update(fs.readFileSync(path.join(absolute, file)));
   }
+  const stat = fs.statSync(weights!);
+  hash.update(`${path.relative(absolute, weights!)}\0${stat.size}\0${stat.mtimeMs}\0`);
+  hash.update(JSON.stringify([settings.queryPrefix ?? '', settings.documentPrefix ?? '']));
   return { dir: absolute, id: hash.digest('hex').slice(0, 16), dtype: weights === fp32 ? 'fp32' : 'q8', settings };
 }

@@ -8,7 +8,7 @@
 // compares each file's hash with the one its vectors were made from, so a restart (the store is
 // persisted) touches only what changed. Progress reports files done of the files to do.
 import type { CancellationSignal } from '../../base/cancellation.js';
-import { neverCancelled, throwIfCancelled } from '../../base/cancellation.js';
+import { neverCancelled, raceCancellation, throwIfCancelled } from '../../base/cancellation.js';
 import { createHash } from 'node:crypto';
 import { log } from '../../base/logger.js';
 import { toAbsolute } from '../../base/paths.js';
@@ -95,12 +95,23 @@ export class SemanticIndex {
     return { dispose: () => this.progressListeners.delete(listener) };
   }
 
-  /** The first sync (every file whose vectors are missing or stale); later calls wait for it. */
+  /**
+   * The first sync (every file whose vectors are missing or stale); later calls wait for it. The
+   * shared work runs to its end whoever stops waiting: a caller's cancellation ends its own wait.
+   */
   async ensureBuilt(signal: CancellationSignal = neverCancelled): Promise<void> {
     if (!this.built) {
-      this.building ??= this.syncAll(signal).finally(() => (this.building = undefined));
-      await this.building;
-      this.built = true;
+      this.building ??= this.syncAll().then(
+        () => {
+          this.built = true;
+          this.building = undefined;
+        },
+        (error: unknown) => {
+          this.building = undefined;
+          throw error;
+        },
+      );
+      await raceCancellation(this.building, signal);
     }
     throwIfCancelled(signal);
   }
@@ -108,12 +119,13 @@ export class SemanticIndex {
   /** Syncs now: every file of the file set against the store (on demand, and periodically). */
   async sync(signal: CancellationSignal = neverCancelled): Promise<void> {
     if (!this.built) return this.ensureBuilt(signal);
-    while (this.syncing) await this.syncing;
-    this.syncing = this.syncAll(signal).finally(() => (this.syncing = undefined));
-    return this.syncing;
+    // One sync at a time; another caller's failure is not ours (we run our own after it).
+    while (this.syncing) await this.syncing.catch(() => undefined);
+    this.syncing = this.syncAll().finally(() => (this.syncing = undefined));
+    return raceCancellation(this.syncing, signal);
   }
 
-  private async syncAll(signal: CancellationSignal): Promise<void> {
+  private async syncAll(): Promise<void> {
     const started = performance.now();
     const accepts = this.options.accepts ?? (() => true);
     this.pending.clear();
@@ -126,7 +138,6 @@ export class SemanticIndex {
     const batchSize = this.options.batchSize ?? 32;
     // Files are chunked a few at a time; their chunks are embedded together in batches.
     for (let at = 0; at < todo.length && !this.disposed; at += 8) {
-      throwIfCancelled(signal);
       const group = todo.slice(at, at + 8);
       const chunked = await Promise.all(
         group.map(async (file) => {
@@ -151,7 +162,6 @@ export class SemanticIndex {
         }),
       }));
       for (let batch = 0; batch < missing.length; batch += batchSize) {
-        throwIfCancelled(signal);
         const slice = missing.slice(batch, batch + batchSize);
         const vectors = await this.embedder.embed(slice.map((entry) => entry.text), 'document');
         this.cache.putAll(slice.map((entry, index) => ({ key: entry.key, vector: vectors[index]! })));
@@ -188,7 +198,8 @@ export class SemanticIndex {
   }
 
   status(): SemanticStatus {
-    const oldest = Math.min(...this.pending.values());
+    let oldest = Infinity;
+    for (const since of this.pending.values()) oldest = Math.min(oldest, since);
     return {
       state: this.state,
       modelId: this.embedder.modelId,

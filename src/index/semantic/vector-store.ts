@@ -4,13 +4,18 @@
 // HNSW graph (usearch marks them), and when removals reach a quarter of the index it is rebuilt
 // from the live vectors (compaction).
 //
-// Persisted as two files in the workspace's cache folder, written atomically, the table last:
-//   semantic.usearch   usearch's own format (index.save)
-//   semantic.bin       base/checked-file.ts container, magic "FTHMSEM1", version 1: msgpack
-//                      { root, modelId, dimensions, nextKey, vectors (the index's size when saved),
-//                        files: [path, fileHash, keys[], ranges (u32 pairs as bytes), textHashes (32 bytes each)][] }
-// A table that fails its checksum, names another model, or disagrees with the index's size: both
-// are dropped and the index is rebuilt from the embedding cache (no model call for cached chunks).
+// Persisted in the workspace's cache folder, the index first under a fresh name, then the table
+// that names it (atomically), then older index files are removed; so a kill at any point leaves
+// a table and the very index it was saved with:
+//   semantic-<generation>.usearch   usearch's own format (index.save)
+//   semantic.bin                    base/checked-file.ts container, magic "FTHMSEM1", version 2:
+//                                   msgpack { root, modelId, dimensions, nextKey, vectors (the
+//                                   index's size), index (its file name), files: [path, fileHash,
+//                                   keys[], ranges (u32 pairs as bytes), textHashes (32 bytes each)][] }
+// A table that fails its checksum, names another model, disagrees with its index (size, keys at
+// or past nextKey): nothing is loaded and the index is rebuilt from the embedding cache (no model
+// call for cached chunks).
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Packr } from 'msgpackr';
@@ -19,7 +24,7 @@ import { encodeChecked, readChecked, writeFileAtomic } from '../../base/checked-
 import { log } from '../../base/logger.js';
 
 const magic = 'FTHMSEM1';
-const version = 1;
+const version = 2;
 const packr = new Packr({ useRecords: false, mapsAsObjects: true });
 
 export interface StoredChunk {
@@ -150,13 +155,13 @@ export class VectorStore {
     }
   }
 
-  /** Writes the index, then the table (both atomically). */
+  /** Writes the index under a fresh name, then the table naming it, then drops older index files. */
   save(folder: string, root: string): void {
     fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
-    const indexFile = path.join(folder, 'semantic.usearch');
-    const temporary = `${indexFile}.${process.pid}.tmp`;
+    const name = `semantic-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}.usearch`;
+    const temporary = path.join(folder, `${name}.tmp`);
     this.index.save(temporary);
-    fs.renameSync(temporary, indexFile);
+    fs.renameSync(temporary, path.join(folder, name));
     const files: StoredFile[] = [...this.files].map(([file, record]) => {
       const ranges = new Uint32Array(record.chunks.length * 2);
       const hashes = Buffer.alloc(record.chunks.length * 32);
@@ -167,8 +172,23 @@ export class VectorStore {
       });
       return [file, record.fileHash, record.chunks.map((chunk) => chunk.key), new Uint8Array(ranges.buffer), hashes];
     });
-    const payload = packr.pack({ root, modelId: this.modelId, dimensions: this.dimensions, nextKey: this.nextKey, vectors: this.index.size(), files });
+    const payload = packr.pack({ root, modelId: this.modelId, dimensions: this.dimensions, nextKey: this.nextKey, vectors: this.index.size(), index: name, files });
     writeFileAtomic(path.join(folder, 'semantic.bin'), encodeChecked(magic, version, payload));
+    // Another daemon may have saved meanwhile: keep whatever the table on disk names now.
+    const current = this.tableIndexName(folder);
+    for (const entry of fs.readdirSync(folder)) {
+      if (/^semantic-.*\.usearch(\.tmp)?$/.test(entry) && entry !== current && entry !== name) fs.rmSync(path.join(folder, entry), { force: true });
+    }
+  }
+
+  private tableIndexName(folder: string): string | undefined {
+    const read = readChecked(path.join(folder, 'semantic.bin'), magic, version);
+    if (read.status !== 'valid') return undefined;
+    try {
+      return (packr.unpack(read.payload) as { index?: string }).index;
+    } catch {
+      return undefined;
+    }
   }
 
   /**
@@ -179,10 +199,11 @@ export class VectorStore {
     const read = readChecked(path.join(folder, 'semantic.bin'), magic, version);
     if (read.status !== 'valid') return { loaded: false, reason: read.status === 'missing' ? 'no saved store' : read.reason };
     try {
-      const table = packr.unpack(read.payload) as { root: string; modelId: string; dimensions: number; nextKey: number; vectors: number; files: StoredFile[] };
+      const table = packr.unpack(read.payload) as { root: string; modelId: string; dimensions: number; nextKey: number; vectors: number; index: string; files: StoredFile[] };
       if (table.root !== root || table.modelId !== this.modelId || table.dimensions !== this.dimensions) return { loaded: false, reason: 'made for another root or model' };
+      if (typeof table.index !== 'string' || !/^semantic-[\w-]+\.usearch$/.test(table.index) || !fs.existsSync(path.join(folder, table.index))) return { loaded: false, reason: 'the index file it names is missing' };
       const index = this.newIndex();
-      index.load(path.join(folder, 'semantic.usearch'));
+      index.load(path.join(folder, table.index));
       if (index.size() !== table.vectors) return { loaded: false, reason: `the index holds ${index.size()} vectors, the table ${table.vectors}` };
       const files = new Map<string, FileRecord>();
       const byKey = new Map<number, StoredChunk>();
@@ -192,7 +213,10 @@ export class VectorStore {
         const ranges = new Uint32Array(copy.buffer);
         if (ranges.length !== keys.length * 2 || hashes.length !== keys.length * 32) return { loaded: false, reason: `${file}: arrays of different lengths` };
         const chunks = keys.map((key, at): StoredChunk => ({ key, path: file, startLine: ranges[2 * at]!, endLine: ranges[2 * at + 1]!, textHash: Buffer.from(hashes.subarray(at * 32, (at + 1) * 32)).toString('hex') }));
-        for (const chunk of chunks) byKey.set(chunk.key, chunk);
+        for (const chunk of chunks) {
+          if (!Number.isInteger(chunk.key) || chunk.key <= 0 || chunk.key >= table.nextKey) return { loaded: false, reason: `${file}: a key at or past nextKey` };
+          byKey.set(chunk.key, chunk);
+        }
         files.set(file, { fileHash, chunks });
       }
       if (byKey.size !== table.vectors) return { loaded: false, reason: `the table lists ${byKey.size} chunks for ${table.vectors} vectors` };

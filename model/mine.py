@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Mines (natural-language text -> code) pairs for Fathom's code-search model.
+
+Sources: Python code that installs by name from Debian (the standard library and the
+dist-packages listed in model/mine.sh), never the benchmark corpora (Django, the Linux kernel)
+nor the evaluation codebases (Werkzeug, Jinja2, zod). For every function, method or class with
+a docstring: the text is the docstring's first paragraph (argument lists, doctests and markup
+dropped), the code is the definition's source without its docstring. Pairs are deduplicated by
+text and by code; whole packages are held out for validation.
+
+Usage: python3 model/mine.py OUT_DIR   (writes train.jsonl, valid.jsonl, counts.json)
+"""
+import ast
+import hashlib
+import json
+import os
+import re
+import sys
+import sysconfig
+
+EXCLUDED = {'django', 'werkzeug', 'jinja2'}
+VALID = {'click', 'requests', 'networkx'}
+DIST = '/usr/lib/python3/dist-packages'
+STDLIB = sysconfig.get_paths()['stdlib'] if os.path.isdir(sysconfig.get_paths()['stdlib']) else '/usr/lib/python3.11'
+
+
+def sources():
+    """(source name, file path) for every Python file of the standard library and dist-packages."""
+    for base, name_of in ((STDLIB, lambda rel: 'stdlib'), (DIST, lambda rel: rel.split(os.sep)[0])):
+        for folder, dirs, files in os.walk(base):
+            rel = os.path.relpath(folder, base)
+            top = rel.split(os.sep)[0]
+            dirs[:] = [d for d in dirs if d not in ('__pycache__', 'test', 'tests', 'testing', 'site-packages', 'dist-packages') and not d.endswith(('.dist-info', '.egg-info'))]
+            if base == DIST and (top in EXCLUDED or top == '.'):
+                continue
+            for file in files:
+                if file.endswith('.py') and not file.startswith('test_'):
+                    yield name_of(rel), os.path.join(folder, file)
+
+
+SECTION = re.compile(r'^\s*(:param|:type|:return|:rtype|:raises|Args:|Arguments:|Parameters|Returns|Raises|Examples?:?|Notes?:?|See Also|Yields|Attributes|>>>|\.\. )', re.I)
+
+
+def summary(doc):
+    lines = []
+    for line in doc.strip().splitlines():
+        if not line.strip() or SECTION.match(line):
+            break
+        lines.append(line.strip())
+    text = re.sub(r'[`*]|:(func|class|meth|attr|mod|data|exc|obj|ref):', '', ' '.join(lines))
+    text = re.sub(r'\s+', ' ', text).strip()
+    return text[:400]
+
+
+def without_docstring(source, node):
+    body = node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], 'value', None), ast.Constant) and isinstance(body[0].value.value, str):
+        lines = source.splitlines()
+        start, end = body[0].lineno - node.lineno, body[0].end_lineno - node.lineno
+        segment = ast.get_source_segment(source, node, padded=True) or ''
+        seg_lines = segment.splitlines()
+        del seg_lines[start:end + 1]
+        return '\n'.join(seg_lines)
+    return ast.get_source_segment(source, node, padded=True) or ''
+
+
+def pairs_of(path):
+    try:
+        with open(path, encoding='utf-8') as handle:
+            source = handle.read()
+        tree = ast.parse(source)
+    except (SyntaxError, UnicodeDecodeError, ValueError, OSError):
+        return
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if node.name.startswith('test'):
+            continue
+        doc = ast.get_docstring(node)
+        if not doc:
+            continue
+        text = summary(doc)
+        if len(text.split()) < 4:
+            continue
+        code = without_docstring(source, node)
+        if isinstance(node, ast.ClassDef):
+            code = '\n'.join(code.splitlines()[:60])
+        if len(code) < 40:
+            continue
+        yield {'text': text, 'code': code[:3000], 'name': node.name}
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    seen_text, seen_code = set(), set()
+    counts = {}
+    with open(os.path.join(out, 'train.jsonl'), 'w') as train, open(os.path.join(out, 'valid.jsonl'), 'w') as valid:
+        for source, path in sources():
+            for pair in pairs_of(path):
+                text_key = pair['text'].lower()
+                code_key = hashlib.sha256(pair['code'].encode()).hexdigest()
+                if text_key in seen_text or code_key in seen_code:
+                    continue
+                seen_text.add(text_key)
+                seen_code.add(code_key)
+                pair['source'] = source
+                (valid if source in VALID else train).write(json.dumps(pair) + '\n')
+                counts[source] = counts.get(source, 0) + 1
+    total = sum(counts.values())
+    held = sum(count for source, count in counts.items() if source in VALID)
+    summary_counts = {'pairs': total, 'train': total - held, 'valid': held, 'validSources': sorted(VALID), 'excluded': sorted(EXCLUDED), 'bySource': dict(sorted(counts.items(), key=lambda item: -item[1]))}
+    with open(os.path.join(out, 'counts.json'), 'w') as handle:
+        json.dump(summary_counts, handle, indent=1)
+    print(json.dumps({k: v for k, v in summary_counts.items() if k != 'bySource'}))
+
+
+if __name__ == '__main__':
+    main()
