@@ -72,6 +72,9 @@ def main():
     args = parser.parse_args()
     table = np.load(os.path.join(args.trained, 'table.npy'))
     vocab = json.load(open(os.path.join(args.trained, 'vocab.json')))
+    # [PAD], [CLS] and [SEP] were never trained: zero rows, so the tokens transformers.js adds count for nothing.
+    for token in ('[PAD]', '[CLS]', '[SEP]'):
+        table[vocab.index(token)] = 0
     os.makedirs(os.path.join(args.out, 'onnx'), exist_ok=True)
     with open(os.path.join(args.out, 'onnx', 'model.onnx'), 'wb') as handle:
         handle.write(onnx_model(table))
@@ -96,6 +99,7 @@ def main():
         json.dump({'model_type': 'bert', 'hidden_size': int(table.shape[1]), 'vocab_size': int(table.shape[0]), 'fathom': 'neural bag of words, model/train.py'}, handle)
     settings_file = os.path.join(args.out, 'fathom.json')
     settings = json.load(open(settings_file)) if os.path.exists(settings_file) else {}
+    settings['static'] = True
     with open(settings_file, 'w') as handle:
         json.dump(settings, handle, indent=1)
     print(f'{args.out}: {table.shape[0]} tokens x {table.shape[1]} dims, {os.path.getsize(os.path.join(args.out, "onnx", "model.onnx")) / 1e6:.1f} MB')

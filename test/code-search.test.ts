@@ -273,7 +273,6 @@ describe('fathom/codeSearch over the protocol', () => {
 
   const errors = [
     { name: 'an unknown mode', params: { query: 'x', mode: 'fuzzy' }, message: /params\.mode must be one of auto, lexical, semantic, hybrid, regex, literal/ },
-    { name: 'semantic without a model', params: { query: 'x', mode: 'semantic' }, message: /mode semantic is not available: no embedding model/ },
     { name: 'an empty query', params: { query: '  ' }, message: /params\.query must hold something/ },
     { name: 'only stop words', params: { query: 'how is it done', mode: 'lexical' }, message: /no searchable words/ },
     { name: 'a bad regex', params: { query: 'a(b', mode: 'regex' }, message: /invalid regex/ },
@@ -287,13 +286,14 @@ describe('fathom/codeSearch over the protocol', () => {
     });
   }
 
-  test('status: the ranking and why semantic search is off', async () => {
-    const status = await client.result<{ workspaces: Array<{ root: string; indexes: Record<string, string>; search?: { ranking: { state: string; files: number }; semantic: { state: string; reason?: string } } }> }>('fathom/status', { root });
+  test("status: the ranking, and the semantic index on Fathom's own model", async () => {
+    const status = await client.result<{ workspaces: Array<{ root: string; indexes: Record<string, string>; search?: { ranking: { state: string; files: number }; semantic: { state: string; model?: { dir: string; hybridWeight?: number } } } }> }>('fathom/status', { root });
     const workspace = status.workspaces[0]!;
     assert.equal(workspace.indexes.ranking, 'ready');
-    assert.equal(workspace.indexes.semantic, 'off');
+    assert.notEqual(workspace.indexes.semantic, 'off');
     assert.equal(workspace.search?.ranking.files, 6);
-    assert.match(workspace.search?.semantic.reason ?? '', /no embedding model/);
+    assert.match(workspace.search?.semantic.model?.dir ?? '', /models\/fathom-code$/);
+    assert.equal(workspace.search?.semantic.model?.hybridWeight, 0.2);
   });
 });
 

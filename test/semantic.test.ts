@@ -13,6 +13,7 @@ import { EmbedPool } from '../src/index/semantic/embed-pool.js';
 import { EmbeddingCache } from '../src/index/semantic/embedding-cache.js';
 import { openModelFolder } from '../src/index/semantic/model-folder.js';
 import { SemanticIndex } from '../src/index/semantic/semantic-index.js';
+import { StaticEmbedder } from '../src/index/semantic/static-embedder.js';
 import { VectorStore } from '../src/index/semantic/vector-store.js';
 import { ErrorCodes } from '../src/protocol/errors.js';
 import type { CodeSearchResult, ModelUseResult, StatusResult, WorkspaceStatus } from '../src/protocol/methods.js';
@@ -131,6 +132,33 @@ describe('model folders', () => {
   });
 });
 
+describe('a static model embeds without onnxruntime, the same vectors', () => {
+  test('static and transformers.js vectors agree (punctuation, accents, CJK, truncation past 512 tokens)', async () => {
+    const pool = new EmbedPool();
+    try {
+      const model = openModelFolder(buildTinyModel());
+      const viaOnnx = pool.embedder(model);
+      const direct = new StaticEmbedder(model);
+      const texts = [
+        'retry the session token',
+        'Retry(attempts) -> backoff; WAIT... then sleep!',
+        'café Session—token «expired» 缓存 cache',
+        'cacheEntry capacity_full retries##',
+        `${'retry '.repeat(400)}${'cache '.repeat(400)}`,
+        'no known words at all',
+      ];
+      const [expected, actual] = [await viaOnnx.embed(texts, 'document'), await direct.embed(texts, 'document')];
+      texts.forEach((text, at) => {
+        const dot = expected[at]!.reduce((sum, value, column) => sum + value * actual[at]![column]!, 0);
+        const bothZero = expected[at]!.every((value) => Math.abs(value) < 1e-6) && actual[at]!.every((value) => Math.abs(value) < 1e-6);
+        assert.ok(bothZero || dot > 0.9999, `${text.slice(0, 30)}: cosine ${dot}`);
+      });
+    } finally {
+      pool.close();
+    }
+  });
+});
+
 describe('semantic index on the fixture repo', () => {
   const chunks = new ChunkPool(2);
   const embedPool = new EmbedPool();
@@ -197,18 +225,46 @@ describe('semantic index on the fixture repo', () => {
   });
 });
 
+describe("Fathom's own model, on by default", () => {
+  const root = fixtureRepo();
+  const daemon = spawnStdioDaemon();
+  const client = daemon.client;
+  after(() => daemon.child.kill());
+
+  test('words go hybrid once the index is built; off and back to the default per workspace', async () => {
+    const first = await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'wait longer between tries after each failure' });
+    assert.equal(first.route, 'lexical', 'the first question starts the embedding and does not wait for it');
+    const indexed = await client.result<WorkspaceStatus>('fathom/index', { root });
+    const semantic = indexed.search!.semantic as { state: string; model: { dir: string; dimensions: number; hybridWeight: number }; chunks: number };
+    assert.equal(semantic.state, 'ready');
+    assert.match(semantic.model.dir, /models\/fathom-code$/);
+    assert.deepEqual([semantic.model.dimensions, semantic.model.hybridWeight], [128, 0.2]);
+    assert.ok(semantic.chunks > 0);
+    const words = await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'wait longer between tries after each failure' });
+    assert.equal(words.route, 'hybrid');
+    assert.equal(words.hits[0]?.path, 'src/net/retry.go');
+    assert.deepEqual(words.hits[0]?.rankers, ['lexical', 'semantic']);
+    const off = await client.result<ModelUseResult>('fathom/modelUse', { root, model: null });
+    assert.equal(off.model, null);
+    const status = await client.result<StatusResult>('fathom/status', { root });
+    assert.match((status.workspaces[0]!.search!.semantic as { reason: string }).reason, /turned off for this workspace/);
+    const back = await client.result<ModelUseResult>('fathom/modelUse', { root, model: 'default' });
+    assert.match(back.model?.dir ?? '', /models\/fathom-code$/);
+  });
+});
+
 describe('semantic search over the protocol', () => {
   const root = fixtureRepo();
   const model = buildTinyModel();
   const measured = buildTinyModel({ hybridWeight: 0.5 });
-  const daemon = spawnStdioDaemon({ FATHOM_MODEL_HUB: 'http://127.0.0.1:9/' });
+  const daemon = spawnStdioDaemon({ FATHOM_MODEL_HUB: 'http://127.0.0.1:9/', FATHOM_DEFAULT_MODEL: 'off' });
   const client = daemon.client;
   after(() => daemon.child.kill());
 
   test('off until a model is set: status says why, semantic mode answers why', async () => {
     const response = await client.request('fathom/codeSearch', { root, query: 'pause', mode: 'semantic' });
     assert.equal(response.error?.code, ErrorCodes.InvalidParams);
-    assert.match(response.error?.message ?? '', /no embedding model is configured/);
+    assert.match(response.error?.message ?? '', /FATHOM_DEFAULT_MODEL=off and no model set for this workspace/);
     const status = await client.result<StatusResult>('fathom/status', { root });
     assert.equal(status.workspaces[0]!.search?.semantic.state, 'off');
   });

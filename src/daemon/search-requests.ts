@@ -23,7 +23,6 @@ import { PathMask } from '../index/export/path-mask.js';
 import type { ExportIndexResult } from '../protocol/methods.js';
 import type { SemanticIndex } from '../index/semantic/semantic-index.js';
 import type { ModelFolder } from '../index/semantic/model-folder.js';
-import { noModelReason } from './semantic-models.js';
 
 /** What the requests need from the session. */
 export interface SearchRequestContext {
@@ -34,6 +33,8 @@ export interface SearchRequestContext {
   readyRanking(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined): Promise<ChunkRanking>;
   /** The workspace's model and semantic index, when a model is set. */
   semantic(workspace: Workspace): { index: SemanticIndex; model: ModelFolder } | undefined;
+  /** Why a workspace has no semantic index. */
+  semanticOffReason(workspace: Workspace): string;
   /** Builds an index (first use) with $/progress on the client's token. */
   buildWithProgress(index: { onProgress(listener: (done: number, total: number) => void): { dispose(): void }; ensureBuilt(signal: CancellationToken): Promise<void> }, title: string, progressToken: ProgressToken | undefined, token: CancellationToken): Promise<void>;
   /** The user's settings folder (the mask key). */
@@ -99,7 +100,7 @@ export class SearchRequests {
         },
         semantic: async (signal) => {
           const configured = this.context.semantic(workspace);
-          if (!configured) return { unavailable: noModelReason };
+          if (!configured) return { unavailable: this.context.semanticOffReason(workspace) };
           if (configured.index.state !== 'ready') await this.context.buildWithProgress(configured.index, `Embedding ${workspace.root} for semantic search`, progressToken, token);
           void signal;
           return { search: (text, k, accepts) => configured.index.search(text, k, accepts), ...(configured.model.settings.hybridWeight === undefined ? {} : { hybridWeight: configured.model.settings.hybridWeight }) };

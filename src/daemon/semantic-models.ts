@@ -1,10 +1,13 @@
-// Which embedding model each workspace uses, and its semantic index. Nothing is on by default
-// (Fathom ships no trained model yet): `fathom/modelUse` points a workspace at a model folder
-// (checked, and probed with one embedding so a broken model fails there, not in a later search),
-// remembered in the workspace's cache folder as model.json; `fathom/modelPull` downloads a model
-// from the model hub into the cache where a network exists. One embedding cache per model is
-// shared by every workspace; the embedding worker is shared by all.
+// Which embedding model each workspace uses, and its semantic index. By default Fathom's own model
+// (models/fathom-code in the package: trained by model/train.py, a static table embedded without
+// onnxruntime); $FATHOM_DEFAULT_MODEL=off turns the default off for the whole daemon.
+// `fathom/modelUse` points a workspace at another model folder (checked, and probed with one
+// embedding so a broken model fails there, not in a later search), or turns semantic search off
+// for it, or back to the default; the choice is remembered in the workspace's cache folder as
+// model.json. `fathom/modelPull` downloads a model from the model hub into the cache where a
+// network exists. One embedding cache per model is shared by every workspace.
 import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { writeFileAtomically } from '../base/atomic-file.js';
 import { FathomError } from '../base/errors.js';
@@ -19,7 +22,14 @@ import type { Workspace } from '../workspace/workspace.js';
 import { workspaceCacheDir } from './config.js';
 
 /** Why semantic search is off when no model is set. */
-export const noModelReason = 'no embedding model is configured for this workspace (Fathom does not ship a trained code model yet; `fathom model use DIR` sets one)';
+export const noModelReason = 'no embedding model for this workspace (`fathom model use DIR` sets one)';
+
+/** Fathom's own model, shipped in the package. */
+export const defaultModelDir = fileURLToPath(new URL('../../../models/fathom-code', import.meta.url));
+
+function defaultModelOn(): boolean {
+  return process.env.FATHOM_DEFAULT_MODEL !== 'off';
+}
 
 export interface ModelInfo {
   dir: string;
@@ -56,14 +66,36 @@ export class SemanticModels {
     if (!this.configured.has(workspace)) {
       let entry: Configured | null = null;
       try {
-        const saved = JSON.parse(fs.readFileSync(this.settingsFile(workspace), 'utf8')) as { dir: string; dimensions: number };
-        entry = this.open(workspace, openModelFolder(saved.dir), saved.dimensions);
+        let saved: { dir?: string; dimensions?: number; off?: boolean } | undefined;
+        try {
+          saved = JSON.parse(fs.readFileSync(this.settingsFile(workspace), 'utf8')) as typeof saved;
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        }
+        if (saved?.dir !== undefined && saved.dimensions !== undefined) entry = this.open(workspace, openModelFolder(saved.dir), saved.dimensions);
+        else if (!saved?.off && defaultModelOn()) {
+          const model = openModelFolder(defaultModelDir);
+          entry = this.open(workspace, model, this.embedPool.staticDimensions(model));
+        }
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') log.warn(`model of ${workspace.root}: ${(error as Error).message}; semantic search is off`);
+        log.warn(`model of ${workspace.root}: ${(error as Error).message}; semantic search is off`);
       }
       this.configured.set(workspace, entry);
     }
     return this.configured.get(workspace) ?? undefined;
+  }
+
+  /** Why a workspace has no semantic index. */
+  offReason(workspace: Workspace): string {
+    let saved: { off?: boolean } | undefined;
+    try {
+      saved = JSON.parse(fs.readFileSync(this.settingsFile(workspace), 'utf8')) as typeof saved;
+    } catch {
+      saved = undefined;
+    }
+    if (saved?.off) return 'turned off for this workspace (`fathom model use default` turns Fathom\'s model back on)';
+    if (!defaultModelOn()) return 'FATHOM_DEFAULT_MODEL=off and no model set for this workspace (`fathom model use DIR`)';
+    return `the model could not be opened (see the daemon log); ${noModelReason}`;
   }
 
   private open(workspace: Workspace, model: ModelFolder, dimensions: number): Configured {
@@ -80,14 +112,18 @@ export class SemanticModels {
     return { model, dimensions, index };
   }
 
-  /** Sets (or with null clears) a workspace's model; the model is probed with one embedding first. */
+  /**
+   * Sets a workspace's model (a folder or a pulled id; the model is probed with one embedding
+   * first), `default` (Fathom's own), or null (semantic search off for it).
+   */
   async use(workspace: Workspace, dir: string | null): Promise<ModelInfo | null> {
-    const previous = this.indexFor(workspace);
-    if (dir === null) {
-      fs.rmSync(this.settingsFile(workspace), { force: true });
-      this.configured.set(workspace, null);
+    const previous = this.configured.get(workspace) ?? undefined;
+    this.configured.delete(workspace);
+    if (dir === null || dir === 'default') {
+      if (dir === null) writeFileAtomically(this.settingsFile(workspace), JSON.stringify({ off: true }), 0o600);
+      else fs.rmSync(this.settingsFile(workspace), { force: true });
       await previous?.index.dispose();
-      return null;
+      return this.modelInfo(workspace);
     }
     const model = openModelFolder(this.resolve(dir));
     let dimensions: number;

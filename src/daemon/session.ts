@@ -401,6 +401,7 @@ export class Session {
     resultsDir: () => this.services.workspaces.resultsDir,
     configDir: () => this.services.workspaces.configDir,
     semantic: (workspace) => this.services.workspaces.models.indexFor(workspace),
+    semanticOffReason: (workspace) => this.services.workspaces.models.offReason(workspace),
     buildWithProgress: (index, title, progressToken, token) => this.buildWithProgress(index, title, progressToken, token),
   });
 

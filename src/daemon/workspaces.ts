@@ -6,7 +6,7 @@ import { pathFromUriOrPath, toRelative } from '../base/paths.js';
 import { LexicalIndex } from '../index/lexical/lexical-index.js';
 import { ChunkRanking } from '../index/lexical/chunk-ranking.js';
 import { ChunkTermsPool } from '../index/lexical/chunk-terms-pool.js';
-import { SemanticModels, noModelReason } from './semantic-models.js';
+import { SemanticModels } from './semantic-models.js';
 import type { FileChunks } from '../index/syntax/chunk.js';
 import { ChunkFileError, ChunkPool } from '../index/syntax/chunk-pool.js';
 import { chunkFile, type ChunkInput } from '../index/syntax/chunk-file.js';
@@ -155,7 +155,7 @@ export class WorkspaceManager {
     const model = this.models.modelInfo(workspace);
     return {
       ranking: { state: ranking?.state ?? 'absent', files: counts?.files ?? 0, chunks: counts?.chunks ?? 0, terms: counts?.terms ?? 0, lagFiles: ranking?.state === 'ready' ? ranking.lag() : 0 },
-      semantic: semantic && model ? { ...semantic.index.status(), model } : { state: 'off', reason: noModelReason },
+      semantic: semantic && model ? { ...semantic.index.status(), model } : { state: 'off', reason: this.models.offReason(workspace) },
     };
   }
 

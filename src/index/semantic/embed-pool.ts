@@ -4,6 +4,7 @@
 import { WorkerPool } from '../../base/worker-pool.js';
 import type { EmbedJob, EmbedReply } from './embed-worker.js';
 import type { ModelFolder } from './model-folder.js';
+import { StaticEmbedder } from './static-embedder.js';
 
 export class EmbedError extends Error {
   constructor(message: string) {
@@ -21,9 +22,11 @@ export interface Embedder {
 
 export class EmbedPool {
   private readonly pool = new WorkerPool<EmbedJob, EmbedReply>(new URL('./embed-worker.js', import.meta.url), 1, 'embed');
+  private readonly statics = new Map<string, StaticEmbedder>();
 
-  /** An embedder over one model folder (prefixes from its fathom.json). */
+  /** An embedder over one model folder (prefixes from its fathom.json; a static model embeds on this thread without onnxruntime). */
   embedder(model: ModelFolder): Embedder {
+    if (model.settings.static) return this.staticEmbedder(model);
     return {
       modelId: model.id,
       embed: async (texts, kind) => {
@@ -32,10 +35,31 @@ export class EmbedPool {
         const reply = await this.pool.run({ dir: model.dir, dtype: model.dtype, texts: texts.map((text) => prefix + text) });
         if ('error' in reply) throw new EmbedError(`model ${model.dir}: ${reply.error}`);
         const out: Float32Array[] = [];
-        for (let at = 0; at < texts.length; at++) out.push(reply.vectors.slice(at * reply.dimensions, (at + 1) * reply.dimensions));
+        for (let at = 0; at < texts.length; at++) {
+          const vector = reply.vectors.slice(at * reply.dimensions, (at + 1) * reply.dimensions);
+          // A text of no known token pools to zero, which normalising turns into NaN: zero it.
+          if (vector.some((value) => !Number.isFinite(value))) vector.fill(0);
+          out.push(vector);
+        }
         return out;
       },
     };
+  }
+
+  /** The vector size of a static model (read from its table; no embedding needed). */
+  staticDimensions(model: ModelFolder): number {
+    if (!model.settings.static) throw new Error(`${model.dir} is not a static model: its dimensions come from a probe`);
+    return this.staticEmbedder(model).dimensions;
+  }
+
+  /** One per model (its table is read once). */
+  private staticEmbedder(model: ModelFolder): StaticEmbedder {
+    let embedder = this.statics.get(model.id);
+    if (!embedder) {
+      embedder = new StaticEmbedder(model);
+      this.statics.set(model.id, embedder);
+    }
+    return embedder;
   }
 
   close(): void {

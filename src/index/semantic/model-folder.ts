@@ -17,6 +17,8 @@ export interface ModelSettings {
   /** Text put before a query / a chunk when embedding (e.g. "query: "). */
   queryPrefix?: string;
   documentPrefix?: string;
+  /** A table of one vector per token (Fathom's own models): embedded without onnxruntime (static-embedder.ts), with the same vectors. */
+  static?: boolean;
 }
 
 export interface ModelFolder {

@@ -147,8 +147,9 @@ export class VectorStore {
       const hits: VectorHit[] = [];
       for (let at = 0; at < matches.keys.length; at++) {
         const chunk = this.byKey.get(Number(matches.keys[at]!));
-        if (!chunk || (accepts && !accepts(chunk.path))) continue;
-        hits.push({ ...chunk, similarity: 1 - matches.distances[at]! });
+        const similarity = 1 - matches.distances[at]!;
+        if (!chunk || !Number.isFinite(similarity) || (accepts && !accepts(chunk.path))) continue;
+        hits.push({ ...chunk, similarity });
         if (hits.length >= k) break;
       }
       if (hits.length >= k || wanted >= total) return hits;

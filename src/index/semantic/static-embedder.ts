@@ -1,0 +1,208 @@
+// Embeds with a static model (Fathom's own: a table of one vector per token, model/export.py)
+// without onnxruntime: the same tokenizer transformers.js runs for the folder (BERT normalisation
+// and pre-tokenisation, WordPiece from tokenizer.json, truncation to model_max_length with the
+// [CLS]/[SEP] it adds), then the mean of the tokens' rows, normalised: what the ONNX graph and
+// transformers.js' mean pooling compute, an order of magnitude faster (no tensors, a word cache).
+// The table is read from the ONNX file's `embeddings` initializer (a small protobuf reader: the
+// graph is one Gather, maybe followed by a Cast). A folder opts in with "static": true in its
+// fathom.json; test/semantic.test.ts checks both paths give the same vectors.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Embedder } from './embed-pool.js';
+import type { ModelFolder } from './model-folder.js';
+
+interface Field {
+  number: number;
+  wire: number;
+  value: number | Buffer;
+}
+
+function* fields(bytes: Buffer): Generator<Field> {
+  let at = 0;
+  const varint = (): number => {
+    let result = 0;
+    let scale = 1;
+    for (;;) {
+      const byte = bytes[at++]!;
+      result += (byte & 0x7f) * scale;
+      if (byte < 0x80) return result;
+      scale *= 128;
+    }
+  };
+  while (at < bytes.length) {
+    const key = varint();
+    const number = Math.floor(key / 8);
+    const wire = key % 8;
+    if (wire === 0) yield { number, wire, value: varint() };
+    else if (wire === 2) {
+      const length = varint();
+      yield { number, wire, value: bytes.subarray(at, at + length) };
+      at += length;
+    } else if (wire === 5) at += 4;
+    else if (wire === 1) at += 8;
+    else throw new Error(`unsupported protobuf wire type ${wire}`);
+  }
+}
+
+/** The `embeddings` initializer of an ONNX model: rows × columns as float32. */
+export function readEmbeddingTable(onnxFile: string): { rows: number; columns: number; table: Float32Array } {
+  const model = fs.readFileSync(onnxFile);
+  for (const field of fields(model)) {
+    if (field.number !== 7 || !Buffer.isBuffer(field.value)) continue; // ModelProto.graph
+    for (const graphField of fields(field.value)) {
+      if (graphField.number !== 5 || !Buffer.isBuffer(graphField.value)) continue; // GraphProto.initializer
+      const dims: number[] = [];
+      let type = 0;
+      let name = '';
+      let raw: Buffer | undefined;
+      for (const tensor of fields(graphField.value)) {
+        if (tensor.number === 1 && typeof tensor.value === 'number') dims.push(tensor.value);
+        else if (tensor.number === 2 && typeof tensor.value === 'number') type = tensor.value;
+        else if (tensor.number === 8 && Buffer.isBuffer(tensor.value)) name = tensor.value.toString();
+        else if (tensor.number === 9 && Buffer.isBuffer(tensor.value)) raw = tensor.value;
+      }
+      if (name !== 'embeddings' || !raw || dims.length !== 2) continue;
+      const [rows, columns] = dims as [number, number];
+      const table = new Float32Array(rows * columns);
+      if (type === 1 && raw.length === rows * columns * 4) table.set(new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.length)));
+      else if (type === 10 && raw.length === rows * columns * 2) for (let at = 0; at < table.length; at++) table[at] = halfToFloat(raw.readUInt16LE(at * 2));
+      else throw new Error(`${onnxFile}: the embeddings initializer is neither float32 nor float16 of ${rows}×${columns}`);
+      return { rows, columns, table };
+    }
+  }
+  throw new Error(`${onnxFile} has no 2-d "embeddings" initializer: not a static model`);
+}
+
+function halfToFloat(half: number): number {
+  const sign = half & 0x8000 ? -1 : 1;
+  const exponent = (half >> 10) & 0x1f;
+  const fraction = half & 0x3ff;
+  if (exponent === 0) return sign * 2 ** -14 * (fraction / 1024);
+  if (exponent === 31) return fraction ? NaN : sign * Infinity;
+  return sign * 2 ** (exponent - 15) * (1 + fraction / 1024);
+}
+
+function isPunctuation(character: string): boolean {
+  const code = character.codePointAt(0)!;
+  if ((code >= 33 && code <= 47) || (code >= 58 && code <= 64) || (code >= 91 && code <= 96) || (code >= 123 && code <= 126)) return true;
+  return /\p{P}/u.test(character);
+}
+
+function isChinese(code: number): boolean {
+  return (code >= 0x4e00 && code <= 0x9fff) || (code >= 0x3400 && code <= 0x4dbf) || (code >= 0x20000 && code <= 0x2a6df) || (code >= 0x2a700 && code <= 0x2b73f) || (code >= 0x2b740 && code <= 0x2b81f) || (code >= 0x2b820 && code <= 0x2ceaf) || (code >= 0xf900 && code <= 0xfaff) || (code >= 0x2f800 && code <= 0x2fa1f);
+}
+
+export class StaticEmbedder implements Embedder {
+  readonly modelId: string;
+  private readonly vocabulary = new Map<string, number>();
+  private readonly wordCache = new Map<string, number[]>();
+  private readonly table: Float32Array;
+  private readonly columns: number;
+  private readonly unknown: number;
+  private readonly cls: number;
+  private readonly sep: number;
+  private readonly maxTokens: number;
+
+  constructor(private readonly model: ModelFolder) {
+    this.modelId = model.id;
+    const tokenizer = JSON.parse(fs.readFileSync(path.join(model.dir, 'tokenizer.json'), 'utf8')) as { model: { type: string; vocab: Record<string, number>; unk_token: string } };
+    if (tokenizer.model.type !== 'WordPiece') throw new Error(`${model.dir}: a static model needs a WordPiece tokenizer (found ${tokenizer.model.type})`);
+    for (const [token, id] of Object.entries(tokenizer.model.vocab)) this.vocabulary.set(token, id);
+    let maxLength = 512;
+    try {
+      maxLength = (JSON.parse(fs.readFileSync(path.join(model.dir, 'tokenizer_config.json'), 'utf8')) as { model_max_length?: number }).model_max_length ?? 512;
+    } catch {
+      // the default
+    }
+    this.maxTokens = maxLength;
+    const { rows, columns, table } = readEmbeddingTable(path.join(model.dir, 'onnx', model.dtype === 'q8' ? 'model_quantized.onnx' : 'model.onnx'));
+    if (rows < this.vocabulary.size) throw new Error(`${model.dir}: ${rows} rows for ${this.vocabulary.size} tokens`);
+    this.table = table;
+    this.columns = columns;
+    this.unknown = this.vocabulary.get(tokenizer.model.unk_token) ?? 0;
+    this.cls = this.vocabulary.get('[CLS]') ?? -1;
+    this.sep = this.vocabulary.get('[SEP]') ?? -1;
+  }
+
+  /** BERT's normalisation and pre-tokenisation: lower case, accents off, words split at spaces and punctuation. */
+  private words(text: string): string[] {
+    const out: string[] = [];
+    let current = '';
+    const flush = (): void => {
+      if (current) out.push(current);
+      current = '';
+    };
+    for (const raw of text.toLowerCase().normalize('NFD')) {
+      const code = raw.codePointAt(0)!;
+      if (code === 0 || code === 0xfffd || (/\p{Cc}|\p{Cf}/u.test(raw) && raw !== '\t' && raw !== '\n' && raw !== '\r')) continue;
+      if (/\p{Mn}/u.test(raw)) continue;
+      if (/\s/u.test(raw)) flush();
+      else if (isPunctuation(raw) || isChinese(code)) {
+        flush();
+        out.push(raw);
+      } else current += raw;
+    }
+    flush();
+    return out;
+  }
+
+  private pieces(word: string): number[] {
+    let found = this.wordCache.get(word);
+    if (found) return found;
+    found = [];
+    if ([...word].length > 100) found.push(this.unknown);
+    else {
+      for (let start = 0; start < word.length; ) {
+        let end = word.length;
+        let piece: number | undefined;
+        while (start < end) {
+          piece = this.vocabulary.get(start === 0 ? word.slice(start, end) : `##${word.slice(start, end)}`);
+          if (piece !== undefined) break;
+          end--;
+        }
+        if (piece === undefined) {
+          found = [this.unknown];
+          break;
+        }
+        found.push(piece);
+        start = end;
+      }
+    }
+    if (this.wordCache.size > 200_000) this.wordCache.clear();
+    this.wordCache.set(word, found);
+    return found;
+  }
+
+  private one(text: string): Float32Array {
+    const sum = new Float32Array(this.columns);
+    const room = this.maxTokens - 2;
+    let count = 0;
+    const add = (id: number): void => {
+      const offset = id * this.columns;
+      for (let column = 0; column < this.columns; column++) sum[column]! += this.table[offset + column]!;
+      count++;
+    };
+    if (this.cls >= 0) add(this.cls);
+    outer: for (const word of this.words(text)) {
+      for (const id of this.pieces(word)) {
+        if (count - 1 >= room) break outer;
+        add(id);
+      }
+    }
+    if (this.sep >= 0) add(this.sep);
+    let norm = 0;
+    for (const value of sum) norm += value * value;
+    norm = Math.sqrt(norm) || 1;
+    for (let column = 0; column < this.columns; column++) sum[column]! /= norm;
+    return sum;
+  }
+
+  get dimensions(): number {
+    return this.columns;
+  }
+
+  async embed(texts: string[], kind: 'query' | 'document'): Promise<Float32Array[]> {
+    const prefix = (kind === 'query' ? this.model.settings.queryPrefix : this.model.settings.documentPrefix) ?? '';
+    return texts.map((text) => this.one(prefix + text));
+  }
+}
