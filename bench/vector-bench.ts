@@ -73,7 +73,7 @@ function storeBench(size: number): Record<string, number> {
     store.replaceFile(
       `f${first}`,
       'h',
-      Array.from({ length: count }, (_, at) => ({ startLine: at, endLine: at, textHash: '00', vector: vectors.subarray((first + at) * dimensions, (first + at + 1) * dimensions) })),
+      Array.from({ length: count }, (_, at) => ({ startLine: at, endLine: at, startByte: 0, endByte: 1, textHash: '00', vector: vectors.subarray((first + at) * dimensions, (first + at + 1) * dimensions) })),
     );
   }
   const addMs = performance.now() - started;

@@ -92,13 +92,13 @@ describe('vector store', () => {
   test('nearest chunks, replaced and removed by file, saved and loaded; a mismatched table is refused', () => {
     const store = new VectorStore(4, 'model-a');
     store.replaceFile('a.ts', 'h1', [
-      { startLine: 0, endLine: 9, textHash: '01'.repeat(32), vector: unit([1, 0, 0, 0]) },
-      { startLine: 10, endLine: 19, textHash: '02'.repeat(32), vector: unit([0, 1, 0, 0]) },
+      { startLine: 0, endLine: 9, startByte: 0, endByte: 1, textHash: '01'.repeat(32), vector: unit([1, 0, 0, 0]) },
+      { startLine: 10, endLine: 19, startByte: 0, endByte: 1, textHash: '02'.repeat(32), vector: unit([0, 1, 0, 0]) },
     ]);
-    store.replaceFile('b.ts', 'h2', [{ startLine: 0, endLine: 4, textHash: '03'.repeat(32), vector: unit([0.9, 0.1, 0, 0]) }]);
+    store.replaceFile('b.ts', 'h2', [{ startLine: 0, endLine: 4, startByte: 0, endByte: 1, textHash: '03'.repeat(32), vector: unit([0.9, 0.1, 0, 0]) }]);
     assert.deepEqual(store.search(unit([1, 0.05, 0, 0]), 2).map((hit) => `${hit.path}:${hit.startLine}`), ['a.ts:0', 'b.ts:0']);
     assert.deepEqual(store.search(unit([1, 0.05, 0, 0]), 1, (file) => file === 'b.ts').map((hit) => hit.path), ['b.ts']);
-    store.replaceFile('a.ts', 'h3', [{ startLine: 0, endLine: 3, textHash: '04'.repeat(32), vector: unit([0, 0, 1, 0]) }]);
+    store.replaceFile('a.ts', 'h3', [{ startLine: 0, endLine: 3, startByte: 0, endByte: 1, textHash: '04'.repeat(32), vector: unit([0, 0, 1, 0]) }]);
     assert.equal(store.size, 2);
     assert.deepEqual(store.search(unit([1, 0, 0, 0]), 1).map((hit) => hit.path), ['b.ts']);
     const folder = tempDir('fathom-store-');

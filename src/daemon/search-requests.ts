@@ -36,7 +36,7 @@ export interface SearchRequestContext {
   /** Why a workspace has no semantic index. */
   semanticOffReason(workspace: Workspace): string;
   /** Builds an index (first use) with $/progress on the client's token. */
-  buildWithProgress(index: { onProgress(listener: (done: number, total: number) => void): { dispose(): void }; ensureBuilt(signal: CancellationToken): Promise<void> }, title: string, progressToken: ProgressToken | undefined, token: CancellationToken): Promise<void>;
+  buildWithProgress(index: { onProgress(listener: (done: number, total: number) => void): { dispose(): void }; ensureBuilt(signal: CancellationToken): Promise<void>; progressMessage?(done: number, total: number): string }, title: string, progressToken: ProgressToken | undefined, token: CancellationToken): Promise<void>;
   /** The user's settings folder (the mask key). */
   configDir(): string;
   /** Where answers over the inline cap are written. */

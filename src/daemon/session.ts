@@ -323,7 +323,7 @@ export class Session {
     if (semantic) {
       await workspace.settle();
       if (semantic.index.state !== 'ready') await this.buildWithProgress(semantic.index, `Embedding ${workspace.root} for semantic search`, progressToken, token);
-      else await this.buildWithProgress({ onProgress: (listener) => semantic.index.onProgress(listener), ensureBuilt: (signal) => semantic.index.sync(signal) }, `Syncing the semantic index of ${workspace.root}`, progressToken, token);
+      else await this.buildWithProgress({ onProgress: (listener) => semantic.index.onProgress(listener), ensureBuilt: (signal) => semantic.index.sync(signal), progressMessage: (done, total) => semantic.index.progressMessage(done, total) }, `Syncing the semantic index of ${workspace.root}`, progressToken, token);
     }
     return this.fullStatus(workspace);
   }
@@ -608,7 +608,7 @@ export class Session {
 
   /** Builds an index, reporting `done/total files` as `$/progress` on the client's token when it gave one. */
   private async buildWithProgress(
-    index: { onProgress(listener: (done: number, total: number) => void): { dispose(): void }; ensureBuilt(signal: CancellationToken): Promise<void> },
+    index: { onProgress(listener: (done: number, total: number) => void): { dispose(): void }; ensureBuilt(signal: CancellationToken): Promise<void>; progressMessage?(done: number, total: number): string },
     title: string,
     progressToken: ProgressToken | undefined,
     token: CancellationToken,
@@ -619,7 +619,7 @@ export class Session {
     const subscription = index.onProgress((done, total) => {
       if (!send || performance.now() - last < 100) return;
       last = performance.now();
-      send({ kind: 'report', message: `${done}/${total} files`, percentage: Math.floor((100 * done) / Math.max(1, total)) });
+      send({ kind: 'report', message: index.progressMessage?.(done, total) ?? `${done}/${total} files`, percentage: Math.floor((100 * done) / Math.max(1, total)) });
     });
     try {
       await index.ensureBuilt(token);

@@ -61,6 +61,8 @@ export class SemanticIndex {
   private readonly timer: NodeJS.Timeout | undefined;
   private readonly progressListeners = new Set<(done: number, total: number) => void>();
   private lastSync: SemanticStatus['lastSync'] = null;
+  /** The sync under way: chunks embedded and when it started (for progress messages). */
+  private current = { embedded: 0, started: 0 };
   private disposed = false;
 
   constructor(
@@ -135,6 +137,7 @@ export class SemanticIndex {
     let done = 0;
     let embedded = 0;
     let cached = 0;
+    this.current = { embedded: 0, started: performance.now() };
     const batchSize = this.options.batchSize ?? 32;
     // Files are chunked a few at a time; their chunks are embedded together in batches.
     for (let at = 0; at < todo.length && !this.disposed; at += 8) {
@@ -158,7 +161,7 @@ export class SemanticIndex {
         chunks: chunks.map((chunk) => {
           const key = createHash('sha256').update(chunk.text).digest('hex');
           if (!this.cache.has(key) && !missing.some((entry) => entry.key === key)) missing.push({ key, text: contextualizedText(chunk) });
-          return { startLine: chunk.start.line, endLine: chunk.end.character === 0 && chunk.end.line > chunk.start.line ? chunk.end.line - 1 : chunk.end.line, textHash: key };
+          return { startLine: chunk.start.line, endLine: chunk.end.character === 0 && chunk.end.line > chunk.start.line ? chunk.end.line - 1 : chunk.end.line, startByte: chunk.startByte, endByte: chunk.endByte, textHash: key };
         }),
       }));
       for (let batch = 0; batch < missing.length; batch += batchSize) {
@@ -166,6 +169,7 @@ export class SemanticIndex {
         const vectors = await this.embedder.embed(slice.map((entry) => entry.text), 'document');
         this.cache.putAll(slice.map((entry, index) => ({ key: entry.key, vector: vectors[index]! })));
         embedded += slice.length;
+        this.current.embedded = embedded;
       }
       for (const { file, hash, chunks } of entries) {
         if (hash === undefined || this.source.hashOf(file) !== hash) {
@@ -195,6 +199,13 @@ export class SemanticIndex {
   async search(query: string, k: number, accepts?: (file: string) => boolean): Promise<VectorHit[]> {
     const [vector] = await this.embedder.embed([query], 'query');
     return this.store.search(vector!, k, accepts);
+  }
+
+  /** A progress line: files done, chunks embedded, and the time left at the pace so far. */
+  progressMessage(done: number, total: number): string {
+    const elapsed = (performance.now() - this.current.started) / 1000;
+    const left = done > 0 ? Math.round((elapsed / done) * (total - done)) : undefined;
+    return `${done}/${total} files, ${this.current.embedded} chunks embedded${left === undefined ? '' : `, about ${left} s left`}`;
   }
 
   status(): SemanticStatus {

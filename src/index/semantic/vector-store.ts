@@ -1,5 +1,5 @@
 // A workspace's vectors: a usearch HNSW index (cosine, f16) whose keys are chunk ids, and the table
-// of what each key is (file, 0-based line range, the SHA-256 of the chunk's text, which is also
+// of what each key is (file, line and byte range, the SHA-256 of the chunk's text, which is also
 // its key in the embedding cache). A file's chunks are replaced as a whole; removed keys leave the
 // HNSW graph (usearch marks them), and when removals reach a quarter of the index it is rebuilt
 // from the live vectors (compaction).
@@ -8,10 +8,11 @@
 // that names it (atomically), then older index files are removed; so a kill at any point leaves
 // a table and the very index it was saved with:
 //   semantic-<generation>.usearch   usearch's own format (index.save)
-//   semantic.bin                    base/checked-file.ts container, magic "FTHMSEM1", version 2:
+//   semantic.bin                    base/checked-file.ts container, magic "FTHMSEM1", version 3:
 //                                   msgpack { root, modelId, dimensions, nextKey, vectors (the
 //                                   index's size), index (its file name), files: [path, fileHash,
-//                                   keys[], ranges (u32 pairs as bytes), textHashes (32 bytes each)][] }
+//                                   keys[], ranges (start line, end line, start byte, end byte: u32
+//                                   as bytes), textHashes (32 bytes each)][] }
 // A table that fails its checksum, names another model, disagrees with its index (size, keys at
 // or past nextKey): nothing is loaded and the index is rebuilt from the embedding cache (no model
 // call for cached chunks).
@@ -24,14 +25,17 @@ import { encodeChecked, readChecked, writeFileAtomic } from '../../base/checked-
 import { log } from '../../base/logger.js';
 
 const magic = 'FTHMSEM1';
-const version = 2;
+const version = 3;
 const packr = new Packr({ useRecords: false, mapsAsObjects: true });
 
 export interface StoredChunk {
   key: number;
   path: string;
+  /** 0-based, inclusive lines; [startByte, endByte) in the file. */
   startLine: number;
   endLine: number;
+  startByte: number;
+  endByte: number;
   /** SHA-256 (hex) of the chunk's text: its key in the embedding cache. */
   textHash: string;
 }
@@ -84,7 +88,7 @@ export class VectorStore {
   }
 
   /** Replaces a file's chunks with new ones and their vectors (unit length, `dimensions` each). */
-  replaceFile(file: string, fileHash: string, chunks: ReadonlyArray<{ startLine: number; endLine: number; textHash: string; vector: Float32Array }>): void {
+  replaceFile(file: string, fileHash: string, chunks: ReadonlyArray<{ startLine: number; endLine: number; startByte: number; endByte: number; textHash: string; vector: Float32Array }>): void {
     this.removeFile(file);
     if (chunks.length === 0) {
       this.files.set(file, { fileHash, chunks: [] });
@@ -96,7 +100,7 @@ export class VectorStore {
       const key = this.nextKey++;
       keys[at] = BigInt(key);
       matrix.set(chunk.vector, at * this.dimensions);
-      const entry = { key, path: file, startLine: chunk.startLine, endLine: chunk.endLine, textHash: chunk.textHash };
+      const entry = { key, path: file, startLine: chunk.startLine, endLine: chunk.endLine, startByte: chunk.startByte, endByte: chunk.endByte, textHash: chunk.textHash };
       this.byKey.set(key, entry);
       return entry;
     });
@@ -164,11 +168,10 @@ export class VectorStore {
     this.index.save(temporary);
     fs.renameSync(temporary, path.join(folder, name));
     const files: StoredFile[] = [...this.files].map(([file, record]) => {
-      const ranges = new Uint32Array(record.chunks.length * 2);
+      const ranges = new Uint32Array(record.chunks.length * 4);
       const hashes = Buffer.alloc(record.chunks.length * 32);
       record.chunks.forEach((chunk, at) => {
-        ranges[2 * at] = chunk.startLine;
-        ranges[2 * at + 1] = chunk.endLine;
+        ranges.set([chunk.startLine, chunk.endLine, chunk.startByte, chunk.endByte], 4 * at);
         Buffer.from(chunk.textHash, 'hex').copy(hashes, at * 32);
       });
       return [file, record.fileHash, record.chunks.map((chunk) => chunk.key), new Uint8Array(ranges.buffer), hashes];
@@ -212,8 +215,8 @@ export class VectorStore {
         const copy = new Uint8Array(rangeBytes.byteLength);
         copy.set(rangeBytes);
         const ranges = new Uint32Array(copy.buffer);
-        if (ranges.length !== keys.length * 2 || hashes.length !== keys.length * 32) return { loaded: false, reason: `${file}: arrays of different lengths` };
-        const chunks = keys.map((key, at): StoredChunk => ({ key, path: file, startLine: ranges[2 * at]!, endLine: ranges[2 * at + 1]!, textHash: Buffer.from(hashes.subarray(at * 32, (at + 1) * 32)).toString('hex') }));
+        if (ranges.length !== keys.length * 4 || hashes.length !== keys.length * 32) return { loaded: false, reason: `${file}: arrays of different lengths` };
+        const chunks = keys.map((key, at): StoredChunk => ({ key, path: file, startLine: ranges[4 * at]!, endLine: ranges[4 * at + 1]!, startByte: ranges[4 * at + 2]!, endByte: ranges[4 * at + 3]!, textHash: Buffer.from(hashes.subarray(at * 32, (at + 1) * 32)).toString('hex') }));
         for (const chunk of chunks) {
           if (!Number.isInteger(chunk.key) || chunk.key <= 0 || chunk.key >= table.nextKey) return { loaded: false, reason: `${file}: a key at or past nextKey` };
           byKey.set(chunk.key, chunk);
