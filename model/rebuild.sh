@@ -15,7 +15,7 @@ if ((${#missing[@]} > 0)); then
   DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 /usr/bin/python3 model/mine.py "$WORK/data"
-/usr/bin/python3 model/train.py "$WORK/data" "$WORK/trained" --epochs 3
+/usr/bin/python3 model/train.py "$WORK/data" "$WORK/trained" --epochs 5 --dim 256 --temperature 0.07
 hybrid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("hybridWeight", ""))' models/fathom-code/fathom.json 2>/dev/null || true)
 rm -rf "$WORK/model" && mkdir -p "$WORK/model"
 [ -n "$hybrid" ] && printf '{"hybridWeight": %s}\n' "$hybrid" > "$WORK/model/fathom.json"

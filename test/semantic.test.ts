@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ChunkPool } from '../src/index/syntax/chunk-pool.js';
-import { EmbedPool } from '../src/index/semantic/embed-pool.js';
+import { EmbedPool, type Embedder } from '../src/index/semantic/embed-pool.js';
+import { defaultModelDir } from '../src/daemon/semantic-models.js';
 import { EmbeddingCache } from '../src/index/semantic/embedding-cache.js';
 import { openModelFolder } from '../src/index/semantic/model-folder.js';
 import { SemanticIndex } from '../src/index/semantic/semantic-index.js';
@@ -147,12 +148,19 @@ describe('a static model embeds without onnxruntime, the same vectors', () => {
         `${'retry '.repeat(400)}${'cache '.repeat(400)}`,
         'no known words at all',
       ];
-      const [expected, actual] = [await viaOnnx.embed(texts, 'document'), await direct.embed(texts, 'document')];
-      texts.forEach((text, at) => {
-        const dot = expected[at]!.reduce((sum, value, column) => sum + value * actual[at]![column]!, 0);
-        const bothZero = expected[at]!.every((value) => Math.abs(value) < 1e-6) && actual[at]!.every((value) => Math.abs(value) < 1e-6);
-        assert.ok(bothZero || dot > 0.9999, `${text.slice(0, 30)}: cosine ${dot}`);
-      });
+      const compare = async (onnx: Embedder, fast: Embedder, what: string): Promise<void> => {
+        const [expected, actual] = [await onnx.embed(texts, 'document'), await fast.embed(texts, 'document')];
+        texts.forEach((text, at) => {
+          const dot = expected[at]!.reduce((sum, value, column) => sum + value * actual[at]![column]!, 0);
+          const bothZero = expected[at]!.every((value) => Math.abs(value) < 1e-6) && actual[at]!.every((value) => Math.abs(value) < 1e-6);
+          assert.ok(bothZero || dot > 0.9999, `${what}: ${text.slice(0, 30)}: cosine ${dot}`);
+        });
+      };
+      await compare(viaOnnx, direct, 'the tiny model');
+      // Fathom's own model, through onnxruntime (static off) and the static embedder.
+      const shipped = openModelFolder(defaultModelDir);
+      assert.equal(shipped.settings.static, true);
+      await compare(pool.embedder({ ...shipped, settings: {} }), new StaticEmbedder(shipped), 'fathom-code');
     } finally {
       pool.close();
     }
@@ -238,7 +246,7 @@ describe("Fathom's own model, on by default", () => {
     const semantic = indexed.search!.semantic as { state: string; model: { dir: string; dimensions: number; hybridWeight: number }; chunks: number };
     assert.equal(semantic.state, 'ready');
     assert.match(semantic.model.dir, /models\/fathom-code$/);
-    assert.deepEqual([semantic.model.dimensions, semantic.model.hybridWeight], [128, 0.2]);
+    assert.deepEqual([semantic.model.dimensions, semantic.model.hybridWeight], [256, 0.2]);
     assert.ok(semantic.chunks > 0);
     const words = await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'wait longer between tries after each failure' });
     assert.equal(words.route, 'hybrid');

@@ -132,8 +132,21 @@ export class StaticEmbedder implements Embedder {
       if (current) out.push(current);
       current = '';
     };
-    for (const raw of text.toLowerCase().normalize('NFD')) {
+    const lower = text.toLowerCase();
+    // eslint-disable-next-line no-control-regex
+    const ascii = /^[\x00-\x7f]*$/.test(lower);
+    for (const raw of ascii ? lower : lower.normalize('NFD')) {
       const code = raw.codePointAt(0)!;
+      if (code < 128) {
+        // The fast path for ASCII (most code): no Unicode property tests.
+        if (code === 32 || (code >= 9 && code <= 13)) flush();
+        else if (code < 32 || code === 127) continue;
+        else if ((code >= 33 && code <= 47) || (code >= 58 && code <= 64) || (code >= 91 && code <= 96) || (code >= 123 && code <= 126)) {
+          flush();
+          out.push(raw);
+        } else current += raw;
+        continue;
+      }
       if (code === 0 || code === 0xfffd || (/\p{Cc}|\p{Cf}/u.test(raw) && raw !== '\t' && raw !== '\n' && raw !== '\r')) continue;
       if (/\p{Mn}/u.test(raw)) continue;
       if (/\s/u.test(raw)) flush();
