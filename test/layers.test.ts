@@ -18,7 +18,8 @@ const allowed: Record<string, string[]> = {
   structural: ['base', 'workspace', 'index'],
   lsp: ['base', 'workspace'],
   search: ['base', 'workspace', 'index'],
-  daemon: ['base', 'protocol', 'workspace', 'index', 'structural', 'lsp', 'search'],
+  debug: ['base', 'lsp'],
+  daemon: ['base', 'protocol', 'workspace', 'index', 'structural', 'lsp', 'search', 'debug'],
   cli: ['base', 'protocol', 'daemon'],
 };
 

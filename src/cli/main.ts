@@ -10,7 +10,7 @@ import { errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { defaultConfig, defaultSocketPath, readPackageVersion } from '../daemon/config.js';
 import { Daemon, SocketInUseError } from '../daemon/server.js';
-import { Methods, type CalleesResult, type CodeSearchResult, type ExportIndexResult, type ModelPullResult, type ModelUseResult, type CallersResult, type DefinitionResult, type ImpactResult, type ReferencesResult, type RelatedSymbol, type WireRange, type ChunksResult, type OutlineResult, type OutlineSymbol, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
+import { Methods, type CalleesResult, type CodeSearchResult, type DebugEvaluateResult, type DebugStateResult, type ExportIndexResult, type ModelPullResult, type ModelUseResult, type CallersResult, type DefinitionResult, type ImpactResult, type ReferencesResult, type RelatedSymbol, type WireRange, type ChunksResult, type OutlineResult, type OutlineSymbol, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
 import { attachStdio, connectToDaemon, inProcessDaemon, type Client } from './connect.js';
 import { serveMcp } from './mcp.js';
 import { ProgressBar } from './progress-bar.js';
@@ -31,6 +31,10 @@ commands:
                                       definitions then uses, a regex, or code as written (--mode
                                       auto|lexical|regex|literal; semantic|hybrid need a model);
                                       --json: one JSON object per hit
+  debug launch PROGRAM [ARGS...] [--break FILE:LINE]... [--stop-on-entry] | debug state [--frames N]
+  debug eval EXPR [--frame ID] | debug continue | debug step in|over|out | debug break FILE LINE...
+  debug terminate             a debugger session (Python, debugpy) kept by the daemon between
+                                      commands: one per workspace (--conversation ID for another)
   model use DIR|ID [PATH] | model off [PATH] | model pull ID
                                       the workspace's embedding model for semantic and hybrid
                                       search (a folder in transformers.js' layout, or a pulled
@@ -157,6 +161,85 @@ async function graphCommand(command: keyof typeof graphCommands, target: string,
     if (result.truncated) print('(truncated: raise --limit)');
   });
   return found ? 0 : 1;
+}
+
+/** `fathom debug …`: one conversation per workspace (of the current folder) unless --conversation names another. */
+async function debugCommand(rest: string[], values: Record<string, unknown>): Promise<number> {
+  const [sub, ...args] = rest;
+  const json = values.json === true;
+  if (values['no-daemon']) throw new UsageError('debug needs the daemon (the session lives there between commands): drop --no-daemon');
+  const conversation = typeof values.conversation === 'string' ? values.conversation : `cli:${enclosingWorkspace(process.cwd())}`;
+  const number = (name: string): number | undefined => {
+    if (values[name] === undefined) return undefined;
+    const value = Number(values[name]);
+    if (!Number.isInteger(value) || value < 0) throw new UsageError(`--${name} takes a whole number`);
+    return value;
+  };
+  let method: string;
+  let params: Record<string, unknown>;
+  switch (sub) {
+    case 'launch': {
+      const [program, ...programArgs] = args;
+      if (!program) throw new UsageError('debug launch needs a PROGRAM');
+      const breakpoints = ((values.break as string[] | undefined) ?? []).map((spec) => {
+        const match = /^(.+):(\d+)$/.exec(spec);
+        if (!match) throw new UsageError(`--break takes FILE:LINE (got ${spec})`);
+        return { path: path.resolve(match[1]!), line: Number(match[2]) };
+      });
+      method = Methods.debugLaunch;
+      params = { program: path.resolve(program), args: programArgs, cwd: process.cwd(), breakpoints, stopOnEntry: values['stop-on-entry'] === true };
+      break;
+    }
+    case 'state':
+      method = Methods.debugState;
+      params = { ...(number('frames') === undefined ? {} : { frames: number('frames') }) };
+      break;
+    case 'eval':
+      if (args.length === 0) throw new UsageError('debug eval needs an EXPR');
+      method = Methods.debugEvaluate;
+      params = { expression: args.join(' '), ...(number('frame') === undefined ? {} : { frameId: number('frame') }) };
+      break;
+    case 'continue':
+      method = Methods.debugContinue;
+      params = {};
+      break;
+    case 'step':
+      if (!['in', 'over', 'out'].includes(args[0] ?? '')) throw new UsageError('debug step needs in, over or out');
+      method = Methods.debugStep;
+      params = { kind: args[0] };
+      break;
+    case 'break': {
+      const [file, ...lines] = args;
+      if (!file || lines.some((line) => !/^\d+$/.test(line))) throw new UsageError('debug break needs FILE and LINE numbers (none clears the file)');
+      method = Methods.debugSetBreakpoints;
+      params = { path: path.resolve(file), breakpoints: lines.map((line) => ({ line: Number(line) })) };
+      break;
+    }
+    case 'terminate':
+      method = Methods.debugTerminate;
+      params = {};
+      break;
+    default:
+      throw new UsageError('debug needs launch, state, eval, continue, step, break or terminate');
+  }
+  await withClient(values, async ({ connection }) => {
+    const result = await request<DebugStateResult | DebugEvaluateResult | { session: string; terminated: boolean }>(connection, method, { ...params, conversation }, false);
+    if (json) return print(result);
+    if ('value' in result) return print(result.value);
+    if ('terminated' in result) return print(`${result.session} terminated`);
+    print(describeDebugState(result));
+  });
+  return 0;
+}
+
+function describeDebugState(state: DebugStateResult): string {
+  const lines = [`${state.session} ${state.phase}${state.stop ? ` (${state.stop.reason}${state.stop.description ? `: ${state.stop.description}` : ''})` : ''}${state.exitCode === undefined ? '' : `, exit code ${state.exitCode}`}; ${state.remainingSeconds} s left`];
+  for (const frame of state.frames) {
+    lines.push(`  #${frame.id} ${frame.name} at ${frame.path ?? '?'}:${frame.line}`);
+    for (const variable of frame.locals ?? []) lines.push(`      ${variable.name} = ${variable.value}${variable.type ? `  (${variable.type})` : ''}`);
+  }
+  if (state.output.length > 0) lines.push('  output:', ...state.output.slice(-10).map((line) => `    ${line}`));
+  return lines.join('\n');
 }
 
 /**
@@ -327,6 +410,10 @@ async function main(argv: string[]): Promise<number> {
       type: { type: 'string', short: 't', multiple: true },
       lang: { type: 'string', short: 'l' },
       mode: { type: 'string' },
+      break: { type: 'string', multiple: true },
+      'stop-on-entry': { type: 'boolean' },
+      frames: { type: 'string' },
+      frame: { type: 'string' },
       out: { type: 'string' },
       key: { type: 'string' },
       rule: { type: 'string' },
@@ -353,6 +440,8 @@ async function main(argv: string[]): Promise<number> {
   const takesTarget = command !== undefined && Object.hasOwn(graphCommands, command);
   const graphTarget = takesTarget ? rest.shift() : undefined;
   if (takesTarget && graphTarget === undefined) throw new UsageError(`${command} needs a TARGET (FILE:LINE:COL, FILE:LINE or a symbol name)`);
+  // debug takes a subcommand and its arguments; the session lives in the daemon between commands.
+  if (command === 'debug') return debugCommand(rest, values);
   // model takes a subcommand and (use, pull) a model: `fathom model use DIR [PATH]`.
   const modelCommand = command === 'model' ? rest.shift() : undefined;
   if (command === 'model' && !['use', 'off', 'pull'].includes(modelCommand ?? '')) throw new UsageError('model needs use DIR|ID, off, or pull ID');

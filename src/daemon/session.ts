@@ -13,6 +13,8 @@ import { globFilter } from '../index/lexical/lexical-index.js';
 import { outlineOf } from '../index/graph/outline.js';
 import { GraphRequests } from './graph-requests.js';
 import { SearchRequests } from './search-requests.js';
+import { DebugRequests } from './debug-requests.js';
+import { adapterStates } from '../debug/adapters.js';
 import type { CandidateSource, StructuralRequest } from '../structural/structural-search.js';
 import { planRewrite } from '../structural/rewrite-planner.js';
 import type { EditAnswer } from '../lsp/diagnostics-service.js';
@@ -114,6 +116,13 @@ export class Session {
       [Methods.exportIndex]: (params, token) => this.search.exportIndex(params, token),
       [Methods.modelUse]: (params, token) => this.modelUse(params, token),
       [Methods.modelPull]: (params) => this.modelPull(params),
+      [Methods.debugLaunch]: (params, token) => this.debug.launch(params, token),
+      [Methods.debugState]: (params) => this.debug.state(params),
+      [Methods.debugEvaluate]: (params) => this.debug.evaluate(params),
+      [Methods.debugContinue]: (params) => this.debug.move(params, Methods.debugContinue),
+      [Methods.debugStep]: (params) => this.debug.move(params, Methods.debugStep),
+      [Methods.debugSetBreakpoints]: (params) => this.debug.setBreakpoints(params),
+      [Methods.debugTerminate]: (params) => this.debug.terminate(params),
       [Methods.chunks]: (params, token) => this.chunks(params, token),
       [Methods.symbols]: (params, token) => this.symbols(params, token),
       [Methods.outline]: (params, token) => this.outline(params, token),
@@ -201,12 +210,21 @@ export class Session {
     return pathFromUriOrPath(uri);
   }
 
-  /** The client went away: its unsaved buffers and its diagnostics ledger go with it. */
+  /** The client went away: its unsaved buffers, its diagnostics ledger and its debug session go with it. */
   dispose(): void {
     for (const path of this.openBuffers) this.services.overlay.close(path);
     this.openBuffers.clear();
     this.services.workspaces.ledger.forget(this.ledgerKey);
+    void this.services.workspaces.debug.release(this.ledgerKey);
   }
+
+  /** The debugger requests; a session without a `conversation` belongs to this connection. */
+  private get debug(): DebugRequests {
+    this.debugRequests ??= new DebugRequests({ sessions: this.services.workspaces.debug, connectionOwner: this.ledgerKey });
+    return this.debugRequests;
+  }
+
+  private debugRequests: DebugRequests | undefined;
 
   private openFolder(folder: unknown): void {
     const uri = typeof folder === 'string' ? folder : (folder as { uri?: unknown })?.uri;
@@ -292,7 +310,7 @@ export class Session {
       const workspace = workspaces.get(root);
       statuses = [workspace ? this.fullStatus(workspace) : absentStatus(root)];
     }
-    return { daemon: this.services.daemonInfo(), workspaces: statuses };
+    return { daemon: this.services.daemonInfo(), workspaces: statuses, debug: { sessions: this.services.workspaces.debug.list(), adapters: adapterStates() } };
   }
 
   private fullStatus(workspace: Workspace): WorkspaceStatus {

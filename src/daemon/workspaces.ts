@@ -7,6 +7,7 @@ import { LexicalIndex } from '../index/lexical/lexical-index.js';
 import { ChunkRanking } from '../index/lexical/chunk-ranking.js';
 import { ChunkTermsPool } from '../index/lexical/chunk-terms-pool.js';
 import { SemanticModels } from './semantic-models.js';
+import { DebugSessions } from '../debug/debug-sessions.js';
 import type { FileChunks } from '../index/syntax/chunk.js';
 import { ChunkFileError, ChunkPool } from '../index/syntax/chunk-pool.js';
 import { chunkFile, type ChunkInput } from '../index/syntax/chunk-file.js';
@@ -51,6 +52,8 @@ export class WorkspaceManager {
   private readonly chunkPool = new ChunkPool();
   /** Each workspace's embedding model and semantic index (none until a model is set). */
   readonly models: SemanticModels;
+  /** Debug sessions of every client (one live per owner, each with a time to live). */
+  readonly debug = new DebugSessions((Number(process.env.FATHOM_DEBUG_TTL_SECONDS) || 300) * 1000);
   /** Grammars and trees of open buffers, on this thread: a keystroke re-parses incrementally. */
   private readonly grammars = new GrammarSet();
   private readonly parseCache = new ParseCache(this.grammars);
@@ -339,6 +342,7 @@ export class WorkspaceManager {
     this.chunkPool.close();
     this.termsPool.close();
     this.models.close();
+    await this.debug.closeAll();
     this.structuralPool.close();
     this.parseCache.clear();
     await this.languageServers.stopAll();

@@ -11,6 +11,13 @@ export const Methods = {
   exportIndex: 'fathom/exportIndex',
   modelUse: 'fathom/modelUse',
   modelPull: 'fathom/modelPull',
+  debugLaunch: 'fathom/debugLaunch',
+  debugState: 'fathom/debugState',
+  debugEvaluate: 'fathom/debugEvaluate',
+  debugContinue: 'fathom/debugContinue',
+  debugStep: 'fathom/debugStep',
+  debugSetBreakpoints: 'fathom/debugSetBreakpoints',
+  debugTerminate: 'fathom/debugTerminate',
   chunks: 'fathom/chunks',
   symbols: 'fathom/symbols',
   outline: 'fathom/outline',
@@ -98,6 +105,8 @@ export interface LanguageServerState {
 }
 
 export interface StatusResult {
+  /** Live debug sessions of every client, and the debug adapters. */
+  debug?: { sessions: Array<{ id: string; owner: string; program: string; phase: string; remainingSeconds: number }>; adapters: Array<{ adapter: string; state: 'available' | 'missing'; reason?: string }> };
   daemon: { pid: number; version: string; uptimeSeconds: number; clients: number; buffers: number; socket: string | null };
   workspaces: WorkspaceStatus[];
 }
@@ -270,6 +279,102 @@ export interface CodeSearchResult {
   /** Set when the answer was over maxInlineBytes: a JSON file (0600, removed after an hour) holding { hits }; `hits` here holds the first 10. */
   resultFile?: string;
   elapsedMs: number;
+}
+
+export interface DebugBreakpoint {
+  /** A file: absolute, or relative to `cwd`. */
+  path: string;
+  /** 1-based. */
+  line: number;
+  condition?: string;
+}
+
+export interface DebugLaunchParams {
+  /** The program (a .py file for now): absolute, or relative to `cwd`. */
+  program: string;
+  args?: string[];
+  /** Default: the program's folder. */
+  cwd?: string;
+  env?: Record<string, string>;
+  breakpoints?: DebugBreakpoint[];
+  stopOnEntry?: boolean;
+  /** An agent's conversation: the session belongs to it (default: this connection). One live session per owner. */
+  conversation?: string;
+  /** How long to wait for the first stop (default 30,000 ms); past it the answer says `running`. */
+  timeoutMs?: number;
+}
+
+export interface DebugVariable {
+  name: string;
+  value: string;
+  type?: string;
+  truncated?: boolean;
+  expandable?: boolean;
+}
+
+export interface DebugFrame {
+  id: number;
+  name: string;
+  path?: string;
+  /** 1-based. */
+  line: number;
+  column: number;
+  /** The top frame's, and those asked for with localsOf. */
+  locals?: DebugVariable[];
+}
+
+export interface DebugStateResult {
+  session: string;
+  program: string;
+  /** starting, running (past the wait), stopped, ended. */
+  phase: 'starting' | 'running' | 'stopped' | 'ended';
+  stop?: { reason: string; threadId: number; description?: string };
+  frames: DebugFrame[];
+  exitCode?: number;
+  /** The debuggee's output, the last 64 lines. */
+  output: string[];
+  breakpoints: Array<{ path: string; line: number; verified: boolean; message?: string }>;
+  /** Until the session's time to live ends it. */
+  remainingSeconds: number;
+}
+
+export interface DebugSessionParams {
+  /** Default: the owner's live session. */
+  session?: string;
+  conversation?: string;
+}
+
+export interface DebugStateParams extends DebugSessionParams {
+  /** Frames of the stack (default 20). */
+  frames?: number;
+  /** Frame ids whose locals to include besides the top frame's. */
+  localsOf?: number[];
+  /** Characters per value (default 200). */
+  maxValue?: number;
+}
+
+export interface DebugEvaluateParams extends DebugSessionParams {
+  expression: string;
+  /** Default: the top frame. */
+  frameId?: number;
+}
+
+export interface DebugEvaluateResult {
+  session: string;
+  value: string;
+  type?: string;
+  truncated?: boolean;
+}
+
+export interface DebugStepParams extends DebugSessionParams {
+  kind: 'in' | 'over' | 'out';
+  timeoutMs?: number;
+}
+
+export interface DebugSetBreakpointsParams extends DebugSessionParams {
+  path: string;
+  /** Replaces the file's breakpoints (an empty list clears them). */
+  breakpoints: Array<{ line: number; condition?: string }>;
 }
 
 export interface ModelInfo {

@@ -1,0 +1,212 @@
+// The debugger over the Debug Adapter Protocol with a real adapter (Debian's python3-debugpy):
+// a Python program with a bug, launched with a breakpoint; where it stopped, its locals, an
+// expression evaluated in the frame, a step, a continue to the end; one live session per client
+// (a second launch refused, naming the first); the time to live kills the debuggee (by pid); a
+// closed connection takes its session; clear errors for bad input and programs no adapter runs.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { ErrorCodes } from '../src/protocol/errors.js';
+import type { DebugEvaluateResult, DebugStateResult, StatusResult } from '../src/protocol/methods.js';
+import { tempDir, writeFixture } from './helpers/fixture.js';
+import { socketPathIn, spawnCli, spawnSocketDaemon, spawnStdioDaemon } from './helpers/raw-client.js';
+
+const program = `
+  //- average.py
+  def average(values):
+  total = 0
+  for value in values:
+  total += value
+  return total / len(values) - 1  # the bug: off by one
+  @@
+  def main():
+  scores = [3, 4, 5]
+  result = average(scores)
+  print("average", result)
+  @@
+  main()
+`;
+
+/** Python needs indentation the fixture format strips: rebuild it from a tiny marker language. */
+function writeProgram(): string {
+  const root = tempDir('fathom-debug-');
+  const lines = [
+    'def average(values):',
+    '    total = 0',
+    '    for value in values:',
+    '        total += value',
+    '    return total / len(values) - 1  # the bug: off by one',
+    '',
+    '',
+    'def main():',
+    '    scores = [3, 4, 5]',
+    '    result = average(scores)',
+    '    print("average", result)',
+    '',
+    '',
+    'main()',
+    '',
+  ];
+  void program;
+  void writeFixture;
+  fs.writeFileSync(path.join(root, 'average.py'), lines.join('\n'));
+  return root;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('debugging a Python program through debugpy', () => {
+  const root = writeProgram();
+  const daemon = spawnStdioDaemon({ FATHOM_DEBUG_TTL_SECONDS: '8' });
+  const client = daemon.client;
+  after(() => daemon.child.kill());
+
+  test('launch stops at the breakpoint with the locals; evaluate; step; continue to the end', async () => {
+    const stopped = await client.result<DebugStateResult>('fathom/debugLaunch', { program: path.join(root, 'average.py'), breakpoints: [{ path: 'average.py', line: 5 }] });
+    assert.equal(stopped.phase, 'stopped');
+    assert.equal(stopped.stop?.reason, 'breakpoint');
+    assert.equal(stopped.frames[0]?.name, 'average');
+    assert.equal(stopped.frames[0]?.line, 5);
+    assert.equal(stopped.frames[0]?.path, path.join(root, 'average.py'));
+    const locals = Object.fromEntries((stopped.frames[0]?.locals ?? []).map((variable) => [variable.name, variable.value]));
+    assert.equal(locals.total, '12');
+    assert.equal(locals.values, '[3, 4, 5]');
+    assert.deepEqual(stopped.breakpoints.map((entry) => [entry.line, entry.verified]), [[5, true]]);
+    assert.ok(stopped.remainingSeconds > 0);
+    const evaluated = await client.result<DebugEvaluateResult>('fathom/debugEvaluate', { expression: 'total / len(values)' });
+    assert.equal(evaluated.value, '4.0');
+    const bad = await client.request('fathom/debugEvaluate', { expression: 'no_such_name + 1' });
+    assert.equal(bad.error?.code, ErrorCodes.InvalidParams);
+    assert.match(bad.error?.message ?? '', /NameError|not defined/);
+    const out = await client.result<DebugStateResult>('fathom/debugStep', { kind: 'out' });
+    assert.equal(out.phase, 'stopped');
+    assert.equal(out.frames[0]?.name, 'main');
+    const ended = await client.result<DebugStateResult>('fathom/debugContinue', {});
+    assert.equal(ended.phase, 'ended');
+    assert.equal(ended.exitCode, 0);
+    assert.ok(ended.output.some((line) => line.includes('average 3.0')), ended.output.join('\n'));
+    const done = await client.result<{ terminated: boolean }>('fathom/debugTerminate', {});
+    assert.equal(done.terminated, true);
+  });
+
+  test('one live session per client: a second launch is refused and names the first', async () => {
+    const first = await client.result<DebugStateResult>('fathom/debugLaunch', { program: path.join(root, 'average.py'), stopOnEntry: true });
+    assert.equal(first.phase, 'stopped');
+    const second = await client.request('fathom/debugLaunch', { program: path.join(root, 'average.py') });
+    assert.equal(second.error?.code, ErrorCodes.Conflict);
+    assert.match(second.error?.message ?? '', new RegExp(`a debug session is live for this client: ${first.session}`));
+    // Another conversation may have its own.
+    const other = await client.result<DebugStateResult>('fathom/debugLaunch', { program: path.join(root, 'average.py'), stopOnEntry: true, conversation: 'agent-7' });
+    assert.notEqual(other.session, first.session);
+    const status = await client.result<StatusResult>('fathom/status', {});
+    assert.deepEqual(status.debug?.sessions.map((entry) => entry.id).sort(), [first.session, other.session].sort());
+    assert.equal(status.debug?.adapters.find((entry) => entry.adapter === 'python')?.state, 'available');
+    await client.result('fathom/debugTerminate', { conversation: 'agent-7' });
+    await client.result('fathom/debugTerminate', {});
+  });
+
+  test('the time to live ends the session and kills the debuggee', async () => {
+    const waiting = path.join(root, 'wait.py');
+    fs.writeFileSync(waiting, 'import os, time\nprint("pid", os.getpid(), flush=True)\ntime.sleep(600)\n');
+    const running = await client.result<DebugStateResult>('fathom/debugLaunch', { program: waiting, timeoutMs: 1500 });
+    assert.equal(running.phase, 'running');
+    let pid: number | undefined;
+    for (let attempt = 0; attempt < 50 && pid === undefined; attempt++) {
+      const state = await client.result<DebugStateResult>('fathom/debugState', {});
+      const line = state.output.find((entry) => entry.startsWith('pid '));
+      if (line) pid = Number(line.split(' ')[1]);
+      else await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.ok(pid && alive(pid), 'the debuggee runs');
+    for (let attempt = 0; attempt < 150 && alive(pid); attempt++) await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(alive(pid), false, 'the time to live killed it');
+    const gone = await client.request('fathom/debugState', {});
+    assert.match(gone.error?.message ?? '', /no live debug session/);
+  });
+
+  const errors = [
+    { name: 'no program', method: 'fathom/debugLaunch', params: {}, message: /params\.program/ },
+    { name: 'a program that does not exist', method: 'fathom/debugLaunch', params: { program: '/no/such/file.py' }, message: /no program at/ },
+    { name: 'a program no adapter runs', method: 'fathom/debugLaunch', params: { program: '__SCRIPT__' }, message: /cannot debug .*Node\.js debug adapter/ },
+    { name: 'state without a session', method: 'fathom/debugState', params: { conversation: 'nobody' }, message: /no live debug session for this client/ },
+    { name: 'a step of an unknown kind', method: 'fathom/debugStep', params: { kind: 'sideways', conversation: 'nobody' }, message: /no live debug session|params\.kind/ },
+  ];
+  for (const entry of errors) {
+    test(`InvalidParams: ${entry.name}`, async () => {
+      const script = path.join(tempDir('fathom-debug-js-'), 'a.js');
+      fs.writeFileSync(script, 'console.log(1)\n');
+      const params = JSON.parse(JSON.stringify(entry.params).replace('__SCRIPT__', script)) as Record<string, unknown>;
+      const response = await client.request(entry.method, params);
+      assert.equal(response.error?.code, ErrorCodes.InvalidParams);
+      assert.match(response.error?.message ?? '', entry.message);
+    });
+  }
+});
+
+describe('a closed connection takes its debug session', () => {
+  test('the debuggee is gone after the client disconnects', async () => {
+    const root = writeProgram();
+    const waiting = path.join(root, 'wait.py');
+    fs.writeFileSync(waiting, 'import os, time\nprint("pid", os.getpid(), flush=True)\ntime.sleep(600)\n');
+    const daemon = spawnStdioDaemon();
+    const cache = tempDir('fathom-debug-sock-');
+    void cache;
+    try {
+      await daemon.client.result<DebugStateResult>('fathom/debugLaunch', { program: waiting, timeoutMs: 1500 });
+      let pid: number | undefined;
+      for (let attempt = 0; attempt < 50 && pid === undefined; attempt++) {
+        const state = await daemon.client.result<DebugStateResult>('fathom/debugState', {});
+        const line = state.output.find((entry) => entry.startsWith('pid '));
+        if (line) pid = Number(line.split(' ')[1]);
+        else await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.ok(pid && alive(pid));
+      daemon.child.stdin!.end(); // the editor closes the connection: the stdio daemon stops
+      for (let attempt = 0; attempt < 100 && alive(pid); attempt++) await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(alive(pid), false, 'no debuggee outlives its client');
+    } finally {
+      daemon.child.kill();
+    }
+  });
+});
+
+describe('fathom debug (CLI): one session across commands, kept by the daemon', () => {
+  test('launch, eval, step, terminate as separate commands', async () => {
+    const root = writeProgram();
+    const socket = socketPathIn();
+    const daemon = await spawnSocketDaemon(socket);
+    const run = async (...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> => {
+      const child = spawnCli([...args, '--socket', socket]);
+      let stdout = '';
+      child.child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      const code = await child.exited;
+      return { code, stdout, stderr: child.stderr() };
+    };
+    try {
+      const launched = await run('debug', 'launch', path.join(root, 'average.py'), '--break', `${path.join(root, 'average.py')}:5`, '--json');
+      assert.equal(launched.code, 0, launched.stderr);
+      assert.equal((JSON.parse(launched.stdout) as DebugStateResult).frames[0]?.line, 5);
+      const evaluated = await run('debug', 'eval', 'total', '*', '2');
+      assert.deepEqual([evaluated.code, evaluated.stdout.trim()], [0, '24']);
+      const state = await run('debug', 'state');
+      assert.match(state.stdout, /stopped \(breakpoint\)[\s\S]*average at .*average\.py:5[\s\S]*total = 12/);
+      const stepped = await run('debug', 'step', 'out', '--json');
+      assert.equal((JSON.parse(stepped.stdout) as DebugStateResult).frames[0]?.name, 'main');
+      const refused = await run('debug', 'launch', path.join(root, 'average.py'));
+      assert.equal(refused.code, 2);
+      assert.match(refused.stderr, /a debug session is live/);
+      const ended = await run('debug', 'terminate');
+      assert.match(ended.stdout, /terminated/);
+    } finally {
+      daemon.child.kill();
+    }
+  });
+});
