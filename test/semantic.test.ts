@@ -147,6 +147,14 @@ describe('a static model embeds without onnxruntime, the same vectors', () => {
         'cacheEntry capacity_full retries##',
         `${'retry '.repeat(400)}${'cache '.repeat(400)}`,
         'no known words at all',
+        // Where a re-implementation can drift (each found by a review against transformers.js):
+        'retry\x0bcache and\x0cfull', // VT and FF are controls, dropped, not separators
+        'cache x="\ue0b0" entry', // private use: dropped
+        'retry a\ud800b token', // a lone surrogate: dropped
+        'cache a\u{20000}b entry', // past the BMP: not padded as a CJK character
+        '[SEP] retry the session [CLS] cache', // special tokens written in the text
+        `${'token '.repeat(510)}`, // 510 words + [CLS] + [SEP] = 512: no cut
+        `${'token '.repeat(511)}retry`, // past it: cut, [SEP] dropped
       ];
       const compare = async (onnx: Embedder, fast: Embedder, what: string): Promise<void> => {
         const [expected, actual] = [await onnx.embed(texts, 'document'), await fast.embed(texts, 'document')];
@@ -258,6 +266,32 @@ describe("Fathom's own model, on by default", () => {
     assert.match((status.workspaces[0]!.search!.semantic as { reason: string }).reason, /turned off for this workspace/);
     const back = await client.result<ModelUseResult>('fathom/modelUse', { root, model: 'default' });
     assert.match(back.model?.dir ?? '', /models\/fathom-code$/);
+  });
+});
+
+describe('a restarted daemon keeps the semantic index', () => {
+  test('the first request after a restart does not sync an empty file set over the saved index', async () => {
+    const root = fixtureRepo();
+    const cache = tempDir('fathom-cache-');
+    const first = spawnStdioDaemon({ FATHOM_CACHE_DIR: cache });
+    try {
+      const indexed = await first.client.result<WorkspaceStatus>('fathom/index', { root });
+      assert.ok((indexed.search!.semantic as { files: number }).files >= 6);
+    } finally {
+      first.child.kill();
+      await first.exited;
+    }
+    const second = spawnStdioDaemon({ FATHOM_CACHE_DIR: cache });
+    try {
+      const found = await second.client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'pause between attempts', mode: 'semantic' });
+      assert.ok(found.hits.length > 0, 'semantic hits right after the restart');
+      const status = await second.client.result<StatusResult>('fathom/status', { root });
+      const semantic = status.workspaces[0]!.search!.semantic as { files: number; lastSync: { embedded: number } | null };
+      assert.ok(semantic.files >= 6, `files ${semantic.files}`);
+      assert.equal(semantic.lastSync?.embedded, 0, 'nothing embedded again');
+    } finally {
+      second.child.kill();
+    }
   });
 });
 

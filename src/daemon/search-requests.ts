@@ -111,7 +111,7 @@ export class SearchRequests {
           const configured = this.context.semantic(workspace);
           if (!configured) return undefined;
           const weight = configured.model.settings.hybridWeight;
-          if (weight !== undefined && configured.index.state === 'absent') void configured.index.ensureBuilt().catch((error: unknown) => log.warn(`semantic index of ${workspace.root}: ${(error as Error).message}`));
+          if (weight !== undefined && configured.index.state === 'absent' && workspace.state === 'ready') void configured.index.ensureBuilt().catch((error: unknown) => log.warn(`semantic index of ${workspace.root}: ${(error as Error).message}`));
           return weight !== undefined && configured.index.state === 'ready' ? { hybridWeight: weight } : {};
         },
       },

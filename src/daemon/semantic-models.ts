@@ -66,13 +66,17 @@ export class SemanticModels {
     if (!this.configured.has(workspace)) {
       let entry: Configured | null = null;
       try {
-        let saved: { dir?: string; dimensions?: number; off?: boolean } | undefined;
+        let saved: { dir?: string; dimensions?: number; id?: string; off?: boolean } | undefined;
         try {
           saved = JSON.parse(fs.readFileSync(this.settingsFile(workspace), 'utf8')) as typeof saved;
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
         }
-        if (saved?.dir !== undefined && saved.dimensions !== undefined) entry = this.open(workspace, openModelFolder(saved.dir), saved.dimensions);
+        if (saved?.dir !== undefined && saved.dimensions !== undefined) {
+          const model = openModelFolder(saved.dir);
+          if (saved.id !== undefined && model.id !== saved.id && !model.settings.static) throw new Error(`the model in ${saved.dir} changed since it was set (run \`fathom model use ${saved.dir}\` again)`);
+          entry = this.open(workspace, model, model.settings.static ? this.embedPool.staticDimensions(model) : saved.dimensions);
+        }
         else if (!saved?.off && defaultModelOn()) {
           const model = openModelFolder(defaultModelDir);
           entry = this.open(workspace, model, this.embedPool.staticDimensions(model));
@@ -117,11 +121,13 @@ export class SemanticModels {
    * first), `default` (Fathom's own), or null (semantic search off for it).
    */
   async use(workspace: Workspace, dir: string | null): Promise<ModelInfo | null> {
-    const previous = this.configured.get(workspace) ?? undefined;
-    this.configured.delete(workspace);
+    fs.mkdirSync(path.dirname(this.settingsFile(workspace)), { recursive: true, mode: 0o700 });
     if (dir === null || dir === 'default') {
+      // The setting first, then the swap (synchronous: a request meanwhile sees old or new, never a mix).
       if (dir === null) writeFileAtomically(this.settingsFile(workspace), JSON.stringify({ off: true }), 0o600);
       else fs.rmSync(this.settingsFile(workspace), { force: true });
+      const previous = this.configured.get(workspace) ?? undefined;
+      this.configured.delete(workspace);
       await previous?.index.dispose();
       return this.modelInfo(workspace);
     }
@@ -133,10 +139,11 @@ export class SemanticModels {
     } catch (error) {
       throw new FathomError('invalidParams', `the model in ${model.dir} does not run: ${(error as Error).message}`, { path: model.dir });
     }
-    fs.mkdirSync(path.dirname(this.settingsFile(workspace)), { recursive: true, mode: 0o700 });
-    writeFileAtomically(this.settingsFile(workspace), JSON.stringify({ dir: model.dir, dimensions }), 0o600);
-    await previous?.index.dispose();
+    writeFileAtomically(this.settingsFile(workspace), JSON.stringify({ dir: model.dir, dimensions, id: model.id }), 0o600);
+    // Swap synchronously after the probe: whatever index a request opened meanwhile is the one disposed.
+    const previous = this.configured.get(workspace) ?? undefined;
     this.configured.set(workspace, this.open(workspace, model, dimensions));
+    await previous?.index.dispose();
     return info(model, dimensions);
   }
 

@@ -33,13 +33,19 @@ export class EmbeddingCache {
   ) {
     this.recordBytes = 32 + dimensions * 4 + 4;
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    this.fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_APPEND, 0o600);
-    const size = fs.fstatSync(this.fd).size;
+    this.createIfMissing();
+    this.fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_APPEND);
+    let size = fs.fstatSync(this.fd).size;
     if (size < headerBytes || !this.headerMatches()) this.reset();
     else if ((size - headerBytes) % this.recordBytes !== 0) {
-      const aligned = size - ((size - headerBytes) % this.recordBytes);
-      log.warn(`embedding cache ${this.file}: ${size - aligned} bytes of a record cut short dropped`);
-      fs.ftruncateSync(this.fd, aligned);
+      // Another daemon's append may be landing this instant: look again before calling it torn.
+      const waitUntil = Date.now() + 50;
+      while (Date.now() < waitUntil && (size - headerBytes) % this.recordBytes !== 0) size = fs.fstatSync(this.fd).size;
+      if ((size - headerBytes) % this.recordBytes !== 0) {
+        const aligned = size - ((size - headerBytes) % this.recordBytes);
+        log.warn(`embedding cache ${this.file}: ${size - aligned} bytes of a record cut short dropped`);
+        fs.ftruncateSync(this.fd, aligned);
+      }
     }
     this.scan();
   }
@@ -47,6 +53,23 @@ export class EmbeddingCache {
   /** Opens (or starts) the log of a model whose vectors have `dimensions` numbers. */
   static open(folder: string, modelId: string, dimensions: number): EmbeddingCache {
     return new EmbeddingCache(path.join(folder, `${modelId}.vec`), dimensions);
+  }
+
+  /** A new log gets its header through a temporary file and a link: two daemons creating it at once make one header. */
+  private createIfMissing(): void {
+    if (fs.existsSync(this.file)) return;
+    const header = Buffer.alloc(headerBytes);
+    header.write(magic, 0, 'ascii');
+    header.writeUInt32LE(this.dimensions, 8);
+    const temporary = `${this.file}.${process.pid}.${Date.now()}.tmp`;
+    fs.writeFileSync(temporary, header, { mode: 0o600 });
+    try {
+      fs.linkSync(temporary, this.file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      fs.rmSync(temporary, { force: true });
+    }
   }
 
   private headerMatches(): boolean {
@@ -124,7 +147,12 @@ export class EmbeddingCache {
       Buffer.from(entry.vector.buffer, entry.vector.byteOffset, entry.vector.byteLength).copy(buffer, start + 32);
       createHash('sha256').update(buffer.subarray(start, start + this.recordBytes - 4)).digest().copy(buffer, start + this.recordBytes - 4, 0, 4);
     });
-    fs.writeSync(this.fd, buffer); // O_APPEND: placed at the end, whole
+    const written = fs.writeSync(this.fd, buffer); // O_APPEND: placed at the end, whole
+    if (written !== buffer.length) {
+      // A short write (a full disk): the tail is torn; the next open drops it.
+      this.scan();
+      throw new Error(`embedding cache ${this.file}: wrote ${written} of ${buffer.length} bytes`);
+    }
     this.scan();
   }
 

@@ -60,7 +60,9 @@ export function openModelFolder(dir: string): ModelFolder {
     hash.update(fs.readFileSync(path.join(absolute, file)));
   }
   const stat = fs.statSync(weights!);
-  hash.update(`${path.relative(absolute, weights!)}\0${stat.size}\0${stat.mtimeMs}\0`);
+  // A static model's weights are read whole anyway (and are small): hash them; others by size and time.
+  if (settings.static) hash.update(fs.readFileSync(weights!));
+  else hash.update(`${path.relative(absolute, weights!)}\0${stat.size}\0${stat.mtimeMs}\0`);
   hash.update(JSON.stringify([settings.queryPrefix ?? '', settings.documentPrefix ?? '']));
   return { dir: absolute, id: hash.digest('hex').slice(0, 16), dtype: weights === fp32 ? 'fp32' : 'q8', settings };
 }

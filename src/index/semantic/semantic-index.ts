@@ -20,6 +20,10 @@ import { type VectorHit, VectorStore } from './vector-store.js';
 
 export interface SemanticSource {
   root: string;
+  /** Resolves once the file set is built (a sync before then would see no files and drop every vector). */
+  whenReady(): Promise<void>;
+  /** Resolves once the changes seen so far are applied. */
+  settle(): Promise<void>;
   files(): string[];
   hashOf(relativePath: string): string | undefined;
   onChanges(listener: (changes: { added: string[]; changed: string[]; removed: string[] }) => void): { dispose(): void };
@@ -128,6 +132,8 @@ export class SemanticIndex {
   }
 
   private async syncAll(): Promise<void> {
+    await this.source.whenReady();
+    await this.source.settle();
     const started = performance.now();
     const accepts = this.options.accepts ?? (() => true);
     this.pending.clear();
@@ -181,6 +187,12 @@ export class SemanticIndex {
           const vector = this.cache.get(chunk.textHash);
           return vector ? [{ ...chunk, vector }] : [];
         });
+        if (withVectors.length < chunks.length) {
+          // A vector the cache could not give back (a damaged record): the file stays pending and
+          // the next sync embeds what is missing; its old vectors stay meanwhile.
+          this.pending.set(file, Date.now());
+          continue;
+        }
         cached += chunks.length;
         this.store.replaceFile(file, hash, withVectors);
       }

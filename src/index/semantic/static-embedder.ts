@@ -23,6 +23,7 @@ function* fields(bytes: Buffer): Generator<Field> {
     let result = 0;
     let scale = 1;
     for (;;) {
+      if (at >= bytes.length) throw new Error('a protobuf varint runs past the end of the file');
       const byte = bytes[at++]!;
       result += (byte & 0x7f) * scale;
       if (byte < 0x80) return result;
@@ -36,6 +37,7 @@ function* fields(bytes: Buffer): Generator<Field> {
     if (wire === 0) yield { number, wire, value: varint() };
     else if (wire === 2) {
       const length = varint();
+      if (at + length > bytes.length) throw new Error('a protobuf field runs past the end of the file');
       yield { number, wire, value: bytes.subarray(at, at + length) };
       at += length;
     } else if (wire === 5) at += 4;
@@ -88,13 +90,16 @@ function isPunctuation(character: string): boolean {
   return /\p{P}/u.test(character);
 }
 
+/** As transformers.js checks it: per UTF-16 code unit, so characters past the BMP are never padded. */
 function isChinese(code: number): boolean {
+  if (code > 0xffff) return false;
   return (code >= 0x4e00 && code <= 0x9fff) || (code >= 0x3400 && code <= 0x4dbf) || (code >= 0x20000 && code <= 0x2a6df) || (code >= 0x2a700 && code <= 0x2b73f) || (code >= 0x2b740 && code <= 0x2b81f) || (code >= 0x2b820 && code <= 0x2ceaf) || (code >= 0xf900 && code <= 0xfaff) || (code >= 0x2f800 && code <= 0x2fa1f);
 }
 
 export class StaticEmbedder implements Embedder {
   readonly modelId: string;
   private readonly vocabulary = new Map<string, number>();
+  private readonly specials = new Map<string, number>();
   private readonly wordCache = new Map<string, number[]>();
   private readonly table: Float32Array;
   private readonly columns: number;
@@ -120,11 +125,12 @@ export class StaticEmbedder implements Embedder {
     this.table = table;
     this.columns = columns;
     this.unknown = this.vocabulary.get(tokenizer.model.unk_token) ?? 0;
+    for (const token of ['[CLS]', '[SEP]', '[UNK]', '[PAD]', '[MASK]']) if (this.vocabulary.has(token)) this.specials.set(token, this.vocabulary.get(token)!);
     this.cls = this.vocabulary.get('[CLS]') ?? -1;
     this.sep = this.vocabulary.get('[SEP]') ?? -1;
   }
 
-  /** BERT's normalisation and pre-tokenisation: lower case, accents off, words split at spaces and punctuation. */
+  /** BERT's normalisation and pre-tokenisation: lower case, accents off, controls out, words split at spaces and punctuation. */
   private words(text: string): string[] {
     const out: string[] = [];
     let current = '';
@@ -138,8 +144,8 @@ export class StaticEmbedder implements Embedder {
     for (const raw of ascii ? lower : lower.normalize('NFD')) {
       const code = raw.codePointAt(0)!;
       if (code < 128) {
-        // The fast path for ASCII (most code): no Unicode property tests.
-        if (code === 32 || (code >= 9 && code <= 13)) flush();
+        // The fast path for ASCII (most code): tab, newline, return and space separate; other controls (VT, FF…) are dropped.
+        if (code === 32 || code === 9 || code === 10 || code === 13) flush();
         else if (code < 32 || code === 127) continue;
         else if ((code >= 33 && code <= 47) || (code >= 58 && code <= 64) || (code >= 91 && code <= 96) || (code >= 123 && code <= 126)) {
           flush();
@@ -147,15 +153,27 @@ export class StaticEmbedder implements Embedder {
         } else current += raw;
         continue;
       }
-      if (code === 0 || code === 0xfffd || (/\p{Cc}|\p{Cf}/u.test(raw) && raw !== '\t' && raw !== '\n' && raw !== '\r')) continue;
+      if (code === 0xfffd || /\p{Cc}|\p{Cf}|\p{Co}|\p{Cs}/u.test(raw)) continue;
       if (/\p{Mn}/u.test(raw)) continue;
-      if (/\s/u.test(raw)) flush();
+      if (/\p{Zs}/u.test(raw)) flush();
       else if (isPunctuation(raw) || isChinese(code)) {
         flush();
         out.push(raw);
       } else current += raw;
     }
     flush();
+    return out;
+  }
+
+  /** The token ids of a text: special tokens written in it are matched first (as transformers.js' added tokens are), the rest is normalised and split. */
+  private ids(text: string): number[] {
+    const out: number[] = [];
+    for (const part of text.split(/(\[CLS\]|\[SEP\]|\[UNK\]|\[PAD\]|\[MASK\])/)) {
+      const special = this.specials.get(part);
+      if (special !== undefined) out.push(special);
+      else if (part !== '') for (const word of this.words(part)) out.push(...this.pieces(word));
+      if (out.length > this.maxTokens) break;
+    }
     return out;
   }
 
@@ -187,22 +205,15 @@ export class StaticEmbedder implements Embedder {
   }
 
   private one(text: string): Float32Array {
+    // As transformers.js: [CLS] + tokens + [SEP], cut to model_max_length (the cut drops [SEP]).
+    const ids = [...(this.cls >= 0 ? [this.cls] : []), ...this.ids(text)];
+    if (this.sep >= 0) ids.push(this.sep);
+    if (ids.length > this.maxTokens) ids.length = this.maxTokens;
     const sum = new Float32Array(this.columns);
-    const room = this.maxTokens - 2;
-    let count = 0;
-    const add = (id: number): void => {
+    for (const id of ids) {
       const offset = id * this.columns;
       for (let column = 0; column < this.columns; column++) sum[column]! += this.table[offset + column]!;
-      count++;
-    };
-    if (this.cls >= 0) add(this.cls);
-    outer: for (const word of this.words(text)) {
-      for (const id of this.pieces(word)) {
-        if (count - 1 >= room) break outer;
-        add(id);
-      }
     }
-    if (this.sep >= 0) add(this.sep);
     let norm = 0;
     for (const value of sum) norm += value * value;
     norm = Math.sqrt(norm) || 1;
