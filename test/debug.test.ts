@@ -4,6 +4,7 @@
 // (a second launch refused, naming the first); the time to live kills the debuggee (by pid); a
 // closed connection takes its session; clear errors for bad input and programs no adapter runs.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -208,5 +209,63 @@ describe('fathom debug (CLI): one session across commands, kept by the daemon', 
     } finally {
       daemon.child.kill();
     }
+  });
+});
+
+/** A C program built with -g, and a Go module: the same bug as the Python one. */
+function writeNative(): { c: string; cSource: string; go: string } {
+  const root = tempDir('fathom-debug-native-');
+  const cSource = path.join(root, 'bug.c');
+  fs.writeFileSync(
+    cSource,
+    ['#include <stdio.h>', '', 'int average(int *values, int count) {', '    int total = 0;', '    for (int i = 0; i < count; i++) total += values[i];', '    return total / count - 1;', '}', '', 'int main(void) {', '    int scores[3] = {3, 4, 5};', '    int result = average(scores, 3);', '    printf("average %d\\n", result);', '    return 0;', '}', ''].join('\n'),
+  );
+  const built = spawnSync('gcc', ['-g', '-O0', '-o', path.join(root, 'bug'), cSource]);
+  assert.equal(built.status, 0, `gcc: ${built.stderr}`);
+  const goFolder = path.join(root, 'go');
+  fs.mkdirSync(goFolder);
+  fs.writeFileSync(path.join(goFolder, 'go.mod'), 'module example.com/bug\n\ngo 1.19\n');
+  fs.writeFileSync(
+    path.join(goFolder, 'main.go'),
+    ['package main', '', 'import "fmt"', '', 'func average(values []int) int {', '\ttotal := 0', '\tfor _, value := range values {', '\t\ttotal += value', '\t}', '\treturn total/len(values) - 1', '}', '', 'func main() {', '\tscores := []int{3, 4, 5}', '\tresult := average(scores)', '\tfmt.Println("average", result)', '}', ''].join('\n'),
+  );
+  return { c: path.join(root, 'bug'), cSource, go: path.join(goFolder, 'main.go') };
+}
+
+describe('debugging C (lldb-vscode) and Go (delve)', () => {
+  const native = writeNative();
+  const daemon = spawnStdioDaemon();
+  const client = daemon.client;
+  after(() => daemon.child.kill());
+
+  const cases = [
+    { name: 'C through lldb-vscode', program: () => native.c, source: () => native.cSource, line: 6, frame: 'average', caller: 'main', output: 'average 3' },
+    { name: 'Go through delve', program: () => native.go, source: () => native.go, line: 10, frame: 'main.average', caller: 'main.main', output: 'average 3' },
+  ];
+  for (const entry of cases) {
+    test(`${entry.name}: stop at the breakpoint, locals, evaluate, step out, continue to the end`, async () => {
+      const stopped = await client.result<DebugStateResult>('fathom/debugLaunch', { program: entry.program(), breakpoints: [{ path: entry.source(), line: entry.line }], timeoutMs: 120_000 });
+      assert.equal(stopped.phase, 'stopped', JSON.stringify(stopped));
+      assert.equal(stopped.frames[0]?.name, entry.frame);
+      assert.equal(stopped.frames[0]?.line, entry.line);
+      const locals = Object.fromEntries((stopped.frames[0]?.locals ?? []).map((variable) => [variable.name, variable.value]));
+      assert.equal(locals.total, '12');
+      const evaluated = await client.result<DebugEvaluateResult>('fathom/debugEvaluate', { expression: 'total' });
+      assert.equal(evaluated.value, '12');
+      const out = await client.result<DebugStateResult>('fathom/debugStep', { kind: 'out' });
+      assert.equal(out.frames[0]?.name, entry.caller);
+      const ended = await client.result<DebugStateResult>('fathom/debugContinue', {});
+      assert.equal(ended.phase, 'ended');
+      assert.ok(ended.output.some((line) => line.includes(entry.output)), ended.output.join('\n'));
+      await client.result('fathom/debugTerminate', {});
+    });
+  }
+
+  test('status lists every adapter as available here', async () => {
+    const status = await client.result<StatusResult>('fathom/status', {});
+    assert.deepEqual(
+      status.debug?.adapters.map((entry) => `${entry.adapter} ${entry.state}`),
+      ['python available', 'go available', 'c available', 'node missing'],
+    );
   });
 });

@@ -51,7 +51,7 @@ export class DebugRequests {
     const cwdParam = optionalString(params, 'cwd');
     const programParam = requiredString(params, 'program');
     const program = absolute(programParam, cwdParam ?? process.cwd());
-    if (!fs.existsSync(program) || !fs.statSync(program).isFile()) throw new FathomError('invalidParams', `no program at ${program}`, { field: 'program' });
+    if (!fs.existsSync(program)) throw new FathomError('invalidParams', `no program at ${program}`, { field: 'program' });
     const cwd = cwdParam === undefined ? path.dirname(program) : absolute(cwdParam, process.cwd());
     if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) throw new FathomError('invalidParams', `params.cwd is not a folder: ${cwd}`, { field: 'cwd' });
     const args = optionalStringList(params, 'args') ?? [];

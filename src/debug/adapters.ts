@@ -1,18 +1,33 @@
 // The debug adapters Fathom knows and whether one can run for a program, detected like language
-// servers: the program's kind in the checkout AND the adapter's binary found. Python runs
-// `python3 -m debugpy.adapter` (Debian's python3-debugpy), with the first python3 that can import
-// debugpy. Go (delve's `dlv dap`, which speaks DAP over TCP, not stdio) and C/C++ (lldb-vscode) are
-// listed with why they are not launched yet; Node has no adapter that installs by name.
+// servers: the program's kind AND the adapter's binary found.
+//   Python   `python3 -m debugpy.adapter` (Debian python3-debugpy) over stdio, with the first
+//            python3 that imports debugpy; the program is a .py file
+//   C, C++   `lldb-vscode` (Debian lldb-14) over stdio; the program is an ELF binary built with -g
+//   Go       `dlv dap` (Debian delve; the go toolchain builds the program) over TCP: delve listens
+//            on a port it prints; the program is a .go file or a package folder
+//   Node     no adapter installs by name from npm or Debian: listed as missing
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
+export interface LaunchInput {
+  program: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  stopOnEntry: boolean;
+}
+
 export interface AdapterCommand {
-  adapter: 'python';
+  adapter: 'python' | 'c' | 'go';
   command: string;
   args: string[];
-  /** The interpreter the debuggee runs under (the adapter's). */
-  python: string;
+  /** stdio, or a TCP port the adapter prints on its stdout (`listening at: HOST:PORT`). */
+  transport: 'stdio' | 'tcp';
+  /** The `launch` request's arguments for this adapter. */
+  launchArguments(input: LaunchInput): Record<string, unknown>;
+  /** The `evaluate` context that evaluates an expression (not an adapter command). */
+  evaluateContext: 'repl' | 'watch';
 }
 
 export interface AdapterState {
@@ -39,31 +54,95 @@ function findPython(): string | undefined {
   return pythonWithDebugpy ?? undefined;
 }
 
-function onPath(binary: string): boolean {
-  return (process.env.PATH ?? '').split(path.delimiter).some((folder) => folder !== '' && fs.existsSync(path.join(folder, binary)));
+function findBinary(names: string[], extraFolders: string[] = []): string | undefined {
+  const folders = [...(process.env.PATH ?? '').split(path.delimiter), ...extraFolders].filter((folder) => folder !== '');
+  for (const name of names) for (const folder of folders) if (fs.existsSync(path.join(folder, name))) return path.join(folder, name);
+  return undefined;
+}
+
+const lldbNames = ['lldb-vscode', 'lldb-vscode-14', 'lldb-vscode-15', 'lldb-vscode-16', 'lldb-dap'];
+const lldbFolders = ['/usr/lib/llvm-14/bin', '/usr/lib/llvm-15/bin', '/usr/lib/llvm-16/bin'];
+
+function isElf(file: string): boolean {
+  try {
+    const handle = fs.openSync(file, 'r');
+    try {
+      const head = Buffer.alloc(4);
+      fs.readSync(handle, head, 0, 4, 0);
+      return head.equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46]));
+    } finally {
+      fs.closeSync(handle);
+    }
+  } catch {
+    return false;
+  }
+}
+
+function python(pythonPath: string): AdapterCommand {
+  return {
+    adapter: 'python',
+    command: pythonPath,
+    args: ['-m', 'debugpy.adapter'],
+    transport: 'stdio',
+    evaluateContext: 'repl',
+    launchArguments: (input) => ({ request: 'launch', type: 'python', name: 'fathom', program: input.program, args: input.args, cwd: input.cwd, env: input.env, stopOnEntry: input.stopOnEntry, console: 'internalConsole', justMyCode: true, python: [pythonPath], redirectOutput: true }),
+  };
+}
+
+function lldb(binary: string): AdapterCommand {
+  return {
+    adapter: 'c',
+    command: binary,
+    args: [],
+    transport: 'stdio',
+    evaluateContext: 'watch',
+    launchArguments: (input) => ({ request: 'launch', name: 'fathom', program: input.program, args: input.args, cwd: input.cwd, env: Object.entries(input.env).map(([key, value]) => `${key}=${value}`), stopOnEntry: input.stopOnEntry }),
+  };
+}
+
+function delve(binary: string): AdapterCommand {
+  return {
+    adapter: 'go',
+    command: binary,
+    args: ['dap', '--listen=127.0.0.1:0'],
+    transport: 'tcp',
+    evaluateContext: 'repl',
+    launchArguments: (input) => ({ request: 'launch', name: 'fathom', mode: 'debug', program: input.program, args: input.args, cwd: input.cwd, env: input.env, stopOnEntry: input.stopOnEntry }),
+  };
 }
 
 /** Which adapter debugs `program` (an absolute path), or why none can. */
 export function adapterFor(program: string): AdapterCommand | { missing: string } {
   const extension = path.extname(program).toLowerCase();
   if (extension === '.py') {
-    const python = findPython();
-    if (!python) return { missing: 'no python3 here can import debugpy (Debian: apt-get install python3-debugpy)' };
-    return { adapter: 'python', command: python, args: ['-m', 'debugpy.adapter'], python };
+    const found = findPython();
+    return found ? python(found) : { missing: 'no python3 here can import debugpy (Debian: apt-get install python3-debugpy)' };
   }
-  if (extension === '.go') return { missing: 'Go programs are not launched yet (delve speaks DAP over TCP; Fathom speaks it over stdio for now)' };
-  if (['.c', '.cc', '.cpp', ''].includes(extension)) return { missing: 'C and C++ programs are not launched yet (lldb-vscode is detected but not driven)' };
+  if (extension === '.go' || (fs.existsSync(program) && fs.statSync(program).isDirectory() && fs.readdirSync(program).some((name) => name.endsWith('.go')))) {
+    const dlv = findBinary(['dlv']);
+    if (!dlv) return { missing: 'dlv not found (Debian: apt-get install delve)' };
+    if (!findBinary(['go'])) return { missing: 'the go toolchain is not found (Debian: apt-get install golang-go): delve builds the program with it' };
+    return delve(dlv);
+  }
   if (['.js', '.mjs', '.cjs', '.ts'].includes(extension)) return { missing: 'no Node.js debug adapter installs by name from npm or Debian' };
-  return { missing: `no debug adapter for ${extension || 'files without an extension'}` };
+  if (isElf(program)) {
+    const binary = findBinary(lldbNames, lldbFolders);
+    return binary ? lldb(binary) : { missing: 'lldb-vscode not found (Debian: apt-get install lldb-14)' };
+  }
+  if (['.c', '.cc', '.cpp', '.cxx', '.h'].includes(extension)) return { missing: 'give the built program (an ELF binary built with -g), not its source' };
+  return { missing: `no debug adapter for ${extension || 'this file (not an ELF binary)'}` };
 }
 
 /** Every adapter's state, for status. */
 export function adapterStates(): AdapterState[] {
-  const python = findPython();
+  const pythonPath = findPython();
+  const dlv = findBinary(['dlv']);
+  const go = findBinary(['go']);
+  const lldbBinary = findBinary(lldbNames, lldbFolders);
   return [
-    python ? { adapter: 'python', state: 'available' } : { adapter: 'python', state: 'missing', reason: 'no python3 can import debugpy (apt-get install python3-debugpy)' },
-    { adapter: 'go', state: 'missing', reason: onPath('dlv') ? 'dlv found, but Go sessions are not launched yet' : 'dlv not found (apt-get install delve); Go sessions are not launched yet' },
-    { adapter: 'c', state: 'missing', reason: onPath('lldb-vscode-14') || onPath('lldb-vscode') ? 'lldb-vscode found, but C sessions are not launched yet' : 'lldb-vscode not found (apt-get install lldb-14); C sessions are not launched yet' },
+    pythonPath ? { adapter: 'python', state: 'available' } : { adapter: 'python', state: 'missing', reason: 'no python3 can import debugpy (apt-get install python3-debugpy)' },
+    dlv && go ? { adapter: 'go', state: 'available' } : { adapter: 'go', state: 'missing', reason: !dlv ? 'dlv not found (apt-get install delve)' : 'the go toolchain is not found (apt-get install golang-go)' },
+    lldbBinary ? { adapter: 'c', state: 'available' } : { adapter: 'c', state: 'missing', reason: 'lldb-vscode not found (apt-get install lldb-14)' },
     { adapter: 'node', state: 'missing', reason: 'no Node.js debug adapter installs by name from npm or Debian' },
   ];
 }

@@ -6,6 +6,8 @@
 // or the end. Terminating disconnects with terminateDebuggee and then kills what is left, so no
 // process outlives a session.
 import { type ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
+import type { Readable, Writable } from 'node:stream';
 import { FathomError } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import type { AdapterCommand } from './adapters.js';
@@ -85,31 +87,60 @@ export class DebugSession {
     readonly id: string,
     readonly program: string,
     private readonly adapter: ChildProcess,
+    streams: { input: Readable; output: Writable },
+    private readonly evaluateContext: 'repl' | 'watch',
   ) {
-    this.connection = new DapConnection(adapter.stdout!, adapter.stdin!, (line) => log.debug(`debug ${id}: ${line}`));
+    this.connection = new DapConnection(streams.input, streams.output, (line) => log.debug(`debug ${id}: ${line}`));
     this.connection.onEvent((event) => this.event(event));
     this.connection.onClose(() => this.ended());
     adapter.stderr?.on('data', (chunk: Buffer) => log.debug(`debug adapter ${id}: ${chunk.toString().trim()}`));
+    // An adapter reached over TCP (delve) runs the debuggee with its own stdout: that is the program's output.
+    if (streams.input !== adapter.stdout) adapter.stdout?.on('data', (chunk: Buffer) => this.addOutput(chunk.toString()));
     adapter.on('exit', () => this.connection.close());
+  }
+
+  /** Starts the adapter; answers the streams DAP runs on (its stdio, or the TCP port it prints). */
+  private static async start(command: AdapterCommand, cwd: string, timeoutMs: number): Promise<{ adapter: ChildProcess; input: Readable; output: Writable }> {
+    const adapter = spawn(command.command, command.args, { stdio: ['pipe', 'pipe', 'pipe'], cwd });
+    await new Promise<void>((resolve, reject) => {
+      adapter.once('spawn', resolve);
+      adapter.once('error', (error) => reject(new FathomError('io', `the debug adapter (${command.command} ${command.args.join(' ')}) did not start: ${error.message}`)));
+    });
+    if (command.transport === 'stdio') return { adapter, input: adapter.stdout!, output: adapter.stdin! };
+    const address = await new Promise<{ host: string; port: number }>((resolve, reject) => {
+      let text = '';
+      const timer = setTimeout(() => reject(new FathomError('io', `the debug adapter printed no address within ${timeoutMs} ms`)), timeoutMs);
+      const onData = (chunk: Buffer): void => {
+        text += chunk.toString();
+        const match = /listening at:?\s*\[?([\d.:a-f]+?)\]?:(\d+)/i.exec(text);
+        if (!match) return;
+        clearTimeout(timer);
+        adapter.stdout!.off('data', onData);
+        resolve({ host: match[1]!, port: Number(match[2]) });
+      };
+      adapter.stdout!.on('data', onData);
+      adapter.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new FathomError('io', `the debug adapter exited (code ${code}) before it listened: ${text.trim()}`));
+      });
+    });
+    adapter.stdout!.resume();
+    const socket = net.connect(address.port, address.host);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', resolve);
+      socket.once('error', (error) => reject(new FathomError('io', `could not reach the debug adapter at ${address.host}:${address.port}: ${error.message}`)));
+    });
+    return { adapter, input: socket, output: socket };
   }
 
   /** Starts the adapter and the program; answers once the debuggee first stops or ends (or `timeoutMs` passes, still running). */
   static async launch(id: string, command: AdapterCommand, request: LaunchRequest, timeoutMs = 30_000): Promise<DebugSession> {
-    const adapter = spawn(command.command, command.args, { stdio: ['pipe', 'pipe', 'pipe'], cwd: request.cwd, detached: false });
-    const session = new DebugSession(id, request.program, adapter);
-    const spawned = new Promise<void>((resolve, reject) => {
-      adapter.once('spawn', resolve);
-      adapter.once('error', (error) => reject(new FathomError('io', `the debug adapter (${command.command} ${command.args.join(' ')}) did not start: ${error.message}`)));
-    });
+    const started = await DebugSession.start(command, request.cwd, timeoutMs);
+    const session = new DebugSession(id, request.program, started.adapter, started, command.evaluateContext);
     try {
-      await spawned;
       await session.connection.request('initialize', { clientID: 'fathom', clientName: 'Fathom', adapterID: command.adapter, pathFormat: 'path', linesStartAt1: true, columnsStartAt1: true, supportsVariableType: true, supportsRunInTerminalRequest: false, locale: 'en' });
       const initialized = session.nextEvent('initialized', timeoutMs);
-      const launched = session.connection.request(
-        'launch',
-        { request: 'launch', type: 'python', name: 'fathom', program: request.program, args: request.args, cwd: request.cwd, env: request.env, stopOnEntry: request.stopOnEntry, console: 'internalConsole', justMyCode: true, python: [command.python], redirectOutput: true },
-        timeoutMs,
-      );
+      const launched = session.connection.request('launch', command.launchArguments(request), timeoutMs);
       launched.catch(() => undefined); // observed below; a failure before then must not go unhandled
       await initialized;
       const bySource = new Map<string, Breakpoint[]>();
@@ -169,16 +200,21 @@ export class DebugSession {
       case 'output': {
         if (body.category === 'telemetry') break;
         // Output comes in pieces (print writes its parts apart): lines are joined across events.
-        const lines = (this.partial + String(body.output ?? '')).split('\n');
-        this.partial = lines.pop() ?? '';
-        this.output.push(...lines);
-        if (this.output.length > outputLines) this.output.splice(0, this.output.length - outputLines);
+        this.addOutput(String(body.output ?? ''));
         break;
       }
       default:
         return;
     }
     if (event.event === 'stopped' || event.event === 'terminated') for (const waiter of this.waiters) waiter();
+  }
+
+  /** Output lines, joined across pieces (print writes its parts apart), carriage returns dropped. */
+  private addOutput(text: string): void {
+    const lines = (this.partial + text.replace(/\r/g, '')).split('\n');
+    this.partial = lines.pop() ?? '';
+    this.output.push(...lines);
+    if (this.output.length > outputLines) this.output.splice(0, this.output.length - outputLines);
   }
 
   private ended(): void {
@@ -255,7 +291,7 @@ export class DebugSession {
     this.requireStopped('evaluate');
     const frame = frameId ?? (await this.state({ frames: 1, maxLocals: 0 })).frames[0]?.id;
     try {
-      const body = await this.connection.request('evaluate', { expression, ...(frame === undefined ? {} : { frameId: frame }), context: 'repl' });
+      const body = await this.connection.request('evaluate', { expression, ...(frame === undefined ? {} : { frameId: frame }), context: this.evaluateContext });
       const value = String(body.result ?? '');
       return { value: value.length > maxValue ? `${value.slice(0, maxValue)}…` : value, ...(body.type ? { type: String(body.type) } : {}), ...(value.length > maxValue ? { truncated: true } : {}) };
     } catch (error) {
