@@ -269,3 +269,49 @@ describe('debugging C (lldb-vscode) and Go (delve)', () => {
     );
   });
 });
+
+describe('adapters that crash or never answer', () => {
+  test('an adapter killed mid-session ends the session with a clear answer, not a hang', async () => {
+    const root = writeProgram();
+    const daemon = spawnStdioDaemon();
+    try {
+      const stopped = await daemon.client.result<DebugStateResult>('fathom/debugLaunch', { program: path.join(root, 'average.py'), stopOnEntry: true });
+      assert.equal(stopped.phase, 'stopped');
+      // The adapter is the daemon's child running debugpy.adapter.
+      const children = spawnSync('ps', ['-o', 'pid=,args=', '--ppid', String(daemon.child.pid)], { encoding: 'utf8' }).stdout;
+      const adapter = children.split('\n').find((line) => line.includes('debugpy.adapter'));
+      assert.ok(adapter, children);
+      process.kill(Number(adapter.trim().split(/\s+/)[0]), 'SIGKILL');
+      let state: DebugStateResult | undefined;
+      for (let attempt = 0; attempt < 50; attempt++) {
+        state = await daemon.client.result<DebugStateResult>('fathom/debugState', {});
+        if (state.phase === 'ended') break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.equal(state?.phase, 'ended');
+      const evaluated = await daemon.client.request('fathom/debugEvaluate', { expression: '1 + 1' });
+      assert.match(evaluated.error?.message ?? '', /the debuggee is finished, not stopped/);
+      // And the next launch is not refused: an ended session makes room.
+      const again = await daemon.client.result<DebugStateResult>('fathom/debugLaunch', { program: path.join(root, 'average.py'), stopOnEntry: true });
+      assert.equal(again.phase, 'stopped');
+      await daemon.client.result('fathom/debugTerminate', {});
+    } finally {
+      daemon.child.kill();
+    }
+  });
+
+  test('a process that never answers DAP: the request times out with its name', async () => {
+    const { DapConnection, DapTimedOut } = await import('../src/debug/dap-connection.js');
+    const { spawn } = await import('node:child_process');
+    const silent = spawn(process.execPath, ['-e', 'process.stdin.resume(); setInterval(() => {}, 1000)'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    try {
+      const connection = new DapConnection(silent.stdout!, silent.stdin!);
+      await assert.rejects(connection.request('initialize', {}, 300), (error: unknown) => error instanceof DapTimedOut && /initialize: the debug adapter did not answer within 300 ms/.test((error as Error).message));
+      silent.kill();
+      await new Promise((resolve) => silent.once('exit', resolve));
+      await assert.rejects(connection.request('threads', {}, 300), /connection closed/);
+    } finally {
+      silent.kill();
+    }
+  });
+});

@@ -11,7 +11,7 @@ import type { Readable, Writable } from 'node:stream';
 import { FathomError } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import type { AdapterCommand } from './adapters.js';
-import { DapConnection, type DapEvent, DapFailed, DapTimedOut } from './dap-connection.js';
+import { DapClosed, DapConnection, type DapEvent, DapFailed, DapTimedOut } from './dap-connection.js';
 
 export interface Breakpoint {
   /** Absolute path. */
@@ -254,6 +254,19 @@ export class DebugSession {
 
   /** Where it is: the stack of the stopped thread, with the locals of the top frame and of `frameIds`. */
   async state(options: { frames?: number; localsOf?: number[]; maxValue?: number; maxLocals?: number } = {}): Promise<SessionState> {
+    try {
+      return await this.stateNow(options);
+    } catch (error) {
+      // The adapter went away while we asked (it crashed, or was killed): the session has ended.
+      if (error instanceof DapClosed || this.connection.isClosed) {
+        this.ended();
+        return this.stateNow(options);
+      }
+      throw asFathomError(error, 'state');
+    }
+  }
+
+  private async stateNow(options: { frames?: number; localsOf?: number[]; maxValue?: number; maxLocals?: number }): Promise<SessionState> {
     const base = { phase: this.phase, ...(this.exitCode === undefined ? {} : { exitCode: this.exitCode }), output: [...this.output, ...(this.partial ? [this.partial] : [])], breakpoints: [...this.breakpointState.values()].flat() };
     if (this.phase !== 'stopped' || !this.stop) return { ...base, frames: [] };
     const stop = this.stop;
@@ -347,6 +360,7 @@ export class DebugSession {
 
 function asFathomError(error: unknown, what: string): Error {
   if (error instanceof FathomError) return error;
+  if (error instanceof DapClosed) return new FathomError('io', `${what}: the debug adapter ended (it crashed or was killed); the session is over`);
   if (error instanceof DapFailed) return new FathomError('invalidParams', `the debug adapter refused ${error.command}: ${error.message.replace(`${error.command}: `, '')}`);
   if (error instanceof DapTimedOut) return new FathomError('io', `${what}: ${error.message}`);
   return new FathomError('io', `${what}: the debug adapter failed: ${(error as Error).message}`);
