@@ -15,18 +15,14 @@ import { ErrorCodes } from '../src/protocol/errors.js';
 import type { CodeSearchResult } from '../src/protocol/methods.js';
 import { routeOf } from '../src/search/code-search.js';
 import type { Workspace } from '../src/workspace/workspace.js';
-import { gitInit, tempDir } from './helpers/fixture.js';
+import { tempDir } from './helpers/fixture.js';
+import { searchFixtureRepo, searchFixtures } from './helpers/search-fixture.js';
 import { spawnCli, spawnStdioDaemon } from './helpers/raw-client.js';
 import { quiesce, readyWorkspace } from './helpers/workspace-harness.js';
 
-const fixtures = path.resolve(import.meta.dirname, '../../test/fixtures/search');
+const fixtures = searchFixtures;
 
-function fixtureRepo(): string {
-  const root = tempDir('fathom-search-');
-  fs.cpSync(path.join(fixtures, 'repo'), root, { recursive: true });
-  gitInit(root);
-  return root;
-}
+const fixtureRepo = (): string => searchFixtureRepo('fathom-search-');
 
 describe('terms', () => {
   const cases: Array<[string, string[]]> = [

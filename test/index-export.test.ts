@@ -15,19 +15,14 @@ import { queryTerms } from '../src/index/lexical/code-tokens.js';
 import { ErrorCodes } from '../src/protocol/errors.js';
 import type { ExportIndexResult } from '../src/protocol/methods.js';
 import type { Workspace } from '../src/workspace/workspace.js';
-import { gitInit, tempDir } from './helpers/fixture.js';
+import { tempDir } from './helpers/fixture.js';
+import { searchFixtureRepo } from './helpers/search-fixture.js';
 import { spawnStdioDaemon } from './helpers/raw-client.js';
 import { quiesce, readyWorkspace } from './helpers/workspace-harness.js';
 
-const fixtures = path.resolve(import.meta.dirname, '../../test/fixtures/search');
 const teamKey = Buffer.from('00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff', 'hex');
 
-function fixtureRepo(): string {
-  const root = tempDir('fathom-export-');
-  fs.cpSync(path.join(fixtures, 'repo'), root, { recursive: true });
-  gitInit(root);
-  return root;
-}
+const fixtureRepo = (): string => searchFixtureRepo('fathom-export-');
 
 describe('path masks', () => {
   const mask = new PathMask(teamKey);

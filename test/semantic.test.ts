@@ -19,19 +19,14 @@ import { VectorStore } from '../src/index/semantic/vector-store.js';
 import { ErrorCodes } from '../src/protocol/errors.js';
 import type { CodeSearchResult, ModelUseResult, StatusResult, WorkspaceStatus } from '../src/protocol/methods.js';
 import type { Workspace } from '../src/workspace/workspace.js';
-import { gitInit, tempDir } from './helpers/fixture.js';
+import { tempDir } from './helpers/fixture.js';
+import { searchFixtureRepo } from './helpers/search-fixture.js';
 import { spawnStdioDaemon } from './helpers/raw-client.js';
 import { buildTinyModel, tinyDimensions } from './helpers/tiny-model.js';
 import { quiesce, readyWorkspace } from './helpers/workspace-harness.js';
 
-const fixtures = path.resolve(import.meta.dirname, '../../test/fixtures/search');
 
-function fixtureRepo(): string {
-  const root = tempDir('fathom-semantic-');
-  fs.cpSync(path.join(fixtures, 'repo'), root, { recursive: true });
-  gitInit(root);
-  return root;
-}
+const fixtureRepo = (): string => searchFixtureRepo('fathom-semantic-');
 
 const unit = (values: number[]): Float32Array => {
   const vector = Float32Array.from(values);

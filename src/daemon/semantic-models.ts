@@ -18,6 +18,7 @@ import { EmbedPool } from '../index/semantic/embed-pool.js';
 import { EmbeddingCache } from '../index/semantic/embedding-cache.js';
 import { type ModelFolder, openModelFolder } from '../index/semantic/model-folder.js';
 import { SemanticIndex } from '../index/semantic/semantic-index.js';
+import type { ModelInfo } from '../protocol/methods.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { workspaceCacheDir } from './config.js';
 
@@ -31,14 +32,6 @@ function defaultModelOn(): boolean {
   return process.env.FATHOM_DEFAULT_MODEL !== 'off';
 }
 
-export interface ModelInfo {
-  dir: string;
-  id: string;
-  dtype: 'fp32' | 'q8';
-  dimensions: number;
-  /** The hybrid weight measured for this model (fathom.json), if any. */
-  hybridWeight?: number;
-}
 
 interface Configured {
   model: ModelFolder;
