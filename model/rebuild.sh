@@ -14,7 +14,11 @@ if ((${#missing[@]} > 0)); then
   apt-get update
   DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
 fi
-/usr/bin/python3 model/mine.py "$WORK/data"
+# JavaScript with JSDoc, from the npm registry by name (pinned; no install scripts run)
+mkdir -p "$WORK/npm"
+(cd "$WORK/npm" && [ -f package.json ] || npm init -y >/dev/null)
+(cd "$WORK/npm" && npm install --no-audit --no-fund --ignore-scripts lodash@4.17.21 date-fns@2.30.0 ramda@0.29.1 underscore@1.13.6 async@3.2.5 validator@13.11.0 express@4.18.2 commander@11.1.0)
+/usr/bin/python3 model/mine.py "$WORK/data" "$WORK/npm"
 /usr/bin/python3 model/train.py "$WORK/data" "$WORK/trained" --epochs 5 --dim 256 --temperature 0.07
 hybrid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("hybridWeight", ""))' models/fathom-code/fathom.json 2>/dev/null || true)
 rm -rf "$WORK/model" && mkdir -p "$WORK/model"

@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import type { CancellationSignal } from '../../base/cancellation.js';
 import { neverCancelled, throwIfCancelled } from '../../base/cancellation.js';
 import { FathomError } from '../../base/errors.js';
+import { SerialTask } from '../../base/serial-task.js';
 import { log } from '../../base/logger.js';
 import { toAbsolute } from '../../base/paths.js';
 import type { ChunkPool } from '../syntax/chunk-pool.js';
@@ -72,10 +73,10 @@ export class CodeGraph {
   /** The hash each indexed file had when it was tagged (persistence). */
   private readonly hashes = new Map<string, string>();
   private saveTimer: NodeJS.Timeout | undefined;
-  private saving: Promise<void> | undefined;
+  /** One save at a time; a change during a save makes another follow. */
+  private readonly saver = new SerialTask(() => this.write());
   /** After dispose: tagging that finishes changes nothing, and nothing is saved any more. */
   private disposed = false;
-  private saveAgain = false;
   /** How the last build went: parts taken from the cache, files tagged. */
   lastBuild: { loaded: number; tagged: number } | undefined;
   private dirty = false;
@@ -233,33 +234,26 @@ export class CodeGraph {
     if (this.saveTimer) clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
     if (!this.cacheFile || !this.built) return Promise.resolve();
-    if (this.saving) {
-      this.saveAgain = true;
-      return this.saving;
-    }
+    return this.saver.run();
+  }
+
+  private async write(): Promise<void> {
     const started = performance.now();
     const files = [...this.byPath.values()].filter((part) => this.hashes.has(part.path)).map((part) => ({ part, hash: this.hashes.get(part.path)! }));
     const snapshot = { root: this.source.root, queries: this.queriesKey(), names: this.names.all().slice(), ...this.kinds.snapshot(), files };
     this.dirty = false;
-    this.saving = saveGraph(this.cacheFile, snapshot)
-      .then(() => log.debug(`code graph of ${this.source.root} saved in ${Math.round(performance.now() - started)} ms`))
-      .catch((error: unknown) => {
-        this.dirty = true;
-        log.warn(`code graph of ${this.source.root} not saved: ${(error as Error).message}`);
-      })
-      .finally(() => {
-        this.saving = undefined;
-        if (this.saveAgain) {
-          this.saveAgain = false;
-          void this.save();
-        }
-      });
-    return this.saving;
+    try {
+      await saveGraph(this.cacheFile!, snapshot);
+      log.debug(`code graph of ${this.source.root} saved in ${Math.round(performance.now() - started)} ms`);
+    } catch (error) {
+      this.dirty = true;
+      log.warn(`code graph of ${this.source.root} not saved: ${(error as Error).message}`);
+    }
   }
 
   /** Waits for a save under way (and the one a change during it asked for). */
   async saved(): Promise<void> {
-    while (this.saving) await this.saving;
+    await this.saver.idle();
   }
 
   /** Saves a while after the last change. */

@@ -15,6 +15,7 @@
 import type { CancellationSignal } from '../../base/cancellation.js';
 import { neverCancelled, throwIfCancelled } from '../../base/cancellation.js';
 import { breathe } from '../../base/event-loop.js';
+import { SerialTask } from '../../base/serial-task.js';
 import { log } from '../../base/logger.js';
 import { toAbsolute } from '../../base/paths.js';
 import { fieldCount, maxFieldCount } from './chunk-fields.js';
@@ -154,8 +155,8 @@ export class ChunkRanking {
   private readonly subscription: { dispose(): void };
   private readonly progressListeners = new Set<(done: number, total: number) => void>();
   private saveTimer: NodeJS.Timeout | undefined;
-  private saving: Promise<void> | undefined;
-  private saveAgain = false;
+  /** One save at a time; a change during a save makes another follow. */
+  private readonly saver = new SerialTask(() => this.write());
   /** Snapshots copying the lists now: no compaction meanwhile. */
   private snapshotting = 0;
   /** Scores of the query under way, indexed by chunk id (reused: reset through `touched`). */
@@ -601,28 +602,21 @@ export class ChunkRanking {
     if (this.saveTimer) clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
     if (!this.cacheFile || !this.built) return Promise.resolve();
-    if (this.saving) {
-      this.saveAgain = true;
-      return this.saving;
-    }
+    return this.saver.run();
+  }
+
+  private async write(): Promise<void> {
     const started = performance.now();
-    this.saving = (async () => {
+    try {
       await saveRanking(this.cacheFile!, await this.snapshot());
-    })()
-      .then(() => log.debug(`chunk ranking of ${this.source.root} saved in ${Math.round(performance.now() - started)} ms`))
-      .catch((error: unknown) => log.warn(`chunk ranking of ${this.source.root} not saved: ${(error as Error).message}`))
-      .finally(() => {
-        this.saving = undefined;
-        if (this.saveAgain) {
-          this.saveAgain = false;
-          void this.save();
-        }
-      });
-    return this.saving;
+      log.debug(`chunk ranking of ${this.source.root} saved in ${Math.round(performance.now() - started)} ms`);
+    } catch (error) {
+      log.warn(`chunk ranking of ${this.source.root} not saved: ${(error as Error).message}`);
+    }
   }
 
   async saved(): Promise<void> {
-    while (this.saving) await this.saving;
+    await this.saver.idle();
   }
 
   /** Stops following changes; a pending save is written first. */
