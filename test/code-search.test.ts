@@ -289,7 +289,7 @@ describe('fathom/codeSearch over the protocol', () => {
     assert.notEqual(workspace.indexes.semantic, 'off');
     assert.equal(workspace.search?.ranking.files, 6);
     assert.match(workspace.search?.semantic.model?.dir ?? '', /models\/fathom-code$/);
-    assert.equal(workspace.search?.semantic.model?.hybridWeight, 0.2);
+    assert.equal(workspace.search?.semantic.model?.hybridWeight, 0.3);
   });
 });
 

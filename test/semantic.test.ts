@@ -249,7 +249,7 @@ describe("Fathom's own model, on by default", () => {
     const semantic = indexed.search!.semantic as { state: string; model: { dir: string; dimensions: number; hybridWeight: number }; chunks: number };
     assert.equal(semantic.state, 'ready');
     assert.match(semantic.model.dir, /models\/fathom-code$/);
-    assert.deepEqual([semantic.model.dimensions, semantic.model.hybridWeight], [256, 0.2]);
+    assert.deepEqual([semantic.model.dimensions, semantic.model.hybridWeight], [256, 0.3]);
     assert.ok(semantic.chunks > 0);
     const words = await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'wait longer between tries after each failure' });
     assert.equal(words.route, 'hybrid');
