@@ -10,6 +10,7 @@
 // bytes), language, arrays (the 12 typed arrays as bytes), imports as [source, name, local,
 // reexport (0/1), line] }. Versions: 1 = one msgpack payload (not read any more), 2 = records.
 import { Packr } from 'msgpackr';
+import { bytesOf, typedCopy } from '../../base/typed-bytes.js';
 import { CheckedFileWriter, readCheckedRecords } from '../../base/checked-file.js';
 import { breathe } from '../../base/event-loop.js';
 import type { ImportBinding } from '../syntax/tags.js';
@@ -62,19 +63,6 @@ const arrayFields = [
   ['referenceBindings', Int32Array],
 ] as const;
 
-type TypedArrayConstructor = Uint32ArrayConstructor | Uint16ArrayConstructor | Int32ArrayConstructor;
-
-function bytesOf(array: ArrayBufferView): Uint8Array {
-  return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
-}
-
-/** A copy with the alignment the element type needs (msgpack hands back views at any offset). */
-function typed(bytes: Uint8Array, type: TypedArrayConstructor): Uint32Array | Uint16Array | Int32Array {
-  const copy = new Uint8Array(bytes.byteLength);
-  copy.set(bytes);
-  return new type(copy.buffer);
-}
-
 /** Writes the snapshot piece by piece (other work runs between pieces); the old file stays until the new one is complete. */
 export async function saveGraph(file: string, snapshot: GraphSnapshot): Promise<void> {
   const writer = await CheckedFileWriter.open(file, magic, graphFormatVersion);
@@ -109,7 +97,7 @@ export type GraphLoad = { status: 'valid'; snapshot: GraphSnapshot } | { status:
 function decodeFile(entry: StoredFile, limits: { names: number; kinds: number; chains: number }): { part: FileGraph; hash: string } {
   if (!Array.isArray(entry.arrays) || entry.arrays.length !== arrayFields.length || entry.hash.length !== 32) throw new Error(`${entry.path}: wrong shape`);
   const part = { path: entry.path, language: entry.language ?? undefined, imports: entry.imports.map(([source, name, local, reexport, line]): ImportBinding => ({ source, name, local, reexport: reexport === 1, line })) } as Record<string, unknown>;
-  arrayFields.forEach(([field, type], index) => (part[field] = typed(entry.arrays[index]!, type)));
+  arrayFields.forEach(([field, type], index) => (part[field] = typedCopy<Uint32Array | Uint16Array | Int32Array>(entry.arrays[index]!, type)));
   const graph = part as unknown as FileGraph;
   const definitions = graph.definitionNames.length;
   const references = graph.referenceNames.length;

@@ -13,6 +13,7 @@
 //   last       msgpack [path, hash (32 bytes), first chunk, chunk count][]: a chunk's file id is its
 //              file's index in this list (0xffffffff: a chunk of no stored file, dead on load)
 import { Packr } from 'msgpackr';
+import { bytesOf, typedCopy } from '../../base/typed-bytes.js';
 import { CheckedFileWriter, readCheckedRecords } from '../../base/checked-file.js';
 import { breathe } from '../../base/event-loop.js';
 import { fieldCount } from './chunk-fields.js';
@@ -45,25 +46,6 @@ interface StoredHeader {
   chunks: number;
   files: number;
   postingRecords: number;
-}
-
-function bytesOf(array: ArrayBufferView): Uint8Array {
-  return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
-}
-
-/** A copy aligned for the element type (records are views at any offset). */
-function u32(bytes: Uint8Array): Uint32Array {
-  if (bytes.byteLength % 4 !== 0) throw new Error('a u32 array of odd length');
-  const copy = new Uint8Array(bytes.byteLength);
-  copy.set(bytes);
-  return new Uint32Array(copy.buffer);
-}
-
-function u16(bytes: Uint8Array): Uint16Array {
-  if (bytes.byteLength % 2 !== 0) throw new Error('a u16 array of odd length');
-  const copy = new Uint8Array(bytes.byteLength);
-  copy.set(bytes);
-  return new Uint16Array(copy.buffer);
 }
 
 export async function saveRanking(file: string, snapshot: RankingSnapshot, magic = rankingMagic): Promise<void> {
@@ -125,8 +107,8 @@ export async function loadRanking(file: string, magic = rankingMagic): Promise<R
     let last = performance.now();
     for (let record = 0; record < header.postingRecords; record++, at++) {
       const stored = packr.unpack(records[at]!) as { lengths: Uint8Array; data: Uint8Array };
-      const lengths = u32(stored.lengths);
-      const data = u32(stored.data);
+      const lengths = typedCopy(stored.lengths, Uint32Array);
+      const data = typedCopy(stored.data, Uint32Array);
       let offset = 0;
       for (const length of lengths) {
         if (length % 2 !== 0 || offset + length > data.length) return { status: 'corrupt', reason: 'a posting list is cut short' };
@@ -140,10 +122,10 @@ export async function loadRanking(file: string, magic = rankingMagic): Promise<R
       }
     }
     if (postings.length !== header.terms) return { status: 'corrupt', reason: 'posting lists and terms differ in number' };
-    const chunkFile = u32(records[at++]!);
-    const chunkLines = u32(records[at++]!);
-    const chunkBytes = u32(records[at++]!);
-    const chunkLengths = u16(records[at++]!);
+    const chunkFile = typedCopy(records[at++]!, Uint32Array);
+    const chunkLines = typedCopy(records[at++]!, Uint32Array);
+    const chunkBytes = typedCopy(records[at++]!, Uint32Array);
+    const chunkLengths = typedCopy(records[at++]!, Uint16Array);
     const chunks = header.chunks;
     if (chunkFile.length !== chunks || chunkLines.length !== 2 * chunks || chunkBytes.length !== 2 * chunks || chunkLengths.length !== fieldCount * chunks) return { status: 'corrupt', reason: 'the chunk table has the wrong shape' };
     const stored = packr.unpack(records[at]!) as Array<[string, Uint8Array, number, number]>;

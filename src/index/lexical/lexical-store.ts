@@ -6,6 +6,7 @@
 // { root, files, hashes (32 bytes per file, concatenated), keys, offsets, counts (u32 little-endian
 // arrays as bytes), postings }. Versions: 1 = first format.
 import { Packr } from 'msgpackr';
+import { bytesOf, typedCopy } from '../../base/typed-bytes.js';
 import { encodeChecked, readChecked, writeFileAtomic } from '../../base/checked-file.js';
 import { Postings } from './postings.js';
 
@@ -31,17 +32,6 @@ interface Stored {
   postings: Uint8Array;
 }
 
-function bytesOf(array: Uint32Array): Uint8Array {
-  return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
-}
-
-/** A copy: msgpack hands back views at any offset, and a Uint32Array needs 4-byte alignment. */
-function uint32sOf(bytes: Uint8Array): Uint32Array {
-  const copy = new Uint8Array(bytes.byteLength);
-  copy.set(bytes);
-  return new Uint32Array(copy.buffer);
-}
-
 export function saveLexical(file: string, snapshot: LexicalSnapshot): void {
   const hashes = Buffer.alloc(snapshot.hashes.length * 32);
   snapshot.hashes.forEach((hash, index) => hashes.write(hash, index * 32, 32, 'hex'));
@@ -57,9 +47,9 @@ export function loadLexical(file: string): LexicalLoad {
   if (read.status !== 'valid') return read;
   try {
     const stored = packr.unpack(read.payload) as Stored;
-    const keys = uint32sOf(stored.keys);
-    const offsets = uint32sOf(stored.offsets);
-    const counts = uint32sOf(stored.counts);
+    const keys = typedCopy(stored.keys, Uint32Array);
+    const offsets = typedCopy(stored.offsets, Uint32Array);
+    const counts = typedCopy(stored.counts, Uint32Array);
     if (offsets.length !== keys.length + 1 || counts.length !== keys.length || stored.hashes.length !== stored.files.length * 32) {
       return { status: 'corrupt', reason: 'payload has the wrong shape' };
     }
