@@ -61,15 +61,15 @@ async function main(): Promise<void> {
   const workspace = new Workspace({ root, cacheDir: fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-grep-bench-')), maxFileBytes: 1 << 20, reconcileIntervalMs: 0, pool });
   await workspace.whenReady();
   const status = workspace.status();
-  const cacheFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-grep-bench-')), 'lexical.bin');
-  const built = new LexicalIndex(workspace, overlay, cacheFile);
+  const cacheFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-grep-bench-'));
+  const built = new LexicalIndex(workspace, overlay, cacheFolder);
   const rssBefore = process.memoryUsage().rss;
   const buildStarted = performance.now();
   await built.ensureBuilt();
   const buildMs = performance.now() - buildStarted;
   built.dispose();
   // A restart: the index loaded from its cache, checked against the file set's hashes.
-  const index = new LexicalIndex(workspace, overlay, cacheFile);
+  const index = new LexicalIndex(workspace, overlay, cacheFolder);
   const loadStarted = performance.now();
   await index.ensureBuilt();
   const loadMs = performance.now() - loadStarted;
@@ -77,8 +77,10 @@ async function main(): Promise<void> {
   const facts = index.facts();
   const rssAfter = process.memoryUsage().rss;
   console.log(`corpus ${root}: ${status.files} files, ${Math.round(status.bytes / 2 ** 20)} MiB; ${os.availableParallelism()} CPUs, Node ${process.version}`);
-  console.log(`index load from cache ${Math.round(loadMs)} ms (loaded: ${facts.loadedFromCache}); on disk ${Math.round(fs.statSync(cacheFile).size / 2 ** 20)} MiB`);
-  console.log(`index build ${Math.round(buildMs)} ms; postings ${Math.round(facts.indexBytes / 2 ** 20)} MiB in memory (${(facts.indexBytes / status.bytes).toFixed(2)}× corpus); RSS ${Math.round(rssBefore / 2 ** 20)} → ${Math.round(rssAfter / 2 ** 20)} MiB, peak ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);
+  const mib = (bytes: number): number => Math.round(bytes / 2 ** 20);
+  console.log(`index load from cache ${Math.round(loadMs)} ms (loaded: ${facts.loadedFromCache}); ${facts.files} files in ${facts.pieces} pieces`);
+  console.log(`on disk: index ${mib(facts.indexBytes)} MiB (${(facts.indexBytes / status.bytes).toFixed(2)}× corpus), content store ${mib(facts.contentBytes)} MiB (${(facts.contentBytes / status.bytes).toFixed(2)}×); in memory ${mib(facts.memoryBytes)} MiB`);
+  console.log(`index build ${Math.round(buildMs)} ms; this process's RSS ${mib(rssBefore)} → ${mib(rssAfter)} MiB, peak ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);
 
   // ripgrep skips exactly what the file set skips (secrets, binaries, large files, links…).
   const excludes: string[] = [];
@@ -130,7 +132,7 @@ async function main(): Promise<void> {
     latencies.push(performance.now() - started);
   }
   console.log(`\nbuffer change → found: median ${median(latencies).toFixed(2)} ms, max ${Math.max(...latencies).toFixed(2)} ms`);
-  console.log(`BENCH_JSON ${JSON.stringify({ corpus: root, files: status.files, bytes: status.bytes, buildMs: Math.round(buildMs), loadMs: Math.round(loadMs), diskBytes: fs.statSync(cacheFile).size, indexBytes: facts.indexBytes, rssMB: Math.round(rssAfter / 2 ** 20), peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024), queries: rows, bufferChangeMs: median(latencies) })}`);
+  console.log(`BENCH_JSON ${JSON.stringify({ corpus: root, files: status.files, bytes: status.bytes, buildMs: Math.round(buildMs), loadMs: Math.round(loadMs), indexBytes: facts.indexBytes, contentBytes: facts.contentBytes, memoryBytes: facts.memoryBytes, pieces: facts.pieces, rssMB: Math.round(rssAfter / 2 ** 20), peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024), queries: rows, bufferChangeMs: median(latencies) })}`);
   index.dispose();
   await workspace.close();
   pool.close();

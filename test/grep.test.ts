@@ -176,7 +176,9 @@ function rgLines(root: string, files: string[], request: GrepRequest): string[] 
     .sort();
 }
 
-describe('grep against ripgrep', { skip: !ripgrep && 'ripgrep is not installed' }, () => {
+// The oracle table runs twice: with the default pieces (small files are one piece each) and with
+// 48-byte pieces, so most files are cut into many and the piece-level plan is exercised.
+for (const pieceTarget of [undefined, 48]) describe(`grep against ripgrep${pieceTarget ? `, ${pieceTarget}-byte pieces` : ''}`, { skip: !ripgrep && 'ripgrep is not installed' }, () => {
   let workspace: Workspace;
   let index: LexicalIndex;
   const overlay = new BufferOverlay();
@@ -188,7 +190,7 @@ describe('grep against ripgrep', { skip: !ripgrep && 'ripgrep is not installed' 
     fs.writeFileSync(path.join(root, 'logo.bin'), Buffer.from([0x47, 0x49, 0, 0x46, 0x6b, 0x66, 0x72, 0x65, 0x65]));
     gitInit(root);
     workspace = await readyWorkspace(root);
-    index = new LexicalIndex(workspace, overlay);
+    index = new LexicalIndex(workspace, overlay, undefined, undefined, pieceTarget);
     await index.ensureBuilt();
   });
   after(async () => {
@@ -426,11 +428,12 @@ describe('grep persistence', () => {
       //- c.ts
       const gamma = 3;
     `);
-    const cacheFile = path.join(root, '..', `${path.basename(root)}-lexical.bin`);
+    const cacheFolder = path.join(root, '..', `${path.basename(root)}-regex`);
+    const indexFile = path.join(cacheFolder, 'regex-index.bin');
     const overlay = new BufferOverlay();
     const workspace = await readyWorkspace(root);
     try {
-      const first = new LexicalIndex(workspace, overlay, cacheFile);
+      const first = new LexicalIndex(workspace, overlay, cacheFolder);
       await first.ensureBuilt();
       assert.equal(first.facts().loadedFromCache, false);
       first.dispose();
@@ -441,7 +444,7 @@ describe('grep persistence', () => {
       fs.writeFileSync(path.join(root, 'd.ts'), 'const delta = 4;\n');
       await quiesce(workspace);
 
-      const second = new LexicalIndex(workspace, overlay, cacheFile);
+      const second = new LexicalIndex(workspace, overlay, cacheFolder);
       await second.ensureBuilt();
       assert.equal(second.facts().loadedFromCache, true);
       assert.equal(second.facts().changed, 3, 'b.ts edited, c.ts gone, d.ts new');
@@ -452,12 +455,35 @@ describe('grep persistence', () => {
       assert.deepEqual(await find(second, 'delta'), ['d.ts']);
       second.dispose();
 
-      fs.truncateSync(cacheFile, 100);
-      const third = new LexicalIndex(workspace, overlay, cacheFile);
+      fs.truncateSync(indexFile, 100);
+      const third = new LexicalIndex(workspace, overlay, cacheFolder);
       await third.ensureBuilt();
       assert.equal(third.facts().loadedFromCache, false);
       assert.deepEqual(await find(third, 'const \\w+ ='), ['a.ts', 'b.ts', 'd.ts']);
       third.dispose();
+      const contentFiles = (): string[] => fs.readdirSync(cacheFolder).filter((name) => name.startsWith('regex-content-'));
+      assert.equal(contentFiles().length, 1, 'older generations of the content store are removed');
+
+      // A damaged posting list is found by the query that reads it: the index is rebuilt and the
+      // answer is still right.
+      const bytes = fs.readFileSync(indexFile);
+      for (let offset = 64; offset < 64 + 40; offset++) bytes[offset] ^= 0xff;
+      fs.writeFileSync(indexFile, bytes);
+      const fourth = new LexicalIndex(workspace, overlay, cacheFolder);
+      await fourth.ensureBuilt();
+      assert.equal(fourth.facts().loadedFromCache, true, 'the meta is intact, so it loads');
+      for (const pattern of ['alpha', 'betaEdited', 'delta', 'const']) await find(fourth, pattern);
+      assert.equal(fourth.facts().loadedFromCache, false, 'a list failed its checksum: rebuilt');
+      assert.deepEqual(await find(fourth, 'const \\w+ ='), ['a.ts', 'b.ts', 'd.ts']);
+      fourth.dispose();
+
+      // A missing content store: rebuilt.
+      fs.rmSync(path.join(cacheFolder, contentFiles()[0]!));
+      const fifth = new LexicalIndex(workspace, overlay, cacheFolder);
+      await fifth.ensureBuilt();
+      assert.equal(fifth.facts().loadedFromCache, false);
+      assert.deepEqual(await find(fifth, 'alpha'), ['a.ts']);
+      fifth.dispose();
     } finally {
       await workspace.close();
     }

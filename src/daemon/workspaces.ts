@@ -114,7 +114,7 @@ export class WorkspaceManager {
   lexical(workspace: Workspace): LexicalIndex {
     let index = this.lexicalIndexes.get(workspace);
     if (!index) {
-      index = new LexicalIndex(workspace, this.overlay, `${workspaceCacheDir(this.config.cacheRoot, workspace.root)}/lexical.bin`);
+      index = new LexicalIndex(workspace, this.overlay, workspaceCacheDir(this.config.cacheRoot, workspace.root));
       this.lexicalIndexes.set(workspace, index);
     }
     return index;

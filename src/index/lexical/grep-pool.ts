@@ -6,6 +6,7 @@ import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { CancellationSignal } from '../../base/cancellation.js';
 import type { GrepChunk, GrepFile, GrepWorkerMessage, MatchSpec } from './grep-worker.js';
+import { unpackMatches } from './match-batch.js';
 import type { LineMatch } from './matcher.js';
 
 export interface GrepTask extends MatchSpec {
@@ -16,8 +17,8 @@ interface Slot {
   worker: Worker;
   progress: Int32Array;
   buffer: SharedArrayBuffer;
-  /** The chunk it runs: file offset into the task, and count. */
-  running?: { id: number; offset: number; count: number; task: Running };
+  /** The chunk it runs: file offset into the task, and count; files before `reported` are reported. */
+  running?: { id: number; offset: number; count: number; task: Running; reported: number };
   watched?: { index: number; since: number };
 }
 
@@ -88,7 +89,7 @@ export class GrepPool {
       if (!slot) break;
       const chunk = running.pending.shift()!;
       const id = this.nextId++;
-      slot.running = { id, offset: chunk.offset, count: chunk.count, task: running };
+      slot.running = { id, offset: chunk.offset, count: chunk.count, task: running, reported: 0 };
       slot.watched = undefined;
       running.inFlight += 1;
       Atomics.store(slot.progress, 0, -1);
@@ -124,8 +125,12 @@ export class GrepPool {
   private onMessage(slot: Slot, message: GrepWorkerMessage): void {
     const run = slot.running;
     if (!run || message.id !== run.id) return;
-    if (message.type === 'file') {
-      if (!run.task.stopped && run.task.onFile(run.offset + message.index, message.matches) === true) this.stop(run.task);
+    if (message.type === 'files') {
+      run.reported = message.upTo;
+      for (const [index, matches] of unpackMatches(message.batch)) {
+        if (run.task.stopped) break;
+        if (run.task.onFile(run.offset + index, matches) === true) this.stop(run.task);
+      }
       return;
     }
     this.finishChunk(slot);
@@ -166,13 +171,18 @@ export class GrepPool {
         task.timedOut.push(run.offset + stuckIndex);
         const rest = run.count - stuckIndex - 1;
         if (rest > 0 && !task.stopped) task.pending.unshift({ offset: run.offset + stuckIndex + 1, count: rest });
+        // Files done before the stuck one whose results were still in the worker's batch.
+        const unreported = stuckIndex - run.reported;
+        if (unreported > 0 && !task.stopped) task.pending.unshift({ offset: run.offset + run.reported, count: unreported });
       } else if (!task.stopped) {
         // The worker died (out of memory, a crash): a fresh one gets the chunk once more; a chunk
         // that kills two workers is given up.
-        if (task.retried.has(run.offset)) task.timedOut.push(...Array.from({ length: run.count }, (_, index) => run.offset + index));
-        else {
-          task.retried.add(run.offset);
-          task.pending.unshift({ offset: run.offset, count: run.count });
+        const offset = run.offset + run.reported;
+        const count = run.count - run.reported;
+        if (task.retried.has(offset)) task.timedOut.push(...Array.from({ length: count }, (_, index) => offset + index));
+        else if (count > 0) {
+          task.retried.add(offset);
+          task.pending.unshift({ offset, count });
         }
       }
       task.inFlight -= 1;

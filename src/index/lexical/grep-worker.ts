@@ -1,10 +1,12 @@
-// Worker-thread body of the grep pool: verifies the candidate files of one chunk (read, find the
-// lines that hold a planned literal, test them with the regex) and reports the files that match.
-// It publishes the index of the file it is on in shared memory, so the pool can tell which file a
-// runaway regex is stuck in, stop this thread, and go on without that file.
+// Worker-thread body of the grep pool: verifies the candidates of one chunk — ranges of the
+// content store (base files), files on disk (changed since the base) or buffer texts — by finding
+// the lines that hold a planned literal and testing them with the regex, and reports the files
+// that match. It publishes the index of the file it is on in shared memory, so the pool can tell
+// which file a runaway regex is stuck in, stop this thread, and go on without that file.
 import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { attachContext } from './context-lines.js';
+import { packMatches, type MatchBatch } from './match-batch.js';
 import { matchBytes, matchLines, type CompiledMatcher, type LineMatch } from './matcher.js';
 
 /** How to match: the compiled matcher's parts, and the lines wanted at most per file. */
@@ -19,12 +21,16 @@ export interface MatchSpec {
   /** Context lines wanted before and after each match (0: none). */
   beforeContext: number;
   afterContext: number;
+  /** The content store's descriptor (held open by the index while the search runs). */
+  contentFd?: number;
 }
 
-/** A file to read, or a buffer's text to search instead. */
+/** A file to read, a buffer's text to search instead, or ranges of the content store. */
 export interface GrepFile {
   readPath: string;
   text?: string;
+  /** Ranges of the content store as flat [offset, length, firstLine] triples, in offset order. */
+  ranges?: number[];
 }
 
 export interface GrepChunk extends MatchSpec {
@@ -34,7 +40,69 @@ export interface GrepChunk extends MatchSpec {
   progress: SharedArrayBuffer;
 }
 
-export type GrepWorkerMessage = { type: 'file'; id: number; index: number; matches: LineMatch[] } | { type: 'done'; id: number };
+/**
+ * Results go back in batches (one message per file cost more than matching a few lines): `batch`
+ * holds the files with matches (match-batch.ts); `upTo` is the chunk index every file before which
+ * has been reported (files without matches included).
+ */
+export type GrepWorkerMessage = { type: 'files'; id: number; batch: MatchBatch; upTo: number } | { type: 'done'; id: number };
+
+/** A batch is sent once it holds this many matching lines, or is this old. */
+const batchLines = 4_000;
+const batchMs = 20;
+
+/**
+ * Ranges closer than this are read together, up to `windowBytes` per read: a positioned read costs
+ * about as much as copying 20 KB more (3.3 µs + 0.14 µs per KB, measured from the page cache).
+ */
+const gapBytes = 16 * 1024;
+const windowBytes = 8 << 20;
+
+/** Reads the content store's ranges of a chunk in few large reads, in the order they are asked for. */
+class ContentWindows {
+  private readonly windows: { start: number; end: number }[] = [];
+  private current = -1;
+  private bytes: Buffer = Buffer.alloc(0);
+
+  constructor(
+    private readonly fd: number,
+    files: GrepFile[],
+  ) {
+    let window: { start: number; end: number } | undefined;
+    for (const file of files) {
+      const ranges = file.ranges;
+      if (!ranges) continue;
+      for (let at = 0; at < ranges.length; at += 3) {
+        const start = ranges[at]!;
+        const end = start + ranges[at + 1]!;
+        if (window && start >= window.end && start - window.end <= gapBytes && end - window.start <= windowBytes) window.end = end;
+        else {
+          window = { start, end };
+          this.windows.push(window);
+        }
+      }
+    }
+  }
+
+  /** The bytes of [start, start + length): ranges must be asked for in the order given. */
+  read(start: number, length: number): Buffer {
+    let window = this.windows[this.current];
+    while (!window || start < window.start || start + length > window.end) {
+      this.current += 1;
+      window = this.windows[this.current];
+      if (!window) throw new Error(`range ${start}+${length} is not in this chunk`);
+      if (start >= window.start && start + length <= window.end) {
+        this.bytes = Buffer.allocUnsafe(window.end - window.start);
+        for (let done = 0; done < this.bytes.length; ) {
+          const read = fs.readSync(this.fd, this.bytes, done, this.bytes.length - done, window.start + done);
+          if (read <= 0) throw new Error('the content store ends early');
+          done += read;
+        }
+      }
+    }
+    return this.bytes.subarray(start - window.start, start - window.start + length);
+  }
+}
 
 parentPort?.on('message', (chunk: GrepChunk) => {
   const current = new Int32Array(chunk.progress);
@@ -45,13 +113,35 @@ parentPort?.on('message', (chunk: GrepChunk) => {
     ignoreCase: chunk.ignoreCase,
     lineByLine: chunk.lineByLine,
   };
+  const wantsContext = chunk.beforeContext > 0 || chunk.afterContext > 0;
+  const windows = chunk.contentFd !== undefined ? new ContentWindows(chunk.contentFd, chunk.files) : undefined;
+  let batch: [number, LineMatch[]][] = [];
+  let batchLineCount = 0;
+  let batchStarted = performance.now();
+  const send = (upTo: number): void => {
+    parentPort!.postMessage({ type: 'files', id: chunk.id, batch: packMatches(batch), upTo } satisfies GrepWorkerMessage);
+    batch = [];
+    batchLineCount = 0;
+    batchStarted = performance.now();
+  };
   chunk.files.forEach((file, index) => {
+    // Before a file that may get stuck, what is done is reported (the pool then retries only the rest).
+    if (batchLineCount >= batchLines || performance.now() - batchStarted > batchMs) send(index);
     Atomics.store(current, 0, index);
     let matches: LineMatch[];
-    const wantsContext = chunk.beforeContext > 0 || chunk.afterContext > 0;
     if (file.text !== undefined) {
       matches = matchLines(file.text, matcher, chunk.limit);
       if (wantsContext) attachContext(file.text, matches, chunk.beforeContext, chunk.afterContext);
+    } else if (file.ranges) {
+      matches = [];
+      const ranges = file.ranges;
+      for (let at = 0; at < ranges.length && matches.length < chunk.limit; at += 3) {
+        const bytes = windows!.read(ranges[at]!, ranges[at + 1]!);
+        const found = matchBytes(bytes, matcher, chunk.literals, chunk.limit - matches.length, ranges[at + 2]!);
+        // Context comes with whole files only (one range from line 1).
+        if (wantsContext && found.length > 0) attachContext(bytes.toString('utf8'), found, chunk.beforeContext, chunk.afterContext);
+        for (const match of found) matches.push(match);
+      }
     } else {
       let bytes: Buffer;
       try {
@@ -62,8 +152,12 @@ parentPort?.on('message', (chunk: GrepChunk) => {
       matches = matchBytes(bytes, matcher, chunk.literals, chunk.limit);
       if (wantsContext && matches.length > 0) attachContext(bytes.toString('utf8'), matches, chunk.beforeContext, chunk.afterContext);
     }
-    if (matches.length > 0) parentPort!.postMessage({ type: 'file', id: chunk.id, index, matches } satisfies GrepWorkerMessage);
+    if (matches.length > 0) {
+      batch.push([index, matches]);
+      batchLineCount += matches.length;
+    }
   });
   Atomics.store(current, 0, -1);
+  if (batch.length > 0) send(chunk.files.length);
   parentPort!.postMessage({ type: 'done', id: chunk.id } satisfies GrepWorkerMessage);
 });

@@ -1,16 +1,20 @@
-// The keystroke-fresh regex index of one workspace. A base index (trigram postings over a snapshot
-// of the file set) answers which files may match; files changed since the snapshot and open editor
-// buffers are searched directly, masking what the base says about them, so a query always sees
-// what is on disk and in the editor now. Candidates are verified with the real regex.
+// The keystroke-fresh regex index of one workspace. A base index over a snapshot of the file set —
+// trigram postings to line-aligned pieces (pieces.ts), and a content store holding the snapshot's
+// bytes (regex-store.ts) — answers which pieces may match, and verification reads only those
+// pieces; files changed since the snapshot and open editor buffers are searched directly, masking
+// what the base says about them, so a query always sees what is on disk and in the editor now.
+// Candidates are verified with the real regex, in the grep pool's threads.
 //
 // Persisted with the hash of each indexed file: a restart loads the index and searches fresh only
 // the files whose hash differs now.
 //
-// Invariants: base file ids index `baseFiles` (and `baseHashes`); a path in `changed` is never
-// answered from the base postings (it is read fresh, or is gone); a buffer's text wins over the
-// disk for its path.
+// Invariants: base file ids index `layout.files` in path order, which is also content-store order;
+// a path in `changed` is never answered from the base (it is read fresh, or is gone); a buffer's
+// text wins over the disk for its path.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import picomatch from 'picomatch';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { CancellationSource, neverCancelled, raceCancellation, throwIfCancelled, type CancellationSignal } from '../../base/cancellation.js';
@@ -19,11 +23,13 @@ import { log } from '../../base/logger.js';
 import { toAbsolute, toRelative } from '../../base/paths.js';
 import { LanguageTable } from '../syntax/languages.js';
 import { sharedGrepPool, type GrepPool } from './grep-pool.js';
-import { loadLexical, saveLexical } from './lexical-store.js';
+import type { GrepFile } from './grep-worker.js';
 import { compileMatcher, type GrepOptions, type LineMatch } from './matcher.js';
-import { intersect, PostingsBuilder, union, type Postings } from './postings.js';
+import { forEachPiece, pieceBytes } from './pieces.js';
+import { intersect, PostingsCorrupt, union } from './postings.js';
+import { loadRegexIndex, RegexIndexWriter, type LoadedRegexIndex } from './regex-store.js';
 import { all, describeQuery, indexable, lineLiterals, parseRegex, planLiteral, planRegex, type Query } from './regex-plan.js';
-import { forEachTrigram, literalTrigrams, newTrigramBitmap } from './trigrams.js';
+import { literalTrigrams, newTrigramBitmap, rangeTrigrams } from './trigrams.js';
 
 /** What the index needs from a workspace. */
 export interface FileSource {
@@ -126,10 +132,16 @@ export function globFilter(globs: readonly string[]): (relativePath: string) => 
   }
 }
 
+/** A base file to verify from the content store: flat [offset, length, firstLine] triples. */
+type Ranges = number[];
+
+/** Pieces closer than this many apart are verified as one range (one read instead of two). */
+const mergeGap = 2;
+
 export class LexicalIndex {
-  private baseFiles: string[] = [];
-  private baseHashes: string[] = [];
-  private postings: Postings | undefined;
+  private index: LoadedRegexIndex | undefined;
+  /** The file each piece belongs to. */
+  private pieceFile = new Uint32Array(0);
   private loadedFromCache = false;
   private changed = new Set<string>();
   /** Changes reported while a build runs: they become `changed` when the build is swapped in. */
@@ -139,13 +151,17 @@ export class LexicalIndex {
   private readonly stopped = new CancellationSource();
   private readonly progressListeners = new Set<(done: number, total: number) => void>();
   private readonly subscription: { dispose(): void };
+  /** Without a cache folder: a temporary one, removed by `dispose`. */
+  private temporaryFolder: string | undefined;
 
   constructor(
     private readonly source: FileSource,
     private readonly buffers: BufferSource,
-    /** Where the index is persisted (none: kept in memory only). */
-    private readonly cacheFile?: string,
+    /** The folder the index and its content store are persisted in (none: a temporary folder). */
+    private readonly cacheFolder?: string,
     private readonly pool: GrepPool = sharedGrepPool(),
+    /** Target piece size (tests use tiny pieces to cut small files into many). */
+    private readonly pieceTarget: number = pieceBytes,
   ) {
     // Changes recorded from the start, so none made during a build is lost.
     this.subscription = source.onChanges((changes) => {
@@ -153,23 +169,43 @@ export class LexicalIndex {
         this.changed.add(file);
         this.changedDuringBuild?.add(file);
       }
-      if (this.postings && !this.building && this.changed.size > Math.max(2_000, this.baseFiles.length / 10)) this.rebuild().catch(() => undefined);
+      if (this.index && !this.building && this.changed.size > Math.max(2_000, this.index.layout.files.length / 10)) this.rebuild().catch(() => undefined);
     });
   }
 
   get state(): LexicalState {
-    return this.postings ? 'ready' : this.building ? 'building' : 'absent';
+    return this.index ? 'ready' : this.building ? 'building' : 'absent';
   }
 
-  /** Size facts for status and benchmarks. */
   /** Build progress (files read of all), for `$/progress`. */
   onProgress(listener: (done: number, total: number) => void): { dispose(): void } {
     this.progressListeners.add(listener);
     return { dispose: () => this.progressListeners.delete(listener) };
   }
 
-  facts(): { files: number; changed: number; indexBytes: number; loadedFromCache: boolean } {
-    return { files: this.baseFiles.length, changed: this.changed.size, indexBytes: this.postings?.byteSize ?? 0, loadedFromCache: this.loadedFromCache };
+  /**
+   * Size facts for status and benchmarks: `indexBytes` the index file on disk, `contentBytes`
+   * the content store, `memoryBytes` what the loaded index holds in memory.
+   */
+  facts(): { files: number; pieces: number; changed: number; indexBytes: number; contentBytes: number; memoryBytes: number; loadedFromCache: boolean } {
+    const index = this.index;
+    let indexBytes = 0;
+    if (index) indexBytes = fs.statSync(path.join(this.folder(), 'regex-index.bin'), { throwIfNoEntry: false })?.size ?? 0;
+    return {
+      files: index?.layout.files.length ?? 0,
+      pieces: index?.layout.pieceLines.length ?? 0,
+      changed: this.changed.size,
+      indexBytes,
+      contentBytes: index?.contentBytes ?? 0,
+      memoryBytes: (index?.memoryBytes ?? 0) + this.pieceFile.byteLength,
+      loadedFromCache: this.loadedFromCache,
+    };
+  }
+
+  private folder(): string {
+    if (this.cacheFolder) return this.cacheFolder;
+    this.temporaryFolder ??= fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-regex-'));
+    return this.temporaryFolder;
   }
 
   /**
@@ -177,28 +213,41 @@ export class LexicalIndex {
    * now are then searched fresh), else by a build. Concurrent callers share one build.
    */
   ensureBuilt(signal: CancellationSignal = neverCancelled): Promise<void> {
-    if (this.postings) return Promise.resolve();
-    if (this.cacheFile && !this.building && this.loadCache()) return Promise.resolve();
+    if (this.index) return Promise.resolve();
+    if (this.cacheFolder && !this.building && this.loadCache()) return Promise.resolve();
     // The build is shared: one caller giving up stops waiting, not the build others wait for.
     return raceCancellation(this.rebuild(), signal);
   }
 
   private loadCache(): boolean {
-    const loaded = loadLexical(this.cacheFile!);
-    if (loaded.status === 'corrupt') log.warn(`${this.source.root}: regex index cache ${this.cacheFile} is corrupt (${loaded.reason}); rebuilding`);
-    if (loaded.status !== 'valid' || loaded.snapshot.root !== this.source.root) return false;
-    const { files, hashes, postings } = loaded.snapshot;
+    const loaded = loadRegexIndex(this.cacheFolder!);
+    if (loaded.status === 'corrupt') log.warn(`${this.source.root}: regex index in ${this.cacheFolder} is corrupt (${loaded.reason}); rebuilding`);
+    if (loaded.status !== 'valid') return false;
+    if (loaded.index.layout.root !== this.source.root) {
+      loaded.index.close();
+      return false;
+    }
+    const { files, hashes } = loaded.index.layout;
     const indexed = new Set(files);
     // What changed since the index was written: a different hash now, or not indexed at all.
     files.forEach((file, index) => {
       if (this.source.hashOf(file) !== hashes[index]) this.changed.add(file);
     });
     for (const file of this.source.files()) if (!indexed.has(file)) this.changed.add(file);
-    this.baseFiles = files;
-    this.baseHashes = hashes;
-    this.postings = postings;
+    this.install(loaded.index);
     this.loadedFromCache = true;
     return true;
+  }
+
+  /** Makes `index` the base (closing the one it replaces). */
+  private install(index: LoadedRegexIndex): void {
+    const { fileFirstPiece, files } = index.layout;
+    const pieceFile = new Uint32Array(index.layout.pieceLines.length);
+    for (let file = 0; file < files.length; file++) pieceFile.fill(file, fileFirstPiece[file]!, fileFirstPiece[file + 1]!);
+    const old = this.index;
+    this.index = index;
+    this.pieceFile = pieceFile;
+    old?.close();
   }
 
   private rebuild(): Promise<void> {
@@ -211,14 +260,24 @@ export class LexicalIndex {
   }
 
   private async build(signal: CancellationSignal): Promise<void> {
-    // Until the new postings are swapped in, the old ones (and what changed since them) answer.
+    // Until the new index is swapped in, the old one (and what changed since it) answers.
     const during = new Set<string>();
     this.changedDuringBuild = during;
-    const files = this.source.files();
-    const builder = new PostingsBuilder();
+    const files = [...this.source.files()].sort();
+    const folder = this.folder();
+    // The single-file cache of earlier versions.
+    if (this.cacheFolder) fs.rmSync(path.join(folder, 'lexical.bin'), { force: true });
+    const writer = RegexIndexWriter.open(folder);
     const hashes: string[] = [];
+    const fileOffsets = new Float64Array(files.length + 1);
+    const fileFirstPiece = new Uint32Array(files.length + 1);
+    let pieceStarts = new Float64Array(1024);
+    let pieceLines = new Uint32Array(1024);
+    let pieces = 0;
     const seen = newTrigramBitmap();
+    let keys = new Uint32Array(64 * 1024);
     let sliceStart = performance.now();
+    let installed: LoadedRegexIndex;
     try {
       for (let id = 0; id < files.length; id++) {
         if (performance.now() - sliceStart > sliceMs) {
@@ -227,6 +286,7 @@ export class LexicalIndex {
           throwIfCancelled(signal);
           sliceStart = performance.now();
         }
+        fileFirstPiece[id] = pieces;
         let bytes: Buffer;
         try {
           bytes = fs.readFileSync(toAbsolute(this.source.root, files[id]!));
@@ -234,56 +294,107 @@ export class LexicalIndex {
           // Gone or unreadable since the file set listed it: search it fresh.
           during.add(files[id]!);
           hashes.push('');
+          fileOffsets[id] = writer.contentSize;
           continue;
         }
         hashes.push(createHash('sha256').update(bytes).digest('hex'));
-        forEachTrigram(bytes, seen, (key) => builder.add(key, id));
+        const base = writer.appendContent(bytes);
+        fileOffsets[id] = base;
+        forEachPiece(bytes, (start, end, line) => {
+          if (pieces + 1 >= pieceLines.length) {
+            const grownStarts = new Float64Array(pieceLines.length * 2);
+            grownStarts.set(pieceStarts);
+            pieceStarts = grownStarts;
+            const grownLines = new Uint32Array(pieceLines.length * 2);
+            grownLines.set(pieceLines);
+            pieceLines = grownLines;
+          }
+          pieceStarts[pieces] = base + start;
+          pieceLines[pieces] = line;
+          if (keys.length < end - start) keys = new Uint32Array(end - start);
+          writer.postings.addPiece(pieces, keys, rangeTrigrams(bytes, start, end, seen, keys));
+          pieces += 1;
+        }, this.pieceTarget);
       }
+      fileOffsets[files.length] = writer.contentSize;
+      fileFirstPiece[files.length] = pieces;
+      pieceStarts[pieces] = writer.contentSize;
+      installed = await writer.commit({ root: this.source.root, files, hashes, fileOffsets, fileFirstPiece, pieceStarts: pieceStarts.slice(0, pieces + 1), pieceLines: pieceLines.slice(0, pieces) });
+    } catch (error) {
+      writer.abort();
+      throw error;
     } finally {
       this.changedDuringBuild = undefined;
     }
     this.changed = during;
-    this.baseFiles = files;
-    this.baseHashes = hashes;
-    this.postings = builder.freeze();
+    this.install(installed);
     this.loadedFromCache = false;
-    this.save();
   }
 
-  /** Writes the base index to the cache (atomically); a failure is logged, the index stays usable. */
-  private save(): void {
-    if (!this.cacheFile || !this.postings) return;
-    try {
-      saveLexical(this.cacheFile, { root: this.source.root, files: this.baseFiles, hashes: this.baseHashes, postings: this.postings });
-    } catch (error) {
-      log.warn(`${this.source.root}: cannot save the regex index: ${errorMessage(error)}`);
-    }
+  /** Drops a base whose files failed a check; the next query rebuilds it. */
+  private discardCorrupt(reason: string): void {
+    log.warn(`${this.source.root}: regex index is damaged (${reason}); rebuilding`);
+    this.index?.close();
+    this.index = undefined;
+    this.pieceFile = new Uint32Array(0);
+    fs.rmSync(path.join(this.folder(), 'regex-index.bin'), { force: true });
   }
 
-  private candidates(query: Query): Uint32Array | undefined {
-    const postings = this.postings!;
-    const evaluate = (node: Query): Uint32Array | undefined => {
+  /**
+   * The sorted ids (pieces, or files at file level) that may hold a match of `query`; undefined
+   * when the query has no usable literal (everything may).
+   */
+  private candidates(query: Query, level: 'piece' | 'file'): Uint32Array | undefined {
+    const postings = this.index!.postings;
+    const pieceFile = this.pieceFile;
+    const toFiles = (pieces: Uint32Array): Uint32Array => {
+      const out = new Uint32Array(pieces.length);
+      let count = 0;
+      for (const piece of pieces) {
+        const file = pieceFile[piece]!;
+        if (count === 0 || out[count - 1] !== file) out[count++] = file;
+      }
+      return out.subarray(0, count);
+    };
+    const total = level === 'file' ? this.index!.layout.files.length : pieceFile.length;
+    // The smallest list a literal's trigrams have: how selective the literal is likely to be.
+    const rarity = (node: Query): number => (node.op === 'literal' && indexable(node.text) ? Math.min(...literalTrigrams(node.text).map((key) => postings.count(key))) : Infinity);
+    /**
+     * A literal's candidates within `within` (all when undefined). Lists go rarest first; a list is
+     * read only while it can pay for itself (reading an id costs ~1/250 of verifying a piece for
+     * nothing), and reading stops once a list hardly narrows the candidates: the literal's other
+     * trigrams are then mostly found together with the ones already read.
+     */
+    const literal = (text: string, within: Uint32Array | undefined): Uint32Array | undefined => {
+      // A match within a line holds no '\n': at piece level such a literal rules a piece out.
+      if (level === 'piece' && text.includes('\n')) return new Uint32Array(0);
+      const keys = literalTrigrams(text).sort((a, b) => postings.count(a) - postings.count(b));
+      let result = within;
+      let used = 0;
+      for (const key of keys) {
+        const count = postings.count(key);
+        if (result && count > 250 * result.length * (1 - count / total)) break;
+        const ids = level === 'file' ? toFiles(postings.list(key)) : postings.list(key);
+        const before = result?.length;
+        result = result ? intersect(result, ids) : ids;
+        used += 1;
+        if (result.length === 0) break;
+        if (used >= 2 && before !== undefined && result.length > 0.97 * before) break;
+      }
+      return result;
+    };
+    const evaluate = (node: Query, within?: Uint32Array): Uint32Array | undefined => {
       switch (node.op) {
         case 'all':
-          return undefined;
-        case 'literal': {
-          if (!indexable(node.text)) return undefined;
-          // Rarest lists first: the intersection shrinks fastest and can stop at empty.
-          const keys = literalTrigrams(node.text).sort((a, b) => postings.count(a) - postings.count(b));
-          let result: Uint32Array | undefined;
-          for (const key of keys) {
-            result = result ? intersect(result, postings.list(key)) : postings.list(key);
-            if (result.length === 0) break;
-          }
-          return result;
-        }
+          return within;
+        case 'literal':
+          return indexable(node.text) ? literal(node.text, within) : within;
         case 'and': {
-          let result: Uint32Array | undefined;
-          for (const arg of node.args) {
-            const ids = evaluate(arg);
-            if (ids === undefined) continue;
-            result = result ? intersect(result, ids) : ids;
-            if (result.length === 0) break;
+          // The most selective literal first: the others are then read only where they can help.
+          let result = within;
+          for (const arg of [...node.args].sort((a, b) => rarity(a) - rarity(b))) {
+            result = evaluate(arg, result);
+            if (result && result.length === 0) break;
           }
           return result;
         }
@@ -291,14 +402,42 @@ export class LexicalIndex {
           let result: Uint32Array = new Uint32Array(0);
           for (const arg of node.args) {
             const ids = evaluate(arg);
-            if (ids === undefined) return undefined;
+            if (ids === undefined) return within;
             result = union(result, ids);
           }
-          return result;
+          return within ? intersect(within, result) : result;
         }
       }
     };
     return evaluate(query);
+  }
+
+  /** Candidates, dropping a base that fails its checks (and building it again) on the way. */
+  private async checkedCandidates(query: Query, level: 'piece' | 'file', signal: CancellationSignal): Promise<Uint32Array | undefined> {
+    for (;;) {
+      await this.ensureBuilt(signal);
+      try {
+        return this.candidates(query, level);
+      } catch (error) {
+        if (!(error instanceof PostingsCorrupt) && !/posting list|file ends/.test(errorMessage(error))) throw error;
+        this.discardCorrupt(errorMessage(error));
+      }
+    }
+  }
+
+  /** Open buffers of the workspace, by relative path. */
+  private bufferPaths(): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const absolute of this.buffers.openPaths()) {
+      const relative = toRelative(this.source.root, absolute);
+      if (relative !== undefined && relative !== '') out.set(relative, absolute);
+    }
+    return out;
+  }
+
+  /** Changed paths and buffers that are in the file set now (a deleted file never is, nor a buffer of a secret, ignored or binary file). */
+  private freshPaths(bufferPaths: Map<string, string>): Set<string> {
+    return new Set([...this.changed, ...bufferPaths.keys()]);
   }
 
   /**
@@ -308,29 +447,86 @@ export class LexicalIndex {
    * the query had no usable literal (every file is a candidate).
    */
   async candidateFiles(query: Query, accepts: (relativePath: string) => boolean, signal: CancellationSignal = neverCancelled): Promise<{ files: { path: string; text?: string }[]; fromIndex: boolean }> {
-    await this.ensureBuilt(signal);
-    // Paths whose current content is not what the base indexed: read fresh (buffers first).
-    const bufferPaths = new Map<string, string>();
-    for (const absolute of this.buffers.openPaths()) {
-      const relative = toRelative(this.source.root, absolute);
-      if (relative !== undefined && relative !== '') bufferPaths.set(relative, absolute);
-    }
-    const fresh = new Set<string>([...this.changed, ...bufferPaths.keys()]);
-    const ids = this.candidates(query);
+    const ids = await this.checkedCandidates(query, 'file', signal);
+    const bufferPaths = this.bufferPaths();
+    const fresh = this.freshPaths(bufferPaths);
+    const baseFiles = this.index!.layout.files;
     const fromBase: string[] = [];
     if (ids === undefined) {
-      for (const file of this.baseFiles) if (!fresh.has(file)) fromBase.push(file);
+      for (const file of baseFiles) if (!fresh.has(file)) fromBase.push(file);
     } else {
-      for (const id of ids) if (!fresh.has(this.baseFiles[id]!)) fromBase.push(this.baseFiles[id]!);
+      for (const id of ids) if (!fresh.has(baseFiles[id]!)) fromBase.push(baseFiles[id]!);
     }
-    // A changed path or a buffer is searched only if it is in the file set now: a deleted file never
-    // is, nor a buffer of a secret, ignored or binary file.
     const paths = [...fromBase, ...[...fresh].filter((file) => this.source.hashOf(file) !== undefined)].filter((file) => accepts(file)).sort();
     const files = paths.map((path) => {
       const text = bufferPaths.has(path) ? this.buffers.get(bufferPaths.get(path)!)?.text : undefined;
       return text === undefined ? { path } : { path, text };
     });
     return { files, fromIndex: ids !== undefined };
+  }
+
+  /**
+   * What to verify, in path order: base files as ranges of the content store (the candidate
+   * pieces, or whole files at file level), changed files from disk, buffers as their text.
+   */
+  private async workList(query: Query, level: 'piece' | 'file', accepts: (relativePath: string) => boolean, signal: CancellationSignal): Promise<{ items: { path: string; file: GrepFile }[]; fromIndex: boolean; index: LoadedRegexIndex }> {
+    const ids = await this.checkedCandidates(query, level, signal);
+    const index = this.index!;
+    // Held (its files stay open) until the search that asked is done with it.
+    index.retain();
+    const { files, fileOffsets, pieceStarts, pieceLines } = index.layout;
+    const bufferPaths = this.bufferPaths();
+    const fresh = this.freshPaths(bufferPaths);
+    const base: { path: string; file: GrepFile }[] = [];
+    // Whether a base file is searched from the base (cached per file for this query).
+    const wanted = new Int8Array(files.length);
+    const wants = (file: number): boolean => {
+      if (wanted[file] === 0) wanted[file] = !fresh.has(files[file]!) && accepts(files[file]!) ? 1 : -1;
+      return wanted[file] === 1;
+    };
+    const whole = (file: number): void => {
+      const length = fileOffsets[file + 1]! - fileOffsets[file]!;
+      if (length > 0 && wants(file)) base.push({ path: files[file]!, file: { readPath: '', ranges: [fileOffsets[file]!, length, 1] } });
+    };
+    if (ids === undefined) for (let file = 0; file < files.length; file++) whole(file);
+    else if (level === 'file') for (const file of ids) whole(file);
+    else {
+      const pieceFile = this.pieceFile;
+      let current = -1;
+      let ranges: Ranges = [];
+      let lastPiece = -2;
+      for (const piece of ids) {
+        const file = pieceFile[piece]!;
+        if (!wants(file)) continue;
+        if (file !== current) {
+          if (ranges.length > 0) base.push({ path: files[current]!, file: { readPath: '', ranges } });
+          current = file;
+          ranges = [];
+          lastPiece = -2;
+        }
+        const end = pieceStarts[piece + 1]!;
+        if (ranges.length > 0 && piece - lastPiece <= mergeGap) ranges[ranges.length - 2] = end - ranges[ranges.length - 3]!;
+        else ranges.push(pieceStarts[piece]!, end - pieceStarts[piece]!, pieceLines[piece]!);
+        lastPiece = piece;
+      }
+      if (ranges.length > 0) base.push({ path: files[current]!, file: { readPath: '', ranges } });
+    }
+    const freshItems = [...fresh]
+      .filter((file) => this.source.hashOf(file) !== undefined && accepts(file))
+      .sort()
+      .map((file) => {
+        const text = bufferPaths.has(file) ? this.buffers.get(bufferPaths.get(file)!)?.text : undefined;
+        return { path: file, file: text === undefined ? { readPath: toAbsolute(this.source.root, file) } : { readPath: '', text } };
+      });
+    // Both lists are in path order: merge them.
+    const items: { path: string; file: GrepFile }[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < base.length || j < freshItems.length) {
+      if (j >= freshItems.length || (i < base.length && base[i]!.path < freshItems[j]!.path)) items.push(base[i++]!);
+      else items.push(freshItems[j++]!);
+    }
+    return { items, fromIndex: ids !== undefined, index };
   }
 
   /** Runs a query: plan → candidates from the base → fresh files and buffers → verify. */
@@ -344,15 +540,21 @@ export class LexicalIndex {
     const byGlob = request.globs && request.globs.length > 0 ? globFilter(request.globs) : () => true;
     const byLanguage = request.languages && request.languages.length > 0 ? languageFilter(request.languages) : () => true;
     const accepts = (file: string): boolean => byGlob(file) && byLanguage(file);
-    const { files: candidates, fromIndex } = await this.candidateFiles(query, accepts, signal);
-    const toSearch = candidates.map((file) => file.path);
+    const beforeContext = request.beforeContext ?? 0;
+    const afterContext = request.afterContext ?? 0;
+    // Pieces answer for matches within a line; a multiline match, or context lines, need whole files.
+    const level = matcher.multiline || beforeContext > 0 || afterContext > 0 ? 'file' : 'piece';
+    const { items, fromIndex, index } = await this.workList(query, level, accepts, signal);
+    const toSearch = items.map((item) => item.path);
 
     // Verification runs in the grep pool's threads: all cores, and a runaway regex is cut off.
     const found: LineMatch[][] = [];
     let total = 0;
-    const { timedOut } = await this.pool.run(
+    const { timedOut } = await this.pool
+      .run(
       {
-        files: candidates.map((file) => (file.text !== undefined ? { readPath: '', text: file.text } : { readPath: toAbsolute(this.source.root, file.path) })),
+        files: items.map((item) => item.file),
+        contentFd: index.contentFd,
         source: matcher.regex.source,
         flags: matcher.regex.flags,
         multiline: matcher.multiline,
@@ -361,8 +563,8 @@ export class LexicalIndex {
         literals,
         // One more than wanted per file, so that a single file with too many matches shows as truncated.
         limit: limit + 1,
-        beforeContext: request.beforeContext ?? 0,
-        afterContext: request.afterContext ?? 0,
+        beforeContext,
+        afterContext,
       },
       // Every candidate is verified, so that a truncated result is the first matches in path order.
       (index, lines) => {
@@ -370,7 +572,8 @@ export class LexicalIndex {
         total += lines.length;
       },
       signal,
-    );
+    )
+      .finally(() => index.release());
     throwIfCancelled(signal);
     const matches: GrepMatch[] = [];
     let files = 0;
@@ -391,5 +594,13 @@ export class LexicalIndex {
   dispose(): void {
     this.stopped.cancel();
     this.subscription.dispose();
+    this.index?.close();
+    this.index = undefined;
+    if (this.temporaryFolder) {
+      const folder = this.temporaryFolder;
+      this.temporaryFolder = undefined;
+      // After a build that is still stopping has let go of its files.
+      void (this.building ?? Promise.resolve()).catch(() => undefined).finally(() => fs.rmSync(folder, { recursive: true, force: true }));
+    }
   }
 }

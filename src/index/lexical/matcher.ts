@@ -138,33 +138,44 @@ function foldAscii(bytes: Buffer): Buffer {
   return out;
 }
 
+/** The literals' bytes, per literals array (a worker matches many ranges with the same one). */
+const needlesOf = new WeakMap<string[], Buffer[]>();
+
 /**
- * The matching lines of a file's bytes, looking only at lines that hold one of `literals` (every
- * matching line holds one: see `lineLiterals`): found with Buffer.indexOf, then only those lines
- * are decoded and tested. Without literals, or in multiline mode, the whole text is matched.
+ * The matching lines of a file's bytes (or of a line-aligned range of them starting on line
+ * `firstLine`), looking only at lines that hold one of `literals` (every matching line holds one:
+ * see `lineLiterals`): found with Buffer.indexOf, then only those lines are decoded and tested.
+ * Without literals, or in multiline mode, the whole text is matched.
  */
-export function matchBytes(bytes: Buffer, matcher: CompiledMatcher, literals: string[] | undefined, limit: number): LineMatch[] {
-  if (!literals || matcher.multiline) return matchLines(bytes.toString('utf8'), matcher, limit);
+export function matchBytes(bytes: Buffer, matcher: CompiledMatcher, literals: string[] | undefined, limit: number, firstLine = 1): LineMatch[] {
+  if (!literals || matcher.multiline) {
+    const found = matchLines(bytes.toString('utf8'), matcher, limit);
+    if (firstLine !== 1) for (const match of found) match.line += firstLine - 1;
+    return found;
+  }
   if (bytes.length === 0) return [];
   const haystack = matcher.ignoreCase ? foldAscii(bytes) : bytes;
-  const needles = literals.map((literal) => Buffer.from(literal, 'utf8'));
+  let needles = needlesOf.get(literals);
+  if (!needles) needlesOf.set(literals, (needles = literals.map((literal) => Buffer.from(literal, 'utf8'))));
   // The starts of lines holding a needle, in order, each once.
-  const starts = new Set<number>();
+  let starts: number[] = [];
   for (const needle of needles) {
+    const before = starts.length;
     for (let found = haystack.indexOf(needle); found >= 0; ) {
-      const start = haystack.lastIndexOf(10, found) + 1;
-      starts.add(start);
+      starts.push(haystack.lastIndexOf(10, found) + 1);
       const end = haystack.indexOf(10, found);
       if (end < 0) break;
       found = haystack.indexOf(needle, end + 1);
     }
+    // Several needles: merge their (sorted) starts, each once.
+    if (before > 0 && starts.length > before) starts = [...new Set(starts)].sort((a, b) => a - b);
   }
   const out: LineMatch[] = [];
-  let line = 1;
+  let line = firstLine;
   let counted = 0;
-  for (const start of [...starts].sort((a, b) => a - b)) {
+  for (const start of starts) {
     if (out.length >= limit) break;
-    for (let newline = bytes.indexOf(10, counted); newline >= 0 && newline < start; newline = bytes.indexOf(10, newline + 1)) line += 1;
+    line += countLines(bytes, counted, start);
     counted = start;
     const endIndex = bytes.indexOf(10, start);
     const content = bytes.toString('utf8', start, endIndex < 0 ? bytes.length : endIndex);
@@ -172,6 +183,13 @@ export function matchBytes(bytes: Buffer, matcher: CompiledMatcher, literals: st
     if (match) out.push({ line, column: match.index + 1, text: content });
   }
   return out;
+}
+
+/** The number of '\n' bytes in [from, to). */
+function countLines(bytes: Buffer, from: number, to: number): number {
+  let count = 0;
+  for (let newline = bytes.indexOf(10, from); newline >= 0 && newline < to; newline = bytes.indexOf(10, newline + 1)) count += 1;
+  return count;
 }
 
 /** The matching lines of `text`, at most `limit`. */

@@ -1,77 +1,345 @@
-// The trigram → file-id inverted index. Built by appending ids in increasing order per trigram,
-// each list delta + varint encoded as it grows; frozen into three flat arrays (sorted keys, offsets
-// into one byte array, the bytes). Invariant: every list is strictly increasing file ids.
+// The trigram → piece-id inverted index: writing it in bounded memory, and reading lists back
+// from disk on demand.
+//
+// Writing: pieces arrive in increasing id order with their distinct trigram keys. Keys are
+// collected in a flat array; every `capacity` postings they are grouped by key with a counting
+// sort (linear, no per-list objects) and written as a sorted segment file of delta + varint lists.
+// `finish` merges the segments into one postings region: per key, the segments' lists are
+// concatenated in segment order (ids keep increasing), only the first delta of each later part is
+// re-encoded. Peak memory is the collection arrays, not the index.
+//
+// Reading: the key table (keys, counts, offsets, lengths, CRC-32s) stays in memory; a list's
+// bytes are read with one positioned read and checked against their CRC.
+//
+// Invariants: every list is strictly increasing ids; list i's bytes are [offsets[i],
+// offsets[i] + lengths[i]) of the region, delta-encoded from -1 (the first varint is the id).
+import fs from 'node:fs';
+import zlib from 'node:zlib';
+import { breathe } from '../../base/event-loop.js';
 
-interface GrowingList {
-  bytes: Uint8Array;
-  length: number;
-  last: number;
-  count: number;
+export const keySpace = 1 << 24;
+
+/** The in-memory table of a postings region. */
+export interface PostingsTable {
+  keys: Uint32Array;
+  counts: Uint32Array;
+  /** Byte offsets into the region (f64: a region may pass 4 GiB). */
+  offsets: Float64Array;
+  lengths: Uint32Array;
+  crcs: Uint32Array;
 }
 
-function writeVarint(list: GrowingList, value: number): void {
-  while (list.length + 5 > list.bytes.length) {
-    const grown = new Uint8Array(list.bytes.length * 2);
-    grown.set(list.bytes.subarray(0, list.length));
-    list.bytes = grown;
-  }
-  while (value >= 0x80) {
-    list.bytes[list.length++] = (value & 0x7f) | 0x80;
-    value >>>= 7;
-  }
-  list.bytes[list.length++] = value;
+interface Segment {
+  file: string;
+  keys: Uint32Array;
+  counts: Uint32Array;
+  lengths: Uint32Array;
+  lasts: Uint32Array;
 }
 
-export class PostingsBuilder {
-  private readonly lists = new Map<number, GrowingList>();
+/** Appends bytes to a file through a buffer. */
+class BufferedWriter {
+  private readonly buffer: Buffer;
+  private used = 0;
+  constructor(
+    private readonly fd: number,
+    public position: number,
+    size = 4 << 20,
+  ) {
+    this.buffer = Buffer.allocUnsafe(size);
+  }
 
-  /** Adds `fileId` to the list of `key`; ids must be added in increasing order. */
-  add(key: number, fileId: number): void {
-    let list = this.lists.get(key);
-    if (!list) {
-      list = { bytes: new Uint8Array(8), length: 0, last: -1, count: 0 };
-      this.lists.set(key, list);
+  byte(value: number): void {
+    if (this.used === this.buffer.length) this.flush();
+    this.buffer[this.used++] = value;
+  }
+
+  varint(value: number): void {
+    while (value >= 0x80) {
+      this.byte((value & 0x7f) | 0x80);
+      value = Math.floor(value / 128);
     }
-    writeVarint(list, fileId - list.last - 1);
-    list.last = fileId;
-    list.count += 1;
+    this.byte(value);
   }
 
-  freeze(): Postings {
-    const keys = Uint32Array.from(this.lists.keys()).sort();
-    const offsets = new Uint32Array(keys.length + 1);
-    const counts = new Uint32Array(keys.length);
-    let total = 0;
-    keys.forEach((key, index) => {
-      offsets[index] = total;
-      total += this.lists.get(key)!.length;
-    });
-    offsets[keys.length] = total;
-    const bytes = new Uint8Array(total);
-    keys.forEach((key, index) => {
-      const list = this.lists.get(key)!;
-      bytes.set(list.bytes.subarray(0, list.length), offsets[index]!);
-      counts[index] = list.count;
-    });
-    this.lists.clear();
-    return new Postings(keys, offsets, counts, bytes);
+  bytes(data: Uint8Array): void {
+    if (data.length > this.buffer.length - this.used) this.flush();
+    if (data.length > this.buffer.length) {
+      writeAll(this.fd, data, this.position);
+      this.position += data.length;
+      return;
+    }
+    this.buffer.set(data, this.used);
+    this.used += data.length;
+  }
+
+  /** Bytes written through this writer so far, buffered ones included. */
+  get end(): number {
+    return this.position + this.used;
+  }
+
+  flush(): void {
+    if (this.used === 0) return;
+    writeAll(this.fd, this.buffer.subarray(0, this.used), this.position);
+    this.position += this.used;
+    this.used = 0;
   }
 }
 
+function writeAll(fd: number, data: Uint8Array, position: number): void {
+  for (let done = 0; done < data.length; ) {
+    const written = fs.writeSync(fd, data, done, data.length - done, position + done);
+    if (written <= 0) throw new Error('short write');
+    done += written;
+  }
+}
+
+/** Reads a file front to back through a buffer. */
+class BufferedReader {
+  private readonly buffer: Buffer;
+  private start = 0;
+  private end = 0;
+  private position = 0;
+  constructor(
+    private readonly fd: number,
+    size = 1 << 20,
+  ) {
+    this.buffer = Buffer.allocUnsafe(size);
+  }
+
+  private fill(): void {
+    this.buffer.copy(this.buffer, 0, this.start, this.end);
+    this.end -= this.start;
+    this.start = 0;
+    const read = fs.readSync(this.fd, this.buffer, this.end, this.buffer.length - this.end, this.position);
+    if (read <= 0) throw new Error('segment ends early');
+    this.position += read;
+    this.end += read;
+  }
+
+  varint(): number {
+    let value = 0;
+    let scale = 1;
+    for (;;) {
+      if (this.start === this.end) this.fill();
+      const byte = this.buffer[this.start++]!;
+      value += (byte & 0x7f) * scale;
+      if ((byte & 0x80) === 0) return value;
+      scale *= 128;
+    }
+  }
+
+  /** Hands the next `length` bytes to `sink`, in buffer-sized pieces. */
+  copy(length: number, sink: (bytes: Uint8Array) => void): void {
+    while (length > 0) {
+      if (this.start === this.end) this.fill();
+      const take = Math.min(length, this.end - this.start);
+      sink(this.buffer.subarray(this.start, this.start + take));
+      this.start += take;
+      length -= take;
+    }
+  }
+}
+
+function varintLength(value: number): number {
+  let length = 1;
+  while (value >= 0x80) {
+    value = Math.floor(value / 128);
+    length += 1;
+  }
+  return length;
+}
+
+export class PostingsWriter {
+  private readonly pending: Uint32Array;
+  private size = 0;
+  private readonly runPieces: number[] = [];
+  private readonly runEnds: number[] = [];
+  private readonly segments: Segment[] = [];
+  private counts: Uint32Array | undefined;
+  private lastPiece = -1;
+  total = 0;
+
+  constructor(
+    /** Path prefix of the segment files (deleted by `finish` and `discard`). */
+    private readonly segmentPrefix: string,
+    private readonly capacity = 1 << 24,
+  ) {
+    this.pending = new Uint32Array(capacity);
+  }
+
+  /** Adds one piece's distinct keys (`keys[0..count)`); piece ids must increase. */
+  addPiece(piece: number, keys: Uint32Array, count: number): void {
+    if (piece <= this.lastPiece) throw new Error(`piece ${piece} after ${this.lastPiece}`);
+    this.lastPiece = piece;
+    if (count === 0) return;
+    if (this.size + count > this.capacity) this.flush();
+    this.pending.set(keys.subarray(0, count), this.size);
+    this.size += count;
+    this.runPieces.push(piece);
+    this.runEnds.push(this.size);
+    this.total += count;
+  }
+
+  /** Groups the pending postings by key and writes them as a segment. */
+  private flush(): void {
+    if (this.size === 0) return;
+    const counts = (this.counts ??= new Uint32Array(keySpace));
+    counts.fill(0);
+    const pending = this.pending;
+    for (let index = 0; index < this.size; index++) counts[pending[index]!]! += 1;
+    let present = 0;
+    for (let key = 0; key < keySpace; key++) if (counts[key] !== 0) present += 1;
+    const keys = new Uint32Array(present);
+    const keyCounts = new Uint32Array(present);
+    // Exclusive prefix sums: counts[key] becomes where its ids start in `sorted`.
+    let running = 0;
+    let slot = 0;
+    for (let key = 0; key < keySpace; key++) {
+      const count = counts[key]!;
+      if (count === 0) continue;
+      keys[slot] = key;
+      keyCounts[slot++] = count;
+      counts[key] = running;
+      running += count;
+    }
+    const sorted = new Uint32Array(this.size);
+    let from = 0;
+    for (let run = 0; run < this.runPieces.length; run++) {
+      const piece = this.runPieces[run]!;
+      const to = this.runEnds[run]!;
+      for (let index = from; index < to; index++) sorted[counts[pending[index]!]!++] = piece;
+      from = to;
+    }
+    const file = `${this.segmentPrefix}${this.segments.length}.tmp`;
+    const fd = fs.openSync(file, 'w', 0o600);
+    const lengths = new Uint32Array(present);
+    const lasts = new Uint32Array(present);
+    try {
+      const writer = new BufferedWriter(fd, 0);
+      let at = 0;
+      for (let index = 0; index < present; index++) {
+        const start = writer.end;
+        let previous = -1;
+        const end = at + keyCounts[index]!;
+        for (; at < end; at++) {
+          const id = sorted[at]!;
+          writer.varint(id - previous - 1);
+          previous = id;
+        }
+        lengths[index] = writer.end - start;
+        lasts[index] = previous;
+      }
+      writer.flush();
+    } finally {
+      fs.closeSync(fd);
+    }
+    this.segments.push({ file, keys, counts: keyCounts, lengths, lasts });
+    this.size = 0;
+    this.runPieces.length = 0;
+    this.runEnds.length = 0;
+  }
+
+  /**
+   * Merges everything into one postings region written to `fd` from `position`. Returns the table
+   * (offsets relative to `position`) and the region's length. Segment files are removed.
+   */
+  async finish(fd: number, position: number): Promise<{ table: PostingsTable; length: number }> {
+    this.flush();
+    this.counts = undefined;
+    const segments = this.segments;
+    const fds = segments.map((segment) => fs.openSync(segment.file, 'r'));
+    try {
+      const readers = fds.map((segmentFd) => new BufferedReader(segmentFd));
+      const cursors = new Uint32Array(segments.length);
+      // The union of the segments' keys, ascending.
+      const seen = new Uint8Array(keySpace);
+      for (const segment of segments) for (const key of segment.keys) seen[key] = 1;
+      let keyCount = 0;
+      for (let key = 0; key < keySpace; key++) keyCount += seen[key]!;
+      const table: PostingsTable = { keys: new Uint32Array(keyCount), counts: new Uint32Array(keyCount), offsets: new Float64Array(keyCount), lengths: new Uint32Array(keyCount), crcs: new Uint32Array(keyCount) };
+      const writer = new BufferedWriter(fd, position);
+      let slot = 0;
+      let crc = 0;
+      const sink = (bytes: Uint8Array): void => {
+        crc = zlib.crc32(bytes, crc);
+        writer.bytes(bytes);
+      };
+      const small = Buffer.alloc(9);
+      let sliceStart = performance.now();
+      for (let key = 0; key < keySpace; key++) {
+        if (seen[key] === 0) continue;
+        if ((slot & 1023) === 0 && performance.now() - sliceStart > 12) {
+          await breathe();
+          sliceStart = performance.now();
+        }
+        const start = writer.end;
+        crc = 0;
+        let count = 0;
+        let last = -1;
+        for (let index = 0; index < segments.length; index++) {
+          const segment = segments[index]!;
+          const at = cursors[index]!;
+          if (at >= segment.keys.length || segment.keys[at] !== key) continue;
+          cursors[index] = at + 1;
+          const reader = readers[index]!;
+          let length = segment.lengths[at]!;
+          if (last >= 0) {
+            // The part's first varint is its first id; here it follows `last`.
+            const first = reader.varint();
+            length -= varintLength(first);
+            let value = first - last - 1;
+            let used = 0;
+            while (value >= 0x80) {
+              small[used++] = (value & 0x7f) | 0x80;
+              value = Math.floor(value / 128);
+            }
+            small[used++] = value;
+            sink(small.subarray(0, used));
+          }
+          reader.copy(length, sink);
+          count += segment.counts[at]!;
+          last = segment.lasts[at]!;
+        }
+        table.keys[slot] = key;
+        table.counts[slot] = count;
+        table.offsets[slot] = start - position;
+        table.lengths[slot] = writer.end - start;
+        table.crcs[slot] = crc >>> 0;
+        slot += 1;
+      }
+      writer.flush();
+      return { table, length: writer.end - position };
+    } finally {
+      for (const segmentFd of fds) fs.closeSync(segmentFd);
+      this.discard();
+    }
+  }
+
+  /** Removes the segment files (after `finish`, or when a build is abandoned). */
+  discard(): void {
+    for (const segment of this.segments) fs.rmSync(segment.file, { force: true });
+    this.segments.length = 0;
+  }
+}
+
+/** Raised when a posting list's bytes do not match their checksum. */
+export class PostingsCorrupt extends Error {}
+
+/** Posting lists read from a region of a file, on demand. */
 export class Postings {
   constructor(
-    readonly keys: Uint32Array,
-    readonly offsets: Uint32Array,
-    readonly counts: Uint32Array,
-    readonly bytes: Uint8Array,
+    readonly table: PostingsTable,
+    private readonly read: (offset: number, length: number) => Uint8Array,
   ) {}
 
   private slot(key: number): number {
+    const keys = this.table.keys;
     let low = 0;
-    let high = this.keys.length - 1;
+    let high = keys.length - 1;
     while (low <= high) {
       const middle = (low + high) >>> 1;
-      const value = this.keys[middle]!;
+      const value = keys[middle]!;
       if (value === key) return middle;
       if (value < key) low = middle + 1;
       else high = middle - 1;
@@ -79,45 +347,82 @@ export class Postings {
     return -1;
   }
 
-  /** How many files hold `key` (0 if none): lets a plan intersect the rarest lists first. */
+  /** How many ids hold `key` (0 if none): lets a plan intersect the rarest lists first. */
   count(key: number): number {
     const slot = this.slot(key);
-    return slot < 0 ? 0 : this.counts[slot]!;
+    return slot < 0 ? 0 : this.table.counts[slot]!;
   }
 
-  /** The sorted file ids that hold `key`. */
+  /** The sorted ids that hold `key`. Throws PostingsCorrupt when the bytes fail their CRC. */
   list(key: number): Uint32Array {
     const slot = this.slot(key);
     if (slot < 0) return new Uint32Array(0);
-    const out = new Uint32Array(this.counts[slot]!);
-    let position = this.offsets[slot]!;
+    const bytes = this.read(this.table.offsets[slot]!, this.table.lengths[slot]!);
+    if (zlib.crc32(bytes) >>> 0 !== this.table.crcs[slot]) throw new PostingsCorrupt(`posting list of trigram ${key.toString(16)} fails its checksum`);
+    const out = new Uint32Array(this.table.counts[slot]!);
+    let position = 0;
     let previous = -1;
-    for (let index = 0; index < out.length; index++) {
-      let value = 0;
-      let shift = 0;
-      let byte: number;
-      do {
-        byte = this.bytes[position++]!;
-        value += (byte & 0x7f) * 2 ** shift;
-        shift += 7;
-      } while (byte & 0x80);
+    const length = out.length;
+    for (let index = 0; index < length; index++) {
+      let byte = bytes[position++]!;
+      let value = byte & 0x7f;
+      if (byte & 0x80) {
+        // Ids stay below 2^32: at most five bytes, the last shift done in floating point.
+        byte = bytes[position++]!;
+        value |= (byte & 0x7f) << 7;
+        if (byte & 0x80) {
+          byte = bytes[position++]!;
+          value |= (byte & 0x7f) << 14;
+          if (byte & 0x80) {
+            byte = bytes[position++]!;
+            value |= (byte & 0x7f) << 21;
+            if (byte & 0x80) value += (bytes[position++]! & 0x7f) * 2 ** 28;
+          }
+        }
+      }
       previous = previous + 1 + value;
       out[index] = previous;
     }
+    if (position !== bytes.length) throw new PostingsCorrupt(`posting list of trigram ${key.toString(16)} has the wrong length`);
     return out;
   }
 
-  get byteSize(): number {
-    return this.keys.byteLength + this.offsets.byteLength + this.counts.byteLength + this.bytes.byteLength;
+  /** Bytes of the in-memory table. */
+  get tableBytes(): number {
+    const { keys, counts, offsets, lengths, crcs } = this.table;
+    return keys.byteLength + counts.byteLength + offsets.byteLength + lengths.byteLength + crcs.byteLength;
   }
 }
 
-/** Intersection of two sorted id lists. */
+/** Intersection of two sorted id lists (galloping through the longer when they differ a lot). */
 export function intersect(a: Uint32Array, b: Uint32Array): Uint32Array {
-  const out = new Uint32Array(Math.min(a.length, b.length));
+  if (a.length > b.length) [a, b] = [b, a];
+  const out = new Uint32Array(a.length);
+  let n = 0;
+  if (a.length * 16 < b.length) {
+    let low = 0;
+    for (let i = 0; i < a.length && low < b.length; i++) {
+      const x = a[i]!;
+      // Gallop to a window that holds x, then binary search it.
+      let step = 1;
+      let high = low;
+      while (high < b.length && b[high]! < x) {
+        low = high + 1;
+        high += step;
+        step *= 2;
+      }
+      high = Math.min(high, b.length - 1);
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if (b[middle]! < x) low = middle + 1;
+        else high = middle;
+      }
+      if (b[low] === x) out[n++] = x;
+    }
+    return out.subarray(0, n);
+  }
   let i = 0;
   let j = 0;
-  let n = 0;
   while (i < a.length && j < b.length) {
     const x = a[i]!;
     const y = b[j]!;

@@ -37,3 +37,23 @@ export function literalTrigrams(literal: string): number[] {
   }
   return [...keys];
 }
+
+/**
+ * Writes the distinct trigram keys of bytes[start, end) into `out` (room for end - start keys) and
+ * returns how many. `seen` is as for `forEachTrigram`, and is left cleared.
+ */
+export function rangeTrigrams(bytes: Uint8Array, start: number, end: number, seen: Uint8Array, out: Uint32Array): number {
+  if (end - start < 3) return 0;
+  let count = 0;
+  let key = (fold[bytes[start]!]! << 8) | fold[bytes[start + 1]!]!;
+  for (let index = start + 2; index < end; index++) {
+    key = ((key << 8) | fold[bytes[index]!]!) & 0xffffff;
+    const slot = key >>> 3;
+    const bit = 1 << (key & 7);
+    if ((seen[slot]! & bit) !== 0) continue;
+    seen[slot]! |= bit;
+    out[count++] = key;
+  }
+  for (let index = 0; index < count; index++) seen[out[index]! >>> 3] = 0;
+  return count;
+}

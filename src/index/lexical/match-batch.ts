@@ -1,0 +1,50 @@
+// The form in which grep workers send matching lines back: a batch packs every line number and
+// column into one typed array and every line's text into one string (a line's text holds no
+// '\n'), so a message costs a few copies instead of one cloned object per line. Lines that carry
+// context lines travel as objects.
+import type { LineMatch } from './matcher.js';
+
+export interface MatchBatch {
+  /** Per file with matches: its index within the chunk, and how many lines it has. */
+  files: Int32Array;
+  /** Per line: line number and column. */
+  numbers: Int32Array;
+  /** The lines' texts joined by '\n'. */
+  texts: string;
+  /** Files whose lines carry context (sent as objects). */
+  withContext: [number, LineMatch[]][];
+}
+
+export function packMatches(found: [number, LineMatch[]][]): MatchBatch {
+  const plain = found.filter(([, lines]) => !lines.some((line) => line.before || line.after));
+  const lineCount = plain.reduce((sum, [, lines]) => sum + lines.length, 0);
+  const files = new Int32Array(plain.length * 2);
+  const numbers = new Int32Array(lineCount * 2);
+  const texts: string[] = [];
+  let at = 0;
+  plain.forEach(([index, lines], slot) => {
+    files[slot * 2] = index;
+    files[slot * 2 + 1] = lines.length;
+    for (const line of lines) {
+      numbers[at++] = line.line;
+      numbers[at++] = line.column;
+      texts.push(line.text);
+    }
+  });
+  return { files, numbers, texts: texts.join('\n'), withContext: found.filter(([, lines]) => lines.some((line) => line.before || line.after)) };
+}
+
+/** The batch's files and their lines, in chunk order. */
+export function unpackMatches(batch: MatchBatch): [number, LineMatch[]][] {
+  const texts = batch.texts.split('\n');
+  const out: [number, LineMatch[]][] = [];
+  let line = 0;
+  for (let slot = 0; slot < batch.files.length; slot += 2) {
+    const count = batch.files[slot + 1]!;
+    const lines: LineMatch[] = new Array(count);
+    for (let index = 0; index < count; index++, line++) lines[index] = { line: batch.numbers[line * 2]!, column: batch.numbers[line * 2 + 1]!, text: texts[line]! };
+    out.push([batch.files[slot]!, lines]);
+  }
+  if (batch.withContext.length > 0) return [...out, ...batch.withContext].sort((a, b) => a[0] - b[0]);
+  return out;
+}

@@ -1,0 +1,331 @@
+// The regex index of one workspace on disk: two files in the workspace's cache folder.
+//
+// - `regex-content-<generation>.bin`: the indexed bytes of every file, concatenated in file-id
+//   order (the content store). Verification reads candidate pieces from it with positioned reads
+//   instead of opening thousands of files. No header: it is valid when its size is the one the
+//   index records, and it is never rewritten (a rebuild writes a new generation).
+// - `regex-index.bin`: bytes 0-7 magic "FTHMRIX1", 8-11 format version (u32 LE), 12-15 zero,
+//   16-23 meta offset (f64 LE), 24-31 meta length (f64 LE), 32-63 SHA-256 of the meta; from 64 the
+//   postings region (postings.ts); then the meta, msgpack of { root, generation, contentBytes,
+//   files, hashes (32 bytes each), fileOffsets (f64, files + 1), fileFirstPiece (u32, files + 1),
+//   pieceStarts (f64, pieces + 1), pieceLines (u32), keys, counts, offsets (f64), lengths, crcs }.
+//
+// Writes: content first (fsynced), postings and meta into a temporary index file, header last,
+// fsync, rename, fsync of the folder; then older generations' content files are removed. A crash
+// leaves the previous pair (or none), never a torn one. Loads check magic, version, the meta's
+// checksum and the content file's size; each posting list carries its own CRC-32 (postings.ts).
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Packr } from 'msgpackr';
+import { isVanished } from '../../base/errors.js';
+import { bytesOf, typedCopy } from '../../base/typed-bytes.js';
+import { Postings, PostingsWriter, type PostingsTable } from './postings.js';
+
+export const regexFormatVersion = 1;
+const magic = 'FTHMRIX1';
+const headerBytes = 64;
+const indexName = 'regex-index.bin';
+const contentPattern = /^regex-content-([0-9a-f]{16})\.bin$/;
+const packr = new Packr({ useRecords: false, mapsAsObjects: true });
+
+/** Everything about a built index except its posting lists. */
+export interface RegexLayout {
+  root: string;
+  files: string[];
+  /** Hex SHA-256 of each file's indexed content ('' when it could not be read). */
+  hashes: string[];
+  /** Where each file's bytes start in the content store; one more entry: the store's size. */
+  fileOffsets: Float64Array;
+  /** Each file's first piece; one more entry: the number of pieces. */
+  fileFirstPiece: Uint32Array;
+  /** Where each piece starts in the content store; one more entry: the store's size. */
+  pieceStarts: Float64Array;
+  /** The 1-based line each piece starts on. */
+  pieceLines: Uint32Array;
+}
+
+interface StoredMeta {
+  root: string;
+  generation: string;
+  contentBytes: number;
+  files: string[];
+  hashes: Uint8Array;
+  fileOffsets: Uint8Array;
+  fileFirstPiece: Uint8Array;
+  pieceStarts: Uint8Array;
+  pieceLines: Uint8Array;
+  keys: Uint8Array;
+  counts: Uint8Array;
+  offsets: Uint8Array;
+  lengths: Uint8Array;
+  crcs: Uint8Array;
+}
+
+function writeAll(fd: number, data: Uint8Array, position: number): void {
+  for (let done = 0; done < data.length; ) {
+    const written = fs.writeSync(fd, data, done, data.length - done, position + done);
+    if (written <= 0) throw new Error('short write');
+    done += written;
+  }
+}
+
+function readExactly(fd: number, length: number, position: number): Buffer {
+  const out = Buffer.allocUnsafe(length);
+  let done = 0;
+  while (done < length) {
+    const read = fs.readSync(fd, out, done, length - done, position + done);
+    if (read <= 0) throw new Error(`file ends at ${position + done}, expected ${position + length}`);
+    done += read;
+  }
+  return out;
+}
+
+function syncFolder(folder: string): void {
+  const handle = fs.openSync(folder, 'r');
+  try {
+    fs.fsyncSync(handle);
+  } finally {
+    fs.closeSync(handle);
+  }
+}
+
+/** Writes a new generation of the index while a build runs; `commit` makes it the current one. */
+export class RegexIndexWriter {
+  readonly postings: PostingsWriter;
+  private contentBytes = 0;
+  private readonly pending: Buffer;
+  private pendingBytes = 0;
+  private closed = false;
+
+  private constructor(
+    private readonly folder: string,
+    private readonly generation: string,
+    private readonly contentFd: number,
+    private readonly indexTemporary: string,
+  ) {
+    this.postings = new PostingsWriter(path.join(folder, `regex-segment-${generation}-`));
+    this.pending = Buffer.allocUnsafe(8 << 20);
+  }
+
+  static open(folder: string): RegexIndexWriter {
+    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const generation = randomBytes(8).toString('hex');
+    const contentFd = fs.openSync(path.join(folder, `regex-content-${generation}.bin`), 'w', 0o600);
+    return new RegexIndexWriter(folder, generation, contentFd, path.join(folder, `${indexName}.${generation}.tmp`));
+  }
+
+  /** Appends a file's bytes to the content store; returns where they start. */
+  appendContent(bytes: Uint8Array): number {
+    const start = this.contentBytes;
+    if (bytes.length > this.pending.length - this.pendingBytes) this.flushContent();
+    if (bytes.length > this.pending.length) writeAll(this.contentFd, bytes, start);
+    else {
+      this.pending.set(bytes, this.pendingBytes);
+      this.pendingBytes += bytes.length;
+    }
+    this.contentBytes += bytes.length;
+    return start;
+  }
+
+  private flushContent(): void {
+    if (this.pendingBytes === 0) return;
+    writeAll(this.contentFd, this.pending.subarray(0, this.pendingBytes), this.contentBytes - this.pendingBytes);
+    this.pendingBytes = 0;
+  }
+
+  get contentSize(): number {
+    return this.contentBytes;
+  }
+
+  /** Finishes both files and makes them current; returns the loaded index. */
+  async commit(layout: RegexLayout): Promise<LoadedRegexIndex> {
+    this.flushContent();
+    fs.fsyncSync(this.contentFd);
+    fs.closeSync(this.contentFd);
+    const fd = fs.openSync(this.indexTemporary, 'w', 0o600);
+    try {
+      const { table, length } = await this.postings.finish(fd, headerBytes);
+      const hashes = Buffer.alloc(layout.hashes.length * 32);
+      layout.hashes.forEach((hash, index) => hash !== '' && hashes.write(hash, index * 32, 32, 'hex'));
+      const meta: StoredMeta = {
+        root: layout.root,
+        generation: this.generation,
+        contentBytes: this.contentBytes,
+        files: layout.files,
+        hashes,
+        fileOffsets: bytesOf(layout.fileOffsets),
+        fileFirstPiece: bytesOf(layout.fileFirstPiece),
+        pieceStarts: bytesOf(layout.pieceStarts),
+        pieceLines: bytesOf(layout.pieceLines),
+        keys: bytesOf(table.keys),
+        counts: bytesOf(table.counts),
+        offsets: bytesOf(table.offsets),
+        lengths: bytesOf(table.lengths),
+        crcs: bytesOf(table.crcs),
+      };
+      const packed = packr.pack(meta);
+      const metaOffset = headerBytes + length;
+      writeAll(fd, packed, metaOffset);
+      const header = Buffer.alloc(headerBytes);
+      header.write(magic, 0, 8, 'ascii');
+      header.writeUInt32LE(regexFormatVersion, 8);
+      header.writeDoubleLE(metaOffset, 16);
+      header.writeDoubleLE(packed.length, 24);
+      createHash('sha256').update(packed).digest().copy(header, 32);
+      writeAll(fd, header, 0);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(this.indexTemporary, path.join(this.folder, indexName));
+    syncFolder(this.folder);
+    this.closed = true;
+    removeStale(this.folder, this.generation);
+    const loaded = loadRegexIndex(this.folder);
+    if (loaded.status !== 'valid') throw new Error(`the index just written does not load: ${loaded.status === 'corrupt' ? loaded.reason : 'missing'}`);
+    return loaded.index;
+  }
+
+  /** Abandons the build: its files are removed. */
+  abort(): void {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      fs.closeSync(this.contentFd);
+    } catch {
+      // already closed by a failed commit
+    }
+    this.postings.discard();
+    fs.rmSync(path.join(this.folder, `regex-content-${this.generation}.bin`), { force: true });
+    fs.rmSync(this.indexTemporary, { force: true });
+  }
+}
+
+/** Content files of other generations, and temporary files a crashed build left behind. */
+function removeStale(folder: string, keep: string): void {
+  for (const entry of fs.readdirSync(folder)) {
+    const generation = contentPattern.exec(entry)?.[1];
+    const leftover = (entry.startsWith('regex-segment-') || entry.startsWith(`${indexName}.`)) && entry.endsWith('.tmp') && !entry.includes(keep);
+    if ((generation !== undefined && generation !== keep) || leftover) fs.rmSync(path.join(folder, entry), { force: true });
+  }
+}
+
+/** An index loaded from disk: the layout and key table in memory, lists and content on disk. */
+export interface LoadedRegexIndex {
+  layout: RegexLayout;
+  postings: Postings;
+  /** The content store, open for reading (workers read it through this descriptor). */
+  contentFd: number;
+  contentBytes: number;
+  /** Bytes held in memory for the layout and the key table. */
+  memoryBytes: number;
+  /** Keeps the files open until the matching `release` (a search in flight). */
+  retain(): void;
+  release(): void;
+  /** Closes the files once no search holds them. */
+  close(): void;
+}
+
+export type RegexLoad = { status: 'valid'; index: LoadedRegexIndex } | { status: 'missing' } | { status: 'corrupt'; reason: string };
+
+export function loadRegexIndex(folder: string): RegexLoad {
+  const file = path.join(folder, indexName);
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (error) {
+    if (isVanished(error)) return { status: 'missing' };
+    return { status: 'corrupt', reason: `unreadable: ${(error as Error).message}` };
+  }
+  let contentFd: number | undefined;
+  try {
+    const size = fs.fstatSync(fd).size;
+    if (size < headerBytes) throw new Error('shorter than its header');
+    const header = readExactly(fd, headerBytes, 0);
+    if (header.toString('ascii', 0, 8) !== magic) throw new Error(`not a Fathom ${magic} file`);
+    const version = header.readUInt32LE(8);
+    if (version !== regexFormatVersion) throw new Error(`format version ${version}, expected ${regexFormatVersion}`);
+    const metaOffset = header.readDoubleLE(16);
+    const metaLength = header.readDoubleLE(24);
+    if (!(metaOffset >= headerBytes && metaLength > 0 && metaOffset + metaLength === size)) throw new Error('truncated or extended');
+    const packed = readExactly(fd, metaLength, metaOffset);
+    if (!createHash('sha256').update(packed).digest().equals(header.subarray(32, 64))) throw new Error('checksum mismatch');
+    const meta = packr.unpack(packed) as StoredMeta;
+    const contentFile = path.join(folder, `regex-content-${meta.generation}.bin`);
+    try {
+      contentFd = fs.openSync(contentFile, 'r');
+    } catch {
+      throw new Error('its content store is missing');
+    }
+    if (fs.fstatSync(contentFd).size !== meta.contentBytes) throw new Error('its content store has the wrong size');
+    const layout: RegexLayout = {
+      root: meta.root,
+      files: meta.files,
+      hashes: meta.files.map((_, index) => {
+        const hash = meta.hashes.subarray(index * 32, index * 32 + 32);
+        return hash.every((byte) => byte === 0) ? '' : Buffer.from(hash).toString('hex');
+      }),
+      fileOffsets: typedCopy(meta.fileOffsets, Float64Array),
+      fileFirstPiece: typedCopy(meta.fileFirstPiece, Uint32Array),
+      pieceStarts: typedCopy(meta.pieceStarts, Float64Array),
+      pieceLines: typedCopy(meta.pieceLines, Uint32Array),
+    };
+    const table: PostingsTable = {
+      keys: typedCopy(meta.keys, Uint32Array),
+      counts: typedCopy(meta.counts, Uint32Array),
+      offsets: typedCopy(meta.offsets, Float64Array),
+      lengths: typedCopy(meta.lengths, Uint32Array),
+      crcs: typedCopy(meta.crcs, Uint32Array),
+    };
+    const files = layout.files.length;
+    const pieces = layout.pieceLines.length;
+    const shaped =
+      meta.hashes.length === files * 32 &&
+      layout.fileOffsets.length === files + 1 &&
+      layout.fileFirstPiece.length === files + 1 &&
+      layout.fileFirstPiece[files] === pieces &&
+      layout.pieceStarts.length === pieces + 1 &&
+      layout.fileOffsets[files] === meta.contentBytes &&
+      [table.counts, table.offsets, table.lengths, table.crcs].every((array) => array.length === table.keys.length);
+    if (!shaped) throw new Error('meta has the wrong shape');
+    const regionEnd = metaOffset - headerBytes;
+    const postings = new Postings(table, (offset, length) => {
+      if (offset + length > regionEnd) throw new Error('posting list out of range');
+      return readExactly(fd, length, headerBytes + offset);
+    });
+    let closing = false;
+    let users = 0;
+    const finish = (): void => {
+      fs.closeSync(fd);
+      fs.closeSync(contentFd!);
+    };
+    const memoryBytes = postings.tableBytes + layout.fileOffsets.byteLength + layout.fileFirstPiece.byteLength + layout.pieceStarts.byteLength + layout.pieceLines.byteLength;
+    return {
+      status: 'valid',
+      index: {
+        layout,
+        postings,
+        contentFd,
+        contentBytes: meta.contentBytes,
+        memoryBytes,
+        retain: () => {
+          users += 1;
+        },
+        release: () => {
+          users -= 1;
+          if (closing && users === 0) finish();
+        },
+        close: () => {
+          if (closing) return;
+          closing = true;
+          if (users === 0) finish();
+        },
+      },
+    };
+  } catch (error) {
+    fs.closeSync(fd);
+    if (contentFd !== undefined) fs.closeSync(contentFd);
+    return { status: 'corrupt', reason: (error as Error).message };
+  }
+}
