@@ -9,7 +9,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { GrepPool } from '../src/index/lexical/grep-pool.js';
 import { globFilter, LexicalIndex, type GrepRequest } from '../src/index/lexical/lexical-index.js';
-import { all, parseRegex, planRegex } from '../src/index/lexical/regex-plan.js';
+import { compileMatcher, runLineStarts } from '../src/index/lexical/matcher.js';
+import { all, parseRegex, planRegex, requiredRun } from '../src/index/lexical/regex-plan.js';
 import { BufferOverlay } from '../src/workspace/overlay.js';
 import type { Workspace } from '../src/workspace/workspace.js';
 import { gitInit, writeFixture } from './helpers/fixture.js';
@@ -330,6 +331,49 @@ test('plan: never excludes a line that matches (random strings)', () => {
     }
     assert.notEqual(plan, all);
   }
+});
+
+test('byte runs: a line that matches always holds the run its regex demands (random lines)', () => {
+  // Patterns with no usable literal: the run (consecutive class bytes) is the only line filter.
+  const patterns: [string, boolean][] = [
+    ['\\w+\\s*=\\s*\\d{5,}', false],
+    ['\\d{2}-\\d', false],
+    ['[a-f0-9]{6}', false],
+    ['k[^f]', false],
+    ['x\\d+y', false],
+    ['\\bq\\w{3}\\b', false],
+    ['[À-ÿ]{2}', false],
+    ['.{4}z', false],
+    ['\\s{2}\\S', false],
+    ['K\\d{2}', true],
+  ];
+  // Digits weigh more, so that runs of them (and '=' before them) turn up.
+  const alphabet = ['a', 'b', 'f', 'k', 'q', 'x', 'y', 'z', 'K', ...'0179017901790179', '-', '-', '-', '=', '=', ' ', '\t', 'é', 'ÿ', '٣', '\u212a', '\r'];
+  let seed = 11;
+  const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  for (const [source, ignoreCase] of patterns) {
+    const run = requiredRun(parseRegex(source), { ignoreCase });
+    assert.ok(run && run.length >= 2, `${source} has a run`);
+    const matcher = compileMatcher({ pattern: source, ignoreCase });
+    let matched = 0;
+    for (let round = 0; round < 1000; round++) {
+      const lines = Array.from({ length: 1 + Math.floor(random() * 6) }, () => Array.from({ length: Math.floor(random() * 20) }, () => alphabet[Math.floor(random() * alphabet.length)]).join(''));
+      const text = lines.join('\n');
+      const bytes = Buffer.from(text, 'utf8');
+      const starts = new Set(runLineStarts(bytes, run));
+      let offset = 0;
+      for (const line of lines) {
+        if (matcher.lineRegex.test(line)) {
+          matched += 1;
+          assert.ok(starts.has(offset), `${source} matches ${JSON.stringify(line)} but its run filter skips the line`);
+        }
+        offset += Buffer.byteLength(line, 'utf8') + 1;
+      }
+    }
+    assert.ok(matched > 0, `${source} matched some random lines`);
+  }
+  assert.equal(requiredRun(parseRegex('a|bc'), { ignoreCase: false }), undefined, 'top-level alternatives: no run');
+  assert.equal(requiredRun(parseRegex('\\w+'), { ignoreCase: false }), undefined, 'a run of one byte says little');
 });
 
 describe('grep freshness', () => {

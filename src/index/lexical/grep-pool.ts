@@ -34,8 +34,47 @@ interface Running {
   stopped: boolean;
 }
 
-const chunkFiles = 48;
+/**
+ * A chunk (one message to a worker) ends after this many files or bytes, whichever comes first:
+ * small enough to share work evenly between threads, large enough that messages stay cheap. A
+ * file's bytes are its ranges' (content store), its text's, or a guess (a file read from disk).
+ */
+const chunkFiles = 512;
+const chunkBytes = 2 << 20;
+
+function weight(file: GrepFile): number {
+  if (file.ranges) {
+    let bytes = 0;
+    for (let at = 1; at < file.ranges.length; at += 3) bytes += file.ranges[at]!;
+    return bytes;
+  }
+  return file.text !== undefined ? file.text.length : 64 * 1024;
+}
 const idleMs = 60_000;
+
+/**
+ * A chunk's files as the worker gets them: content-store ranges in one typed array (a message with
+ * hundreds of small objects costs more to clone than the matching it asks for).
+ */
+function packChunk(files: GrepFile[], offset: number, count: number): Pick<GrepChunk, 'files' | 'ranges' | 'rangeIndex'> {
+  const out: (GrepFile | null)[] = new Array(count);
+  const rangeIndex = new Int32Array(count + 1);
+  let total = 0;
+  for (let index = 0; index < count; index++) total += files[offset + index]!.ranges?.length ?? 0;
+  const ranges = new Float64Array(total);
+  let at = 0;
+  for (let index = 0; index < count; index++) {
+    const file = files[offset + index]!;
+    rangeIndex[index] = at;
+    if (file.ranges) {
+      ranges.set(file.ranges, at);
+      at += file.ranges.length;
+      out[index] = null;
+    } else out[index] = file;
+  }
+  rangeIndex[count] = at;
+  return { files: out, ranges, rangeIndex };
+}
 
 export class GrepPool {
   private readonly slots: Slot[] = [];
@@ -54,7 +93,13 @@ export class GrepPool {
   run(task: GrepTask, onFile: (fileIndex: number, matches: LineMatch[]) => boolean | void, signal?: CancellationSignal): Promise<{ timedOut: number[] }> {
     return new Promise((resolve) => {
       const pending: { offset: number; count: number }[] = [];
-      for (let offset = 0; offset < task.files.length; offset += chunkFiles) pending.push({ offset, count: Math.min(chunkFiles, task.files.length - offset) });
+      for (let offset = 0; offset < task.files.length; ) {
+        let count = 0;
+        let bytes = 0;
+        while (offset + count < task.files.length && count < chunkFiles && bytes < chunkBytes) bytes += weight(task.files[offset + count++]!);
+        pending.push({ offset, count });
+        offset += count;
+      }
       const running: Running = {
         task,
         onFile,
@@ -94,7 +139,7 @@ export class GrepPool {
       running.inFlight += 1;
       Atomics.store(slot.progress, 0, -1);
       slot.worker.ref();
-      const message: GrepChunk = { ...running.task, id, files: running.task.files.slice(chunk.offset, chunk.offset + chunk.count), progress: slot.buffer };
+      const message: GrepChunk = { ...running.task, ...packChunk(running.task.files, chunk.offset, chunk.count), id, progress: slot.buffer };
       slot.worker.postMessage(message);
     }
     for (let index = this.waiting.length - 1; index >= 0; index--) {

@@ -8,6 +8,7 @@ import { parentPort } from 'node:worker_threads';
 import { attachContext } from './context-lines.js';
 import { packMatches, type MatchBatch } from './match-batch.js';
 import { matchBytes, matchLines, type CompiledMatcher, type LineMatch } from './matcher.js';
+import type { ByteRun } from './regex-plan.js';
 
 /** How to match: the compiled matcher's parts, and the lines wanted at most per file. */
 export interface MatchSpec {
@@ -17,6 +18,8 @@ export interface MatchSpec {
   ignoreCase: boolean;
   lineByLine: boolean;
   literals: string[] | undefined;
+  /** Without literals: a run of class bytes every matching line holds. */
+  run?: ByteRun;
   limit: number;
   /** Context lines wanted before and after each match (0: none). */
   beforeContext: number;
@@ -35,7 +38,11 @@ export interface GrepFile {
 
 export interface GrepChunk extends MatchSpec {
   id: number;
-  files: GrepFile[];
+  /** The files; null for one verified from the content store (its ranges are in `ranges`). */
+  files: (GrepFile | null)[];
+  /** Every ranged file's [offset, length, firstLine] triples; file i's are [rangeIndex[i], rangeIndex[i + 1]). */
+  ranges: Float64Array;
+  rangeIndex: Int32Array;
   /** Int32 slot this worker writes the index of its current file to (-1 when idle). */
   progress: SharedArrayBuffer;
 }
@@ -58,7 +65,12 @@ const batchMs = 20;
 const gapBytes = 16 * 1024;
 const windowBytes = 8 << 20;
 
-/** Reads the content store's ranges of a chunk in few large reads, in the order they are asked for. */
+let windowBuffer = Buffer.alloc(0);
+
+/**
+ * Reads the content store's ranges of a chunk in few large reads, in the order they are asked for.
+ * The bytes handed out are valid until the next `read`.
+ */
 class ContentWindows {
   private readonly windows: { start: number; end: number }[] = [];
   private current = -1;
@@ -66,20 +78,16 @@ class ContentWindows {
 
   constructor(
     private readonly fd: number,
-    files: GrepFile[],
+    ranges: Float64Array,
   ) {
     let window: { start: number; end: number } | undefined;
-    for (const file of files) {
-      const ranges = file.ranges;
-      if (!ranges) continue;
-      for (let at = 0; at < ranges.length; at += 3) {
-        const start = ranges[at]!;
-        const end = start + ranges[at + 1]!;
-        if (window && start >= window.end && start - window.end <= gapBytes && end - window.start <= windowBytes) window.end = end;
-        else {
-          window = { start, end };
-          this.windows.push(window);
-        }
+    for (let at = 0; at < ranges.length; at += 3) {
+      const start = ranges[at]!;
+      const end = start + ranges[at + 1]!;
+      if (window && start >= window.end && start - window.end <= gapBytes && end - window.start <= windowBytes) window.end = end;
+      else {
+        window = { start, end };
+        this.windows.push(window);
       }
     }
   }
@@ -92,7 +100,10 @@ class ContentWindows {
       window = this.windows[this.current];
       if (!window) throw new Error(`range ${start}+${length} is not in this chunk`);
       if (start >= window.start && start + length <= window.end) {
-        this.bytes = Buffer.allocUnsafe(window.end - window.start);
+        // One buffer per thread, reused: fresh large buffers cost a page fault per 4 KB.
+        const size = window.end - window.start;
+        if (windowBuffer.length < size) windowBuffer = Buffer.allocUnsafeSlow(Math.max(size, windowBytes));
+        this.bytes = windowBuffer.subarray(0, size);
         for (let done = 0; done < this.bytes.length; ) {
           const read = fs.readSync(this.fd, this.bytes, done, this.bytes.length - done, window.start + done);
           if (read <= 0) throw new Error('the content store ends early');
@@ -114,7 +125,7 @@ parentPort?.on('message', (chunk: GrepChunk) => {
     lineByLine: chunk.lineByLine,
   };
   const wantsContext = chunk.beforeContext > 0 || chunk.afterContext > 0;
-  const windows = chunk.contentFd !== undefined ? new ContentWindows(chunk.contentFd, chunk.files) : undefined;
+  const windows = chunk.contentFd !== undefined ? new ContentWindows(chunk.contentFd, chunk.ranges) : undefined;
   let batch: [number, LineMatch[]][] = [];
   let batchLineCount = 0;
   let batchStarted = performance.now();
@@ -129,19 +140,20 @@ parentPort?.on('message', (chunk: GrepChunk) => {
     if (batchLineCount >= batchLines || performance.now() - batchStarted > batchMs) send(index);
     Atomics.store(current, 0, index);
     let matches: LineMatch[];
-    if (file.text !== undefined) {
-      matches = matchLines(file.text, matcher, chunk.limit);
-      if (wantsContext) attachContext(file.text, matches, chunk.beforeContext, chunk.afterContext);
-    } else if (file.ranges) {
+    if (file === null) {
       matches = [];
-      const ranges = file.ranges;
-      for (let at = 0; at < ranges.length && matches.length < chunk.limit; at += 3) {
+      const ranges = chunk.ranges;
+      const end = chunk.rangeIndex[index + 1]!;
+      for (let at = chunk.rangeIndex[index]!; at < end && matches.length < chunk.limit; at += 3) {
         const bytes = windows!.read(ranges[at]!, ranges[at + 1]!);
-        const found = matchBytes(bytes, matcher, chunk.literals, chunk.limit - matches.length, ranges[at + 2]!);
+        const found = matchBytes(bytes, matcher, chunk.literals, chunk.limit - matches.length, ranges[at + 2]!, chunk.run);
         // Context comes with whole files only (one range from line 1).
         if (wantsContext && found.length > 0) attachContext(bytes.toString('utf8'), found, chunk.beforeContext, chunk.afterContext);
         for (const match of found) matches.push(match);
       }
+    } else if (file.text !== undefined) {
+      matches = matchLines(file.text, matcher, chunk.limit);
+      if (wantsContext) attachContext(file.text, matches, chunk.beforeContext, chunk.afterContext);
     } else {
       let bytes: Buffer;
       try {
@@ -149,7 +161,7 @@ parentPort?.on('message', (chunk: GrepChunk) => {
       } catch {
         return; // removed between planning and verifying
       }
-      matches = matchBytes(bytes, matcher, chunk.literals, chunk.limit);
+      matches = matchBytes(bytes, matcher, chunk.literals, chunk.limit, 1, chunk.run);
       if (wantsContext && matches.length > 0) attachContext(bytes.toString('utf8'), matches, chunk.beforeContext, chunk.afterContext);
     }
     if (matches.length > 0) {

@@ -28,7 +28,7 @@ import { compileMatcher, type GrepOptions, type LineMatch } from './matcher.js';
 import { forEachPiece, pieceBytes } from './pieces.js';
 import { intersect, PostingsCorrupt, union } from './postings.js';
 import { loadRegexIndex, RegexIndexWriter, type LoadedRegexIndex } from './regex-store.js';
-import { all, describeQuery, indexable, lineLiterals, parseRegex, planLiteral, planRegex, type Query } from './regex-plan.js';
+import { all, describeQuery, indexable, lineLiterals, parseRegex, planLiteral, planRegex, requiredRun, type Query } from './regex-plan.js';
 import { literalTrigrams, newTrigramBitmap, rangeTrigrams } from './trigrams.js';
 
 /** What the index needs from a workspace. */
@@ -535,7 +535,11 @@ export class LexicalIndex {
     const matcher = compileMatcher(request);
     const ignoreCase = request.ignoreCase === true;
     const query = request.fixedStrings ? planLiteral(request.pattern, { ignoreCase }) : planRegex(parseRegex(request.pattern), { ignoreCase });
+    // Lines to test: those holding a literal of the plan, or where the literals are too short to
+    // narrow much (one byte like '='), those holding a run of class bytes the regex demands.
     const literals = lineLiterals(query);
+    let run = request.fixedStrings || matcher.multiline ? undefined : requiredRun(parseRegex(request.pattern), { ignoreCase });
+    if (literals && literals.every((text) => Buffer.byteLength(text) >= 3)) run = undefined;
     const limit = request.maxResults ?? 10_000;
     const byGlob = request.globs && request.globs.length > 0 ? globFilter(request.globs) : () => true;
     const byLanguage = request.languages && request.languages.length > 0 ? languageFilter(request.languages) : () => true;
@@ -561,6 +565,7 @@ export class LexicalIndex {
         ignoreCase: matcher.ignoreCase,
         lineByLine: matcher.lineByLine,
         literals,
+        run,
         // One more than wanted per file, so that a single file with too many matches shows as truncated.
         limit: limit + 1,
         beforeContext,

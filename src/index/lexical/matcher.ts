@@ -6,7 +6,7 @@
 import type { ContextLine } from './context-lines.js';
 import { FathomError } from '../../base/errors.js';
 import type { AST } from '@eslint-community/regexpp';
-import { parseRegex } from './regex-plan.js';
+import { parseRegex, type ByteRun } from './regex-plan.js';
 
 export interface GrepOptions {
   pattern: string;
@@ -144,22 +144,52 @@ const needlesOf = new WeakMap<string[], Buffer[]>();
 /**
  * The matching lines of a file's bytes (or of a line-aligned range of them starting on line
  * `firstLine`), looking only at lines that hold one of `literals` (every matching line holds one:
- * see `lineLiterals`): found with Buffer.indexOf, then only those lines are decoded and tested.
- * Without literals, or in multiline mode, the whole text is matched.
+ * see `lineLiterals`), found with Buffer.indexOf, or else a `run` of class bytes (see
+ * `requiredRun`); only those lines are decoded and tested. Without either, or in multiline mode,
+ * the whole text is matched.
  */
-export function matchBytes(bytes: Buffer, matcher: CompiledMatcher, literals: string[] | undefined, limit: number, firstLine = 1): LineMatch[] {
-  if (!literals || matcher.multiline) {
+export function matchBytes(bytes: Buffer, matcher: CompiledMatcher, literals: string[] | undefined, limit: number, firstLine = 1, run?: ByteRun): LineMatch[] {
+  if ((!literals && !run) || matcher.multiline) {
     const found = matchLines(bytes.toString('utf8'), matcher, limit);
     if (firstLine !== 1) for (const match of found) match.line += firstLine - 1;
     return found;
   }
   if (bytes.length === 0) return [];
-  const haystack = matcher.ignoreCase ? foldAscii(bytes) : bytes;
-  let needles = needlesOf.get(literals);
-  if (!needles) needlesOf.set(literals, (needles = literals.map((literal) => Buffer.from(literal, 'utf8'))));
-  // The starts of lines holding a needle, in order, each once.
+  // With a run, the literals (too short to search for) must still be on the line.
+  const starts = run ? runLineStarts(bytes, run) : literalLineStarts(bytes, matcher.ignoreCase, literals!);
+  const required = run && literals ? needles(literals) : undefined;
+  const haystack = required && matcher.ignoreCase ? foldAscii(bytes) : bytes;
+  const out: LineMatch[] = [];
+  let line = firstLine;
+  let counted = 0;
+  for (const start of starts) {
+    if (out.length >= limit) break;
+    const endIndex = bytes.indexOf(10, start);
+    if (required) {
+      const end = endIndex < 0 ? bytes.length : endIndex;
+      const lineBytes = haystack.subarray(start, end);
+      if (!required.some((needle) => lineBytes.includes(needle))) continue;
+    }
+    line += countLines(bytes, counted, start);
+    counted = start;
+    const content = bytes.toString('utf8', start, endIndex < 0 ? bytes.length : endIndex);
+    const match = matcher.lineRegex.exec(content);
+    if (match) out.push({ line, column: match.index + 1, text: content });
+  }
+  return out;
+}
+
+function needles(literals: string[]): Buffer[] {
+  let found = needlesOf.get(literals);
+  if (!found) needlesOf.set(literals, (found = literals.map((literal) => Buffer.from(literal, 'utf8'))));
+  return found;
+}
+
+/** The starts of lines holding a literal, in order, each once. */
+function literalLineStarts(bytes: Buffer, ignoreCase: boolean, literals: string[]): number[] {
+  const haystack = ignoreCase ? foldAscii(bytes) : bytes;
   let starts: number[] = [];
-  for (const needle of needles) {
+  for (const needle of needles(literals)) {
     const before = starts.length;
     for (let found = haystack.indexOf(needle); found >= 0; ) {
       starts.push(haystack.lastIndexOf(10, found) + 1);
@@ -170,19 +200,44 @@ export function matchBytes(bytes: Buffer, matcher: CompiledMatcher, literals: st
     // Several needles: merge their (sorted) starts, each once.
     if (before > 0 && starts.length > before) starts = [...new Set(starts)].sort((a, b) => a - b);
   }
-  const out: LineMatch[] = [];
-  let line = firstLine;
-  let counted = 0;
-  for (const start of starts) {
-    if (out.length >= limit) break;
-    line += countLines(bytes, counted, start);
-    counted = start;
-    const endIndex = bytes.indexOf(10, start);
-    const content = bytes.toString('utf8', start, endIndex < 0 ? bytes.length : endIndex);
-    const match = matcher.lineRegex.exec(content);
-    if (match) out.push({ line, column: match.index + 1, text: content });
+  return starts;
+}
+
+/**
+ * The starts of lines holding `run.length` consecutive member bytes. Skips ahead like
+ * Boyer–Moore: a byte outside the class at i means no run covers i, so the next place a run can
+ * end is i + length; only bytes in the class are looked at around.
+ */
+export function runLineStarts(bytes: Uint8Array, run: ByteRun): number[] {
+  const { bytes: member, length } = run;
+  const starts: number[] = [];
+  const size = bytes.length;
+  let from = 0;
+  let at = length - 1;
+  while (at < size) {
+    if (member[bytes[at]!] === 0) {
+      at += length;
+      continue;
+    }
+    // Members before `at` (back to `from`), then after it, until the run is long enough.
+    let begin = at;
+    while (begin > from && at - begin + 1 < length && member[bytes[begin - 1]!] === 1) begin -= 1;
+    let end = at + 1;
+    while (end - begin < length && end < size && member[bytes[end]!] === 1) end += 1;
+    if (end - begin >= length) {
+      let lineStart = begin;
+      while (lineStart > 0 && bytes[lineStart - 1] !== 10) lineStart -= 1;
+      starts.push(lineStart);
+      let lineEnd = begin;
+      while (lineEnd < size && bytes[lineEnd] !== 10) lineEnd += 1;
+      from = lineEnd + 1;
+      at = from + length - 1;
+    } else {
+      from = end + 1;
+      at = end + length;
+    }
   }
-  return out;
+  return starts;
 }
 
 /** The number of '\n' bytes in [from, to). */

@@ -245,3 +245,84 @@ export function describeQuery(query: Query): string {
       return `(${query.args.map(describeQuery).join(' OR ')})`;
   }
 }
+
+/**
+ * A run of bytes every match must contain where the regex has no usable literal: `length`
+ * consecutive bytes each in `bytes` (a 256-entry membership table). Characters beyond ASCII are
+ * several bytes, each ≥ 0x80, and every such byte counts as a member, so the run is a sound
+ * (if loose) line filter: `\w+\s*=\s*\d{5,}` needs five bytes in [0-9] or ≥ 0x80.
+ */
+export interface ByteRun {
+  bytes: Uint8Array;
+  length: number;
+}
+
+/** The ASCII members of one single-character element (over-approximated where unsure). */
+function asciiMembers(node: AST.Element, ignoreCase: boolean): Uint8Array | undefined {
+  const single = node.type === 'Character' || node.type === 'CharacterClass' || node.type === 'CharacterSet';
+  if (!single) return undefined;
+  const table = new Uint8Array(256).fill(1, 0x80);
+  if (node.type === 'CharacterSet' && node.kind === 'any') {
+    table.fill(1, 0, 0x80);
+    table[10] = 0;
+    return table;
+  }
+  let tester: RegExp;
+  try {
+    tester = new RegExp(`^(?:${node.raw})$`, ignoreCase ? 'iu' : 'u');
+  } catch {
+    return undefined;
+  }
+  for (let code = 0; code < 0x80; code++) if (tester.test(String.fromCharCode(code))) table[code] = 1;
+  // ripgrep's '.'-like classes and JavaScript's can differ on '\r': count it in. A run never
+  // crosses a line end (a match outside multiline mode lies within its line).
+  table[13] = 1;
+  table[10] = 0;
+  return table;
+}
+
+/**
+ * The most selective byte run the top-level sequence demands (none when the pattern has top-level
+ * alternatives, or no run of at least two bytes). Consecutive single-character elements (a
+ * quantifier counts with its minimum) join into one run over the union of their classes.
+ */
+export function requiredRun(pattern: AST.Pattern, options: { ignoreCase: boolean }): ByteRun | undefined {
+  if (pattern.alternatives.length !== 1) return undefined;
+  let best: ByteRun | undefined;
+  let bestScore = 0;
+  let current: ByteRun | undefined;
+  const close = (): void => {
+    if (!current || current.length < 2) return;
+    let members = 0;
+    for (let code = 0; code < 0x80; code++) members += current.bytes[code]!;
+    // Longer runs over smaller classes are rarer.
+    const score = current.length * Math.log2(128 / Math.max(members, 1));
+    if (score > bestScore) {
+      best = current;
+      bestScore = score;
+    }
+  };
+  for (const element of pattern.alternatives[0]!.elements) {
+    const inner = element.type === 'Quantifier' ? element.element : element;
+    const count = element.type === 'Quantifier' ? element.min : 1;
+    const table = count >= 1 ? asciiMembers(inner, options.ignoreCase) : undefined;
+    if (element.type === 'Assertion') continue;
+    if (!table || count > 4096) {
+      close();
+      current = undefined;
+      continue;
+    }
+    if (!current) current = { bytes: table, length: count };
+    else {
+      for (let byte = 0; byte < 256; byte++) current.bytes[byte] = current.bytes[byte]! | table[byte]!;
+      current.length += count;
+    }
+    // A quantifier that may repeat more than its minimum ends the run (what follows need not be adjacent to its minimum).
+    if (element.type === 'Quantifier' && element.max !== element.min) {
+      close();
+      current = undefined;
+    }
+  }
+  close();
+  return best;
+}
