@@ -420,6 +420,56 @@ describe('grep freshness', () => {
     }
   });
 
+  test('changed files are folded into a delta: results stay exact, a restart loads it, later edits and deletions still win', async () => {
+    const files = Object.fromEntries(Array.from({ length: 120 }, (_, index) => [`src/f${String(index).padStart(3, '0')}.ts`, `export const value${index} = ${index};\n`]));
+    const root = writeFixture(Object.entries(files).map(([file, text]) => `//- ${file}\n${text}`).join(''));
+    const cacheFolder = path.join(root, '..', `${path.basename(root)}-regex`);
+    const overlay = new BufferOverlay();
+    const workspace = await readyWorkspace(root);
+    try {
+      const first = new LexicalIndex(workspace, overlay, cacheFolder);
+      await first.ensureBuilt();
+      const find = async (index: LexicalIndex, pattern: string): Promise<string[]> => (await index.search({ pattern })).matches.map((match) => `${match.path}:${match.line}`);
+      // 100 files edited on disk (over the delta's minimum of 64): they go into a delta.
+      for (let index = 0; index < 100; index++) fs.writeFileSync(path.join(root, `src/f${String(index).padStart(3, '0')}.ts`), `// edited\nexport const edited${index} = ${index};\n`);
+      await quiesce(workspace);
+      await first.settled();
+      // The watcher may report the edits in several batches: a delta is written once 64 are pending.
+      const folded = first.facts().deltaFiles;
+      assert.ok(folded >= 64, `${folded} files in the delta`);
+      assert.equal(first.facts().fresh, 100 - folded);
+      assert.equal((await find(first, 'edited\\d+ =')).length, 100);
+      assert.deepEqual(await find(first, 'edited7 ='), ['src/f007.ts:2']);
+      assert.deepEqual(await find(first, 'value7 ='), [], 'the base no longer answers for an edited file');
+      assert.deepEqual(await find(first, 'value117 ='), ['src/f117.ts:1'], 'nor the delta for an unedited one');
+      // After the delta: an edit and a deletion of delta files are searched fresh.
+      fs.writeFileSync(path.join(root, 'src/f008.ts'), 'export const again8 = 8;\n');
+      fs.rmSync(path.join(root, 'src/f009.ts'));
+      await quiesce(workspace);
+      assert.deepEqual(await find(first, 'edited8 ='), []);
+      assert.deepEqual(await find(first, 'again8'), ['src/f008.ts:1']);
+      assert.deepEqual(await find(first, 'edited9 ='), []);
+      first.dispose();
+
+      // A restart loads the base and the delta; only what changed since the delta is fresh.
+      const second = new LexicalIndex(workspace, overlay, cacheFolder);
+      await second.ensureBuilt();
+      assert.equal(second.facts().loadedFromCache, true);
+      assert.equal(second.facts().deltaFiles, folded);
+      // Fresh: the edits never folded, plus f008 and f009 where the delta held them.
+      const fresh = second.facts().fresh;
+      assert.ok(fresh >= 100 - folded && fresh <= 102 - folded, `${fresh} fresh`);
+      const expected = Object.keys(files)
+        .filter((file) => file !== 'src/f009.ts')
+        .map((file) => `${file}:${Number(file.slice(5, 8)) < 100 && file !== 'src/f008.ts' ? 2 : 1}`)
+        .sort();
+      assert.deepEqual((await find(second, 'export const')).sort(), expected);
+      second.dispose();
+    } finally {
+      await workspace.close();
+    }
+  });
+
   test('1,000 random buffer edits interleaved with queries agree with a brute-force scan', async () => {
     const names = ['one.txt', 'two.txt', 'three.txt'];
     const root = writeFixture(names.map((name) => `//- ${name}\nseed text for ${name}`).join('\n'));

@@ -56,9 +56,10 @@ const idleMs = 60_000;
  * A chunk's files as the worker gets them: content-store ranges in one typed array (a message with
  * hundreds of small objects costs more to clone than the matching it asks for).
  */
-function packChunk(files: GrepFile[], offset: number, count: number): Pick<GrepChunk, 'files' | 'ranges' | 'rangeIndex'> {
+function packChunk(files: GrepFile[], offset: number, count: number): Pick<GrepChunk, 'files' | 'ranges' | 'rangeIndex' | 'stores'> {
   const out: (GrepFile | null)[] = new Array(count);
   const rangeIndex = new Int32Array(count + 1);
+  const stores = new Uint8Array(count);
   let total = 0;
   for (let index = 0; index < count; index++) total += files[offset + index]!.ranges?.length ?? 0;
   const ranges = new Float64Array(total);
@@ -69,11 +70,12 @@ function packChunk(files: GrepFile[], offset: number, count: number): Pick<GrepC
     if (file.ranges) {
       ranges.set(file.ranges, at);
       at += file.ranges.length;
+      stores[index] = file.store ?? 0;
       out[index] = null;
     } else out[index] = file;
   }
   rangeIndex[count] = at;
-  return { files: out, ranges, rangeIndex };
+  return { files: out, ranges, rangeIndex, stores };
 }
 
 export class GrepPool {

@@ -24,16 +24,18 @@ export interface MatchSpec {
   /** Context lines wanted before and after each match (0: none). */
   beforeContext: number;
   afterContext: number;
-  /** The content store's descriptor (held open by the index while the search runs). */
-  contentFd?: number;
+  /** The content stores' descriptors (held open by the index while the search runs): the base's, then the delta's. */
+  contentFds?: number[];
 }
 
 /** A file to read, a buffer's text to search instead, or ranges of the content store. */
 export interface GrepFile {
   readPath: string;
   text?: string;
-  /** Ranges of the content store as flat [offset, length, firstLine] triples, in offset order. */
+  /** Ranges of a content store as flat [offset, length, firstLine] triples, in offset order. */
   ranges?: number[];
+  /** Which content store the ranges are in (an index into `contentFds`). */
+  store?: number;
 }
 
 export interface GrepChunk extends MatchSpec {
@@ -43,6 +45,8 @@ export interface GrepChunk extends MatchSpec {
   /** Every ranged file's [offset, length, firstLine] triples; file i's are [rangeIndex[i], rangeIndex[i + 1]). */
   ranges: Float64Array;
   rangeIndex: Int32Array;
+  /** Each ranged file's content store. */
+  stores: Uint8Array;
   /** Int32 slot this worker writes the index of its current file to (-1 when idle). */
   progress: SharedArrayBuffer;
 }
@@ -65,7 +69,8 @@ const batchMs = 20;
 const gapBytes = 16 * 1024;
 const windowBytes = 8 << 20;
 
-let windowBuffer = Buffer.alloc(0);
+/** One read buffer per content store, reused across chunks. */
+const windowBuffers: Buffer[] = [];
 
 /**
  * Reads the content store's ranges of a chunk in few large reads, in the order they are asked for.
@@ -78,10 +83,12 @@ class ContentWindows {
 
   constructor(
     private readonly fd: number,
-    ranges: Float64Array,
+    private readonly store: number,
+    chunk: GrepChunk,
   ) {
     let window: { start: number; end: number } | undefined;
-    for (let at = 0; at < ranges.length; at += 3) {
+    const { ranges, rangeIndex, stores } = chunk;
+    for (let file = 0; file < stores.length; file++) for (let at = rangeIndex[file]!; stores[file] === store && at < rangeIndex[file + 1]!; at += 3) {
       const start = ranges[at]!;
       const end = start + ranges[at + 1]!;
       if (window && start >= window.end && start - window.end <= gapBytes && end - window.start <= windowBytes) window.end = end;
@@ -102,8 +109,8 @@ class ContentWindows {
       if (start >= window.start && start + length <= window.end) {
         // One buffer per thread, reused: fresh large buffers cost a page fault per 4 KB.
         const size = window.end - window.start;
-        if (windowBuffer.length < size) windowBuffer = Buffer.allocUnsafeSlow(Math.max(size, windowBytes));
-        this.bytes = windowBuffer.subarray(0, size);
+        if ((windowBuffers[this.store]?.length ?? 0) < size) windowBuffers[this.store] = Buffer.allocUnsafeSlow(Math.max(size, windowBytes));
+        this.bytes = windowBuffers[this.store]!.subarray(0, size);
         for (let done = 0; done < this.bytes.length; ) {
           const read = fs.readSync(this.fd, this.bytes, done, this.bytes.length - done, window.start + done);
           if (read <= 0) throw new Error('the content store ends early');
@@ -125,7 +132,7 @@ parentPort?.on('message', (chunk: GrepChunk) => {
     lineByLine: chunk.lineByLine,
   };
   const wantsContext = chunk.beforeContext > 0 || chunk.afterContext > 0;
-  const windows = chunk.contentFd !== undefined ? new ContentWindows(chunk.contentFd, chunk.ranges) : undefined;
+  const windows = (chunk.contentFds ?? []).map((fd, store) => new ContentWindows(fd, store, chunk));
   let batch: [number, LineMatch[]][] = [];
   let batchLineCount = 0;
   let batchStarted = performance.now();
@@ -145,7 +152,7 @@ parentPort?.on('message', (chunk: GrepChunk) => {
       const ranges = chunk.ranges;
       const end = chunk.rangeIndex[index + 1]!;
       for (let at = chunk.rangeIndex[index]!; at < end && matches.length < chunk.limit; at += 3) {
-        const bytes = windows!.read(ranges[at]!, ranges[at + 1]!);
+        const bytes = windows[chunk.stores[index]!]!.read(ranges[at]!, ranges[at + 1]!);
         const found = matchBytes(bytes, matcher, chunk.literals, chunk.limit - matches.length, ranges[at + 2]!, chunk.run);
         // Context comes with whole files only (one range from line 1).
         if (wantsContext && found.length > 0) attachContext(bytes.toString('utf8'), found, chunk.beforeContext, chunk.afterContext);

@@ -11,13 +11,12 @@
 // Invariants: base file ids index `layout.files` in path order, which is also content-store order;
 // a path in `changed` is never answered from the base (it is read fresh, or is gone); a buffer's
 // text wins over the disk for its path.
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import picomatch from 'picomatch';
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { CancellationSource, neverCancelled, raceCancellation, throwIfCancelled, type CancellationSignal } from '../../base/cancellation.js';
+import { Generation } from './generation.js';
 import { FathomError, errorMessage } from '../../base/errors.js';
 import { log } from '../../base/logger.js';
 import { toAbsolute, toRelative } from '../../base/paths.js';
@@ -25,11 +24,10 @@ import { LanguageTable } from '../syntax/languages.js';
 import { sharedGrepPool, type GrepPool } from './grep-pool.js';
 import type { GrepFile } from './grep-worker.js';
 import { compileMatcher, type GrepOptions, type LineMatch } from './matcher.js';
-import { forEachPiece, pieceBytes } from './pieces.js';
-import { intersect, PostingsCorrupt, union } from './postings.js';
-import { loadRegexIndex, RegexIndexWriter, type LoadedRegexIndex } from './regex-store.js';
-import { all, describeQuery, indexable, lineLiterals, parseRegex, planLiteral, planRegex, requiredRun, type Query } from './regex-plan.js';
-import { literalTrigrams, newTrigramBitmap, rangeTrigrams } from './trigrams.js';
+import { pieceBytes } from './pieces.js';
+import { PostingsCorrupt } from './postings.js';
+import { loadRegexIndex, type LoadedRegexIndex } from './regex-store.js';
+import { all, describeQuery, lineLiterals, parseRegex, planLiteral, planRegex, requiredRun, type Query } from './regex-plan.js';
 
 /** What the index needs from a workspace. */
 export interface FileSource {
@@ -73,8 +71,6 @@ export interface GrepResult {
 }
 
 export type LexicalState = 'absent' | 'building' | 'ready';
-
-const sliceMs = 12;
 
 let sharedLanguageTable: LanguageTable | undefined;
 
@@ -132,21 +128,30 @@ export function globFilter(globs: readonly string[]): (relativePath: string) => 
   }
 }
 
-/** A base file to verify from the content store: flat [offset, length, firstLine] triples. */
-type Ranges = number[];
-
 /** Pieces closer than this many apart are verified as one range (one read instead of two). */
 const mergeGap = 2;
 
+/** A delta is written once this many paths (and a quarter of all changed ones) are unindexed. */
+const deltaMinimum = 64;
+
+type Level = 'piece' | 'file';
+
 export class LexicalIndex {
-  private index: LoadedRegexIndex | undefined;
-  /** The file each piece belongs to. */
-  private pieceFile = new Uint32Array(0);
+  private base: Generation | undefined;
+  /** Files changed since the base, as they were when the delta was written. */
+  private delta: Generation | undefined;
   private loadedFromCache = false;
+  /** Paths whose content may differ from the base's: never answered from the base. */
   private changed = new Set<string>();
-  /** Changes reported while a build runs: they become `changed` when the build is swapped in. */
+  /** Paths whose content may differ from the delta's (a subset of `changed`): searched fresh. */
+  private sinceDelta = new Set<string>();
+  /** Changes reported while a build or a delta runs: they become `changed` / `sinceDelta` when it is swapped in. */
   private changedDuringBuild: Set<string> | undefined;
+  private changedDuringDelta: Set<string> | undefined;
   private building: Promise<void> | undefined;
+  private merging: Promise<void> | undefined;
+  /** Bumped when a base is installed or dropped: a delta written against an older one is discarded. */
+  private epoch = 0;
   /** Cancelled by `dispose`: a build in progress stops. */
   private readonly stopped = new CancellationSource();
   private readonly progressListeners = new Set<(done: number, total: number) => void>();
@@ -167,14 +172,35 @@ export class LexicalIndex {
     this.subscription = source.onChanges((changes) => {
       for (const file of [...changes.added, ...changes.changed, ...changes.removed]) {
         this.changed.add(file);
+        this.sinceDelta.add(file);
         this.changedDuringBuild?.add(file);
+        this.changedDuringDelta?.add(file);
       }
-      if (this.index && !this.building && this.changed.size > Math.max(2_000, this.index.layout.files.length / 10)) this.rebuild().catch(() => undefined);
+      this.foldChanges();
     });
   }
 
+  /**
+   * Folds what changed into the index in the background: a delta over the changed files once
+   * enough are searched fresh, a new base once a tenth of the workspace has changed.
+   */
+  private foldChanges(): void {
+    if (!this.base || this.building) return;
+    if (this.changed.size > Math.max(2_000, this.base.files.length / 10)) {
+      this.rebuild().catch(() => undefined);
+      return;
+    }
+    if (!this.merging && this.sinceDelta.size >= Math.max(deltaMinimum, this.changed.size / 4)) {
+      this.merging = this.writeDelta()
+        .catch((error) => log.warn(`${this.source.root}: cannot write the regex index's delta: ${errorMessage(error)}`))
+        .finally(() => {
+          this.merging = undefined;
+        });
+    }
+  }
+
   get state(): LexicalState {
-    return this.index ? 'ready' : this.building ? 'building' : 'absent';
+    return this.base ? 'ready' : this.building ? 'building' : 'absent';
   }
 
   /** Build progress (files read of all), for `$/progress`. */
@@ -184,20 +210,23 @@ export class LexicalIndex {
   }
 
   /**
-   * Size facts for status and benchmarks: `indexBytes` the index file on disk, `contentBytes`
-   * the content store, `memoryBytes` what the loaded index holds in memory.
+   * Size facts for status and benchmarks: `indexBytes` the base's index file on disk,
+   * `contentBytes` its content store, `memoryBytes` what the loaded generations hold in memory;
+   * `deltaFiles` the files the delta covers, `fresh` those searched fresh.
    */
-  facts(): { files: number; pieces: number; changed: number; indexBytes: number; contentBytes: number; memoryBytes: number; loadedFromCache: boolean } {
-    const index = this.index;
+  facts(): { files: number; pieces: number; changed: number; deltaFiles: number; fresh: number; indexBytes: number; contentBytes: number; memoryBytes: number; loadedFromCache: boolean } {
+    const base = this.base;
     let indexBytes = 0;
-    if (index) indexBytes = fs.statSync(path.join(this.folder(), 'regex-index.bin'), { throwIfNoEntry: false })?.size ?? 0;
+    if (base) indexBytes = fs.statSync(path.join(this.folder(), 'regex-index.bin'), { throwIfNoEntry: false })?.size ?? 0;
     return {
-      files: index?.layout.files.length ?? 0,
-      pieces: index?.layout.pieceLines.length ?? 0,
+      files: base?.files.length ?? 0,
+      pieces: base?.pieceFile.length ?? 0,
       changed: this.changed.size,
+      deltaFiles: this.delta?.files.length ?? 0,
+      fresh: this.sinceDelta.size,
       indexBytes,
-      contentBytes: index?.contentBytes ?? 0,
-      memoryBytes: (index?.memoryBytes ?? 0) + this.pieceFile.byteLength,
+      contentBytes: base?.index.contentBytes ?? 0,
+      memoryBytes: (base?.memoryBytes ?? 0) + (this.delta?.memoryBytes ?? 0),
       loadedFromCache: this.loadedFromCache,
     };
   }
@@ -208,12 +237,21 @@ export class LexicalIndex {
     return this.temporaryFolder;
   }
 
+  private deltaFolder(): string {
+    return path.join(this.folder(), 'delta');
+  }
+
+  /** Resolves when no delta is being written (tests and benchmarks wait for the merge). */
+  async settled(): Promise<void> {
+    while (this.merging || this.building) await (this.merging ?? this.building)!.catch(() => undefined);
+  }
+
   /**
    * Makes the base index ready: from the cache when it is valid (files whose content hash differs
    * now are then searched fresh), else by a build. Concurrent callers share one build.
    */
   ensureBuilt(signal: CancellationSignal = neverCancelled): Promise<void> {
-    if (this.index) return Promise.resolve();
+    if (this.base) return Promise.resolve();
     if (this.cacheFolder && !this.building && this.loadCache()) return Promise.resolve();
     // The build is shared: one caller giving up stops waiting, not the build others wait for.
     return raceCancellation(this.rebuild(), signal);
@@ -234,20 +272,33 @@ export class LexicalIndex {
       if (this.source.hashOf(file) !== hashes[index]) this.changed.add(file);
     });
     for (const file of this.source.files()) if (!indexed.has(file)) this.changed.add(file);
-    this.install(loaded.index);
+    this.installBase(new Generation(loaded.index));
+    this.sinceDelta = new Set(this.changed);
+    // The delta, where it still holds what a changed file is now.
+    const delta = loadRegexIndex(this.deltaFolder());
+    if (delta.status === 'valid' && delta.index.layout.root === this.source.root) {
+      const generation = new Generation(delta.index);
+      generation.files.forEach((file, index) => {
+        if (this.changed.has(file) && this.source.hashOf(file) === delta.index.layout.hashes[index]) this.sinceDelta.delete(file);
+      });
+      this.delta = generation;
+    } else if (delta.status === 'valid') delta.index.close();
     this.loadedFromCache = true;
     return true;
   }
 
-  /** Makes `index` the base (closing the one it replaces). */
-  private install(index: LoadedRegexIndex): void {
-    const { fileFirstPiece, files } = index.layout;
-    const pieceFile = new Uint32Array(index.layout.pieceLines.length);
-    for (let file = 0; file < files.length; file++) pieceFile.fill(file, fileFirstPiece[file]!, fileFirstPiece[file + 1]!);
-    const old = this.index;
-    this.index = index;
-    this.pieceFile = pieceFile;
-    old?.close();
+  /** Makes `generation` the base (closing the one it replaces, and any delta: it was relative to the old one). */
+  private installBase(generation: Generation): void {
+    const old = this.base;
+    this.base = generation;
+    this.epoch += 1;
+    old?.index.close();
+    this.dropDelta();
+  }
+
+  private dropDelta(): void {
+    this.delta?.index.close();
+    this.delta = undefined;
   }
 
   private rebuild(): Promise<void> {
@@ -263,161 +314,83 @@ export class LexicalIndex {
     // Until the new index is swapped in, the old one (and what changed since it) answers.
     const during = new Set<string>();
     this.changedDuringBuild = during;
-    const files = [...this.source.files()].sort();
     const folder = this.folder();
     // The single-file cache of earlier versions.
     if (this.cacheFolder) fs.rmSync(path.join(folder, 'lexical.bin'), { force: true });
-    const writer = RegexIndexWriter.open(folder);
-    const hashes: string[] = [];
-    const fileOffsets = new Float64Array(files.length + 1);
-    const fileFirstPiece = new Uint32Array(files.length + 1);
-    let pieceStarts = new Float64Array(1024);
-    let pieceLines = new Uint32Array(1024);
-    let pieces = 0;
-    const seen = newTrigramBitmap();
-    let keys = new Uint32Array(64 * 1024);
-    let sliceStart = performance.now();
-    let installed: LoadedRegexIndex;
+    let generation: Generation;
     try {
-      for (let id = 0; id < files.length; id++) {
-        if (performance.now() - sliceStart > sliceMs) {
-          for (const listener of this.progressListeners) listener(id, files.length);
-          await yieldToEventLoop();
-          throwIfCancelled(signal);
-          sliceStart = performance.now();
-        }
-        fileFirstPiece[id] = pieces;
-        let bytes: Buffer;
-        try {
-          bytes = fs.readFileSync(toAbsolute(this.source.root, files[id]!));
-        } catch {
-          // Gone or unreadable since the file set listed it: search it fresh.
-          during.add(files[id]!);
-          hashes.push('');
-          fileOffsets[id] = writer.contentSize;
-          continue;
-        }
-        hashes.push(createHash('sha256').update(bytes).digest('hex'));
-        const base = writer.appendContent(bytes);
-        fileOffsets[id] = base;
-        forEachPiece(bytes, (start, end, line) => {
-          if (pieces + 1 >= pieceLines.length) {
-            const grownStarts = new Float64Array(pieceLines.length * 2);
-            grownStarts.set(pieceStarts);
-            pieceStarts = grownStarts;
-            const grownLines = new Uint32Array(pieceLines.length * 2);
-            grownLines.set(pieceLines);
-            pieceLines = grownLines;
-          }
-          pieceStarts[pieces] = base + start;
-          pieceLines[pieces] = line;
-          if (keys.length < end - start) keys = new Uint32Array(end - start);
-          writer.postings.addPiece(pieces, keys, rangeTrigrams(bytes, start, end, seen, keys));
-          pieces += 1;
-        }, this.pieceTarget);
-      }
-      fileOffsets[files.length] = writer.contentSize;
-      fileFirstPiece[files.length] = pieces;
-      pieceStarts[pieces] = writer.contentSize;
-      installed = await writer.commit({ root: this.source.root, files, hashes, fileOffsets, fileFirstPiece, pieceStarts: pieceStarts.slice(0, pieces + 1), pieceLines: pieceLines.slice(0, pieces) });
-    } catch (error) {
-      writer.abort();
-      throw error;
+      generation = await Generation.write({
+        folder,
+        root: this.source.root,
+        files: this.source.files(),
+        pieceTarget: this.pieceTarget,
+        read: (file) => fs.readFileSync(toAbsolute(this.source.root, file)),
+        signal,
+        onProgress: (done, total) => this.progressListeners.forEach((listener) => listener(done, total)),
+        missing: (file) => during.add(file),
+      });
     } finally {
       this.changedDuringBuild = undefined;
     }
+    this.installBase(generation);
     this.changed = during;
-    this.install(installed);
+    this.sinceDelta = new Set(during);
     this.loadedFromCache = false;
+    // The delta belonged to the old base.
+    fs.rmSync(this.deltaFolder(), { recursive: true, force: true });
   }
 
-  /** Drops a base whose files failed a check; the next query rebuilds it. */
+  /** Writes a delta over every changed file that exists now: they are then searched through it. */
+  private async writeDelta(): Promise<void> {
+    const epoch = this.epoch;
+    const during = new Set<string>();
+    this.changedDuringDelta = during;
+    let generation: Generation;
+    try {
+      generation = await Generation.write({
+        folder: this.deltaFolder(),
+        root: this.source.root,
+        files: [...this.changed].filter((file) => this.source.hashOf(file) !== undefined),
+        pieceTarget: this.pieceTarget,
+        read: (file) => fs.readFileSync(toAbsolute(this.source.root, file)),
+        signal: this.stopped,
+        missing: (file) => during.add(file),
+      });
+    } finally {
+      this.changedDuringDelta = undefined;
+    }
+    if (epoch !== this.epoch || !this.base) {
+      generation.index.close();
+      return;
+    }
+    this.dropDelta();
+    this.delta = generation;
+    this.sinceDelta = during;
+  }
+
+  /** Drops generations whose files failed a check; the next query rebuilds the base. */
   private discardCorrupt(reason: string): void {
     log.warn(`${this.source.root}: regex index is damaged (${reason}); rebuilding`);
-    this.index?.close();
-    this.index = undefined;
-    this.pieceFile = new Uint32Array(0);
+    this.base?.index.close();
+    this.base = undefined;
+    this.epoch += 1;
+    this.dropDelta();
+    for (const file of this.source.files()) this.changed.add(file);
     fs.rmSync(path.join(this.folder(), 'regex-index.bin'), { force: true });
+    fs.rmSync(this.deltaFolder(), { recursive: true, force: true });
   }
 
   /**
-   * The sorted ids (pieces, or files at file level) that may hold a match of `query`; undefined
-   * when the query has no usable literal (everything may).
+   * Candidates in the base and the delta, dropping generations that fail their checks (and
+   * building the base again) on the way.
    */
-  private candidates(query: Query, level: 'piece' | 'file'): Uint32Array | undefined {
-    const postings = this.index!.postings;
-    const pieceFile = this.pieceFile;
-    const toFiles = (pieces: Uint32Array): Uint32Array => {
-      const out = new Uint32Array(pieces.length);
-      let count = 0;
-      for (const piece of pieces) {
-        const file = pieceFile[piece]!;
-        if (count === 0 || out[count - 1] !== file) out[count++] = file;
-      }
-      return out.subarray(0, count);
-    };
-    const total = level === 'file' ? this.index!.layout.files.length : pieceFile.length;
-    // The smallest list a literal's trigrams have: how selective the literal is likely to be.
-    const rarity = (node: Query): number => (node.op === 'literal' && indexable(node.text) ? Math.min(...literalTrigrams(node.text).map((key) => postings.count(key))) : Infinity);
-    /**
-     * A literal's candidates within `within` (all when undefined). Lists go rarest first; a list is
-     * read only while it can pay for itself (reading an id costs ~1/250 of verifying a piece for
-     * nothing), and reading stops once a list hardly narrows the candidates: the literal's other
-     * trigrams are then mostly found together with the ones already read.
-     */
-    const literal = (text: string, within: Uint32Array | undefined): Uint32Array | undefined => {
-      // A match within a line holds no '\n': at piece level such a literal rules a piece out.
-      if (level === 'piece' && text.includes('\n')) return new Uint32Array(0);
-      const keys = literalTrigrams(text).sort((a, b) => postings.count(a) - postings.count(b));
-      let result = within;
-      let used = 0;
-      for (const key of keys) {
-        const count = postings.count(key);
-        if (result && count > 250 * result.length * (1 - count / total)) break;
-        const ids = level === 'file' ? toFiles(postings.list(key)) : postings.list(key);
-        const before = result?.length;
-        result = result ? intersect(result, ids) : ids;
-        used += 1;
-        if (result.length === 0) break;
-        if (used >= 2 && before !== undefined && result.length > 0.97 * before) break;
-      }
-      return result;
-    };
-    const evaluate = (node: Query, within?: Uint32Array): Uint32Array | undefined => {
-      switch (node.op) {
-        case 'all':
-          return within;
-        case 'literal':
-          return indexable(node.text) ? literal(node.text, within) : within;
-        case 'and': {
-          // The most selective literal first: the others are then read only where they can help.
-          let result = within;
-          for (const arg of [...node.args].sort((a, b) => rarity(a) - rarity(b))) {
-            result = evaluate(arg, result);
-            if (result && result.length === 0) break;
-          }
-          return result;
-        }
-        case 'or': {
-          let result: Uint32Array = new Uint32Array(0);
-          for (const arg of node.args) {
-            const ids = evaluate(arg);
-            if (ids === undefined) return within;
-            result = union(result, ids);
-          }
-          return within ? intersect(within, result) : result;
-        }
-      }
-    };
-    return evaluate(query);
-  }
-
-  /** Candidates, dropping a base that fails its checks (and building it again) on the way. */
-  private async checkedCandidates(query: Query, level: 'piece' | 'file', signal: CancellationSignal): Promise<Uint32Array | undefined> {
+  private async checkedCandidates(query: Query, level: Level, signal: CancellationSignal): Promise<{ base: Generation; delta: Generation | undefined; baseIds: Uint32Array | undefined; deltaIds: Uint32Array | undefined }> {
     for (;;) {
       await this.ensureBuilt(signal);
+      const base = this.base!;
+      const delta = this.delta;
       try {
-        return this.candidates(query, level);
+        return { base, delta, baseIds: base.candidates(query, level), deltaIds: delta?.candidates(query, level) };
       } catch (error) {
         if (!(error instanceof PostingsCorrupt) && !/posting list|file ends/.test(errorMessage(error))) throw error;
         this.discardCorrupt(errorMessage(error));
@@ -435,101 +408,73 @@ export class LexicalIndex {
     return out;
   }
 
-  /** Changed paths and buffers that are in the file set now (a deleted file never is, nor a buffer of a secret, ignored or binary file). */
-  private freshPaths(bufferPaths: Map<string, string>): Set<string> {
-    return new Set([...this.changed, ...bufferPaths.keys()]);
+  /**
+   * Who answers for each path now: the base for paths unchanged since it, the delta for paths
+   * changed since the base but not since the delta, the disk or the editor for the rest (`fresh`:
+   * changed since the delta, and open buffers; only those in the file set: a deleted file never
+   * is, nor a buffer of a secret, ignored or binary file).
+   */
+  private masks(bufferPaths: Map<string, string>): { fromBase: (file: string) => boolean; fromDelta: (file: string) => boolean; fresh: string[] } {
+    const fromBase = (file: string): boolean => !this.changed.has(file) && !bufferPaths.has(file);
+    const fromDelta = (file: string): boolean => this.changed.has(file) && !this.sinceDelta.has(file) && !bufferPaths.has(file);
+    const fresh = [...new Set([...this.sinceDelta, ...bufferPaths.keys()])].filter((file) => this.source.hashOf(file) !== undefined).sort();
+    return { fromBase, fromDelta, fresh };
   }
 
   /**
-   * The files that may hold a match of `query` now, in path order: base candidates whose content
-   * is unchanged since the index was built, plus changed files and open buffers that are in the
-   * file set (a buffer's text is given; a deleted file never appears). `fromIndex` is false when
-   * the query had no usable literal (every file is a candidate).
+   * The files that may hold a match of `query` now, in path order: candidates of the base and the
+   * delta for the paths they answer for, plus the fresh paths (a buffer's text is given).
+   * `fromIndex` is false when the query had no usable literal (every file is a candidate).
    */
   async candidateFiles(query: Query, accepts: (relativePath: string) => boolean, signal: CancellationSignal = neverCancelled): Promise<{ files: { path: string; text?: string }[]; fromIndex: boolean }> {
-    const ids = await this.checkedCandidates(query, 'file', signal);
+    const { base, delta, baseIds, deltaIds } = await this.checkedCandidates(query, 'file', signal);
     const bufferPaths = this.bufferPaths();
-    const fresh = this.freshPaths(bufferPaths);
-    const baseFiles = this.index!.layout.files;
-    const fromBase: string[] = [];
-    if (ids === undefined) {
-      for (const file of baseFiles) if (!fresh.has(file)) fromBase.push(file);
-    } else {
-      for (const id of ids) if (!fresh.has(baseFiles[id]!)) fromBase.push(baseFiles[id]!);
-    }
-    const paths = [...fromBase, ...[...fresh].filter((file) => this.source.hashOf(file) !== undefined)].filter((file) => accepts(file)).sort();
-    const files = paths.map((path) => {
-      const text = bufferPaths.has(path) ? this.buffers.get(bufferPaths.get(path)!)?.text : undefined;
-      return text === undefined ? { path } : { path, text };
-    });
-    return { files, fromIndex: ids !== undefined };
-  }
-
-  /**
-   * What to verify, in path order: base files as ranges of the content store (the candidate
-   * pieces, or whole files at file level), changed files from disk, buffers as their text.
-   */
-  private async workList(query: Query, level: 'piece' | 'file', accepts: (relativePath: string) => boolean, signal: CancellationSignal): Promise<{ items: { path: string; file: GrepFile }[]; fromIndex: boolean; index: LoadedRegexIndex }> {
-    const ids = await this.checkedCandidates(query, level, signal);
-    const index = this.index!;
-    // Held (its files stay open) until the search that asked is done with it.
-    index.retain();
-    const { files, fileOffsets, pieceStarts, pieceLines } = index.layout;
-    const bufferPaths = this.bufferPaths();
-    const fresh = this.freshPaths(bufferPaths);
-    const base: { path: string; file: GrepFile }[] = [];
-    // Whether a base file is searched from the base (cached per file for this query).
-    const wanted = new Int8Array(files.length);
-    const wants = (file: number): boolean => {
-      if (wanted[file] === 0) wanted[file] = !fresh.has(files[file]!) && accepts(files[file]!) ? 1 : -1;
-      return wanted[file] === 1;
+    const { fromBase, fromDelta, fresh } = this.masks(bufferPaths);
+    const paths: string[] = [];
+    const collect = (generation: Generation, ids: Uint32Array | undefined, answers: (file: string) => boolean): void => {
+      const files = generation.files;
+      if (ids === undefined) for (const file of files) answers(file) && paths.push(file);
+      else for (const id of ids) answers(files[id]!) && paths.push(files[id]!);
     };
-    const whole = (file: number): void => {
-      const length = fileOffsets[file + 1]! - fileOffsets[file]!;
-      if (length > 0 && wants(file)) base.push({ path: files[file]!, file: { readPath: '', ranges: [fileOffsets[file]!, length, 1] } });
-    };
-    if (ids === undefined) for (let file = 0; file < files.length; file++) whole(file);
-    else if (level === 'file') for (const file of ids) whole(file);
-    else {
-      const pieceFile = this.pieceFile;
-      let current = -1;
-      let ranges: Ranges = [];
-      let lastPiece = -2;
-      for (const piece of ids) {
-        const file = pieceFile[piece]!;
-        if (!wants(file)) continue;
-        if (file !== current) {
-          if (ranges.length > 0) base.push({ path: files[current]!, file: { readPath: '', ranges } });
-          current = file;
-          ranges = [];
-          lastPiece = -2;
-        }
-        const end = pieceStarts[piece + 1]!;
-        if (ranges.length > 0 && piece - lastPiece <= mergeGap) ranges[ranges.length - 2] = end - ranges[ranges.length - 3]!;
-        else ranges.push(pieceStarts[piece]!, end - pieceStarts[piece]!, pieceLines[piece]!);
-        lastPiece = piece;
-      }
-      if (ranges.length > 0) base.push({ path: files[current]!, file: { readPath: '', ranges } });
-    }
-    const freshItems = [...fresh]
-      .filter((file) => this.source.hashOf(file) !== undefined && accepts(file))
+    collect(base, baseIds, fromBase);
+    if (delta) collect(delta, deltaIds, fromDelta);
+    paths.push(...fresh);
+    const files = paths
+      .filter((file) => accepts(file))
       .sort()
       .map((file) => {
         const text = bufferPaths.has(file) ? this.buffers.get(bufferPaths.get(file)!)?.text : undefined;
-        return { path: file, file: text === undefined ? { readPath: toAbsolute(this.source.root, file) } : { readPath: '', text } };
+        return text === undefined ? { path: file } : { path: file, text };
       });
-    // Both lists are in path order: merge them.
-    const items: { path: string; file: GrepFile }[] = [];
-    let i = 0;
-    let j = 0;
-    while (i < base.length || j < freshItems.length) {
-      if (j >= freshItems.length || (i < base.length && base[i]!.path < freshItems[j]!.path)) items.push(base[i++]!);
-      else items.push(freshItems[j++]!);
-    }
-    return { items, fromIndex: ids !== undefined, index };
+    return { files, fromIndex: baseIds !== undefined };
   }
 
-  /** Runs a query: plan → candidates from the base → fresh files and buffers → verify. */
+  /**
+   * What to verify, in path order: files of the base and the delta as ranges of their content
+   * stores (the candidate pieces, or whole files at file level), fresh files from disk, buffers as
+   * their text. The generations used are held until `release`.
+   */
+  private async workList(query: Query, level: Level, accepts: (relativePath: string) => boolean, signal: CancellationSignal): Promise<{ items: { path: string; file: GrepFile }[]; fromIndex: boolean; held: LoadedRegexIndex[] }> {
+    const { base, delta, baseIds, deltaIds } = await this.checkedCandidates(query, level, signal);
+    // Held (their files stay open) until the search that asked is done with them.
+    const held = delta ? [base.index, delta.index] : [base.index];
+    for (const index of held) index.retain();
+    const bufferPaths = this.bufferPaths();
+    const { fromBase, fromDelta, fresh } = this.masks(bufferPaths);
+    const lists = [ranged(base, baseIds, level, 0, (file) => fromBase(file) && accepts(file))];
+    if (delta) lists.push(ranged(delta, deltaIds, level, 1, (file) => fromDelta(file) && accepts(file)));
+    lists.push(
+      fresh
+        .filter((file) => accepts(file))
+        .map((file) => {
+          const text = bufferPaths.has(file) ? this.buffers.get(bufferPaths.get(file)!)?.text : undefined;
+          return { path: file, file: text === undefined ? { readPath: toAbsolute(this.source.root, file) } : { readPath: '', text } };
+        }),
+    );
+    return { items: mergeByPath(lists), fromIndex: baseIds !== undefined, held };
+  }
+
+  /** Runs a query: plan → candidates from the base and the delta → fresh files and buffers → verify. */
   async search(request: GrepRequest, signal: CancellationSignal = neverCancelled): Promise<GrepResult> {
     const started = performance.now();
     const matcher = compileMatcher(request);
@@ -548,7 +493,7 @@ export class LexicalIndex {
     const afterContext = request.afterContext ?? 0;
     // Pieces answer for matches within a line; a multiline match, or context lines, need whole files.
     const level = matcher.multiline || beforeContext > 0 || afterContext > 0 ? 'file' : 'piece';
-    const { items, fromIndex, index } = await this.workList(query, level, accepts, signal);
+    const { items, fromIndex, held } = await this.workList(query, level, accepts, signal);
     const toSearch = items.map((item) => item.path);
 
     // Verification runs in the grep pool's threads: all cores, and a runaway regex is cut off.
@@ -556,36 +501,42 @@ export class LexicalIndex {
     let total = 0;
     const { timedOut } = await this.pool
       .run(
-      {
-        files: items.map((item) => item.file),
-        contentFd: index.contentFd,
-        source: matcher.regex.source,
-        flags: matcher.regex.flags,
-        multiline: matcher.multiline,
-        ignoreCase: matcher.ignoreCase,
-        lineByLine: matcher.lineByLine,
-        literals,
-        run,
-        // One more than wanted per file, so that a single file with too many matches shows as truncated.
-        limit: limit + 1,
-        beforeContext,
-        afterContext,
-      },
-      // Every candidate is verified, so that a truncated result is the first matches in path order.
-      (index, lines) => {
-        found[index] = lines;
-        total += lines.length;
-      },
-      signal,
-    )
-      .finally(() => index.release());
+        {
+          files: items.map((item) => item.file),
+          contentFds: held.map((index) => index.contentFd),
+          source: matcher.regex.source,
+          flags: matcher.regex.flags,
+          multiline: matcher.multiline,
+          ignoreCase: matcher.ignoreCase,
+          lineByLine: matcher.lineByLine,
+          literals,
+          run,
+          // One more than wanted per file, so that a single file with too many matches shows as truncated.
+          limit: limit + 1,
+          beforeContext,
+          afterContext,
+        },
+        // Every candidate is verified, so that a truncated result is the first matches in path order.
+        (index, lines) => {
+          found[index] = lines;
+          total += lines.length;
+        },
+        signal,
+      )
+      .finally(() => held.forEach((index) => index.release()));
     throwIfCancelled(signal);
     const matches: GrepMatch[] = [];
     let files = 0;
     found.forEach((lines, index) => {
       if (!lines || matches.length >= limit) return;
       files += 1;
-      for (const line of lines.slice(0, limit - matches.length)) matches.push({ path: toSearch[index]!, ...line });
+      const path = toSearch[index]!;
+      for (const line of lines.length > limit - matches.length ? lines.slice(0, limit - matches.length) : lines) {
+        const match: GrepMatch = { path, line: line.line, column: line.column, text: line.text };
+        if (line.before) match.before = line.before;
+        if (line.after) match.after = line.after;
+        matches.push(match);
+      }
     });
     return {
       matches,
@@ -599,13 +550,76 @@ export class LexicalIndex {
   dispose(): void {
     this.stopped.cancel();
     this.subscription.dispose();
-    this.index?.close();
-    this.index = undefined;
+    this.base?.index.close();
+    this.base = undefined;
+    this.dropDelta();
     if (this.temporaryFolder) {
       const folder = this.temporaryFolder;
       this.temporaryFolder = undefined;
       // After a build that is still stopping has let go of its files.
-      void (this.building ?? Promise.resolve()).catch(() => undefined).finally(() => fs.rmSync(folder, { recursive: true, force: true }));
+      void Promise.allSettled([this.building, this.merging]).finally(() => fs.rmSync(folder, { recursive: true, force: true }));
     }
   }
+}
+
+/**
+ * A generation's candidates as work items in path order: whole files (no usable literal, or file
+ * level) or runs of candidate pieces merged into ranges of its content store (`store` 0 is the
+ * base's, 1 the delta's).
+ */
+function ranged(generation: Generation, ids: Uint32Array | undefined, level: Level, store: number, answers: (file: string) => boolean): { path: string; file: GrepFile }[] {
+  const { files, fileOffsets, pieceStarts, pieceLines } = generation.index.layout;
+  const out: { path: string; file: GrepFile }[] = [];
+  // Whether this generation answers for a file (cached per file for this query).
+  const wanted = new Int8Array(files.length);
+  const wants = (file: number): boolean => {
+    if (wanted[file] === 0) wanted[file] = answers(files[file]!) ? 1 : -1;
+    return wanted[file] === 1;
+  };
+  const whole = (file: number): void => {
+    const length = fileOffsets[file + 1]! - fileOffsets[file]!;
+    if (length > 0 && wants(file)) out.push({ path: files[file]!, file: { readPath: '', store, ranges: [fileOffsets[file]!, length, 1] } });
+  };
+  if (ids === undefined) for (let file = 0; file < files.length; file++) whole(file);
+  else if (level === 'file') for (const file of ids) whole(file);
+  else {
+    const pieceFile = generation.pieceFile;
+    let current = -1;
+    let ranges: number[] = [];
+    let lastPiece = -2;
+    for (const piece of ids) {
+      const file = pieceFile[piece]!;
+      if (!wants(file)) continue;
+      if (file !== current) {
+        if (ranges.length > 0) out.push({ path: files[current]!, file: { readPath: '', store, ranges } });
+        current = file;
+        ranges = [];
+        lastPiece = -2;
+      }
+      const end = pieceStarts[piece + 1]!;
+      if (ranges.length > 0 && piece - lastPiece <= mergeGap) ranges[ranges.length - 2] = end - ranges[ranges.length - 3]!;
+      else ranges.push(pieceStarts[piece]!, end - pieceStarts[piece]!, pieceLines[piece]!);
+      lastPiece = piece;
+    }
+    if (ranges.length > 0) out.push({ path: files[current]!, file: { readPath: '', store, ranges } });
+  }
+  return out;
+}
+
+/** Merges lists that are each in path order (no path is in two). */
+function mergeByPath<T extends { path: string }>(lists: T[][]): T[] {
+  const nonEmpty = lists.filter((list) => list.length > 0);
+  if (nonEmpty.length === 1) return nonEmpty[0]!;
+  let merged: T[] = [];
+  for (const list of nonEmpty) {
+    const out: T[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < merged.length || j < list.length) {
+      if (j >= list.length || (i < merged.length && merged[i]!.path < list[j]!.path)) out.push(merged[i++]!);
+      else out.push(list[j++]!);
+    }
+    merged = out;
+  }
+  return merged;
 }
