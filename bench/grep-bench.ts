@@ -53,12 +53,33 @@ function rgCount(root: string, query: Query, excludes: string[]): { ms: number; 
   return { ms, lines: output === '' ? 0 : output.split('\n').length - 1 };
 }
 
+/**
+ * The memory of a process that holds what a steady daemon holds for this workspace: the file set
+ * and the regex index, both loaded from their caches, after every query of the table has run once.
+ */
+async function steady(root: string, workspaceCache: string, cacheFolder: string): Promise<void> {
+  const pool = new HashPool();
+  const workspace = new Workspace({ root, cacheDir: workspaceCache, maxFileBytes: 1 << 20, reconcileIntervalMs: 0, pool });
+  await workspace.whenReady();
+  const index = new LexicalIndex(workspace, new BufferOverlay(), cacheFolder);
+  await index.ensureBuilt();
+  for (const query of queries) await index.search({ ...query.request, maxResults: 10_000_000 });
+  for (let round = 0; round < 3; round++) (globalThis as { gc?: () => void }).gc?.();
+  const usage = process.memoryUsage();
+  console.log(`STEADY_JSON ${JSON.stringify({ rss: usage.rss, heapUsed: usage.heapUsed, external: usage.external, arrayBuffers: usage.arrayBuffers, loadedFromCache: index.facts().loadedFromCache })}`);
+  index.dispose();
+  await workspace.close();
+  pool.close();
+}
+
 async function main(): Promise<void> {
+  if (process.argv[2] === '--steady') return steady(process.argv[3]!, process.argv[4]!, process.argv[5]!);
   const benchDir = process.env.FATHOM_BENCH_DIR ?? '/tmp/fathom-bench';
   const root = fs.realpathSync(process.argv[2] ?? path.join(benchDir, 'linux'));
   const pool = new HashPool();
   const overlay = new BufferOverlay();
-  const workspace = new Workspace({ root, cacheDir: fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-grep-bench-')), maxFileBytes: 1 << 20, reconcileIntervalMs: 0, pool });
+  const workspaceCache = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-grep-bench-'));
+  const workspace = new Workspace({ root, cacheDir: workspaceCache, maxFileBytes: 1 << 20, reconcileIntervalMs: 0, pool });
   await workspace.whenReady();
   const status = workspace.status();
   const cacheFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-grep-bench-'));
@@ -132,7 +153,40 @@ async function main(): Promise<void> {
     latencies.push(performance.now() - started);
   }
   console.log(`\nbuffer change → found: median ${median(latencies).toFixed(2)} ms, max ${Math.max(...latencies).toFixed(2)} ms`);
-  console.log(`BENCH_JSON ${JSON.stringify({ corpus: root, files: status.files, bytes: status.bytes, buildMs: Math.round(buildMs), loadMs: Math.round(loadMs), indexBytes: facts.indexBytes, contentBytes: facts.contentBytes, memoryBytes: facts.memoryBytes, pieces: facts.pieces, rssMB: Math.round(rssAfter / 2 ** 20), peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024), queries: rows, bufferChangeMs: median(latencies) })}`);
+  overlay.close(absolute);
+
+  // A burst of disk edits (a branch switch): 400 files rewritten; the time until they are folded
+  // into a delta, and a common query before and after.
+  const edited = workspace.files().filter((candidate) => candidate.endsWith('.c')).slice(0, 400);
+  const originals = edited.map((file) => fs.readFileSync(path.join(root, file)));
+  const common: GrepRequest = { pattern: 'spin_lock_irqsave', fixedStrings: true, maxResults: 10_000_000 };
+  const beforeBurst = median(await Promise.all([0, 1, 2].map(async () => (await index.search(common)).stats.elapsedMs)));
+  const burstStarted = performance.now();
+  let withFresh = 0;
+  let foldedMs = 0;
+  const afterFold: number[] = [];
+  let folded: ReturnType<LexicalIndex['facts']>;
+  try {
+    edited.forEach((file, position) => fs.writeFileSync(path.join(root, file), Buffer.concat([originals[position]!, Buffer.from(`\n/* fathom bench edit ${process.pid} */\n`)])));
+    for (let waited = 0; index.facts().fresh < edited.length && index.facts().deltaFiles === 0 && waited < 100; waited++) await new Promise((resolve) => setTimeout(resolve, 20));
+    withFresh = (await index.search(common)).stats.elapsedMs;
+    await index.settled();
+    foldedMs = performance.now() - burstStarted;
+    for (let run = 0; run < runs; run++) afterFold.push((await index.search(common)).stats.elapsedMs);
+    folded = index.facts();
+  } finally {
+    // The corpus is left as it was.
+    edited.forEach((file, position) => fs.writeFileSync(path.join(root, file), originals[position]!));
+  }
+  console.log(`400 files edited on disk: -F spin_lock_irqsave ${beforeBurst.toFixed(1)} ms before, ${withFresh.toFixed(1)} ms while they are searched fresh, ${median(afterFold).toFixed(1)} ms once folded into a delta (${folded.deltaFiles} files, ${folded.fresh} fresh; folded ${Math.round(foldedMs)} ms after the writes began)`);
+
+  // What a steady daemon holds: a separate process loads the caches and runs the table once.
+  const child = spawnSync(process.execPath, ['--expose-gc', process.argv[1]!, '--steady', root, workspaceCache, cacheFolder], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const steadyLine = child.stdout.split('\n').find((line) => line.startsWith('STEADY_JSON '));
+  const steadyFacts = steadyLine ? (JSON.parse(steadyLine.slice('STEADY_JSON '.length)) as { rss: number; heapUsed: number; arrayBuffers: number }) : undefined;
+  if (steadyFacts) console.log(`steady process (file set + regex index loaded, every query run once): RSS ${mib(steadyFacts.rss)} MiB (${(steadyFacts.rss / status.bytes).toFixed(2)}× corpus), heap ${mib(steadyFacts.heapUsed)} MiB, array buffers ${mib(steadyFacts.arrayBuffers)} MiB`);
+  else console.log(`steady process failed: ${child.stderr.slice(-2000)}`);
+  console.log(`BENCH_JSON ${JSON.stringify({ corpus: root, files: status.files, bytes: status.bytes, buildMs: Math.round(buildMs), loadMs: Math.round(loadMs), indexBytes: facts.indexBytes, contentBytes: facts.contentBytes, memoryBytes: facts.memoryBytes, pieces: facts.pieces, rssMB: Math.round(rssAfter / 2 ** 20), peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024), queries: rows, bufferChangeMs: median(latencies), steadyRss: steadyFacts?.rss, burst: { beforeMs: beforeBurst, freshMs: withFresh, foldedMs: median(afterFold), foldMs: Math.round(foldedMs), deltaFiles: folded.deltaFiles } })}`);
   index.dispose();
   await workspace.close();
   pool.close();
