@@ -532,6 +532,12 @@ export class LexicalIndex {
       files += 1;
       const path = toSearch[index]!;
       for (const line of lines.length > limit - matches.length ? lines.slice(0, limit - matches.length) : lines) {
+        if ('path' in line) {
+          // Made by unpackMatches with a `path` slot to fill.
+          (line as GrepMatch).path = path;
+          matches.push(line as GrepMatch);
+          continue;
+        }
         const match: GrepMatch = { path, line: line.line, column: line.column, text: line.text };
         if (line.before) match.before = line.before;
         if (line.after) match.after = line.after;

@@ -42,7 +42,8 @@ export function unpackMatches(batch: MatchBatch): [number, LineMatch[]][] {
   for (let slot = 0; slot < batch.files.length; slot += 2) {
     const count = batch.files[slot + 1]!;
     const lines: LineMatch[] = new Array(count);
-    for (let index = 0; index < count; index++, line++) lines[index] = { line: batch.numbers[line * 2]!, column: batch.numbers[line * 2 + 1]!, text: texts[line]! };
+    // Shaped like a GrepMatch (`path` first, filled in by the index), so no second object is made.
+    for (let index = 0; index < count; index++, line++) lines[index] = { path: '', line: batch.numbers[line * 2]!, column: batch.numbers[line * 2 + 1]!, text: texts[line]! } as LineMatch;
     out.push([batch.files[slot]!, lines]);
   }
   if (batch.withContext.length > 0) return [...out, ...batch.withContext].sort((a, b) => a[0] - b[0]);

@@ -151,7 +151,8 @@ function varintLength(value: number): number {
 }
 
 export class PostingsWriter {
-  private readonly pending: Uint32Array;
+  /** Grows (doubling) up to `capacity`: a small delta does not pay for a full-size array. */
+  private pending = new Uint32Array(1 << 16);
   private size = 0;
   private readonly runPieces: number[] = [];
   private readonly runEnds: number[] = [];
@@ -164,9 +165,7 @@ export class PostingsWriter {
     /** Path prefix of the segment files (deleted by `finish` and `discard`). */
     private readonly segmentPrefix: string,
     private readonly capacity = 1 << 24,
-  ) {
-    this.pending = new Uint32Array(capacity);
-  }
+  ) {}
 
   /** Adds one piece's distinct keys (`keys[0..count)`); piece ids must increase. */
   addPiece(piece: number, keys: Uint32Array, count: number): void {
@@ -174,6 +173,11 @@ export class PostingsWriter {
     this.lastPiece = piece;
     if (count === 0) return;
     if (this.size + count > this.capacity) this.flush();
+    if (this.size + count > this.pending.length) {
+      const grown = new Uint32Array(Math.min(this.capacity, Math.max(this.pending.length * 2, this.size + count)));
+      grown.set(this.pending.subarray(0, this.size));
+      this.pending = grown;
+    }
     this.pending.set(keys.subarray(0, count), this.size);
     this.size += count;
     this.runPieces.push(piece);
