@@ -118,6 +118,9 @@ describe('stdio daemon', () => {
     assert.deepEqual(closed.matches, []);
     const status = await client.result<StatusResult>('fathom/status', { root });
     assert.equal(status.workspaces[0]!.indexes.lexical, 'ready');
+    const regex = status.workspaces[0]!.search!.regex;
+    assert.equal(regex.state, 'ready');
+    assert.ok(regex.files >= 2 && regex.indexBytes > 0 && regex.contentBytes > 0 && regex.memoryBytes > 0, JSON.stringify(regex));
   });
 
   test('fathom/structuralSearch matches shapes, prefiltered by the regex index, and sees unsaved buffers', async () => {

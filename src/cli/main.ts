@@ -300,6 +300,9 @@ function describe(status: WorkspaceStatus): string {
     const semantic = status.search.semantic;
     const semanticText = semantic.state === 'off' ? `off (${semantic.reason})` : `${semantic.state}: ${semantic.model.dir} (${semantic.model.dimensions}-d), ${semantic.files} files, ${semantic.chunks} chunks, ${semantic.pendingFiles} changed since the last sync`;
     lines.push(`  search   ranking ${ranking.state}${ranking.state === 'ready' ? `: ${ranking.files} files, ${ranking.chunks} chunks, ${ranking.lagFiles} behind` : ''}; semantic ${semanticText}`);
+    const regex = status.search.regex;
+    const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+    if (regex) lines.push(`  grep     regex index ${regex.state}${regex.state === 'ready' ? `: ${regex.files} files + ${regex.deltaFiles} in its delta, ${regex.freshFiles} read fresh; ${mib(regex.indexBytes)} index + ${mib(regex.contentBytes)} content on disk, ${mib(regex.memoryBytes)} in memory` : ''}`);
   }
   if (status.lastScan) lines.push(`  scan     ${status.lastScan.kind} at ${status.lastScan.at}: ${status.lastScan.durationMs} ms, ${status.lastScan.hashed} hashed, ${status.lastScan.reused} reused`);
   if (status.error) lines.push(`  error    ${status.error}`);

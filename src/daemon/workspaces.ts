@@ -150,14 +150,17 @@ export class WorkspaceManager {
     return `${this.config.cacheRoot}/results`;
   }
 
-  /** The search part of a workspace's status: the chunk ranking's size and lag, and why semantic search is off. */
+  /** The search part of a workspace's status: the chunk ranking's size and lag, the regex index's sizes, and why semantic search is off. */
   searchStatus(workspace: Workspace): NonNullable<WorkspaceStatus['search']> {
     const ranking = this.rankings.get(workspace);
     const counts = ranking?.counts();
     const semantic = this.models.indexFor(workspace);
     const model = this.models.modelInfo(workspace);
+    const regex = this.lexicalIndexes.get(workspace);
+    const regexFacts = regex?.state === 'ready' ? regex.facts() : undefined;
     return {
       ranking: { state: ranking?.state ?? 'absent', files: counts?.files ?? 0, chunks: counts?.chunks ?? 0, terms: counts?.terms ?? 0, lagFiles: ranking?.state === 'ready' ? ranking.lag() : 0 },
+      regex: { state: regex?.state ?? 'absent', files: regexFacts?.files ?? 0, deltaFiles: regexFacts?.deltaFiles ?? 0, freshFiles: regexFacts?.fresh ?? 0, indexBytes: regexFacts?.indexBytes ?? 0, contentBytes: regexFacts?.contentBytes ?? 0, memoryBytes: regexFacts?.memoryBytes ?? 0 },
       semantic: semantic && model ? { ...semantic.index.status(), model } : { state: 'off', reason: this.models.offReason(workspace) },
     };
   }

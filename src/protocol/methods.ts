@@ -71,6 +71,8 @@ export interface WorkspaceStatus {
   /** codeSearch's rankings: the chunk ranking's size and lag, and why semantic search is off. */
   search?: {
     ranking: { state: 'absent' | 'building' | 'ready'; files: number; chunks: number; terms: number; lagFiles: number };
+    /** The regex index: files in its base, in its delta (changed since), searched fresh (changed since the delta), its bytes on disk (index and content store) and in memory. */
+    regex: { state: 'absent' | 'building' | 'ready'; files: number; deltaFiles: number; freshFiles: number; indexBytes: number; contentBytes: number; memoryBytes: number };
     semantic:
       | { state: 'off'; reason: string }
       | {
