@@ -5,7 +5,8 @@
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { CancellationSignal } from '../../base/cancellation.js';
-import type { GrepChunk, GrepFile, GrepWorkerMessage, MatchSpec } from './grep-worker.js';
+import type { GrepWorkerMessage } from './grep-worker.js';
+import type { GrepChunk, GrepFile, MatchSpec } from './verify.js';
 import { unpackMatches } from './match-batch.js';
 import type { LineMatch } from './matcher.js';
 
@@ -56,7 +57,7 @@ const idleMs = 60_000;
  * A chunk's files as the worker gets them: content-store ranges in one typed array (a message with
  * hundreds of small objects costs more to clone than the matching it asks for).
  */
-function packChunk(files: GrepFile[], offset: number, count: number): Pick<GrepChunk, 'files' | 'ranges' | 'rangeIndex' | 'stores'> {
+export function packChunk(files: GrepFile[], offset: number, count: number): Pick<GrepChunk, 'files' | 'ranges' | 'rangeIndex' | 'stores'> {
   const out: (GrepFile | null)[] = new Array(count);
   const rangeIndex = new Int32Array(count + 1);
   const stores = new Uint8Array(count);

@@ -1,55 +1,13 @@
-// Worker-thread body of the grep pool: verifies the candidates of one chunk — ranges of the
-// content store (base files), files on disk (changed since the base) or buffer texts — by finding
-// the lines that hold a planned literal and testing them with the regex, and reports the files
-// that match. It publishes the index of the file it is on in shared memory, so the pool can tell
-// which file a runaway regex is stuck in, stop this thread, and go on without that file.
-import fs from 'node:fs';
+// Worker-thread body of the grep pool: verifies the candidates of one chunk (verify.ts) and sends
+// the matching lines back in batches. It publishes the index of the file it is on in shared
+// memory, so the pool can tell which file a runaway regex is stuck in, stop this thread, and go on
+// without that file.
 import { parentPort } from 'node:worker_threads';
-import { attachContext } from './context-lines.js';
 import { packMatches, type MatchBatch } from './match-batch.js';
-import { matchBytes, matchLines, type CompiledMatcher, type LineMatch } from './matcher.js';
-import type { ByteRun } from './regex-plan.js';
+import type { LineMatch } from './matcher.js';
+import { verifyChunk, type GrepChunk } from './verify.js';
 
-/** How to match: the compiled matcher's parts, and the lines wanted at most per file. */
-export interface MatchSpec {
-  source: string;
-  flags: string;
-  multiline: boolean;
-  ignoreCase: boolean;
-  lineByLine: boolean;
-  literals: string[] | undefined;
-  /** Without literals: a run of class bytes every matching line holds. */
-  run?: ByteRun;
-  limit: number;
-  /** Context lines wanted before and after each match (0: none). */
-  beforeContext: number;
-  afterContext: number;
-  /** The content stores' descriptors (held open by the index while the search runs): the base's, then the delta's. */
-  contentFds?: number[];
-}
-
-/** A file to read, a buffer's text to search instead, or ranges of the content store. */
-export interface GrepFile {
-  readPath: string;
-  text?: string;
-  /** Ranges of a content store as flat [offset, length, firstLine] triples, in offset order. */
-  ranges?: number[];
-  /** Which content store the ranges are in (an index into `contentFds`). */
-  store?: number;
-}
-
-export interface GrepChunk extends MatchSpec {
-  id: number;
-  /** The files; null for one verified from the content store (its ranges are in `ranges`). */
-  files: (GrepFile | null)[];
-  /** Every ranged file's [offset, length, firstLine] triples; file i's are [rangeIndex[i], rangeIndex[i + 1]). */
-  ranges: Float64Array;
-  rangeIndex: Int32Array;
-  /** Each ranged file's content store. */
-  stores: Uint8Array;
-  /** Int32 slot this worker writes the index of its current file to (-1 when idle). */
-  progress: SharedArrayBuffer;
-}
+export type { GrepChunk, GrepFile, MatchSpec } from './verify.js';
 
 /**
  * Results go back in batches (one message per file cost more than matching a few lines): `batch`
@@ -62,77 +20,8 @@ export type GrepWorkerMessage = { type: 'files'; id: number; batch: MatchBatch; 
 const batchLines = 4_000;
 const batchMs = 20;
 
-/**
- * Ranges closer than this are read together, up to `windowBytes` per read: a positioned read costs
- * about as much as copying 20 KB more (3.3 µs + 0.14 µs per KB, measured from the page cache).
- */
-const gapBytes = 16 * 1024;
-const windowBytes = 8 << 20;
-
-/** One read buffer per content store, reused across chunks. */
-const windowBuffers: Buffer[] = [];
-
-/**
- * Reads the content store's ranges of a chunk in few large reads, in the order they are asked for.
- * The bytes handed out are valid until the next `read`.
- */
-class ContentWindows {
-  private readonly windows: { start: number; end: number }[] = [];
-  private current = -1;
-  private bytes: Buffer = Buffer.alloc(0);
-
-  constructor(
-    private readonly fd: number,
-    private readonly store: number,
-    chunk: GrepChunk,
-  ) {
-    let window: { start: number; end: number } | undefined;
-    const { ranges, rangeIndex, stores } = chunk;
-    for (let file = 0; file < stores.length; file++) for (let at = rangeIndex[file]!; stores[file] === store && at < rangeIndex[file + 1]!; at += 3) {
-      const start = ranges[at]!;
-      const end = start + ranges[at + 1]!;
-      if (window && start >= window.end && start - window.end <= gapBytes && end - window.start <= windowBytes) window.end = end;
-      else {
-        window = { start, end };
-        this.windows.push(window);
-      }
-    }
-  }
-
-  /** The bytes of [start, start + length): ranges must be asked for in the order given. */
-  read(start: number, length: number): Buffer {
-    let window = this.windows[this.current];
-    while (!window || start < window.start || start + length > window.end) {
-      this.current += 1;
-      window = this.windows[this.current];
-      if (!window) throw new Error(`range ${start}+${length} is not in this chunk`);
-      if (start >= window.start && start + length <= window.end) {
-        // One buffer per thread, reused: fresh large buffers cost a page fault per 4 KB.
-        const size = window.end - window.start;
-        if ((windowBuffers[this.store]?.length ?? 0) < size) windowBuffers[this.store] = Buffer.allocUnsafeSlow(Math.max(size, windowBytes));
-        this.bytes = windowBuffers[this.store]!.subarray(0, size);
-        for (let done = 0; done < this.bytes.length; ) {
-          const read = fs.readSync(this.fd, this.bytes, done, this.bytes.length - done, window.start + done);
-          if (read <= 0) throw new Error('the content store ends early');
-          done += read;
-        }
-      }
-    }
-    return this.bytes.subarray(start - window.start, start - window.start + length);
-  }
-}
-
 parentPort?.on('message', (chunk: GrepChunk) => {
-  const current = new Int32Array(chunk.progress);
-  const matcher: CompiledMatcher = {
-    regex: new RegExp(chunk.source, chunk.flags),
-    lineRegex: new RegExp(chunk.source, chunk.flags.replace('g', '')),
-    multiline: chunk.multiline,
-    ignoreCase: chunk.ignoreCase,
-    lineByLine: chunk.lineByLine,
-  };
-  const wantsContext = chunk.beforeContext > 0 || chunk.afterContext > 0;
-  const windows = (chunk.contentFds ?? []).map((fd, store) => new ContentWindows(fd, store, chunk));
+  const current = new Int32Array(chunk.progress!);
   let batch: [number, LineMatch[]][] = [];
   let batchLineCount = 0;
   let batchStarted = performance.now();
@@ -142,39 +31,16 @@ parentPort?.on('message', (chunk: GrepChunk) => {
     batchLineCount = 0;
     batchStarted = performance.now();
   };
-  chunk.files.forEach((file, index) => {
-    // Before a file that may get stuck, what is done is reported (the pool then retries only the rest).
-    if (batchLineCount >= batchLines || performance.now() - batchStarted > batchMs) send(index);
-    Atomics.store(current, 0, index);
-    let matches: LineMatch[];
-    if (file === null) {
-      matches = [];
-      const ranges = chunk.ranges;
-      const end = chunk.rangeIndex[index + 1]!;
-      for (let at = chunk.rangeIndex[index]!; at < end && matches.length < chunk.limit; at += 3) {
-        const bytes = windows[chunk.stores[index]!]!.read(ranges[at]!, ranges[at + 1]!);
-        const found = matchBytes(bytes, matcher, chunk.literals, chunk.limit - matches.length, ranges[at + 2]!, chunk.run);
-        // Context comes with whole files only (one range from line 1).
-        if (wantsContext && found.length > 0) attachContext(bytes.toString('utf8'), found, chunk.beforeContext, chunk.afterContext);
-        for (const match of found) matches.push(match);
-      }
-    } else if (file.text !== undefined) {
-      matches = matchLines(file.text, matcher, chunk.limit);
-      if (wantsContext) attachContext(file.text, matches, chunk.beforeContext, chunk.afterContext);
-    } else {
-      let bytes: Buffer;
-      try {
-        bytes = fs.readFileSync(file.readPath);
-      } catch {
-        return; // removed between planning and verifying
-      }
-      matches = matchBytes(bytes, matcher, chunk.literals, chunk.limit, 1, chunk.run);
-      if (wantsContext && matches.length > 0) attachContext(bytes.toString('utf8'), matches, chunk.beforeContext, chunk.afterContext);
-    }
-    if (matches.length > 0) {
+  verifyChunk(chunk, {
+    before: (index) => {
+      // Before a file that may get stuck, what is done is reported (the pool then retries only the rest).
+      if (batchLineCount >= batchLines || performance.now() - batchStarted > batchMs) send(index);
+      Atomics.store(current, 0, index);
+    },
+    found: (index, matches) => {
       batch.push([index, matches]);
       batchLineCount += matches.length;
-    }
+    },
   });
   Atomics.store(current, 0, -1);
   if (batch.length > 0) send(chunk.files.length);

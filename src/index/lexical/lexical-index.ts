@@ -21,8 +21,8 @@ import { FathomError, errorMessage } from '../../base/errors.js';
 import { log } from '../../base/logger.js';
 import { toAbsolute, toRelative } from '../../base/paths.js';
 import { LanguageTable } from '../syntax/languages.js';
-import { sharedGrepPool, type GrepPool } from './grep-pool.js';
-import type { GrepFile } from './grep-worker.js';
+import { packChunk, sharedGrepPool, type GrepPool } from './grep-pool.js';
+import { verifyChunk, type GrepFile, type MatchSpec } from './verify.js';
 import { compileMatcher, type GrepOptions, type LineMatch } from './matcher.js';
 import { pieceBytes } from './pieces.js';
 import { PostingsCorrupt } from './postings.js';
@@ -496,34 +496,40 @@ export class LexicalIndex {
     const { items, fromIndex, held } = await this.workList(query, level, accepts, signal);
     const toSearch = items.map((item) => item.path);
 
-    // Verification runs in the grep pool's threads: all cores, and a runaway regex is cut off.
     const found: LineMatch[][] = [];
     let total = 0;
-    const { timedOut } = await this.pool
-      .run(
-        {
-          files: items.map((item) => item.file),
-          contentFds: held.map((index) => index.contentFd),
-          source: matcher.regex.source,
-          flags: matcher.regex.flags,
-          multiline: matcher.multiline,
-          ignoreCase: matcher.ignoreCase,
-          lineByLine: matcher.lineByLine,
-          literals,
-          run,
-          // One more than wanted per file, so that a single file with too many matches shows as truncated.
-          limit: limit + 1,
-          beforeContext,
-          afterContext,
-        },
-        // Every candidate is verified, so that a truncated result is the first matches in path order.
-        (index, lines) => {
-          found[index] = lines;
-          total += lines.length;
-        },
-        signal,
-      )
-      .finally(() => held.forEach((index) => index.release()));
+    // Every candidate is verified, so that a truncated result is the first matches in path order.
+    const onFile = (index: number, lines: LineMatch[]): void => {
+      found[index] = lines;
+      total += lines.length;
+    };
+    const spec: MatchSpec = {
+      contentFds: held.map((index) => index.contentFd),
+      source: matcher.regex.source,
+      flags: matcher.regex.flags,
+      multiline: matcher.multiline,
+      ignoreCase: matcher.ignoreCase,
+      lineByLine: matcher.lineByLine,
+      literals,
+      run,
+      // One more than wanted per file, so that a single file with too many matches shows as truncated.
+      limit: limit + 1,
+      beforeContext,
+      afterContext,
+    };
+    let timedOut: number[] = [];
+    if (plainLiteral(request) && smallWork(items)) {
+      // A few kilobytes of a plain literal (which cannot backtrack): verified here, sparing the
+      // round trip to a worker.
+      try {
+        verifyChunk({ ...spec, ...packChunk(items.map((item) => item.file), 0, items.length) }, { found: onFile });
+      } finally {
+        held.forEach((index) => index.release());
+      }
+    } else {
+      // Verification runs in the grep pool's threads: all cores, and a runaway regex is cut off.
+      ({ timedOut } = await this.pool.run({ ...spec, files: items.map((item) => item.file) }, onFile, signal).finally(() => held.forEach((index) => index.release())));
+    }
     throwIfCancelled(signal);
     const matches: GrepMatch[] = [];
     let files = 0;
@@ -566,6 +572,28 @@ export class LexicalIndex {
       void Promise.allSettled([this.building, this.merging]).finally(() => fs.rmSync(folder, { recursive: true, force: true }));
     }
   }
+}
+
+/** Bytes of content-store ranges the daemon's thread verifies itself at most (and no file to read). */
+const inlineBytes = 256 * 1024;
+
+/** Whether the request matches a plain literal (-F, or a pattern of plain characters) within lines. */
+function plainLiteral(request: GrepRequest): boolean {
+  if (request.multiline || (request.beforeContext ?? 0) > 0 || (request.afterContext ?? 0) > 0) return false;
+  if (request.fixedStrings) return true;
+  const pattern = parseRegex(request.pattern);
+  return pattern.alternatives.length === 1 && pattern.alternatives[0]!.elements.every((element) => element.type === 'Character');
+}
+
+/** Whether the work is only content-store ranges, few bytes of them. */
+function smallWork(items: { file: GrepFile }[]): boolean {
+  let bytes = 0;
+  for (const { file } of items) {
+    if (!file.ranges) return false;
+    for (let at = 1; at < file.ranges.length; at += 3) bytes += file.ranges[at]!;
+    if (bytes > inlineBytes) return false;
+  }
+  return true;
 }
 
 /**

@@ -1,0 +1,158 @@
+// Verifying a chunk of candidates: ranges of the content stores (base and delta files), files on
+// disk (changed since), buffer texts. Each file's lines that hold a planned literal (or the run a
+// regex demands) are tested with the regex. Runs in the grep workers, and on the daemon's thread
+// for small searches of a plain literal (no user regex there: a literal cannot backtrack).
+import fs from 'node:fs';
+import { attachContext } from './context-lines.js';
+import { matchBytes, matchLines, type CompiledMatcher, type LineMatch } from './matcher.js';
+import type { ByteRun } from './regex-plan.js';
+
+/** How to match: the compiled matcher's parts, and the lines wanted at most per file. */
+export interface MatchSpec {
+  source: string;
+  flags: string;
+  multiline: boolean;
+  ignoreCase: boolean;
+  lineByLine: boolean;
+  literals: string[] | undefined;
+  /** Without literals: a run of class bytes every matching line holds. */
+  run?: ByteRun;
+  limit: number;
+  /** Context lines wanted before and after each match (0: none). */
+  beforeContext: number;
+  afterContext: number;
+  /** The content stores' descriptors (held open by the index while the search runs): the base's, then the delta's. */
+  contentFds?: number[];
+}
+
+/** A file to read, a buffer's text to search instead, or ranges of the content store. */
+export interface GrepFile {
+  readPath: string;
+  text?: string;
+  /** Ranges of a content store as flat [offset, length, firstLine] triples, in offset order. */
+  ranges?: number[];
+  /** Which content store the ranges are in (an index into `contentFds`). */
+  store?: number;
+}
+
+export interface GrepChunk extends MatchSpec {
+  id: number;
+  /** The files; null for one verified from the content store (its ranges are in `ranges`). */
+  files: (GrepFile | null)[];
+  /** Every ranged file's [offset, length, firstLine] triples; file i's are [rangeIndex[i], rangeIndex[i + 1]). */
+  ranges: Float64Array;
+  rangeIndex: Int32Array;
+  /** Each ranged file's content store. */
+  stores: Uint8Array;
+  /** Int32 slot a worker writes the index of its current file to (-1 when idle). */
+  progress?: SharedArrayBuffer;
+}
+
+/**
+ * Ranges closer than this are read together, up to `windowBytes` per read: a positioned read costs
+ * about as much as copying 20 KB more (3.3 µs + 0.14 µs per KB, measured from the page cache).
+ */
+const gapBytes = 16 * 1024;
+const windowBytes = 8 << 20;
+
+/** One read buffer per content store, reused across chunks. */
+const windowBuffers: Buffer[] = [];
+
+/**
+ * Reads the content store's ranges of a chunk in few large reads, in the order they are asked for.
+ * The bytes handed out are valid until the next `read`.
+ */
+class ContentWindows {
+  private readonly windows: { start: number; end: number }[] = [];
+  private current = -1;
+  private bytes: Buffer = Buffer.alloc(0);
+
+  constructor(
+    private readonly fd: number,
+    private readonly store: number,
+    chunk: Pick<GrepChunk, 'ranges' | 'rangeIndex' | 'stores'>,
+  ) {
+    let window: { start: number; end: number } | undefined;
+    const { ranges, rangeIndex, stores } = chunk;
+    for (let file = 0; file < stores.length; file++) for (let at = rangeIndex[file]!; stores[file] === store && at < rangeIndex[file + 1]!; at += 3) {
+      const start = ranges[at]!;
+      const end = start + ranges[at + 1]!;
+      if (window && start >= window.end && start - window.end <= gapBytes && end - window.start <= windowBytes) window.end = end;
+      else {
+        window = { start, end };
+        this.windows.push(window);
+      }
+    }
+  }
+
+  /** The bytes of [start, start + length): ranges must be asked for in the order given. */
+  read(start: number, length: number): Buffer {
+    let window = this.windows[this.current];
+    while (!window || start < window.start || start + length > window.end) {
+      this.current += 1;
+      window = this.windows[this.current];
+      if (!window) throw new Error(`range ${start}+${length} is not in this chunk`);
+      if (start >= window.start && start + length <= window.end) {
+        // One buffer per thread, reused: fresh large buffers cost a page fault per 4 KB.
+        const size = window.end - window.start;
+        if ((windowBuffers[this.store]?.length ?? 0) < size) windowBuffers[this.store] = Buffer.allocUnsafeSlow(Math.max(size, windowBytes));
+        this.bytes = windowBuffers[this.store]!.subarray(0, size);
+        for (let done = 0; done < this.bytes.length; ) {
+          const read = fs.readSync(this.fd, this.bytes, done, this.bytes.length - done, window.start + done);
+          if (read <= 0) throw new Error('the content store ends early');
+          done += read;
+        }
+      }
+    }
+    return this.bytes.subarray(start - window.start, start - window.start + length);
+  }
+}
+
+export function chunkMatcher(spec: MatchSpec): CompiledMatcher {
+  return {
+    regex: new RegExp(spec.source, spec.flags),
+    lineRegex: new RegExp(spec.source, spec.flags.replace('g', '')),
+    multiline: spec.multiline,
+    ignoreCase: spec.ignoreCase,
+    lineByLine: spec.lineByLine,
+  };
+}
+
+/**
+ * Verifies the chunk's files in order: `before(index)` runs before each file, `found(index,
+ * matches)` after each file with matches. A file removed since planning is skipped.
+ */
+export function verifyChunk(chunk: Omit<GrepChunk, 'id' | 'progress'>, hooks: { before?: (index: number) => void; found: (index: number, matches: LineMatch[]) => void }): void {
+  const matcher = chunkMatcher(chunk);
+  const wantsContext = chunk.beforeContext > 0 || chunk.afterContext > 0;
+  const windows = (chunk.contentFds ?? []).map((fd, store) => new ContentWindows(fd, store, chunk));
+  chunk.files.forEach((file, index) => {
+    hooks.before?.(index);
+    let matches: LineMatch[];
+    if (file === null) {
+      matches = [];
+      const ranges = chunk.ranges;
+      const end = chunk.rangeIndex[index + 1]!;
+      for (let at = chunk.rangeIndex[index]!; at < end && matches.length < chunk.limit; at += 3) {
+        const bytes = windows[chunk.stores[index]!]!.read(ranges[at]!, ranges[at + 1]!);
+        const found = matchBytes(bytes, matcher, chunk.literals, chunk.limit - matches.length, ranges[at + 2]!, chunk.run);
+        // Context comes with whole files only (one range from line 1).
+        if (wantsContext && found.length > 0) attachContext(bytes.toString('utf8'), found, chunk.beforeContext, chunk.afterContext);
+        for (const match of found) matches.push(match);
+      }
+    } else if (file.text !== undefined) {
+      matches = matchLines(file.text, matcher, chunk.limit);
+      if (wantsContext) attachContext(file.text, matches, chunk.beforeContext, chunk.afterContext);
+    } else {
+      let bytes: Buffer;
+      try {
+        bytes = fs.readFileSync(file.readPath);
+      } catch {
+        return; // removed between planning and verifying
+      }
+      matches = matchBytes(bytes, matcher, chunk.literals, chunk.limit, 1, chunk.run);
+      if (wantsContext && matches.length > 0) attachContext(bytes.toString('utf8'), matches, chunk.beforeContext, chunk.afterContext);
+    }
+    if (matches.length > 0) hooks.found(index, matches);
+  });
+}
