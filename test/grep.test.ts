@@ -227,6 +227,9 @@ for (const pieceTarget of [undefined, 48]) describe(`grep against ripgrep${piece
     const limited = await index.search({ pattern: 'static', maxResults: 3 });
     assert.deepEqual(limited.matches, full.matches.slice(0, 3));
     assert.equal(limited.truncated, true);
+    assert.equal(limited.total, full.matches.length, 'total counts the matches past the cap');
+    assert.equal(limited.files, full.files, 'and files every file with a match');
+    assert.equal(full.total, full.matches.length);
     assert.equal(full.truncated, false);
     const exact = await index.search({ pattern: 'static', maxResults: full.matches.length });
     assert.equal(exact.truncated, false);

@@ -532,8 +532,13 @@ async function main(argv: string[]): Promise<number> {
           },
           true,
         );
-        if (json) print(result);
-        else if (result.matches.length > 0) process.stdout.write(`${grepLines(result, (context ?? before ?? after ?? 0) > 0).join('\n')}\n`);
+        if (json) {
+          // JSON Lines: one object per matching line, then a summary (like rg --json's).
+          const lines = result.matches.map((match) => JSON.stringify(match));
+          const { total, files, truncated, timedOut, stats } = result;
+          lines.push(JSON.stringify({ summary: { total, files, truncated, timedOut, candidates: stats.candidates, elapsedMs: stats.elapsedMs } }));
+          process.stdout.write(`${lines.join('\n')}\n`);
+        } else if (result.matches.length > 0) process.stdout.write(`${grepLines(result, (context ?? before ?? after ?? 0) > 0).join('\n')}\n`);
         matched = result.matches.length > 0;
       });
       // Like grep and ripgrep: exit 1 when nothing matched.

@@ -81,7 +81,7 @@ export async function serveMcp(options: McpOptions): Promise<void> {
       call<GrepResult>(
         Methods.grep,
         { root: args.root ?? defaultRoot, pattern: args.pattern, ...(args.fixed_strings ? { fixedStrings: true } : {}), ...(args.ignore_case ? { ignoreCase: true } : {}), ...(args.glob ? { glob: args.glob } : {}), maxResults: args.max_results ?? 1000 },
-        (result) => answer('grep', `${result.matches.length} matches in ${result.files} files${result.truncated ? ' (truncated)' : ''}`, grepLines(result), result),
+        (result) => answer('grep', `${result.total} matches in ${result.files} files${result.truncated ? ` (the first ${result.matches.length} kept)` : ''}`, grepLines(result), result),
       ),
   );
 

@@ -78,7 +78,7 @@ export function absentStatus(root: string): WorkspaceStatus {
 }
 
 export function toWireGrep(root: string, result: LexicalGrepResult): GrepResult {
-  return { root, matches: result.matches, files: result.files, truncated: result.truncated, timedOut: result.timedOut, stats: result.stats };
+  return { root, matches: result.matches, total: result.total, files: result.files, truncated: result.truncated, timedOut: result.timedOut, stats: result.stats };
 }
 
 export function toWireCodeSearch(root: string, query: string, answer: CodeSearchAnswer, elapsedMs: number): CodeSearchResult {

@@ -206,8 +206,11 @@ export interface GrepMatch {
 export interface GrepResult {
   root: string;
   matches: GrepMatch[];
-  /** Files with at least one match. */
+  /** Matching lines in all (also those past `maxResults`). */
+  total: number;
+  /** Files with at least one match (all of them, also past `maxResults`). */
   files: number;
+  /** `total` is over `maxResults`: `matches` holds the first ones in path order. */
   truncated: boolean;
   /** Files given up because the regex ran past the per-file time limit (2 s) there: the result is partial. */
   timedOut: string[];

@@ -26,7 +26,7 @@ interface Slot {
 interface Running {
   task: GrepTask;
   /** Returns true when the caller has enough: no more chunks are handed out. */
-  onFile: (fileIndex: number, matches: LineMatch[]) => boolean | void;
+  onFile: (fileIndex: number, matches: LineMatch[], count: number) => boolean | void;
   pending: { offset: number; count: number }[];
   inFlight: number;
   timedOut: number[];
@@ -92,8 +92,8 @@ export class GrepPool {
     private readonly fileTimeoutMs = 2_000,
   ) {}
 
-  /** Verifies the files; `onFile` gets each file with matches. Resolves with the files given up. */
-  run(task: GrepTask, onFile: (fileIndex: number, matches: LineMatch[]) => boolean | void, signal?: CancellationSignal): Promise<{ timedOut: number[] }> {
+  /** Verifies the files; `onFile` gets each file with matches (those kept, and how many in all). Resolves with the files given up. */
+  run(task: GrepTask, onFile: (fileIndex: number, matches: LineMatch[], count: number) => boolean | void, signal?: CancellationSignal): Promise<{ timedOut: number[] }> {
     return new Promise((resolve) => {
       const pending: { offset: number; count: number }[] = [];
       for (let offset = 0; offset < task.files.length; ) {
@@ -175,9 +175,9 @@ export class GrepPool {
     if (!run || message.id !== run.id) return;
     if (message.type === 'files') {
       run.reported = message.upTo;
-      for (const [index, matches] of unpackMatches(message.batch)) {
+      for (const [index, matches, count] of unpackMatches(message.batch)) {
         if (run.task.stopped) break;
-        if (run.task.onFile(run.offset + index, matches) === true) this.stop(run.task);
+        if (run.task.onFile(run.offset + index, matches, count) === true) this.stop(run.task);
       }
       return;
     }

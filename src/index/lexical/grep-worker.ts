@@ -3,8 +3,7 @@
 // memory, so the pool can tell which file a runaway regex is stuck in, stop this thread, and go on
 // without that file.
 import { parentPort } from 'node:worker_threads';
-import { packMatches, type MatchBatch } from './match-batch.js';
-import type { LineMatch } from './matcher.js';
+import { packMatches, type FileMatches, type MatchBatch } from './match-batch.js';
 import { verifyChunk, type GrepChunk } from './verify.js';
 
 export type { GrepChunk, GrepFile, MatchSpec } from './verify.js';
@@ -22,7 +21,7 @@ const batchMs = 20;
 
 parentPort?.on('message', (chunk: GrepChunk) => {
   const current = new Int32Array(chunk.progress!);
-  let batch: [number, LineMatch[]][] = [];
+  let batch: FileMatches[] = [];
   let batchLineCount = 0;
   let batchStarted = performance.now();
   const send = (upTo: number): void => {
@@ -37,8 +36,8 @@ parentPort?.on('message', (chunk: GrepChunk) => {
       if (batchLineCount >= batchLines || performance.now() - batchStarted > batchMs) send(index);
       Atomics.store(current, 0, index);
     },
-    found: (index, matches) => {
-      batch.push([index, matches]);
+    found: (index, matches, count) => {
+      batch.push([index, matches, count]);
       batchLineCount += matches.length;
     },
   });

@@ -62,6 +62,8 @@ export interface GrepMatch extends LineMatch {
 
 export interface GrepResult {
   matches: GrepMatch[];
+  /** Matching lines in all, also past `maxResults`. */
+  total: number;
   /** Files with at least one match. */
   files: number;
   truncated: boolean;
@@ -499,9 +501,9 @@ export class LexicalIndex {
     const found: LineMatch[][] = [];
     let total = 0;
     // Every candidate is verified, so that a truncated result is the first matches in path order.
-    const onFile = (index: number, lines: LineMatch[]): void => {
+    const onFile = (index: number, lines: LineMatch[], count: number): void => {
       found[index] = lines;
-      total += lines.length;
+      total += count;
     };
     const spec: MatchSpec = {
       contentFds: held.map((index) => index.contentFd),
@@ -512,8 +514,8 @@ export class LexicalIndex {
       lineByLine: matcher.lineByLine,
       literals,
       run,
-      // One more than wanted per file, so that a single file with too many matches shows as truncated.
-      limit: limit + 1,
+      // Kept per file at most (every match is counted).
+      limit,
       beforeContext,
       afterContext,
     };
@@ -534,8 +536,9 @@ export class LexicalIndex {
     const matches: GrepMatch[] = [];
     let files = 0;
     found.forEach((lines, index) => {
-      if (!lines || matches.length >= limit) return;
+      if (!lines) return;
       files += 1;
+      if (matches.length >= limit) return;
       const path = toSearch[index]!;
       for (const line of lines.length > limit - matches.length ? lines.slice(0, limit - matches.length) : lines) {
         if ('path' in line) {
@@ -552,6 +555,7 @@ export class LexicalIndex {
     });
     return {
       matches,
+      total,
       files,
       truncated: total > limit,
       timedOut: timedOut.map((index) => toSearch[index]!),

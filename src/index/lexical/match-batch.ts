@@ -5,26 +5,30 @@
 import type { LineMatch } from './matcher.js';
 
 export interface MatchBatch {
-  /** Per file with matches: its index within the chunk, and how many lines it has. */
+  /** Per file with matches: its index within the chunk, how many lines it sends, how many match. */
   files: Int32Array;
   /** Per line: line number and column. */
   numbers: Int32Array;
   /** The lines' texts joined by '\n'. */
   texts: string;
   /** Files whose lines carry context (sent as objects). */
-  withContext: [number, LineMatch[]][];
+  withContext: FileMatches[];
 }
 
-export function packMatches(found: [number, LineMatch[]][]): MatchBatch {
+/** A file's index within its chunk, the lines kept, and how many lines match in all. */
+export type FileMatches = [number, LineMatch[], number];
+
+export function packMatches(found: FileMatches[]): MatchBatch {
   const plain = found.filter(([, lines]) => !lines.some((line) => line.before || line.after));
   const lineCount = plain.reduce((sum, [, lines]) => sum + lines.length, 0);
-  const files = new Int32Array(plain.length * 2);
+  const files = new Int32Array(plain.length * 3);
   const numbers = new Int32Array(lineCount * 2);
   const texts: string[] = [];
   let at = 0;
-  plain.forEach(([index, lines], slot) => {
-    files[slot * 2] = index;
-    files[slot * 2 + 1] = lines.length;
+  plain.forEach(([index, lines, count], slot) => {
+    files[slot * 3] = index;
+    files[slot * 3 + 1] = lines.length;
+    files[slot * 3 + 2] = count;
     for (const line of lines) {
       numbers[at++] = line.line;
       numbers[at++] = line.column;
@@ -35,16 +39,16 @@ export function packMatches(found: [number, LineMatch[]][]): MatchBatch {
 }
 
 /** The batch's files and their lines, in chunk order. */
-export function unpackMatches(batch: MatchBatch): [number, LineMatch[]][] {
+export function unpackMatches(batch: MatchBatch): FileMatches[] {
   const texts = batch.texts.split('\n');
-  const out: [number, LineMatch[]][] = [];
+  const out: FileMatches[] = [];
   let line = 0;
-  for (let slot = 0; slot < batch.files.length; slot += 2) {
+  for (let slot = 0; slot < batch.files.length; slot += 3) {
     const count = batch.files[slot + 1]!;
     const lines: LineMatch[] = new Array(count);
     // Shaped like a GrepMatch (`path` first, filled in by the index), so no second object is made.
     for (let index = 0; index < count; index++, line++) lines[index] = { path: '', line: batch.numbers[line * 2]!, column: batch.numbers[line * 2 + 1]!, text: texts[line]! } as LineMatch;
-    out.push([batch.files[slot]!, lines]);
+    out.push([batch.files[slot]!, lines, batch.files[slot + 2]!]);
   }
   if (batch.withContext.length > 0) return [...out, ...batch.withContext].sort((a, b) => a[0] - b[0]);
   return out;

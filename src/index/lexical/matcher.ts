@@ -148,9 +148,9 @@ const needlesOf = new WeakMap<string[], Buffer[]>();
  * `requiredRun`); only those lines are decoded and tested. Without either, or in multiline mode,
  * the whole text is matched.
  */
-export function matchBytes(bytes: Buffer, matcher: CompiledMatcher, literals: string[] | undefined, limit: number, firstLine = 1, run?: ByteRun): LineMatch[] {
+export function matchBytes(bytes: Buffer, matcher: CompiledMatcher, literals: string[] | undefined, limit: number, firstLine = 1, run?: ByteRun, tally?: Tally): LineMatch[] {
   if ((!literals && !run) || matcher.multiline) {
-    const found = matchLines(bytes.toString('utf8'), matcher, limit);
+    const found = matchLines(bytes.toString('utf8'), matcher, limit, tally);
     if (firstLine !== 1) for (const match of found) match.line += firstLine - 1;
     return found;
   }
@@ -164,7 +164,7 @@ export function matchBytes(bytes: Buffer, matcher: CompiledMatcher, literals: st
   let line = firstLine;
   let counted = 0;
   for (const start of starts) {
-    if (out.length >= limit) break;
+    if (out.length >= limit && !tally) break;
     const endIndex = bytes.indexOf(10, start);
     if (required) {
       const lineBytes = haystack.subarray(start, endIndex < 0 ? bytes.length : endIndex);
@@ -174,7 +174,9 @@ export function matchBytes(bytes: Buffer, matcher: CompiledMatcher, literals: st
     counted = start;
     const content = bytes.toString('utf8', start, endIndex < 0 ? bytes.length : endIndex);
     const match = matcher.lineRegex.exec(content);
-    if (match) out.push({ line, column: match.index + 1, text: content });
+    if (!match) continue;
+    if (tally) tally.count += 1;
+    if (out.length < limit) out.push({ line, column: match.index + 1, text: content });
   }
   return out;
 }
@@ -268,22 +270,29 @@ function countLines(bytes: Buffer, from: number, to: number): number {
   return count;
 }
 
-/** The matching lines of `text`, at most `limit`. */
-export function matchLines(text: string, matcher: CompiledMatcher, limit: number): LineMatch[] {
+/** Counts every matching line, also past the limit (then without making its object). */
+export interface Tally {
+  count: number;
+}
+
+/** The matching lines of `text`, at most `limit` (all of them counted in `tally` when given). */
+export function matchLines(text: string, matcher: CompiledMatcher, limit: number, tally?: Tally): LineMatch[] {
   // An empty file has no lines (ripgrep reports nothing in it, even for a pattern matching '').
   if (text.length === 0) return [];
-  if (matcher.multiline) return matchAcrossLines(text, matcher.regex, limit);
-  return matcher.lineByLine ? matchLineByLine(text, matcher.lineRegex, limit) : matchEachLine(text, matcher.regex, matcher.lineRegex, limit);
+  if (matcher.multiline) return matchAcrossLines(text, matcher.regex, limit, tally);
+  return matcher.lineByLine ? matchLineByLine(text, matcher.lineRegex, limit, tally) : matchEachLine(text, matcher.regex, matcher.lineRegex, limit, tally);
 }
 
 /** One line at a time: slower, but a lookaround sees only its own line, as in ripgrep. */
-function matchLineByLine(text: string, regex: RegExp, limit: number): LineMatch[] {
+function matchLineByLine(text: string, regex: RegExp, limit: number, tally?: Tally): LineMatch[] {
   const out: LineMatch[] = [];
   const lines = text.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
-  for (let index = 0; index < lines.length && out.length < limit; index++) {
+  for (let index = 0; index < lines.length && (out.length < limit || tally); index++) {
     const match = regex.exec(lines[index]!);
-    if (match) out.push({ line: index + 1, column: match.index + 1, text: lines[index]! });
+    if (!match) continue;
+    if (tally) tally.count += 1;
+    if (out.length < limit) out.push({ line: index + 1, column: match.index + 1, text: lines[index]! });
   }
   return out;
 }
@@ -294,12 +303,12 @@ function matchLineByLine(text: string, regex: RegExp, limit: number): LineMatch[
  * (possible with \s, [^…] and the like) is not one ripgrep would report, so its first line alone is
  * checked again and the search goes on from the next line: no line is skipped unchecked.
  */
-function matchEachLine(text: string, regex: RegExp, single: RegExp, limit: number): LineMatch[] {
+function matchEachLine(text: string, regex: RegExp, single: RegExp, limit: number, tally?: Tally): LineMatch[] {
   const out: LineMatch[] = [];
   let line = 1;
   let lineStart = 0;
   let position = 0;
-  while (position <= text.length && out.length < limit) {
+  while (position <= text.length && (out.length < limit || tally)) {
     regex.lastIndex = position;
     const match = regex.exec(text);
     if (!match) break;
@@ -313,11 +322,13 @@ function matchEachLine(text: string, regex: RegExp, single: RegExp, limit: numbe
     const lineEndIndex = text.indexOf('\n', lineStart);
     const lineEnd = lineEndIndex < 0 ? text.length : lineEndIndex;
     if (match.index + match[0].length <= lineEnd) {
-      out.push({ line, column: match.index + 1 - lineStart, text: text.slice(lineStart, lineEnd) });
+      if (tally) tally.count += 1;
+      if (out.length < limit) out.push({ line, column: match.index + 1 - lineStart, text: text.slice(lineStart, lineEnd) });
     } else {
       const content = text.slice(lineStart, lineEnd);
       const within = single.exec(content);
-      if (within) out.push({ line, column: within.index + 1, text: content });
+      if (within && tally) tally.count += 1;
+      if (within && out.length < limit) out.push({ line, column: within.index + 1, text: content });
     }
     if (lineEndIndex < 0) break;
     position = lineEnd + 1;
@@ -327,7 +338,7 @@ function matchEachLine(text: string, regex: RegExp, single: RegExp, limit: numbe
   return out;
 }
 
-function matchAcrossLines(text: string, regex: RegExp, limit: number): LineMatch[] {
+function matchAcrossLines(text: string, regex: RegExp, limit: number, tally?: Tally): LineMatch[] {
   const lineStarts = [0];
   for (let index = text.indexOf('\n'); index >= 0; index = text.indexOf('\n', index + 1)) lineStarts.push(index + 1);
   const lineOf = (offset: number): number => {
@@ -342,7 +353,7 @@ function matchAcrossLines(text: string, regex: RegExp, limit: number): LineMatch
   };
   const lines = new Map<number, number>();
   regex.lastIndex = 0;
-  for (let match = regex.exec(text); match && lines.size < limit; match = regex.exec(text)) {
+  for (let match = regex.exec(text); match && (lines.size < limit || tally); match = regex.exec(text)) {
     // After a final newline there is no line.
     if (match.index === text.length && text.endsWith('\n')) break;
     const first = lineOf(match.index);
@@ -352,6 +363,7 @@ function matchAcrossLines(text: string, regex: RegExp, limit: number): LineMatch
     // its start, so stepping one code unit there would find the same match for ever.
     if (match[0].length === 0) regex.lastIndex = match.index + ((text.codePointAt(match.index) ?? 0) > 0xffff ? 2 : 1);
   }
+  if (tally) tally.count += lines.size;
   return [...lines]
     .sort((a, b) => a[0] - b[0])
     .slice(0, limit)

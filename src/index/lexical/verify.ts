@@ -120,28 +120,31 @@ export function chunkMatcher(spec: MatchSpec): CompiledMatcher {
 
 /**
  * Verifies the chunk's files in order: `before(index)` runs before each file, `found(index,
- * matches)` after each file with matches. A file removed since planning is skipped.
+ * matches, count)` after each file with matches (at most `limit` kept, `count` all of them). A
+ * file removed since planning is skipped.
  */
-export function verifyChunk(chunk: Omit<GrepChunk, 'id' | 'progress'>, hooks: { before?: (index: number) => void; found: (index: number, matches: LineMatch[]) => void }): void {
+export function verifyChunk(chunk: Omit<GrepChunk, 'id' | 'progress'>, hooks: { before?: (index: number) => void; found: (index: number, matches: LineMatch[], count: number) => void }): void {
   const matcher = chunkMatcher(chunk);
   const wantsContext = chunk.beforeContext > 0 || chunk.afterContext > 0;
   const windows = (chunk.contentFds ?? []).map((fd, store) => new ContentWindows(fd, store, chunk));
   chunk.files.forEach((file, index) => {
     hooks.before?.(index);
+    // Every matching line is counted; at most `limit` are kept.
+    const tally = { count: 0 };
     let matches: LineMatch[];
     if (file === null) {
       matches = [];
       const ranges = chunk.ranges;
       const end = chunk.rangeIndex[index + 1]!;
-      for (let at = chunk.rangeIndex[index]!; at < end && matches.length < chunk.limit; at += 3) {
+      for (let at = chunk.rangeIndex[index]!; at < end; at += 3) {
         const bytes = windows[chunk.stores[index]!]!.read(ranges[at]!, ranges[at + 1]!);
-        const found = matchBytes(bytes, matcher, chunk.literals, chunk.limit - matches.length, ranges[at + 2]!, chunk.run);
+        const found = matchBytes(bytes, matcher, chunk.literals, chunk.limit - matches.length, ranges[at + 2]!, chunk.run, tally);
         // Context comes with whole files only (one range from line 1).
         if (wantsContext && found.length > 0) attachContext(bytes.toString('utf8'), found, chunk.beforeContext, chunk.afterContext);
         for (const match of found) matches.push(match);
       }
     } else if (file.text !== undefined) {
-      matches = matchLines(file.text, matcher, chunk.limit);
+      matches = matchLines(file.text, matcher, chunk.limit, tally);
       if (wantsContext) attachContext(file.text, matches, chunk.beforeContext, chunk.afterContext);
     } else {
       let bytes: Buffer;
@@ -150,9 +153,9 @@ export function verifyChunk(chunk: Omit<GrepChunk, 'id' | 'progress'>, hooks: { 
       } catch {
         return; // removed between planning and verifying
       }
-      matches = matchBytes(bytes, matcher, chunk.literals, chunk.limit, 1, chunk.run);
+      matches = matchBytes(bytes, matcher, chunk.literals, chunk.limit, 1, chunk.run, tally);
       if (wantsContext && matches.length > 0) attachContext(bytes.toString('utf8'), matches, chunk.beforeContext, chunk.afterContext);
     }
-    if (matches.length > 0) hooks.found(index, matches);
+    if (tally.count > 0) hooks.found(index, matches, tally.count);
   });
 }
