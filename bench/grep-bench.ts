@@ -1,7 +1,9 @@
 // Benchmark of the regex index (src/index/lexical) against ripgrep on the same tree, in one run:
 // index build time, peak RSS and index size; then (after a sync and one untimed pass of every
-// query on both sides) each query of the table, median of 5 warm runs on both sides, with identical matching-line counts asserted (ripgrep is told to skip exactly
-// what Fathom's file set skips); then the time from a buffer change to the change being found.
+// query on both sides) each query of the table, median of 5 warm runs on both sides, with
+// identical matching-line counts asserted (ripgrep is told to skip exactly what Fathom's file set
+// skips); then the time from a buffer change to the change being found, a burst of disk edits
+// folded into a delta, and the RSS of a steady process with the caches loaded.
 // Prints a table and one `BENCH_JSON` line; ratios are rg / fathom (above 1: Fathom is faster).
 //
 // Usage: node dist/bench/grep-bench.js [corpus]   (default $FATHOM_BENCH_DIR/linux; bench/corpora.sh)
