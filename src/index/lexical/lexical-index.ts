@@ -386,13 +386,18 @@ export class LexicalIndex {
    * Candidates in the base and the delta, dropping generations that fail their checks (and
    * building the base again) on the way.
    */
-  private async checkedCandidates(query: Query, level: Level, signal: CancellationSignal): Promise<{ base: Generation; delta: Generation | undefined; baseIds: Uint32Array | undefined; deltaIds: Uint32Array | undefined }> {
+  private async checkedCandidates(query: Query, level: Level, signal: CancellationSignal, hold = false): Promise<{ base: Generation; delta: Generation | undefined; baseIds: Uint32Array | undefined; deltaIds: Uint32Array | undefined; changed: Set<string>; sinceDelta: Set<string> }> {
     for (;;) {
       await this.ensureBuilt(signal);
       const base = this.base!;
       const delta = this.delta;
       try {
-        return { base, delta, baseIds: base.candidates(query, level), deltaIds: delta?.candidates(query, level) };
+        // The change sets that go with these generations (a swap replaces them, never empties them).
+        const found = { base, delta, baseIds: base.candidates(query, level), deltaIds: delta?.candidates(query, level), changed: this.changed, sinceDelta: this.sinceDelta };
+        // Held in the same turn as they were read: a delta swapped in before the caller resumes
+        // would otherwise close the files the caller is about to read.
+        if (hold) for (const generation of delta ? [base, delta] : [base]) generation.index.retain();
+        return found;
       } catch (error) {
         if (!(error instanceof PostingsCorrupt) && !/posting list|file ends/.test(errorMessage(error))) throw error;
         this.discardCorrupt(errorMessage(error));
@@ -416,10 +421,10 @@ export class LexicalIndex {
    * changed since the delta, and open buffers; only those in the file set: a deleted file never
    * is, nor a buffer of a secret, ignored or binary file).
    */
-  private masks(bufferPaths: Map<string, string>): { fromBase: (file: string) => boolean; fromDelta: (file: string) => boolean; fresh: string[] } {
-    const fromBase = (file: string): boolean => !this.changed.has(file) && !bufferPaths.has(file);
-    const fromDelta = (file: string): boolean => this.changed.has(file) && !this.sinceDelta.has(file) && !bufferPaths.has(file);
-    const fresh = [...new Set([...this.sinceDelta, ...bufferPaths.keys()])].filter((file) => this.source.hashOf(file) !== undefined).sort();
+  private masks(bufferPaths: Map<string, string>, changed: Set<string>, sinceDelta: Set<string>): { fromBase: (file: string) => boolean; fromDelta: (file: string) => boolean; fresh: string[] } {
+    const fromBase = (file: string): boolean => !changed.has(file) && !bufferPaths.has(file);
+    const fromDelta = (file: string): boolean => changed.has(file) && !sinceDelta.has(file) && !bufferPaths.has(file);
+    const fresh = [...new Set([...sinceDelta, ...bufferPaths.keys()])].filter((file) => this.source.hashOf(file) !== undefined).sort();
     return { fromBase, fromDelta, fresh };
   }
 
@@ -429,9 +434,9 @@ export class LexicalIndex {
    * `fromIndex` is false when the query had no usable literal (every file is a candidate).
    */
   async candidateFiles(query: Query, accepts: (relativePath: string) => boolean, signal: CancellationSignal = neverCancelled): Promise<{ files: { path: string; text?: string }[]; fromIndex: boolean }> {
-    const { base, delta, baseIds, deltaIds } = await this.checkedCandidates(query, 'file', signal);
+    const { base, delta, baseIds, deltaIds, changed, sinceDelta } = await this.checkedCandidates(query, 'file', signal);
     const bufferPaths = this.bufferPaths();
-    const { fromBase, fromDelta, fresh } = this.masks(bufferPaths);
+    const { fromBase, fromDelta, fresh } = this.masks(bufferPaths, changed, sinceDelta);
     const paths: string[] = [];
     const collect = (generation: Generation, ids: Uint32Array | undefined, answers: (file: string) => boolean): void => {
       const files = generation.files;
@@ -457,12 +462,11 @@ export class LexicalIndex {
    * their text. The generations used are held until `release`.
    */
   private async workList(query: Query, level: Level, accepts: (relativePath: string) => boolean, signal: CancellationSignal): Promise<{ items: { path: string; file: GrepFile }[]; fromIndex: boolean; held: LoadedRegexIndex[] }> {
-    const { base, delta, baseIds, deltaIds } = await this.checkedCandidates(query, level, signal);
     // Held (their files stay open) until the search that asked is done with them.
+    const { base, delta, baseIds, deltaIds, changed, sinceDelta } = await this.checkedCandidates(query, level, signal, true);
     const held = delta ? [base.index, delta.index] : [base.index];
-    for (const index of held) index.retain();
     const bufferPaths = this.bufferPaths();
-    const { fromBase, fromDelta, fresh } = this.masks(bufferPaths);
+    const { fromBase, fromDelta, fresh } = this.masks(bufferPaths, changed, sinceDelta);
     const lists = [ranged(base, baseIds, level, 0, (file) => fromBase(file) && accepts(file))];
     if (delta) lists.push(ranged(delta, deltaIds, level, 1, (file) => fromDelta(file) && accepts(file)));
     lists.push(
