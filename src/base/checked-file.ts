@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isVanished } from './errors.js';
 import { breathe } from './event-loop.js';
+import { syncFolder } from './positioned-io.js';
 
 const headerBytes = 8 + 4 + 32;
 
@@ -56,12 +57,7 @@ export function writeFileAtomic(file: string, bytes: Uint8Array): void {
     fs.closeSync(handle);
   }
   fs.renameSync(temporary, file);
-  const folderHandle = fs.openSync(folder, 'r');
-  try {
-    fs.fsyncSync(folderHandle);
-  } finally {
-    fs.closeSync(folderHandle);
-  }
+  syncFolder(folder);
 }
 
 /**

@@ -205,27 +205,6 @@ function literalLineStarts(bytes: Buffer, ignoreCase: boolean, literals: string[
   return starts;
 }
 
-/** Whether bytes[start, end) hold `run.length` consecutive member bytes (the same skip-ahead scan). */
-export function hasRun(bytes: Uint8Array, start: number, end: number, run: ByteRun): boolean {
-  const { bytes: member, length } = run;
-  let from = start;
-  let at = start + length - 1;
-  while (at < end) {
-    if (member[bytes[at]!] === 0) {
-      at += length;
-      continue;
-    }
-    let begin = at;
-    while (begin > from && at - begin + 1 < length && member[bytes[begin - 1]!] === 1) begin -= 1;
-    let next = at + 1;
-    while (next - begin < length && next < end && member[bytes[next]!] === 1) next += 1;
-    if (next - begin >= length) return true;
-    from = next + 1;
-    at = next + length;
-  }
-  return false;
-}
-
 /**
  * The starts of lines holding `run.length` consecutive member bytes. Skips ahead like
  * Boyer–Moore: a byte outside the class at i means no run covers i, so the next place a run can

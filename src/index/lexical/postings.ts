@@ -16,6 +16,7 @@
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { breathe } from '../../base/event-loop.js';
+import { writeAll } from '../../base/positioned-io.js';
 
 export const keySpace = 1 << 24;
 
@@ -83,14 +84,6 @@ class BufferedWriter {
     writeAll(this.fd, this.buffer.subarray(0, this.used), this.position);
     this.position += this.used;
     this.used = 0;
-  }
-}
-
-function writeAll(fd: number, data: Uint8Array, position: number): void {
-  for (let done = 0; done < data.length; ) {
-    const written = fs.writeSync(fd, data, done, data.length - done, position + done);
-    if (written <= 0) throw new Error('short write');
-    done += written;
   }
 }
 

@@ -19,6 +19,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Packr } from 'msgpackr';
 import { isVanished } from '../../base/errors.js';
+import { readExactly, syncFolder, writeAll } from '../../base/positioned-io.js';
 import { bytesOf, typedCopy } from '../../base/typed-bytes.js';
 import { Postings, PostingsWriter, type PostingsTable } from './postings.js';
 
@@ -60,34 +61,6 @@ interface StoredMeta {
   offsets: Uint8Array;
   lengths: Uint8Array;
   crcs: Uint8Array;
-}
-
-function writeAll(fd: number, data: Uint8Array, position: number): void {
-  for (let done = 0; done < data.length; ) {
-    const written = fs.writeSync(fd, data, done, data.length - done, position + done);
-    if (written <= 0) throw new Error('short write');
-    done += written;
-  }
-}
-
-function readExactly(fd: number, length: number, position: number): Buffer {
-  const out = Buffer.allocUnsafe(length);
-  let done = 0;
-  while (done < length) {
-    const read = fs.readSync(fd, out, done, length - done, position + done);
-    if (read <= 0) throw new Error(`file ends at ${position + done}, expected ${position + length}`);
-    done += read;
-  }
-  return out;
-}
-
-function syncFolder(folder: string): void {
-  const handle = fs.openSync(folder, 'r');
-  try {
-    fs.fsyncSync(handle);
-  } finally {
-    fs.closeSync(handle);
-  }
 }
 
 /** Writes a new generation of the index while a build runs; `commit` makes it the current one. */

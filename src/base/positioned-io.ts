@@ -1,0 +1,34 @@
+// Positioned, complete reads and writes on file descriptors (a single read or write may move fewer
+// bytes than asked: the rest follows, and no progress is an error), and the fsync of a folder that
+// makes a rename durable.
+import fs from 'node:fs';
+
+/** Writes every byte of `data` at `position`. */
+export function writeAll(fd: number, data: Uint8Array, position: number): void {
+  for (let done = 0; done < data.length; ) {
+    const written = fs.writeSync(fd, data, done, data.length - done, position + done);
+    if (written <= 0) throw new Error('short write');
+    done += written;
+  }
+}
+
+/** Reads exactly `length` bytes at `position`; a file that ends before is an error. */
+export function readExactly(fd: number, length: number, position: number): Buffer {
+  const out = Buffer.allocUnsafe(length);
+  for (let done = 0; done < length; ) {
+    const read = fs.readSync(fd, out, done, length - done, position + done);
+    if (read <= 0) throw new Error(`file ends at ${position + done}, expected ${position + length}`);
+    done += read;
+  }
+  return out;
+}
+
+/** Fsyncs a folder, so that a rename into it survives a crash. */
+export function syncFolder(folder: string): void {
+  const handle = fs.openSync(folder, 'r');
+  try {
+    fs.fsyncSync(handle);
+  } finally {
+    fs.closeSync(handle);
+  }
+}
