@@ -587,6 +587,32 @@ describe('grep persistence', () => {
   });
 });
 
+describe('grep multiline across pieces', () => {
+  test('a multiline literal that straddles a cut between pieces is still found', async () => {
+    // 16-byte pieces: the first ends after "foo\n", so "o\nb" and "\nba" are in no piece.
+    const root = writeFixture(`
+      //- a.txt
+      ${'x'.repeat(14)}foo
+      bar
+      ${'y'.repeat(40)}
+      //- b.txt
+      foo
+      baz
+    `);
+    const workspace = await readyWorkspace(root);
+    const index = new LexicalIndex(workspace, new BufferOverlay(), undefined, undefined, 16);
+    try {
+      const lines = async (request: GrepRequest): Promise<string[]> => (await index.search(request)).matches.map((match) => `${match.path}:${match.line}`);
+      assert.deepEqual(await lines({ pattern: 'foo\\nbar', multiline: true }), ['a.txt:1', 'a.txt:2']);
+      assert.deepEqual(await lines({ pattern: 'foo\nbar', fixedStrings: true, multiline: true }), ['a.txt:1', 'a.txt:2']);
+      assert.deepEqual(await lines({ pattern: 'o\\nba', multiline: true }), ['a.txt:1', 'a.txt:2', 'b.txt:1', 'b.txt:2']);
+    } finally {
+      index.dispose();
+      await workspace.close();
+    }
+  });
+});
+
 describe('grep robustness', () => {
   test('a runaway regex is cut off per file: a partial result, and the process stays responsive', async () => {
     const root = writeFixture(`

@@ -148,6 +148,7 @@ export class Generation {
       // A match within a line holds no '\n': at piece level such a literal rules a piece out.
       if (level === 'piece' && text.includes('\n')) return new Uint32Array(0);
       const keys = literalTrigrams(text).sort((a, b) => postings.count(a) - postings.count(b));
+      if (keys.length === 0) return within;
       let result = within;
       let used = 0;
       for (const key of keys) {

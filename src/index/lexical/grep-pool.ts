@@ -209,8 +209,11 @@ export class GrepPool {
   }
 
   private replace(slot: Slot, stuckIndex: number | undefined): void {
+    const at = this.slots.indexOf(slot);
+    // Already replaced or closed (a late 'error' or 'exit' of a terminated worker): nothing to do.
+    if (at < 0) return;
     const run = slot.running;
-    this.slots.splice(this.slots.indexOf(slot), 1);
+    this.slots.splice(at, 1);
     slot.running = undefined;
     void slot.worker.terminate();
     if (run) {

@@ -334,12 +334,17 @@ export class LexicalIndex {
     } finally {
       this.changedDuringBuild = undefined;
     }
+    // Disposed while the build committed: the index is not installed (its files stay for a restart).
+    if (this.stopped.isCancellationRequested) {
+      generation.index.close();
+      return;
+    }
     this.installBase(generation);
     this.changed = during;
     this.sinceDelta = new Set(during);
     this.loadedFromCache = false;
-    // The delta belonged to the old base.
-    fs.rmSync(this.deltaFolder(), { recursive: true, force: true });
+    // The delta belonged to the old base (one being written is dropped when it finishes).
+    if (!this.merging) fs.rmSync(this.deltaFolder(), { recursive: true, force: true });
   }
 
   /** Writes a delta over every changed file that exists now: they are then searched through it. */
@@ -361,8 +366,10 @@ export class LexicalIndex {
     } finally {
       this.changedDuringDelta = undefined;
     }
-    if (epoch !== this.epoch || !this.base) {
+    if (epoch !== this.epoch || !this.base || this.stopped.isCancellationRequested) {
+      // Written against a base that is gone (or for a disposed index): not used, not kept.
       generation.index.close();
+      if (!this.stopped.isCancellationRequested) fs.rmSync(this.deltaFolder(), { recursive: true, force: true });
       return;
     }
     this.dropDelta();
@@ -389,7 +396,10 @@ export class LexicalIndex {
   private async checkedCandidates(query: Query, level: Level, signal: CancellationSignal, hold = false): Promise<{ base: Generation; delta: Generation | undefined; baseIds: Uint32Array | undefined; deltaIds: Uint32Array | undefined; changed: Set<string>; sinceDelta: Set<string> }> {
     for (;;) {
       await this.ensureBuilt(signal);
-      const base = this.base!;
+      throwIfCancelled(this.stopped);
+      // Dropped since (a damaged generation found by another query): built again.
+      if (!this.base) continue;
+      const base = this.base;
       const delta = this.delta;
       try {
         // The change sets that go with these generations (a swap replaces them, never empties them).

@@ -70,6 +70,7 @@ export class RegexIndexWriter {
   private readonly pending: Buffer;
   private pendingBytes = 0;
   private closed = false;
+  private contentClosed = false;
 
   private constructor(
     private readonly folder: string,
@@ -116,6 +117,8 @@ export class RegexIndexWriter {
     this.flushContent();
     fs.fsyncSync(this.contentFd);
     fs.closeSync(this.contentFd);
+    // From here `abort` must not close it again (the number may belong to another file by then).
+    this.contentClosed = true;
     const fd = fs.openSync(this.indexTemporary, 'w', 0o600);
     try {
       const { table, length } = await this.postings.finish(fd, headerBytes);
@@ -164,11 +167,7 @@ export class RegexIndexWriter {
   abort(): void {
     if (this.closed) return;
     this.closed = true;
-    try {
-      fs.closeSync(this.contentFd);
-    } catch {
-      // already closed by a failed commit
-    }
+    if (!this.contentClosed) fs.closeSync(this.contentFd);
     this.postings.discard();
     fs.rmSync(path.join(this.folder, `regex-content-${this.generation}.bin`), { force: true });
     fs.rmSync(this.indexTemporary, { force: true });

@@ -28,11 +28,14 @@ export function newTrigramBitmap(): Uint8Array {
   return new Uint8Array(1 << 21);
 }
 
-/** The distinct trigram keys of a literal (as the index folds it); empty when it is under 3 bytes. */
+/** The distinct trigram keys of a literal (as the index folds it) that a piece holding it must hold; empty when it is under 3 bytes. */
 export function literalTrigrams(literal: string): number[] {
   const bytes = Buffer.from(literal, 'utf8');
   const keys = new Set<number>();
   for (let index = 2; index < bytes.length; index++) {
+    // Pieces are cut after a '\n': a trigram with a '\n' before its last byte may straddle a cut,
+    // and no piece then holds it. Such trigrams are not looked up.
+    if (bytes[index - 2] === 10 || bytes[index - 1] === 10) continue;
     keys.add((fold[bytes[index - 2]!]! << 16) | (fold[bytes[index - 1]!]! << 8) | fold[bytes[index]!]!);
   }
   return [...keys];
