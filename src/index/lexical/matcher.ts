@@ -6,6 +6,7 @@
 import type { ContextLine } from './context-lines.js';
 import { FathomError } from '../../base/errors.js';
 import type { AST } from '@eslint-community/regexpp';
+import { countNewlines } from './pieces.js';
 import { parseRegex, type ByteRun } from './regex-plan.js';
 
 export interface GrepOptions {
@@ -170,7 +171,7 @@ export function matchBytes(bytes: Buffer, matcher: CompiledMatcher, literals: st
       const lineBytes = haystack.subarray(start, endIndex < 0 ? bytes.length : endIndex);
       if (!required.some((needle) => lineBytes.includes(needle))) continue;
     }
-    line += countLines(bytes, counted, start);
+    line += countNewlines(bytes, counted, start);
     counted = start;
     const content = bytes.toString('utf8', start, endIndex < 0 ? bytes.length : endIndex);
     const match = matcher.lineRegex.exec(content);
@@ -240,13 +241,6 @@ export function runLineStarts(bytes: Uint8Array, run: ByteRun): number[] {
     }
   }
   return starts;
-}
-
-/** The number of '\n' bytes in [from, to). */
-function countLines(bytes: Buffer, from: number, to: number): number {
-  let count = 0;
-  for (let newline = bytes.indexOf(10, from); newline >= 0 && newline < to; newline = bytes.indexOf(10, newline + 1)) count += 1;
-  return count;
 }
 
 /** Counts every matching line, also past the limit (then without making its object). */

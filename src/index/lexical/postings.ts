@@ -38,8 +38,8 @@ interface Segment {
   lasts: Uint32Array;
 }
 
-/** Appends bytes to a file through a buffer. */
-class BufferedWriter {
+/** Appends bytes to a file through a buffer (postings here; the content store in regex-store.ts). */
+export class BufferedWriter {
   private readonly buffer: Buffer;
   private used = 0;
   constructor(

@@ -21,7 +21,7 @@ import { Packr } from 'msgpackr';
 import { isVanished } from '../../base/errors.js';
 import { readExactly, syncFolder, writeAll } from '../../base/positioned-io.js';
 import { bytesOf, typedCopy } from '../../base/typed-bytes.js';
-import { Postings, PostingsWriter, type PostingsTable } from './postings.js';
+import { BufferedWriter, Postings, PostingsWriter, type PostingsTable } from './postings.js';
 
 export const regexFormatVersion = 1;
 const magic = 'FTHMRIX1';
@@ -66,9 +66,8 @@ interface StoredMeta {
 /** Writes a new generation of the index while a build runs; `commit` makes it the current one. */
 export class RegexIndexWriter {
   readonly postings: PostingsWriter;
-  private contentBytes = 0;
-  private readonly pending: Buffer;
-  private pendingBytes = 0;
+  /** The content store, written through an 8 MB buffer. */
+  private readonly content: BufferedWriter;
   private closed = false;
   private contentClosed = false;
 
@@ -79,7 +78,7 @@ export class RegexIndexWriter {
     private readonly indexTemporary: string,
   ) {
     this.postings = new PostingsWriter(path.join(folder, `regex-segment-${generation}-`));
-    this.pending = Buffer.allocUnsafe(8 << 20);
+    this.content = new BufferedWriter(contentFd, 0, 8 << 20);
   }
 
   static open(folder: string): RegexIndexWriter {
@@ -91,30 +90,18 @@ export class RegexIndexWriter {
 
   /** Appends a file's bytes to the content store; returns where they start. */
   appendContent(bytes: Uint8Array): number {
-    const start = this.contentBytes;
-    if (bytes.length > this.pending.length - this.pendingBytes) this.flushContent();
-    if (bytes.length > this.pending.length) writeAll(this.contentFd, bytes, start);
-    else {
-      this.pending.set(bytes, this.pendingBytes);
-      this.pendingBytes += bytes.length;
-    }
-    this.contentBytes += bytes.length;
+    const start = this.content.end;
+    this.content.bytes(bytes);
     return start;
   }
 
-  private flushContent(): void {
-    if (this.pendingBytes === 0) return;
-    writeAll(this.contentFd, this.pending.subarray(0, this.pendingBytes), this.contentBytes - this.pendingBytes);
-    this.pendingBytes = 0;
-  }
-
   get contentSize(): number {
-    return this.contentBytes;
+    return this.content.end;
   }
 
   /** Finishes both files and makes them current; returns the loaded index. */
   async commit(layout: RegexLayout): Promise<LoadedRegexIndex> {
-    this.flushContent();
+    this.content.flush();
     fs.fsyncSync(this.contentFd);
     fs.closeSync(this.contentFd);
     // From here `abort` must not close it again (the number may belong to another file by then).
@@ -127,7 +114,7 @@ export class RegexIndexWriter {
       const meta: StoredMeta = {
         root: layout.root,
         generation: this.generation,
-        contentBytes: this.contentBytes,
+        contentBytes: this.content.end,
         files: layout.files,
         hashes,
         fileOffsets: bytesOf(layout.fileOffsets),

@@ -4,26 +4,7 @@
 
 const fold = new Uint8Array(256).map((_, byte) => (byte >= 0x41 && byte <= 0x5a ? byte + 0x20 : byte));
 
-/**
- * Calls `each` once per distinct trigram of `bytes`. `seen` is a caller-owned bitmap of 2^24 bits
- * (2 MiB), cleared again before returning, so one allocation serves every file.
- */
-export function forEachTrigram(bytes: Uint8Array, seen: Uint8Array, each: (key: number) => void): void {
-  if (bytes.length < 3) return;
-  const touched: number[] = [];
-  let key = (fold[bytes[0]!]! << 8) | fold[bytes[1]!]!;
-  for (let index = 2; index < bytes.length; index++) {
-    key = ((key << 8) | fold[bytes[index]!]!) & 0xffffff;
-    const slot = key >>> 3;
-    const bit = 1 << (key & 7);
-    if ((seen[slot]! & bit) !== 0) continue;
-    seen[slot]! |= bit;
-    touched.push(slot);
-    each(key);
-  }
-  for (const slot of touched) seen[slot] = 0;
-}
-
+/** The bitmap `rangeTrigrams` dedupes with: 2^24 bits (2 MiB), one allocation for a whole build. */
 export function newTrigramBitmap(): Uint8Array {
   return new Uint8Array(1 << 21);
 }
@@ -43,7 +24,7 @@ export function literalTrigrams(literal: string): number[] {
 
 /**
  * Writes the distinct trigram keys of bytes[start, end) into `out` (room for end - start keys) and
- * returns how many. `seen` is as for `forEachTrigram`, and is left cleared.
+ * returns how many. `seen` comes from `newTrigramBitmap` and is left cleared.
  */
 export function rangeTrigrams(bytes: Uint8Array, start: number, end: number, seen: Uint8Array, out: Uint32Array): number {
   if (end - start < 3) return 0;

@@ -108,7 +108,7 @@ class ContentWindows {
   }
 }
 
-export function chunkMatcher(spec: MatchSpec): CompiledMatcher {
+function chunkMatcher(spec: MatchSpec): CompiledMatcher {
   return {
     regex: new RegExp(spec.source, spec.flags),
     lineRegex: new RegExp(spec.source, spec.flags.replace('g', '')),
