@@ -2,7 +2,9 @@
 // the same edits in one run: the server's own latency (didChange → its last publishDiagnostics of
 // the burst, or its pull answer) vs Fathom's `editFile` answer (write + sync + wait + ledger),
 // median of 10 edits alternating between introducing and fixing an error; and the memory of the
-// idle servers (the process tree's RSS) before and after reaping.
+// idle servers (the process tree's RSS) before and after reaping. For typescript-language-server
+// Fathom asks its tsserver directly, so its answer comes before the server's own publish (a
+// negative overhead).
 // Prints a table and one `BENCH_JSON` line.
 //
 // Usage: node dist/bench/lsp-bench.js

@@ -7,10 +7,12 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, describe, test } from 'node:test';
 import { FathomError } from '../src/base/errors.js';
 import { DiagnosticsService, type EditAnswer } from '../src/lsp/diagnostics-service.js';
 import { LanguageServers } from '../src/lsp/language-servers.js';
+import type { LspDiagnostic } from '../src/lsp/language-server.js';
 import { DiagnosticLedger } from '../src/lsp/ledger.js';
 import { knownServers, ServerRegistry, serversFromConfig, type ServerSpec } from '../src/lsp/registry.js';
 import { tempDir } from './helpers/fixture.js';
@@ -149,6 +151,75 @@ describe('language server lives', () => {
     assert.equal(await servers.reap(Date.now() + 61_000), 1);
     assert.deepEqual(servers.status(), []);
     assert.throws(() => process.kill(pid, 0), 'the process is gone');
+    await servers.stopAll();
+  });
+
+  test('typescript-language-server is asked through tsserver, and answers as its own publishes say', async () => {
+    const servers = new LanguageServers({ idleMs: 0 });
+    const service = new DiagnosticsService(new ServerRegistry(), servers, new DiagnosticLedger());
+    const root = project({ ...tsFiles, 'b.ts': 'export const b: number = 1;\n' });
+    const file = path.join(root, 'b.ts');
+    const broken = '// @ts-expect-error unused on purpose\nexport const b: number = 1;\nexport const c: string = 2;\nexport const d = (;\nfunction unused(x: number) {}\n';
+    const answer = await service.edit({ workspaceRoot: root, absolutePath: file, language: 'typescript', newText: broken, ledgerKey: 'k', includeHints: true });
+    assert.equal(answer.status, 'ok', answer.reason);
+    const server = servers.running('typescript', root)!;
+    assert.equal(server.diagnosticsMode, 'tsserver');
+    // Its own publish for the same text, whenever it comes: the same diagnostics (so both ways give
+    // the ledger the same keys), syntax, semantic and suggestion passes alike.
+    const uri = pathToFileURL(file).href;
+    const asked = await server.diagnostics(uri, server.sync(uri, 'typescript', broken));
+    const key = (diagnostic: LspDiagnostic): string => JSON.stringify([diagnostic.range, diagnostic.severity, diagnostic.code, diagnostic.source, diagnostic.message]);
+    const published = await new Promise<LspDiagnostic[]>((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const settle = (): void => {
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          stop();
+          resolve(server.publishedFor(uri)?.diagnostics ?? []);
+        }, 1_500);
+      };
+      const stop = server.watch(settle);
+      settle();
+    });
+    assert.deepEqual(asked.diagnostics.map(key).sort(), published.map(key).sort());
+    assert.deepEqual([...new Set(asked.diagnostics.map((diagnostic) => diagnostic.severity))].sort(), [1, 4], 'errors and hints');
+    await servers.stopAll();
+  });
+
+  test('a server that refuses the tsserver request is waited for by its publishes instead', async () => {
+    const root = project({ 'push.marker': '', 'a.ts': 'ok\n' });
+    const script = path.join(root, 'push-server.mjs');
+    // Publishes (with versions) one error per line holding BAD; answers workspace/executeCommand with an error.
+    fs.writeFileSync(
+      script,
+      `let buffer = '';
+const send = (message) => { const body = JSON.stringify(message); process.stdout.write('Content-Length: ' + Buffer.byteLength(body) + '\\r\\n\\r\\n' + body); };
+const publish = (uri, version, text) => send({ jsonrpc: '2.0', method: 'textDocument/publishDiagnostics', params: { uri, version, diagnostics: text.split('\\n').flatMap((line, index) => (line.includes('BAD') ? [{ range: { start: { line: index, character: 0 }, end: { line: index, character: line.length } }, severity: 1, source: 'push', message: 'bad line' }] : [])) } });
+process.stdin.on('data', (chunk) => {
+  buffer += chunk.toString('utf8');
+  for (;;) {
+    const match = /Content-Length: (\\d+)\\r\\n\\r\\n/.exec(buffer);
+    if (!match || buffer.length < match.index + match[0].length + Number(match[1])) return;
+    const message = JSON.parse(buffer.slice(match.index + match[0].length, match.index + match[0].length + Number(match[1])));
+    buffer = buffer.slice(match.index + match[0].length + Number(match[1]));
+    const params = message.params ?? {};
+    if (message.method === 'initialize') send({ jsonrpc: '2.0', id: message.id, result: { capabilities: { textDocumentSync: 1 } } });
+    else if (message.method === 'shutdown') send({ jsonrpc: '2.0', id: message.id, result: null });
+    else if (message.method === 'exit') process.exit(0);
+    else if (message.method === 'workspace/executeCommand') send({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'unknown command' } });
+    else if (message.method === 'textDocument/didOpen') publish(params.textDocument.uri, params.textDocument.version, params.textDocument.text);
+    else if (message.method === 'textDocument/didChange') publish(params.textDocument.uri, params.textDocument.version, params.contentChanges[0].text);
+  }
+});
+`,
+    );
+    const push: ServerSpec = { id: 'push', name: 'push-server', languages: { typescript: 'typescript' }, rootMarkers: ['push.marker'], binary: process.execPath, args: [script], diagnosticsRequest: 'tsserver' };
+    const servers = new LanguageServers({ idleMs: 0, timings: { settleMs: 50, diagnosticsTimeoutMs: 5_000, initializeTimeoutMs: 5_000 } });
+    const service = new DiagnosticsService(new ServerRegistry([push]), servers, new DiagnosticLedger());
+    const answer = await service.edit({ workspaceRoot: root, absolutePath: path.join(root, 'a.ts'), language: 'typescript', newText: 'ok\nBAD\n', ledgerKey: 'k' });
+    assert.equal(answer.status, 'ok', answer.reason);
+    assert.deepEqual(summary(root, answer), ['a.ts:1: bad line']);
+    assert.equal(servers.running('push', root)!.diagnosticsMode, 'push');
     await servers.stopAll();
   });
 

@@ -214,6 +214,17 @@ describe('stdio daemon', () => {
     const stale = await client.request('fathom/editFile', { path: uri, newText: 'x', expectedVersion: 0 });
     assert.equal(stale.error?.code, ErrorCodes.InvalidParams);
     assert.match(stale.error!.message, /stale edit/);
+    // Open in an editor with unsaved changes: refused, nothing written; once the buffer matches the disk, edited.
+    client.notify('textDocument/didOpen', { textDocument: { uri, languageId: 'typescript', version: 1, text: 'export const n: number = "one";\n// typing\n' } });
+    const refused = await client.request('fathom/editFile', { path: uri, newText: 'export const n: number = 2;\n' });
+    assert.equal(refused.error?.code, ErrorCodes.Conflict);
+    assert.match(refused.error!.message, /src\/typed\.ts has unsaved changes in an editor/);
+    assert.deepEqual(refused.error!.data, { path: 'src/typed.ts', reason: 'unsaved' });
+    assert.equal(fs.readFileSync(path.join(root, 'src/typed.ts'), 'utf8'), 'export const n: number = "one";\n');
+    client.notify('textDocument/didChange', { textDocument: { uri, version: 2 }, contentChanges: [{ text: 'export const n: number = "one";\n' }] });
+    const clean = await client.result<EditFileResult>('fathom/editFile', { path: uri, newText: 'export const n: number = 2;\n', conversation: 'agent-1' });
+    assert.equal(clean.applied, true);
+    client.notify('textDocument/didClose', { textDocument: { uri } });
     status = await client.result<StatusResult>('fathom/status', { root });
     const running = status.workspaces[0]!.languageServers!.find((server) => server.server === 'typescript')!;
     assert.equal(running.state, 'running');

@@ -4,7 +4,7 @@
 // mode, `exit` ends only this client's connection).
 import fs from 'node:fs';
 import { ResponseError, type CancellationToken, type MessageConnection } from 'vscode-jsonrpc/node';
-import { FathomError, errorMessage } from '../base/errors.js';
+import { FathomError, errorMessage, isVanished } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { pathFromUriOrPath, toRelative } from '../base/paths.js';
 import { ErrorCodes } from '../protocol/errors.js';
@@ -500,17 +500,7 @@ export class Session {
     const planToken = requiredString(params, 'token');
     const plans = this.services.workspaces.rewritePlans;
     const root = plans.rootOf(planToken);
-    // A file open in an editor whose text differs from the disk has unsaved changes: not written over.
-    const unsaved = (relative: string): boolean => {
-      const buffer = this.services.overlay.get(`${root}/${relative}`);
-      if (!buffer) return false;
-      try {
-        return fs.readFileSync(`${root}/${relative}`, 'utf8') !== buffer.text;
-      } catch {
-        return true;
-      }
-    };
-    const { written } = plans.apply(planToken, unsaved);
+    const { written } = plans.apply(planToken, (relative) => this.hasUnsavedChanges(`${root}/${relative}`));
     return { root: root!, written };
   }
 
@@ -566,6 +556,20 @@ export class Session {
     };
   }
 
+  /**
+   * Whether an editor holds the file open with text other than the disk's (a file not yet on disk
+   * counts as empty): Fathom never writes over such changes.
+   */
+  private hasUnsavedChanges(absolute: string): boolean {
+    const buffer = this.services.overlay.get(absolute);
+    if (!buffer) return false;
+    try {
+      return fs.readFileSync(absolute, 'utf8') !== buffer.text;
+    } catch (error) {
+      return !(isVanished(error) && buffer.text === '');
+    }
+  }
+
   /** fathom/editFile and fathom/writeFile (which may create the file): apply, then the new diagnostics. */
   private async editFile(raw: unknown, create: boolean): Promise<EditFileResult> {
     const method = create ? Methods.writeFile : Methods.editFile;
@@ -577,6 +581,11 @@ export class Session {
     if (!create && (newText === undefined) === (edits === undefined)) throw new FathomError('invalidParams', `${method}: give either edits or newText`, { field: 'edits' });
     const expectedVersion = optionalCount(params, 'expectedVersion');
     const conversation = optionalString(params, 'conversation');
+    // The editor's buffer would then differ from the file under it both ways: the user's changes
+    // are not lost, but the edit is refused until they are saved or discarded.
+    if (this.hasUnsavedChanges(absolute)) {
+      throw new FathomError('conflict', `${relative} has unsaved changes in an editor: save or discard them, then edit it (Fathom never writes over them); nothing was written`, { path: relative, reason: 'unsaved' });
+    }
     const language = this.services.workspaces.languageOf(relative);
     const answer = await this.services.workspaces.diagnostics.edit(
       {

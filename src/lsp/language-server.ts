@@ -1,13 +1,14 @@
 // One running language server for one project root: spawned, initialized (rootUri, workspace
 // folders, the client capabilities Fathom uses), kept in sync with the documents Fathom shows it
 // (full-text didOpen/didChange/didSave), and asked for a document's diagnostics at a version: by
-// pull (`textDocument/diagnostic`) when the server offers it, else by waiting for its push
-// (`textDocument/publishDiagnostics` for that version: the answer at once; or, when the server
-// sends no version, the publishes after the change and a settle window, since such a server may
-// publish in several bursts).
+// pull (`textDocument/diagnostic`) when the server offers it; by asking typescript-language-server's
+// tsserver directly (its synchronous diagnostics commands, for the text just synced) when the spec
+// says so; else by waiting for its push (`textDocument/publishDiagnostics` for that version: the
+// answer at once; or, when the server sends no version, the publishes after the change and a
+// settle window, since such a server may publish in several bursts).
 // "No answer in time" is reported as `timeout`, never as a clean list. Owns the process.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { log } from '../base/logger.js';
 import { ConnectionClosed, LspConnection, RequestTimedOut } from './lsp-connection.js';
 import type { ServerSpec } from './registry.js';
@@ -36,6 +37,34 @@ export interface Published {
 
 export type ServerState = 'starting' | 'running' | 'exited';
 
+/** How diagnostics are asked for: see the module comment. */
+export type DiagnosticsMode = 'pull' | 'tsserver' | 'push';
+
+/** A tsserver diagnostic (1-based line and UTF-16 offset). */
+interface TsserverDiagnostic {
+  start: { line: number; offset: number };
+  end: { line: number; offset: number };
+  text: string;
+  code?: number;
+  category?: string;
+  source?: string;
+}
+
+/** The tsserver commands whose answers make up what typescript-language-server publishes, in its order. */
+const tsserverCommands = ['syntacticDiagnosticsSync', 'semanticDiagnosticsSync', 'suggestionDiagnosticsSync'];
+
+/** As typescript-language-server converts them for its publishes (so both ways give the same ledger keys). */
+function fromTsserver(diagnostic: TsserverDiagnostic): LspDiagnostic {
+  const severity = diagnostic.category === 'warning' ? 2 : diagnostic.category === 'suggestion' ? 4 : 1;
+  return {
+    range: { start: { line: diagnostic.start.line - 1, character: diagnostic.start.offset - 1 }, end: { line: diagnostic.end.line - 1, character: diagnostic.end.offset - 1 } },
+    message: diagnostic.text,
+    severity,
+    ...(diagnostic.code === undefined ? {} : { code: diagnostic.code }),
+    source: diagnostic.source || 'typescript',
+  };
+}
+
 export interface ServerTimings {
   /** After the first diagnostics for a version, wait this long for more (servers publish in bursts). */
   settleMs: number;
@@ -54,7 +83,7 @@ export class LanguageServer {
   exit: string | undefined;
   private child: ChildProcess | undefined;
   private connection: LspConnection | undefined;
-  private pullDiagnostics = false;
+  private mode: DiagnosticsMode = 'push';
   /** Documents shown to the server; `syncedAt`: the publish sequence when their text last changed. */
   private readonly documents = new Map<string, { version: number; text: string; syncedAt: number; skipPublish?: boolean }>();
   private readonly published = new Map<string, Published>();
@@ -120,7 +149,8 @@ export class LanguageServer {
       this.timings.initializeTimeoutMs,
     );
     const result = await Promise.race([initialize, exited]);
-    this.pullDiagnostics = result?.capabilities?.diagnosticProvider !== undefined && result.capabilities.diagnosticProvider !== null;
+    const pulls = result?.capabilities?.diagnosticProvider !== undefined && result.capabilities.diagnosticProvider !== null;
+    this.mode = pulls ? 'pull' : this.spec.diagnosticsRequest === 'tsserver' ? 'tsserver' : 'push';
     this.connection.notify('initialized', {});
     if (this.spec.settings) this.connection.notify('workspace/didChangeConfiguration', { settings: this.spec.settings });
     if (this.state === 'starting') this.state = 'running';
@@ -177,7 +207,7 @@ export class LanguageServer {
     // A server that publishes without versions may also stay silent when a document's diagnostics
     // stay empty (typescript-language-server does): then nothing would tell Fathom the check is
     // done. Reopening the document makes it publish whatever it finds.
-    const silentWhenClean = known !== undefined && !this.pullDiagnostics && !this.sendsVersions && this.published.get(uri)?.diagnostics.length === 0;
+    const silentWhenClean = known !== undefined && this.mode === 'push' && !this.sendsVersions && this.published.get(uri)?.diagnostics.length === 0;
     if (silentWhenClean) this.connection!.notify('textDocument/didClose', { textDocument: { uri } });
     // On a close, typescript-language-server publishes an empty list at once: not an answer.
     this.documents.set(uri, { version, text, syncedAt: this.sequence, ...(silentWhenClean ? { skipPublish: true } : {}) });
@@ -205,7 +235,11 @@ export class LanguageServer {
   async diagnostics(uri: string, version: number): Promise<DiagnosticsAnswer> {
     this.lastUsed = Date.now();
     if (this.state === 'exited') return { status: 'server-crashed', diagnostics: [] };
-    if (this.pullDiagnostics) {
+    if (this.mode === 'tsserver') {
+      const answer = await this.askTsserver(uri);
+      if (answer) return answer;
+    }
+    if (this.mode === 'pull') {
       try {
         const report = await this.connection!.request<{ kind?: string; items?: LspDiagnostic[] }>('textDocument/diagnostic', { textDocument: { uri } }, this.timings.diagnosticsTimeoutMs);
         return { status: 'ok', diagnostics: report?.items ?? [] };
@@ -226,9 +260,40 @@ export class LanguageServer {
    */
   async current(uri: string, since: number, waitMs: number): Promise<DiagnosticsAnswer> {
     if (this.state === 'exited') return { status: 'server-crashed', diagnostics: [] };
-    if (this.pullDiagnostics) return this.diagnostics(uri, this.documents.get(uri)?.version ?? 0);
+    if (this.mode !== 'push') return this.diagnostics(uri, this.documents.get(uri)?.version ?? 0);
     const answer = await this.awaitPublish(uri, (entry) => entry.sequence > since, waitMs);
     return answer ?? { status: 'ok', diagnostics: this.published.get(uri)?.diagnostics ?? [] };
+  }
+
+  /** How this server is asked for diagnostics (known once it runs). */
+  get diagnosticsMode(): DiagnosticsMode {
+    return this.mode;
+  }
+
+  /**
+   * A document's diagnostics straight from typescript-language-server's tsserver, for the text last
+   * synced (tsserver handles requests in order, after the change). Undefined when the server does
+   * not take the command (another server, an older version): it is then waited for by its pushes,
+   * from now on.
+   */
+  private async askTsserver(uri: string): Promise<DiagnosticsAnswer | undefined> {
+    const file = fileURLToPath(uri);
+    try {
+      const responses = await Promise.all(
+        tsserverCommands.map((command) =>
+          this.connection!.request<{ success?: boolean; body?: unknown; message?: string } | null>('workspace/executeCommand', { command: 'typescript.tsserverRequest', arguments: [command, { file }] }, this.timings.diagnosticsTimeoutMs),
+        ),
+      );
+      const failed = responses.find((response) => !response || response.success === false || !Array.isArray(response.body));
+      if (failed !== undefined) throw new Error(failed?.message ?? 'no diagnostics in its answer');
+      return { status: 'ok', diagnostics: responses.flatMap((response) => (response!.body as TsserverDiagnostic[]).map(fromTsserver)) };
+    } catch (error) {
+      if (error instanceof RequestTimedOut) return { status: 'timeout', diagnostics: [] };
+      if (error instanceof ConnectionClosed || (this.state as ServerState) === 'exited') return { status: 'server-crashed', diagnostics: [] };
+      log.warn(`${this.spec.name}: asking tsserver for diagnostics failed (${(error as Error).message}); waiting for its publishes instead`);
+      this.mode = 'push';
+      return undefined;
+    }
   }
 
   /** The latest publish for a document (benchmarks). */

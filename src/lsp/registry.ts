@@ -22,6 +22,14 @@ export interface ServerSpec {
   initializationOptions?: () => unknown;
   /** Answers to workspace/configuration, by section (an empty object when unknown). */
   settings?: Record<string, unknown>;
+  /**
+   * How a push server is asked for a document's diagnostics without waiting for its publishes:
+   * `tsserver` asks typescript-language-server's tsserver directly (`typescript.tsserverRequest`
+   * with the *DiagnosticsSync commands), which answers for the text just synced, where its pushes
+   * come 300–800 ms later with nothing to say a burst is over. Unset: pull when the server offers
+   * `textDocument/diagnostic`, else wait for its publishes.
+   */
+  diagnosticsRequest?: 'tsserver';
 }
 
 const require = createRequire(import.meta.url);
@@ -43,6 +51,7 @@ export const knownServers: readonly ServerSpec[] = [
     rootMarkers: ['tsconfig.json', 'jsconfig.json', 'package.json'],
     binary: 'typescript-language-server',
     args: ['--stdio'],
+    diagnosticsRequest: 'tsserver',
     initializationOptions: () => {
       const fallbackPath = bundledTypeScript();
       return fallbackPath ? { tsserver: { fallbackPath } } : {};
@@ -129,6 +138,7 @@ export function serversFromConfig(file: string | undefined, known: readonly Serv
       !Array.isArray(merged.args) ? 'args' : '',
       typeof merged.languages !== 'object' || merged.languages === null ? 'languages' : '',
       !Array.isArray(merged.rootMarkers) ? 'rootMarkers' : '',
+      merged.diagnosticsRequest !== undefined && merged.diagnosticsRequest !== 'tsserver' ? 'diagnosticsRequest to be "tsserver" or absent' : '',
     ].filter(Boolean);
     if (problems.length > 0) throw new Error(`${file}: servers[${index}] (${spec.id}) needs ${problems.join(', ')}`);
     merged.name ??= merged.id;
