@@ -186,40 +186,74 @@ describe('language server lives', () => {
     await servers.stopAll();
   });
 
-  test('a server that refuses the tsserver request is waited for by its publishes instead', async () => {
+  function pushServer(behaviour: string): { root: string; push: ServerSpec } {
     const root = project({ 'push.marker': '', 'a.ts': 'ok\n' });
     const script = path.join(root, 'push-server.mjs');
-    // Publishes (with versions) one error per line holding BAD; answers workspace/executeCommand with an error.
     fs.writeFileSync(
       script,
       `let buffer = '';
+const behaviour = process.argv[2];
 const send = (message) => { const body = JSON.stringify(message); process.stdout.write('Content-Length: ' + Buffer.byteLength(body) + '\\r\\n\\r\\n' + body); };
 const publish = (uri, version, text) => send({ jsonrpc: '2.0', method: 'textDocument/publishDiagnostics', params: { uri, version, diagnostics: text.split('\\n').flatMap((line, index) => (line.includes('BAD') ? [{ range: { start: { line: index, character: 0 }, end: { line: index, character: line.length } }, severity: 1, source: 'push', message: 'bad line' }] : [])) } });
 process.stdin.on('data', (chunk) => {
-  buffer += chunk.toString('utf8');
-  for (;;) {
-    const match = /Content-Length: (\\d+)\\r\\n\\r\\n/.exec(buffer);
-    if (!match || buffer.length < match.index + match[0].length + Number(match[1])) return;
-    const message = JSON.parse(buffer.slice(match.index + match[0].length, match.index + match[0].length + Number(match[1])));
-    buffer = buffer.slice(match.index + match[0].length + Number(match[1]));
-    const params = message.params ?? {};
-    if (message.method === 'initialize') send({ jsonrpc: '2.0', id: message.id, result: { capabilities: { textDocumentSync: 1 } } });
-    else if (message.method === 'shutdown') send({ jsonrpc: '2.0', id: message.id, result: null });
-    else if (message.method === 'exit') process.exit(0);
-    else if (message.method === 'workspace/executeCommand') send({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'unknown command' } });
-    else if (message.method === 'textDocument/didOpen') publish(params.textDocument.uri, params.textDocument.version, params.textDocument.text);
-    else if (message.method === 'textDocument/didChange') publish(params.textDocument.uri, params.textDocument.version, params.contentChanges[0].text);
+buffer += chunk.toString('utf8');
+for (;;) {
+  const match = /Content-Length: (\\d+)\\r\\n\\r\\n/.exec(buffer);
+  if (!match || buffer.length < match.index + match[0].length + Number(match[1])) return;
+  const message = JSON.parse(buffer.slice(match.index + match[0].length, match.index + match[0].length + Number(match[1])));
+  buffer = buffer.slice(match.index + match[0].length + Number(match[1]));
+  const params = message.params ?? {};
+  if (message.method === 'initialize') send({ jsonrpc: '2.0', id: message.id, result: { capabilities: { textDocumentSync: 1 } } });
+  else if (message.method === 'shutdown') send({ jsonrpc: '2.0', id: message.id, result: null });
+  else if (message.method === 'exit') process.exit(0);
+  else if (message.method === 'workspace/executeCommand') {
+    if (behaviour === 'unknown-method') send({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'unknown command' } });
+    else if (behaviour === 'null') send({ jsonrpc: '2.0', id: message.id, result: null });
+    else if (behaviour === 'no-server') send({ jsonrpc: '2.0', id: message.id, result: { type: 'noServer' } });
+    else send({ jsonrpc: '2.0', id: message.id, result: { type: 'response', success: false, message: 'No Project.' } });
   }
+  else if (message.method === 'textDocument/didOpen') publish(params.textDocument.uri, params.textDocument.version, params.textDocument.text);
+  else if (message.method === 'textDocument/didChange') publish(params.textDocument.uri, params.textDocument.version, params.contentChanges[0].text);
+}
 });
 `,
     );
-    const push: ServerSpec = { id: 'push', name: 'push-server', languages: { typescript: 'typescript' }, rootMarkers: ['push.marker'], binary: process.execPath, args: [script], diagnosticsRequest: 'tsserver' };
-    const servers = new LanguageServers({ idleMs: 0, timings: { settleMs: 50, diagnosticsTimeoutMs: 5_000, initializeTimeoutMs: 5_000 } });
+    return { root, push: { id: 'push', name: 'push-server', languages: { typescript: 'typescript' }, rootMarkers: ['push.marker'], binary: process.execPath, args: [script, behaviour], diagnosticsRequest: 'tsserver' } };
+  }
+
+  // A push server (versioned publishes: one error per line holding BAD) whose answer to the tsserver
+  // request is the given behaviour.
+  const tsserverAnswers: [string, string, string][] = [
+    ['unknown-method', 'an unknown method: waited for by its publishes from then on', 'push'],
+    ['null', 'no answer (as typescript-language-server answers an unknown command): its publishes from then on', 'push'],
+    ['no-project', 'tsserver failing on one file: its publishes for this answer only', 'tsserver'],
+  ];
+  for (const [behaviour, name, mode] of tsserverAnswers) {
+    test(`asked through tsserver, ${name}`, async () => {
+      const { root, push } = pushServer(behaviour);
+      const servers = new LanguageServers({ idleMs: 0, timings: { settleMs: 50, diagnosticsTimeoutMs: 5_000, initializeTimeoutMs: 5_000 } });
+      const service = new DiagnosticsService(new ServerRegistry([push]), servers, new DiagnosticLedger());
+      const edit = (newText: string) => service.edit({ workspaceRoot: root, absolutePath: path.join(root, 'a.ts'), language: 'typescript', newText, ledgerKey: 'k' });
+      const first = await edit('ok\nBAD\n');
+      assert.equal(first.status, 'ok', first.reason);
+      assert.deepEqual(summary(root, first), ['a.ts:1: bad line']);
+      assert.equal(servers.running('push', root)!.diagnosticsMode, mode);
+      const second = await edit('BAD\nok\nBAD\n');
+      assert.equal(second.status, 'ok', second.reason);
+      assert.deepEqual(summary(root, second), ['a.ts:2: bad line'], 'the second instance is new');
+      await servers.stopAll();
+    });
+  }
+
+  test('asked through tsserver, a tsserver gone under a live server: crashed, restarted and reported', async () => {
+    const { root, push } = pushServer('no-server');
+    const servers = new LanguageServers({ idleMs: 0, backoffMs: 10, timings: { settleMs: 50, diagnosticsTimeoutMs: 5_000, initializeTimeoutMs: 5_000 } });
     const service = new DiagnosticsService(new ServerRegistry([push]), servers, new DiagnosticLedger());
     const answer = await service.edit({ workspaceRoot: root, absolutePath: path.join(root, 'a.ts'), language: 'typescript', newText: 'ok\nBAD\n', ledgerKey: 'k' });
-    assert.equal(answer.status, 'ok', answer.reason);
-    assert.deepEqual(summary(root, answer), ['a.ts:1: bad line']);
-    assert.equal(servers.running('push', root)!.diagnosticsMode, 'push');
+    assert.equal(answer.status, 'server-crashed');
+    assert.equal(answer.applied, true);
+    const next = await service.edit({ workspaceRoot: root, absolutePath: path.join(root, 'a.ts'), language: 'typescript', newText: 'ok\n', ledgerKey: 'k' });
+    assert.match(next.crash ?? '', /push-server killed by SIGKILL/);
     await servers.stopAll();
   });
 

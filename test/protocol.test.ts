@@ -224,6 +224,20 @@ describe('stdio daemon', () => {
     client.notify('textDocument/didChange', { textDocument: { uri, version: 2 }, contentChanges: [{ text: 'export const n: number = "one";\n' }] });
     const clean = await client.result<EditFileResult>('fathom/editFile', { path: uri, newText: 'export const n: number = 2;\n', conversation: 'agent-1' });
     assert.equal(clean.applied, true);
+    // The editor has not reloaded the file: its buffer shows the text Fathom wrote over, stale but not unsaved.
+    const again2 = await client.result<EditFileResult>('fathom/editFile', { path: uri, newText: 'export const n: number = 3;\n', conversation: 'agent-1' });
+    assert.equal(again2.applied, true);
+    // Typing in it now is an unsaved change.
+    client.notify('textDocument/didChange', { textDocument: { uri, version: 3 }, contentChanges: [{ text: 'export const n: number = "one";\n// typed\n' }] });
+    const typed = await client.request('fathom/editFile', { path: uri, newText: 'export const n: number = 4;\n' });
+    assert.equal(typed.error?.code, ErrorCodes.Conflict);
+    assert.equal(fs.readFileSync(path.join(root, 'src/typed.ts'), 'utf8'), 'export const n: number = 3;\n');
+    client.notify('textDocument/didClose', { textDocument: { uri } });
+    // A byte-order mark on disk that the editor does not show is no change.
+    fs.writeFileSync(path.join(root, 'src/typed.ts'), '\ufeffexport const n: number = 3;\n');
+    client.notify('textDocument/didOpen', { textDocument: { uri, languageId: 'typescript', version: 1, text: 'export const n: number = 3;\n' } });
+    const marked = await client.result<EditFileResult>('fathom/editFile', { path: uri, newText: 'export const n: number = 5;\n', conversation: 'agent-1' });
+    assert.equal(marked.applied, true);
     client.notify('textDocument/didClose', { textDocument: { uri } });
     status = await client.result<StatusResult>('fathom/status', { root });
     const running = status.workspaces[0]!.languageServers!.find((server) => server.server === 'typescript')!;

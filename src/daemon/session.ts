@@ -558,13 +558,14 @@ export class Session {
 
   /**
    * Whether an editor holds the file open with text other than the disk's (a file not yet on disk
-   * counts as empty): Fathom never writes over such changes.
+   * counts as empty; a byte-order mark is no change): a rewrite never writes over such changes.
    */
   private hasUnsavedChanges(absolute: string): boolean {
     const buffer = this.services.overlay.get(absolute);
     if (!buffer) return false;
+    const withoutMark = (text: string): string => (text.startsWith('\ufeff') ? text.slice(1) : text);
     try {
-      return fs.readFileSync(absolute, 'utf8') !== buffer.text;
+      return withoutMark(fs.readFileSync(absolute, 'utf8')) !== withoutMark(buffer.text);
     } catch (error) {
       return !(isVanished(error) && buffer.text === '');
     }
@@ -581,13 +582,8 @@ export class Session {
     if (!create && (newText === undefined) === (edits === undefined)) throw new FathomError('invalidParams', `${method}: give either edits or newText`, { field: 'edits' });
     const expectedVersion = optionalCount(params, 'expectedVersion');
     const conversation = optionalString(params, 'conversation');
-    // The editor's buffer would then differ from the file under it both ways: the user's changes
-    // are not lost, but the edit is refused until they are saved or discarded.
-    if (this.hasUnsavedChanges(absolute)) {
-      throw new FathomError('conflict', `${relative} has unsaved changes in an editor: save or discard them, then edit it (Fathom never writes over them); nothing was written`, { path: relative, reason: 'unsaved' });
-    }
     const language = this.services.workspaces.languageOf(relative);
-    const answer = await this.services.workspaces.diagnostics.edit(
+    const edited = this.services.workspaces.diagnostics.edit(
       {
         workspaceRoot: workspace.root,
         absolutePath: absolute,
@@ -599,9 +595,15 @@ export class Session {
         includeHints: optionalBoolean(params, 'includeHints') ?? false,
         dependents: (spec) => this.dependentsOf(workspace, relative, spec),
         languageOf: (file) => this.services.workspaces.languageOf(toRelative(workspace.root, file) ?? file),
+        // An editor holding unsaved changes refuses the edit (the buffer and the file would each lack the other's changes).
+        editorText: () => this.services.overlay.get(absolute)?.text,
       },
       create,
     );
+    const answer = await edited.catch((error: unknown) => {
+      if (error instanceof FathomError && error.kind === 'conflict') throw new FathomError('conflict', error.message.replace(absolute, relative), { path: relative, reason: 'unsaved' });
+      throw error;
+    });
     return this.toWireEdit(workspace, relative, answer);
   }
 

@@ -7,6 +7,7 @@
 // edit (for changes made elsewhere). The status says when the answer is not a clean "these are
 // new": `timeout` (no diagnostics in time: never reported as clean), `server-crashed`, `no-server`.
 import { isUtf8 } from 'node:buffer';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { writeFileAtomically } from '../base/atomic-file.js';
@@ -54,6 +55,8 @@ export interface EditRequest {
   languageOf?: (absolutePath: string) => string | undefined;
   /** Files that may depend on this one (absolute), to watch for diagnostics the edit causes there. */
   dependents?: (spec: ServerSpec) => Promise<string[]>;
+  /** The text of an editor buffer holding the file open, if one does (checked just before writing). */
+  editorText?: () => string | undefined;
 }
 
 const worst: Record<EditStatus, number> = { ok: 0, timeout: 2, 'server-crashed': 3, 'no-server': 1 };
@@ -74,8 +77,26 @@ function readText(absolutePath: string): string {
   return bytes.toString('utf8');
 }
 
+/** The texts Fathom last wrote over, per file, at most this many (see `unsavedIn`). */
+const overwrittenKept = 16;
+
+function digest(text: string): string {
+  return createHash('sha256').update(text.startsWith('\ufeff') ? text.slice(1) : text).digest('base64');
+}
+
+/** A file's text as an editor would show it; empty when it is not there (yet). */
+function diskText(absolutePath: string): string {
+  try {
+    return fs.readFileSync(absolutePath, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
 export class DiagnosticsService {
   private readonly versions = new Map<string, number>();
+  /** Digests of the texts Fathom's writes replaced, per file: an editor that has not reloaded still shows one. */
+  private readonly overwritten = new Map<string, string[]>();
   /** Edits of one file run one after another (each answer is about its own write). */
   private readonly queues = new Map<string, Promise<unknown>>();
 
@@ -116,12 +137,30 @@ export class DiagnosticsService {
       throw new FathomError('invalidParams', `stale edit: expectedVersion ${request.expectedVersion}, but Fathom's version of ${request.absolutePath} is ${current}; nothing was written`, { field: 'expectedVersion', version: current });
     }
     const write = (): number => {
+      // Checked here, in this file's turn, just before the write: typing since the request came counts.
+      if (this.unsavedIn(request)) {
+        throw new FathomError('conflict', `${request.absolutePath} has unsaved changes in an editor: save or discard them, then edit it (Fathom never writes over them); nothing was written`, { path: request.absolutePath, reason: 'unsaved' });
+      }
+      const overwritten = [digest(diskText(request.absolutePath)), ...(this.overwritten.get(request.absolutePath) ?? [])].slice(0, overwrittenKept);
+      this.overwritten.set(request.absolutePath, overwritten);
       writeFileAtomically(request.absolutePath, after);
       const version = current + 1;
       this.versions.set(request.absolutePath, version);
       return version;
     };
     return this.withServer(request, write);
+  }
+
+  /**
+   * Whether an editor holds the file with changes the disk lacks: its text differs from the disk's
+   * (a missing file reads as empty; a byte-order mark is not a change) and from every text Fathom
+   * wrote over lately (an editor that has not reloaded the file since shows one: clean, only stale).
+   */
+  private unsavedIn(request: Pick<EditRequest, 'absolutePath' | 'editorText'>): boolean {
+    const buffer = request.editorText?.();
+    if (buffer === undefined) return false;
+    const seen = digest(buffer);
+    return seen !== digest(diskText(request.absolutePath)) && !(this.overwritten.get(request.absolutePath) ?? []).includes(seen);
   }
 
   /** The diagnostics of a file (as it is on disk) that the ledger has not reported yet. */
@@ -162,7 +201,8 @@ export class DiagnosticsService {
         reason = answer.status === 'timeout' ? `${availability.spec.name} gave no diagnostics for ${file} in time` : `${availability.spec.name} stopped while Fathom waited for ${file}`;
       }
     };
-    // Baselines: what was there before the edit is not new.
+    // Baselines: what was there before the edit is not new. A dependent that cannot be read is left out.
+    const shown: string[] = [];
     for (const file of [request.absolutePath, ...dependents]) {
       const uri = pathToFileURL(file).href;
       let text: string;
@@ -171,6 +211,7 @@ export class DiagnosticsService {
       } catch {
         continue;
       }
+      if (file !== request.absolutePath) shown.push(file);
       const version = server.sync(uri, languageIdOf(file), text);
       if (!this.ledger.knows(key, uri) && (write || file !== request.absolutePath)) {
         const answer = await server.diagnostics(uri, version);
@@ -186,7 +227,7 @@ export class DiagnosticsService {
     note(main, request.absolutePath);
     const newDiagnostics: FileDiagnostics[] = [];
     if (main.status === 'ok') newDiagnostics.push({ path: request.absolutePath, diagnostics: this.ledger.report(key, uri, kept(main.diagnostics)) });
-    for (const file of dependents) {
+    for (const file of shown) {
       const dependentUri = pathToFileURL(file).href;
       const answer = await server.current(dependentUri, mark, dependentWaitMs);
       note(answer, file);

@@ -10,7 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { log } from '../base/logger.js';
-import { ConnectionClosed, LspConnection, RequestTimedOut } from './lsp-connection.js';
+import { ConnectionClosed, LspConnection, RequestTimedOut, ResponseFailed } from './lsp-connection.js';
 import type { ServerSpec } from './registry.js';
 
 export interface LspDiagnostic {
@@ -85,7 +85,7 @@ export class LanguageServer {
   private connection: LspConnection | undefined;
   private mode: DiagnosticsMode = 'push';
   /** Documents shown to the server; `syncedAt`: the publish sequence when their text last changed. */
-  private readonly documents = new Map<string, { version: number; text: string; syncedAt: number; skipPublish?: boolean }>();
+  private readonly documents = new Map<string, { version: number; text: string; languageId: string; syncedAt: number; skipPublish?: boolean }>();
   private readonly published = new Map<string, Published>();
   private sequence = 0;
   /** Whether the server puts document versions on its publishes (learned from them). */
@@ -170,8 +170,8 @@ export class LanguageServer {
     const { uri, version, diagnostics } = params as { uri: string; version?: number; diagnostics: LspDiagnostic[] };
     if (version !== undefined && version !== null) this.sendsVersions = true;
     const document = this.documents.get(uri);
-    if (document?.skipPublish) {
-      // The publish that answers our didClose of a reopened document: about the old text.
+    if (document?.skipPublish && (version === undefined || version === null)) {
+      // The (unversioned) publish that answers our didClose of a reopened document: about the old text.
       document.skipPublish = false;
       return;
     }
@@ -210,10 +210,23 @@ export class LanguageServer {
     const silentWhenClean = known !== undefined && this.mode === 'push' && !this.sendsVersions && this.published.get(uri)?.diagnostics.length === 0;
     if (silentWhenClean) this.connection!.notify('textDocument/didClose', { textDocument: { uri } });
     // On a close, typescript-language-server publishes an empty list at once: not an answer.
-    this.documents.set(uri, { version, text, syncedAt: this.sequence, ...(silentWhenClean ? { skipPublish: true } : {}) });
+    this.documents.set(uri, { version, text, languageId, syncedAt: this.sequence, ...(silentWhenClean ? { skipPublish: true } : {}) });
     if (!known || silentWhenClean) this.connection!.notify('textDocument/didOpen', { textDocument: { uri, languageId, version, text } });
     else this.connection!.notify('textDocument/didChange', { textDocument: { uri, version }, contentChanges: [{ text }] });
     this.connection!.notify('textDocument/didSave', { textDocument: { uri }, text });
+    return version;
+  }
+
+  /**
+   * Closes and reopens a document with the text it has (a new version): a push server then
+   * publishes what it finds, also when that is nothing new. Answers the version.
+   */
+  private reopen(uri: string): number {
+    const known = this.documents.get(uri)!;
+    const version = known.version + 1;
+    this.connection!.notify('textDocument/didClose', { textDocument: { uri } });
+    this.documents.set(uri, { ...known, version, syncedAt: this.sequence, skipPublish: true });
+    this.connection!.notify('textDocument/didOpen', { textDocument: { uri, languageId: known.languageId, version, text: known.text } });
     return version;
   }
 
@@ -235,9 +248,13 @@ export class LanguageServer {
   async diagnostics(uri: string, version: number): Promise<DiagnosticsAnswer> {
     this.lastUsed = Date.now();
     if (this.state === 'exited') return { status: 'server-crashed', diagnostics: [] };
-    if (this.mode === 'tsserver') {
+    if (this.mode === 'tsserver' && this.documents.has(uri)) {
       const answer = await this.askTsserver(uri);
       if (answer) return answer;
+      // Not answered that way (see askTsserver): its publishes, after a reopen, since in this mode
+      // a clean document was not reopened when it changed and may get none.
+      if ((this.state as ServerState) === 'exited') return { status: 'server-crashed', diagnostics: [] };
+      version = this.reopen(uri);
     }
     if (this.mode === 'pull') {
       try {
@@ -260,7 +277,7 @@ export class LanguageServer {
    */
   async current(uri: string, since: number, waitMs: number): Promise<DiagnosticsAnswer> {
     if (this.state === 'exited') return { status: 'server-crashed', diagnostics: [] };
-    if (this.mode !== 'push') return this.diagnostics(uri, this.documents.get(uri)?.version ?? 0);
+    if (this.mode === 'pull' || (this.mode === 'tsserver' && this.documents.has(uri))) return this.diagnostics(uri, this.documents.get(uri)?.version ?? 0);
     const answer = await this.awaitPublish(uri, (entry) => entry.sequence > since, waitMs);
     return answer ?? { status: 'ok', diagnostics: this.published.get(uri)?.diagnostics ?? [] };
   }
@@ -272,28 +289,52 @@ export class LanguageServer {
 
   /**
    * A document's diagnostics straight from typescript-language-server's tsserver, for the text last
-   * synced (tsserver handles requests in order, after the change). Undefined when the server does
-   * not take the command (another server, an older version): it is then waited for by its pushes,
-   * from now on.
+   * synced (typescript-language-server passes the change on to tsserver before the request, and
+   * tsserver handles requests in order). Undefined when not answered that way: the server does not
+   * take the command (another server, an older version: it is then waited for by its publishes from
+   * now on), or tsserver failed on this file (this answer only). A tsserver that died under a live
+   * typescript-language-server (which then answers `noServer` for ever) ends the process, so that it
+   * is restarted and the crash reported.
    */
   private async askTsserver(uri: string): Promise<DiagnosticsAnswer | undefined> {
     const file = fileURLToPath(uri);
+    type Response = { type?: string; success?: boolean; body?: unknown; message?: string } | null | undefined;
+    let responses: Response[];
     try {
-      const responses = await Promise.all(
-        tsserverCommands.map((command) =>
-          this.connection!.request<{ success?: boolean; body?: unknown; message?: string } | null>('workspace/executeCommand', { command: 'typescript.tsserverRequest', arguments: [command, { file }] }, this.timings.diagnosticsTimeoutMs),
-        ),
+      responses = await Promise.all(
+        tsserverCommands.map((command) => this.connection!.request<Response>('workspace/executeCommand', { command: 'typescript.tsserverRequest', arguments: [command, { file }] }, this.timings.diagnosticsTimeoutMs)),
       );
-      const failed = responses.find((response) => !response || response.success === false || !Array.isArray(response.body));
-      if (failed !== undefined) throw new Error(failed?.message ?? 'no diagnostics in its answer');
-      return { status: 'ok', diagnostics: responses.flatMap((response) => (response!.body as TsserverDiagnostic[]).map(fromTsserver)) };
     } catch (error) {
       if (error instanceof RequestTimedOut) return { status: 'timeout', diagnostics: [] };
       if (error instanceof ConnectionClosed || (this.state as ServerState) === 'exited') return { status: 'server-crashed', diagnostics: [] };
-      log.warn(`${this.spec.name}: asking tsserver for diagnostics failed (${(error as Error).message}); waiting for its publishes instead`);
-      this.mode = 'push';
+      if (error instanceof ResponseFailed && error.code === -32601) return this.noTsserverRequests(error.message);
+      log.warn(`${this.spec.name}: tsserver gave no diagnostics for ${file} (${(error as Error).message}); waiting for its publishes instead`);
       return undefined;
     }
+    // An unknown command is answered with nothing by typescript-language-server.
+    if (responses.some((response) => response === null || response === undefined)) return this.noTsserverRequests('the command is unknown');
+    if (responses.some((response) => response!.type === 'noServer')) {
+      log.warn(`${this.spec.name}: its tsserver is gone; restarting it`);
+      const gone = new Promise<void>((resolve) => this.onExit(() => resolve()));
+      this.kill();
+      await Promise.race([gone, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+      return { status: 'server-crashed', diagnostics: [] };
+    }
+    const failed = responses.find((response) => response!.success === false || !Array.isArray(response!.body));
+    if (failed) {
+      log.warn(`${this.spec.name}: tsserver gave no diagnostics for ${file} (${failed.message ?? 'no diagnostics in its answer'}); waiting for its publishes instead`);
+      return undefined;
+    }
+    // Codes the user's settings hide (as typescript-language-server drops them from its publishes).
+    const ignored = new Set((this.spec.settings?.diagnostics as { ignoredCodes?: unknown } | undefined)?.ignoredCodes as number[] | undefined);
+    const diagnostics = responses.flatMap((response) => (response!.body as TsserverDiagnostic[]).filter((diagnostic) => !ignored.has(diagnostic.code as number)).map(fromTsserver));
+    return { status: 'ok', diagnostics };
+  }
+
+  private noTsserverRequests(why: string): undefined {
+    log.warn(`${this.spec.name} does not take tsserver requests (${why}); waiting for its publishes instead`);
+    this.mode = 'push';
+    return undefined;
   }
 
   /** The latest publish for a document (benchmarks). */

@@ -27,9 +27,9 @@ export interface ServerSpec {
    * `tsserver` asks typescript-language-server's tsserver directly (`typescript.tsserverRequest`
    * with the *DiagnosticsSync commands), which answers for the text just synced, where its pushes
    * come 300–800 ms later with nothing to say a burst is over. Unset: pull when the server offers
-   * `textDocument/diagnostic`, else wait for its publishes.
+   * `textDocument/diagnostic`, else wait for its publishes; `push`: wait for its publishes.
    */
-  diagnosticsRequest?: 'tsserver';
+  diagnosticsRequest?: 'tsserver' | 'push';
 }
 
 const require = createRequire(import.meta.url);
@@ -138,7 +138,7 @@ export function serversFromConfig(file: string | undefined, known: readonly Serv
       !Array.isArray(merged.args) ? 'args' : '',
       typeof merged.languages !== 'object' || merged.languages === null ? 'languages' : '',
       !Array.isArray(merged.rootMarkers) ? 'rootMarkers' : '',
-      merged.diagnosticsRequest !== undefined && merged.diagnosticsRequest !== 'tsserver' ? 'diagnosticsRequest to be "tsserver" or absent' : '',
+      merged.diagnosticsRequest !== undefined && merged.diagnosticsRequest !== 'tsserver' && merged.diagnosticsRequest !== 'push' ? 'diagnosticsRequest to be "tsserver", "push" or absent' : '',
     ].filter(Boolean);
     if (problems.length > 0) throw new Error(`${file}: servers[${index}] (${spec.id}) needs ${problems.join(', ')}`);
     merged.name ??= merged.id;
