@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { GrepPool } from '../src/index/lexical/grep-pool.js';
 import { globFilter, LexicalIndex, type GrepRequest } from '../src/index/lexical/lexical-index.js';
-import { compileMatcher, runLineStarts } from '../src/index/lexical/matcher.js';
+import { compileMatcher, matchBytes, matchLines, runLineStarts } from '../src/index/lexical/matcher.js';
 import { all, parseRegex, planRegex, requiredRun } from '../src/index/lexical/regex-plan.js';
 import { BufferOverlay } from '../src/workspace/overlay.js';
 import type { Workspace } from '../src/workspace/workspace.js';
@@ -377,6 +377,32 @@ test('byte runs: a line that matches always holds the run its regex demands (ran
   }
   assert.equal(requiredRun(parseRegex('a|bc'), { ignoreCase: false }), undefined, 'top-level alternatives: no run');
   assert.equal(requiredRun(parseRegex('\\w+'), { ignoreCase: false }), undefined, 'a run of one byte says little');
+});
+
+test('plain literals on the bytes: the same lines, columns and texts as the regex on the decoded text (random lines)', () => {
+  // Non-ASCII letters and non-letters beside the needle, invalid UTF-8, a needle at line ends.
+  const pieces: Buffer[] = ['k', 'e', 'y', '_', 'a', ' ', '(', '\n', '\n', 'é', 'ÿ', '\u212a', '٣', '🚀', 'ke', 'ke', 'aé'].map((text) => Buffer.from(text, 'utf8'));
+  pieces.push(Buffer.from([0xff]), Buffer.from([0xe2, 0x82]), Buffer.from([0xc3]));
+  let seed = 7;
+  const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  let matched = 0;
+  for (const needle of ['ke', 'aé', 'e_', 'ÿ']) {
+    for (const word of [false, true]) {
+      const matcher = compileMatcher({ pattern: needle, fixedStrings: true, wordRegexp: word });
+      for (let round = 0; round < 400; round++) {
+        const bytes = Buffer.concat(Array.from({ length: Math.floor(random() * 40) }, () => pieces[Math.floor(random() * pieces.length)]!));
+        const limit = 1 + Math.floor(random() * 4);
+        const viaRegex = { count: 0 };
+        const expected = matchLines(bytes.toString('utf8'), matcher, limit, viaRegex);
+        const viaBytes = { count: 0 };
+        const got = matchBytes(bytes, matcher, [needle], limit, 1, undefined, viaBytes, { text: needle, word });
+        assert.deepEqual(got, expected, `${JSON.stringify(needle)}${word ? ' -w' : ''} in ${JSON.stringify(bytes.toString('latin1'))}`);
+        assert.equal(viaBytes.count, viaRegex.count);
+        matched += viaRegex.count;
+      }
+    }
+  }
+  assert.ok(matched > 100, 'the random lines matched often');
 });
 
 describe('grep freshness', () => {

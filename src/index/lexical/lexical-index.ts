@@ -23,7 +23,8 @@ import { toAbsolute, toRelative } from '../../base/paths.js';
 import { LanguageTable } from '../syntax/languages.js';
 import { packChunk, sharedGrepPool, type GrepPool } from './grep-pool.js';
 import { verifyChunk, type GrepFile, type MatchSpec } from './verify.js';
-import { compileMatcher, type GrepOptions, type LineMatch } from './matcher.js';
+import type { AST } from '@eslint-community/regexpp';
+import { compileMatcher, type GrepOptions, type LineMatch, type PlainLiteral } from './matcher.js';
 import { pieceBytes } from './pieces.js';
 import { PostingsCorrupt } from './postings.js';
 import { loadRegexIndex, type LoadedRegexIndex } from './regex-store.js';
@@ -528,6 +529,7 @@ export class LexicalIndex {
       lineByLine: matcher.lineByLine,
       literals,
       run,
+      plain: plainNeedle(request),
       // Kept per file at most (every match is counted).
       limit,
       beforeContext,
@@ -601,6 +603,22 @@ function plainLiteral(request: GrepRequest): boolean {
   if (request.fixedStrings) return true;
   const pattern = parseRegex(request.pattern);
   return pattern.alternatives.length === 1 && pattern.alternatives[0]!.elements.every((element) => element.type === 'Character');
+}
+
+/**
+ * The literal a request looks for, when the lines can be found on the bytes alone (matcher.ts
+ * `matchPlain`): a plain literal, case-sensitive, not empty, on one line, with no U+FFFD (which
+ * the decoded text has where the bytes are not UTF-8).
+ */
+function plainNeedle(request: GrepRequest): PlainLiteral | undefined {
+  if (request.ignoreCase || !plainLiteral(request)) return undefined;
+  let text = request.pattern;
+  if (!request.fixedStrings) {
+    const elements = parseRegex(request.pattern).alternatives[0]!.elements as AST.Character[];
+    text = elements.map((element) => String.fromCodePoint(element.value)).join('');
+  }
+  if (text === '' || text.includes('\n') || text.includes('\ufffd')) return undefined;
+  return { text, word: request.wordRegexp === true };
 }
 
 /** Whether the work is only content-store ranges, few bytes of them. */

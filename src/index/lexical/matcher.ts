@@ -149,7 +149,8 @@ const needlesOf = new WeakMap<string[], Buffer[]>();
  * `requiredRun`); only those lines are decoded and tested. Without either, or in multiline mode,
  * the whole text is matched.
  */
-export function matchBytes(bytes: Buffer, matcher: CompiledMatcher, literals: string[] | undefined, limit: number, firstLine = 1, run?: ByteRun, tally?: Tally): LineMatch[] {
+export function matchBytes(bytes: Buffer, matcher: CompiledMatcher, literals: string[] | undefined, limit: number, firstLine = 1, run?: ByteRun, tally?: Tally, plain?: PlainLiteral): LineMatch[] {
+  if (plain && !matcher.multiline) return matchPlain(bytes, plain, matcher, limit, firstLine, tally);
   if ((!literals && !run) || matcher.multiline) {
     const found = matchLines(bytes.toString('utf8'), matcher, limit, tally);
     if (firstLine !== 1) for (const match of found) match.line += firstLine - 1;
@@ -171,13 +172,15 @@ export function matchBytes(bytes: Buffer, matcher: CompiledMatcher, literals: st
       const lineBytes = haystack.subarray(start, endIndex < 0 ? bytes.length : endIndex);
       if (!required.some((needle) => lineBytes.includes(needle))) continue;
     }
-    line += countNewlines(bytes, counted, start);
-    counted = start;
     const content = bytes.toString('utf8', start, endIndex < 0 ? bytes.length : endIndex);
     const match = matcher.lineRegex.exec(content);
     if (!match) continue;
     if (tally) tally.count += 1;
-    if (out.length < limit) out.push({ line, column: match.index + 1, text: content });
+    // Past the limit a line is only counted: its number is not needed.
+    if (out.length >= limit) continue;
+    line += countNewlines(bytes, counted, start);
+    counted = start;
+    out.push({ line, column: match.index + 1, text: content });
   }
   return out;
 }
@@ -241,6 +244,87 @@ export function runLineStarts(bytes: Uint8Array, run: ByteRun): number[] {
     }
   }
   return starts;
+}
+
+/**
+ * A pattern that is one literal string matched case-sensitively, whole word or not: its lines are
+ * found on the bytes without the regex (see `matchPlain`).
+ */
+export interface PlainLiteral {
+  text: string;
+  word: boolean;
+}
+
+/** Each plain literal's bytes (a worker matches many ranges with the same one). */
+const plainNeedles = new Map<string, Buffer>();
+
+/** ASCII bytes that are word characters (\w: letters, digits, '_'). */
+const asciiWord = new Uint8Array(128).map((_, byte) => (/[A-Za-z0-9_]/.test(String.fromCharCode(byte)) ? 1 : 0));
+
+/**
+ * The matching lines of a plain literal, straight from the bytes: each occurrence's line is taken
+ * once, the first whole-word occurrence on it when `word` (decided on the neighbouring bytes when
+ * they are ASCII; a line with a non-ASCII neighbour goes to the regex, which knows Unicode words).
+ * Lines past the limit are only counted, without being decoded. The column counts UTF-16 units:
+ * the byte offset when the line is ASCII (a decoded line as long as its bytes maps each byte to one
+ * unit), else the length of the decoded prefix.
+ */
+function matchPlain(bytes: Buffer, plain: PlainLiteral, matcher: CompiledMatcher, limit: number, firstLine: number, tally?: Tally): LineMatch[] {
+  let needle = plainNeedles.get(plain.text);
+  if (!needle) {
+    if (plainNeedles.size >= 64) plainNeedles.clear();
+    plainNeedles.set(plain.text, (needle = Buffer.from(plain.text, 'utf8')));
+  }
+  const size = bytes.length;
+  const out: LineMatch[] = [];
+  let line = firstLine;
+  let counted = 0;
+  for (let found = bytes.indexOf(needle); found >= 0; ) {
+    if (out.length >= limit && !tally) break;
+    const lineStart = bytes.lastIndexOf(10, found) + 1;
+    const newline = bytes.indexOf(10, found + needle.length);
+    const lineEnd = newline < 0 ? size : newline;
+    let at = found;
+    // -1: no whole-word occurrence on the line; -2: the regex decides.
+    if (plain.word) {
+      for (;;) {
+        const before = at > lineStart ? bytes[at - 1]! : 32;
+        const after = at + needle.length < lineEnd ? bytes[at + needle.length]! : 32;
+        if (before >= 0x80 || after >= 0x80) {
+          at = -2;
+          break;
+        }
+        if (asciiWord[before] === 0 && asciiWord[after] === 0) break;
+        at = bytes.indexOf(needle, at + 1);
+        if (at < 0 || at + needle.length > lineEnd) {
+          at = -1;
+          break;
+        }
+      }
+    }
+    let text: string | undefined;
+    let column = 0;
+    if (at === -2) {
+      text = bytes.toString('utf8', lineStart, lineEnd);
+      const match = matcher.lineRegex.exec(text);
+      if (match) column = match.index + 1;
+      else at = -1;
+    }
+    if (at !== -1) {
+      if (tally) tally.count += 1;
+      // Past the limit a line is only counted: no line number, no text.
+      if (out.length < limit) {
+        line += countNewlines(bytes, counted, lineStart);
+        counted = lineStart;
+        text ??= bytes.toString('utf8', lineStart, lineEnd);
+        if (column === 0) column = text.length === lineEnd - lineStart ? at - lineStart + 1 : bytes.toString('utf8', lineStart, at).length + 1;
+        out.push({ line, column, text });
+      }
+    }
+    if (newline < 0) break;
+    found = bytes.indexOf(needle, newline + 1);
+  }
+  return out;
 }
 
 /** Counts every matching line, also past the limit (then without making its object). */

@@ -4,7 +4,7 @@
 // for small searches of a plain literal (no user regex there: a literal cannot backtrack).
 import fs from 'node:fs';
 import { attachContext } from './context-lines.js';
-import { matchBytes, matchLines, type CompiledMatcher, type LineMatch } from './matcher.js';
+import { matchBytes, matchLines, type CompiledMatcher, type LineMatch, type PlainLiteral } from './matcher.js';
 import type { ByteRun } from './regex-plan.js';
 
 /** How to match: the compiled matcher's parts, and the lines wanted at most per file. */
@@ -17,6 +17,8 @@ export interface MatchSpec {
   literals: string[] | undefined;
   /** Without literals: a run of class bytes every matching line holds. */
   run?: ByteRun;
+  /** A plain literal, matched on the bytes without the regex. */
+  plain?: PlainLiteral;
   limit: number;
   /** Context lines wanted before and after each match (0: none). */
   beforeContext: number;
@@ -138,7 +140,7 @@ export function verifyChunk(chunk: Omit<GrepChunk, 'id' | 'progress'>, hooks: { 
       const end = chunk.rangeIndex[index + 1]!;
       for (let at = chunk.rangeIndex[index]!; at < end; at += 3) {
         const bytes = windows[chunk.stores[index]!]!.read(ranges[at]!, ranges[at + 1]!);
-        const found = matchBytes(bytes, matcher, chunk.literals, chunk.limit - matches.length, ranges[at + 2]!, chunk.run, tally);
+        const found = matchBytes(bytes, matcher, chunk.literals, chunk.limit - matches.length, ranges[at + 2]!, chunk.run, tally, chunk.plain);
         // Context comes with whole files only (one range from line 1).
         if (wantsContext && found.length > 0) attachContext(bytes.toString('utf8'), found, chunk.beforeContext, chunk.afterContext);
         for (const match of found) matches.push(match);
@@ -153,7 +155,7 @@ export function verifyChunk(chunk: Omit<GrepChunk, 'id' | 'progress'>, hooks: { 
       } catch {
         return; // removed between planning and verifying
       }
-      matches = matchBytes(bytes, matcher, chunk.literals, chunk.limit, 1, chunk.run, tally);
+      matches = matchBytes(bytes, matcher, chunk.literals, chunk.limit, 1, chunk.run, tally, chunk.plain);
       if (wantsContext && matches.length > 0) attachContext(bytes.toString('utf8'), matches, chunk.beforeContext, chunk.afterContext);
     }
     if (tally.count > 0) hooks.found(index, matches, tally.count);
