@@ -5,11 +5,15 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { GrepPool } from '../src/index/lexical/grep-pool.js';
 import { globFilter, LexicalIndex, type GrepRequest } from '../src/index/lexical/lexical-index.js';
-import { compileMatcher, matchBytes, matchLines, runLineStarts } from '../src/index/lexical/matcher.js';
+import { compileMatcher, loopRunLineStarts, matchBytes, matchLines, runLineStarts } from '../src/index/lexical/matcher.js';
+import { scanBuffer } from '../src/index/lexical/run-scan.js';
+import { runScanModule } from '../src/index/lexical/run-scan-module.js';
 import { all, parseRegex, planRegex, requiredRun } from '../src/index/lexical/regex-plan.js';
 import { BufferOverlay } from '../src/workspace/overlay.js';
 import type { Workspace } from '../src/workspace/workspace.js';
@@ -377,6 +381,76 @@ test('byte runs: a line that matches always holds the run its regex demands (ran
   }
   assert.equal(requiredRun(parseRegex('a|bc'), { ignoreCase: false }), undefined, 'top-level alternatives: no run');
   assert.equal(requiredRun(parseRegex('\\w+'), { ignoreCase: false }), undefined, 'a run of one byte says little');
+});
+
+test('runs of class bytes: the SIMD scan finds the lines the byte loop finds (random bytes and classes)', () => {
+  const memory = scanBuffer(1, 4096);
+  if (!memory) return assert.fail('WebAssembly SIMD is missing: the no-literal filter would run one byte at a time');
+  let seed = 5;
+  const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  let found = 0;
+  for (let round = 0; round < 3000; round++) {
+    // A class: some bytes of each kind (ASCII, high bytes, '\n' sometimes), and a run length up to 24.
+    const member = new Uint8Array(256);
+    const kinds = [...'0123456789abcdef_= \t', '\n', String.fromCharCode(0x80), String.fromCharCode(0xc3), String.fromCharCode(0xff)].map((text) => text.charCodeAt(0));
+    for (const byte of kinds) if (random() < 0.4) member[byte] = 1;
+    if (random() < 0.3) for (let byte = 0x80; byte < 0x100; byte++) member[byte] = 1;
+    const lengths = random();
+    const run = { bytes: member, length: 1 + Math.floor(random() * (lengths < 0.6 ? 8 : lengths < 0.9 ? 24 : 150)) };
+    // Bytes drawn mostly from a few kinds (or, one time in five, nearly all from the class: long
+    // runs across 64-byte steps), placed at a random offset (unaligned), up to the region's end.
+    const size = Math.floor(random() * 400);
+    const offset = random() < 0.1 ? memory.length - size : Math.floor(random() * (memory.length - size));
+    const bytes: Buffer = memory.subarray(offset, offset + size);
+    const members = [...member.keys()].filter((byte) => member[byte] === 1 && byte !== 10);
+    const others = [...member.keys()].filter((byte) => member[byte] === 0 && byte !== 10);
+    const mode = members.length > 0 && others.length > 0 ? random() : 1;
+    for (let index = 0; index < size; index++) {
+      if (mode < 0.2) bytes[index] = random() < 0.98 ? members[Math.floor(random() * members.length)]! : 10;
+      else if (mode < 0.4) bytes[index] = random() < 0.02 ? 10 : others[Math.floor(random() * others.length)]!;
+      else bytes[index] = random() < 0.7 ? kinds[Math.floor(random() * kinds.length)]! : Math.floor(random() * 256);
+    }
+    // Then runs of exactly one less, as many, and one more class bytes than asked for.
+    if (mode >= 0.2 && mode < 0.4) {
+      for (const length of [run.length - 1, run.length, run.length + 1]) {
+        if (length < 1 || length >= size || random() < 0.4) continue;
+        const at = Math.floor(random() * (size - length));
+        for (let index = at; index < at + length; index++) bytes[index] = members[Math.floor(random() * members.length)]!;
+      }
+    }
+    // Bytes after the end that would extend a run must not count.
+    if (offset + size < memory.length) memory[offset + size] = kinds[0]!;
+    const expected = loopRunLineStarts(bytes, run);
+    assert.deepEqual(runLineStarts(bytes, run), expected, `length ${run.length} over ${JSON.stringify(bytes.toString('latin1'))}`);
+    found += expected.length;
+  }
+  assert.ok(found > 1000, 'runs were found often');
+  // Every place a run can start and end relative to the 64-byte steps: one run of exactly `length`
+  // or one byte short, in a line of other bytes, ending at the text's end or before more of them.
+  const digits = { bytes: new Uint8Array(256).map((_, byte) => (byte >= 0x30 && byte <= 0x39 ? 1 : 0)), length: 0 };
+  for (const length of [1, 2, 5, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 200]) {
+    for (const short of [0, 1]) {
+      for (let at = 0; at < 140; at++) {
+        for (const tail of [0, 1, 70]) {
+          const size = at + length - short + tail;
+          const bytes: Buffer = memory.subarray(3, 3 + size).fill(0x61);
+          bytes.fill(0x37, at, at + length - short);
+          const run = { ...digits, length };
+          const expected = short === 0 ? [0] : [];
+          assert.deepEqual(runLineStarts(bytes, run), expected, `a run of ${length - short} at ${at}, ${tail} bytes after, asked for ${length}`);
+          assert.deepEqual(loopRunLineStarts(bytes, run), expected);
+        }
+      }
+    }
+  }
+});
+
+test('the SIMD scan module embedded is run-scan.wat compiled (when wat2wasm is installed)', { skip: spawnSync('wat2wasm', ['--version']).status !== 0 && 'wat2wasm (Debian wabt) is not installed' }, () => {
+  const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-wasm-')), 'run-scan.wasm');
+  const source = fileURLToPath(new URL('../../src/index/lexical/run-scan.wat', import.meta.url));
+  const result = spawnSync('wat2wasm', [source, '-o', out]);
+  assert.equal(result.status, 0, result.stderr?.toString());
+  assert.equal(fs.readFileSync(out).toString('base64'), runScanModule, 'run scripts/build-run-scan.sh');
 });
 
 test('plain literals on the bytes: the same lines, columns and texts as the regex on the decoded text (random lines)', () => {

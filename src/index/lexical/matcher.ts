@@ -8,6 +8,7 @@ import { FathomError } from '../../base/errors.js';
 import type { AST } from '@eslint-community/regexpp';
 import { countNewlines } from './pieces.js';
 import { parseRegex, type ByteRun } from './regex-plan.js';
+import { scanRunLineStarts } from './run-scan.js';
 
 export interface GrepOptions {
   pattern: string;
@@ -165,12 +166,21 @@ export function matchBytes(bytes: Buffer, matcher: CompiledMatcher, literals: st
   const out: LineMatch[] = [];
   let line = firstLine;
   let counted = 0;
+  // Per required literal, its next place at or after the line looked at (-1: none left; -2: not
+  // looked for yet): each byte is searched once, however many lines there are.
+  const nextAt = required?.map(() => -2);
   for (const start of starts) {
     if (out.length >= limit && !tally) break;
     const endIndex = bytes.indexOf(10, start);
     if (required) {
-      const lineBytes = haystack.subarray(start, endIndex < 0 ? bytes.length : endIndex);
-      if (!required.some((needle) => lineBytes.includes(needle))) continue;
+      const lineEnd = endIndex < 0 ? bytes.length : endIndex;
+      let holds = false;
+      for (let index = 0; index < required.length && !holds; index++) {
+        let at = nextAt![index]!;
+        if (at !== -1 && at < start) nextAt![index] = at = haystack.indexOf(required[index]!, start);
+        holds = at >= 0 && at + required[index]!.length <= lineEnd;
+      }
+      if (!holds) continue;
     }
     const content = bytes.toString('utf8', start, endIndex < 0 ? bytes.length : endIndex);
     const match = matcher.lineRegex.exec(content);
@@ -210,11 +220,19 @@ function literalLineStarts(bytes: Buffer, ignoreCase: boolean, literals: string[
 }
 
 /**
- * The starts of lines holding `run.length` consecutive member bytes. Skips ahead like
- * Boyer–Moore: a byte outside the class at i means no run covers i, so the next place a run can
- * end is i + length; only bytes in the class are looked at around.
+ * The starts of lines holding `run.length` consecutive member bytes: by SIMD when the bytes lie
+ * in the scanner's memory (run-scan.ts: the content windows do), else one byte at a time.
  */
 export function runLineStarts(bytes: Uint8Array, run: ByteRun): number[] {
+  return (Buffer.isBuffer(bytes) ? scanRunLineStarts(bytes, run) : undefined) ?? loopRunLineStarts(bytes, run);
+}
+
+/**
+ * `runLineStarts` one byte at a time. Skips ahead like Boyer–Moore: a byte outside the class at i
+ * means no run covers i, so the next place a run can end is i + length; only bytes in the class
+ * are looked at around.
+ */
+export function loopRunLineStarts(bytes: Uint8Array, run: ByteRun): number[] {
   const { bytes: member, length } = run;
   const starts: number[] = [];
   const size = bytes.length;

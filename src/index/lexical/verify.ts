@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { attachContext } from './context-lines.js';
 import { matchBytes, matchLines, type CompiledMatcher, type LineMatch, type PlainLiteral } from './matcher.js';
 import type { ByteRun } from './regex-plan.js';
+import { scanBuffer, scanRegionBytes } from './run-scan.js';
 
 /** How to match: the compiled matcher's parts, and the lines wanted at most per file. */
 export interface MatchSpec {
@@ -55,7 +56,7 @@ export interface GrepChunk extends MatchSpec {
  * about as much as copying 20 KB more (3.3 µs + 0.14 µs per KB, measured from the page cache).
  */
 const gapBytes = 16 * 1024;
-const windowBytes = 8 << 20;
+const windowBytes = scanRegionBytes;
 
 /** One read buffer per content store, reused across chunks. */
 const windowBuffers: Buffer[] = [];
@@ -97,7 +98,8 @@ class ContentWindows {
       if (start >= window.start && start + length <= window.end) {
         // One buffer per thread, reused: fresh large buffers cost a page fault per 4 KB.
         const size = window.end - window.start;
-        if ((windowBuffers[this.store]?.length ?? 0) < size) windowBuffers[this.store] = Buffer.allocUnsafeSlow(Math.max(size, windowBytes));
+        // In the run scanner's memory when it fits (run-scan.ts: found there by SIMD).
+        if ((windowBuffers[this.store]?.length ?? 0) < size) windowBuffers[this.store] = scanBuffer(this.store, Math.max(size, windowBytes)) ?? Buffer.allocUnsafeSlow(Math.max(size, windowBytes));
         this.bytes = windowBuffers[this.store]!.subarray(0, size);
         for (let done = 0; done < this.bytes.length; ) {
           const read = fs.readSync(this.fd, this.bytes, done, this.bytes.length - done, window.start + done);

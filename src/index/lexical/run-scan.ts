@@ -1,0 +1,97 @@
+// The SIMD scan for runs of class bytes (run-scan.wat, WebAssembly): the line filter of regexes
+// with no usable literal (matcher.ts `runLineStarts`), sixteen bytes a step where the JavaScript
+// loop looks at one. The module reads only its own memory, so the content windows that workers
+// read candidate ranges into are allocated there (`scanBuffer`); bytes elsewhere (a file read
+// from disk, a buffer's text) and a runtime without WebAssembly SIMD get the JavaScript loop.
+// Owns the module's instance and memory (one per thread).
+import type { ByteRun } from './regex-plan.js';
+import { runScanModule } from './run-scan-module.js';
+
+/** The class tables at the start of memory (see run-scan.wat); buffers start after them. */
+const tablesBytes = 64;
+/** findRun reads up to 63 bytes past the end of what it scans. */
+const slack = 64;
+/** One region per content store (base and delta), each as large as the largest content window. */
+const regions = 2;
+export const scanRegionBytes = 8 << 20;
+/** Line starts handed back per call, at most (then the scan goes on where it stopped). */
+const outCapacity = 16384;
+const outOffset = tablesBytes + regions * (scanRegionBytes + slack);
+
+/** The part of the WebAssembly API used here (this project's TypeScript libraries do not declare it). */
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+const wasm = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => object; Instance: new (module: object, imports: object) => { exports: unknown } } }).WebAssembly;
+
+interface Scanner {
+  memory: WasmMemory;
+  lineStarts: (start: number, end: number, length: number, out: number, capacity: number) => number;
+  out: Int32Array;
+  /** Where lineStarts stopped (an i32 at 48). */
+  stopped: Int32Array;
+  /** The run whose class is in the tables now. */
+  loaded: ByteRun | undefined;
+}
+
+let scanner: Scanner | null | undefined;
+
+/** The thread's scanner, made on first use; null without WebAssembly SIMD. */
+function instance(): Scanner | null {
+  if (scanner !== undefined) return scanner;
+  try {
+    const module = new wasm.Module(Buffer.from(runScanModule, 'base64'));
+    const exports = new wasm.Instance(module, {}).exports as { memory: WasmMemory; lineStarts: Scanner['lineStarts'] };
+    // Grown once: growing later would detach the buffers handed out.
+    const bytes = outOffset + 4 * outCapacity;
+    exports.memory.grow(Math.ceil(bytes / 65536) - exports.memory.buffer.byteLength / 65536);
+    new Uint8Array(exports.memory.buffer, 32, 8).set([1, 2, 4, 8, 16, 32, 64, 128]);
+    scanner = { memory: exports.memory, lineStarts: exports.lineStarts, out: new Int32Array(exports.memory.buffer, outOffset, outCapacity), stopped: new Int32Array(exports.memory.buffer, 48, 1), loaded: undefined };
+  } catch {
+    scanner = null;
+  }
+  return scanner;
+}
+
+/**
+ * The buffer of `size` bytes (at most `scanRegionBytes`) for content store `region` (0 or 1) in
+ * the scanner's memory, so that runs in it are found by SIMD: the same bytes each time for a
+ * region. Undefined without a scanner or when too large.
+ */
+export function scanBuffer(region: number, size: number): Buffer | undefined {
+  const found = instance();
+  if (!found || size > scanRegionBytes || region < 0 || region >= regions) return undefined;
+  return Buffer.from(found.memory.buffer, tablesBytes + region * (scanRegionBytes + slack), size);
+}
+
+function load(found: Scanner, run: ByteRun): void {
+  if (found.loaded === run) return;
+  const tables = new Uint8Array(found.memory.buffer, 0, 32).fill(0);
+  for (let byte = 0; byte < 256; byte++) {
+    if (run.bytes[byte] !== 1) continue;
+    const high = byte >> 4;
+    tables[(byte < 0x80 ? 0 : 16) + (byte & 15)]! |= 1 << (high & 7);
+  }
+  found.loaded = run;
+}
+
+/**
+ * The starts of lines holding `run.length` consecutive class bytes, as matcher.ts'
+ * `runLineStarts` finds them; undefined unless `bytes` lie in the scanner's memory.
+ */
+export function scanRunLineStarts(bytes: Buffer, run: ByteRun): number[] | undefined {
+  if (!scanner || bytes.buffer !== scanner.memory.buffer || run.length < 1) return undefined;
+  load(scanner, run);
+  const base = bytes.byteOffset;
+  const end = base + bytes.length;
+  const starts: number[] = [];
+  const { out } = scanner;
+  for (let from = base; from < end; ) {
+    const count = scanner.lineStarts(from, end, run.length, outOffset, outCapacity);
+    for (let index = 0; index < count; index++) starts.push(out[index]! - base);
+    if (count < outCapacity) break;
+    from = scanner.stopped[0]!;
+  }
+  return starts;
+}

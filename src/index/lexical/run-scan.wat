@@ -1,0 +1,139 @@
+;; The SIMD scan behind matcher.ts' runLineStarts (see run-scan.ts): findRun(start, end, len)
+;; answers where the first run of `len` or more class bytes in memory [start, end) begins (a run
+;; counts only bytes from `start` on), or -1. The class is two 16-byte tables at 0 and 16, indexed
+;; by a byte's low nibble, whose bits say which high nibbles are in it (bytes below 0x80, then
+;; from 0x80), and 1 << i at 32 + i. 64 bytes a step: a class mask by two swizzles per 16, then the
+;; runs from the mask's bits, carried across steps. It reads up to 63 bytes past `end`: the memory
+;; there must exist (not be in the class: those bits are cleared).
+;; Rebuild run-scan-module.ts with scripts/build-run-scan.sh (wat2wasm, Debian's wabt).
+(module
+  (memory (export "memory") 1)
+  (func $findRun (export "findRun") (param $start i32) (param $end i32) (param $len i32) (result i32)
+    (local $p i32) (local $carry i32) (local $t i32) (local $cover i32) (local $step i32)
+    (local $m i64) (local $x i64)
+    (local $v v128) (local $tlo v128) (local $thi v128) (local $bits v128)
+    (local $nibble v128) (local $seven v128) (local $zero v128)
+    (local.set $tlo (v128.load (i32.const 0)))
+    (local.set $thi (v128.load (i32.const 16)))
+    (local.set $bits (v128.load (i32.const 32)))
+    (local.set $nibble (i8x16.splat (i32.const 15)))
+    (local.set $seven (i8x16.splat (i32.const 7)))
+    (local.set $zero (v128.const i32x4 0 0 0 0))
+    (local.set $p (local.get $start))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $p) (local.get $end)))
+        ;; bit i: byte p + i is in the class (64 bytes: four 16-byte masks)
+        (local.set $m (i64.or
+          (i64.or
+          (i64.extend_i32_u (i8x16.bitmask (i8x16.ne (v128.and
+            (v128.bitselect
+              (i8x16.swizzle (local.get $thi) (v128.and (local.tee $v (v128.load offset=0 (local.get $p))) (local.get $nibble)))
+              (i8x16.swizzle (local.get $tlo) (v128.and (local.get $v) (local.get $nibble)))
+              (i8x16.lt_s (local.get $v) (local.get $zero)))
+            (i8x16.swizzle (local.get $bits) (v128.and (i8x16.shr_u (local.get $v) (i32.const 4)) (local.get $seven))))
+            (local.get $zero))))
+            (i64.shl
+          (i64.extend_i32_u (i8x16.bitmask (i8x16.ne (v128.and
+            (v128.bitselect
+              (i8x16.swizzle (local.get $thi) (v128.and (local.tee $v (v128.load offset=16 (local.get $p))) (local.get $nibble)))
+              (i8x16.swizzle (local.get $tlo) (v128.and (local.get $v) (local.get $nibble)))
+              (i8x16.lt_s (local.get $v) (local.get $zero)))
+            (i8x16.swizzle (local.get $bits) (v128.and (i8x16.shr_u (local.get $v) (i32.const 4)) (local.get $seven))))
+            (local.get $zero))))
+              (i64.const 16)))
+          (i64.or
+            (i64.shl
+          (i64.extend_i32_u (i8x16.bitmask (i8x16.ne (v128.and
+            (v128.bitselect
+              (i8x16.swizzle (local.get $thi) (v128.and (local.tee $v (v128.load offset=32 (local.get $p))) (local.get $nibble)))
+              (i8x16.swizzle (local.get $tlo) (v128.and (local.get $v) (local.get $nibble)))
+              (i8x16.lt_s (local.get $v) (local.get $zero)))
+            (i8x16.swizzle (local.get $bits) (v128.and (i8x16.shr_u (local.get $v) (i32.const 4)) (local.get $seven))))
+            (local.get $zero))))
+              (i64.const 32))
+            (i64.shl
+          (i64.extend_i32_u (i8x16.bitmask (i8x16.ne (v128.and
+            (v128.bitselect
+              (i8x16.swizzle (local.get $thi) (v128.and (local.tee $v (v128.load offset=48 (local.get $p))) (local.get $nibble)))
+              (i8x16.swizzle (local.get $tlo) (v128.and (local.get $v) (local.get $nibble)))
+              (i8x16.lt_s (local.get $v) (local.get $zero)))
+            (i8x16.swizzle (local.get $bits) (v128.and (i8x16.shr_u (local.get $v) (i32.const 4)) (local.get $seven))))
+            (local.get $zero))))
+              (i64.const 48)))))
+        ;; bytes past the end are not
+        (if (i32.lt_u (i32.sub (local.get $end) (local.get $p)) (i32.const 64))
+          (then (local.set $m (i64.and (local.get $m)
+            (i64.sub (i64.shl (i64.const 1) (i64.extend_i32_u (i32.sub (local.get $end) (local.get $p)))) (i64.const 1))))))
+        (if (i64.eqz (local.get $m))
+          (then (local.set $carry (i32.const 0)))
+          (else
+            (if (i64.eq (local.get $m) (i64.const -1))
+              (then
+                (local.set $carry (i32.add (local.get $carry) (i32.const 64)))
+                (if (i32.ge_u (local.get $carry) (local.get $len))
+                  (then (return (i32.sub (i32.add (local.get $p) (i32.const 64)) (local.get $carry))))))
+              (else
+                ;; the run from the block's first byte, joined to the one before it
+                (local.set $t (i32.wrap_i64 (i64.ctz (i64.xor (local.get $m) (i64.const -1)))))
+                (if (i32.ge_u (i32.add (local.get $carry) (local.get $t)) (local.get $len))
+                  (then (return (i32.sub (local.get $p) (local.get $carry)))))
+                ;; runs inside the block: bit i of x when bytes i .. i+len-1 all are (shifts that double the cover)
+                (if (i32.le_u (local.get $len) (i32.const 64))
+                  (then
+                    (local.set $x (local.get $m))
+                    (local.set $cover (i32.const 1))
+                    (block $covered
+                      (loop $widen
+                        (br_if $covered (i32.ge_u (local.get $cover) (local.get $len)))
+                        (br_if $covered (i64.eqz (local.get $x)))
+                        (local.set $step (select (local.get $cover) (i32.sub (local.get $len) (local.get $cover))
+                          (i32.le_u (local.get $cover) (i32.sub (local.get $len) (local.get $cover)))))
+                        (local.set $x (i64.and (local.get $x) (i64.shr_u (local.get $x) (i64.extend_i32_u (local.get $step)))))
+                        (local.set $cover (i32.add (local.get $cover) (local.get $step)))
+                        (br $widen)))
+                    (if (i64.ne (local.get $x) (i64.const 0))
+                      (then (return (i32.add (local.get $p) (i32.wrap_i64 (i64.ctz (local.get $x)))))))))
+                ;; the run reaching the block's last byte goes on into the next block
+                (local.set $carry (i32.wrap_i64 (i64.clz (i64.xor (local.get $m) (i64.const -1)))))))))
+        (local.set $p (i32.add (local.get $p) (i32.const 64)))
+        (br $next)))
+    (i32.const -1))
+
+  ;; lineStarts(start, end, len, out, cap): the start of each line in [start, end) holding a run
+  ;; (where findRun finds one, then on from the next line), written to out as i32s, at most cap of
+  ;; them; answers how many. Where it stopped (end, or the next line to look at when out is full)
+  ;; is left at 48.
+  (func (export "lineStarts") (param $start i32) (param $end i32) (param $len i32) (param $out i32) (param $cap i32) (result i32)
+    (local $from i32) (local $at i32) (local $n i32) (local $edge i32)
+    (local.set $from (local.get $start))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $from) (local.get $end)))
+        (br_if $done (i32.ge_u (local.get $n) (local.get $cap)))
+        (local.set $at (call $findRun (local.get $from) (local.get $end) (local.get $len)))
+        (if (i32.lt_s (local.get $at) (i32.const 0))
+          (then (local.set $from (local.get $end)) (br $done)))
+        ;; back to the line's start (lines begin at `from` or after a newline)
+        (local.set $edge (local.get $at))
+        (block $back
+          (loop $left
+            (br_if $back (i32.le_u (local.get $edge) (local.get $from)))
+            (br_if $back (i32.eq (i32.load8_u (i32.sub (local.get $edge) (i32.const 1))) (i32.const 10)))
+            (local.set $edge (i32.sub (local.get $edge) (i32.const 1)))
+            (br $left)))
+        (i32.store (i32.add (local.get $out) (i32.shl (local.get $n) (i32.const 2))) (local.get $edge))
+        (local.set $n (i32.add (local.get $n) (i32.const 1)))
+        ;; on past the line's end
+        (local.set $edge (local.get $at))
+        (block $forth
+          (loop $right
+            (br_if $forth (i32.ge_u (local.get $edge) (local.get $end)))
+            (br_if $forth (i32.eq (i32.load8_u (local.get $edge)) (i32.const 10)))
+            (local.set $edge (i32.add (local.get $edge) (i32.const 1)))
+            (br $right)))
+        (local.set $from (i32.add (local.get $edge) (i32.const 1)))
+        (br $next)))
+    (i32.store (i32.const 48) (local.get $from))
+    (local.get $n))
+)
