@@ -1,9 +1,10 @@
 // Benchmark of the regex index (src/index/lexical) against ripgrep on the same tree, in one run:
 // index build time, peak RSS and index size; then (after a sync and one untimed pass of every
-// query on both sides) each query of the table, median of 5 warm runs on both sides, with
-// identical matching-line counts asserted (ripgrep is told to skip exactly what Fathom's file set
-// skips); then the time from a buffer change to the change being found, a burst of disk edits
-// folded into a delta, and the RSS of a steady process with the caches loaded.
+// query on both sides, then once more right before its own runs) each query of the table, median
+// of 5 warm runs on each side, with identical matching-line counts asserted (ripgrep is told to
+// skip exactly what Fathom's file set skips); then the time from a buffer change to the change
+// being found, a burst of disk edits folded into a delta, and the RSS of a steady process with the
+// caches loaded.
 // Prints a table and one `BENCH_JSON` line; ratios are rg / fathom (above 1: Fathom is faster).
 //
 // Usage: node dist/bench/grep-bench.js [corpus]   (default $FATHOM_BENCH_DIR/linux; bench/corpora.sh)
@@ -117,13 +118,18 @@ async function main(): Promise<void> {
   const rows: { label: string; kind: string; fathomMs: number; rgMs: number; lines: number; rgLines: number; candidates: number }[] = [];
   const only = process.env.FATHOM_BENCH_ONLY;
   // Warm: the build's writes flushed (writeback competes with the queries otherwise), then one
-  // pass of every query on both sides before anything is timed.
+  // pass of every query on both sides before anything is timed, and each query once more on both
+  // sides right before its timed runs (this machine's DAMON pages out file pages idle for seconds).
   spawnSync('sync');
   for (const query of queries.filter((candidate) => !only || candidate.label.includes(only))) {
     await index.search({ ...query.request, maxResults: 10_000_000 });
     rgCount(root, query, excludes);
   }
   for (const query of queries.filter((candidate) => !only || candidate.label.includes(only))) {
+    await index.search({ ...query.request, maxResults: 10_000_000 });
+    rgCount(root, query, excludes);
+    // Each side's runs back to back: ripgrep reading the whole tree leaves the kernel busy with its
+    // pages for a while (runs taken in turns measured Fathom 1.5-2× slower right after one).
     const ours: number[] = [];
     let lines = 0;
     let candidates = 0;
