@@ -479,6 +479,25 @@ test('plain literals on the bytes: the same lines, columns and texts as the rege
   assert.ok(matched > 100, 'the random lines matched often');
 });
 
+test('a literal with a lone surrogate finds nothing (its UTF-8 would be U+FFFD\'s bytes)', async () => {
+  const root = writeFixture(`
+    //- a.txt
+    replaced \ufffd here
+  `);
+  gitInit(root);
+  const workspace = await readyWorkspace(root);
+  const index = new LexicalIndex(workspace, new BufferOverlay());
+  try {
+    await index.ensureBuilt();
+    assert.equal((await index.search({ pattern: '\ufffd', fixedStrings: true })).matches.length, 1);
+    assert.equal((await index.search({ pattern: '\ud800', fixedStrings: true })).matches.length, 0);
+    assert.equal((await index.search({ pattern: '\ud800', fixedStrings: true, wordRegexp: true })).matches.length, 0);
+  } finally {
+    index.dispose();
+    await workspace.close();
+  }
+});
+
 describe('grep freshness', () => {
   test('disk edits, buffers and deletions are seen by the very next query', async () => {
     const root = writeFixture(`

@@ -608,7 +608,7 @@ function plainLiteral(request: GrepRequest): boolean {
 /**
  * The literal a request looks for, when the lines can be found on the bytes alone (matcher.ts
  * `matchPlain`): a plain literal, case-sensitive, not empty, on one line, with no U+FFFD (which
- * the decoded text has where the bytes are not UTF-8).
+ * the decoded text has where the bytes are not UTF-8) and no lone surrogate.
  */
 function plainNeedle(request: GrepRequest): PlainLiteral | undefined {
   if (request.ignoreCase || !plainLiteral(request)) return undefined;
@@ -617,7 +617,8 @@ function plainNeedle(request: GrepRequest): PlainLiteral | undefined {
     const elements = parseRegex(request.pattern).alternatives[0]!.elements as AST.Character[];
     text = elements.map((element) => String.fromCodePoint(element.value)).join('');
   }
-  if (text === '' || text.includes('\n') || text.includes('\ufffd')) return undefined;
+  // A lone surrogate would become U+FFFD's bytes.
+  if (text === '' || text.includes('\n') || text.includes('\ufffd') || Buffer.from(text, 'utf8').toString('utf8') !== text) return undefined;
   return { text, word: request.wordRegexp === true };
 }
 

@@ -1,6 +1,6 @@
 // The SIMD scan for runs of class bytes (run-scan.wat, WebAssembly): the line filter of regexes
-// with no usable literal (matcher.ts `runLineStarts`), sixteen bytes a step where the JavaScript
-// loop looks at one. The module reads only its own memory, so the content windows that workers
+// with no usable literal (matcher.ts `runLineStarts`), 64 bytes a step where the JavaScript loop
+// looks at one (or skips ahead). The module reads only its own memory, so the content windows that workers
 // read candidate ranges into are allocated there (`scanBuffer`); bytes elsewhere (a file read
 // from disk, a buffer's text) and a runtime without WebAssembly SIMD get the JavaScript loop.
 // Owns the module's instance and memory (one per thread).

@@ -98,9 +98,10 @@ class ContentWindows {
       if (start >= window.start && start + length <= window.end) {
         // One buffer per thread, reused: fresh large buffers cost a page fault per 4 KB.
         const size = window.end - window.start;
-        // In the run scanner's memory when it fits (run-scan.ts: found there by SIMD).
-        if ((windowBuffers[this.store]?.length ?? 0) < size) windowBuffers[this.store] = scanBuffer(this.store, Math.max(size, windowBytes)) ?? Buffer.allocUnsafeSlow(Math.max(size, windowBytes));
-        this.bytes = windowBuffers[this.store]!.subarray(0, size);
+        // In the run scanner's memory (run-scan.ts: runs are found there by SIMD); a window larger
+        // than that (files over 8 MB, whole) gets a buffer of its own, this once.
+        windowBuffers[this.store] ??= scanBuffer(this.store, windowBytes) ?? Buffer.allocUnsafeSlow(windowBytes);
+        this.bytes = size <= windowBuffers[this.store]!.length ? windowBuffers[this.store]!.subarray(0, size) : Buffer.allocUnsafeSlow(size);
         for (let done = 0; done < this.bytes.length; ) {
           const read = fs.readSync(this.fd, this.bytes, done, this.bytes.length - done, window.start + done);
           if (read <= 0) throw new Error('the content store ends early');
