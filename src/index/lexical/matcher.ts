@@ -204,17 +204,29 @@ function needles(literals: string[]): Buffer[] {
 /** The starts of lines holding a literal, in order, each once. */
 function literalLineStarts(bytes: Buffer, ignoreCase: boolean, literals: string[]): number[] {
   const haystack = ignoreCase ? foldAscii(bytes) : bytes;
-  let starts: number[] = [];
-  for (const needle of needles(literals)) {
-    const before = starts.length;
-    for (let found = haystack.indexOf(needle); found >= 0; ) {
-      starts.push(haystack.lastIndexOf(10, found) + 1);
-      const end = haystack.indexOf(10, found);
+  const found = needles(literals);
+  const starts: number[] = [];
+  if (found.length === 1) {
+    const needle = found[0]!;
+    for (let at = haystack.indexOf(needle); at >= 0; ) {
+      starts.push(haystack.lastIndexOf(10, at) + 1);
+      const end = haystack.indexOf(10, at);
       if (end < 0) break;
-      found = haystack.indexOf(needle, end + 1);
+      at = haystack.indexOf(needle, end + 1);
     }
-    // Several needles: merge their (sorted) starts, each once.
-    if (before > 0 && starts.length > before) starts = [...new Set(starts)].sort((a, b) => a - b);
+    return starts;
+  }
+  // Several needles: each one's next place, searched on from the line after the last line taken
+  // (every byte searched once per needle; the lines come out in order, each once).
+  const next = found.map((needle) => haystack.indexOf(needle));
+  for (;;) {
+    let at = -1;
+    for (const place of next) if (place >= 0 && (at < 0 || place < at)) at = place;
+    if (at < 0) break;
+    starts.push(haystack.lastIndexOf(10, at) + 1);
+    const end = haystack.indexOf(10, at);
+    if (end < 0) break;
+    for (let index = 0; index < next.length; index++) if (next[index]! >= 0 && next[index]! <= end) next[index] = haystack.indexOf(found[index]!, end + 1);
   }
   return starts;
 }
