@@ -31,6 +31,34 @@ function summary(root: string, answer: EditAnswer): string[] {
   return answer.newDiagnostics.flatMap((entry) => entry.diagnostics.map((diagnostic) => `${path.relative(root, entry.path)}:${diagnostic.range.start.line}: ${diagnostic.message.split('\n')[0]}`));
 }
 
+/**
+ * Writes a fake language server: Content-Length framing and `send(message)`, shutdown and exit
+ * answered, and every other message given to `handle(message, params)`, which `body` defines.
+ */
+function fakeServer(root: string, name: string, body: string): string {
+  const script = path.join(root, `${name}.mjs`);
+  fs.writeFileSync(
+    script,
+    `let buffer = '';
+const send = (message) => { const body = JSON.stringify(message); process.stdout.write('Content-Length: ' + Buffer.byteLength(body) + '\\r\\n\\r\\n' + body); };
+${body}
+process.stdin.on('data', (chunk) => {
+  buffer += chunk.toString('utf8');
+  for (;;) {
+    const match = /Content-Length: (\\d+)\\r\\n\\r\\n/.exec(buffer);
+    if (!match || buffer.length < match.index + match[0].length + Number(match[1])) return;
+    const message = JSON.parse(buffer.slice(match.index + match[0].length, match.index + match[0].length + Number(match[1])));
+    buffer = buffer.slice(match.index + match[0].length + Number(match[1]));
+    if (message.method === 'shutdown') send({ jsonrpc: '2.0', id: message.id, result: null });
+    else if (message.method === 'exit') process.exit(0);
+    else handle(message, message.params ?? {});
+  }
+});
+`,
+  );
+  return script;
+}
+
 interface Case {
   name: string;
   language: string;
@@ -188,35 +216,22 @@ describe('language server lives', () => {
 
   function pushServer(behaviour: string): { root: string; push: ServerSpec } {
     const root = project({ 'push.marker': '', 'a.ts': 'ok\n' });
-    const script = path.join(root, 'push-server.mjs');
-    fs.writeFileSync(
-      script,
-      `let buffer = '';
-const behaviour = process.argv[2];
-const send = (message) => { const body = JSON.stringify(message); process.stdout.write('Content-Length: ' + Buffer.byteLength(body) + '\\r\\n\\r\\n' + body); };
+    // Publishes (with versions) one error per line holding BAD; answers the tsserver request as `behaviour` says.
+    const script = fakeServer(
+      root,
+      'push-server',
+      `const behaviour = process.argv[2];
 const publish = (uri, version, text) => send({ jsonrpc: '2.0', method: 'textDocument/publishDiagnostics', params: { uri, version, diagnostics: text.split('\\n').flatMap((line, index) => (line.includes('BAD') ? [{ range: { start: { line: index, character: 0 }, end: { line: index, character: line.length } }, severity: 1, source: 'push', message: 'bad line' }] : [])) } });
-process.stdin.on('data', (chunk) => {
-buffer += chunk.toString('utf8');
-for (;;) {
-  const match = /Content-Length: (\\d+)\\r\\n\\r\\n/.exec(buffer);
-  if (!match || buffer.length < match.index + match[0].length + Number(match[1])) return;
-  const message = JSON.parse(buffer.slice(match.index + match[0].length, match.index + match[0].length + Number(match[1])));
-  buffer = buffer.slice(match.index + match[0].length + Number(match[1]));
-  const params = message.params ?? {};
+const handle = (message, params) => {
   if (message.method === 'initialize') send({ jsonrpc: '2.0', id: message.id, result: { capabilities: { textDocumentSync: 1 } } });
-  else if (message.method === 'shutdown') send({ jsonrpc: '2.0', id: message.id, result: null });
-  else if (message.method === 'exit') process.exit(0);
   else if (message.method === 'workspace/executeCommand') {
     if (behaviour === 'unknown-method') send({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'unknown command' } });
     else if (behaviour === 'null') send({ jsonrpc: '2.0', id: message.id, result: null });
     else if (behaviour === 'no-server') send({ jsonrpc: '2.0', id: message.id, result: { type: 'noServer' } });
     else send({ jsonrpc: '2.0', id: message.id, result: { type: 'response', success: false, message: 'No Project.' } });
-  }
-  else if (message.method === 'textDocument/didOpen') publish(params.textDocument.uri, params.textDocument.version, params.textDocument.text);
+  } else if (message.method === 'textDocument/didOpen') publish(params.textDocument.uri, params.textDocument.version, params.textDocument.text);
   else if (message.method === 'textDocument/didChange') publish(params.textDocument.uri, params.textDocument.version, params.contentChanges[0].text);
-}
-});
-`,
+};`,
     );
     return { root, push: { id: 'push', name: 'push-server', languages: { typescript: 'typescript' }, rootMarkers: ['push.marker'], binary: process.execPath, args: [script, behaviour], diagnosticsRequest: 'tsserver' } };
   }
@@ -280,27 +295,10 @@ for (;;) {
 
   test('a server that never publishes answers timeout, never a clean list', async () => {
     const root = project({ 'silent.marker': '', 'a.ts': 'export const a = 1;\n' });
-    const script = path.join(root, 'silent-server.mjs');
     // Answers initialize and shutdown, then says nothing: a hung checker.
-    fs.writeFileSync(
-      script,
-      `let buffer = '';
-process.stdin.on('data', (chunk) => {
-  buffer += chunk.toString('utf8');
-  for (;;) {
-    const match = /Content-Length: (\\d+)\\r\\n\\r\\n/.exec(buffer);
-    if (!match || buffer.length < match.index + match[0].length + Number(match[1])) return;
-    const body = JSON.parse(buffer.slice(match.index + match[0].length, match.index + match[0].length + Number(match[1])));
-    buffer = buffer.slice(match.index + match[0].length + Number(match[1]));
-    if (body.method === 'initialize' || body.method === 'shutdown') {
-      const reply = JSON.stringify({ jsonrpc: '2.0', id: body.id, result: body.method === 'initialize' ? { capabilities: { textDocumentSync: 1 } } : null });
-      process.stdout.write('Content-Length: ' + Buffer.byteLength(reply) + '\\r\\n\\r\\n' + reply);
-    }
-    if (body.method === 'exit') process.exit(0);
-  }
-});
-`,
-    );
+    const script = fakeServer(root, 'silent-server', `const handle = (message) => {
+  if (message.method === 'initialize') send({ jsonrpc: '2.0', id: message.id, result: { capabilities: { textDocumentSync: 1 } } });
+};`);
     const silent: ServerSpec = { id: 'silent', name: 'silent-server', languages: { typescript: 'typescript' }, rootMarkers: ['silent.marker'], binary: process.execPath, args: [script] };
     const servers = new LanguageServers({ idleMs: 0, timings: { settleMs: 50, diagnosticsTimeoutMs: 800, initializeTimeoutMs: 5_000 } });
     const service = new DiagnosticsService(new ServerRegistry([silent]), servers, new DiagnosticLedger());
@@ -313,34 +311,21 @@ process.stdin.on('data', (chunk) => {
 
   test('a pull-only server (textDocument/diagnostic, as TypeScript 7 `tsc --lsp`) is asked, not waited for', async () => {
     const root = project({ 'pull.marker': '', 'a.ts': 'ok\n' });
-    const script = path.join(root, 'pull-server.mjs');
     // Offers diagnosticProvider and never publishes; answers a pull with one error per line holding BAD.
-    fs.writeFileSync(
-      script,
+    const script = fakeServer(
+      root,
+      'pull-server',
       `const texts = new Map();
-let buffer = '';
-const send = (message) => { const body = JSON.stringify(message); process.stdout.write('Content-Length: ' + Buffer.byteLength(body) + '\\r\\n\\r\\n' + body); };
-process.stdin.on('data', (chunk) => {
-  buffer += chunk.toString('utf8');
-  for (;;) {
-    const match = /Content-Length: (\\d+)\\r\\n\\r\\n/.exec(buffer);
-    if (!match || buffer.length < match.index + match[0].length + Number(match[1])) return;
-    const message = JSON.parse(buffer.slice(match.index + match[0].length, match.index + match[0].length + Number(match[1])));
-    buffer = buffer.slice(match.index + match[0].length + Number(match[1]));
-    const params = message.params ?? {};
-    if (message.method === 'initialize') send({ jsonrpc: '2.0', id: message.id, result: { capabilities: { textDocumentSync: 1, diagnosticProvider: { interFileDependencies: false, workspaceDiagnostics: false } } } });
-    else if (message.method === 'shutdown') send({ jsonrpc: '2.0', id: message.id, result: null });
-    else if (message.method === 'exit') process.exit(0);
-    else if (message.method === 'textDocument/didOpen') texts.set(params.textDocument.uri, params.textDocument.text);
-    else if (message.method === 'textDocument/didChange') texts.set(params.textDocument.uri, params.contentChanges[0].text);
-    else if (message.method === 'textDocument/diagnostic') {
-      const lines = (texts.get(params.textDocument.uri) ?? '').split('\\n');
-      const items = lines.flatMap((line, index) => (line.includes('BAD') ? [{ range: { start: { line: index, character: 0 }, end: { line: index, character: line.length } }, severity: 1, source: 'pull', message: 'bad line' }] : []));
-      send({ jsonrpc: '2.0', id: message.id, result: { kind: 'full', items } });
-    }
+const handle = (message, params) => {
+  if (message.method === 'initialize') send({ jsonrpc: '2.0', id: message.id, result: { capabilities: { textDocumentSync: 1, diagnosticProvider: { interFileDependencies: false, workspaceDiagnostics: false } } } });
+  else if (message.method === 'textDocument/didOpen') texts.set(params.textDocument.uri, params.textDocument.text);
+  else if (message.method === 'textDocument/didChange') texts.set(params.textDocument.uri, params.contentChanges[0].text);
+  else if (message.method === 'textDocument/diagnostic') {
+    const lines = (texts.get(params.textDocument.uri) ?? '').split('\\n');
+    const items = lines.flatMap((line, index) => (line.includes('BAD') ? [{ range: { start: { line: index, character: 0 }, end: { line: index, character: line.length } }, severity: 1, source: 'pull', message: 'bad line' }] : []));
+    send({ jsonrpc: '2.0', id: message.id, result: { kind: 'full', items } });
   }
-});
-`,
+};`,
     );
     const pull: ServerSpec = { id: 'pull', name: 'pull-server', languages: { typescript: 'typescript' }, rootMarkers: ['pull.marker'], binary: process.execPath, args: [script] };
     const servers = new LanguageServers({ idleMs: 0, timings: { settleMs: 5_000, diagnosticsTimeoutMs: 5_000, initializeTimeoutMs: 5_000 } });
