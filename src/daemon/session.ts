@@ -4,7 +4,8 @@
 // mode, `exit` ends only this client's connection).
 import fs from 'node:fs';
 import { ResponseError, type CancellationToken, type MessageConnection } from 'vscode-jsonrpc/node';
-import { FathomError, errorMessage, isVanished } from '../base/errors.js';
+import { differsFromDisk } from '../base/editor-text.js';
+import { FathomError, errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { pathFromUriOrPath, toRelative } from '../base/paths.js';
 import { ErrorCodes } from '../protocol/errors.js';
@@ -562,13 +563,7 @@ export class Session {
    */
   private hasUnsavedChanges(absolute: string): boolean {
     const buffer = this.services.overlay.get(absolute);
-    if (!buffer) return false;
-    const withoutMark = (text: string): string => (text.startsWith('\ufeff') ? text.slice(1) : text);
-    try {
-      return withoutMark(fs.readFileSync(absolute, 'utf8')) !== withoutMark(buffer.text);
-    } catch (error) {
-      return !(isVanished(error) && buffer.text === '');
-    }
+    return buffer !== undefined && differsFromDisk(buffer.text, absolute);
   }
 
   /** fathom/editFile and fathom/writeFile (which may create the file): apply, then the new diagnostics. */

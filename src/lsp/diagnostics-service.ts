@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { writeFileAtomically } from '../base/atomic-file.js';
+import { differsFromDisk, diskText } from '../base/editor-text.js';
 import { FathomError } from '../base/errors.js';
 import type { DiagnosticsAnswer, DiagnosticsStatus, LanguageServer, LspDiagnostic } from './language-server.js';
 import type { LanguageServers } from './language-servers.js';
@@ -84,15 +85,6 @@ function digest(text: string): string {
   return createHash('sha256').update(text.startsWith('\ufeff') ? text.slice(1) : text).digest('base64');
 }
 
-/** A file's text as an editor would show it; empty when it is not there (yet). */
-function diskText(absolutePath: string): string {
-  try {
-    return fs.readFileSync(absolutePath, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
 export class DiagnosticsService {
   private readonly versions = new Map<string, number>();
   /** Digests of the texts Fathom's writes replaced, per file: an editor that has not reloaded still shows one. */
@@ -159,8 +151,7 @@ export class DiagnosticsService {
   private unsavedIn(request: Pick<EditRequest, 'absolutePath' | 'editorText'>): boolean {
     const buffer = request.editorText?.();
     if (buffer === undefined) return false;
-    const seen = digest(buffer);
-    return seen !== digest(diskText(request.absolutePath)) && !(this.overwritten.get(request.absolutePath) ?? []).includes(seen);
+    return differsFromDisk(buffer, request.absolutePath) && !(this.overwritten.get(request.absolutePath) ?? []).includes(digest(buffer));
   }
 
   /** The diagnostics of a file (as it is on disk) that the ledger has not reported yet. */
