@@ -187,8 +187,16 @@ class Planner {
 }
 
 /** Parses a JavaScript (u-mode) regex; throws regexpp's SyntaxError, which names the position. */
+/** Recent parses (a search reads its pattern several times: matcher, plan, run, literal checks; ~20 µs each). Trees are only read. */
+const parsed = new Map<string, AST.Pattern>();
+
 export function parseRegex(source: string): AST.Pattern {
-  return new RegExpParser({ ecmaVersion: 2024 }).parsePattern(source, undefined, undefined, { unicode: true });
+  let pattern = parsed.get(source);
+  if (pattern) return pattern;
+  pattern = new RegExpParser({ ecmaVersion: 2024 }).parsePattern(source, undefined, undefined, { unicode: true });
+  if (parsed.size >= 64) parsed.clear();
+  parsed.set(source, pattern);
+  return pattern;
 }
 
 export function planRegex(pattern: AST.Pattern, options: { ignoreCase: boolean }): Query {
