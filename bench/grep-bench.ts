@@ -2,9 +2,9 @@
 // index build time, peak RSS and index size; then (after a sync and one untimed pass of every
 // query on both sides, then once more right before its own runs) each query of the table, median
 // of 5 warm runs on each side, with identical matching-line counts asserted (ripgrep is told to
-// skip exactly what Fathom's file set skips); then the time from a buffer change to the change
-// being found, a burst of disk edits folded into a delta, and the RSS of a steady process with the
-// caches loaded.
+// skip exactly what Fathom's file set skips), and of the daemon's default page (the first 10,000
+// lines, every line counted); then the time from a buffer change to the change being found, a
+// burst of disk edits folded into a delta, and the RSS of a steady process with the caches loaded.
 // Prints a table and one `BENCH_JSON` line; ratios are rg / fathom (above 1: Fathom is faster).
 //
 // Usage: node dist/bench/grep-bench.js [corpus]   (default $FATHOM_BENCH_DIR/linux; bench/corpora.sh)
@@ -115,7 +115,7 @@ async function main(): Promise<void> {
     if (!all.has(relative) && !relative.startsWith('.git/')) excludes.push(relative);
   }
 
-  const rows: { label: string; kind: string; fathomMs: number; rgMs: number; lines: number; rgLines: number; candidates: number }[] = [];
+  const rows: { label: string; kind: string; fathomMs: number; pageMs: number; rgMs: number; lines: number; rgLines: number; candidates: number }[] = [];
   const only = process.env.FATHOM_BENCH_ONLY;
   // Warm: the build's writes flushed (writeback competes with the queries otherwise), then one
   // pass of every query on both sides before anything is timed, and each query once more on both
@@ -139,6 +139,13 @@ async function main(): Promise<void> {
       lines = result.matches.length;
       candidates = result.stats.candidates;
     }
+    // The daemon's default page: the first 10,000 lines in path order, every line counted.
+    const page: number[] = [];
+    for (let run = 0; run < runs; run++) {
+      const result = await index.search(query.request);
+      if (result.total !== lines) throw new Error(`${query.label}: the default page counted ${result.total} lines, the full answer ${lines}`);
+      page.push(result.stats.elapsedMs);
+    }
     const theirs: number[] = [];
     let rgLines = 0;
     for (let run = 0; run < runs; run++) {
@@ -146,13 +153,14 @@ async function main(): Promise<void> {
       theirs.push(rg.ms);
       rgLines = rg.lines;
     }
-    rows.push({ label: query.label, kind: query.kind, fathomMs: median(ours), rgMs: median(theirs), lines, rgLines, candidates });
+    rows.push({ label: query.label, kind: query.kind, fathomMs: median(ours), pageMs: median(page), rgMs: median(theirs), lines, rgLines, candidates });
   }
-  console.log(`\n${'query'.padEnd(36)} ${'kind'.padEnd(11)} ${'fathom ms'.padStart(10)} ${'rg ms'.padStart(8)} ${'rg/fathom'.padStart(10)} ${'lines'.padStart(7)} ${'rg lines'.padStart(8)} ${'candidates'.padStart(10)}`);
+  console.log(`\n${'query'.padEnd(36)} ${'kind'.padEnd(11)} ${'fathom ms'.padStart(10)} ${'rg ms'.padStart(8)} ${'rg/fathom'.padStart(10)} ${'page ms'.padStart(8)} ${'rg/page'.padStart(8)} ${'lines'.padStart(7)} ${'rg lines'.padStart(8)} ${'candidates'.padStart(10)}`);
   for (const row of rows) {
     const same = row.lines === row.rgLines ? '' : '  MISMATCH';
-    console.log(`${row.label.padEnd(36)} ${row.kind.padEnd(11)} ${row.fathomMs.toFixed(1).padStart(10)} ${row.rgMs.toFixed(0).padStart(8)} ${(row.rgMs / row.fathomMs).toFixed(1).padStart(10)} ${String(row.lines).padStart(7)} ${String(row.rgLines).padStart(8)} ${String(row.candidates).padStart(10)}${same}`);
+    console.log(`${row.label.padEnd(36)} ${row.kind.padEnd(11)} ${row.fathomMs.toFixed(1).padStart(10)} ${row.rgMs.toFixed(0).padStart(8)} ${(row.rgMs / row.fathomMs).toFixed(1).padStart(10)} ${row.pageMs.toFixed(1).padStart(8)} ${(row.rgMs / row.pageMs).toFixed(1).padStart(8)} ${String(row.lines).padStart(7)} ${String(row.rgLines).padStart(8)} ${String(row.candidates).padStart(10)}${same}`);
   }
+  console.log('(fathom: every matching line, as rg -n prints them; page: the daemon\'s default answer, the first 10,000 lines and the count of all)');
 
   // A buffer change, searchable how soon.
   const file = workspace.files().find((candidate) => candidate.endsWith('.c')) ?? workspace.files()[0]!;

@@ -498,6 +498,31 @@ test('a literal with a lone surrogate finds nothing (its UTF-8 would be U+FFFD\'
   }
 });
 
+test('a truncated answer over many chunks: the first lines in path order, every line counted', async () => {
+  // 1,300 files (three chunks of work), two matching lines each.
+  const root = writeFixture('');
+  for (let file = 0; file < 1300; file++) fs.writeFileSync(path.join(root, `f${String(file).padStart(4, '0')}.txt`), `needle ${file} a\nnothing\nneedle ${file} b\n`);
+  gitInit(root);
+  const workspace = await readyWorkspace(root);
+  const index = new LexicalIndex(workspace, new BufferOverlay());
+  try {
+    await index.ensureBuilt();
+    const full = await index.search({ pattern: 'needle \\d+', maxResults: 10_000 });
+    assert.equal(full.total, 2600);
+    assert.equal(full.matches.length, 2600);
+    for (const limit of [1, 7, 600, 1100, 2599]) {
+      const cut = await index.search({ pattern: 'needle \\d+', maxResults: limit });
+      assert.deepEqual(cut.matches, full.matches.slice(0, limit), `the first ${limit}`);
+      assert.equal(cut.total, 2600);
+      assert.equal(cut.files, 1300);
+      assert.equal(cut.truncated, true);
+    }
+  } finally {
+    index.dispose();
+    await workspace.close();
+  }
+});
+
 describe('grep freshness', () => {
   test('disk edits, buffers and deletions are seen by the very next query', async () => {
     const root = writeFixture(`

@@ -14,12 +14,24 @@ export interface GrepTask extends MatchSpec {
   files: GrepFile[];
 }
 
+/** One of a task's chunks as first cut: its pieces still out (a retried rest is a piece), and the lines its files kept. */
+interface ChunkRecord {
+  outstanding: number;
+  kept: number;
+}
+
+interface Pending {
+  offset: number;
+  count: number;
+  record: ChunkRecord;
+}
+
 interface Slot {
   worker: Worker;
   progress: Int32Array;
   buffer: SharedArrayBuffer;
   /** The chunk it runs: file offset into the task, and count; files before `reported` are reported. */
-  running?: { id: number; offset: number; count: number; task: Running; reported: number };
+  running?: { id: number; offset: number; count: number; task: Running; reported: number; record: ChunkRecord };
   watched?: { index: number; since: number };
 }
 
@@ -27,7 +39,11 @@ interface Running {
   task: GrepTask;
   /** Returns true when the caller has enough: no more chunks are handed out. */
   onFile: (fileIndex: number, matches: LineMatch[], count: number) => boolean | void;
-  pending: { offset: number; count: number }[];
+  pending: Pending[];
+  /** The chunks in file order; the first `settled` are done, and kept `keptSettled` lines. */
+  records: ChunkRecord[];
+  settled: number;
+  keptSettled: number;
   inFlight: number;
   timedOut: number[];
   retried: Set<number>;
@@ -95,18 +111,21 @@ export class GrepPool {
   /** Verifies the files; `onFile` gets each file with matches (those kept, and how many in all). Resolves with the files given up. */
   run(task: GrepTask, onFile: (fileIndex: number, matches: LineMatch[], count: number) => boolean | void, signal?: CancellationSignal): Promise<{ timedOut: number[] }> {
     return new Promise((resolve) => {
-      const pending: { offset: number; count: number }[] = [];
+      const pending: Pending[] = [];
       for (let offset = 0; offset < task.files.length; ) {
         let count = 0;
         let bytes = 0;
         while (offset + count < task.files.length && count < chunkFiles && bytes < chunkBytes) bytes += weight(task.files[offset + count++]!);
-        pending.push({ offset, count });
+        pending.push({ offset, count, record: { outstanding: 1, kept: 0 } });
         offset += count;
       }
       const running: Running = {
         task,
         onFile,
         pending,
+        records: pending.map((chunk) => chunk.record),
+        settled: 0,
+        keptSettled: 0,
         inFlight: 0,
         timedOut: [],
         retried: new Set(),
@@ -137,12 +156,15 @@ export class GrepPool {
       if (!slot) break;
       const chunk = running.pending.shift()!;
       const id = this.nextId++;
-      slot.running = { id, offset: chunk.offset, count: chunk.count, task: running, reported: 0 };
+      slot.running = { id, offset: chunk.offset, count: chunk.count, task: running, reported: 0, record: chunk.record };
       slot.watched = undefined;
       running.inFlight += 1;
       Atomics.store(slot.progress, 0, -1);
       slot.worker.ref();
-      const message: GrepChunk = { ...running.task, ...packChunk(running.task.files, chunk.offset, chunk.count), id, progress: slot.buffer };
+      // Once the files before this chunk kept as many lines as the task wants, its lines are only
+      // counted (a truncated answer holds the first lines in file order, and every count).
+      const limit = running.keptSettled >= running.task.limit ? 0 : running.task.limit;
+      const message: GrepChunk = { ...running.task, ...packChunk(running.task.files, chunk.offset, chunk.count), limit, id, progress: slot.buffer };
       slot.worker.postMessage(message);
     }
     for (let index = this.waiting.length - 1; index >= 0; index--) {
@@ -177,6 +199,7 @@ export class GrepPool {
       run.reported = message.upTo;
       for (const [index, matches, count] of unpackMatches(message.batch)) {
         if (run.task.stopped) break;
+        run.record.kept += matches.length;
         if (run.task.onFile(run.offset + index, matches, count) === true) this.stop(run.task);
       }
       return;
@@ -190,8 +213,15 @@ export class GrepPool {
     slot.watched = undefined;
     slot.worker.unref();
     run.task.inFlight -= 1;
+    this.settle(run.task, run.record, 0);
     if (run.task.inFlight === 0 && (run.task.pending.length === 0 || run.task.stopped)) run.task.finish();
     this.pump();
+  }
+
+  /** A piece of `record`'s chunk ended, `added` pieces of it were queued again: the settled prefix moves on. */
+  private settle(task: Running, record: ChunkRecord, added: number): void {
+    record.outstanding += added - 1;
+    while (task.settled < task.records.length && task.records[task.settled]!.outstanding === 0) task.keptSettled += task.records[task.settled++]!.kept;
   }
 
   /** Gives up the file a worker is stuck on: stops the thread, queues the rest of its chunk. */
@@ -218,13 +248,15 @@ export class GrepPool {
     void slot.worker.terminate();
     if (run) {
       const task = run.task;
+      const queued = task.pending.length;
+      const record = run.record;
       if (stuckIndex !== undefined) {
         task.timedOut.push(run.offset + stuckIndex);
         const rest = run.count - stuckIndex - 1;
-        if (rest > 0 && !task.stopped) task.pending.unshift({ offset: run.offset + stuckIndex + 1, count: rest });
+        if (rest > 0 && !task.stopped) task.pending.unshift({ offset: run.offset + stuckIndex + 1, count: rest, record });
         // Files done before the stuck one whose results were still in the worker's batch.
         const unreported = stuckIndex - run.reported;
-        if (unreported > 0 && !task.stopped) task.pending.unshift({ offset: run.offset + run.reported, count: unreported });
+        if (unreported > 0 && !task.stopped) task.pending.unshift({ offset: run.offset + run.reported, count: unreported, record });
       } else if (!task.stopped) {
         // The worker died (out of memory, a crash): a fresh one gets the chunk once more; a chunk
         // that kills two workers is given up.
@@ -233,10 +265,11 @@ export class GrepPool {
         if (task.retried.has(offset)) task.timedOut.push(...Array.from({ length: count }, (_, index) => offset + index));
         else if (count > 0) {
           task.retried.add(offset);
-          task.pending.unshift({ offset, count });
+          task.pending.unshift({ offset, count, record });
         }
       }
       task.inFlight -= 1;
+      this.settle(task, record, task.pending.length - queued);
       if (task.inFlight === 0 && (task.pending.length === 0 || task.stopped)) task.finish();
     }
     this.pump();
