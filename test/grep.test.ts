@@ -499,12 +499,14 @@ test('a literal with a lone surrogate finds nothing (its UTF-8 would be U+FFFD\'
 });
 
 test('a truncated answer over many chunks: the first lines in path order, every line counted', async () => {
-  // 1,300 files (three chunks of work), two matching lines each.
+  // 1,300 files (three chunks of work), two matching lines each; one worker, so that the chunks
+  // after the first are handed out once it is done (with more, all three could leave at once).
   const root = writeFixture('');
   for (let file = 0; file < 1300; file++) fs.writeFileSync(path.join(root, `f${String(file).padStart(4, '0')}.txt`), `needle ${file} a\nnothing\nneedle ${file} b\n`);
   gitInit(root);
   const workspace = await readyWorkspace(root);
-  const index = new LexicalIndex(workspace, new BufferOverlay());
+  const onePool = new GrepPool(1);
+  const index = new LexicalIndex(workspace, new BufferOverlay(), undefined, onePool);
   try {
     await index.ensureBuilt();
     const full = await index.search({ pattern: 'needle \\d+', maxResults: 10_000 });
@@ -519,6 +521,7 @@ test('a truncated answer over many chunks: the first lines in path order, every 
     }
   } finally {
     index.dispose();
+    onePool.close();
     await workspace.close();
   }
 });

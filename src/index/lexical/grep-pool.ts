@@ -234,7 +234,8 @@ export class GrepPool {
         slot.watched = { index, since: now };
         continue;
       }
-      if (index >= 0 && now - slot.watched.since > this.fileTimeoutMs) this.replace(slot, index);
+      // A file already reported (its batch came before the index moved on) is not stuck.
+      if (index >= 0 && index >= slot.running.reported && now - slot.watched.since > this.fileTimeoutMs) this.replace(slot, index);
     }
   }
 
