@@ -140,8 +140,8 @@ function foldAscii(bytes: Buffer): Buffer {
   return out;
 }
 
-/** The literals' bytes, per literals array (a worker matches many ranges with the same one). */
-const needlesOf = new WeakMap<string[], Buffer[]>();
+/** The needles' bytes, per literals array or plain literal (a worker matches many ranges with the same one). */
+const needlesOf = new WeakMap<object, Buffer[]>();
 
 /**
  * The matching lines of a file's bytes (or of a line-aligned range of them starting on line
@@ -195,9 +195,9 @@ export function matchBytes(bytes: Buffer, matcher: CompiledMatcher, literals: st
   return out;
 }
 
-function needles(literals: string[]): Buffer[] {
-  let found = needlesOf.get(literals);
-  if (!found) needlesOf.set(literals, (found = literals.map((literal) => Buffer.from(literal, 'utf8'))));
+function needles(owner: string[] | PlainLiteral): Buffer[] {
+  let found = needlesOf.get(owner);
+  if (!found) needlesOf.set(owner, (found = (Array.isArray(owner) ? owner : [owner.text]).map((text) => Buffer.from(text, 'utf8'))));
   return found;
 }
 
@@ -206,18 +206,8 @@ function literalLineStarts(bytes: Buffer, ignoreCase: boolean, literals: string[
   const haystack = ignoreCase ? foldAscii(bytes) : bytes;
   const found = needles(literals);
   const starts: number[] = [];
-  if (found.length === 1) {
-    const needle = found[0]!;
-    for (let at = haystack.indexOf(needle); at >= 0; ) {
-      starts.push(haystack.lastIndexOf(10, at) + 1);
-      const end = haystack.indexOf(10, at);
-      if (end < 0) break;
-      at = haystack.indexOf(needle, end + 1);
-    }
-    return starts;
-  }
-  // Several needles: each one's next place, searched on from the line after the last line taken
-  // (every byte searched once per needle; the lines come out in order, each once).
+  // Each needle's next place, searched on from the line after the last line taken (every byte
+  // searched once per needle; the lines come out in order, each once).
   const next = found.map((needle) => haystack.indexOf(needle));
   for (;;) {
     let at = -1;
@@ -285,9 +275,6 @@ export interface PlainLiteral {
   word: boolean;
 }
 
-/** Each plain literal's bytes (a worker matches many ranges with the same one). */
-const plainNeedles = new Map<string, Buffer>();
-
 /** ASCII bytes that are word characters (\w: letters, digits, '_'). */
 const asciiWord = new Uint8Array(128).map((_, byte) => (/[A-Za-z0-9_]/.test(String.fromCharCode(byte)) ? 1 : 0));
 
@@ -300,11 +287,7 @@ const asciiWord = new Uint8Array(128).map((_, byte) => (/[A-Za-z0-9_]/.test(Stri
  * unit), else the length of the decoded prefix.
  */
 function matchPlain(bytes: Buffer, plain: PlainLiteral, matcher: CompiledMatcher, limit: number, firstLine: number, tally?: Tally): LineMatch[] {
-  let needle = plainNeedles.get(plain.text);
-  if (!needle) {
-    if (plainNeedles.size >= 64) plainNeedles.clear();
-    plainNeedles.set(plain.text, (needle = Buffer.from(plain.text, 'utf8')));
-  }
+  const needle = needles(plain)[0]!;
   const size = bytes.length;
   const out: LineMatch[] = [];
   let line = firstLine;
