@@ -9,7 +9,7 @@
 //      file → its new vectors searchable.
 // Prints tables and one `BENCH_JSON` line.
 //
-// Usage: node dist/bench/vector-bench.js [SIZES] [CORPUS]   (default: 100000,1000000 django)
+// Usage: node dist/bench/vector-bench.js [SIZES] [CORPUS]   (default: 100000,1000000 django; SIZES 0: the pipeline only)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -162,7 +162,7 @@ async function pipelineBench(corpus: string): Promise<Record<string, unknown>> {
 }
 
 async function main(): Promise<void> {
-  const sizes = (process.argv[2] ?? '100000,1000000').split(',').map(Number);
+  const sizes = (process.argv[2] ?? '100000,1000000').split(',').map(Number).filter((size) => size > 0); // 0: the pipeline only
   const corpus = process.argv[3] ?? 'django';
   const stores = sizes.map((size) => storeBench(size));
   console.log('| vectors (384-d, clustered) | add | query p50 / p95 | recall@10 | RSS |');

@@ -51,17 +51,51 @@ def value_info(field, name, element_type, shape):
 FLOAT, INT64, FLOAT16 = 1, 7, 10
 
 
-def onnx_model(table):
+def node(op, inputs, outputs, name, attributes=()):
+    return message(1, [*(blob(1, i) for i in inputs), *(blob(2, o) for o in outputs), blob(3, name), blob(4, op), *attributes])
+
+
+def int_attribute(name, value):
+    return message(5, [blob(1, name), integer(3, value), integer(20, 2)])
+
+
+def ints_attribute(name, values):
+    return message(5, [blob(1, name), *(integer(8, v) for v in values), integer(20, 7)])
+
+
+def constant(name, array, element_type):
+    return message(5, [*(integer(1, d) for d in array.shape), integer(2, element_type), blob(8, name), blob(9, array.tobytes())])
+
+
+def onnx_model(table, pooling='sum'):
+    """The graph: each token's row. With pooling 'distinct', a token already seen earlier in the
+    same text gives a zero row (its mean over the text, normalised, is then the normalised sum of
+    the distinct tokens' rows: what the static embedder computes)."""
     rows, dim = table.shape
     half = table.astype(np.float16)
-    initializer = message(5, [integer(1, rows), integer(1, dim), integer(2, FLOAT16), blob(8, 'embeddings'), blob(9, half.tobytes())])
-    gather = message(1, [blob(1, 'embeddings'), blob(1, 'input_ids'), blob(2, 'rows'), blob(3, 'lookup'), blob(4, 'Gather')])
-    cast = message(1, [blob(1, 'rows'), blob(2, 'last_hidden_state'), blob(3, 'to_float'), blob(4, 'Cast'), message(5, [blob(1, 'to'), integer(3, FLOAT), integer(20, 2)])])
-    graph = message(7, [gather, cast, blob(2, 'fathom-code-nbow'), initializer,
+    initializers = [message(5, [integer(1, rows), integer(1, dim), integer(2, FLOAT16), blob(8, 'embeddings'), blob(9, half.tobytes())])]
+    nodes = [node('Gather', ['embeddings', 'input_ids'], ['rows'], 'lookup')]
+    if pooling == 'sum':
+        nodes.append(node('Cast', ['rows'], ['last_hidden_state'], 'to_float', [int_attribute('to', FLOAT)]))
+    else:
+        initializers += [constant('axis_1', np.array([1], dtype=np.int64), INT64), constant('axis_2', np.array([2], dtype=np.int64), INT64),
+                         constant('below', np.array(-1, dtype=np.int64), INT64), constant('one', np.array(1, dtype=np.float32), FLOAT)]
+        nodes += [
+            node('Cast', ['rows'], ['rows_float'], 'to_float', [int_attribute('to', FLOAT)]),
+            node('Unsqueeze', ['input_ids', 'axis_2'], ['ids_column'], 'as_column'),
+            node('Unsqueeze', ['input_ids', 'axis_1'], ['ids_row'], 'as_row'),
+            node('Equal', ['ids_column', 'ids_row'], ['same'], 'same_token'),  # same[b, i, j]: token i is token j
+            node('Cast', ['same'], ['same_float'], 'same_to_float', [int_attribute('to', FLOAT)]),
+            node('Trilu', ['same_float', 'below'], ['earlier'], 'only_earlier', [int_attribute('upper', 0)]),  # j < i
+            node('ReduceMax', ['earlier'], ['repeated'], 'seen_before', [ints_attribute('axes', [2]), int_attribute('keepdims', 1)]),
+            node('Sub', ['one', 'repeated'], ['first_time'], 'first_time'),
+            node('Mul', ['rows_float', 'first_time'], ['last_hidden_state'], 'drop_repeats'),
+        ]
+    graph = message(7, [*nodes, blob(2, 'fathom-code-nbow'), *initializers,
                         value_info(11, 'input_ids', INT64, ['batch', 'sequence']),
                         value_info(11, 'attention_mask', INT64, ['batch', 'sequence']),
                         value_info(12, 'last_hidden_state', FLOAT, ['batch', 'sequence', dim])])
-    return integer(1, 7) + blob(2, 'fathom/model/export.py') + graph + message(8, [blob(1, ''), integer(2, 13)])
+    return integer(1, 7) + blob(2, 'fathom/model/export.py') + graph + message(8, [blob(1, ''), integer(2, 14 if pooling != 'sum' else 13)])
 
 
 def main():
@@ -69,6 +103,7 @@ def main():
     parser.add_argument('trained')
     parser.add_argument('out')
     parser.add_argument('--max-tokens', type=int, default=512)
+    parser.add_argument('--pooling', choices=['sum', 'distinct'], default='sum', help="distinct: each token counts once per text")
     args = parser.parse_args()
     table = np.load(os.path.join(args.trained, 'table.npy'))
     vocab = json.load(open(os.path.join(args.trained, 'vocab.json')))
@@ -77,7 +112,7 @@ def main():
         table[vocab.index(token)] = 0
     os.makedirs(os.path.join(args.out, 'onnx'), exist_ok=True)
     with open(os.path.join(args.out, 'onnx', 'model.onnx'), 'wb') as handle:
-        handle.write(onnx_model(table))
+        handle.write(onnx_model(table, args.pooling))
     special = ['[PAD]', '[UNK]', '[CLS]', '[SEP]']
     tokenizer = {
         'version': '1.0', 'truncation': None, 'padding': None,
@@ -100,6 +135,10 @@ def main():
     settings_file = os.path.join(args.out, 'fathom.json')
     settings = json.load(open(settings_file)) if os.path.exists(settings_file) else {}
     settings['static'] = True
+    if args.pooling == 'sum':
+        settings.pop('pooling', None)
+    else:
+        settings['pooling'] = args.pooling
     with open(settings_file, 'w') as handle:
         json.dump(settings, handle, indent=1)
     print(f'{args.out}: {table.shape[0]} tokens x {table.shape[1]} dims, {os.path.getsize(os.path.join(args.out, "onnx", "model.onnx")) / 1e6:.1f} MB')

@@ -22,7 +22,9 @@ import sys
 import sysconfig
 
 EXCLUDED = {'django', 'werkzeug', 'jinja2'}
-VALID = {'click', 'requests', 'networkx', 'npm:underscore'}
+# Generated SDK code (22,000 files of Azure's): slow to read, and its docstrings are boilerplate.
+GENERATED = {'azure'}
+VALID = {'click', 'requests', 'networkx', 'npm:underscore', 'npm:graphql'}
 JS_EXCLUDED = {'zod', 'typescript', 'rxjs'}
 DIST = '/usr/lib/python3/dist-packages'
 STDLIB = sysconfig.get_paths()['stdlib'] if os.path.isdir(sysconfig.get_paths()['stdlib']) else '/usr/lib/python3.11'
@@ -35,7 +37,7 @@ def sources():
             rel = os.path.relpath(folder, base)
             top = rel.split(os.sep)[0]
             dirs[:] = [d for d in dirs if d not in ('__pycache__', 'test', 'tests', 'testing', 'site-packages', 'dist-packages') and not d.endswith(('.dist-info', '.egg-info'))]
-            if base == DIST and (top in EXCLUDED or top == '.'):
+            if base == DIST and (top in EXCLUDED or top in GENERATED or top == '.'):
                 continue
             for file in files:
                 if file.endswith('.py') and not file.startswith('test_'):
@@ -173,8 +175,16 @@ def js_sources(npm_dir):
     base = os.path.join(npm_dir, 'node_modules')
     if not os.path.isdir(base):
         return
-    for package in sorted(os.listdir(base)):
-        if package.startswith('.') or package in JS_EXCLUDED or package.startswith('@'):
+    packages = []
+    for name in sorted(os.listdir(base)):
+        if name.startswith('@'):
+            # Scoped packages (@babel/parser, @vue/…), but not @types: declarations without bodies.
+            if name != '@types' and os.path.isdir(os.path.join(base, name)):
+                packages += [f'{name}/{inner}' for inner in sorted(os.listdir(os.path.join(base, name)))]
+        elif not name.startswith('.'):
+            packages.append(name)
+    for package in packages:
+        if package in JS_EXCLUDED or 'zod' in package:
             continue
         for folder, dirs, files in os.walk(os.path.join(base, package)):
             dirs[:] = [d for d in dirs if d not in ('node_modules', 'test', 'tests', '__tests__', 'dist', 'umd', 'cdn')]

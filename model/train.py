@@ -1,249 +1,292 @@
 #!/usr/bin/env python3
-"""Trains Fathom's code-search model: a neural bag of words (the CodeSearchNet paper's NBoW
-baseline) with one shared token table for questions and code, trained contrastively with in-batch
-negatives (symmetric InfoNCE) on the pairs model/mine.py writes. numpy only, on CPU.
+"""Trains Fathom's code-search model with PyTorch, on a CPU (Debian's python3-torch) or a GPU: a
+neural bag of words (the CodeSearchNet paper's NBoW baseline: one row per token; a text's vector
+is the sum of its distinct tokens' rows, normalised), one table shared by questions and code,
+trained with symmetric InfoNCE over in-batch negatives, token dropout, Adam with warm-up and
+linear decay.
 
-The tokenizer is the one transformers.js runs at search time, re-implemented here so training sees
-the same tokens: BERT normalisation (lower case, accents stripped), BERT pre-tokenisation (split
-on whitespace and on every punctuation character), WordPiece (greedy longest match, `##` for
-continuations; a word no pieces cover is [UNK]). The vocabulary is the most frequent words plus
-their `##` continuations and single characters, so a joined identifier (`parsecookie`, what
-`parseCookie` becomes) splits into known pieces.
+Tokens are prepared once (`prepare`: the vocabulary and every pair, plus the retrieval
+evaluation's chunks and questions from bench/retrieval/dump.ts, tokenised exactly as the static
+embedder does) into an .npz that a GPU machine can take along; `train` and `sweep` read it and
+report the held-out pairs' MRR and, given the dump, the evaluation's scores (model/evaluate.py).
 
-A text's vector is the sum of its tokens' rows, normalised: what transformers.js' mean pooling and
-normalisation compute from a model whose output is the row of each token (model/export.py).
-
-Usage: python3 model/train.py DATA_DIR OUT_DIR [--dim 128] [--vocab 30000] [--epochs 3]
+Usage:
+  python3 model/train.py prepare DATA_DIR TOKENS.npz [--vocab 30000] [--eval DUMP.json]
+  python3 model/train.py train TOKENS.npz OUT_DIR [--config JSON] [--eval DUMP.json]
+  python3 model/train.py sweep TOKENS.npz RESULTS.json CONFIGS.json [--eval DUMP.json] [--shard I/N]
 """
 import argparse
-import collections
 import json
 import math
 import os
 import random
+import sys
 import time
-import unicodedata
+import zlib
 
 import numpy as np
 
-SPECIAL = ['[PAD]', '[UNK]', '[CLS]', '[SEP]']
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from wordpiece import WordPiece, build_vocab  # noqa: E402
+
+MAX_LENGTH = 512
 
 
-def is_punctuation(char):
-    code = ord(char)
-    if 33 <= code <= 47 or 58 <= code <= 64 or 91 <= code <= 96 or 123 <= code <= 126:
-        return True
-    return unicodedata.category(char).startswith('P')
+def flatten(sequences):
+    lengths = np.array([len(seq) for seq in sequences], dtype=np.int64)
+    flat = np.fromiter((token for seq in sequences for token in seq), dtype=np.int32, count=int(lengths.sum()))
+    return flat, lengths
 
 
-def normalise(text):
-    text = ''.join(' ' if ch in '\t\n\r' else ch for ch in text if not (ord(ch) == 0 or ord(ch) == 0xFFFD or unicodedata.category(ch) in ('Cc', 'Cf')) or ch in '\t\n\r')
-    text = unicodedata.normalize('NFD', text.lower())
-    return ''.join(ch for ch in text if unicodedata.category(ch) != 'Mn')
+def prepare(args):
+    load = lambda name: [json.loads(line) for line in open(os.path.join(args.data, name))]
+    started = time.time()
+    train, valid = load('train.jsonl'), load('valid.jsonl')
+    vocab = build_vocab(train, args.vocab)
+    tokeniser = WordPiece(vocab)
+    arrays = {}
+    for split, pairs in (('train', train), ('valid', valid)):
+        texts = [tokeniser.encode(pair['text'], args.text_limit) for pair in pairs]
+        codes = [tokeniser.encode(pair['code'], args.code_limit) for pair in pairs]
+        keep = [i for i in range(len(pairs)) if texts[i] and codes[i]]
+        for side, sequences in (('text', texts), ('code', codes)):
+            flat, lengths = flatten([sequences[i] for i in keep])
+            arrays[f'{split}_{side}'], arrays[f'{split}_{side}_len'] = flat, lengths
+        arrays[f'{split}_source'] = np.array([zlib.crc32(pairs[i].get('source', '').encode()) for i in keep], dtype=np.int64)
+        print(f'{split}: {len(keep)} pairs', flush=True)
+    if args.eval:
+        dump = json.load(open(args.eval))
+        cls, sep = vocab['[CLS]'], vocab['[SEP]']
+        full = lambda text: ([cls] + tokeniser.encode(text, MAX_LENGTH) + [sep])[:MAX_LENGTH]
+        chunks = [full(chunk['text']) for data in dump['corpora'].values() for chunk in data['chunks']]
+        questions = [full(question['question']) for question in dump['questions']]
+        arrays['eval_chunk'], arrays['eval_chunk_len'] = flatten(chunks)
+        arrays['eval_question'], arrays['eval_question_len'] = flatten(questions)
+    arrays['vocab'] = np.array(json.dumps([token for token, _ in sorted(vocab.items(), key=lambda item: item[1])]))
+    np.savez_compressed(args.tokens, **arrays)
+    print(f'prepared in {time.time() - started:.0f} s', flush=True)
 
 
-def pre_tokenise(text):
-    words, current = [], []
-    for ch in normalise(text):
-        if ch.isspace():
-            if current:
-                words.append(''.join(current))
-                current = []
-        elif is_punctuation(ch):
-            if current:
-                words.append(''.join(current))
-                current = []
-            words.append(ch)
-        else:
-            current.append(ch)
-    if current:
-        words.append(''.join(current))
-    return words
-
-
-class WordPiece:
-    def __init__(self, vocab):
-        self.vocab = vocab
-        self.cache = {}
-
-    def word(self, word):
-        found = self.cache.get(word)
-        if found is not None:
-            return found
-        if len(word) > 100:
-            pieces = [self.vocab['[UNK]']]
-        else:
-            pieces, start = [], 0
-            while start < len(word):
-                end, piece = len(word), None
-                while start < end:
-                    candidate = word[start:end] if start == 0 else '##' + word[start:end]
-                    if candidate in self.vocab:
-                        piece = self.vocab[candidate]
-                        break
-                    end -= 1
-                if piece is None:
-                    pieces = [self.vocab['[UNK]']]
-                    break
-                pieces.append(piece)
-                start = end
-        if len(self.cache) < 500000:
-            self.cache[word] = pieces
-        return pieces
-
-    def encode(self, text, limit):
-        ids = []
-        for word in pre_tokenise(text):
-            ids.extend(self.word(word))
-            if len(ids) >= limit:
-                break
-        return ids[:limit]
-
-
-def build_vocab(pairs, size):
-    counts = collections.Counter()
-    for pair in pairs:
-        counts.update(pre_tokenise(pair['text']))
-        counts.update(pre_tokenise(pair['code'][:1500]))
-    chars = sorted({ch for word in counts for ch in word if not ch.isspace()})
-    words = [word for word, _ in counts.most_common() if len(word) <= 30]
-    vocab = list(SPECIAL)
-    seen = set(vocab)
-    def add(token):
-        if token not in seen:
-            seen.add(token)
-            vocab.append(token)
-    for ch in chars:
-        add(ch)
-        add('##' + ch)
-    continuations = 0
-    for word in words:
-        if len(vocab) >= size:
-            break
-        add(word)
-        if continuations < size // 4 and word.isalnum() and len(word) >= 3:
-            add('##' + word)
-            continuations += 1
-    return {token: index for index, token in enumerate(vocab)}
-
-
-def encode_all(tokeniser, pairs, text_limit, code_limit):
-    return [(tokeniser.encode(pair['text'], text_limit), tokeniser.encode(pair['code'], code_limit)) for pair in pairs]
-
-
-def pool(table, sequences):
-    """Sum of rows per sequence, and the flat ids with their sequence index (for the backward pass)."""
-    lengths = np.array([max(1, len(seq)) for seq in sequences])
-    flat = np.fromiter((token for seq in sequences for token in (seq or [0])), dtype=np.int64, count=int(lengths.sum()))
+def split_lists(flat, lengths):
     starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    sums = np.add.reduceat(table[flat], starts, axis=0)
-    owners = np.repeat(np.arange(len(sequences)), lengths)
-    return sums, flat, owners
+    return [flat[s:s + n] for s, n in zip(starts, lengths)]
 
 
-def normalised(matrix):
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True) + 1e-8
-    return matrix / norms, norms
+def load_tokens(path):
+    data = np.load(path)
+    out = {'vocab': json.loads(str(data['vocab']))}
+    for split in ('train', 'valid'):
+        out[split] = (split_lists(data[f'{split}_text'], data[f'{split}_text_len']), split_lists(data[f'{split}_code'], data[f'{split}_code_len']))
+    if 'eval_chunk' in data:
+        out['eval_chunk'] = split_lists(data['eval_chunk'], data['eval_chunk_len'])
+        out['eval_question'] = split_lists(data['eval_question'], data['eval_question_len'])
+    return out
 
 
-def scatter_rows(flat, owners, grad_pooled):
-    """Row gradients of the table: each token's sequence gradient, summed per distinct token."""
-    grads = grad_pooled[owners]
-    order = np.argsort(flat, kind='stable')
-    ids = flat[order]
-    unique, starts = np.unique(ids, return_index=True)
-    return unique, np.add.reduceat(grads[order], starts, axis=0)
+def pool_unique(sequences):
+    return [np.unique(seq) for seq in sequences]
 
 
-def mrr(table, encoded, sample=1000, seed=1):
+class Batcher:
+    """Sequences → (flat ids, offsets) tensors for EmbeddingBag, cached per list on the device."""
+
+    def __init__(self, torch, device):
+        self.torch, self.device = torch, device
+
+    def bag(self, sequences, drop=0.0, rng=None):
+        if drop > 0:
+            # Token dropout: each token left out with probability `drop` (a text keeps one at least).
+            dropped = []
+            for seq in sequences:
+                kept = seq[rng.random(len(seq)) >= drop]
+                dropped.append(kept if len(kept) else seq[:1])
+            sequences = dropped
+        flat = np.concatenate(sequences).astype(np.int64)
+        offsets = np.concatenate(([0], np.cumsum([len(s) for s in sequences])[:-1])).astype(np.int64)
+        return self.torch.from_numpy(flat).to(self.device), self.torch.from_numpy(offsets).to(self.device)
+
+
+def train_one(torch, tokens, config, device, dump=None, log=print):
+    """One run. config: dim, epochs, batch, lr, temperature (or 'learned'), pool ('sum'|'unique'),
+    tables ('shared'|'split'), code_limit, text_limit, seed, wd. Returns (tables, metrics)."""
+    seed = config.get('seed', 7)
+    torch.manual_seed(seed)
     rng = random.Random(seed)
-    chosen = rng.sample(encoded, min(sample, len(encoded)))
-    queries, _, _ = pool(table, [text for text, _ in chosen])
-    codes, _, _ = pool(table, [code for _, code in chosen])
-    q, _ = normalised(queries)
-    c, _ = normalised(codes)
-    scores = q @ c.T
-    ranks = (scores > np.diag(scores)[:, None]).sum(axis=1)
-    return float(np.mean(1.0 / (ranks + 1)))
+    vocab_size = len(tokens['vocab'])
+    dim = config.get('dim', 256)
+    texts, codes = tokens['train']
+    code_limit, text_limit = config.get('code_limit', 256), config.get('text_limit', 64)
+    texts = [t[:text_limit] for t in texts]
+    codes = [c[:code_limit] for c in codes]
+    valid_texts, valid_codes = tokens['valid']
+    if config.get('pool') == 'unique':
+        texts, codes = pool_unique(texts), pool_unique(codes)
+        valid_texts, valid_codes = pool_unique(valid_texts), pool_unique(valid_codes)
+    nn = torch.nn
+    make = lambda: nn.EmbeddingBag(vocab_size, dim, mode='sum')
+    query_table = make().to(device)
+    nn.init.normal_(query_table.weight, std=config.get('init', 0.1))
+    code_table = make().to(device) if config.get('tables') == 'split' else query_table
+    if code_table is not query_table:
+        code_table.weight.data.copy_(query_table.weight.data)
+    params = list({id(p): p for p in list(query_table.parameters()) + list(code_table.parameters())}.values())
+    temperature = config.get('temperature', 0.07)
+    log_scale = None
+    if temperature == 'learned':
+        log_scale = torch.tensor(math.log(1 / 0.07), device=device, requires_grad=True)
+        params.append(log_scale)
+    optimiser = torch.optim.Adam(params, lr=config.get('lr', 0.003), weight_decay=config.get('wd', 0.0))
+    batcher = Batcher(torch, device)
+    batch = config.get('batch', 1024)
+    order = list(range(len(texts)))
+    steps_total = config.get('epochs', 10) * (len(order) // batch)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimiser, lambda step: min(1.0, (step + 1) / 100) * max(0.05, 1 - step / max(1, steps_total))) if config.get('schedule', 'linear') == 'linear' else None
+    F = torch.nn.functional
+
+    drop_rng = np.random.default_rng(seed)
+
+    def encode(table, sequences, drop=0.0):
+        flat, offsets = batcher.bag(sequences, drop, drop_rng)
+        return F.normalize(table(flat, offsets), dim=1)
+
+    def valid_mrr():
+        with torch.no_grad():
+            n = min(1000, len(valid_texts))
+            picked = random.Random(1).sample(range(len(valid_texts)), n)
+            q = encode(query_table, [valid_texts[i] for i in picked])
+            c = encode(code_table, [valid_codes[i] for i in picked])
+            s = q @ c.T
+            ranks = (s > s.diag()[:, None]).sum(dim=1).float()
+            return float((1 / (ranks + 1)).mean())
+
+    started = time.time()
+    for epoch in range(config.get('epochs', 10)):
+        rng.shuffle(order)
+        losses = []
+        for at in range(0, len(order) - batch + 1, batch):
+            chosen = order[at:at + batch]
+            q = encode(query_table, [texts[i] for i in chosen], config.get('drop', 0.0))
+            c = encode(code_table, [codes[i] for i in chosen], config.get('drop', 0.0))
+            scale = log_scale.exp().clamp(max=100) if log_scale is not None else 1 / temperature
+            logits = (q @ c.T) * scale
+            labels = torch.arange(len(chosen), device=device)
+            loss = (F.cross_entropy(logits, labels) + F.cross_entropy(logits.T, labels)) / 2
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            if scheduler:
+                scheduler.step()
+            with torch.no_grad():
+                query_table.weight[0].zero_()
+                code_table.weight[0].zero_()
+            losses.append(float(loss))
+        log(f'  epoch {epoch + 1}: loss {np.mean(losses):.3f} valid MRR {valid_mrr():.3f} ({time.time() - started:.0f} s)')
+    metrics = {'validMrr': valid_mrr(), 'seconds': round(time.time() - started, 1)}
+    if log_scale is not None:
+        metrics['temperature'] = float(1 / log_scale.exp())
+    q_table = query_table.weight.detach().float().cpu().numpy()
+    c_table = code_table.weight.detach().float().cpu().numpy()
+    if dump is not None and 'eval_chunk' in tokens:
+        metrics['eval'] = eval_tables(tokens, dump, q_table, c_table, config.get('pool') == 'unique')
+    return (q_table, c_table), metrics
+
+
+def eval_tables(tokens, dump, q_table, c_table, unique):
+    from evaluate import evaluate
+    # As model/export.py writes them: [PAD], [CLS] and [SEP] are zero rows.
+    q_table, c_table = q_table.copy(), c_table.copy()
+    for token in ('[PAD]', '[CLS]', '[SEP]'):
+        q_table[tokens['vocab'].index(token)] = 0
+        c_table[tokens['vocab'].index(token)] = 0
+    chunk_ids, question_ids = tokens['eval_chunk'], tokens['eval_question']
+    if unique:
+        chunk_ids, question_ids = pool_unique(chunk_ids), pool_unique(question_ids)
+    chunk_vectors = np.stack([c_table[ids].sum(axis=0) for ids in chunk_ids])
+    question_vectors = np.stack([q_table[ids].sum(axis=0) for ids in question_ids])
+    norm = lambda m: m / (np.linalg.norm(m, axis=1, keepdims=True) + 1e-8)
+    chunk_vectors, question_vectors = norm(chunk_vectors), norm(question_vectors)
+    text_row = {}
+    at = 0
+    for data in dump['corpora'].values():
+        for chunk in data['chunks']:
+            text_row.setdefault(chunk['text'], at)
+            at += 1
+    question_row = {question['question']: index for index, question in enumerate(dump['questions'])}
+
+    def embed(texts, kind):
+        if kind == 'document':
+            return chunk_vectors[[text_row[text] for text in texts]]
+        return question_vectors[[question_row[text] for text in texts]]
+
+    result = evaluate(dump, embed)
+    return {name: {key: round(value, 4) for key, value in values.items()} for name, values in result.items()}
+
+
+def summary_line(metrics):
+    e = metrics.get('eval')
+    if not e:
+        return f"valid MRR {metrics['validMrr']:.3f}"
+    best = max((name for name in e if name.startswith('hybrid')), key=lambda name: (e[name]['mrr10'], e[name]['r1']))
+    return f"valid MRR {metrics['validMrr']:.3f} | semantic R@1 {100 * e['semantic']['r1']:.1f} MRR {e['semantic']['mrr10']:.3f} | {best} R@1 {100 * e[best]['r1']:.1f} MRR {e[best]['mrr10']:.3f}"
+
+
+def save(out, tokens, tables, config, metrics):
+    os.makedirs(out, exist_ok=True)
+    q_table, c_table = tables
+    np.save(os.path.join(out, 'table.npy'), q_table)
+    if c_table is not q_table and not np.array_equal(q_table, c_table):
+        np.save(os.path.join(out, 'code_table.npy'), c_table)
+    with open(os.path.join(out, 'vocab.json'), 'w') as handle:
+        json.dump(tokens['vocab'], handle)
+    with open(os.path.join(out, 'training.json'), 'w') as handle:
+        json.dump({'config': config, **metrics}, handle, indent=1)
 
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument('data')
-    parser.add_argument('out')
-    parser.add_argument('--dim', type=int, default=128)
+    parser.add_argument('command', choices=['prepare', 'train', 'sweep'])
+    parser.add_argument('first')
+    parser.add_argument('second')
+    parser.add_argument('third', nargs='?')
     parser.add_argument('--vocab', type=int, default=30000)
-    parser.add_argument('--epochs', type=int, default=3)
-    parser.add_argument('--batch', type=int, default=128)
-    parser.add_argument('--lr', type=float, default=0.01)
-    parser.add_argument('--temperature', type=float, default=0.05)
     parser.add_argument('--text-limit', type=int, default=64)
     parser.add_argument('--code-limit', type=int, default=256)
-    parser.add_argument('--seed', type=int, default=7)
+    parser.add_argument('--eval')
+    parser.add_argument('--config', default='{}', help='JSON: the settings of train_one')
+    parser.add_argument('--device', default='auto')
+    parser.add_argument('--shard', default='0/1', help='I/N: this process runs configs I, I+N, …')
     args = parser.parse_args()
-    random.seed(args.seed)
-    rng = np.random.default_rng(args.seed)
-    load = lambda name: [json.loads(line) for line in open(os.path.join(args.data, name))]
-    train, valid = load('train.jsonl'), load('valid.jsonl')
-    started = time.time()
-    vocab = build_vocab(train, args.vocab)
-    tokeniser = WordPiece(vocab)
-    train_encoded = encode_all(tokeniser, train, args.text_limit, args.code_limit)
-    valid_encoded = encode_all(tokeniser, valid, args.text_limit, args.code_limit)
-    print(f'{len(train)} training pairs, {len(valid)} validation pairs, vocabulary {len(vocab)}, tokenised in {time.time() - started:.0f} s', flush=True)
-    table = (rng.standard_normal((len(vocab), args.dim)) * 0.1).astype(np.float32)
-    table[vocab['[PAD]']] = 0
-    first, second = np.zeros_like(table), np.zeros_like(table)
-    beta1, beta2, step = 0.9, 0.999, 0
-    print(f'before training: validation MRR {mrr(table, valid_encoded):.3f}', flush=True)
-    for epoch in range(args.epochs):
-        random.shuffle(train_encoded)
-        losses = []
-        for at in range(0, len(train_encoded) - args.batch + 1, args.batch):
-            batch = train_encoded[at:at + args.batch]
-            q_sum, q_flat, q_owner = pool(table, [text for text, _ in batch])
-            c_sum, c_flat, c_owner = pool(table, [code for _, code in batch])
-            q, q_norm = normalised(q_sum)
-            c, c_norm = normalised(c_sum)
-            logits = (q @ c.T) / args.temperature
-            # Symmetric InfoNCE: each question against every code of the batch, and each code against every question.
-            p_rows = np.exp(logits - logits.max(axis=1, keepdims=True))
-            p_rows /= p_rows.sum(axis=1, keepdims=True)
-            p_cols = np.exp(logits - logits.max(axis=0, keepdims=True))
-            p_cols /= p_cols.sum(axis=0, keepdims=True)
-            n = len(batch)
-            loss = -(np.log(np.diag(p_rows) + 1e-9).mean() + np.log(np.diag(p_cols) + 1e-9).mean()) / 2
-            losses.append(loss)
-            eye = np.eye(n, dtype=np.float32)
-            grad_logits = ((p_rows - eye) + (p_cols - eye)) / (2 * n) / args.temperature
-            grad_q = grad_logits @ c
-            grad_c = grad_logits.T @ q
-            # Through the normalisation: d(x/|x|) = (g - (g·u) u) / |x|.
-            grad_q_sum = (grad_q - (grad_q * q).sum(axis=1, keepdims=True) * q) / q_norm
-            grad_c_sum = (grad_c - (grad_c * c).sum(axis=1, keepdims=True) * c) / c_norm
-            rows_q, grads_q = scatter_rows(q_flat, q_owner, grad_q_sum.astype(np.float32))
-            rows_c, grads_c = scatter_rows(c_flat, c_owner, grad_c_sum.astype(np.float32))
-            rows = np.concatenate((rows_q, rows_c))
-            grads = np.concatenate((grads_q, grads_c))
-            order = np.argsort(rows, kind='stable')
-            unique, starts = np.unique(rows[order], return_index=True)
-            grads = np.add.reduceat(grads[order], starts, axis=0)
-            # Adam on the touched rows only (lazy).
-            step += 1
-            first[unique] = beta1 * first[unique] + (1 - beta1) * grads
-            second[unique] = beta2 * second[unique] + (1 - beta2) * grads * grads
-            corrected = args.lr * math.sqrt(1 - beta2 ** step) / (1 - beta1 ** step)
-            table[unique] -= corrected * first[unique] / (np.sqrt(second[unique]) + 1e-8)
-            table[vocab['[PAD]']] = 0
-            if (at // args.batch) % 200 == 0:
-                print(f'epoch {epoch + 1} batch {at // args.batch}: loss {np.mean(losses[-200:]):.3f} ({time.time() - started:.0f} s)', flush=True)
-        print(f'epoch {epoch + 1}: loss {np.mean(losses):.3f}, validation MRR {mrr(table, valid_encoded):.3f} ({time.time() - started:.0f} s)', flush=True)
-    os.makedirs(args.out, exist_ok=True)
-    np.save(os.path.join(args.out, 'table.npy'), table)
-    with open(os.path.join(args.out, 'vocab.json'), 'w') as handle:
-        json.dump([token for token, _ in sorted(vocab.items(), key=lambda item: item[1])], handle)
-    with open(os.path.join(args.out, 'training.json'), 'w') as handle:
-        json.dump({'args': vars(args), 'trainPairs': len(train), 'validPairs': len(valid), 'vocabulary': len(vocab), 'validMrr': mrr(table, valid_encoded), 'seconds': round(time.time() - started)}, handle, indent=1)
+    if args.command == 'prepare':
+        args.data, args.tokens = args.first, args.second
+        return prepare(args)
+    import torch
+    device = ('cuda' if torch.cuda.is_available() else 'cpu') if args.device == 'auto' else args.device
+    torch.set_num_threads(int(os.environ.get('FATHOM_THREADS', os.cpu_count() or 1)))
+    tokens = load_tokens(args.first)
+    dump = json.load(open(args.eval)) if args.eval else None
+    if args.command == 'train':
+        config = json.loads(args.config)
+        tables, metrics = train_one(torch, tokens, config, device, dump)
+        print(summary_line(metrics), flush=True)
+        save(args.second, tokens, tables, config, metrics)
+        return
+    configs = json.load(open(args.third))
+    shard, shards = (int(part) for part in args.shard.split('/'))
+    results = []
+    for index, config in enumerate(configs):
+        if index % shards != shard:
+            continue
+        print(f'[{index + 1}/{len(configs)}] {json.dumps(config)}', flush=True)
+        try:
+            _, metrics = train_one(torch, tokens, config, device, dump, log=lambda line: print(line, flush=True))
+        except Exception as error:  # one bad setting must not lose the sweep
+            metrics = {'error': repr(error)}
+            print(f'  failed: {error!r}', flush=True)
+        results.append({'index': index, 'config': config, **metrics})
+        if 'error' not in metrics:
+            print(f'  => {summary_line(metrics)}', flush=True)
+        with open(args.second, 'w') as handle:
+            json.dump(results, handle, indent=1)
 
 
 if __name__ == '__main__':

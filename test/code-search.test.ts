@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { defaultModelDir } from '../src/daemon/semantic-models.js';
 import { commentSpans } from '../src/index/lexical/chunk-fields.js';
 import { ChunkRanking, isTestPath } from '../src/index/lexical/chunk-ranking.js';
 import { ChunkTermsPool } from '../src/index/lexical/chunk-terms-pool.js';
@@ -289,7 +290,7 @@ describe('fathom/codeSearch over the protocol', () => {
     assert.notEqual(workspace.indexes.semantic, 'off');
     assert.equal(workspace.search?.ranking.files, 6);
     assert.match(workspace.search?.semantic.model?.dir ?? '', /models\/fathom-code$/);
-    assert.equal(workspace.search?.semantic.model?.hybridWeight, 0.3);
+    assert.equal(workspace.search?.semantic.model?.hybridWeight, (JSON.parse(fs.readFileSync(path.join(defaultModelDir, 'fathom.json'), 'utf8')) as { hybridWeight: number }).hybridWeight, 'the weight measured for the shipped model');
   });
 });
 

@@ -125,6 +125,10 @@ describe('model folders', () => {
     assert.equal(weighted.settings.hybridWeight, 0.4);
     fs.writeFileSync(path.join(dir, 'fathom.json'), JSON.stringify({ hybridWeight: 0.4, documentPrefix: 'passage: ' }));
     assert.notEqual(openModelFolder(dir).id, one.id, 'a prefix changes every vector');
+    fs.writeFileSync(path.join(dir, 'fathom.json'), JSON.stringify({ hybridWeight: 0.4, pooling: 'distinct' }));
+    assert.notEqual(openModelFolder(dir).id, one.id, 'distinct pooling changes every vector');
+    fs.writeFileSync(path.join(dir, 'fathom.json'), JSON.stringify({ pooling: 'max' }));
+    assert.throws(() => openModelFolder(dir), /pooling must be "sum" or "distinct", not "max"/);
   });
 });
 
@@ -167,6 +171,17 @@ describe('a static model embeds without onnxruntime, the same vectors', () => {
     } finally {
       pool.close();
     }
+  });
+
+  test('distinct pooling counts each token once per text, in every text of a batch', async () => {
+    const cosine = (a: Float32Array, b: Float32Array): number => a.reduce((sum, value, column) => sum + value * b[column]!, 0);
+    const distinct = new StaticEmbedder(openModelFolder(buildTinyModel({ static: true, pooling: 'distinct' })));
+    const summed = new StaticEmbedder(openModelFolder(buildTinyModel({ static: true })));
+    const texts = ['retry retry retry cache', 'retry cache', 'cache retry cache retry', 'retry cache retry'];
+    const [repeated, once, shuffled, again] = await distinct.embed(texts, 'document');
+    for (const other of [once!, shuffled!, again!]) assert.ok(cosine(repeated!, other) > 0.99999, 'the same distinct tokens: the same vector');
+    const [sumRepeated, sumOnce] = await summed.embed(texts.slice(0, 2), 'document');
+    assert.ok(cosine(sumRepeated!, sumOnce!) < 0.95, 'summed, repeats weigh more');
   });
 });
 
@@ -249,7 +264,8 @@ describe("Fathom's own model, on by default", () => {
     const semantic = indexed.search!.semantic as { state: string; model: { dir: string; dimensions: number; hybridWeight: number }; chunks: number };
     assert.equal(semantic.state, 'ready');
     assert.match(semantic.model.dir, /models\/fathom-code$/);
-    assert.deepEqual([semantic.model.dimensions, semantic.model.hybridWeight], [256, 0.3]);
+    const shipped = JSON.parse(fs.readFileSync(path.join(defaultModelDir, 'fathom.json'), 'utf8')) as { hybridWeight: number };
+    assert.deepEqual([semantic.model.dimensions, semantic.model.hybridWeight], [256, shipped.hybridWeight], 'the shipped model and its measured weight');
     assert.ok(semantic.chunks > 0);
     const words = await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'wait longer between tries after each failure' });
     assert.equal(words.route, 'hybrid');

@@ -149,7 +149,7 @@ export function rgBm25(root: string): Ranker {
   };
 }
 
-export const hybridWeights = [0.1, 0.2, 0.3, 0.5, 0.7];
+export const hybridWeights = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7];
 
 /** Fathom's chunk ranking over a workspace of the corpus (and, with a model, semantic and hybrid rankers through codeSearch). */
 export async function chunkLexical(root: string, parameters: RankingParameters, modelDir?: string): Promise<{ ranker: Ranker; semantic: Record<string, Ranker>; close: () => Promise<void>; buildMs: number; embedMs: number; counts: ReturnType<ChunkRanking['counts']> }> {

@@ -19,6 +19,8 @@ export interface ModelSettings {
   documentPrefix?: string;
   /** A table of one vector per token (Fathom's own models): embedded without onnxruntime (static-embedder.ts), with the same vectors. */
   static?: boolean;
+  /** How a static model pools a text's tokens: "sum" of every token's row (the default), or "distinct": each token once (its ONNX graph zeroes repeats, so both paths agree). */
+  pooling?: 'sum' | 'distinct';
 }
 
 export interface ModelFolder {
@@ -50,6 +52,7 @@ export function openModelFolder(dir: string): ModelFolder {
     } catch (error) {
       throw new FathomError('invalidParams', `${settingsFile}: ${(error as Error).message}`, { path: settingsFile });
     }
+    if (settings.pooling !== undefined && settings.pooling !== 'sum' && settings.pooling !== 'distinct') throw new FathomError('invalidParams', `${settingsFile}: pooling must be "sum" or "distinct", not ${JSON.stringify(settings.pooling)}`, { path: settingsFile });
   }
   // The name: the small files' bytes, the weights' size and modification time (hashing hundreds
   // of MB on the daemon's thread is not worth it: new weights get a new mtime), and the settings
@@ -63,6 +66,6 @@ export function openModelFolder(dir: string): ModelFolder {
   // A static model's weights are read whole anyway (and are small): hash them; others by size and time.
   if (settings.static) hash.update(fs.readFileSync(weights!));
   else hash.update(`${path.relative(absolute, weights!)}\0${stat.size}\0${stat.mtimeMs}\0`);
-  hash.update(JSON.stringify([settings.queryPrefix ?? '', settings.documentPrefix ?? '']));
+  hash.update(JSON.stringify([settings.queryPrefix ?? '', settings.documentPrefix ?? '', ...(settings.pooling === 'distinct' ? ['distinct'] : [])]));
   return { dir: absolute, id: hash.digest('hex').slice(0, 16), dtype: weights === fp32 ? 'fp32' : 'q8', settings };
 }

@@ -3,6 +3,8 @@
 // and pre-tokenisation, WordPiece from tokenizer.json, truncation to model_max_length with the
 // [CLS]/[SEP] it adds), then the mean of the tokens' rows, normalised: what the ONNX graph and
 // transformers.js' mean pooling compute, an order of magnitude faster (no tensors, a word cache).
+// With "pooling": "distinct" in fathom.json each token counts once per text (the ONNX graph gives
+// a repeated token a zero row, model/export.py), which the training used.
 // The table is read from the ONNX file's `embeddings` initializer (a small protobuf reader: the
 // graph is one Gather, maybe followed by a Cast). A folder opts in with "static": true in its
 // fathom.json; test/semantic.test.ts checks both paths give the same vectors.
@@ -107,6 +109,9 @@ export class StaticEmbedder implements Embedder {
   private readonly cls: number;
   private readonly sep: number;
   private readonly maxTokens: number;
+  /** pooling "distinct": the text (a counter) in which each token was last added. */
+  private readonly lastSeen: Uint32Array | undefined;
+  private text = 0;
 
   constructor(private readonly model: ModelFolder) {
     this.modelId = model.id;
@@ -128,6 +133,7 @@ export class StaticEmbedder implements Embedder {
     for (const token of ['[CLS]', '[SEP]', '[UNK]', '[PAD]', '[MASK]']) if (this.vocabulary.has(token)) this.specials.set(token, this.vocabulary.get(token)!);
     this.cls = this.vocabulary.get('[CLS]') ?? -1;
     this.sep = this.vocabulary.get('[SEP]') ?? -1;
+    this.lastSeen = model.settings.pooling === 'distinct' ? new Uint32Array(rows) : undefined;
   }
 
   /** BERT's normalisation and pre-tokenisation: lower case, accents off, controls out, words split at spaces and punctuation. */
@@ -210,7 +216,16 @@ export class StaticEmbedder implements Embedder {
     if (this.sep >= 0) ids.push(this.sep);
     if (ids.length > this.maxTokens) ids.length = this.maxTokens;
     const sum = new Float32Array(this.columns);
+    const seen = this.lastSeen;
+    if (seen && ++this.text === 0xffffffff) {
+      seen.fill(0);
+      this.text = 1;
+    }
     for (const id of ids) {
+      if (seen) {
+        if (seen[id] === this.text) continue;
+        seen[id] = this.text;
+      }
       const offset = id * this.columns;
       for (let column = 0; column < this.columns; column++) sum[column]! += this.table[offset + column]!;
     }
