@@ -6,7 +6,9 @@ over the 100 nearest chunks) file Recall@1, MRR@10 and chunk Recall@10 on the me
 questions. Lets a training sweep see the end metric without Node; the numbers to report still
 come from eval.ts.
 
-Usage: python3 model/evaluate.py DUMP.json MODEL_DIR   (a trained folder: table.npy, vocab.json)
+Usage: python3 model/evaluate.py DUMP.json TRAINED_DIR   (model/train.py's output: table.npy,
+vocab.json, training.json for the pooling)
+       python3 model/evaluate.py DUMP.json VECTORS.json   (model/baselines.mjs's output)
 """
 import json
 import os
@@ -87,29 +89,55 @@ def evaluate(dump, embed, weights=WEIGHTS):
     return {name: scores(questions, found) for name, found in answers.items()}
 
 
-def table_embedder(table, vocab, max_length=512):
-    """The static embedder's vectors: [CLS] + WordPiece tokens + [SEP], cut to max_length, summed, normalised."""
+def table_embedder(table, vocab, pooling='sum', max_length=512):
+    """The static embedder's vectors: [CLS] + WordPiece tokens + [SEP], cut to max_length, summed
+    (each token once with pooling 'distinct'), normalised; [PAD], [CLS] and [SEP] are zero rows as
+    model/export.py writes them."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from wordpiece import WordPiece
     tokeniser = WordPiece(vocab)
-    cls, sep = vocab.get('[CLS]'), vocab.get('[SEP]')
+    table = table.copy()
+    for token in ('[PAD]', '[CLS]', '[SEP]'):
+        table[vocab[token]] = 0
+    cls, sep = vocab['[CLS]'], vocab['[SEP]']
 
     def embed(texts, kind):
         rows = np.zeros((len(texts), table.shape[1]), dtype=np.float32)
         for index, text in enumerate(texts):
             ids = ([cls] + tokeniser.encode(text, max_length) + [sep])[:max_length]
-            rows[index] = table[ids].sum(axis=0)
+            rows[index] = table[np.unique(ids) if pooling == 'distinct' else ids].sum(axis=0)
         return rows / (np.linalg.norm(rows, axis=1, keepdims=True) + 1e-8)
 
     return embed
 
 
+def vectors_embedder(dump, file):
+    """Precomputed vectors (model/baselines.mjs): rows in the dump's order of chunks and questions."""
+    data = json.load(open(file))
+    norm = lambda rows: rows / (np.linalg.norm(rows, axis=1, keepdims=True) + 1e-8)
+    chunks, questions = norm(np.array(data['chunks'], dtype=np.float32)), norm(np.array(data['questions'], dtype=np.float32))
+    chunk_row, at = {}, 0
+    for corpus in dump['corpora'].values():
+        for chunk in corpus['chunks']:
+            chunk_row.setdefault(chunk['text'], at)
+            at += 1
+    question_row = {question['question']: index for index, question in enumerate(dump['questions'])}
+    return lambda texts, kind: chunks[[chunk_row[t] for t in texts]] if kind == 'document' else questions[[question_row[t] for t in texts]]
+
+
 def main():
     dump = json.load(open(sys.argv[1]))
     folder = sys.argv[2]
+    if folder.endswith('.json'):
+        result = evaluate(dump, vectors_embedder(dump, folder))
+        for name, values in result.items():
+            print(f"{name:12} R@1 {100 * values['r1']:5.1f}  MRR@10 {values['mrr10']:.3f}  chunk R@10 {100 * values['chunkR10']:5.1f}")
+        return
     table = np.load(os.path.join(folder, 'table.npy')).astype(np.float32)
     tokens = json.load(open(os.path.join(folder, 'vocab.json')))
-    result = evaluate(dump, table_embedder(table, {token: index for index, token in enumerate(tokens)}))
+    config = json.load(open(os.path.join(folder, 'training.json'))).get('config', {}) if os.path.exists(os.path.join(folder, 'training.json')) else {}
+    pooling = 'distinct' if config.get('pool') == 'unique' else 'sum'
+    result = evaluate(dump, table_embedder(table, {token: index for index, token in enumerate(tokens)}, pooling))
     for name, values in result.items():
         print(f"{name:12} R@1 {100 * values['r1']:5.1f}  MRR@10 {values['mrr10']:.3f}  chunk R@10 {100 * values['chunkR10']:5.1f}")
 

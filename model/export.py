@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Writes a trained table (model/train.py) as a model folder in transformers.js' layout: an ONNX
-graph that maps each token id to its row (Gather over a float16 table, then Cast to float32:
-transformers.js mean-pools and normalises), a WordPiece tokenizer.json with BERT normalisation and
-pre-tokenisation (what train.py re-implements), config.json, tokenizer_config.json, and Fathom's
-fathom.json. The ONNX protobuf is written field by field: nothing beyond numpy is needed.
+graph that maps each token id to its row (Gather over a float16 table, then Cast to float32;
+with --pooling distinct, then a mask that zeroes the rows of tokens seen earlier in the same
+text: transformers.js mean-pools and normalises), a WordPiece tokenizer.json with BERT
+normalisation and pre-tokenisation (what model/wordpiece.py re-implements), config.json,
+tokenizer_config.json, and Fathom's fathom.json ("static", "pooling"). The ONNX protobuf is
+written field by field: nothing beyond numpy is needed.
 
-Usage: python3 model/export.py TRAINED_DIR MODEL_DIR [--max-tokens 512]
+Usage: python3 model/export.py TRAINED_DIR MODEL_DIR [--max-tokens 512] [--pooling sum|distinct]
 """
 import argparse
 import json
@@ -105,6 +107,8 @@ def main():
     parser.add_argument('--max-tokens', type=int, default=512)
     parser.add_argument('--pooling', choices=['sum', 'distinct'], default='sum', help="distinct: each token counts once per text")
     args = parser.parse_args()
+    if os.path.exists(os.path.join(args.trained, 'code_table.npy')):
+        raise SystemExit(f'{args.trained} has separate question and code tables: the export format holds one table')
     table = np.load(os.path.join(args.trained, 'table.npy'))
     vocab = json.load(open(os.path.join(args.trained, 'vocab.json')))
     # [PAD], [CLS] and [SEP] were never trained: zero rows, so the tokens transformers.js adds count for nothing.

@@ -36,10 +36,14 @@ def sources():
         for folder, dirs, files in os.walk(base):
             rel = os.path.relpath(folder, base)
             top = rel.split(os.sep)[0]
-            dirs[:] = [d for d in dirs if d not in ('__pycache__', 'test', 'tests', 'testing', 'site-packages', 'dist-packages') and not d.endswith(('.dist-info', '.egg-info'))]
-            if base == DIST and (top in EXCLUDED or top in GENERATED or top == '.'):
+            dirs[:] = sorted(d for d in dirs if d not in ('__pycache__', 'test', 'tests', 'testing', 'site-packages', 'dist-packages') and not d.endswith(('.dist-info', '.egg-info')))
+            if base == DIST and (top in EXCLUDED or top in GENERATED):
+                dirs[:] = []
                 continue
-            for file in files:
+            if base == DIST and top == '.':
+                dirs[:] = [d for d in dirs if d not in EXCLUDED and d not in GENERATED]
+                continue
+            for file in sorted(files):
                 if file.endswith('.py') and not file.startswith('test_'):
                     yield name_of(rel), os.path.join(folder, file)
 
@@ -187,8 +191,8 @@ def js_sources(npm_dir):
         if package in JS_EXCLUDED or 'zod' in package:
             continue
         for folder, dirs, files in os.walk(os.path.join(base, package)):
-            dirs[:] = [d for d in dirs if d not in ('node_modules', 'test', 'tests', '__tests__', 'dist', 'umd', 'cdn')]
-            for file in files:
+            dirs[:] = sorted(d for d in dirs if d not in ('node_modules', 'test', 'tests', '__tests__', 'dist', 'umd', 'cdn'))
+            for file in sorted(files):
                 if file.endswith(('.js', '.mjs', '.cjs', '.ts')) and not file.endswith(('.min.js', '.d.ts', '.test.js', '.spec.js')):
                     yield 'npm:' + package, os.path.join(folder, file)
 

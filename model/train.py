@@ -99,7 +99,7 @@ class Batcher:
             dropped = []
             for seq in sequences:
                 kept = seq[rng.random(len(seq)) >= drop]
-                dropped.append(kept if len(kept) else seq[:1])
+                dropped.append(kept if len(kept) else seq[rng.integers(len(seq)):][:1])
             sequences = dropped
         flat = np.concatenate(sequences).astype(np.int64)
         offsets = np.concatenate(([0], np.cumsum([len(s) for s in sequences])[:-1])).astype(np.int64)
@@ -113,6 +113,7 @@ def train_one(torch, tokens, config, device, dump=None, log=print):
     torch.manual_seed(seed)
     rng = random.Random(seed)
     vocab_size = len(tokens['vocab'])
+    pad = tokens['vocab'].index('[PAD]')
     dim = config.get('dim', 256)
     texts, codes = tokens['train']
     code_limit, text_limit = config.get('code_limit', 256), config.get('text_limit', 64)
@@ -177,8 +178,8 @@ def train_one(torch, tokens, config, device, dump=None, log=print):
             if scheduler:
                 scheduler.step()
             with torch.no_grad():
-                query_table.weight[0].zero_()
-                code_table.weight[0].zero_()
+                query_table.weight[pad].zero_()
+                code_table.weight[pad].zero_()
             losses.append(float(loss))
         log(f'  epoch {epoch + 1}: loss {np.mean(losses):.3f} valid MRR {valid_mrr():.3f} ({time.time() - started:.0f} s)')
     metrics = {'validMrr': valid_mrr(), 'seconds': round(time.time() - started, 1)}

@@ -173,15 +173,29 @@ describe('a static model embeds without onnxruntime, the same vectors', () => {
     }
   });
 
-  test('distinct pooling counts each token once per text, in every text of a batch', async () => {
+  test('distinct pooling counts each token once per text, in every text of a batch, on both paths', async () => {
     const cosine = (a: Float32Array, b: Float32Array): number => a.reduce((sum, value, column) => sum + value * b[column]!, 0);
-    const distinct = new StaticEmbedder(openModelFolder(buildTinyModel({ static: true, pooling: 'distinct' })));
+    const folder = openModelFolder(buildTinyModel({ static: true, pooling: 'distinct' }));
+    const distinct = new StaticEmbedder(folder);
     const summed = new StaticEmbedder(openModelFolder(buildTinyModel({ static: true })));
     const texts = ['retry retry retry cache', 'retry cache', 'cache retry cache retry', 'retry cache retry'];
     const [repeated, once, shuffled, again] = await distinct.embed(texts, 'document');
     for (const other of [once!, shuffled!, again!]) assert.ok(cosine(repeated!, other) > 0.99999, 'the same distinct tokens: the same vector');
     const [sumRepeated, sumOnce] = await summed.embed(texts.slice(0, 2), 'document');
     assert.ok(cosine(sumRepeated!, sumOnce!) < 0.95, 'summed, repeats weigh more');
+    // The graph's mask through onnxruntime, texts of different lengths padded in one batch.
+    const pool = new EmbedPool();
+    try {
+      const mixed = [...texts, 'retry', `${'cache retry '.repeat(300)}session`, 'session token session login token'];
+      const [viaOnnx, direct] = [await pool.embedder({ ...folder, settings: {} }).embed(mixed, 'document'), await distinct.embed(mixed, 'document')];
+      mixed.forEach((text, at) => assert.ok(cosine(viaOnnx[at]!, direct[at]!) > 0.9999, `${text.slice(0, 30)}: the graph and the static embedder agree`));
+    } finally {
+      pool.close();
+    }
+    // A fathom.json pooling that is not its graph's is refused, both ways.
+    assert.throws(() => new StaticEmbedder({ ...folder, settings: { static: true } }), /fathom\.json says pooling "sum" but the ONNX graph counts each token once/);
+    const plain = openModelFolder(buildTinyModel({ static: true }));
+    assert.throws(() => new StaticEmbedder({ ...plain, settings: { static: true, pooling: 'distinct' } }), /says pooling "distinct" but the ONNX graph sums every token/);
   });
 });
 

@@ -2,7 +2,8 @@
 // loading path is tested offline: an ONNX graph written byte by byte (one Gather: token id → its
 // row of an embedding table; the pipeline mean-pools and normalises), a WordPiece tokenizer over a
 // small vocabulary, and a config. Words of one topic share a direction (plus a little of their
-// own), so "pause" lands near code about retries although the code never says "pause".
+// own), so "pause" lands near code about retries although the code never says "pause". With
+// settings { pooling: "distinct" } the graph also masks repeated tokens, as model/export.py's.
 import fs from 'node:fs';
 import path from 'node:path';
 import { tempDir } from './fixture.js';
@@ -55,16 +56,42 @@ export function buildTinyModel(settings?: Record<string, unknown>): string {
   const FLOAT = 1;
   const INT64 = 7;
   const initializer = message(5, [int(1, vocabulary.length), int(1, tinyDimensions), int(2, FLOAT), bytes(8, 'embeddings'), bytes(9, Buffer.from(table.buffer))]);
-  const node = message(1, [bytes(1, 'embeddings'), bytes(1, 'input_ids'), bytes(2, 'last_hidden_state'), bytes(3, 'lookup'), bytes(4, 'Gather')]);
+  // NodeProto { input…, output…, name, op_type, attribute… }; AttributeProto INT is type 2, INTS 7.
+  const node = (op: string, inputs: string[], outputs: string[], ...attributes: Buffer[]): Buffer =>
+    message(1, [...inputs.map((input) => bytes(1, input)), ...outputs.map((output) => bytes(2, output)), bytes(3, `${op}_${outputs[0]}`), bytes(4, op), ...attributes]);
+  const intAttribute = (name: string, value: number): Buffer => message(5, [bytes(1, name), int(3, value), int(20, 2)]);
+  const constant = (name: string, type: number, raw: Buffer, dims: number[] = []): Buffer => message(5, [...dims.map((dim) => int(1, dim)), int(2, type), bytes(8, name), bytes(9, raw)]);
+  const int64 = (value: number): Buffer => {
+    const raw = Buffer.alloc(8);
+    raw.writeBigInt64LE(BigInt(value));
+    return raw;
+  };
+  // "pooling": "distinct": as model/export.py writes it, a token seen earlier in the text gets a zero row.
+  const distinct = settings?.pooling === 'distinct';
+  const nodes = distinct
+    ? [
+        node('Gather', ['embeddings', 'input_ids'], ['rows']),
+        node('Unsqueeze', ['input_ids', 'axis_2'], ['ids_column']),
+        node('Unsqueeze', ['input_ids', 'axis_1'], ['ids_row']),
+        node('Equal', ['ids_column', 'ids_row'], ['same']),
+        node('Cast', ['same'], ['same_float'], intAttribute('to', FLOAT)),
+        node('Trilu', ['same_float', 'below'], ['earlier'], intAttribute('upper', 0)),
+        node('ReduceMax', ['earlier'], ['repeated'], message(5, [bytes(1, 'axes'), int(8, 2), int(20, 7)]), intAttribute('keepdims', 1)),
+        node('Sub', ['one', 'repeated'], ['first_time']),
+        node('Mul', ['rows', 'first_time'], ['last_hidden_state']),
+      ]
+    : [node('Gather', ['embeddings', 'input_ids'], ['last_hidden_state'])];
+  const constants = distinct ? [constant('axis_1', INT64, int64(1), [1]), constant('axis_2', INT64, int64(2), [1]), constant('below', INT64, int64(-1)), constant('one', FLOAT, Buffer.from(new Float32Array([1]).buffer))] : [];
   const graph = message(7, [
-    node,
+    ...nodes,
     bytes(2, 'fathom-tiny'),
     initializer,
+    ...constants,
     valueInfo(11, 'input_ids', INT64, ['batch', 'sequence']),
     valueInfo(11, 'attention_mask', INT64, ['batch', 'sequence']),
     valueInfo(12, 'last_hidden_state', FLOAT, ['batch', 'sequence', tinyDimensions]),
   ]);
-  const model = Buffer.concat([int(1, 7), bytes(2, 'fathom-tests'), graph, message(8, [bytes(1, ''), int(2, 13)])]);
+  const model = Buffer.concat([int(1, 7), bytes(2, 'fathom-tests'), graph, message(8, [bytes(1, ''), int(2, distinct ? 14 : 13)])]);
   fs.mkdirSync(path.join(dir, 'onnx'));
   fs.writeFileSync(path.join(dir, 'onnx', 'model.onnx'), model);
   fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ model_type: 'bert', hidden_size: tinyDimensions }));

@@ -6,8 +6,9 @@
 // With "pooling": "distinct" in fathom.json each token counts once per text (the ONNX graph gives
 // a repeated token a zero row, model/export.py), which the training used.
 // The table is read from the ONNX file's `embeddings` initializer (a small protobuf reader: the
-// graph is one Gather, maybe followed by a Cast). A folder opts in with "static": true in its
-// fathom.json; test/semantic.test.ts checks both paths give the same vectors.
+// graph is one Gather, maybe followed by a Cast and, for "pooling": "distinct", the mask of
+// repeated tokens). A folder opts in with "static": true in its fathom.json; a pooling that is not
+// its graph's is refused; test/semantic.test.ts checks both paths give the same vectors.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Embedder } from './embed-pool.js';
@@ -46,6 +47,19 @@ function* fields(bytes: Buffer): Generator<Field> {
     else if (wire === 1) at += 8;
     else throw new Error(`unsupported protobuf wire type ${wire}`);
   }
+}
+
+/** The op types of an ONNX graph's nodes, in order. */
+export function graphOps(onnxFile: string): string[] {
+  const ops: string[] = [];
+  for (const field of fields(fs.readFileSync(onnxFile))) {
+    if (field.number !== 7 || !Buffer.isBuffer(field.value)) continue; // ModelProto.graph
+    for (const graphField of fields(field.value)) {
+      if (graphField.number !== 1 || !Buffer.isBuffer(graphField.value)) continue; // GraphProto.node
+      for (const nodeField of fields(graphField.value)) if (nodeField.number === 4 && Buffer.isBuffer(nodeField.value)) ops.push(nodeField.value.toString()); // NodeProto.op_type
+    }
+  }
+  return ops;
 }
 
 /** The `embeddings` initializer of an ONNX model: rows × columns as float32. */
@@ -125,7 +139,13 @@ export class StaticEmbedder implements Embedder {
       // the default
     }
     this.maxTokens = maxLength;
-    const { rows, columns, table } = readEmbeddingTable(path.join(model.dir, 'onnx', model.dtype === 'q8' ? 'model_quantized.onnx' : 'model.onnx'));
+    const onnxFile = path.join(model.dir, 'onnx', model.dtype === 'q8' ? 'model_quantized.onnx' : 'model.onnx');
+    const { rows, columns, table } = readEmbeddingTable(onnxFile);
+    // The pooling fathom.json names must be the graph's, or the two paths would disagree.
+    const masksRepeats = graphOps(onnxFile).includes('Trilu');
+    if (masksRepeats !== (model.settings.pooling === 'distinct')) {
+      throw new Error(`${model.dir}: fathom.json says pooling "${model.settings.pooling ?? 'sum'}" but the ONNX graph ${masksRepeats ? 'counts each token once (pooling "distinct")' : 'sums every token (pooling "sum")'}`);
+    }
     if (rows < this.vocabulary.size) throw new Error(`${model.dir}: ${rows} rows for ${this.vocabulary.size} tokens`);
     this.table = table;
     this.columns = columns;
