@@ -27,8 +27,8 @@ def overlaps(hit, target):
 
 
 def scores(questions, answers):
-    """file R@1, MRR@10 and chunk R@10 (hits use eval.ts' 1-based inclusive lines)."""
-    r1 = mrr = chunk = 0.0
+    """file R@1, R@5, R@10, MRR@10 and chunk R@10 (hits use eval.ts' 1-based inclusive lines)."""
+    r1 = r5 = r10 = mrr = chunk = 0.0
     for question in questions:
         hits = answers[question['id']]
         files = list(dict.fromkeys(hit['path'] for hit in hits))
@@ -36,12 +36,15 @@ def scores(questions, answers):
         rank = next((index for index, file in enumerate(files) if any(target['path'] == file for target in targets)), -1)
         if rank == 0:
             r1 += 1
+        if 0 <= rank < 5:
+            r5 += 1
         if 0 <= rank < 10:
+            r10 += 1
             mrr += 1 / (rank + 1)
         if any(overlaps(hit, target) for hit in hits[:10] for target in targets):
             chunk += 1
     n = max(1, len(questions))
-    return {'r1': r1 / n, 'mrr10': mrr / n, 'chunkR10': chunk / n}
+    return {'r1': r1 / n, 'r5': r5 / n, 'r10': r10 / n, 'mrr10': mrr / n, 'chunkR10': chunk / n}
 
 
 def one_based(hit):
@@ -131,7 +134,7 @@ def main():
     if folder.endswith('.json'):
         result = evaluate(dump, vectors_embedder(dump, folder))
         for name, values in result.items():
-            print(f"{name:12} R@1 {100 * values['r1']:5.1f}  MRR@10 {values['mrr10']:.3f}  chunk R@10 {100 * values['chunkR10']:5.1f}")
+            print(f"{name:12} R@1 {100 * values['r1']:5.1f}  R@5 {100 * values['r5']:5.1f}  R@10 {100 * values['r10']:5.1f}  MRR@10 {values['mrr10']:.3f}  chunk R@10 {100 * values['chunkR10']:5.1f}")
         return
     table = np.load(os.path.join(folder, 'table.npy')).astype(np.float32)
     tokens = json.load(open(os.path.join(folder, 'vocab.json')))
@@ -139,7 +142,7 @@ def main():
     pooling = 'distinct' if config.get('pool') == 'unique' else 'sum'
     result = evaluate(dump, table_embedder(table, {token: index for index, token in enumerate(tokens)}, pooling))
     for name, values in result.items():
-        print(f"{name:12} R@1 {100 * values['r1']:5.1f}  MRR@10 {values['mrr10']:.3f}  chunk R@10 {100 * values['chunkR10']:5.1f}")
+        print(f"{name:12} R@1 {100 * values['r1']:5.1f}  R@5 {100 * values['r5']:5.1f}  R@10 {100 * values['r10']:5.1f}  MRR@10 {values['mrr10']:.3f}  chunk R@10 {100 * values['chunkR10']:5.1f}")
 
 
 if __name__ == '__main__':

@@ -16,6 +16,7 @@ Usage:
   python3 model/train.py sweep TOKENS.npz RESULTS.json CONFIGS.json [--eval DUMP.json] [--shard I/N]
 """
 import argparse
+import gzip
 import json
 import math
 import os
@@ -32,9 +33,16 @@ from wordpiece import WordPiece, build_vocab  # noqa: E402
 MAX_LENGTH = 512
 
 
-def flatten(sequences):
+def read_json(path):
+    """A JSON file, gzipped when its name ends in .gz."""
+    with (gzip.open(path, 'rt') if path.endswith('.gz') else open(path)) as handle:
+        return json.load(handle)
+
+
+def flatten(sequences, vocab_size):
     lengths = np.array([len(seq) for seq in sequences], dtype=np.int64)
-    flat = np.fromiter((token for seq in sequences for token in seq), dtype=np.int32, count=int(lengths.sum()))
+    # Token ids fit 16 bits under 65,536 tokens: half the .npz to carry to a GPU machine.
+    flat = np.fromiter((token for seq in sequences for token in seq), dtype=np.uint16 if vocab_size <= 65536 else np.int32, count=int(lengths.sum()))
     return flat, lengths
 
 
@@ -50,24 +58,25 @@ def prepare(args):
         codes = [tokeniser.encode(pair['code'], args.code_limit) for pair in pairs]
         keep = [i for i in range(len(pairs)) if texts[i] and codes[i]]
         for side, sequences in (('text', texts), ('code', codes)):
-            flat, lengths = flatten([sequences[i] for i in keep])
+            flat, lengths = flatten([sequences[i] for i in keep], len(vocab))
             arrays[f'{split}_{side}'], arrays[f'{split}_{side}_len'] = flat, lengths
         arrays[f'{split}_source'] = np.array([zlib.crc32(pairs[i].get('source', '').encode()) for i in keep], dtype=np.int64)
         print(f'{split}: {len(keep)} pairs', flush=True)
     if args.eval:
-        dump = json.load(open(args.eval))
+        dump = read_json(args.eval)
         cls, sep = vocab['[CLS]'], vocab['[SEP]']
         full = lambda text: ([cls] + tokeniser.encode(text, MAX_LENGTH) + [sep])[:MAX_LENGTH]
         chunks = [full(chunk['text']) for data in dump['corpora'].values() for chunk in data['chunks']]
         questions = [full(question['question']) for question in dump['questions']]
-        arrays['eval_chunk'], arrays['eval_chunk_len'] = flatten(chunks)
-        arrays['eval_question'], arrays['eval_question_len'] = flatten(questions)
+        arrays['eval_chunk'], arrays['eval_chunk_len'] = flatten(chunks, len(vocab))
+        arrays['eval_question'], arrays['eval_question_len'] = flatten(questions, len(vocab))
     arrays['vocab'] = np.array(json.dumps([token for token, _ in sorted(vocab.items(), key=lambda item: item[1])]))
     np.savez_compressed(args.tokens, **arrays)
     print(f'prepared in {time.time() - started:.0f} s', flush=True)
 
 
 def split_lists(flat, lengths):
+    flat = flat.astype(np.int64)
     starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
     return [flat[s:s + n] for s, n in zip(starts, lengths)]
 
@@ -264,7 +273,7 @@ def main():
     device = ('cuda' if torch.cuda.is_available() else 'cpu') if args.device == 'auto' else args.device
     torch.set_num_threads(int(os.environ.get('FATHOM_THREADS', os.cpu_count() or 1)))
     tokens = load_tokens(args.first)
-    dump = json.load(open(args.eval)) if args.eval else None
+    dump = read_json(args.eval) if args.eval else None
     if args.command == 'train':
         config = json.loads(args.config)
         tables, metrics = train_one(torch, tokens, config, device, dump)
