@@ -114,11 +114,10 @@ def table_embedder(table, vocab, pooling='sum', max_length=512):
     return embed
 
 
-def vectors_embedder(dump, file):
-    """Precomputed vectors (model/baselines.mjs): rows in the dump's order of chunks and questions."""
-    data = json.load(open(file))
+def precomputed_embedder(dump, chunk_vectors, question_vectors):
+    """embed() over vectors given in the dump's order of chunks (corpus by corpus) and questions."""
     norm = lambda rows: rows / (np.linalg.norm(rows, axis=1, keepdims=True) + 1e-8)
-    chunks, questions = norm(np.array(data['chunks'], dtype=np.float32)), norm(np.array(data['questions'], dtype=np.float32))
+    chunks, questions = norm(np.asarray(chunk_vectors, dtype=np.float32)), norm(np.asarray(question_vectors, dtype=np.float32))
     chunk_row, at = {}, 0
     for corpus in dump['corpora'].values():
         for chunk in corpus['chunks']:
@@ -126,6 +125,12 @@ def vectors_embedder(dump, file):
             at += 1
     question_row = {question['question']: index for index, question in enumerate(dump['questions'])}
     return lambda texts, kind: chunks[[chunk_row[t] for t in texts]] if kind == 'document' else questions[[question_row[t] for t in texts]]
+
+
+def vectors_embedder(dump, file):
+    """Precomputed vectors (model/baselines.mjs)."""
+    data = json.load(open(file))
+    return precomputed_embedder(dump, data['chunks'], data['questions'])
 
 
 def main():

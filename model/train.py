@@ -202,7 +202,7 @@ def train_one(torch, tokens, config, device, dump=None, log=print):
 
 
 def eval_tables(tokens, dump, q_table, c_table, unique):
-    from evaluate import evaluate
+    from evaluate import evaluate, precomputed_embedder
     # As model/export.py writes them: [PAD], [CLS] and [SEP] are zero rows.
     q_table, c_table = q_table.copy(), c_table.copy()
     for token in ('[PAD]', '[CLS]', '[SEP]'):
@@ -213,21 +213,7 @@ def eval_tables(tokens, dump, q_table, c_table, unique):
         chunk_ids, question_ids = pool_unique(chunk_ids), pool_unique(question_ids)
     chunk_vectors = np.stack([c_table[ids].sum(axis=0) for ids in chunk_ids])
     question_vectors = np.stack([q_table[ids].sum(axis=0) for ids in question_ids])
-    norm = lambda m: m / (np.linalg.norm(m, axis=1, keepdims=True) + 1e-8)
-    chunk_vectors, question_vectors = norm(chunk_vectors), norm(question_vectors)
-    text_row = {}
-    at = 0
-    for data in dump['corpora'].values():
-        for chunk in data['chunks']:
-            text_row.setdefault(chunk['text'], at)
-            at += 1
-    question_row = {question['question']: index for index, question in enumerate(dump['questions'])}
-
-    def embed(texts, kind):
-        if kind == 'document':
-            return chunk_vectors[[text_row[text] for text in texts]]
-        return question_vectors[[question_row[text] for text in texts]]
-
+    embed = precomputed_embedder(dump, chunk_vectors, question_vectors)
     result = evaluate(dump, embed)
     return {name: {key: round(value, 4) for key, value in values.items()} for name, values in result.items()}
 
