@@ -49,26 +49,21 @@ function* fields(bytes: Buffer): Generator<Field> {
   }
 }
 
-/** The op types of an ONNX graph's nodes, in order. */
-export function graphOps(onnxFile: string): string[] {
-  const ops: string[] = [];
-  for (const field of fields(fs.readFileSync(onnxFile))) {
-    if (field.number !== 7 || !Buffer.isBuffer(field.value)) continue; // ModelProto.graph
-    for (const graphField of fields(field.value)) {
-      if (graphField.number !== 1 || !Buffer.isBuffer(graphField.value)) continue; // GraphProto.node
-      for (const nodeField of fields(graphField.value)) if (nodeField.number === 4 && Buffer.isBuffer(nodeField.value)) ops.push(nodeField.value.toString()); // NodeProto.op_type
-    }
-  }
-  return ops;
-}
-
-/** The `embeddings` initializer of an ONNX model: rows × columns as float32. */
-export function readEmbeddingTable(onnxFile: string): { rows: number; columns: number; table: Float32Array } {
+/** The `embeddings` initializer of an ONNX model (rows × columns as float32) and its graph's op types, in order: one read, one walk. */
+export function readEmbeddingTable(onnxFile: string): { rows: number; columns: number; table: Float32Array; ops: string[] } {
   const model = fs.readFileSync(onnxFile);
+  const ops: string[] = [];
+  let found: { rows: number; columns: number; table: Float32Array } | undefined;
   for (const field of fields(model)) {
     if (field.number !== 7 || !Buffer.isBuffer(field.value)) continue; // ModelProto.graph
     for (const graphField of fields(field.value)) {
-      if (graphField.number !== 5 || !Buffer.isBuffer(graphField.value)) continue; // GraphProto.initializer
+      if (!Buffer.isBuffer(graphField.value)) continue;
+      if (graphField.number === 1) {
+        // GraphProto.node: its NodeProto.op_type
+        for (const nodeField of fields(graphField.value)) if (nodeField.number === 4 && Buffer.isBuffer(nodeField.value)) ops.push(nodeField.value.toString());
+        continue;
+      }
+      if (graphField.number !== 5 || found) continue; // GraphProto.initializer
       const dims: number[] = [];
       let type = 0;
       let name = '';
@@ -85,10 +80,11 @@ export function readEmbeddingTable(onnxFile: string): { rows: number; columns: n
       if (type === 1 && raw.length === rows * columns * 4) table.set(new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.length)));
       else if (type === 10 && raw.length === rows * columns * 2) for (let at = 0; at < table.length; at++) table[at] = halfToFloat(raw.readUInt16LE(at * 2));
       else throw new Error(`${onnxFile}: the embeddings initializer is neither float32 nor float16 of ${rows}×${columns}`);
-      return { rows, columns, table };
+      found = { rows, columns, table };
     }
   }
-  throw new Error(`${onnxFile} has no 2-d "embeddings" initializer: not a static model`);
+  if (!found) throw new Error(`${onnxFile} has no 2-d "embeddings" initializer: not a static model`);
+  return { ...found, ops };
 }
 
 function halfToFloat(half: number): number {
@@ -139,10 +135,9 @@ export class StaticEmbedder implements Embedder {
       // the default
     }
     this.maxTokens = maxLength;
-    const onnxFile = path.join(model.dir, 'onnx', model.dtype === 'q8' ? 'model_quantized.onnx' : 'model.onnx');
-    const { rows, columns, table } = readEmbeddingTable(onnxFile);
+    const { rows, columns, table, ops } = readEmbeddingTable(path.join(model.dir, 'onnx', model.dtype === 'q8' ? 'model_quantized.onnx' : 'model.onnx'));
     // The pooling fathom.json names must be the graph's, or the two paths would disagree.
-    const masksRepeats = graphOps(onnxFile).includes('Trilu');
+    const masksRepeats = ops.includes('Trilu');
     if (masksRepeats !== (model.settings.pooling === 'distinct')) {
       throw new Error(`${model.dir}: fathom.json says pooling "${model.settings.pooling ?? 'sum'}" but the ONNX graph ${masksRepeats ? 'counts each token once (pooling "distinct")' : 'sums every token (pooling "sum")'}`);
     }
