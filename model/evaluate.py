@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Scores a model on the retrieval evaluation as bench/retrieval/eval.ts does, from the data
 bench/retrieval/dump.ts writes (chunks as embedded, the chunk ranking's answers with scores):
-semantic-only and hybrid (codeSearch's fusion: (1-w)·lexical/best + w·min-max-scaled similarity
-over the 100 nearest chunks) file Recall@1, MRR@10 and chunk Recall@10 on the meaning-only
+semantic-only (a test file's chunk 0.1 less similar, as the semantic index ranks) and hybrid
+(codeSearch's fusion: (1-w)·lexical/best + w·min-max-scaled similarity over the 100 nearest chunks) file Recall@1, MRR@10 and chunk Recall@10 on the meaning-only
 questions. Lets a training sweep see the end metric without Node; the numbers to report still
 come from eval.ts.
 
@@ -12,11 +12,20 @@ vocab.json, training.json for the pooling)
 """
 import json
 import os
+import re
 import sys
 
 import numpy as np
 
 WEIGHTS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
+# semantic-index.ts' defaultTestPenalty and chunk-ranking.ts' isTestPath.
+TEST_PENALTY = 0.1
+TEST_FOLDER = re.compile(r'(^|/)(tests?|__tests__|specs?|testing)/', re.IGNORECASE)
+TEST_NAME = re.compile(r'(\.(test|spec)\.[^./]+|_test\.[^./]+|(^|/)test_[^/]*\.py|Tests?\.(java|kt|cs))$')
+
+
+def is_test_path(path):
+    return bool(TEST_FOLDER.search(path) or TEST_NAME.search(path))
 
 
 def overlaps(hit, target):
@@ -80,7 +89,9 @@ def evaluate(dump, embed, weights=WEIGHTS):
         chunks = data['chunks']
         documents = embed([chunk['text'] for chunk in chunks], 'document')
         queries = embed([q['question'] for q in asked], 'query')
-        similarity = queries @ documents.T
+        # semantic-index.ts: a test file's chunk counts TEST_PENALTY less similar.
+        penalty = np.array([TEST_PENALTY if is_test_path(chunk['path']) else 0.0 for chunk in chunks], dtype=np.float32)
+        similarity = queries @ documents.T - penalty[None, :]
         for row, question in enumerate(asked):
             order = np.argsort(-similarity[row], kind='stable')[:100]
             near = [(chunks[i], float(similarity[row, i])) for i in order]

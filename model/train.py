@@ -115,9 +115,43 @@ class Batcher:
         return self.torch.from_numpy(flat).to(self.device), self.torch.from_numpy(offsets).to(self.device)
 
 
+def hard_negatives(texts, codes, vocab_size, log=print, max_df=0.02, block=256):
+    """Per pair, the training code the lexical ranking puts first for its text among the other
+    pairs' codes (idf-weighted shared tokens over sqrt(code length), the tokens in more than
+    `max_df` of the codes left out), skipping codes whose text is the same as this one's."""
+    import scipy.sparse as sp
+    started = time.time()
+    n = len(texts)
+
+    def matrix(sequences):
+        indptr = np.concatenate(([0], np.cumsum([len(seq) for seq in sequences])))
+        return sp.csr_matrix((np.ones(int(indptr[-1]), np.float32), np.concatenate(sequences), indptr), shape=(len(sequences), vocab_size))
+
+    codes_matrix = matrix([np.unique(seq) for seq in codes])
+    frequency = np.bincount(codes_matrix.indices, minlength=vocab_size)
+    weights = (np.log((n + 1) / (frequency + 1)) * (frequency <= max_df * n)).astype(np.float32)
+    queries = matrix([np.unique(seq) for seq in texts]) @ sp.diags(weights)
+    lengths = np.maximum(1, np.diff(codes_matrix.indptr)).astype(np.float32)
+    columns = (sp.diags(1 / np.sqrt(lengths)) @ codes_matrix).T.tocsr()
+    text_key = np.array([hash(np.unique(seq).tobytes()) for seq in texts])
+    out = np.empty(n, np.int64)
+    for start in range(0, n, block):
+        scores = (queries[start:start + block] @ columns).toarray()
+        rows = np.arange(len(scores))
+        scores[rows, start + rows] = -1
+        top = np.argpartition(-scores, 3, axis=1)[:, :4]
+        top = np.take_along_axis(top, np.argsort(-np.take_along_axis(scores, top, axis=1), axis=1), axis=1)
+        for row in rows:
+            picked = next((int(j) for j in top[row] if text_key[j] != text_key[start + row]), int(top[row][-1]))
+            out[start + row] = picked
+        if start // block % 200 == 0:
+            log(f'  hard negatives: {start + len(scores)}/{n} ({time.time() - started:.0f} s)')
+    return out
+
+
 def train_one(torch, tokens, config, device, dump=None, log=print):
     """One run. config: dim, epochs, batch, lr, temperature (or 'learned'), pool ('sum'|'unique'),
-    tables ('shared'|'split'), code_limit, text_limit, seed, wd. Returns (tables, metrics)."""
+    tables ('shared'|'split'), code_limit, text_limit, seed, wd, hard (a lexical hard negative per pair). Returns (tables, metrics)."""
     seed = config.get('seed', 7)
     torch.manual_seed(seed)
     rng = random.Random(seed)
@@ -169,6 +203,7 @@ def train_one(torch, tokens, config, device, dump=None, log=print):
             ranks = (s > s.diag()[:, None]).sum(dim=1).float()
             return float((1 / (ranks + 1)).mean())
 
+    hard = hard_negatives(texts, codes, vocab_size, log) if config.get('hard') else None
     started = time.time()
     for epoch in range(config.get('epochs', 10)):
         rng.shuffle(order)
@@ -176,11 +211,16 @@ def train_one(torch, tokens, config, device, dump=None, log=print):
         for at in range(0, len(order) - batch + 1, batch):
             chosen = order[at:at + batch]
             q = encode(query_table, [texts[i] for i in chosen], config.get('drop', 0.0))
-            c = encode(code_table, [codes[i] for i in chosen], config.get('drop', 0.0))
+            extra = [int(hard[i]) for i in chosen] if hard is not None else []
+            c = encode(code_table, [codes[i] for i in chosen + extra], config.get('drop', 0.0))
             scale = log_scale.exp().clamp(max=100) if log_scale is not None else 1 / temperature
             logits = (q @ c.T) * scale
             labels = torch.arange(len(chosen), device=device)
-            loss = (F.cross_entropy(logits, labels) + F.cross_entropy(logits.T, labels)) / 2
+            if extra:
+                # A hard negative that is another row's own code is not a negative for that row.
+                same = torch.tensor(extra, device=device)[None, :] == torch.tensor(chosen, device=device)[:, None]
+                logits = torch.cat([logits[:, :len(chosen)], logits[:, len(chosen):].masked_fill(same, float('-inf'))], dim=1)
+            loss = (F.cross_entropy(logits, labels) + F.cross_entropy(logits[:, :len(chosen)].T, labels)) / 2
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()

@@ -236,6 +236,19 @@ describe('semantic index on the fixture repo', () => {
     assert.equal((await index.search('room', 1, (file) => file.endsWith('.rs')))[0]?.path, 'src/storage/cache.rs');
   });
 
+  test('a test file\'s chunk counts 0.1 less similar: "where is X done" means the code', async () => {
+    const alike = await index.search('discount tax for a customer', 10, undefined, 0);
+    const ranked = await index.search('discount tax for a customer', 10);
+    const asTest = alike.find((hit) => hit.path === 'tests/test_invoice.py');
+    assert.ok(asTest, 'the test file is among the nearest without the penalty');
+    const moved = ranked.find((hit) => hit.path === asTest.path && hit.startLine === asTest.startLine);
+    assert.ok(moved && Math.abs(moved.similarity - (asTest.similarity - 0.1)) < 1e-6, 'its similarity is 0.1 lower');
+    assert.equal(ranked[0]?.path, 'src/payments/invoice.py');
+    assert.deepEqual(ranked.map((hit) => hit.similarity), ranked.map((hit) => hit.similarity).sort((a, b) => b - a), 'ranked by the similarity given');
+    const other = alike.find((hit) => hit.path !== asTest.path)!;
+    assert.equal(ranked.find((hit) => hit.path === other.path && hit.startLine === other.startLine)?.similarity, other.similarity, 'code elsewhere keeps its similarity');
+  });
+
   test('a restart loads the store; a second workspace with the same code embeds nothing', async () => {
     const again = new SemanticIndex(workspace, chunks, embedPool.embedder(model), cache, { folder: storeFolder, syncIntervalMs: 0 });
     await again.ensureBuilt();

@@ -19,8 +19,8 @@ import { HashPool } from '../../src/workspace/hash-pool.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import { loadQuestions } from './eval.js';
 
-/** The semantic index's chunk budget (semantic-index.ts). */
-const budgetBytes = 1500;
+/** The semantic index's chunk budget (semantic-index.ts); FATHOM_DUMP_BUDGET tries another. */
+const budgetBytes = Number(process.env.FATHOM_DUMP_BUDGET ?? 1500);
 
 async function main(): Promise<void> {
   const [out, ...corpora] = process.argv.slice(2);
