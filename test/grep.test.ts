@@ -12,7 +12,8 @@ import { after, before, describe, test } from 'node:test';
 import { GrepPool } from '../src/index/lexical/grep-pool.js';
 import { globFilter, LexicalIndex, type GrepRequest } from '../src/index/lexical/lexical-index.js';
 import { compileMatcher, loopRunLineStarts, matchBytes, matchLines, runLineStarts } from '../src/index/lexical/matcher.js';
-import { scanBuffer } from '../src/index/lexical/run-scan.js';
+import { scanBuffer, scanCountNewlines } from '../src/index/lexical/run-scan.js';
+import { countNewlines } from '../src/index/lexical/pieces.js';
 import { runScanModule } from '../src/index/lexical/run-scan-module.js';
 import { all, parseRegex, planRegex, requiredRun } from '../src/index/lexical/regex-plan.js';
 import { BufferOverlay } from '../src/workspace/overlay.js';
@@ -285,6 +286,24 @@ for (const pieceTarget of [undefined, 48]) describe(`grep against ripgrep${piece
     await assert.rejects(index.search({ pattern: 'static', languages: ['cobol'] }), /unknown language "cobol"; known: typescript/);
   });
 
+  test('a filter used again answers from its memo: the same lines, and other filters unaffected', async () => {
+    // Each filter, and the globs ripgrep is given for it.
+    const cases: [Pick<GrepRequest, 'globs' | 'languages'>, string[]][] = [
+      [{ globs: ['*.h'] }, ['*.h']],
+      [{ globs: ['!*.h'] }, ['!*.h']],
+      [{ languages: ['c'] }, ['*.c', '*.h']],
+      [{ globs: ['*.c'], languages: ['c'] }, ['*.c']],
+      [{ globs: ['*.h'] }, ['*.h']],
+    ];
+    for (let round = 0; round < 2; round++) {
+      for (const [filter, globs] of cases) {
+        const result = await index.search({ pattern: 'static', maxResults: 100_000, ...filter });
+        const ours = result.matches.map((match) => `${match.path}:${match.line}`).sort();
+        assert.deepEqual(ours, rgLines(workspace.root, workspace.files(), { pattern: 'static', globs }), `round ${round}: ${JSON.stringify(filter)}`);
+      }
+    }
+  });
+
   test('grep: literal queries use the index and read only candidates', async () => {
     const result = await index.search({ pattern: 'task_prio', fixedStrings: true });
     assert.equal(result.stats.fromIndex, true);
@@ -443,6 +462,28 @@ test('runs of class bytes: the SIMD scan finds the lines the byte loop finds (ra
       }
     }
   }
+});
+
+test('newlines: the SIMD count equals the byte loop (random bytes, offsets, lengths; more than 255 steps)', () => {
+  const memory = scanBuffer(1, 16384);
+  if (!memory) return assert.fail('WebAssembly SIMD is missing');
+  let seed = 11;
+  const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  for (let round = 0; round < 2000; round++) {
+    const size = Math.floor(random() * (round % 10 === 0 ? 16000 : 300));
+    const offset = Math.floor(random() * (memory.length - size));
+    const density = random();
+    for (let index = 0; index < size; index++) memory[offset + index] = random() < density ? 10 : Math.floor(random() * 256);
+    const start = Math.floor(random() * (size + 1));
+    const end = start + Math.floor(random() * (size - start + 1));
+    const bytes = memory.subarray(offset, offset + size);
+    assert.equal(scanCountNewlines(bytes, start, end), countNewlines(bytes, start, end), `[${start}, ${end}) of ${size} bytes at ${offset}`);
+  }
+  // Every newline counted when all bytes are newlines (lane counts flushed before they overflow).
+  memory.fill(10, 0, 16000);
+  assert.equal(scanCountNewlines(memory, 0, 16000), 16000);
+  assert.equal(scanCountNewlines(memory, 7, 4103), 4096);
+  assert.equal(scanCountNewlines(Buffer.from('a\nb\n'), 0, 4), undefined, 'bytes outside the scanner memory: the caller counts');
 });
 
 test('the SIMD scan module embedded is run-scan.wat compiled (when wat2wasm is installed)', { skip: spawnSync('wat2wasm', ['--version']).status !== 0 && 'wat2wasm (Debian wabt) is not installed' }, () => {

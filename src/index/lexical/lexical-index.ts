@@ -131,6 +131,9 @@ export function globFilter(globs: readonly string[]): (relativePath: string) => 
   }
 }
 
+/** A filter on workspace-relative paths; `key` names it ('' for one that takes every path). */
+type PathFilter = ((relativePath: string) => boolean) & { key: string };
+
 /** Pieces closer than this many apart are verified as one range (one read instead of two). */
 const mergeGap = 2;
 
@@ -472,14 +475,14 @@ export class LexicalIndex {
    * stores (the candidate pieces, or whole files at file level), fresh files from disk, buffers as
    * their text. The generations used are held until `release`.
    */
-  private async workList(query: Query, level: Level, accepts: (relativePath: string) => boolean, signal: CancellationSignal): Promise<{ items: { path: string; file: GrepFile }[]; fromIndex: boolean; held: LoadedRegexIndex[] }> {
+  private async workList(query: Query, level: Level, accepts: PathFilter, signal: CancellationSignal): Promise<{ items: { path: string; file: GrepFile }[]; fromIndex: boolean; held: LoadedRegexIndex[] }> {
     // Held (their files stay open) until the search that asked is done with them.
     const { base, delta, baseIds, deltaIds, changed, sinceDelta } = await this.checkedCandidates(query, level, signal, true);
     const held = delta ? [base.index, delta.index] : [base.index];
     const bufferPaths = this.bufferPaths();
     const { fromBase, fromDelta, fresh } = this.masks(bufferPaths, changed, sinceDelta);
-    const lists = [ranged(base, baseIds, level, 0, (file) => fromBase(file) && accepts(file))];
-    if (delta) lists.push(ranged(delta, deltaIds, level, 1, (file) => fromDelta(file) && accepts(file)));
+    const lists = [ranged(base, baseIds, level, 0, fromBase, accepts)];
+    if (delta) lists.push(ranged(delta, deltaIds, level, 1, fromDelta, accepts));
     lists.push(
       fresh
         .filter((file) => accepts(file))
@@ -505,7 +508,7 @@ export class LexicalIndex {
     const limit = request.maxResults ?? 10_000;
     const byGlob = request.globs && request.globs.length > 0 ? globFilter(request.globs) : () => true;
     const byLanguage = request.languages && request.languages.length > 0 ? languageFilter(request.languages) : () => true;
-    const accepts = (file: string): boolean => byGlob(file) && byLanguage(file);
+    const accepts: PathFilter = Object.assign((file: string): boolean => byGlob(file) && byLanguage(file), { key: request.globs?.length || request.languages?.length ? JSON.stringify([request.globs ?? [], request.languages ?? []]) : '' });
     const beforeContext = request.beforeContext ?? 0;
     const afterContext = request.afterContext ?? 0;
     // Pieces answer for matches within a line; a multiline match, or context lines, need whole files.
@@ -638,13 +641,18 @@ function smallWork(items: { file: GrepFile }[]): boolean {
  * level) or runs of candidate pieces merged into ranges of its content store (`store` 0 is the
  * base's, 1 the delta's).
  */
-function ranged(generation: Generation, ids: Uint32Array | undefined, level: Level, store: number, answers: (file: string) => boolean): { path: string; file: GrepFile }[] {
+function ranged(generation: Generation, ids: Uint32Array | undefined, level: Level, store: number, answers: (file: string) => boolean, accepts: PathFilter): { path: string; file: GrepFile }[] {
   const { files, fileOffsets, pieceStarts, pieceLines } = generation.index.layout;
   const out: { path: string; file: GrepFile }[] = [];
-  // Whether this generation answers for a file (cached per file for this query).
+  // Whether this generation answers for a file and the filter takes it (cached per file for this
+  // query; the filter's answers for the generation's life).
   const wanted = new Int8Array(files.length);
+  const accepted = accepts.key === '' ? undefined : generation.filterAnswers(accepts.key);
   const wants = (file: number): boolean => {
-    if (wanted[file] === 0) wanted[file] = answers(files[file]!) ? 1 : -1;
+    if (wanted[file] === 0) {
+      if (accepted && accepted[file] === 0) accepted[file] = accepts(files[file]!) ? 1 : -1;
+      wanted[file] = (accepted ? accepted[file] === 1 : true) && answers(files[file]!) ? 1 : -1;
+    }
     return wanted[file] === 1;
   };
   const whole = (file: number): void => {

@@ -8,7 +8,7 @@ import { FathomError } from '../../base/errors.js';
 import type { AST } from '@eslint-community/regexpp';
 import { countNewlines } from './pieces.js';
 import { parseRegex, type ByteRun } from './regex-plan.js';
-import { scanRunLineStarts } from './run-scan.js';
+import { scanCountNewlines, scanRunLineStarts } from './run-scan.js';
 
 export interface GrepOptions {
   pattern: string;
@@ -188,11 +188,16 @@ export function matchBytes(bytes: Buffer, matcher: CompiledMatcher, literals: st
     if (tally) tally.count += 1;
     // Past the limit a line is only counted: its number is not needed.
     if (out.length >= limit) continue;
-    line += countNewlines(bytes, counted, start);
+    line += newlinesBetween(bytes, counted, start);
     counted = start;
     out.push({ line, column: match.index + 1, text: content });
   }
   return out;
+}
+
+/** '\n' bytes in [start, end): by SIMD for bytes in the scanner's memory (the content windows). */
+function newlinesBetween(bytes: Buffer, start: number, end: number): number {
+  return scanCountNewlines(bytes, start, end) ?? countNewlines(bytes, start, end);
 }
 
 function needles(owner: string[] | PlainLiteral): Buffer[] {
@@ -327,7 +332,7 @@ function matchPlain(bytes: Buffer, plain: PlainLiteral, matcher: CompiledMatcher
       if (tally) tally.count += 1;
       // Past the limit a line is only counted: no line number, no text.
       if (out.length < limit) {
-        line += countNewlines(bytes, counted, lineStart);
+        line += newlinesBetween(bytes, counted, lineStart);
         counted = lineStart;
         text ??= bytes.toString('utf8', lineStart, lineEnd);
         if (column === 0) column = text.length === lineEnd - lineStart ? at - lineStart + 1 : bytes.toString('utf8', lineStart, at).length + 1;

@@ -1,6 +1,6 @@
-// The SIMD scan for runs of class bytes (run-scan.wat, WebAssembly): the line filter of regexes
+// The SIMD scans (run-scan.wat, WebAssembly): runs of class bytes, the line filter of regexes
 // with no usable literal (matcher.ts `runLineStarts`), 64 bytes a step where the JavaScript loop
-// looks at one (or skips ahead). The module reads only its own memory, so the content windows that workers
+// looks at one (or skips ahead); and newlines counted for line numbers, 16 bytes a step. The module reads only its own memory, so the content windows that workers
 // read candidate ranges into are allocated there (`scanBuffer`); bytes elsewhere (a file read
 // from disk, a buffer's text) and a runtime without WebAssembly SIMD get the JavaScript loop.
 // Owns the module's instance and memory (one per thread).
@@ -28,6 +28,7 @@ const wasm = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint
 interface Scanner {
   memory: WasmMemory;
   lineStarts: (start: number, end: number, length: number, out: number, capacity: number) => number;
+  countNewlines: (start: number, end: number) => number;
   out: Int32Array;
   /** Where lineStarts stopped (an i32 at 48). */
   stopped: Int32Array;
@@ -42,12 +43,12 @@ function instance(): Scanner | null {
   if (scanner !== undefined) return scanner;
   try {
     const module = new wasm.Module(Buffer.from(runScanModule, 'base64'));
-    const exports = new wasm.Instance(module, {}).exports as { memory: WasmMemory; lineStarts: Scanner['lineStarts'] };
+    const exports = new wasm.Instance(module, {}).exports as { memory: WasmMemory; lineStarts: Scanner['lineStarts']; countNewlines: Scanner['countNewlines'] };
     // Grown once: growing later would detach the buffers handed out.
     const bytes = outOffset + 4 * outCapacity;
     exports.memory.grow(Math.ceil(bytes / 65536) - exports.memory.buffer.byteLength / 65536);
     new Uint8Array(exports.memory.buffer, 32, 8).set([1, 2, 4, 8, 16, 32, 64, 128]);
-    scanner = { memory: exports.memory, lineStarts: exports.lineStarts, out: new Int32Array(exports.memory.buffer, outOffset, outCapacity), stopped: new Int32Array(exports.memory.buffer, 48, 1), loaded: undefined };
+    scanner = { memory: exports.memory, lineStarts: exports.lineStarts, countNewlines: exports.countNewlines, out: new Int32Array(exports.memory.buffer, outOffset, outCapacity), stopped: new Int32Array(exports.memory.buffer, 48, 1), loaded: undefined };
   } catch {
     scanner = null;
   }
@@ -74,6 +75,15 @@ function load(found: Scanner, run: ByteRun): void {
     tables[(byte < 0x80 ? 0 : 16) + (byte & 15)]! |= 1 << (high & 7);
   }
   found.loaded = run;
+}
+
+/**
+ * The number of '\n' bytes in [start, end) of `bytes`, by SIMD (16 bytes a step); undefined
+ * unless `bytes` lie in the scanner's memory.
+ */
+export function scanCountNewlines(bytes: Buffer, start: number, end: number): number | undefined {
+  if (!scanner || bytes.buffer !== scanner.memory.buffer) return undefined;
+  return end > start ? scanner.countNewlines(bytes.byteOffset + start, bytes.byteOffset + end) : 0;
 }
 
 /**

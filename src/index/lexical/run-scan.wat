@@ -136,4 +136,40 @@
         (br $next)))
     (i32.store (i32.const 48) (local.get $from))
     (local.get $n))
+
+  ;; countNewlines(start, end): how many '\n' bytes are in [start, end). 16 bytes a step: each
+  ;; lane counts its newlines (a byte, flushed to the total every 255 steps).
+  (func (export "countNewlines") (param $start i32) (param $end i32) (result i32)
+    (local $p i32) (local $n i32) (local $k i32) (local $acc v128) (local $nl v128)
+    (local.set $nl (i8x16.splat (i32.const 10)))
+    (local.set $p (local.get $start))
+    (block $done
+      (loop $outer
+        (br_if $done (i32.gt_u (i32.add (local.get $p) (i32.const 16)) (local.get $end)))
+        (local.set $acc (v128.const i32x4 0 0 0 0))
+        (local.set $k (i32.const 0))
+        (block $flush
+          (loop $inner
+            (br_if $flush (i32.ge_u (local.get $k) (i32.const 255)))
+            (br_if $flush (i32.gt_u (i32.add (local.get $p) (i32.const 16)) (local.get $end)))
+            ;; a newline lane compares to -1: subtracting adds one
+            (local.set $acc (i8x16.sub (local.get $acc) (i8x16.eq (v128.load (local.get $p)) (local.get $nl))))
+            (local.set $p (i32.add (local.get $p) (i32.const 16)))
+            (local.set $k (i32.add (local.get $k) (i32.const 1)))
+            (br $inner)))
+        (local.set $acc (i32x4.extadd_pairwise_i16x8_u (i16x8.extadd_pairwise_i8x16_u (local.get $acc))))
+        (local.set $n (i32.add (local.get $n)
+          (i32.add
+            (i32.add (i32x4.extract_lane 0 (local.get $acc)) (i32x4.extract_lane 1 (local.get $acc)))
+            (i32.add (i32x4.extract_lane 2 (local.get $acc)) (i32x4.extract_lane 3 (local.get $acc))))))
+        (br $outer)))
+    ;; the last bytes, one at a time
+    (block $tail
+      (loop $rest
+        (br_if $tail (i32.ge_u (local.get $p) (local.get $end)))
+        (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 10))
+          (then (local.set $n (i32.add (local.get $n) (i32.const 1)))))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (br $rest)))
+    (local.get $n))
 )
