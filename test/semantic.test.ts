@@ -292,7 +292,8 @@ describe("Fathom's own model, on by default", () => {
     assert.equal(semantic.state, 'ready');
     assert.match(semantic.model.dir, /models\/fathom-code$/);
     const shipped = JSON.parse(fs.readFileSync(path.join(defaultModelDir, 'fathom.json'), 'utf8')) as { hybridWeight: number };
-    assert.deepEqual([semantic.model.dimensions, semantic.model.hybridWeight], [256, shipped.hybridWeight], 'the shipped model and its measured weight');
+    const { hidden_size: dimensions } = JSON.parse(fs.readFileSync(path.join(defaultModelDir, 'config.json'), 'utf8')) as { hidden_size: number };
+    assert.deepEqual([semantic.model.dimensions, semantic.model.hybridWeight], [dimensions, shipped.hybridWeight], 'the shipped model and its measured weight');
     assert.ok(semantic.chunks > 0);
     const words = await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'wait longer between tries after each failure' });
     assert.equal(words.route, 'hybrid');
