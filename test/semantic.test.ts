@@ -278,6 +278,43 @@ describe('semantic index on the fixture repo', () => {
   });
 });
 
+describe('a large store is saved once enough changed, or when disposed', () => {
+  test('one changed file of six is searchable at once, saved when the index is disposed, and loaded after', async () => {
+    const chunks = new ChunkPool(1);
+    const embedPool = new EmbedPool();
+    const model = openModelFolder(buildTinyModel());
+    const cache = EmbeddingCache.open(tempDir('fathom-embeddings-'), model.id, tinyDimensions);
+    const root = fixtureRepo();
+    const workspace = await readyWorkspace(root);
+    const folder = tempDir('fathom-semantic-store-');
+    // Every store counts as large here; a save is due once half the files changed.
+    const options = { folder, syncIntervalMs: 0, saveDeferral: { minVectors: 0, fraction: 0.5, maxAgeMs: 3_600_000 } };
+    const saved = (): string => fs.readFileSync(path.join(folder, 'semantic.bin')).toString('base64');
+    try {
+      const index = new SemanticIndex(workspace, chunks, embedPool.embedder(model), cache, options);
+      await index.ensureBuilt();
+      const first = saved();
+      fs.appendFileSync(path.join(root, 'src/net/retry.go'), '\n// Sleep pauses between attempts.\nfunc Sleep() {}\n');
+      await quiesce(workspace);
+      await index.sync();
+      // The file had 19 lines (0 to 18): a hit reaching line 20 holds the appended function.
+      assert.ok((await index.search('pause', 10)).some((hit) => hit.path === 'src/net/retry.go' && hit.endLine >= 20), 'the new chunk is searchable');
+      assert.equal(saved(), first, 'one file of six: not saved yet');
+      await index.dispose();
+      assert.notEqual(saved(), first, 'saved when disposed');
+      const again = new SemanticIndex(workspace, chunks, embedPool.embedder(model), cache, options);
+      await again.ensureBuilt();
+      assert.equal(again.status().lastSync?.files, 0, 'the restart found every file as saved');
+      await again.dispose();
+    } finally {
+      await workspace.close();
+      cache.close();
+      chunks.close();
+      embedPool.close();
+    }
+  });
+});
+
 describe("Fathom's own model, on by default", () => {
   const root = fixtureRepo();
   const daemon = spawnStdioDaemon();

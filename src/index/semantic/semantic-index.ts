@@ -46,7 +46,24 @@ export interface SemanticOptions {
   batchSize?: number;
   /** Which files are embedded (default: every file the chunk ranking ranks). */
   accepts?: (relativePath: string) => boolean;
+  /** When a large store is saved (see `SaveDeferral`). */
+  saveDeferral?: SaveDeferral;
 }
+
+/**
+ * Saving rewrites the whole store (the kernel's 830k vectors: 3–5 s, on the daemon's thread), so
+ * a store of at least `minVectors` is saved only once `fraction` of its files changed since the
+ * last save, or `maxAgeMs` after an unsaved change, or when the index is disposed. What a crash
+ * loses is found again on restart: a file whose saved hash is stale is synced from the embedding
+ * cache (no model call).
+ */
+export interface SaveDeferral {
+  minVectors: number;
+  fraction: number;
+  maxAgeMs: number;
+}
+
+const defaultSaveDeferral: SaveDeferral = { minVectors: 100_000, fraction: 0.01, maxAgeMs: 600_000 };
 
 export type SemanticState = 'absent' | 'building' | 'ready';
 
@@ -76,6 +93,9 @@ export class SemanticIndex {
   /** The sync under way: chunks embedded and when it started (for progress messages). */
   private current = { embedded: 0, started: 0 };
   private disposed = false;
+  /** Files replaced or removed in the store since it was last saved, and when that was. */
+  private unsavedFiles = 0;
+  private lastSave = Date.now();
 
   constructor(
     private readonly source: SemanticSource,
@@ -95,6 +115,7 @@ export class SemanticIndex {
     if (interval > 0) {
       this.timer = setInterval(() => {
         if (this.built && this.pending.size > 0) void this.sync().catch((error: unknown) => log.warn(`semantic sync of ${source.root}: ${(error as Error).message}`));
+        else if (this.built && !this.syncing && this.saveDue()) this.save();
       }, interval);
       this.timer.unref();
     }
@@ -146,7 +167,11 @@ export class SemanticIndex {
     const accepts = this.options.accepts ?? (() => true);
     this.pending.clear();
     const wanted = new Set(this.source.files().filter(accepts));
-    for (const file of [...this.store.paths()]) if (!wanted.has(file)) this.store.removeFile(file);
+    for (const file of [...this.store.paths()]) {
+      if (wanted.has(file)) continue;
+      this.store.removeFile(file);
+      this.unsavedFiles += 1;
+    }
     const todo = [...wanted].filter((file) => this.store.fileHash(file) !== this.source.hashOf(file));
     let done = 0;
     let embedded = 0;
@@ -189,6 +214,7 @@ export class SemanticIndex {
         if (hash === undefined || this.source.hashOf(file) !== hash) {
           // Gone or changed meanwhile: its change event brings it back to the next sync.
           this.store.removeFile(file);
+          this.unsavedFiles += 1;
           continue;
         }
         const withVectors = chunks.flatMap((chunk) => {
@@ -203,13 +229,14 @@ export class SemanticIndex {
         }
         cached += chunks.length;
         this.store.replaceFile(file, hash, withVectors);
+        this.unsavedFiles += 1;
       }
       done += group.length;
       for (const listener of this.progressListeners) listener(done, todo.length);
     }
     cached -= embedded;
     if (this.store.needsCompaction) this.store.compact((key) => this.cache.get(key));
-    if (!this.disposed) this.store.save(this.options.folder, this.source.root);
+    if (!this.disposed && this.saveDue()) this.save();
     const ms = Math.round(performance.now() - started);
     this.lastSync = { at: new Date().toISOString(), files: todo.length, embedded, cached: Math.max(0, cached), ms };
     log.info(`semantic index of ${this.source.root}: ${todo.length} files synced (${embedded} chunks embedded, ${Math.max(0, cached)} from the cache) in ${ms} ms; ${this.store.size} vectors`);
@@ -259,5 +286,23 @@ export class SemanticIndex {
     if (this.timer) clearInterval(this.timer);
     while (this.syncing) await this.syncing.catch(() => undefined);
     while (this.building) await this.building.catch(() => undefined);
+    if (this.unsavedFiles > 0) this.save();
+  }
+
+  /** Whether the changes since the last save are worth rewriting the store for (`SaveDeferral`). */
+  private saveDue(): boolean {
+    if (this.unsavedFiles === 0) return false;
+    const { minVectors, fraction, maxAgeMs } = this.options.saveDeferral ?? defaultSaveDeferral;
+    return this.store.size < minVectors || this.unsavedFiles >= fraction * this.store.fileCount || Date.now() - this.lastSave >= maxAgeMs;
+  }
+
+  private save(): void {
+    try {
+      this.store.save(this.options.folder, this.source.root);
+      this.unsavedFiles = 0;
+      this.lastSave = Date.now();
+    } catch (error) {
+      log.warn(`semantic store of ${this.source.root}: not saved (${(error as Error).message}); a restart syncs what changed from the embedding cache`);
+    }
   }
 }
