@@ -118,8 +118,8 @@ class Batcher:
 def hard_negatives(texts, codes, vocab_size, log=print, max_df=0.02, block=256, pool=65536, seed=7):
     """Per pair, the training code the lexical ranking puts first for its text among `pool` codes
     drawn at random (idf-weighted shared tokens over sqrt(code length), the tokens in more than
-    `max_df` of the codes left out), skipping its own and codes whose text is the same as this
-    one's. A pool, not every code: over every code mining took over 20 minutes on 2 busy cores,
+    `max_df` of the codes left out), skipping its own, copies of it and codes whose text is the
+    same as this one's (none left among the first four: a code drawn at random). A pool, not every code: over every code mining took over 20 minutes on 2 busy cores,
     over the pool 3.5 minutes."""
     import scipy.sparse as sp
     started = time.time()
@@ -138,6 +138,8 @@ def hard_negatives(texts, codes, vocab_size, log=print, max_df=0.02, block=256, 
     lengths = np.maximum(1, np.diff(codes_matrix.indptr)).astype(np.float32)
     columns = (sp.diags(1 / np.sqrt(lengths)) @ codes_matrix).T.tocsr()
     text_key = np.array([hash(np.unique(seq).tobytes()) for seq in texts])
+    code_key = np.array([hash(np.unique(seq).tobytes()) for seq in codes])
+    fallback = np.random.default_rng(seed + 1)
     out = np.empty(n, np.int64)
     for start in range(0, n, block):
         scores = (queries[start:start + block] @ columns).toarray()
@@ -145,7 +147,11 @@ def hard_negatives(texts, codes, vocab_size, log=print, max_df=0.02, block=256, 
         top = np.argpartition(-scores, 3, axis=1)[:, :4]
         top = chosen[np.take_along_axis(top, np.argsort(-np.take_along_axis(scores, top, axis=1), axis=1), axis=1)]
         for row in rows:
-            picked = next((int(j) for j in top[row] if j != start + row and text_key[j] != text_key[start + row]), int(top[row][-1]))
+            me = start + row
+            # Not its own code, nor a copy of it (same tokens once cut), nor one documented alike.
+            picked = next((int(j) for j in top[row] if j != me and code_key[j] != code_key[me] and text_key[j] != text_key[me]), None)
+            while picked is None or picked == me:
+                picked = int(fallback.integers(n))
             out[start + row] = picked
         if start // block % 200 == 0:
             log(f'  hard negatives: {start + len(scores)}/{n} ({time.time() - started:.0f} s)')

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
+import type { Generation } from '../src/index/lexical/generation.js';
 import { GrepPool } from '../src/index/lexical/grep-pool.js';
 import { globFilter, LexicalIndex, type GrepRequest } from '../src/index/lexical/lexical-index.js';
 import { compileMatcher, loopRunLineStarts, matchBytes, matchLines, runLineStarts } from '../src/index/lexical/matcher.js';
@@ -302,6 +303,21 @@ for (const pieceTarget of [undefined, 48]) describe(`grep against ripgrep${piece
         assert.deepEqual(ours, rgLines(workspace.root, workspace.files(), { pattern: 'static', globs }), `round ${round}: ${JSON.stringify(filter)}`);
       }
     }
+    // The memo is what answers: a header marked as refused there drops out of the next search with that glob.
+    const generation = (index as unknown as { base: Generation }).base;
+    const key = JSON.stringify([['*.h'], []]);
+    const answers = generation.filterAnswers(key);
+    const matched = (await index.search({ pattern: 'static', globs: ['*.h'] })).matches[0]!.path;
+    const header = generation.files.indexOf(matched);
+    assert.equal(answers[header], 1, 'the searches filled the memo');
+    answers[header] = -1;
+    const without = await index.search({ pattern: 'static', maxResults: 100_000, globs: ['*.h'] });
+    assert.ok(!without.matches.some((match) => match.path === generation.files[header]), 'the memo answered');
+    // Eight other filters later it is forgotten: asked again, the glob matches the header anew.
+    for (let other = 0; other < 8; other++) generation.filterAnswers(`other ${other}`);
+    assert.ok(generation.filterAnswers(key).every((answer) => answer === 0), 'evicted: a fresh memo');
+    const again = await index.search({ pattern: 'static', maxResults: 100_000, globs: ['*.h'] });
+    assert.ok(again.matches.some((match) => match.path === generation.files[header]));
   });
 
   test('grep: literal queries use the index and read only candidates', async () => {

@@ -279,7 +279,7 @@ describe('semantic index on the fixture repo', () => {
 });
 
 describe('a large store is saved once enough changed, or when disposed', () => {
-  test('one changed file of six is searchable at once, saved when the index is disposed, and loaded after', async () => {
+  test('one changed file of six is searchable at once, saved when disposed or once old enough, and loaded after', async () => {
     const chunks = new ChunkPool(1);
     const embedPool = new EmbedPool();
     const model = openModelFolder(buildTinyModel());
@@ -305,7 +305,21 @@ describe('a large store is saved once enough changed, or when disposed', () => {
       const again = new SemanticIndex(workspace, chunks, embedPool.embedder(model), cache, options);
       await again.ensureBuilt();
       assert.equal(again.status().lastSync?.files, 0, 'the restart found every file as saved');
-      await again.dispose();
+      // Disposed without saving (replaced by another model's index on the same folder): nothing written.
+      fs.appendFileSync(path.join(root, 'src/net/retry.go'), '\n// Backoff doubles the wait.\n');
+      await quiesce(workspace);
+      await again.sync();
+      const before = saved();
+      await again.dispose({ save: false });
+      assert.equal(saved(), before, 'a replaced index does not save');
+      // An unsaved change is saved maxAgeMs after it, by the periodic check, with no sync to trigger it.
+      const ageing = new SemanticIndex(workspace, chunks, embedPool.embedder(model), cache, { ...options, syncIntervalMs: 50, saveDeferral: { ...options.saveDeferral, maxAgeMs: 1_500 } });
+      await ageing.ensureBuilt();
+      assert.equal(ageing.status().lastSync?.files, 1, 'the change the replaced index never saved is synced again');
+      assert.equal(saved(), before, 'not saved by the sync: one file of six, and new');
+      for (let waited = 0; saved() === before && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.notEqual(saved(), before, 'saved once the change was old enough');
+      await ageing.dispose();
     } finally {
       await workspace.close();
       cache.close();

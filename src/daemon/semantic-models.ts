@@ -121,7 +121,8 @@ export class SemanticModels {
       else fs.rmSync(this.settingsFile(workspace), { force: true });
       const previous = this.configured.get(workspace) ?? undefined;
       this.configured.delete(workspace);
-      await previous?.index.dispose();
+      // Replaced: the index opened next on the same folder owns what is saved there.
+      await previous?.index.dispose({ save: false });
       return this.modelInfo(workspace);
     }
     const model = openModelFolder(this.resolve(dir));
@@ -136,7 +137,7 @@ export class SemanticModels {
     // Swap synchronously after the probe: whatever index a request opened meanwhile is the one disposed.
     const previous = this.configured.get(workspace) ?? undefined;
     this.configured.set(workspace, this.open(workspace, model, dimensions));
-    await previous?.index.dispose();
+    await previous?.index.dispose({ save: false });
     return info(model, dimensions);
   }
 

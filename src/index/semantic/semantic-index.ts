@@ -93,9 +93,9 @@ export class SemanticIndex {
   /** The sync under way: chunks embedded and when it started (for progress messages). */
   private current = { embedded: 0, started: 0 };
   private disposed = false;
-  /** Files replaced or removed in the store since it was last saved, and when that was. */
+  /** Files replaced or removed in the store since it was last saved, and when the first of them was. */
   private unsavedFiles = 0;
-  private lastSave = Date.now();
+  private unsavedSince = 0;
 
   constructor(
     private readonly source: SemanticSource,
@@ -170,7 +170,7 @@ export class SemanticIndex {
     for (const file of [...this.store.paths()]) {
       if (wanted.has(file)) continue;
       this.store.removeFile(file);
-      this.unsavedFiles += 1;
+      this.markUnsaved();
     }
     const todo = [...wanted].filter((file) => this.store.fileHash(file) !== this.source.hashOf(file));
     let done = 0;
@@ -214,7 +214,7 @@ export class SemanticIndex {
         if (hash === undefined || this.source.hashOf(file) !== hash) {
           // Gone or changed meanwhile: its change event brings it back to the next sync.
           this.store.removeFile(file);
-          this.unsavedFiles += 1;
+          this.markUnsaved();
           continue;
         }
         const withVectors = chunks.flatMap((chunk) => {
@@ -229,7 +229,7 @@ export class SemanticIndex {
         }
         cached += chunks.length;
         this.store.replaceFile(file, hash, withVectors);
-        this.unsavedFiles += 1;
+        this.markUnsaved();
       }
       done += group.length;
       for (const listener of this.progressListeners) listener(done, todo.length);
@@ -242,7 +242,6 @@ export class SemanticIndex {
     log.info(`semantic index of ${this.source.root}: ${todo.length} files synced (${embedded} chunks embedded, ${Math.max(0, cached)} from the cache) in ${ms} ms; ${this.store.size} vectors`);
   }
 
-  /** The chunks nearest to a query, best first. */
   /**
    * The k chunks nearest to `query`. A chunk of a test file (`isTestPath`) counts `testPenalty`
    * less similar (default 0.1; 0 ranks them alike): "where is X done" means the code, as in the
@@ -251,7 +250,8 @@ export class SemanticIndex {
   async search(query: string, k: number, accepts?: (file: string) => boolean, testPenalty = defaultTestPenalty): Promise<VectorHit[]> {
     const [vector] = await this.embedder.embed([query], 'query');
     if (testPenalty === 0) return this.store.search(vector!, k, accepts);
-    // More neighbours than asked for: a chunk beyond the first k moves up when tests move down.
+    // More neighbours than asked for: a chunk beyond the first k moves up when tests move down
+    // (exact unless more than k + 20 of the 2k + 20 are tests' chunks; the search is approximate anyway).
     return this.store
       .search(vector!, 2 * k + 20, accepts)
       .map((hit) => (isTestPath(hit.path) ? { ...hit, similarity: hit.similarity - testPenalty } : hit))
@@ -280,27 +280,36 @@ export class SemanticIndex {
     };
   }
 
-  async dispose(): Promise<void> {
+  /**
+   * Stops syncing and, unless `save` is false, saves what changed since the last save. An index
+   * being replaced by another model's (the same folder) is disposed without saving, so it never
+   * writes over what the new one saved.
+   */
+  async dispose(options: { save?: boolean } = {}): Promise<void> {
     this.disposed = true;
     this.subscription.dispose();
     if (this.timer) clearInterval(this.timer);
     while (this.syncing) await this.syncing.catch(() => undefined);
     while (this.building) await this.building.catch(() => undefined);
-    if (this.unsavedFiles > 0) this.save();
+    if (options.save !== false && this.unsavedFiles > 0) this.save();
+  }
+
+  private markUnsaved(): void {
+    if (this.unsavedFiles === 0) this.unsavedSince = Date.now();
+    this.unsavedFiles += 1;
   }
 
   /** Whether the changes since the last save are worth rewriting the store for (`SaveDeferral`). */
   private saveDue(): boolean {
     if (this.unsavedFiles === 0) return false;
     const { minVectors, fraction, maxAgeMs } = this.options.saveDeferral ?? defaultSaveDeferral;
-    return this.store.size < minVectors || this.unsavedFiles >= fraction * this.store.fileCount || Date.now() - this.lastSave >= maxAgeMs;
+    return this.store.size < minVectors || this.unsavedFiles >= fraction * this.store.fileCount || Date.now() - this.unsavedSince >= maxAgeMs;
   }
 
   private save(): void {
     try {
       this.store.save(this.options.folder, this.source.root);
       this.unsavedFiles = 0;
-      this.lastSave = Date.now();
     } catch (error) {
       log.warn(`semantic store of ${this.source.root}: not saved (${(error as Error).message}); a restart syncs what changed from the embedding cache`);
     }
