@@ -3,7 +3,7 @@
 # the packages the pairs are mined from (Debian's by name: model/debian-packages.txt; npm's from
 # model/npm's lockfile, no install scripts), mines, tokenises, trains (PyTorch on the CPU, Debian's
 # python3-torch) and exports into models/fathom-code. Not part of `npm test`; the trained model is
-# committed. On 2 cores: about 45 min mining, 3 min tokenising, 3 min training.
+# committed. On 2 cores: about 45 min mining, 3 min tokenising, 10 min training.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WORK=${FATHOM_MODEL_WORK:-/tmp/fathom-model}
