@@ -1,8 +1,9 @@
 // The SIMD scans (run-scan.wat, WebAssembly): runs of class bytes, the line filter of regexes
 // with no usable literal (matcher.ts `runLineStarts`), 64 bytes a step where the JavaScript loop
-// looks at one (or skips ahead); and newlines counted for line numbers, 16 bytes a step. The module reads only its own memory, so the content windows that workers
-// read candidate ranges into are allocated there (`scanBuffer`); bytes elsewhere (a file read
-// from disk, a buffer's text) and a runtime without WebAssembly SIMD get the JavaScript loop.
+// looks at one (or skips ahead); and newlines counted for line numbers, 16 bytes a step. The
+// module reads only its own memory, so the content windows that workers read candidate ranges
+// into are allocated there (`scanBuffer`); bytes elsewhere (a file read from disk, a buffer's
+// text) and a runtime without WebAssembly SIMD get the JavaScript loops.
 // Owns the module's instance and memory (one per thread).
 import type { ByteRun } from './regex-plan.js';
 import { runScanModule } from './run-scan-module.js';
