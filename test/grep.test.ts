@@ -510,8 +510,10 @@ test('the SIMD scan module embedded is run-scan.wat compiled (when wat2wasm is i
   assert.equal(fs.readFileSync(out).toString('base64'), runScanModule, 'run scripts/build-run-scan.sh');
 });
 
-test('plain literals on the bytes: the same lines, columns and texts as the regex on the decoded text (random lines)', () => {
+test('plain literals on the bytes: the same lines, columns and texts as the regex on the decoded text (random lines; by SIMD in the scanner\'s memory and by the byte loop elsewhere)', () => {
   // Non-ASCII letters and non-letters beside the needle, invalid UTF-8, a needle at line ends.
+  const memory = scanBuffer(0, 1 << 16);
+  if (!memory) return assert.fail('WebAssembly SIMD is missing');
   const pieces: Buffer[] = ['k', 'e', 'y', '_', 'a', ' ', '(', '\n', '\n', 'é', 'ÿ', '\u212a', '٣', '🚀', 'ke', 'ke', 'aé'].map((text) => Buffer.from(text, 'utf8'));
   pieces.push(Buffer.from([0xff]), Buffer.from([0xe2, 0x82]), Buffer.from([0xc3]));
   let seed = 7;
@@ -529,11 +531,52 @@ test('plain literals on the bytes: the same lines, columns and texts as the rege
         const got = matchBytes(bytes, matcher, [needle], limit, 1, undefined, viaBytes, { text: needle, word });
         assert.deepEqual(got, expected, `${JSON.stringify(needle)}${word ? ' -w' : ''} in ${JSON.stringify(bytes.toString('latin1'))}`);
         assert.equal(viaBytes.count, viaRegex.count);
+        // The same bytes in the scanner's memory, anywhere, with garbage after them.
+        const offset = Math.floor(random() * 64);
+        const inMemory: Buffer = memory.subarray(offset, offset + bytes.length);
+        bytes.copy(inMemory);
+        memory.fill(needle.charCodeAt(0), offset + bytes.length, offset + bytes.length + 32);
+        const viaSimd = { count: 0 };
+        assert.deepEqual(matchBytes(inMemory, matcher, [needle], limit, 5, undefined, viaSimd, { text: needle, word }), expected.map((match) => ({ ...match, line: match.line + 4 })), `SIMD: ${JSON.stringify(needle)}${word ? ' -w' : ''} in ${JSON.stringify(bytes.toString('latin1'))}`);
+        assert.equal(viaSimd.count, viaRegex.count);
         matched += viaRegex.count;
       }
     }
   }
   assert.ok(matched > 100, 'the random lines matched often');
+});
+
+test('plain literals by SIMD: more lines than one call hands back, long needles, every place in a 16-byte step', () => {
+  const memory = scanBuffer(1, 1 << 20);
+  if (!memory) return assert.fail('WebAssembly SIMD is missing');
+  // 10,000 matching lines of varied length between lines that do not match: the scan stops and
+  // goes on several times, and its line numbers carry over.
+  const lines = Array.from({ length: 20_000 }, (_, index) => (index % 2 === 0 ? `${' '.repeat(index % 23)}x kfree(p${index});` : `no ${'-'.repeat(index % 17)} here`));
+  const text = Buffer.from(lines.join('\n'), 'utf8');
+  text.copy(memory, 5);
+  const bytes = memory.subarray(5, 5 + text.length);
+  for (const word of [false, true]) {
+    const matcher = compileMatcher({ pattern: 'kfree', fixedStrings: true, wordRegexp: word });
+    const tally = { count: 0 };
+    const got = matchBytes(bytes, matcher, ['kfree'], 1_000_000, 1, undefined, tally, { text: 'kfree', word });
+    assert.deepEqual(got, matchLines(text.toString('utf8'), matcher, 1_000_000));
+    assert.equal(tally.count, 10_000);
+    assert.equal(got.at(-1)!.line, 19_999);
+  }
+  // A needle of 1 to 256 bytes at each place of a step, at the very end, and cut off by the end.
+  for (const length of [1, 2, 3, 15, 16, 17, 64, 255, 256]) {
+    const needle = Array.from({ length }, (_, index) => String.fromCharCode(97 + ((index * 7) % 26))).join('');
+    const matcher = compileMatcher({ pattern: needle, fixedStrings: true });
+    for (let at = 0; at < 40; at++) {
+      for (const cut of [0, 1]) {
+        const line = Buffer.from(`${'.'.repeat(at)}${needle}`.slice(0, at + length - cut), 'utf8');
+        line.copy(memory, 0);
+        memory.fill(needle.charCodeAt(length - 1), line.length, line.length + 300);
+        const got = matchBytes(memory.subarray(0, line.length), matcher, [needle], 10, 1, undefined, undefined, { text: needle, word: false });
+        assert.deepEqual(got, cut ? [] : [{ line: 1, column: at + 1, text: line.toString('utf8') }], `${length} bytes at ${at}${cut ? ', cut' : ''}`);
+      }
+    }
+  }
 });
 
 test('a literal with a lone surrogate finds nothing (its UTF-8 would be U+FFFD\'s bytes)', async () => {

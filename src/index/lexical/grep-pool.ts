@@ -164,7 +164,7 @@ export class GrepPool {
       // Once the files before this chunk kept as many lines as the task wants, its lines are only
       // counted (a truncated answer holds the first lines in file order, and every count).
       const limit = running.keptSettled >= running.task.limit ? 0 : running.task.limit;
-      const message: GrepChunk = { ...running.task, ...packChunk(running.task.files, chunk.offset, chunk.count), limit, id, progress: slot.buffer };
+      const message: GrepChunk = { ...running.task, ...packChunk(running.task.files, chunk.offset, chunk.count), limit, id };
       slot.worker.postMessage(message);
     }
     for (let index = this.waiting.length - 1; index >= 0; index--) {
@@ -183,7 +183,8 @@ export class GrepPool {
   private start(): Slot | undefined {
     if (this.slots.length >= this.size) return undefined;
     const buffer = new SharedArrayBuffer(4);
-    const slot: Slot = { worker: new Worker(new URL('./grep-worker.js', import.meta.url)), progress: new Int32Array(buffer), buffer };
+    // The progress slot goes once, with the thread, not in every chunk's message.
+    const slot: Slot = { worker: new Worker(new URL('./grep-worker.js', import.meta.url), { workerData: { progress: buffer } }), progress: new Int32Array(buffer), buffer };
     slot.worker.on('message', (message: GrepWorkerMessage) => this.onMessage(slot, message));
     slot.worker.on('error', () => this.replace(slot, undefined));
     slot.worker.on('exit', () => slot.running && this.replace(slot, undefined));

@@ -2,7 +2,7 @@
 // the matching lines back in batches. It publishes the index of the file it is on in shared
 // memory, so the pool can tell which file a runaway regex is stuck in, stop this thread, and go on
 // without that file.
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { packMatches, type FileMatches, type MatchBatch } from './match-batch.js';
 import { verifyChunk, type GrepChunk } from './verify.js';
 
@@ -19,8 +19,10 @@ export type GrepWorkerMessage = { type: 'files'; id: number; batch: MatchBatch; 
 const batchLines = 4_000;
 const batchMs = 20;
 
+/** Where the pool looks for the file this thread is on (see grep-pool.ts). */
+const current = new Int32Array((workerData as { progress: SharedArrayBuffer } | null)?.progress ?? new SharedArrayBuffer(4));
+
 parentPort?.on('message', (chunk: GrepChunk) => {
-  const current = new Int32Array(chunk.progress!);
   let batch: FileMatches[] = [];
   let batchLineCount = 0;
   let batchStarted = performance.now();

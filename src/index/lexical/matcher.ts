@@ -8,7 +8,7 @@ import { FathomError } from '../../base/errors.js';
 import type { AST } from '@eslint-community/regexpp';
 import { countNewlines } from './pieces.js';
 import { parseRegex, type ByteRun } from './regex-plan.js';
-import { scanCountNewlines, scanRunLineStarts } from './run-scan.js';
+import { plainUndecided, plainWideFlag, scanCountNewlines, scanPlainLines, scanRunLineStarts } from './run-scan.js';
 
 export interface GrepOptions {
   pattern: string;
@@ -293,8 +293,26 @@ const asciiWord = new Uint8Array(128).map((_, byte) => (/[A-Za-z0-9_]/.test(Stri
  */
 function matchPlain(bytes: Buffer, plain: PlainLiteral, matcher: CompiledMatcher, limit: number, firstLine: number, tally?: Tally): LineMatch[] {
   const needle = needles(plain)[0]!;
-  const size = bytes.length;
   const out: LineMatch[] = [];
+  // By SIMD when the bytes lie in the scanner's memory (the content windows).
+  const scanned = scanPlainLines(bytes, needle, plain.word, (lineStart, lineEnd, at, newlines) => {
+    let text: string | undefined;
+    let column = 0;
+    if (at === plainUndecided) {
+      text = bytes.toString('utf8', lineStart, lineEnd);
+      const match = matcher.lineRegex.exec(text);
+      if (!match) return;
+      column = match.index + 1;
+    }
+    if (tally) tally.count += 1;
+    // Past the limit a line is only counted: no text.
+    if (out.length >= limit) return;
+    text ??= bytes.toString('utf8', lineStart, lineEnd);
+    if (column === 0) column = at < plainWideFlag ? at - lineStart + 1 : bytes.toString('utf8', lineStart, at - plainWideFlag).length + 1;
+    out.push({ line: firstLine + newlines, column, text });
+  });
+  if (scanned) return out;
+  const size = bytes.length;
   let line = firstLine;
   let counted = 0;
   for (let found = bytes.indexOf(needle); found >= 0; ) {

@@ -1,6 +1,8 @@
 // The SIMD scans (run-scan.wat, WebAssembly): runs of class bytes, the line filter of regexes
 // with no usable literal (matcher.ts `runLineStarts`), 64 bytes a step where the JavaScript loop
-// looks at one (or skips ahead); and newlines counted for line numbers, 16 bytes a step. The
+// looks at one (or skips ahead); the lines holding a plain literal (matcher.ts `matchPlain`),
+// 16 places a step, with their line numbers and whole-word checks; and newlines counted for line
+// numbers, 16 bytes a step. The
 // module reads only its own memory, so the content windows that workers read candidate ranges
 // into are allocated there (`scanBuffer`); bytes elsewhere (a file read from disk, a buffer's
 // text) and a runtime without WebAssembly SIMD get the JavaScript loops.
@@ -18,6 +20,9 @@ export const scanRegionBytes = 8 << 20;
 /** Line starts handed back per call, at most (then the scan goes on where it stopped). */
 const outCapacity = 16384;
 const outOffset = tablesBytes + regions * (scanRegionBytes + slack);
+/** The needle of `plainLines`, after the out area: the longest it takes, and its place. */
+export const scanNeedleBytes = 256;
+const needleOffset = outOffset + 4 * outCapacity;
 
 /** The part of the WebAssembly API used here (this project's TypeScript libraries do not declare it). */
 interface WasmMemory {
@@ -30,11 +35,14 @@ interface Scanner {
   memory: WasmMemory;
   lineStarts: (start: number, end: number, length: number, out: number, capacity: number) => number;
   countNewlines: (start: number, end: number) => number;
+  plainLines: (start: number, end: number, needle: number, length: number, word: number, out: number, capacity: number) => number;
   out: Int32Array;
   /** Where lineStarts stopped (an i32 at 48). */
   stopped: Int32Array;
   /** The run whose class is in the tables now. */
   loaded: ByteRun | undefined;
+  /** The needle in its place now. */
+  needle: Uint8Array | undefined;
 }
 
 let scanner: Scanner | null | undefined;
@@ -44,12 +52,22 @@ function instance(): Scanner | null {
   if (scanner !== undefined) return scanner;
   try {
     const module = new wasm.Module(Buffer.from(runScanModule, 'base64'));
-    const exports = new wasm.Instance(module, {}).exports as { memory: WasmMemory; lineStarts: Scanner['lineStarts']; countNewlines: Scanner['countNewlines'] };
-    // Grown once: growing later would detach the buffers handed out.
-    const bytes = outOffset + 4 * outCapacity;
+    const exports = new wasm.Instance(module, {}).exports as { memory: WasmMemory; lineStarts: Scanner['lineStarts']; countNewlines: Scanner['countNewlines']; plainLines: Scanner['plainLines'] };
+    // Grown once: growing later would detach the buffers handed out. plainLines reads up to 15
+    // bytes past what it scans: the needle's place (and 16 bytes more) follows the last region.
+    const bytes = needleOffset + scanNeedleBytes + 16;
     exports.memory.grow(Math.ceil(bytes / 65536) - exports.memory.buffer.byteLength / 65536);
     new Uint8Array(exports.memory.buffer, 32, 8).set([1, 2, 4, 8, 16, 32, 64, 128]);
-    scanner = { memory: exports.memory, lineStarts: exports.lineStarts, countNewlines: exports.countNewlines, out: new Int32Array(exports.memory.buffer, outOffset, outCapacity), stopped: new Int32Array(exports.memory.buffer, 48, 1), loaded: undefined };
+    scanner = {
+      memory: exports.memory,
+      lineStarts: exports.lineStarts,
+      countNewlines: exports.countNewlines,
+      plainLines: exports.plainLines,
+      out: new Int32Array(exports.memory.buffer, outOffset, outCapacity),
+      stopped: new Int32Array(exports.memory.buffer, 48, 1),
+      loaded: undefined,
+      needle: undefined,
+    };
   } catch {
     scanner = null;
   }
@@ -105,4 +123,43 @@ export function scanRunLineStarts(bytes: Buffer, run: ByteRun): number[] | undef
     from = scanner.stopped[0]!;
   }
   return starts;
+}
+
+/** What `plainLines` says of an occurrence: a neighbour is not ASCII (the regex decides). */
+export const plainUndecided = -1;
+/** Added to an occurrence's offset when a byte before it on its line is not ASCII. */
+export const plainWideFlag = 0x40000000;
+
+/**
+ * Each line of `bytes` holding `needle` (at most `scanNeedleBytes` long), once, in order, by SIMD:
+ * `each(lineStart, lineEnd, at, newlines)` gets the line's start and end (its '\n' or the end)
+ * as offsets into `bytes`, the occurrence (with `word`, the first whole-word one when its
+ * neighbours are ASCII; `plainUndecided` when one is not; plus `plainWideFlag` when the line
+ * holds a byte that is not ASCII before it), and the newlines before the line's start. Lines
+ * without a whole-word occurrence are not given. False (and nothing given) unless `bytes` lie in
+ * the scanner's memory.
+ */
+export function scanPlainLines(bytes: Buffer, needle: Uint8Array, word: boolean, each: (lineStart: number, lineEnd: number, at: number, newlines: number) => void): boolean {
+  if (!scanner || bytes.buffer !== scanner.memory.buffer || needle.length < 1 || needle.length > scanNeedleBytes) return false;
+  if (scanner.needle !== needle) {
+    new Uint8Array(scanner.memory.buffer, needleOffset, needle.length).set(needle);
+    scanner.needle = needle;
+  }
+  const base = bytes.byteOffset;
+  const end = base + bytes.length;
+  const { out } = scanner;
+  const capacity = outCapacity >> 2;
+  let newlines = 0;
+  for (let from = base; from < end; ) {
+    const count = scanner.plainLines(from, end, needleOffset, needle.length, word ? 1 : 0, outOffset, capacity);
+    for (let index = 0; index < count; index++) {
+      const at = out[index * 4 + 2]!;
+      each(out[index * 4]! - base, out[index * 4 + 1]! - base, at < 0 ? at : at - base, newlines + out[index * 4 + 3]!);
+    }
+    if (count < capacity) break;
+    // On from the line after the last one given: its newline counted too.
+    newlines += out[(count - 1) * 4 + 3]! + 1;
+    from = scanner.stopped[0]!;
+  }
+  return true;
 }

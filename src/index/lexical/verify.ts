@@ -47,8 +47,6 @@ export interface GrepChunk extends MatchSpec {
   rangeIndex: Int32Array;
   /** Each ranged file's content store. */
   stores: Uint8Array;
-  /** Int32 slot a worker writes the index of its current file to (-1 when idle). */
-  progress?: SharedArrayBuffer;
 }
 
 /**
@@ -128,7 +126,7 @@ function chunkMatcher(spec: MatchSpec): CompiledMatcher {
  * matches, count)` after each file with matches (at most `limit` kept, `count` all of them). A
  * file removed since planning is skipped.
  */
-export function verifyChunk(chunk: Omit<GrepChunk, 'id' | 'progress'>, hooks: { before?: (index: number) => void; found: (index: number, matches: LineMatch[], count: number) => void }): void {
+export function verifyChunk(chunk: Omit<GrepChunk, 'id'>, hooks: { before?: (index: number) => void; found: (index: number, matches: LineMatch[], count: number) => void }): void {
   const matcher = chunkMatcher(chunk);
   const wantsContext = chunk.beforeContext > 0 || chunk.afterContext > 0;
   const windows = (chunk.contentFds ?? []).map((fd, store) => new ContentWindows(fd, store, chunk));
