@@ -1,10 +1,11 @@
 // Benchmark of the regex index (src/index/lexical) against ripgrep on the same tree, in one run:
-// index build time, peak RSS and index size; then (after a sync and one untimed pass of every
-// query on both sides, then once more right before its own runs) each query of the table, median
-// of 5 warm runs on each side, with identical matching-line counts asserted (ripgrep is told to
-// skip exactly what Fathom's file set skips), and of the daemon's default page (the first 10,000
-// lines, every line counted); then the time from a buffer change to the change being found, a
-// burst of disk edits folded into a delta, and the RSS of a steady process with the caches loaded.
+// index build time, peak RSS and index size; then each query of the table, median of 5 warm runs
+// on each side, with identical matching-line counts asserted (ripgrep is told to skip exactly
+// what Fathom's file set skips), and of the daemon's default page (the first 10,000 lines, every
+// line counted). Warm: after a sync, one untimed pass of every query on both sides; then per
+// query ripgrep's runs, then Fathom's after ten more untimed (its compiled code). Then the time
+// from a buffer change to the change being found, a burst of disk edits folded into a delta, and
+// the RSS of a steady process with the caches loaded.
 // Prints a table and one `BENCH_JSON` line; ratios are rg / fathom (above 1: Fathom is faster).
 //
 // Usage: node dist/bench/grep-bench.js [corpus]   (default $FATHOM_BENCH_DIR/linux; bench/corpora.sh)
@@ -19,6 +20,8 @@ import { BufferOverlay } from '../src/workspace/overlay.js';
 import { Workspace } from '../src/workspace/workspace.js';
 
 const runs = 5;
+/** Untimed runs of a query on Fathom's side right before its timed ones. */
+const warmRuns = 10;
 
 interface Query {
   label: string;
@@ -126,10 +129,22 @@ async function main(): Promise<void> {
     rgCount(root, query, excludes);
   }
   for (const query of queries.filter((candidate) => !only || candidate.label.includes(only))) {
-    await index.search({ ...query.request, maxResults: 10_000_000 });
+    // Each side's runs back to back, ripgrep's first: reading the whole tree leaves the kernel busy
+    // with its pages for a while (runs taken in turns measured Fathom 1.5-2× slower right after
+    // one; a fast query's runs right after ripgrep's took 2.6× as long as its page runs later).
     rgCount(root, query, excludes);
-    // Each side's runs back to back: ripgrep reading the whole tree leaves the kernel busy with its
-    // pages for a while (runs taken in turns measured Fathom 1.5-2× slower right after one).
+    const theirs: number[] = [];
+    let rgLines = 0;
+    for (let run = 0; run < runs; run++) {
+      const rg = rgCount(root, query, excludes);
+      theirs.push(rg.ms);
+      rgLines = rg.lines;
+    }
+    // Fathom's code warm: V8 compiles a path (the regex path, the case-insensitive one, the
+    // plain-literal one) only after it has run several times, so a query's first runs in a fresh
+    // process are up to 2.5× as slow as in a daemon in use (`struct \w+_ops \{`: 20-38 ms in its
+    // first 7 runs, then 8-9 ms; right after another regex query's runs, 8-10 ms from its second).
+    for (let run = 0; run < warmRuns; run++) await index.search({ ...query.request, maxResults: 10_000_000 });
     const ours: number[] = [];
     let lines = 0;
     let candidates = 0;
@@ -145,13 +160,6 @@ async function main(): Promise<void> {
       const result = await index.search(query.request);
       if (result.total !== lines) throw new Error(`${query.label}: the default page counted ${result.total} lines, the full answer ${lines}`);
       page.push(result.stats.elapsedMs);
-    }
-    const theirs: number[] = [];
-    let rgLines = 0;
-    for (let run = 0; run < runs; run++) {
-      const rg = rgCount(root, query, excludes);
-      theirs.push(rg.ms);
-      rgLines = rg.lines;
     }
     rows.push({ label: query.label, kind: query.kind, fathomMs: median(ours), pageMs: median(page), rgMs: median(theirs), lines, rgLines, candidates });
   }
