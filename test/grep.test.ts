@@ -13,7 +13,7 @@ import type { Generation } from '../src/index/lexical/generation.js';
 import { GrepPool } from '../src/index/lexical/grep-pool.js';
 import { globFilter, LexicalIndex, type GrepRequest } from '../src/index/lexical/lexical-index.js';
 import { compileMatcher, loopRunLineStarts, matchBytes, matchLines, runLineStarts } from '../src/index/lexical/matcher.js';
-import { scanBuffer, scanCountNewlines } from '../src/index/lexical/run-scan.js';
+import { scanBuffer, scanCountNewlines, scanPlainLines } from '../src/index/lexical/run-scan.js';
 import { countNewlines } from '../src/index/lexical/pieces.js';
 import { runScanModule } from '../src/index/lexical/run-scan-module.js';
 import { all, parseRegex, planRegex, requiredRun } from '../src/index/lexical/regex-plan.js';
@@ -562,6 +562,22 @@ test('plain literals by SIMD: more lines than one call hands back, long needles,
     assert.deepEqual(got, matchLines(text.toString('utf8'), matcher, 1_000_000));
     assert.equal(tally.count, 10_000);
     assert.equal(got.at(-1)!.line, 19_999);
+  }
+  // Text where nearly every place is a candidate that fails (a…ab…a in runs of a's): the SIMD scan
+  // gives up and the search goes on by skipping ahead, with the same lines before and after.
+  const needle = `${'a'.repeat(40)}b${'a'.repeat(40)}`;
+  const hard = [`x ${needle} y`, 'a'.repeat(120_000), `${needle}c`, 'a'.repeat(50_000), `z ${needle}`, `a ${needle}`].join('\n');
+  const hardBytes = Buffer.from(hard, 'utf8');
+  hardBytes.copy(memory, 0);
+  const inMemory = memory.subarray(0, hardBytes.length);
+  assert.ok(scanPlainLines(inMemory, Buffer.from(needle), false, () => {})! < hardBytes.length, 'the scan gave up');
+  for (const word of [false, true]) {
+    const matcher = compileMatcher({ pattern: needle, fixedStrings: true, wordRegexp: word });
+    const tally = { count: 0 };
+    const expected = matchLines(hard, matcher, 1_000);
+    assert.equal(expected.length, word ? 3 : 4);
+    assert.deepEqual(matchBytes(inMemory, matcher, [needle], 1_000, 1, undefined, tally, { text: needle, word }), expected);
+    assert.equal(tally.count, expected.length);
   }
   // A needle of 1 to 256 bytes at each place of a step, at the very end, and cut off by the end.
   for (const length of [1, 2, 3, 15, 16, 17, 64, 255, 256]) {

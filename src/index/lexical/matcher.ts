@@ -311,11 +311,13 @@ function matchPlain(bytes: Buffer, plain: PlainLiteral, matcher: CompiledMatcher
     if (column === 0) column = at < plainWideFlag ? at - lineStart + 1 : bytes.toString('utf8', lineStart, at - plainWideFlag).length + 1;
     out.push({ line: firstLine + newlines, column, text });
   });
-  if (scanned) return out;
+  if (scanned === bytes.length) return out;
+  // Not in the scanner's memory, or the rest of a text the SIMD scan gave up on (its lines before
+  // `scanned` are in `out`).
   const size = bytes.length;
   let line = firstLine;
   let counted = 0;
-  for (let found = bytes.indexOf(needle); found >= 0; ) {
+  for (let found = bytes.indexOf(needle, scanned ?? 0); found >= 0; ) {
     if (out.length >= limit && !tally) break;
     const lineStart = bytes.lastIndexOf(10, found) + 1;
     const newline = bytes.indexOf(10, found + needle.length);

@@ -37,8 +37,10 @@ interface Scanner {
   countNewlines: (start: number, end: number) => number;
   plainLines: (start: number, end: number, needle: number, length: number, word: number, out: number, capacity: number) => number;
   out: Int32Array;
-  /** Where lineStarts stopped (an i32 at 48). */
+  /** Where lineStarts or plainLines stopped (an i32 at 48). */
   stopped: Int32Array;
+  /** Whether plainLines gave up (an i32 at 52). */
+  gaveUp: Int32Array;
   /** The run whose class is in the tables now. */
   loaded: ByteRun | undefined;
   /** The needle in its place now. */
@@ -65,6 +67,7 @@ function instance(): Scanner | null {
       plainLines: exports.plainLines,
       out: new Int32Array(exports.memory.buffer, outOffset, outCapacity),
       stopped: new Int32Array(exports.memory.buffer, 48, 1),
+      gaveUp: new Int32Array(exports.memory.buffer, 52, 1),
       loaded: undefined,
       needle: undefined,
     };
@@ -136,11 +139,13 @@ export const plainWideFlag = 0x40000000;
  * as offsets into `bytes`, the occurrence (with `word`, the first whole-word one when its
  * neighbours are ASCII; `plainUndecided` when one is not; plus `plainWideFlag` when the line
  * holds a byte that is not ASCII before it), and the newlines before the line's start. Lines
- * without a whole-word occurrence are not given. False (and nothing given) unless `bytes` lie in
- * the scanner's memory.
+ * without a whole-word occurrence are not given. Answers how far it went: `bytes.length`, or less
+ * when the text made it give up (most places candidates that fail: see run-scan.wat), and the
+ * caller goes on from there (no occurrence on that line starts before it; the lines before it
+ * were given). Undefined (and nothing given) unless `bytes` lie in the scanner's memory.
  */
-export function scanPlainLines(bytes: Buffer, needle: Uint8Array, word: boolean, each: (lineStart: number, lineEnd: number, at: number, newlines: number) => void): boolean {
-  if (!scanner || bytes.buffer !== scanner.memory.buffer || needle.length < 1 || needle.length > scanNeedleBytes) return false;
+export function scanPlainLines(bytes: Buffer, needle: Uint8Array, word: boolean, each: (lineStart: number, lineEnd: number, at: number, newlines: number) => void): number | undefined {
+  if (!scanner || bytes.buffer !== scanner.memory.buffer || needle.length < 1 || needle.length > scanNeedleBytes) return undefined;
   if (scanner.needle !== needle) {
     new Uint8Array(scanner.memory.buffer, needleOffset, needle.length).set(needle);
     scanner.needle = needle;
@@ -156,10 +161,11 @@ export function scanPlainLines(bytes: Buffer, needle: Uint8Array, word: boolean,
       const at = out[index * 4 + 2]!;
       each(out[index * 4]! - base, out[index * 4 + 1]! - base, at < 0 ? at : at - base, newlines + out[index * 4 + 3]!);
     }
+    if (scanner.gaveUp[0] === 1) return scanner.stopped[0]! - base;
     if (count < capacity) break;
     // On from the line after the last one given: its newline counted too.
     newlines += out[(count - 1) * 4 + 3]! + 1;
     from = scanner.stopped[0]!;
   }
-  return true;
+  return bytes.length;
 }

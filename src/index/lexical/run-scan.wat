@@ -147,12 +147,17 @@
   ;; line is not ASCII; and the newlines in [start, the line's start). At most cap lines; answers
   ;; how many; where it stopped (the next line to look at when out is full) is left at 48.
   ;; Candidates by the first and the last byte of the needle, 16 places a step (two compares), then
-  ;; byte by byte. Reads up to 15 bytes past `end`.
+  ;; byte by byte. Reads up to 15 bytes past `end`. Text where most places are candidates that
+  ;; fail (a needle like a…ab…a in a run of a's) would cost a compare of the needle per byte: past
+  ;; 4,096 failed candidates and one per 16 bytes scanned it gives up, leaving 1 at 52 and at 48
+  ;; the place to go on from (no occurrence on its line starts before it), for a search that
+  ;; skips ahead.
   (func (export "plainLines") (param $start i32) (param $end i32) (param $needle i32) (param $len i32) (param $word i32) (param $out i32) (param $cap i32) (result i32)
     (local $p i32) (local $last i32) (local $m i32) (local $q i32) (local $n i32)
     (local $lineStart i32) (local $lineEnd i32) (local $at i32) (local $k i32)
-    (local $before i32) (local $after i32) (local $nl i32) (local $counted i32)
+    (local $before i32) (local $after i32) (local $nl i32) (local $counted i32) (local $fails i32)
     (local $first v128) (local $final v128)
+    (i32.store (i32.const 52) (i32.const 0))
     (local.set $first (i8x16.splat (i32.load8_u (local.get $needle))))
     (local.set $final (i8x16.splat (i32.load8_u (i32.add (local.get $needle) (i32.sub (local.get $len) (i32.const 1))))))
     ;; the last place an occurrence can start
@@ -175,7 +180,12 @@
             (br_if $miss (i32.eqz (local.get $m)))
             (local.set $q (i32.add (local.get $p) (i32.ctz (local.get $m))))
             (local.set $m (i32.and (local.get $m) (i32.sub (local.get $m) (i32.const 1))))
-            (br_if $bits (i32.eqz (call $same (local.get $q) (local.get $needle) (local.get $len))))
+            (if (i32.eqz (call $same (local.get $q) (local.get $needle) (local.get $len)))
+              (then
+                (local.set $fails (i32.add (local.get $fails) (i32.const 1)))
+                (if (i32.gt_u (local.get $fails) (i32.add (i32.const 4096) (i32.shr_u (i32.sub (local.get $p) (local.get $start)) (i32.const 4))))
+                  (then (i32.store (i32.const 52) (i32.const 1)) (br $done)))
+                (br $bits)))
             ;; an occurrence at q: its line's start (lines begin at `start` or after a newline) ...
             (local.set $lineStart (local.get $q))
             (block $back
