@@ -13,7 +13,7 @@ import type { Generation } from '../src/index/lexical/generation.js';
 import { GrepPool } from '../src/index/lexical/grep-pool.js';
 import { globFilter, LexicalIndex, type GrepRequest } from '../src/index/lexical/lexical-index.js';
 import { compileMatcher, loopRunLineStarts, matchBytes, matchLines, runLineStarts } from '../src/index/lexical/matcher.js';
-import { scanBuffer, scanCountNewlines, scanPlainLines } from '../src/index/lexical/run-scan.js';
+import { scanBuffer, scanCountNewlines, scanPlainLines, scanRegionBytes } from '../src/index/lexical/run-scan.js';
 import { countNewlines } from '../src/index/lexical/pieces.js';
 import { runScanModule } from '../src/index/lexical/run-scan-module.js';
 import { all, parseRegex, planRegex, requiredRun } from '../src/index/lexical/regex-plan.js';
@@ -591,6 +591,48 @@ test('plain literals by SIMD: more lines than one call hands back, long needles,
         const got = matchBytes(memory.subarray(0, line.length), matcher, [needle], 10, 1, undefined, undefined, { text: needle, word: false });
         assert.deepEqual(got, cut ? [] : [{ line: 1, column: at + 1, text: line.toString('utf8') }], `${length} bytes at ${at}${cut ? ', cut' : ''}`);
       }
+    }
+  }
+});
+
+test('plain literals by SIMD: the edges (a region\'s first and last bytes, needles over the limit, a needle reused, -w across a resumed scan)', () => {
+  const first = scanBuffer(0, scanRegionBytes);
+  const last = scanBuffer(1, scanRegionBytes);
+  if (!first || !last) return assert.fail('WebAssembly SIMD is missing');
+  const check = (bytes: Buffer, plain: { text: string; word: boolean }, label: string): void => {
+    const matcher = compileMatcher({ pattern: plain.text, fixedStrings: true, wordRegexp: plain.word });
+    const tally = { count: 0 };
+    const expected = matchLines(bytes.toString('utf8'), matcher, 100_000);
+    assert.deepEqual(matchBytes(bytes, matcher, [plain.text], 100_000, 1, undefined, tally, plain), expected, label);
+    assert.equal(tally.count, expected.length, label);
+  };
+  // A needle longer than the range, at the lowest address a range has (its last place is negative).
+  first.fill(0x61, 0, 300);
+  check(first.subarray(0, 10), { text: 'a'.repeat(256), word: false }, '256 bytes in 10');
+  // A needle over 256 bytes (the scan's limit): the byte loop, on bytes in the scanner's memory.
+  check(first.subarray(0, 300), { text: 'a'.repeat(257), word: false }, '257 bytes');
+  // A range that ends at its region's last byte, the needle there.
+  const tail = Buffer.from('x\nkfree(p);\n kfree', 'utf8');
+  const atEnd = last.subarray(last.length - tail.length);
+  tail.copy(atEnd);
+  check(atEnd, { text: 'kfree', word: true }, 'at the region\'s end');
+  // The same literal object over several ranges (its needle stays loaded), another, then back.
+  const kfree = { text: 'kfree', word: false };
+  const kmalloc = { text: 'kmalloc', word: false };
+  for (const [index, plain] of [kfree, kfree, kmalloc, kfree, kmalloc].entries()) {
+    const text = Buffer.from(`${'.'.repeat(index)}x kfree\ny kmalloc\nkfree kmalloc\n`, 'utf8');
+    text.copy(first, index * 7);
+    check(first.subarray(index * 7, index * 7 + text.length), plain, `reused needle, range ${index}`);
+  }
+  // -w over more lines than one call hands back (exactly 4,096 and more), with lines the regex
+  // decides (a non-ASCII neighbour), lines whose column needs decoding, and lines with no whole word.
+  const kinds = ['kfree(x)', 'xkfree', 'kfreeé', 'é kfree', 'ÿkfree kfree', 'nothing', '', 'kfree_ kfree', 'a kfreekfree', '🚀 kfree;'];
+  for (const count of [4_096, 9_001]) {
+    for (const word of [false, true]) {
+      const lines = Array.from({ length: count }, (_, index) => (count === 4_096 ? 'kfree' : kinds[(index * 7) % kinds.length]!));
+      const text = Buffer.from(lines.join('\n'), 'utf8');
+      text.copy(first, 3);
+      check(first.subarray(3, 3 + text.length), { text: 'kfree', word }, `${count} lines${word ? ' -w' : ''}`);
     }
   }
 });
