@@ -2,10 +2,9 @@
 // with no usable literal (matcher.ts `runLineStarts`), 64 bytes a step where the JavaScript loop
 // looks at one (or skips ahead); the lines holding a plain literal (matcher.ts `matchPlain`),
 // 16 places a step, with their line numbers and whole-word checks; and newlines counted for line
-// numbers, 16 bytes a step. The
-// module reads only its own memory, so the content windows that workers read candidate ranges
-// into are allocated there (`scanBuffer`); bytes elsewhere (a file read from disk, a buffer's
-// text) and a runtime without WebAssembly SIMD get the JavaScript loops.
+// numbers, 16 bytes a step. The module reads only its own memory, so the content windows that
+// workers read candidate ranges into are allocated there (`scanBuffer`); bytes elsewhere (a file
+// read from disk, a buffer's text) and a runtime without WebAssembly SIMD get the JavaScript loops.
 // Owns the module's instance and memory (one per thread).
 import type { ByteRun } from './regex-plan.js';
 import { runScanModule } from './run-scan-module.js';
