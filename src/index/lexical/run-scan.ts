@@ -152,6 +152,7 @@ export function scanPlainLines(bytes: Buffer, needle: Uint8Array, word: boolean,
   const base = bytes.byteOffset;
   const end = base + bytes.length;
   const { out } = scanner;
+  // Four i32s a line: exactly the out area (the needle's place follows it).
   const capacity = outCapacity >> 2;
   let newlines = 0;
   for (let from = base; from < end; ) {
