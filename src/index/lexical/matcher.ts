@@ -294,22 +294,32 @@ const asciiWord = new Uint8Array(128).map((_, byte) => (/[A-Za-z0-9_]/.test(Stri
 function matchPlain(bytes: Buffer, plain: PlainLiteral, matcher: CompiledMatcher, limit: number, firstLine: number, tally?: Tally): LineMatch[] {
   const needle = needles(plain)[0]!;
   const out: LineMatch[] = [];
-  // By SIMD when the bytes lie in the scanner's memory (the content windows).
-  const scanned = scanPlainLines(bytes, needle, plain.word, (lineStart, lineEnd, at, newlines) => {
+  /**
+   * A line holding the literal at `at` (when `undecided`, the regex decides whether it matches):
+   * counted, and kept while under the limit, numbered by `lineNumber` and decoded only then.
+   * `wide`: whether a byte before `at` on the line is not ASCII (undefined: not known, then the
+   * decoded line's length tells).
+   */
+  const take = (lineStart: number, lineEnd: number, at: number, undecided: boolean, wide: boolean | undefined, lineNumber: () => number): void => {
     let text: string | undefined;
     let column = 0;
-    if (at === plainUndecided) {
+    if (undecided) {
       text = bytes.toString('utf8', lineStart, lineEnd);
       const match = matcher.lineRegex.exec(text);
       if (!match) return;
       column = match.index + 1;
     }
     if (tally) tally.count += 1;
-    // Past the limit a line is only counted: no text.
+    // Past the limit a line is only counted: no line number, no text.
     if (out.length >= limit) return;
     text ??= bytes.toString('utf8', lineStart, lineEnd);
-    if (column === 0) column = at < plainWideFlag ? at - lineStart + 1 : bytes.toString('utf8', lineStart, at - plainWideFlag).length + 1;
-    out.push({ line: firstLine + newlines, column, text });
+    if (column === 0) column = (wide ?? text.length !== lineEnd - lineStart) ? bytes.toString('utf8', lineStart, at).length + 1 : at - lineStart + 1;
+    out.push({ line: lineNumber(), column, text });
+  };
+  // By SIMD when the bytes lie in the scanner's memory (the content windows).
+  const scanned = scanPlainLines(bytes, needle, plain.word, (lineStart, lineEnd, at, newlines) => {
+    const wide = at >= plainWideFlag;
+    take(lineStart, lineEnd, wide ? at - plainWideFlag : at, at === plainUndecided, wide, () => firstLine + newlines);
   });
   if (scanned === bytes.length) return out;
   // Not in the scanner's memory, or the rest of a text the SIMD scan gave up on (its lines before
@@ -317,6 +327,11 @@ function matchPlain(bytes: Buffer, plain: PlainLiteral, matcher: CompiledMatcher
   const size = bytes.length;
   let line = firstLine;
   let counted = 0;
+  const lineOf = (lineStart: number) => (): number => {
+    line += newlinesBetween(bytes, counted, lineStart);
+    counted = lineStart;
+    return line;
+  };
   for (let found = bytes.indexOf(needle, scanned ?? 0); found >= 0; ) {
     if (out.length >= limit && !tally) break;
     const lineStart = bytes.lastIndexOf(10, found) + 1;
@@ -340,25 +355,7 @@ function matchPlain(bytes: Buffer, plain: PlainLiteral, matcher: CompiledMatcher
         }
       }
     }
-    let text: string | undefined;
-    let column = 0;
-    if (at === -2) {
-      text = bytes.toString('utf8', lineStart, lineEnd);
-      const match = matcher.lineRegex.exec(text);
-      if (match) column = match.index + 1;
-      else at = -1;
-    }
-    if (at !== -1) {
-      if (tally) tally.count += 1;
-      // Past the limit a line is only counted: no line number, no text.
-      if (out.length < limit) {
-        line += newlinesBetween(bytes, counted, lineStart);
-        counted = lineStart;
-        text ??= bytes.toString('utf8', lineStart, lineEnd);
-        if (column === 0) column = text.length === lineEnd - lineStart ? at - lineStart + 1 : bytes.toString('utf8', lineStart, at).length + 1;
-        out.push({ line, column, text });
-      }
-    }
+    if (at !== -1) take(lineStart, lineEnd, at, at === -2, undefined, lineOf(lineStart));
     if (newline < 0) break;
     found = bytes.indexOf(needle, newline + 1);
   }
