@@ -58,6 +58,13 @@ export interface CompiledSearch {
   query: Query;
   /** Literals every matching file contains (checked on the bytes before parsing). */
   required: string[];
+  /**
+   * Literals inside every match's own text (its pattern's and its `has` parts'), so a top-level
+   * region without them holds no match; empty when a match may be the root, an ERROR or a
+   * preprocessor node (whose extent depends on the rest of the file), or when the rule looks at
+   * ancestors (a region parse may leave out a preprocessor block around an item).
+   */
+  regionLiterals: string[];
   /** Bound metavariables of the top-level pattern, in order. */
   variables: string[];
 }
@@ -153,6 +160,21 @@ function queryOf(rule: CompiledRule): Query {
   return and(...parts);
 }
 
+/** Kinds whose nodes' extent a region parse may change: roots, errors, preprocessor blocks. */
+const wholeFileKinds = new Set(['program', 'translation_unit', 'source_file', 'compilation_unit', 'module', 'ERROR']);
+
+/** Whether the rule looks at ancestors anywhere (a region parse can drop a preprocessor block around an item). */
+function looksUp(rule: CompiledRule): boolean {
+  const parts = [rule.has?.rule, rule.not, ...(rule.all ?? []), ...(rule.any ?? [])];
+  return rule.inside !== undefined || parts.some((part) => part !== undefined && looksUp(part));
+}
+
+function regionLiteralsOf(rule: CompiledRule, constraints: Map<string, CompiledRule>, kinds: string[] | undefined): string[] {
+  if (!kinds || kinds.some((kind) => wholeFileKinds.has(kind) || kind.startsWith('preproc'))) return [];
+  if (looksUp(rule) || [...constraints.values()].some(looksUp)) return [];
+  return requiredOf(queryOf(rule));
+}
+
 function requiredOf(query: Query): string[] {
   if (query.op === 'literal') return [query.text];
   if (query.op === 'and') return query.args.flatMap(requiredOf);
@@ -172,7 +194,8 @@ export function compileSearch(grammars: GrammarSet, grammar: LoadedGrammar, spec
     }
   }
   const query = queryOf(rule);
-  return { rule, constraints, kinds: kindsOf(rule), query, required: requiredOf(query), variables: rule.pattern?.variables ?? [] };
+  const kinds = kindsOf(rule);
+  return { rule, constraints, kinds, query, required: requiredOf(query), regionLiterals: regionLiteralsOf(rule, constraints, kinds), variables: rule.pattern?.variables ?? [] };
 }
 
 /** Whether `node` satisfies `rule`; on success `bindings` holds what its patterns bound. */

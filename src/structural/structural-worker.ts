@@ -1,13 +1,14 @@
 // Worker thread for structural-pool.ts: reads a file, checks that it holds the search's literals,
-// parses it and answers its matches. Each worker keeps its own grammars and compiled searches
+// parses it (only the regions that may hold a match, region-parse.ts) and answers its matches. Each worker keeps its own grammars and compiled searches
 // (web-tree-sitter state is per thread). After a WebAssembly trap it answers the error and exits;
 // after a large file it retires, as the chunk workers do (wasm memory only grows).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
-import { GrammarSet, parseSource } from '../index/syntax/grammars.js';
+import { GrammarSet } from '../index/syntax/grammars.js';
 import { SourceText } from '../index/syntax/source-text.js';
 import { type FileMatch, findInTree, mayMatch } from './find.js';
+import { parseForSearch } from './region-parse.js';
 import { type CompiledSearch, compileSearch, type SearchSpec } from './rule.js';
 
 export interface StructuralJob {
@@ -41,8 +42,10 @@ async function run(job: StructuralJob, bytes: Uint8Array): Promise<{ matches: Fi
   }
   if (!mayMatch(bytes, search.required)) return { matches: [], parsed: false };
   const source = new SourceText(bytes);
-  const tree = parseSource(grammars, state.grammar, source);
-  if (!tree) throw new Error('parse timed out');
+  const parsed = parseForSearch(grammars, state.grammar, source, search);
+  if (parsed === 'no match') return { matches: [], parsed: false };
+  if (parsed === 'timed out') throw new Error('parse timed out');
+  const tree = parsed.tree;
   try {
     return { matches: findInTree(tree, source, search, job.limit), parsed: true };
   } finally {

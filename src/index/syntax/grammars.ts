@@ -4,7 +4,7 @@
 // since a grammar that crashed inside wasm can break later loads. Used by the chunker, the parse
 // cache and the chunk workers; parseSource parses with a time limit and survives a grammar that throws.
 import fs from 'node:fs';
-import { Language, Parser, Query, type Tree } from 'web-tree-sitter';
+import { Language, Parser, type Point, Query, type Range, type Tree } from 'web-tree-sitter';
 import type { SourceText } from './source-text.js';
 import { type LanguageSpec, LanguageTable } from './languages.js';
 
@@ -129,13 +129,26 @@ export const defaultParseTimeoutMs = 10_000;
  * Parses `source` with a time limit; undefined when the limit was reached. Throws when the grammar
  * itself fails (the Bash wasm calls a libc function web-tree-sitter does not provide on `case`
  * and `[ a == b ]`), after resetting the parser so that the next file parses normally.
+ * `includedRanges`: parse only these [start, end) ranges of UTF-16 units, as if the text between
+ * them were absent (node positions stay the file's).
  */
-export function parseSource(grammars: GrammarSet, grammar: LoadedGrammar, source: SourceText, options: { timeoutMs?: number; oldTree?: Tree } = {}): Tree | undefined {
+export function parseSource(
+  grammars: GrammarSet,
+  grammar: LoadedGrammar,
+  source: SourceText,
+  options: { timeoutMs?: number; oldTree?: Tree; includedRanges?: ReadonlyArray<readonly [number, number]> } = {},
+): Tree | undefined {
   const parser = grammars.parserFor(grammar);
   const deadline = performance.now() + (options.timeoutMs ?? defaultParseTimeoutMs);
+  const point = (unit: number): Point => {
+    const { line, character } = source.position(unit);
+    return { row: line, column: character };
+  };
+  // Included ranges in UTF-16 units (web-tree-sitter's indices), with their (row, column) points.
+  const includedRanges = options.includedRanges?.map(([start, end]): Range => ({ startIndex: start, endIndex: end, startPosition: point(start), endPosition: point(end) }));
   let tree: Tree | null;
   try {
-    tree = parser.parse(source.parseText, options.oldTree ?? null, { progressCallback: () => performance.now() > deadline });
+    tree = parser.parse(source.parseText, options.oldTree ?? null, { progressCallback: () => performance.now() > deadline, ...(includedRanges ? { includedRanges } : {}) });
   } catch (error) {
     parser.reset();
     throw error;

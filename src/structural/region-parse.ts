@@ -1,0 +1,39 @@
+// Parsing one file for one search: only the top-level regions (and members of a large block) that
+// may hold a match, through tree-sitter's included ranges, or the whole file where regions do not
+// apply (a language without a region scanner, a rule without literals inside its match, brackets
+// that do not balance, regions covering most of the file) or where the partial tree cannot be
+// trusted (an error at a range's edge, a node holding a left-out gap that may match).
+import type { Tree } from 'web-tree-sitter';
+import { type GrammarSet, type LoadedGrammar, parseSource } from '../index/syntax/grammars.js';
+import type { SourceText } from '../index/syntax/source-text.js';
+import type { CompiledSearch } from './rule.js';
+import { cutsHold, gapsMayMatch, rangesToParse, regionSyntax, topLevelRegions } from './top-level-regions.js';
+
+export type SearchParse =
+  /** `partial`: only some ranges were parsed (nodes outside them are absent). */
+  | { tree: Tree; partial: boolean }
+  /** No region holds every literal: the file has no match, nothing was parsed. */
+  | 'no match'
+  /** The parse ran out of time. */
+  | 'timed out';
+
+/** The ranges worth parsing (undefined: the whole file; empty: none holds a match). */
+export function searchRanges(language: string, source: SourceText, search: CompiledSearch): Array<[number, number]> | undefined {
+  const syntax = regionSyntax(language);
+  if (!syntax || search.regionLiterals.length === 0) return undefined;
+  const regions = topLevelRegions(source.text, syntax);
+  return regions && rangesToParse(source.text, regions, search.regionLiterals);
+}
+
+export function parseForSearch(grammars: GrammarSet, grammar: LoadedGrammar, source: SourceText, search: CompiledSearch): SearchParse {
+  const ranges = searchRanges(grammar.spec.id, source, search);
+  if (ranges?.length === 0) return 'no match';
+  if (ranges) {
+    const tree = parseSource(grammars, grammar, source, { includedRanges: ranges });
+    if (!tree) return 'timed out';
+    if (!(tree.rootNode.hasError && !cutsHold(tree, ranges)) && !gapsMayMatch(tree, ranges, new Set(search.kinds))) return { tree, partial: true };
+    tree.delete();
+  }
+  const tree = parseSource(grammars, grammar, source);
+  return tree ? { tree, partial: false } : 'timed out';
+}

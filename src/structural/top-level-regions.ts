@@ -1,0 +1,427 @@
+// Top-level regions of a source file, found without parsing, so a structural search parses only
+// the regions that hold its literals (tree-sitter's included ranges) instead of the whole file.
+// Owns the bracket scanner (strings, comments, template literals, regex literals, C preprocessor
+// branches) for the brace languages, and the choice of regions for a set of literals.
+//
+// A region boundary is a line start at bracket depth 0 whose line begins, at column 0, with an
+// identifier character, `#`, `@` or a comment, right after a `}` or `;`: the end of one top-level
+// item and the start of the next. Boundaries may be missed (regions merge: still correct, only
+// larger); a wrong one needs a `;` or `}` at depth 0 inside an item, which the scanner's
+// accounting of strings and comments rules out in code that parses. A file whose brackets do not
+// balance (a preprocessor branch that opens a block twice, a misread regex) has no regions and is
+// parsed whole. A match is one node, which lies inside one top-level item: when every literal the
+// match must contain is checked inside the region, a region without them holds no match. After the
+// parse, `cutsHold` looks at the edges of each range for the marks a wrong cut leaves.
+import type { Node, Tree } from 'web-tree-sitter';
+
+export interface RegionSyntax {
+  /** C's `#` lines: skipped, and `#if`/`#else`/`#endif` branches counted once. */
+  preprocessor: boolean;
+  /** `'x'` is a character literal (else `'` is only JavaScript's string quote). */
+  charLiterals: boolean;
+  /** Go's raw strings in backquotes. */
+  rawBackquote: boolean;
+  /** JavaScript's template literals with `${…}` and its regex literals. */
+  javascript: boolean;
+  /** Java's text blocks `"""…"""`. */
+  textBlocks: boolean;
+}
+
+const c: RegionSyntax = { preprocessor: true, charLiterals: true, rawBackquote: false, javascript: false, textBlocks: false };
+const js: RegionSyntax = { preprocessor: false, charLiterals: false, rawBackquote: false, javascript: true, textBlocks: false };
+
+const syntaxes: ReadonlyMap<string, RegionSyntax> = new Map([
+  ['c', c],
+  ['cpp', c],
+  ['javascript', js],
+  ['typescript', js],
+  ['tsx', js],
+  ['java', { preprocessor: false, charLiterals: true, rawBackquote: false, javascript: false, textBlocks: true }],
+  ['go', { preprocessor: false, charLiterals: true, rawBackquote: true, javascript: false, textBlocks: false }],
+]);
+
+/** The scanner's syntax for a language; undefined where regions are not found (files parse whole). */
+export function regionSyntax(language: string): RegionSyntax | undefined {
+  return syntaxes.get(language);
+}
+
+const NEWLINE = 10;
+const SLASH = 47;
+const STAR = 42;
+const BACKSLASH = 92;
+
+function isIdentifierStart(code: number): boolean {
+  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || code === 95 || code === 36 || code > 127;
+}
+
+function isIdentifierPart(code: number): boolean {
+  return isIdentifierStart(code) || (code >= 48 && code <= 57);
+}
+
+/** Words that go on with the statement before them (`} else {`), not start an item. */
+const continuations = new Set(['else', 'catch', 'finally', 'while', 'as', 'satisfies', 'extends', 'implements']);
+
+/** A line may start a new top-level item: an identifier (not a continuation), a preprocessor line, a decorator or a comment. */
+function mayStartItem(text: string, at: number): boolean {
+  const code = text.charCodeAt(at);
+  if (isIdentifierStart(code)) {
+    let end = at + 1;
+    while (end < text.length && isIdentifierPart(text.charCodeAt(end))) end += 1;
+    return !continuations.has(text.slice(at, end));
+  }
+  if (code === 35 /* # */ || code === 64 /* @ */) return true;
+  if (code !== SLASH) return false;
+  const next = text.charCodeAt(at + 1);
+  return next === SLASH || next === STAR;
+}
+
+/** Characters after which `/` starts a regex literal rather than a division. */
+const beforeRegex = new Set([...'(,=:[!&|?{};+-*%<>~^'].map((ch) => ch.charCodeAt(0)));
+const keywordsBeforeRegex = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw', 'case', 'do', 'else', 'yield', 'await']);
+
+/** The end of a quoted string or character literal starting at `at` (its quote); strings end at a bare newline. */
+function skipQuoted(text: string, at: number, quote: number): number {
+  let index = at + 1;
+  while (index < text.length) {
+    const code = text.charCodeAt(index);
+    if (code === BACKSLASH) index += 2;
+    else if (code === quote) return index + 1;
+    else if (code === NEWLINE) return index;
+    else index += 1;
+  }
+  return text.length;
+}
+
+/** The end of a line, past backslash continuations. */
+function skipLogicalLine(text: string, at: number): number {
+  let index = at;
+  for (;;) {
+    const newline = text.indexOf('\n', index);
+    if (newline < 0) return text.length;
+    let back = newline - 1;
+    if (text.charCodeAt(back) === 13) back -= 1;
+    if (text.charCodeAt(back) !== BACKSLASH) return newline;
+    index = newline + 1;
+  }
+}
+
+/** The end of a regex literal starting at `at` (its `/`), or -1 when none ends on this line. */
+function skipRegex(text: string, at: number): number {
+  let index = at + 1;
+  let inClass = false;
+  while (index < text.length) {
+    const code = text.charCodeAt(index);
+    if (code === NEWLINE) return -1;
+    if (code === BACKSLASH) index += 2;
+    else {
+      if (code === 91 /* [ */) inClass = true;
+      else if (code === 93 /* ] */) inClass = false;
+      else if (code === SLASH && !inClass) return index + 1;
+      index += 1;
+    }
+  }
+  return -1;
+}
+
+/** A top-level region: [start, end) in UTF-16 units. */
+export interface Region {
+  start: number;
+  end: number;
+  /**
+   * Its one block, when the region is `header { members } trailer` with a trailer of at most `;`
+   * and no preprocessor line inside: `open` just after the `{`, `close` at the `}`, and the start
+   * of each member (the first at `open`), found as top-level items are but at any indentation.
+   */
+  block?: { open: number; close: number; members: number[] };
+}
+
+/** The top-level regions of a file, in order, or undefined when the brackets do not balance. */
+export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | undefined {
+  const regions: Region[] = [];
+  const length = text.length;
+  let depth = 0;
+  /** For each open `${` of a template literal: the depth inside it. */
+  const templates: number[] = [];
+  /** For each open `#if`: the depth at it (an `#else` branch starts from it again). */
+  const branches: number[] = [];
+  /** The last character of code (not comment or space); 0 before any. */
+  let last = 0;
+  let lastWord = '';
+  let index = 0;
+  let lineStart = true;
+  // The region being scanned and its block: 'none' before a `{` at depth 0, 'open' inside it,
+  // 'closed' after it, 'no' once it cannot be descended into.
+  let regionStart = 0;
+  let blockState: 'none' | 'open' | 'closed' | 'no' = 'none';
+  let open = 0;
+  let close = 0;
+  let members: number[] = [];
+
+  const endRegion = (end: number): void => {
+    const region: Region = { start: regionStart, end };
+    if (blockState === 'closed') region.block = { open, close, members };
+    regions.push(region);
+    regionStart = end;
+    blockState = 'none';
+    members = [];
+  };
+
+  /** Scans a template literal's text from `at` (after its backquote or a `}`); returns where code resumes. */
+  const template = (at: number): number => {
+    let position = at;
+    while (position < length) {
+      const code = text.charCodeAt(position);
+      if (code === BACKSLASH) position += 2;
+      else if (code === 96 /* ` */) return position + 1;
+      else if (code === 36 /* $ */ && text.charCodeAt(position + 1) === 123 /* { */) {
+        depth += 1;
+        templates.push(depth);
+        return position + 2;
+      } else position += 1;
+    }
+    return length;
+  };
+
+  while (index < length) {
+    if (lineStart) {
+      lineStart = false;
+      const itemEnded = templates.length === 0 && (last === 125 /* } */ || last === 59 /* ; */);
+      if (depth === 0 && itemEnded && index > regionStart && mayStartItem(text, index)) endRegion(index);
+      let first = index;
+      while (first < length && (text.charCodeAt(first) === 32 || text.charCodeAt(first) === 9)) first += 1;
+      if (depth === 1 && blockState === 'open' && itemEnded && index > members[members.length - 1]! && mayStartItem(text, first)) members.push(index);
+      if (syntax.preprocessor && text.charCodeAt(first) === 35 /* # */) {
+        const directive = /^#\s*(\w+)/.exec(text.slice(first, first + 32))?.[1] ?? '';
+        if (directive === 'if' || directive === 'ifdef' || directive === 'ifndef') branches.push(depth);
+        else if (directive.startsWith('el') && branches.length > 0) depth = branches[branches.length - 1]!;
+        else if (directive === 'endif') branches.pop();
+        if (depth > 0 || blockState === 'closed') blockState = 'no';
+        index = skipLogicalLine(text, first);
+        continue;
+      }
+    }
+    const code = text.charCodeAt(index);
+    if (code === NEWLINE) {
+      index += 1;
+      lineStart = true;
+      continue;
+    }
+    if (code === 32 || code === 9 || code === 13) {
+      index += 1;
+      continue;
+    }
+    if (code === SLASH) {
+      const next = text.charCodeAt(index + 1);
+      if (next === SLASH) {
+        const newline = text.indexOf('\n', index);
+        index = newline < 0 ? length : newline;
+        continue;
+      }
+      if (next === STAR) {
+        const end = text.indexOf('*/', index + 2);
+        index = end < 0 ? length : end + 2;
+        continue;
+      }
+      if (syntax.javascript && (last === 0 || beforeRegex.has(last) || keywordsBeforeRegex.has(lastWord))) {
+        const end = skipRegex(text, index);
+        if (end > 0) {
+          index = end;
+          last = SLASH;
+          lastWord = '';
+          continue;
+        }
+      }
+    }
+    // Code after the block other than `;` (a declarator, a second block): not descended into.
+    if (depth === 0 && blockState === 'closed' && code !== 59) blockState = 'no';
+    if (isIdentifierStart(code)) {
+      let end = index + 1;
+      while (end < length && isIdentifierPart(text.charCodeAt(end))) end += 1;
+      if (syntax.javascript) lastWord = text.slice(index, end);
+      last = code;
+      index = end;
+      continue;
+    }
+    lastWord = '';
+    if (code === 34 /* " */) {
+      if (syntax.textBlocks && text.startsWith('"""', index)) {
+        const end = text.indexOf('"""', index + 3);
+        index = end < 0 ? length : end + 3;
+      } else index = skipQuoted(text, index, code);
+      last = code;
+      continue;
+    }
+    if (code === 39 /* ' */ && (syntax.charLiterals || syntax.javascript)) {
+      index = skipQuoted(text, index, code);
+      last = code;
+      continue;
+    }
+    if (code === 96 /* ` */ && (syntax.rawBackquote || syntax.javascript)) {
+      if (syntax.javascript) index = template(index + 1);
+      else {
+        const end = text.indexOf('`', index + 1);
+        index = end < 0 ? length : end + 1;
+      }
+      last = code;
+      continue;
+    }
+    if (code === 123 /* { */ || code === 40 /* ( */ || code === 91 /* [ */) {
+      if (code === 123 && depth === 0 && blockState === 'none') {
+        blockState = 'open';
+        open = index + 1;
+        members = [open];
+      }
+      depth += 1;
+    } else if (code === 125 /* } */ || code === 41 /* ) */ || code === 93 /* ] */) {
+      if (code === 125 && templates.length > 0 && templates[templates.length - 1] === depth) {
+        templates.pop();
+        depth -= 1;
+        index = template(index + 1);
+        last = 96;
+        continue;
+      }
+      depth -= 1;
+      if (depth < 0) return undefined;
+      if (depth === 0 && blockState === 'open') {
+        if (code === 125) {
+          blockState = 'closed';
+          close = index;
+        } else blockState = 'no';
+      }
+    }
+    last = code;
+    index += 1;
+  }
+  if (depth !== 0 || templates.length > 0) return undefined;
+  endRegion(length);
+  return regions;
+}
+
+/** For each part (its starts, in order; the last ends at `end`): whether it holds every literal. */
+function partsHolding(text: string, starts: readonly number[], end: number, literals: readonly string[]): boolean[] {
+  const count = new Uint16Array(starts.length);
+  const stamp = new Int32Array(starts.length).fill(-1);
+  const first = starts[0]!;
+  const partOf = (offset: number): number => {
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >>> 1;
+      if (starts[middle]! <= offset) low = middle;
+      else high = middle - 1;
+    }
+    return low;
+  };
+  literals.forEach((literal, which) => {
+    for (let at = text.indexOf(literal, first); at >= 0 && at + literal.length <= end; ) {
+      const part = partOf(at);
+      const partEnd = part + 1 < starts.length ? starts[part + 1]! : end;
+      // A literal that runs past its part's end is not inside it.
+      if (at + literal.length <= partEnd && stamp[part] !== which) {
+        stamp[part] = which;
+        count[part] += 1;
+      }
+      at = text.indexOf(literal, Math.max(at + 1, partEnd - literal.length + 1));
+    }
+  });
+  return Array.from(count, (held) => held === literals.length);
+}
+
+/** A region is descended into from this size (UTF-16 units): below it a whole item costs little to parse. */
+const descendFrom = 4096;
+
+/**
+ * The ranges [start, end) (UTF-16 units) to parse: the regions holding every literal, and inside a
+ * large one whose block has members and whose header holds no literal, only its header, the members
+ * holding every literal and its trailer (when one member holds them all); adjacent ranges merged. Undefined when they cover nine
+ * tenths of the text or more (a whole parse then costs about the same); empty when no region holds
+ * every literal (the file has no match).
+ */
+export function rangesToParse(text: string, regions: readonly Region[], literals: readonly string[]): Array<[number, number]> | undefined {
+  if (literals.length === 0 || regions.length === 0) return undefined;
+  const held = partsHolding(
+    text,
+    regions.map((region) => region.start),
+    text.length,
+    literals,
+  );
+  const ranges: Array<[number, number]> = [];
+  let covered = 0;
+  const add = (start: number, end: number): void => {
+    if (end <= start) return;
+    covered += end - start;
+    const previous = ranges[ranges.length - 1];
+    if (previous && previous[1] === start) previous[1] = end;
+    else ranges.push([start, end]);
+  };
+  regions.forEach((region, at) => {
+    if (!held[at]) return;
+    const block = region.block;
+    // A header holding a literal hints that the item itself matches: parsed whole.
+    const header = block ? text.slice(region.start, block.open) : '';
+    if (block && block.members.length > 1 && region.end - region.start >= descendFrom && !literals.some((literal) => header.includes(literal))) {
+      const members = partsHolding(text, block.members, block.close, literals);
+      if (members.some(Boolean)) {
+        add(region.start, block.open);
+        members.forEach((holds, member) => {
+          if (holds) add(block.members[member]!, member + 1 < block.members.length ? block.members[member + 1]! : block.close);
+        });
+        add(block.close, region.end);
+        return;
+      }
+    }
+    add(region.start, region.end);
+  });
+  return covered * 10 >= text.length * 9 ? undefined : ranges;
+}
+
+/**
+ * Whether a match could straddle a range that was left out: some node holding a gap between two
+ * ranges (the item whose members were skipped, and its body) is of a kind a match can have, so it
+ * may have matched, or failed to, on members it lacked. The whole file must then be parsed.
+ */
+export function gapsMayMatch(tree: Tree, ranges: ReadonlyArray<readonly [number, number]>, kinds: ReadonlySet<string>): boolean {
+  for (let gap = 0; gap + 1 < ranges.length; gap += 1) {
+    const before = ranges[gap]![1];
+    const after = ranges[gap + 1]![0];
+    for (let node: Node | null = tree.rootNode.descendantForIndex(before - 1, after); node; node = node.parent) {
+      if (node.startIndex < before && node.endIndex > after && kinds.has(node.type)) return true;
+    }
+  }
+  return false;
+}
+
+/** Whether a node ends in a MISSING token (the parser closed what the region left open). */
+function endsMissing(node: Node): boolean {
+  for (let at: Node | null = node; at; at = at.lastChild) if (at.isMissing) return true;
+  return false;
+}
+
+/**
+ * Whether a parse of `ranges` shows the cuts were right: no top-level node runs from one range into
+ * the next, and the first and last top-level node of each range is neither an ERROR nor ends in a
+ * MISSING token. Errors inside an item (a macro the grammar misreads) are the file's own and pass.
+ */
+export function cutsHold(tree: Tree, ranges: ReadonlyArray<readonly [number, number]>): boolean {
+  const cursor = tree.walk();
+  try {
+    if (!cursor.gotoFirstChild()) return true;
+    let range = 0;
+    let previous: Node | undefined;
+    let previousRange = -1;
+    for (;;) {
+      const node = cursor.currentNode;
+      while (range < ranges.length - 1 && node.startIndex >= ranges[range]![1]) range += 1;
+      if (node.endIndex > ranges[range]![1]) return false;
+      const first = range !== previousRange;
+      if (first && previous && (previous.type === 'ERROR' || endsMissing(previous))) return false;
+      if (first && (node.type === 'ERROR' || node.isMissing)) return false;
+      previous = node;
+      previousRange = range;
+      if (!cursor.gotoNextSibling()) break;
+    }
+    return !previous || (previous.type !== 'ERROR' && !endsMissing(previous));
+  } finally {
+    cursor.delete();
+  }
+}

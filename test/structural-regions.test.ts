@@ -1,0 +1,305 @@
+// Region parsing for structural search: the bracket scanner's top-level regions and blocks on small
+// sources (strings, comments, templates, regexes, preprocessor branches), the ranges chosen for a
+// set of literals, and, on real files (TypeScript's lib .d.ts files, vscode-jsonrpc's JavaScript,
+// web-tree-sitter's C, usearch's C++ tests and C binding) and generated Java and Go, that a search parsing only its
+// ranges finds exactly the matches a whole parse finds.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, test } from 'node:test';
+import type { Tree } from 'web-tree-sitter';
+import { GrammarSet, parseSource } from '../src/index/syntax/grammars.js';
+import { SourceText } from '../src/index/syntax/source-text.js';
+import { findInTree, mayMatch } from '../src/structural/find.js';
+import { parseForSearch, searchRanges } from '../src/structural/region-parse.js';
+import { compileSearch } from '../src/structural/rule.js';
+import { rangesToParse, type Region, regionSyntax, topLevelRegions } from '../src/structural/top-level-regions.js';
+
+const repository = fileURLToPath(new URL('../../', import.meta.url));
+const grammars = new GrammarSet();
+
+/** A region shown as its first line, trimmed; `[n]` after it: its block's member count. */
+function show(text: string, regions: Region[] | undefined): string[] | undefined {
+  return regions?.map((region) => {
+    const first = text.slice(region.start, region.end).split('\n')[0]!.trim();
+    return region.block ? `${first} [${region.block.members.length}]` : first;
+  });
+}
+
+interface ScanRow {
+  name: string;
+  language: string;
+  text: string;
+  /** undefined: the brackets do not balance. */
+  regions: string[] | undefined;
+}
+
+const scanRows: ScanRow[] = [
+  {
+    name: 'C functions, a struct and a global',
+    language: 'c',
+    text: '#include <a.h>\n\nstruct s {\n\tint a;\n};\n\nint x = 1;\nstatic int\nf(void)\n{\n\treturn 0;\n}\nint g(void) { return 1; }\n',
+    // A preprocessor line ends no item: the struct joins the #include's region.
+    regions: ['#include <a.h> [1]', 'int x = 1;', 'static int [1]', 'int g(void) { return 1; } [1]'],
+  },
+  {
+    name: 'C: braces in strings, characters and comments',
+    language: 'c',
+    text: 'char *a = "}{";\nchar b = \'{\';\n/* } */\nint c(void) { // }\n\treturn \'}\';\n}\nint d;\n',
+    regions: ['char *a = "}{";', 'char b = \'{\';', '/* } */', 'int c(void) { // } [1]', 'int d;'],
+  },
+  {
+    name: 'C: an #if/#else pair that opens a block twice balances',
+    language: 'c',
+    text: 'int a;\n#ifdef X\nint f(int x) {\n#else\nint f(void) {\n#endif\n\treturn 0;\n}\nint b;\n',
+    regions: ['int a;', '#ifdef X', 'int f(int x) {', 'int b;'],
+  },
+  {
+    name: 'C: a #define with a brace is skipped',
+    language: 'c',
+    text: 'int a;\n#define OPEN {\nint b;\n',
+    regions: ['int a;', '#define OPEN {', 'int b;'],
+  },
+  {
+    name: 'C: a preprocessor line inside a block is not descended into',
+    language: 'c',
+    text: 'int f(void) {\n\tx();\n#ifdef Y\n\ty();\n#endif\n}\nint g(void) {\n\tx();\n\ty();\n}\n',
+    regions: ['int f(void) {', 'int g(void) { [2]'],
+  },
+  { name: 'C: unbalanced', language: 'c', text: 'int f(void) {\n\treturn 0;\n', regions: undefined },
+  { name: 'C: a closer too many', language: 'c', text: 'int a;\n}\nint b;\n', regions: undefined },
+  {
+    name: 'C: a struct whose declarator follows the block is not descended into',
+    language: 'c',
+    text: 'struct s {\n\tint a;\n\tint b;\n} x;\nint y;\n',
+    regions: ['struct s {', 'int y;'],
+  },
+  {
+    name: 'JavaScript: template literals with nested braces, regexes and divisions',
+    language: 'javascript',
+    text: 'const a = `}${ {b: 1}.b }{`;\nconst r = /[{]/g;\nconst q = a / 2 / 3;\nfunction f() {\n\treturn /}/.test(a);\n}\nclass C {\n\tm() {}\n\tn() {}\n}\n',
+    regions: ['const a = `}${ {b: 1}.b }{`;', 'const r = /[{]/g;', 'const q = a / 2 / 3;', 'function f() { [1]', 'class C { [2]'],
+  },
+  {
+    name: 'JavaScript: else, catch and finally go on with the statement before them',
+    language: 'javascript',
+    text: 'if (a) {\n}\nelse {\n}\ntry {\n}\ncatch (e) {\n}\nfinally {\n}\nx();\n',
+    regions: ['if (a) {', 'try {', 'x();'],
+  },
+  {
+    name: 'TypeScript: a namespace of members, decorators and comments',
+    language: 'typescript',
+    text: 'declare namespace ts {\n    interface A {\n        a: string;\n    }\n    enum B {\n        X = 1,\n    }\n    function c(): void;\n}\n/** doc */\n@Component({})\nclass D {}\n',
+    regions: ['declare namespace ts { [3]', '/** doc */', '@Component({}) [1]'],
+  },
+  {
+    name: 'JavaScript: a string cut by a newline ends there',
+    language: 'javascript',
+    text: "const a = 'it\nconst b = 1;\nfunction f() {}\n",
+    regions: ["const a = 'it", 'function f() {} [1]'],
+  },
+  {
+    name: 'Go: raw strings with braces',
+    language: 'go',
+    text: 'package main\n\nvar s = `}{\n}`\n\nfunc main() {\n\tprintln(s)\n}\n\nfunc g() {}\n',
+    // No `;` ends `package main`: it and `var s` join `func main`'s region.
+    regions: ['package main [1]', 'func g() {} [1]'],
+  },
+  {
+    name: 'Java: text blocks with braces and a class of members',
+    language: 'java',
+    text: 'import a.B;\n\nclass C {\n    String s = """\n        }{\n        """;\n    void m() {}\n    int n;\n}\n',
+    regions: ['import a.B;', 'class C { [3]'],
+  },
+];
+
+describe('top-level regions: scanner', () => {
+  for (const row of scanRows) {
+    test(row.name, () => {
+      const syntax = regionSyntax(row.language);
+      assert.ok(syntax, `no region syntax for ${row.language}`);
+      assert.deepEqual(show(row.text, topLevelRegions(row.text, syntax)), row.regions);
+    });
+  }
+
+  test('languages without a scanner parse whole', () => {
+    for (const language of ['python', 'ruby', 'rust', 'bash']) assert.equal(regionSyntax(language), undefined, language);
+  });
+});
+
+describe('top-level regions: ranges to parse', () => {
+  const c = regionSyntax('c')!;
+  const item = (name: string, body: string): string => `int ${name}(void)\n{\n${body}}\n`;
+  const filler = (count: number): string => Array.from({ length: count }, (_, at) => item(`f${at}`, '\treturn 0;\n')).join('');
+
+  test('only the regions holding every literal, adjacent ones merged', () => {
+    const text = filler(10) + item('g', '\tif (IS_ERR(p))\n\t\treturn PTR_ERR(p);\n') + item('h', '\tif (IS_ERR(q))\n\t\treturn 1;\n') + filler(10);
+    const regions = topLevelRegions(text, c)!;
+    const ranges = rangesToParse(text, regions, ['IS_ERR', 'PTR_ERR'])!;
+    assert.equal(ranges.length, 1);
+    assert.match(text.slice(ranges[0]![0], ranges[0]![1]), /^int g\(void\)[^]*PTR_ERR\(p\);\n}\n$/);
+    const both = rangesToParse(text, regions, ['IS_ERR'])!;
+    assert.equal(both.length, 1, 'g and h are adjacent: one range');
+    assert.ok(text.slice(both[0]![0], both[0]![1]).includes('int h(void)'));
+  });
+
+  test('no region holds them all: nothing to parse', () => {
+    const text = filler(5) + item('g', '\tIS_ERR(p);\n') + item('h', '\tPTR_ERR(p);\n') + filler(5);
+    assert.deepEqual(rangesToParse(text, topLevelRegions(text, c)!, ['IS_ERR', 'PTR_ERR']), []);
+  });
+
+  test('a literal in most of the file: the whole file', () => {
+    const text = filler(10) + 'int z;\n';
+    assert.equal(rangesToParse(text, topLevelRegions(text, c)!, ['return']), undefined);
+  });
+
+  test('a large block is entered when its header holds no literal, and kept whole when it does', () => {
+    const ts = regionSyntax('typescript')!;
+    const members = Array.from({ length: 200 }, (_, at) => `    interface I${at} {\n        a: string;\n    }\n`).join('');
+    const text = `declare namespace ts {\n${members}    enum E {\n        A = 1,\n    }\n}\n`;
+    const regions = topLevelRegions(text, ts)!;
+    assert.equal(regions.length, 1);
+    const ranges = rangesToParse(text, regions, ['enum'])!;
+    assert.deepEqual(
+      ranges.map(([start, end]) => text.slice(start, end)),
+      ['declare namespace ts {', '    enum E {\n        A = 1,\n    }\n}\n'],
+    );
+    assert.equal(rangesToParse(text, regions, ['namespace']), undefined, 'the header holds the literal: the item is parsed whole');
+  });
+});
+
+interface Corpus {
+  name: string;
+  language: string;
+  files: () => Array<{ name: string; text?: string }>;
+  patterns: string[];
+}
+
+/** A Java class of many methods, a few of which hold `Objects.requireNonNull`. */
+function javaClass(): string {
+  const methods = Array.from({ length: 80 }, (_, at) =>
+    at % 9 === 4
+      ? `    public void set${at}(String value) {\n        this.v${at} = Objects.requireNonNull(value);\n        if (value.isEmpty()) {\n            throw new IllegalArgumentException("empty");\n        }\n    }\n`
+      : `    public int get${at}() {\n        return v${at}.length();\n    }\n`,
+  ).join('\n');
+  return `package demo;\n\nimport java.util.Objects;\n\npublic class Big {\n${methods}}\n`;
+}
+
+/** Go functions, a few of which check `err != nil`. */
+function goFile(): string {
+  const functions = Array.from({ length: 80 }, (_, at) =>
+    at % 7 === 3 ? `func load${at}(path string) (string, error) {\n\tdata, err := os.ReadFile(path)\n\tif err != nil {\n\t\treturn "", err\n\t}\n\treturn string(data), nil\n}\n` : `func value${at}() int {\n\treturn ${at}\n}\n`,
+  ).join('\n');
+  return `package main\n\nimport "os"\n\n${functions}`;
+}
+
+const listed = (folder: string, pattern: RegExp): Array<{ name: string }> =>
+  fs
+    .readdirSync(path.join(repository, folder))
+    .filter((name) => pattern.test(name))
+    .sort()
+    .map((name) => ({ name: path.join(repository, folder, name) }));
+
+const corpora: Corpus[] = [
+  {
+    name: "TypeScript's lib .d.ts",
+    language: 'typescript',
+    files: () => ['lib.es5.d.ts', 'lib.dom.d.ts', 'typescript.d.ts', 'lib.es2015.promise.d.ts'].map((name) => ({ name: path.join(repository, 'node_modules/typescript/lib', name) })),
+    patterns: ['interface $I extends $B { $$$ }', 'enum $E { $$$ }', 'function $F($$$P): $R;', 'type $T = $U;', 'declare var $V: $T;', 'readonly $P: $T;', '$A | undefined', 'interface $I { $$$ }'],
+  },
+  {
+    name: "vscode-jsonrpc's JavaScript",
+    language: 'javascript',
+    files: () => listed('node_modules/vscode-jsonrpc/lib/common', /\.js$/),
+    patterns: ['throw new Error($$$)', 'function $F($$$) { $$$ }', 'exports.$A = $B;', 'this.$P = $V;', 'class $C extends $B { $$$ }', 'typeof $X', 'Object.defineProperty($$$)', 'new Map()', '{ $$$ this.$P = $V; $$$ }', '{ $$$BODY return $R; }'],
+  },
+  {
+    name: "web-tree-sitter's C",
+    language: 'c',
+    files: () => listed('node_modules/web-tree-sitter/lib', /\.[ch]$/),
+    patterns: ['if ($A) return $B;', 'return $E;', '$A->$B = $C;', 'ts_subtree_release($$$)', 'for ($I = 0; $I < $N; $I++) $BODY', 'array_push($A, $B)', 'while ($C) { $$$ }', 'ts_lexer__advance($$$)'],
+  },
+  {
+    name: "usearch's C++",
+    language: 'cpp',
+    files: () => ['cpp/test.cpp', 'cpp/bench.cpp', 'c/lib.cpp'].map((name) => ({ name: path.join(repository, 'node_modules/usearch', name) })),
+    patterns: ['return $E;', 'std::size_t $N = $V;', 'if ($A) return $B;', 'std::move($X)', 'for ($$$) { $$$ }', 'static_assert($$$)'],
+  },
+  { name: 'generated Java', language: 'java', files: () => [{ name: 'Big.java', text: javaClass() }], patterns: ['Objects.requireNonNull($X)', 'throw new $E($$$);', 'return $A.length();', 'public void $M($$$) { $$$ }'] },
+  { name: 'generated Go', language: 'go', files: () => [{ name: 'main.go', text: goFile() }], patterns: ['if err != nil { $$$ }', 'os.ReadFile($P)', '$A, $B := $C', 'return $X'] },
+];
+
+describe('region parse finds what a whole parse finds', () => {
+  for (const corpus of corpora) {
+    test(corpus.name, async () => {
+      const state = await grammars.load(corpus.language);
+      assert.equal(state.state, 'loaded');
+      if (state.state !== 'loaded') return;
+      const files = corpus.files().map((file) => ({ name: file.name, source: new SourceText(file.text === undefined ? fs.readFileSync(file.name) : Buffer.from(file.text)) }));
+      const whole = new Map<string, Tree>();
+      let partial = 0;
+      let compared = 0;
+      try {
+        for (const pattern of corpus.patterns) {
+          const search = compileSearch(grammars, state.grammar, { rule: { pattern } });
+          assert.ok(search.regionLiterals.length > 0, `${pattern}: no literals to choose regions by`);
+          for (const { name, source } of files) {
+            if (!mayMatch(source.bytes, search.required)) continue;
+            let tree = whole.get(name);
+            if (!tree) {
+              tree = parseSource(grammars, state.grammar, source)!;
+              whole.set(name, tree);
+            }
+            const expected: string[] = findInTree(tree, source, search).map((match) => `${match.startByte}-${match.endByte} ${JSON.stringify(match.bindings)}`);
+            const parsed = parseForSearch(grammars, state.grammar, source, search);
+            assert.notEqual(parsed, 'timed out');
+            let actual: string[] = [];
+            if (parsed !== 'no match' && parsed !== 'timed out') {
+              if (parsed.partial) partial += 1;
+              try {
+                actual = findInTree(parsed.tree, source, search).map((match) => `${match.startByte}-${match.endByte} ${JSON.stringify(match.bindings)}`);
+              } finally {
+                parsed.tree.delete();
+              }
+            } else assert.equal(searchRanges(corpus.language, source, search)?.length, 0);
+            assert.deepEqual(actual, expected, `${pattern} in ${path.basename(name)}`);
+            compared += expected.length;
+          }
+        }
+      } finally {
+        for (const tree of whole.values()) tree.delete();
+      }
+      assert.ok(partial > 0, `${corpus.name}: no search parsed only part of a file`);
+      assert.ok(compared > 0, `${corpus.name}: no matches compared`);
+    });
+  }
+});
+
+describe('region parse: a wrong cut is caught', () => {
+  test('a struct whose `;` is on the next line: the region ends in a MISSING token, so the whole file is parsed', async () => {
+    const state = await grammars.load('c');
+    if (state.state !== 'loaded') throw new Error('no C grammar');
+    const filler = (count: number): string => Array.from({ length: count }, (_, at) => `int f${at}(void)\n{\n\treturn ${at};\n}\n`).join('');
+    const source = SourceText.fromString(`${filler(10)}struct s {\n\tint needle;\n}\n__attribute__((packed));\n${filler(10)}`);
+    const search = compileSearch(grammars, state.grammar, { rule: { pattern: 'struct s { $$$ }' } });
+    const ranges = searchRanges('c', source, search);
+    assert.deepEqual(
+      ranges?.map(([start, end]) => source.text.slice(start, end)),
+      ['struct s {\n\tint needle;\n}\n'],
+      'the scanner cuts before `__attribute__`',
+    );
+    const parsed = parseForSearch(grammars, state.grammar, source, search);
+    assert.ok(parsed !== 'no match' && parsed !== 'timed out');
+    try {
+      assert.equal(parsed.partial, false);
+      assert.deepEqual(
+        findInTree(parsed.tree, source, search).map((match) => match.text),
+        ['struct s {\n\tint needle;\n}\n__attribute__((packed))'],
+        "the whole parse's struct, attribute included",
+      );
+    } finally {
+      parsed.tree.delete();
+    }
+  });
+});
