@@ -12,6 +12,7 @@
 // parsed whole. A match is one node, which lies inside one top-level item: when every literal the
 // match must contain is checked inside the region, a region without them holds no match. After the
 // parse, `cutsHold` looks at the edges of each range for the marks a wrong cut leaves.
+import { lastAtOrBefore } from '../base/sorted.js';
 import type { Node, Tree } from 'web-tree-sitter';
 
 export interface RegionSyntax {
@@ -302,16 +303,7 @@ function partsHolding(text: string, starts: readonly number[], end: number, lite
   const count = new Uint16Array(starts.length);
   const stamp = new Int32Array(starts.length).fill(-1);
   const first = starts[0]!;
-  const partOf = (offset: number): number => {
-    let low = 0;
-    let high = starts.length - 1;
-    while (low < high) {
-      const middle = (low + high + 1) >>> 1;
-      if (starts[middle]! <= offset) low = middle;
-      else high = middle - 1;
-    }
-    return low;
-  };
+  const partOf = (offset: number): number => lastAtOrBefore(starts, offset);
   literals.forEach((literal, which) => {
     for (let at = text.indexOf(literal, first); at >= 0 && at + literal.length <= end; ) {
       const part = partOf(at);

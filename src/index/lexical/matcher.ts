@@ -3,6 +3,7 @@
 // line unless multiline), each matching line once, with the column of its first match.
 // Dialect: JavaScript's u-mode regex, rewritten to ripgrep's meaning of ^ $ . \w \d \b (see
 // `lineSemantics`); lookarounds and backreferences exist only here.
+import { lastAtOrBefore } from '../../base/sorted.js';
 import type { ContextLine } from './context-lines.js';
 import { FathomError } from '../../base/errors.js';
 import type { AST } from '@eslint-community/regexpp';
@@ -433,16 +434,7 @@ function matchEachLine(text: string, regex: RegExp, single: RegExp, limit: numbe
 function matchAcrossLines(text: string, regex: RegExp, limit: number, tally?: Tally): LineMatch[] {
   const lineStarts = [0];
   for (let index = text.indexOf('\n'); index >= 0; index = text.indexOf('\n', index + 1)) lineStarts.push(index + 1);
-  const lineOf = (offset: number): number => {
-    let low = 0;
-    let high = lineStarts.length - 1;
-    while (low < high) {
-      const middle = (low + high + 1) >>> 1;
-      if (lineStarts[middle]! <= offset) low = middle;
-      else high = middle - 1;
-    }
-    return low;
-  };
+  const lineOf = (offset: number): number => lastAtOrBefore(lineStarts, offset);
   const lines = new Map<number, number>();
   regex.lastIndex = 0;
   for (let match = regex.exec(text); match && (lines.size < limit || tally); match = regex.exec(text)) {

@@ -4,6 +4,7 @@
 // becomes one U+FFFD, so every code unit maps to a known byte range and chunk byte offsets stay
 // exact even in files that are not UTF-8. Used by the chunker and the parse cache.
 import { isAscii, isUtf8 } from 'node:buffer';
+import { lastAtOrBefore } from '../../base/sorted.js';
 
 export interface TextPosition {
   /** 0-based line. */
@@ -73,14 +74,8 @@ export class SourceText {
   /** (line, UTF-16 character) of a code-unit index. */
   position(unit: number): TextPosition {
     const starts = this.lineStarts();
-    let low = 0;
-    let high = starts.length - 1;
-    while (low < high) {
-      const middle = (low + high + 1) >>> 1;
-      if (starts[middle]! <= unit) low = middle;
-      else high = middle - 1;
-    }
-    return { line: low, character: unit - starts[low]! };
+    const line = lastAtOrBefore(starts, unit);
+    return { line, character: unit - starts[line]! };
   }
 
   /** Code-unit index where each line starts (line 0 at 0). */

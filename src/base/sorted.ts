@@ -1,0 +1,14 @@
+// Searching sorted numbers: the one binary search that line tables, region starts and similar
+// ascending offset lists share.
+
+/** The index of the last element ≤ `value` in an ascending list whose first element is ≤ `value` (else 0). */
+export function lastAtOrBefore(sorted: ArrayLike<number>, value: number): number {
+  let low = 0;
+  let high = sorted.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >>> 1;
+    if (sorted[middle]! <= value) low = middle;
+    else high = middle - 1;
+  }
+  return low;
+}
