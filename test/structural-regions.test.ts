@@ -144,6 +144,21 @@ describe('top-level regions: ranges to parse', () => {
     assert.ok(text.slice(both[0]![0], both[0]![1]).includes('int h(void)'));
   });
 
+  test('an identifier literal counts only as a whole word', () => {
+    const text = filler(5) + item('g', '\tx = enumerate(y);\n') + item('h', '\tenum e z;\n') + filler(5);
+    const ranges = rangesToParse(text, topLevelRegions(text, c)!, ['enum'])!;
+    assert.deepEqual(
+      ranges.map(([start, end]) => text.slice(start, end).split('\n')[0]),
+      ['int h(void)'],
+    );
+    const operator = rangesToParse(text, topLevelRegions(text, c)!, ['e('])!;
+    assert.deepEqual(
+      operator.map(([start, end]) => text.slice(start, end).split('\n')[0]),
+      ['int g(void)'],
+      'a literal that is not an identifier counts anywhere',
+    );
+  });
+
   test('no region holds them all: nothing to parse', () => {
     const text = filler(5) + item('g', '\tIS_ERR(p);\n') + item('h', '\tPTR_ERR(p);\n') + filler(5);
     assert.deepEqual(rangesToParse(text, topLevelRegions(text, c)!, ['IS_ERR', 'PTR_ERR']), []);

@@ -298,6 +298,15 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
   return regions;
 }
 
+/** A character that can be part of an identifier (ASCII word characters, `$`, Unicode ID_Continue). */
+function isWordCharacter(code: number): boolean {
+  if (code < 128) return isIdentifierPart(code);
+  return Number.isNaN(code) ? false : /[\p{ID_Continue}]/u.test(String.fromCharCode(code));
+}
+
+/** An identifier or keyword literal is a whole token in a match: it counts only where no identifier character touches it. */
+const wordLiteral = /^[A-Za-z_$][\w$]*$/;
+
 /** For each part (its starts, in order; the last ends at `end`): whether it holds every literal. */
 function partsHolding(text: string, starts: readonly number[], end: number, literals: readonly string[]): boolean[] {
   const count = new Uint16Array(starts.length);
@@ -305,7 +314,12 @@ function partsHolding(text: string, starts: readonly number[], end: number, lite
   const first = starts[0]!;
   const partOf = (offset: number): number => lastAtOrBefore(starts, offset);
   literals.forEach((literal, which) => {
+    const word = wordLiteral.test(literal);
     for (let at = text.indexOf(literal, first); at >= 0 && at + literal.length <= end; ) {
+      if (word && (isWordCharacter(text.charCodeAt(at - 1)) || isWordCharacter(text.charCodeAt(at + literal.length)))) {
+        at = text.indexOf(literal, at + 1);
+        continue;
+      }
       const part = partOf(at);
       const partEnd = part + 1 < starts.length ? starts[part + 1]! : end;
       // A literal that runs past its part's end is not inside it.
@@ -323,11 +337,12 @@ function partsHolding(text: string, starts: readonly number[], end: number, lite
 const descendFrom = 4096;
 
 /**
- * The ranges [start, end) (UTF-16 units) to parse: the regions holding every literal, and inside a
- * large one whose block has members and whose header holds no literal, only its header, the members
- * holding every literal and its trailer (when one member holds them all); adjacent ranges merged. Undefined when they cover nine
- * tenths of the text or more (a whole parse then costs about the same); empty when no region holds
- * every literal (the file has no match).
+ * The ranges [start, end) (UTF-16 units) to parse: the regions holding every literal (an identifier
+ * or keyword as a whole word), and inside a large one whose block has members and whose header
+ * holds no literal, only its header, the members holding every literal and its trailer (when one
+ * member holds them all); adjacent ranges merged. Undefined when they cover nine tenths of the text
+ * or more (a whole parse then costs about the same); empty when no region holds every literal (the
+ * file has no match).
  */
 export function rangesToParse(text: string, regions: readonly Region[], literals: readonly string[]): Array<[number, number]> | undefined {
   if (literals.length === 0 || regions.length === 0) return undefined;
