@@ -28,13 +28,9 @@ export class Bindings {
 
 /** The candidate's children the matcher sees: no comments (extras), no zero-width MISSING nodes. */
 export function significantChildren(node: Node): Node[] {
-  const list: Node[] = [];
-  const count = node.childCount;
-  for (let index = 0; index < count; index++) {
-    const child = node.child(index)!;
-    if (!child.isExtra && !child.isMissing) list.push(child);
-  }
-  return list;
+  // `children` walks the node once; `child(i)` walks from the first child each time (quadratic
+  // on a body of 500 members).
+  return node.children.filter((child): child is Node => child !== null && !child.isExtra && !child.isMissing);
 }
 
 /** The token texts of nodes (leaves, comments left out): two bindings are equal when these are. */
@@ -46,7 +42,7 @@ function tokens(nodes: readonly Node[]): string[] {
       out.push(node.text);
       return;
     }
-    for (let index = 0; index < node.childCount; index++) visit(node.child(index)!);
+    for (const child of node.children) if (child) visit(child);
   };
   nodes.forEach(visit);
   return out;
@@ -142,11 +138,18 @@ export class Matcher {
     if (gi === goals.length) return true; // further candidates are allowed (ast-grep's smart strictness)
     const goal = goals[gi]!;
     if (goal.type === 'meta' && goal.variable.kind === 'multi') {
+      const name = goal.variable.name;
       // Last in the pattern: it takes everything that is left.
-      if (gi === goals.length - 1) return bind(goal.variable.name, trimRun(candidates.slice(ci)), bindings);
+      if (gi === goals.length - 1) return name === undefined || bind(name, trimRun(candidates.slice(ci)), bindings);
+      // An unnamed run binds nothing: each try needs no copy of its nodes or of the bindings
+      // (`sequence` changes them only when it succeeds).
+      if (name === undefined) {
+        for (let end = ci; end <= candidates.length; end++) if (this.sequence(goals, gi + 1, candidates, end, bindings)) return true;
+        return false;
+      }
       for (let end = ci; end <= candidates.length; end++) {
         const attempt = bindings.clone();
-        if (bind(goal.variable.name, trimRun(candidates.slice(ci, end)), attempt) && this.sequence(goals, gi + 1, candidates, end, attempt)) {
+        if (bind(name, trimRun(candidates.slice(ci, end)), attempt) && this.sequence(goals, gi + 1, candidates, end, attempt)) {
           bindings.adopt(attempt);
           return true;
         }
