@@ -15,9 +15,9 @@
 // times more than CPU times. Prints a table and one `BENCH_JSON` line; ratios are
 // ast-grep / fathom wall time (above 1: Fathom is faster).
 //
-// Usage: node dist/bench/structural-bench.js [linux|typescript|PATH]   (default typescript; bench/corpora.sh)
-//   linux: C patterns, each tool once per pattern; otherwise JavaScript and TypeScript patterns,
-//   median of 3. FATHOM_BENCH_RUNS=n overrides the run count, FATHOM_BENCH_ONLY=a,b runs only the
+// Usage: node dist/bench/structural-bench.js [linux|typescript|django|PATH]   (default typescript;
+//   bench/corpora.sh) linux: C patterns, each tool once per pattern; django: Python patterns;
+//   otherwise JavaScript and TypeScript patterns; median of 3 but on linux. FATHOM_BENCH_RUNS=n overrides the run count, FATHOM_BENCH_ONLY=a,b runs only the
 //   patterns whose text contains one of them, FATHOM_BENCH_MAX_FILE_BYTES the file set's size limit
 //   (default 4 MiB; the typescript package's lib/_tsc.js, 6 MB, needs 8 MiB), FATHOM_AST_GREP the
 //   ast-grep binary (default node_modules/.bin/ast-grep).
@@ -36,7 +36,7 @@ import { StructuralPool } from '../src/structural/structural-pool.js';
 import { HashPool } from '../src/workspace/hash-pool.js';
 import { Workspace } from '../src/workspace/workspace.js';
 
-type Language = 'c' | 'javascript' | 'typescript';
+type Language = 'c' | 'javascript' | 'typescript' | 'python';
 
 interface Case {
   language: Language;
@@ -78,11 +78,22 @@ const typescriptCases: Case[] = [
   { language: 'typescript', kind: 'common', pattern: 'type $T = $U;' },
 ];
 
+const djangoCases: Case[] = [
+  { language: 'python', kind: 'selective', pattern: 'cursor.execute($$$)' },
+  { language: 'python', kind: 'selective', pattern: 'raise ImproperlyConfigured($$$)' },
+  { language: 'python', kind: 'selective', pattern: 'warnings.warn($$$)' },
+  { language: 'python', kind: 'common', pattern: 'self.$A = $B' },
+  { language: 'python', kind: 'common', pattern: 'isinstance($X, $T)' },
+  { language: 'python', kind: 'common', pattern: 'def $F($$$A): $$$B' },
+  { language: 'python', kind: 'common', pattern: 'return $A' },
+];
+
 /** ast-grep's name for each language and the extensions it searches for it. */
 const astGrepLanguages: Record<Language, { name: string; extensions: string[] }> = {
   c: { name: 'c', extensions: ['.c', '.h'] },
   javascript: { name: 'js', extensions: ['.js', '.mjs', '.cjs', '.jsx'] },
   typescript: { name: 'ts', extensions: ['.ts', '.mts', '.cts'] },
+  python: { name: 'python', extensions: ['.py', '.py3', '.pyi', '.bzl'] },
 };
 
 function median(values: number[]): number {
@@ -103,13 +114,18 @@ function astGrepArgs(testCase: Case): string[] {
   return ['run', '-p', testCase.astGrep?.pattern ?? testCase.pattern, '-l', language, ...(testCase.astGrep ? ['--selector', testCase.astGrep.selector] : [])];
 }
 
-/** Whether ast-grep parses the pattern without an ERROR node (its --debug-query on an empty file). */
+/**
+ * Whether ast-grep parses the pattern without an ERROR node (its --debug-query on an empty file).
+ * Python's `$` cannot start an identifier: ast-grep swaps it for its expando before parsing, which
+ * only the `pattern` view shows (the `ast` view parses the raw text).
+ */
 function astGrepParses(testCase: Case, probeDir: string): { ok: boolean; detail: string } {
   const probe = path.join(probeDir, `probe${astGrepLanguages[testCase.language].extensions[0]}`);
   fs.writeFileSync(probe, '');
-  const result = spawnSync(astGrepBin, [...astGrepArgs(testCase), '--debug-query=ast', probe], { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  const view = testCase.language === 'python' ? 'pattern' : 'ast';
+  const result = spawnSync(astGrepBin, [...astGrepArgs(testCase), `--debug-query=${view}`, probe], { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
   const output = `${result.stdout}${result.stderr}`;
-  const ok = (result.status === 0 || result.status === 1) && !/\bERROR\b/.test(output) && output.includes('Debug AST');
+  const ok = (result.status === 0 || result.status === 1) && !/\bERROR\b/.test(output) && output.includes(view === 'ast' ? 'Debug AST' : 'Debug Pattern');
   return { ok, detail: output.trim().split('\n').slice(0, 12).join('\n') };
 }
 
@@ -285,7 +301,7 @@ async function main(): Promise<void> {
   const runs = Number(process.env.FATHOM_BENCH_RUNS ?? (name === 'linux' ? 1 : 3));
   const maxFileBytes = Number(process.env.FATHOM_BENCH_MAX_FILE_BYTES ?? 4 * 1024 * 1024);
   const only = process.env.FATHOM_BENCH_ONLY;
-  const cases = (name === 'linux' ? linuxCases : typescriptCases).filter((candidate) => !only || only.split(',').some((part) => candidate.pattern.includes(part)));
+  const cases = (name === 'linux' ? linuxCases : name === 'django' ? djangoCases : typescriptCases).filter((candidate) => !only || only.split(',').some((part) => candidate.pattern.includes(part)));
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-structural-bench-'));
 
   const hashPool = new HashPool();

@@ -1,9 +1,11 @@
-// Region parsing for structural search: the bracket scanner's top-level regions and blocks on small
-// sources (strings, comments, templates, regexes, preprocessor branches), the ranges chosen for a
-// set of literals, and, on real files (TypeScript's lib .d.ts files, vscode-jsonrpc's JavaScript,
-// web-tree-sitter's C, usearch's C++ tests and C binding) and generated Java and Go, that a search parsing only its
-// ranges finds exactly the matches a whole parse finds.
+// Region parsing for structural search: the scanners' top-level regions and blocks on small
+// sources (strings, comments, templates, regexes, preprocessor branches, Python's indentation),
+// the ranges chosen for a set of literals, and, on real files (TypeScript's lib .d.ts files,
+// vscode-jsonrpc's JavaScript, Python's standard library, web-tree-sitter's C, usearch's C++ tests
+// and C binding) and generated Java and Go, that a search parsing only its ranges finds exactly
+// the matches a whole parse finds.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -112,6 +114,20 @@ const scanRows: ScanRow[] = [
     text: 'import a.B;\n\nclass C {\n    String s = """\n        }{\n        """;\n    void m() {}\n    int n;\n}\n',
     regions: ['import a.B;', 'class C { [3]'],
   },
+  {
+    name: 'Python: decorators stay with what they decorate, continuations and column-0 comments cut nothing',
+    language: 'python',
+    text: 'import os\n\n@dec\ndef f():\n    x = 1\n# a comment at column 0 inside the body\n    return x\n\nif a:\n    pass\nelse:\n    pass\ntry:\n    pass\nexcept E:\n    pass\nclass C(B):\n    """doc\n\nclass D: not a class"""\n    def m(self):\n        pass\n\n    @property\n    def n(self):\n        return (1,\n2)\n',
+    // f's body has two members (statements); a body followed by `else:`/`except` is not one block.
+    regions: ['import os', '@dec [2]', 'if a:', 'try:', 'class C(B): [3]'],
+  },
+  {
+    name: 'Python: a backslash continuation and brackets over lines',
+    language: 'python',
+    text: 'x = 1 + \\\ny\nz = [\n1,\n]\nw = 2\n',
+    regions: ['x = 1 + \\', 'z = [', 'w = 2'],
+  },
+  { name: 'Python: an unclosed triple-quoted string', language: 'python', text: 'x = 1\ns = """open\ny = 2\n', regions: undefined },
 ];
 
 describe('top-level regions: scanner', () => {
@@ -124,7 +140,7 @@ describe('top-level regions: scanner', () => {
   }
 
   test('languages without a scanner parse whole', () => {
-    for (const language of ['python', 'ruby', 'rust', 'bash']) assert.equal(regionSyntax(language), undefined, language);
+    for (const language of ['ruby', 'rust', 'bash']) assert.equal(regionSyntax(language), undefined, language);
   });
 });
 
@@ -240,6 +256,15 @@ const corpora: Corpus[] = [
     language: 'cpp',
     files: () => ['cpp/test.cpp', 'cpp/bench.cpp', 'c/lib.cpp'].map((name) => ({ name: path.join(repository, 'node_modules/usearch', name) })),
     patterns: ['return $E;', 'std::size_t $N = $V;', 'if ($A) return $B;', 'std::move($X)', 'for ($$$) { $$$ }', 'static_assert($$$)'],
+  },
+  {
+    name: "Python's standard library",
+    language: 'python',
+    files: () => {
+      const stdlib = execFileSync('python3', ['-c', 'import json, os; print(os.path.dirname(os.path.dirname(json.__file__)))'], { encoding: 'utf8' }).trim();
+      return ['json/decoder.py', 'json/encoder.py', 'argparse.py', 'shutil.py', 'textwrap.py', 'subprocess.py'].map((name) => ({ name: path.join(stdlib, name) })).filter((file) => fs.existsSync(file.name));
+    },
+    patterns: ['raise $E($$$)', 'self.$A = $B', 'isinstance($X, $T)', 'def $F(self, $$$A): $$$B', 'return $A', 'if $A is None: $$$B', 'for $X in $Y: $$$', 'os.path.join($$$)'],
   },
   { name: 'generated Java', language: 'java', files: () => [{ name: 'Big.java', text: javaClass() }], patterns: ['Objects.requireNonNull($X)', 'throw new $E($$$);', 'return $A.length();', 'public void $M($$$) { $$$ }'] },
   { name: 'generated Go', language: 'go', files: () => [{ name: 'main.go', text: goFile() }], patterns: ['if err != nil { $$$ }', 'os.ReadFile($P)', '$A, $B := $C', 'return $X'] },

@@ -1,7 +1,8 @@
 // Top-level regions of a source file, found without parsing, so a structural search parses only
 // the regions that hold its literals (tree-sitter's included ranges) instead of the whole file.
 // Owns the bracket scanner (strings, comments, template literals, regex literals, C preprocessor
-// branches) for the brace languages, and the choice of regions for a set of literals.
+// branches) for the brace languages (Python's indentation scanner is indented-regions.ts), the
+// choice of regions for a set of literals and the checks of a partial tree.
 //
 // A region boundary is a line start at bracket depth 0 whose line begins, at column 0, with an
 // identifier character, `#`, `@` or a comment, right after a `}` or `;`: the end of one top-level
@@ -13,6 +14,7 @@
 // match must contain is checked inside the region, a region without them holds no match. After the
 // parse, `cutsHold` looks at the edges of each range for the marks a wrong cut leaves.
 import { lastAtOrBefore } from '../base/sorted.js';
+import { pythonRegions } from './indented-regions.js';
 import type { Node, Tree } from 'web-tree-sitter';
 
 export interface RegionSyntax {
@@ -26,6 +28,8 @@ export interface RegionSyntax {
   javascript: boolean;
   /** Java's text blocks `"""…"""`. */
   textBlocks: boolean;
+  /** Python: items by indentation (indented-regions.ts), not brackets. */
+  indentation?: boolean;
 }
 
 const c: RegionSyntax = { preprocessor: true, charLiterals: true, rawBackquote: false, javascript: false, textBlocks: false };
@@ -39,6 +43,7 @@ const syntaxes: ReadonlyMap<string, RegionSyntax> = new Map([
   ['tsx', js],
   ['java', { preprocessor: false, charLiterals: true, rawBackquote: false, javascript: false, textBlocks: true }],
   ['go', { preprocessor: false, charLiterals: true, rawBackquote: true, javascript: false, textBlocks: false }],
+  ['python', { preprocessor: false, charLiterals: false, rawBackquote: false, javascript: false, textBlocks: false, indentation: true }],
 ]);
 
 /** The scanner's syntax for a language; undefined where regions are not found (files parse whole). */
@@ -138,6 +143,7 @@ export interface Region {
 
 /** The top-level regions of a file, in order, or undefined when the brackets do not balance. */
 export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | undefined {
+  if (syntax.indentation) return pythonRegions(text);
   const regions: Region[] = [];
   const length = text.length;
   let depth = 0;

@@ -1,0 +1,177 @@
+// Top-level regions of a Python file, found without parsing: the indentation counterpart of
+// top-level-regions.ts' bracket scanner. Owns splitting the text into logical lines (brackets,
+// strings and triple-quoted strings, comments and backslash continuations joined) and cutting them.
+//
+// A region starts at a logical line at column 0 that begins with an identifier (not `else`,
+// `elif`, `except`, `finally`) or `@`, unless the logical line before it at column 0 is a
+// decorator (which stays with what it decorates). Comment lines never start one: a comment at
+// column 0 may sit inside an indented body. A region whose header ends with `:` and whose body is
+// indented consistently records its members the same way at the body's indentation.
+import type { Region } from './top-level-regions.js';
+
+interface LogicalLine {
+  start: number;
+  /** Characters of indentation (spaces or tabs). */
+  indent: number;
+  /** First character is an identifier start or `@`, and not a continuation keyword. */
+  mayStart: boolean;
+  decorator: boolean;
+  /** Only a comment or blank: its indentation means nothing. */
+  empty: boolean;
+  /** Its last character of code is `:` (a compound statement's header). */
+  opensBlock: boolean;
+}
+
+const continuations = new Set(['else', 'elif', 'except', 'finally']);
+
+function isIdentifierStart(code: number): boolean {
+  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || code === 95 || code > 127;
+}
+
+function isIdentifierPart(code: number): boolean {
+  return isIdentifierStart(code) || (code >= 48 && code <= 57);
+}
+
+/** The logical lines of a Python text, or undefined when brackets or strings do not close. */
+function logicalLines(text: string): LogicalLine[] | undefined {
+  const lines: LogicalLine[] = [];
+  const length = text.length;
+  let index = 0;
+  let depth = 0;
+  let current: LogicalLine | undefined;
+  let last = 0;
+  while (index < length) {
+    if (current === undefined) {
+      // A new logical line: its indentation and first word.
+      let first = index;
+      while (first < length && (text.charCodeAt(first) === 32 || text.charCodeAt(first) === 9 || text.charCodeAt(first) === 12)) first += 1;
+      const code = text.charCodeAt(first);
+      let word = '';
+      if (isIdentifierStart(code)) {
+        let end = first + 1;
+        while (end < length && isIdentifierPart(text.charCodeAt(end))) end += 1;
+        word = text.slice(first, end);
+      }
+      const empty = first >= length || code === 10 || code === 13 || code === 35; /* # */
+      current = { start: index, indent: first - index, mayStart: (word !== '' && !continuations.has(word)) || code === 64, decorator: code === 64, empty, opensBlock: false };
+      lines.push(current);
+      last = 0;
+      index = first;
+      continue;
+    }
+    const code = text.charCodeAt(index);
+    if (code === 10) {
+      index += 1;
+      if (depth === 0) {
+        current.opensBlock = last === 58; /* : */
+        current = undefined;
+      }
+      continue;
+    }
+    if (code === 92 /* \ */) {
+      // A backslash before a newline joins the next line; elsewhere it is code.
+      index += text.charCodeAt(index + 1) === 13 && text.charCodeAt(index + 2) === 10 ? 3 : 2;
+      continue;
+    }
+    if (code === 35 /* # */) {
+      const newline = text.indexOf('\n', index);
+      index = newline < 0 ? length : newline;
+      continue;
+    }
+    if (code === 34 || code === 39) {
+      if (text.charCodeAt(index + 1) === code && text.charCodeAt(index + 2) === code) {
+        const quote = text.slice(index, index + 3);
+        let end = index + 3;
+        for (;;) {
+          const next = text.indexOf(quote, end);
+          if (next < 0) return undefined;
+          let backslashes = 0;
+          while (text.charCodeAt(next - 1 - backslashes) === 92) backslashes += 1;
+          if (backslashes % 2 === 0) {
+            end = next + 3;
+            break;
+          }
+          end = next + 1;
+        }
+        index = end;
+      } else {
+        index += 1;
+        while (index < length) {
+          const inner = text.charCodeAt(index);
+          if (inner === 92) index += 2;
+          else if (inner === code) {
+            index += 1;
+            break;
+          } else if (inner === 10) break;
+          else index += 1;
+        }
+      }
+      last = code;
+      continue;
+    }
+    if (code === 40 || code === 91 || code === 123) depth += 1;
+    else if (code === 41 || code === 93 || code === 125) {
+      depth -= 1;
+      if (depth < 0) return undefined;
+    }
+    if (code !== 32 && code !== 9 && code !== 13) last = code;
+    index += 1;
+  }
+  if (current) current.opensBlock = last === 58;
+  return depth === 0 ? lines : undefined;
+}
+
+/** Whether logical line `at` starts an item at this indentation (the previous one at it is not a decorator). */
+function startsItem(lines: readonly LogicalLine[], at: number, indent: number): boolean {
+  const line = lines[at]!;
+  if (line.empty || line.indent !== indent || !line.mayStart) return false;
+  for (let before = at - 1; before >= 0; before -= 1) {
+    const previous = lines[before]!;
+    if (previous.empty || previous.indent > indent) continue;
+    return !(previous.indent === indent && previous.decorator);
+  }
+  return true;
+}
+
+/** The top-level regions of a Python text, or undefined when its brackets or strings do not close. */
+export function pythonRegions(text: string): Region[] | undefined {
+  const lines = logicalLines(text);
+  if (!lines) return undefined;
+  const regions: Region[] = [];
+  let first = 0;
+  const close = (end: number, to: number): void => {
+    const region: Region = { start: lines[first]?.start ?? 0, end };
+    const block = blockOf(lines, first, to, end);
+    if (block) region.block = block;
+    regions.push(region);
+  };
+  for (let at = 1; at < lines.length; at += 1) {
+    if (!startsItem(lines, at, 0)) continue;
+    close(lines[at]!.start, at);
+    first = at;
+  }
+  close(text.length, lines.length);
+  if (regions.length > 0) regions[0]!.start = 0;
+  return regions;
+}
+
+/** The block of the region made of logical lines [from, to): a header ending with `:` and a body indented alike. */
+function blockOf(lines: readonly LogicalLine[], from: number, to: number, end: number): Region['block'] {
+  let header = from;
+  while (header < to && (lines[header]!.empty || lines[header]!.decorator)) header += 1;
+  if (header >= to || !lines[header]!.opensBlock) return undefined;
+  let body = header + 1;
+  while (body < to && lines[body]!.empty) body += 1;
+  if (body >= to) return undefined;
+  const indent = lines[body]!.indent;
+  if (indent === 0) return undefined;
+  const open = lines[header + 1]!.start;
+  const members = [open];
+  for (let at = body; at < to; at += 1) {
+    const line = lines[at]!;
+    if (line.empty) continue;
+    if (line.indent < indent) return undefined;
+    if (at > body && startsItem(lines, at, indent)) members.push(line.start);
+  }
+  return { open, close: end, members };
+}
