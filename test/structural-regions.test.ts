@@ -15,8 +15,8 @@ import { GrammarSet, parseSource } from '../src/index/syntax/grammars.js';
 import { SourceText } from '../src/index/syntax/source-text.js';
 import { findInTree, mayMatch } from '../src/structural/find.js';
 import { parseForSearch, searchRanges } from '../src/structural/region-parse.js';
-import { compileSearch } from '../src/structural/rule.js';
-import { rangesToParse, type Region, regionSyntax, topLevelRegions } from '../src/structural/top-level-regions.js';
+import { compileSearch, type SearchSpec } from '../src/structural/rule.js';
+import { cutsHold, rangesToParse, type Region, regionSyntax, topLevelRegions } from '../src/structural/top-level-regions.js';
 
 const repository = fileURLToPath(new URL('../../', import.meta.url));
 const grammars = new GrammarSet();
@@ -317,29 +317,113 @@ describe('region parse finds what a whole parse finds', () => {
 });
 
 describe('region parse: a wrong cut is caught', () => {
-  test('a struct whose `;` is on the next line: the region ends in a MISSING token, so the whole file is parsed', async () => {
+  test('a range that ends before its item does (a `;` on the next line) fails cutsHold; the whole item passes', async () => {
     const state = await grammars.load('c');
     if (state.state !== 'loaded') throw new Error('no C grammar');
     const filler = (count: number): string => Array.from({ length: count }, (_, at) => `int f${at}(void)\n{\n\treturn ${at};\n}\n`).join('');
-    const source = SourceText.fromString(`${filler(10)}struct s {\n\tint needle;\n}\n__attribute__((packed));\n${filler(10)}`);
+    const item = 'struct s {\n\tint needle;\n}\n__attribute__((packed));\n';
+    const text = `${filler(10)}${item}${filler(10)}`;
+    const source = SourceText.fromString(text);
+    const start = text.indexOf('struct s');
+    const check = (end: number): boolean => {
+      const ranges: Array<[number, number]> = [[start, end]];
+      const tree = parseSource(grammars, state.grammar, source, { includedRanges: ranges })!;
+      try {
+        return cutsHold(tree, ranges);
+      } finally {
+        tree.delete();
+      }
+    };
+    assert.equal(check(text.indexOf('__attribute__')), false, 'cut before `__attribute__`: the struct ends in a MISSING `;`');
+    assert.equal(check(start + item.length), true);
     const search = compileSearch(grammars, state.grammar, { rule: { pattern: 'struct s { $$$ }' } });
-    const ranges = searchRanges('c', source, search);
     assert.deepEqual(
-      ranges?.map(([start, end]) => source.text.slice(start, end)),
-      ['struct s {\n\tint needle;\n}\n'],
-      'the scanner cuts before `__attribute__`',
+      searchRanges('c', source, search)?.map(([from, to]) => source.text.slice(from, to)),
+      [item],
+      'the scanner waits for the `;` after a struct',
     );
-    const parsed = parseForSearch(grammars, state.grammar, source, search);
-    assert.ok(parsed !== 'no match' && parsed !== 'timed out');
-    try {
-      assert.equal(parsed.partial, false);
-      assert.deepEqual(
-        findInTree(parsed.tree, source, search).map((match) => match.text),
-        ['struct s {\n\tint needle;\n}\n__attribute__((packed))'],
-        "the whole parse's struct, attribute included",
-      );
-    } finally {
-      parsed.tree.delete();
-    }
   });
+});
+
+/** Filler items around an adversarial snippet, so that only part of the file is parsed. */
+const fillers: Record<string, (count: number, prefix: string) => string> = {
+  c: (count, prefix) => Array.from({ length: count }, (_, at) => `int ${prefix}${at}(void)\n{\n\treturn ${at};\n}\n`).join(''),
+  javascript: (count, prefix) => Array.from({ length: count }, (_, at) => `function ${prefix}${at}() {\n  return ${at};\n}\n`).join(''),
+  python: (count, prefix) => Array.from({ length: count }, (_, at) => `def ${prefix}${at}():\n    return ${at}\n\n`).join(''),
+  java: (count, prefix) => Array.from({ length: count }, (_, at) => `  int ${prefix}${at}() {\n    return ${at};\n  }\n`).join(''),
+};
+
+interface AdversarialRow {
+  name: string;
+  language: string;
+  /** Put between 20 filler items before and after (Java: 80 members of one class). */
+  snippet: string;
+  rule: SearchSpec['rule'];
+  /** The snippet at the very start of the file (a byte-order mark). */
+  atStart?: boolean;
+}
+
+// Sources that parse without an error, where a wrong cut or a misread string once made the
+// partial parse disagree with the whole one (a review's reproductions).
+const adversarialRows: AdversarialRow[] = [
+  { name: 'JS: `instanceof` on the line after `}`', language: 'javascript', snippet: 'const r = {\n}\ninstanceof Foo;\n', rule: { pattern: 'const r = $X' } },
+  { name: 'JS: `in` on the line after `}`', language: 'javascript', snippet: 'const r = {\n}\nin Foo;\n', rule: { pattern: 'const r = $X' } },
+  { name: 'TS: `from` on the line after an import list', language: 'typescript', snippet: 'import {\n  a,\n}\nfrom "./mod";\n', rule: { kind: 'import_statement', has: { pattern: '"./mod"' } } },
+  { name: 'Java: `instanceof` on the line after an anonymous class', language: 'java', snippet: '  boolean b = new Object() {\n  }\n  instanceof Runnable;\n', rule: { kind: 'field_declaration', has: { pattern: 'Runnable' } } },
+  { name: 'C: a K&R definition with two parameter declarations', language: 'c', snippet: 'int target(a, b)\nint a;\nint b;\n{\n\tneedle(a);\n\treturn b;\n}\n', rule: { kind: 'function_definition', has: { pattern: 'needle($A)' } } },
+  { name: "C: a struct's declarator on the next line", language: 'c', snippet: 'struct {\n\tint a;\n}\nneedle;\n', rule: { kind: 'declaration', has: { pattern: 'needle' } } },
+  { name: "C: a typedef's name on the next line", language: 'c', snippet: 'typedef struct {\n\tint a;\n}\nneedle_t;\n', rule: { pattern: 'needle_t' } },
+  { name: 'C++: a requires-clause on its own line', language: 'cpp', snippet: 'template <typename T>\n  requires requires(T a) { a.foo(); }\nvoid needle(T t) {\n  t.foo();\n}\n', rule: { kind: 'template_declaration', has: { pattern: 'needle' } } },
+  { name: 'C++: a raw string over lines', language: 'cpp', snippet: 'const char *src = R"(\nint x;\nneedle(1);\nint z(\n)";\n', rule: { pattern: 'needle($A)' } },
+  { name: 'C++: digit separators', language: 'cpp', snippet: "int big = 1'000;\nint needle(int a) {\n  return a;\n}\n", rule: { kind: 'function_definition', has: { pattern: 'needle' } } },
+  { name: 'C: a `//` comment carried on by a backslash', language: 'c', snippet: '// a path C:\\dir\\\nneedle(1);\nint z;\n', rule: { pattern: 'needle($A)' } },
+  { name: 'C: a directive ending in an open block comment', language: 'c', snippet: '#define Q 1 /* comment\nfoo;\nneedle(1);\n*/\n', rule: { pattern: 'needle($A)' } },
+  { name: 'JS: a regex after `if (…)`', language: 'javascript', snippet: 'if (ok) /`/.test(s);\nconst t = `;\nneedle(1);\nx;\n`;\n', rule: { pattern: 'needle($A)' } },
+  { name: 'JS: a division after a postfix `--`', language: 'javascript', snippet: 'const q = i-- / n + `/`;\nconst t = `;\nneedle(1);\nx;\n`;\n', rule: { pattern: 'needle($A)' } },
+  { name: 'JS: JSX text with quotes', language: 'javascript', snippet: "function F() {\n  return <p>Don't {\nx}\nneedle(1);\nbar;\n  <b>{c && <b>it's</b>}</b></p>;\n}\n", rule: { pattern: 'needle($A)' } },
+  {
+    name: "Python: a class body's block when only some methods are parsed",
+    language: 'python',
+    snippet: `class Big:\n${Array.from({ length: 150 }, (_, at) => `    def m${at}(self):\n        return ${at === 75 ? 'needle(1)' : at}\n\n`).join('')}`,
+    rule: { kind: 'block', has: { pattern: 'needle($A)' } },
+  },
+  { name: 'Python: a keyword right after a number', language: 'python', snippet: 'x = 1if c else 2\n', rule: { pattern: '$A if $B else $C' } },
+  { name: 'Python: a byte-order mark before a decorator', language: 'python', snippet: '\uFEFF@dec\ndef first():\n    needle(1)\n\n', rule: { kind: 'decorated_definition', has: { pattern: 'needle($A)' } }, atStart: true },
+];
+
+describe('region parse: adversarial sources', () => {
+  for (const row of adversarialRows) {
+    test(row.name, async () => {
+      const state = await grammars.load(row.language);
+      if (state.state !== 'loaded') throw new Error(`no ${row.language} grammar`);
+      const fill = fillers[row.language === 'cpp' ? 'c' : row.language === 'typescript' ? 'javascript' : row.language]!;
+      const text =
+        row.language === 'java'
+          ? `class A {\n${fill(80, 'f')}${row.snippet}${fill(80, 'g')}}\n`
+          : row.atStart
+            ? `${row.snippet}${fill(40, 'f')}`
+            : `${fill(20, 'f')}${row.snippet}${fill(20, 'g')}`;
+      const source = SourceText.fromString(text);
+      const search = compileSearch(grammars, state.grammar, { rule: row.rule });
+      const tree = parseSource(grammars, state.grammar, source)!;
+      let expected: string[];
+      try {
+        assert.equal(tree.rootNode.hasError, false, 'the whole file parses cleanly');
+        expected = findInTree(tree, source, search).map((match) => `${match.startByte}-${match.endByte} ${JSON.stringify(match.bindings)}`);
+      } finally {
+        tree.delete();
+      }
+      const parsed = parseForSearch(grammars, state.grammar, source, search);
+      assert.notEqual(parsed, 'timed out');
+      let actual: string[] = [];
+      if (parsed !== 'no match' && parsed !== 'timed out') {
+        try {
+          actual = findInTree(parsed.tree, source, search).map((match) => `${match.startByte}-${match.endByte} ${JSON.stringify(match.bindings)}`);
+        } finally {
+          parsed.tree.delete();
+        }
+      }
+      assert.deepEqual(actual, expected);
+    });
+  }
 });

@@ -36,7 +36,8 @@ function isIdentifierPart(code: number): boolean {
 function logicalLines(text: string): LogicalLine[] | undefined {
   const lines: LogicalLine[] = [];
   const length = text.length;
-  let index = 0;
+  // A byte-order mark is no code.
+  let index = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   let depth = 0;
   let current: LogicalLine | undefined;
   let last = 0;

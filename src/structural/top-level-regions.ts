@@ -28,19 +28,26 @@ export interface RegionSyntax {
   javascript: boolean;
   /** Java's text blocks `"""…"""`. */
   textBlocks: boolean;
+  /** C++: raw strings `R"d(…)d"`, digit separators `1'000`, and `requires` blocks that go on. */
+  cpp?: boolean;
   /** Python: items by indentation (indented-regions.ts), not brackets. */
   indentation?: boolean;
+  /** JavaScript: a file with `</` or `/>` may hold JSX, whose text is not code: no regions. */
+  jsx?: boolean;
 }
 
 const c: RegionSyntax = { preprocessor: true, charLiterals: true, rawBackquote: false, javascript: false, textBlocks: false };
-const js: RegionSyntax = { preprocessor: false, charLiterals: false, rawBackquote: false, javascript: true, textBlocks: false };
+const cpp: RegionSyntax = { ...c, cpp: true };
+const ts: RegionSyntax = { preprocessor: false, charLiterals: false, rawBackquote: false, javascript: true, textBlocks: false };
+const js: RegionSyntax = { ...ts, jsx: true };
 
 const syntaxes: ReadonlyMap<string, RegionSyntax> = new Map([
   ['c', c],
-  ['cpp', c],
+  ['cpp', cpp],
+  // JavaScript files holding JSX are parsed whole (JSX text is no code: `Don't`, `//` in it);
+  // TSX always is.
   ['javascript', js],
-  ['typescript', js],
-  ['tsx', js],
+  ['typescript', ts],
   ['java', { preprocessor: false, charLiterals: true, rawBackquote: false, javascript: false, textBlocks: true }],
   ['go', { preprocessor: false, charLiterals: true, rawBackquote: true, javascript: false, textBlocks: false }],
   ['python', { preprocessor: false, charLiterals: false, rawBackquote: false, javascript: false, textBlocks: false, indentation: true }],
@@ -64,8 +71,8 @@ function isIdentifierPart(code: number): boolean {
   return isIdentifierStart(code) || (code >= 48 && code <= 57);
 }
 
-/** Words that go on with the statement before them (`} else {`), not start an item. */
-const continuations = new Set(['else', 'catch', 'finally', 'while', 'as', 'satisfies', 'extends', 'implements']);
+/** Words that go on with the statement before them (`} else {`, `}\nfrom "x";`), not start an item. */
+const continuations = new Set(['else', 'catch', 'finally', 'while', 'as', 'satisfies', 'extends', 'implements', 'in', 'instanceof', 'from']);
 
 /** A line may start a new top-level item: an identifier (not a continuation), a preprocessor line, a decorator or a comment. */
 function mayStartItem(text: string, at: number): boolean {
@@ -90,9 +97,27 @@ function skipQuoted(text: string, at: number, quote: number): number {
   let index = at + 1;
   while (index < text.length) {
     const code = text.charCodeAt(index);
-    if (code === BACKSLASH) index += 2;
+    // A backslash escapes the next character, or a CRLF line break as a whole.
+    if (code === BACKSLASH) index += text.charCodeAt(index + 1) === 13 && text.charCodeAt(index + 2) === NEWLINE ? 3 : 2;
     else if (code === quote) return index + 1;
     else if (code === NEWLINE) return index;
+    else index += 1;
+  }
+  return text.length;
+}
+
+/** The end of a C preprocessor line: past backslash continuations and block comments, over strings. */
+function skipDirective(text: string, at: number): number {
+  let index = at;
+  while (index < text.length) {
+    const code = text.charCodeAt(index);
+    if (code === NEWLINE) return index;
+    if (code === BACKSLASH) index += text.charCodeAt(index + 1) === 13 && text.charCodeAt(index + 2) === NEWLINE ? 3 : 2;
+    else if (code === 34 || code === 39) index = skipQuoted(text, index, code);
+    else if (code === SLASH && text.charCodeAt(index + 1) === STAR) {
+      const end = text.indexOf('*/', index + 2);
+      index = end < 0 ? text.length : end + 2;
+    } else if (code === SLASH && text.charCodeAt(index + 1) === SLASH) return skipLogicalLine(text, index);
     else index += 1;
   }
   return text.length;
@@ -109,6 +134,50 @@ function skipLogicalLine(text: string, at: number): number {
     if (text.charCodeAt(back) !== BACKSLASH) return newline;
     index = newline + 1;
   }
+}
+
+/** The C++ raw string starting at `at` (its `"`, after `R`, `LR`, `uR`, `UR` or `u8R`): its end, or -1 when it is not one. */
+function skipRawString(text: string, at: number): number {
+  let start = at - 1;
+  while (start >= 0 && isIdentifierPart(text.charCodeAt(start))) start -= 1;
+  if (!/^(?:|L|u|U|u8)R$/.test(text.slice(start + 1, at))) return -1;
+  const open = text.indexOf('(', at + 1);
+  if (open < 0 || open - at - 1 > 16) return -1;
+  const close = text.indexOf(`)${text.slice(at + 1, open)}"`, open + 1);
+  return close < 0 ? text.length : close + open - at + 1;
+}
+
+/** Whether the `'` at `at` separates digits (C++14 `1'000`), not opens a character literal. */
+function isDigitSeparator(text: string, at: number): boolean {
+  let start = at - 1;
+  while (start >= 0 && isIdentifierPart(text.charCodeAt(start))) start -= 1;
+  const code = text.charCodeAt(start + 1);
+  return start + 1 < at && code >= 48 && code <= 57;
+}
+
+/** The end of a Java text block starting at `at` (its `"""`): the next `"""` not escaped. */
+function skipTextBlock(text: string, at: number): number {
+  for (let from = at + 3; ; ) {
+    const end = text.indexOf('"""', from);
+    if (end < 0) return text.length;
+    let backslashes = 0;
+    while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes += 1;
+    if (backslashes % 2 === 0) return end + 3;
+    from = end + 1;
+  }
+}
+
+/** Words before a `(` after whose `)` a `/` starts a regex literal (`if (ok) /x/.test(s)`). */
+const controlWords = new Set(['if', 'while', 'for', 'with']);
+
+/**
+ * Whether a C or C++ item goes on after the block that this header opens: a struct, union, enum
+ * or class definition (a declarator or `;` follows), an initializer (`= {`), a typedef, a C++
+ * requires-clause. A function body (or a namespace) ends its item.
+ */
+function itemGoesOn(header: string): boolean {
+  if (/\b(?:typedef|requires)\b|=/.test(header)) return true;
+  return /\b(?:struct|union|enum|class)\b(?:\s+[\w:]+)?(?:\s+__attribute__\s*\(\(.*?\)\))?(?:\s*:[^;{]*)?\s*$/.test(header);
 }
 
 /** The end of a regex literal starting at `at` (its `/`), or -1 when none ends on this line. */
@@ -144,6 +213,7 @@ export interface Region {
 /** The top-level regions of a file, in order, or undefined when the brackets do not balance. */
 export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | undefined {
   if (syntax.indentation) return pythonRegions(text);
+  if (syntax.jsx && (text.includes('</') || text.includes('/>'))) return undefined;
   const regions: Region[] = [];
   const length = text.length;
   let depth = 0;
@@ -153,9 +223,24 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
   const branches: number[] = [];
   /** The last character of code (not comment or space); 0 before any. */
   let last = 0;
+  /** Where `last` is (a `+` or `-` right after another is a postfix `++`/`--`). */
+  let lastAt = -1;
   let lastWord = '';
-  let index = 0;
+  /** For each open `(`: whether `if`, `while`, `for` or `with` came before it (then a `/` after its `)` starts a regex). */
+  const parens: boolean[] = [];
+  let controlParenClosed = false;
+  /** A regex literal failed to end on this line: no other try before this offset. */
+  let noRegexBefore = -1;
+  // A byte-order mark is no code.
+  let index = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   let lineStart = true;
+  // C and C++: a block whose item goes on after its `}` (a struct or enum definition, an
+  // initializer, a typedef, a C++ requires-clause) ends nothing; where this statement's header
+  // starts; whether the region has a `;` at depth 0 (then a `{` at depth 0 is a K&R definition's
+  // body, cut from its header: no regions).
+  let blockGoesOn = false;
+  let headerFrom = 0;
+  let regionSemicolon = false;
   // The region being scanned and its block: 'none' before a `{` at depth 0, 'open' inside it,
   // 'closed' after it, 'no' once it cannot be descended into.
   let regionStart = 0;
@@ -171,6 +256,8 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
     regionStart = end;
     blockState = 'none';
     members = [];
+    headerFrom = end;
+    regionSemicolon = false;
   };
 
   /** Scans a template literal's text from `at` (after its backquote or a `}`); returns where code resumes. */
@@ -192,7 +279,7 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
   while (index < length) {
     if (lineStart) {
       lineStart = false;
-      const itemEnded = templates.length === 0 && (last === 125 /* } */ || last === 59 /* ; */);
+      const itemEnded = templates.length === 0 && ((last === 125 /* } */ && !blockGoesOn) || last === 59); /* ; */
       if (depth === 0 && itemEnded && index > regionStart && mayStartItem(text, index)) endRegion(index);
       let first = index;
       while (first < length && (text.charCodeAt(first) === 32 || text.charCodeAt(first) === 9)) first += 1;
@@ -203,7 +290,7 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
         else if (directive.startsWith('el') && branches.length > 0) depth = branches[branches.length - 1]!;
         else if (directive === 'endif') branches.pop();
         if (depth > 0 || blockState === 'closed') blockState = 'no';
-        index = skipLogicalLine(text, first);
+        index = skipDirective(text, first);
         continue;
       }
     }
@@ -220,7 +307,8 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
     if (code === SLASH) {
       const next = text.charCodeAt(index + 1);
       if (next === SLASH) {
-        const newline = text.indexOf('\n', index);
+        // In C a backslash at the end of a `//` comment carries it on to the next line.
+        const newline = syntax.preprocessor ? skipLogicalLine(text, index) : text.indexOf('\n', index);
         index = newline < 0 ? length : newline;
         continue;
       }
@@ -229,14 +317,19 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
         index = end < 0 ? length : end + 2;
         continue;
       }
-      if (syntax.javascript && (last === 0 || beforeRegex.has(last) || keywordsBeforeRegex.has(lastWord))) {
+      const postfix = (last === 43 || last === 45) && text.charCodeAt(lastAt - 1) === last; /* ++ -- */
+      const regexAfter = last === 0 || (beforeRegex.has(last) && !postfix) || keywordsBeforeRegex.has(lastWord) || (last === 41 && controlParenClosed);
+      if (syntax.javascript && index >= noRegexBefore && regexAfter) {
         const end = skipRegex(text, index);
         if (end > 0) {
           index = end;
           last = SLASH;
+          lastAt = end - 1;
           lastWord = '';
           continue;
         }
+        const newline = text.indexOf('\n', index);
+        noRegexBefore = newline < 0 ? length : newline;
       }
     }
     // Code after the block other than `;` (a declarator, a second block): not descended into.
@@ -246,20 +339,23 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
       while (end < length && isIdentifierPart(text.charCodeAt(end))) end += 1;
       if (syntax.javascript) lastWord = text.slice(index, end);
       last = code;
+      lastAt = end - 1;
       index = end;
       continue;
     }
+    const wordBefore = lastWord;
     lastWord = '';
+    lastAt = index;
     if (code === 34 /* " */) {
-      if (syntax.textBlocks && text.startsWith('"""', index)) {
-        const end = text.indexOf('"""', index + 3);
-        index = end < 0 ? length : end + 3;
-      } else index = skipQuoted(text, index, code);
+      const raw = syntax.cpp ? skipRawString(text, index) : -1;
+      if (raw >= 0) index = raw;
+      else if (syntax.textBlocks && text.startsWith('"""', index)) index = skipTextBlock(text, index);
+      else index = skipQuoted(text, index, code);
       last = code;
       continue;
     }
     if (code === 39 /* ' */ && (syntax.charLiterals || syntax.javascript)) {
-      index = skipQuoted(text, index, code);
+      index = syntax.cpp && isDigitSeparator(text, index) ? index + 1 : skipQuoted(text, index, code);
       last = code;
       continue;
     }
@@ -273,11 +369,16 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
       continue;
     }
     if (code === 123 /* { */ || code === 40 /* ( */ || code === 91 /* [ */) {
+      if (code === 123 && depth === 0 && syntax.preprocessor) {
+        if (regionSemicolon) return undefined;
+        blockGoesOn = itemGoesOn(text.slice(headerFrom, index));
+      }
       if (code === 123 && depth === 0 && blockState === 'none') {
         blockState = 'open';
         open = index + 1;
         members = [open];
       }
+      if (code === 40) parens.push(controlWords.has(wordBefore));
       depth += 1;
     } else if (code === 125 /* } */ || code === 41 /* ) */ || code === 93 /* ] */) {
       if (code === 125 && templates.length > 0 && templates[templates.length - 1] === depth) {
@@ -289,12 +390,19 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
       }
       depth -= 1;
       if (depth < 0) return undefined;
+      if (code === 41) controlParenClosed = parens.pop() ?? false;
+      if (depth === 0 && code === 125) headerFrom = index + 1;
       if (depth === 0 && blockState === 'open') {
         if (code === 125) {
           blockState = 'closed';
           close = index;
         } else blockState = 'no';
       }
+    }
+    if (code === 59 /* ; */ && depth === 0) {
+      headerFrom = index + 1;
+      regionSemicolon = true;
+      blockGoesOn = false;
     }
     last = code;
     index += 1;
@@ -310,6 +418,15 @@ function isWordCharacter(code: number): boolean {
   return Number.isNaN(code) ? false : /[\p{ID_Continue}]/u.test(String.fromCharCode(code));
 }
 
+/** Whether an identifier touches `at` from before; a number does not (`1if c else 2` in Python). */
+function touchesWordBefore(text: string, at: number): boolean {
+  let start = at - 1;
+  while (start >= 0 && isWordCharacter(text.charCodeAt(start))) start -= 1;
+  if (start === at - 1) return false;
+  const first = text.charCodeAt(start + 1);
+  return !(first >= 48 && first <= 57);
+}
+
 /** An identifier or keyword literal is a whole token in a match: it counts only where no identifier character touches it. */
 const wordLiteral = /^[A-Za-z_$][\w$]*$/;
 
@@ -322,7 +439,7 @@ function partsHolding(text: string, starts: readonly number[], end: number, lite
   literals.forEach((literal, which) => {
     const word = wordLiteral.test(literal);
     for (let at = text.indexOf(literal, first); at >= 0 && at + literal.length <= end; ) {
-      if (word && (isWordCharacter(text.charCodeAt(at - 1)) || isWordCharacter(text.charCodeAt(at + literal.length)))) {
+      if (word && (touchesWordBefore(text, at) || isWordCharacter(text.charCodeAt(at + literal.length)))) {
         at = text.indexOf(literal, at + 1);
         continue;
       }
@@ -375,9 +492,13 @@ export function rangesToParse(text: string, regions: readonly Region[], literals
     if (block && block.members.length > 1 && region.end - region.start >= descendFrom && !literals.some((literal) => header.includes(literal))) {
       const members = partsHolding(text, block.members, block.close, literals);
       if (members.some(Boolean)) {
+        // A body with no closing token (Python's) would start at its first member parsed and end
+        // at its last: its first and last members are always parsed, so that it spans (and holds
+        // every gap) as in the whole file.
+        const edges = block.close === region.end;
         add(region.start, block.open);
         members.forEach((holds, member) => {
-          if (holds) add(block.members[member]!, member + 1 < block.members.length ? block.members[member + 1]! : block.close);
+          if (holds || (edges && (member === 0 || member === members.length - 1))) add(block.members[member]!, member + 1 < block.members.length ? block.members[member + 1]! : block.close);
         });
         add(block.close, region.end);
         return;
