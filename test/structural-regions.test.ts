@@ -427,3 +427,103 @@ describe('region parse: adversarial sources', () => {
     });
   }
 });
+
+/** A seeded generator (a linear congruential one: the same files on every run). */
+function seeded(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) & 0x7fffffff;
+    return state / 0x7fffffff;
+  };
+}
+
+interface FuzzLanguage {
+  language: string;
+  /** Items that hold no needle. */
+  plain: string[];
+  /** Items that hold `needle`. */
+  needles: string[];
+  rules: Array<SearchSpec['rule']>;
+  /** Wraps the items (Java: in one class). */
+  wrap?: (items: string) => string;
+}
+
+const braceTricks = ['/* } { */\n', '// }\n', 'int s = "}{";\n'];
+const fuzzLanguages: FuzzLanguage[] = [
+  {
+    language: 'javascript',
+    plain: ['function f() {\n  return 1;\n}\n', 'const r = /[}]/g;\n', 'const q = a / 2 / 3;\n', 'const t = `a${ {b: 1}.b }}`;\n', 'if (a) {\n} else {\n}\n', 'do {\n  k();\n} while (z);\n', 'const o = {\n  a() {\n  },\n};\n', "const s = 'it\\'s {';\n", 'x = i-- / 2 / `/`;\n'],
+    needles: ['function needle() {\n  return 1;\n}\n', 'needle(2);\n', 'class N {\n  m() {\n    needle(3);\n  }\n}\n', 'if (a) {\n  needle(4);\n}\n', 'const y = `${needle(5)}`;\n'],
+    rules: [{ pattern: 'needle($A)' }, { kind: 'function_declaration', has: { pattern: 'needle' } }, { kind: 'statement_block', has: { pattern: 'needle($A)' } }],
+  },
+  {
+    language: 'c',
+    plain: ['int f(void)\n{\n\treturn 1;\n}\n', 'struct s {\n\tint a;\n};\n', 'static const int t[] = {\n\t1,\n};\n', '#define M(x) { x }\n', '#ifdef A\nint g(void)\n{\n\treturn 0;\n}\n#else\nint g(void);\n#endif\n', ...braceTricks.map((text) => text.replace('int s', 'char *s'))],
+    needles: ['int needle(void)\n{\n\treturn 1;\n}\n', 'void h(void)\n{\n\tneedle(2);\n}\n', 'struct n {\n\tint needle;\n};\n', 'static int k(void)\n{\n\tif (x)\n\t\treturn needle(3);\n\treturn 0;\n}\n'],
+    rules: [{ pattern: 'needle($A)' }, { kind: 'function_definition', has: { pattern: 'needle' } }, { kind: 'compound_statement', has: { pattern: 'needle($A)' } }],
+  },
+  {
+    language: 'java',
+    plain: ['  int f() {\n    return 1;\n  }\n', '  String s = "}{";\n', '  String b = """\n    }{\n    """;\n', '  @Override\n  public String toString() {\n    return "";\n  }\n'],
+    needles: ['  void h() {\n    needle(2);\n  }\n', '  int needle() {\n    return 1;\n  }\n', '  @Deprecated\n  void k() {\n    if (x) {\n      needle(3);\n    }\n  }\n'],
+    rules: [{ pattern: 'needle($A)' }, { kind: 'method_declaration', has: { pattern: 'needle' } }, { kind: 'class_body', has: { pattern: 'needle($A)' } }],
+    wrap: (items) => `class A {\n${items}}\n`,
+  },
+  {
+    language: 'go',
+    plain: ['func f() int {\n\treturn 1\n}\n', 'var s = `}{\n}`\n', "var r = '}'\n"],
+    needles: ['func h() {\n\tneedle(2)\n}\n', 'func needle() int {\n\treturn 1\n}\n'],
+    rules: [{ pattern: 'needle($A)' }, { kind: 'function_declaration', has: { pattern: 'needle' } }],
+  },
+  {
+    language: 'python',
+    plain: ['def f():\n    return 1\n\n', 'x = [\n1,\n]\n', 's = """\ndef g():\n"""\n', '@dec\ndef d():\n    pass\n\n', 'if a:\n    pass\nelse:\n    pass\n', 'class K:\n    def m(self):\n        return 1\n\n    def n(self):\n        return 2\n\n'],
+    needles: ['def h():\n    needle(2)\n\n', 'class N:\n    def m(self):\n        return needle(3)\n\n', '@dec\ndef needle():\n    pass\n\n'],
+    rules: [{ pattern: 'needle($A)' }, { kind: 'function_definition', has: { pattern: 'needle' } }, { kind: 'block', has: { pattern: 'needle($A)' } }],
+  },
+];
+
+describe('region parse: generated files', () => {
+  for (const fuzz of fuzzLanguages) {
+    test(`${fuzz.language}: 30 files of 60 to 180 mixed items, a whole and a partial parse agree`, async () => {
+      const state = await grammars.load(fuzz.language);
+      if (state.state !== 'loaded') throw new Error(`no ${fuzz.language} grammar`);
+      const random = seeded(fuzz.language.length * 7919);
+      const pick = (list: string[]): string => list[Math.floor(random() * list.length)]!;
+      const searches = fuzz.rules.map((rule) => compileSearch(grammars, state.grammar, { rule }));
+      let partial = 0;
+      let clean = 0;
+      for (let file = 0; file < 30; file += 1) {
+        const items: string[] = [];
+        // Large blocks too, so that members are chosen: a class or function of many items.
+        const count = 60 + Math.floor(random() * 120);
+        for (let item = 0; item < count; item += 1) items.push(random() < 0.08 ? pick(fuzz.needles) : pick(fuzz.plain));
+        const body = items.join('');
+        const source = SourceText.fromString(fuzz.wrap ? fuzz.wrap(body) : body);
+        const tree: Tree = parseSource(grammars, state.grammar, source)!;
+        try {
+          if (tree.rootNode.hasError) continue;
+          clean += 1;
+          for (const search of searches) {
+            const expected: string[] = findInTree(tree, source, search).map((match) => `${match.startByte}-${match.endByte} ${JSON.stringify(match.bindings)}`);
+            const parsed = parseForSearch(grammars, state.grammar, source, search);
+            let actual: string[] = [];
+            if (parsed !== 'no match' && parsed !== 'timed out') {
+              if (parsed.partial) partial += 1;
+              try {
+                actual = findInTree(parsed.tree, source, search).map((match) => `${match.startByte}-${match.endByte} ${JSON.stringify(match.bindings)}`);
+              } finally {
+                parsed.tree.delete();
+              }
+            }
+            assert.deepEqual(actual, expected, `file ${file}, rule ${JSON.stringify(fuzz.rules[searches.indexOf(search)])}`);
+          }
+        } finally {
+          tree.delete();
+        }
+      }
+      assert.ok(clean >= 20, `${fuzz.language}: only ${clean} of 30 generated files parse cleanly`);
+      assert.ok(partial > 0, `${fuzz.language}: no partial parse`);
+    });
+  }
+});
