@@ -391,11 +391,36 @@ const adversarialRows: AdversarialRow[] = [
   { name: 'Python: a byte-order mark before a decorator', language: 'python', snippet: '\uFEFF@dec\ndef first():\n    needle(1)\n\n', rule: { kind: 'decorated_definition', has: { pattern: 'needle($A)' } }, atStart: true },
 ];
 
+/** Asserts that the file parses cleanly whole and that parsing only its ranges finds the same matches and bindings. */
+async function assertPartialAgrees(language: string, text: string, rule: SearchSpec['rule']): Promise<void> {
+  const state = await grammars.load(language);
+  if (state.state !== 'loaded') throw new Error(`no ${language} grammar`);
+  const source = SourceText.fromString(text);
+  const search = compileSearch(grammars, state.grammar, { rule });
+  const tree = parseSource(grammars, state.grammar, source)!;
+  let expected: string[];
+  try {
+    assert.equal(tree.rootNode.hasError, false, 'the whole file parses cleanly');
+    expected = findInTree(tree, source, search).map((match) => `${match.startByte}-${match.endByte} ${JSON.stringify(match.bindings)}`);
+  } finally {
+    tree.delete();
+  }
+  const parsed = parseForSearch(grammars, state.grammar, source, search);
+  assert.notEqual(parsed, 'timed out');
+  let actual: string[] = [];
+  if (parsed !== 'no match' && parsed !== 'timed out') {
+    try {
+      actual = findInTree(parsed.tree, source, search).map((match) => `${match.startByte}-${match.endByte} ${JSON.stringify(match.bindings)}`);
+    } finally {
+      parsed.tree.delete();
+    }
+  }
+  assert.deepEqual(actual, expected);
+}
+
 describe('region parse: adversarial sources', () => {
   for (const row of adversarialRows) {
     test(row.name, async () => {
-      const state = await grammars.load(row.language);
-      if (state.state !== 'loaded') throw new Error(`no ${row.language} grammar`);
       const fill = fillers[row.language === 'cpp' ? 'c' : row.language === 'typescript' ? 'javascript' : row.language]!;
       const text =
         row.language === 'java'
@@ -403,29 +428,65 @@ describe('region parse: adversarial sources', () => {
           : row.atStart
             ? `${row.snippet}${fill(40, 'f')}`
             : `${fill(20, 'f')}${row.snippet}${fill(20, 'g')}`;
-      const source = SourceText.fromString(text);
-      const search = compileSearch(grammars, state.grammar, { rule: row.rule });
-      const tree = parseSource(grammars, state.grammar, source)!;
-      let expected: string[];
-      try {
-        assert.equal(tree.rootNode.hasError, false, 'the whole file parses cleanly');
-        expected = findInTree(tree, source, search).map((match) => `${match.startByte}-${match.endByte} ${JSON.stringify(match.bindings)}`);
-      } finally {
-        tree.delete();
-      }
-      const parsed = parseForSearch(grammars, state.grammar, source, search);
-      assert.notEqual(parsed, 'timed out');
-      let actual: string[] = [];
-      if (parsed !== 'no match' && parsed !== 'timed out') {
-        try {
-          actual = findInTree(parsed.tree, source, search).map((match) => `${match.startByte}-${match.endByte} ${JSON.stringify(match.bindings)}`);
-        } finally {
-          parsed.tree.delete();
-        }
-      }
-      assert.deepEqual(actual, expected);
+      await assertPartialAgrees(row.language, text, row.rule);
     });
   }
+});
+
+const many = (count: number, item: (at: number) => string): string => Array.from({ length: count }, (_, at) => item(at)).join('');
+const cFill = (count: number, prefix = 'f'): string => fillers.c!(count, prefix);
+const jsFill = (count: number, prefix = 'f'): string => fillers.javascript!(count, prefix);
+const trap = 'const t = `;\nneedle(1);\nx;\n`;\n';
+const namespaceBody = many(120, (at) => `int f${at}(void) {\n  return ${at};\n}\n`);
+const declarationHasNeedle: SearchSpec['rule'] = { kind: 'declaration', has: { pattern: 'needle' } };
+
+// A second review's reproductions: whole files (namespaces, large enums and switches, fillers
+// around a trap) where the partial parse once disagreed.
+const adversarialFiles: Array<{ name: string; language: string; text: string; rule: SearchSpec['rule'] }> = [
+  { name: 'C++ namespace: a struct declarator on the next line', language: 'cpp', text: `namespace N {\n${namespaceBody}struct S {\n  int a;\n}\nneedle;\n${namespaceBody}}\n${cFill(20)}`, rule: declarationHasNeedle },
+  { name: 'C++ namespace: a typedef name on the next line', language: 'cpp', text: `namespace N {\n${namespaceBody}typedef struct {\n  int a;\n}\nneedle_t;\n${namespaceBody}}\n${cFill(20)}`, rule: { pattern: 'needle_t' } },
+  { name: 'C++ extern "C": a typedef name on the next line', language: 'cpp', text: `extern "C" {\n${namespaceBody}typedef struct foo\n{\n\tint a;\n}\nneedle_t;\n${namespaceBody}}\n${cFill(20)}`, rule: { pattern: 'needle_t' } },
+  { name: 'C++ namespace: a requires-clause line', language: 'cpp', text: `namespace N {\n${namespaceBody}template <typename T>\n  requires requires(T a) { a.foo(); }\nvoid needle(T t) {\n  t.foo();\n}\n${namespaceBody}}\n${cFill(20)}`, rule: { kind: 'template_declaration', has: { pattern: 'needle' } } },
+  ...['struct S final', 'struct alignas(8) S', 'struct [[deprecated]] S', 'struct __attribute__((packed)) S', 'class S final : public B'].map((header) => ({
+    name: `C++: \`${header} { … }\` with its declarator on the next line`,
+    language: 'cpp',
+    text: `${cFill(30)}${header} {\n  int a;\n}\nneedle;\n${cFill(30, 'g')}`,
+    rule: declarationHasNeedle,
+  })),
+  { name: 'C: a comment in a struct header', language: 'c', text: `${cFill(30)}struct point /* 2D */\n{\n\tint x, y;\n}\norigin;\n${cFill(30, 'g')}`, rule: { kind: 'declaration', has: { pattern: 'origin' } } },
+  { name: 'C: a line comment in a struct header', language: 'c', text: `${cFill(30)}struct point // 2D\n{\n\tint x, y;\n}\norigin;\n${cFill(30, 'g')}`, rule: { kind: 'declaration', has: { pattern: 'origin' } } },
+  ...[
+    ['TS: a non-null `!` then a division', 'typescript', 'const half = w! / 2; const p = `/${path}`;\n'],
+    ['JS: an object literal then a division', 'javascript', "x = {} / 1 + '/' + '`';\n"],
+    ['JS: a regex after `for await (…)`', 'javascript', 'for await (const x of xs) /`/.test(x);\n'],
+    ['JS: a regex after `export default`', 'javascript', 'export default /`/;\n'],
+    ['JS: a property named `in` then a division', 'javascript', "const r = stats.in / 2 + '/' + '`';\n"],
+    ['JS: a variable named `of` then a division', 'javascript', "let of = 4; const r = of / 2 + '/' + '`';\n"],
+  ].map(([name, language, line]) => ({ name: name!, language: language!, text: `${jsFill(20)}${line!}${trap}${jsFill(20, 'g')}`, rule: { pattern: 'needle($A)' } })),
+  { name: 'JS: an HTML-like comment opener', language: 'javascript', text: `<!-- a \` b\nfoo();\n${trap}${jsFill(40)}`, rule: { pattern: 'needle($A)' } },
+  { name: 'JS: an HTML-like comment closer at a line start', language: 'javascript', text: `${jsFill(20)}x;\n--> a \` b\n${trap}${jsFill(20, 'g')}`, rule: { pattern: 'needle($A)' } },
+  {
+    name: "Java: an enum's body declarations",
+    language: 'java',
+    text: `enum E {\n  A, B;\n  <T> void needle(T t) {}\n${many(200, (at) => `  void m${at}() {\n    int x = ${at};\n  }\n`)}}\n${many(200, (at) => `class C${at} {\n  int f() { return ${at}; }\n}\n`)}`,
+    rule: { kind: 'enum_body_declarations', has: { pattern: 'needle' } },
+  },
+  {
+    name: "JS: a top-level switch's case",
+    language: 'javascript',
+    text: `${jsFill(300)}switch (x) {\n  case needle:\n    a();\n${many(500, (at) => `    b${at}();\n`)}  case 2:\n    c();\n}\n${jsFill(300, 'g')}`,
+    rule: { kind: 'switch_case', has: { pattern: 'needle' } },
+  },
+  {
+    name: 'Python 3.12: a quote inside an f-string field',
+    language: 'python',
+    text: `${fillers.python!(30, 'f')}x = f"{"#"}" + """\ndef needle():\n    pass\n"""\n# """\n${fillers.python!(30, 'g')}`,
+    rule: { kind: 'function_definition', has: { pattern: 'needle' } },
+  },
+];
+
+describe('region parse: adversarial files', () => {
+  for (const row of adversarialFiles) test(row.name, () => assertPartialAgrees(row.language, row.text, row.rule));
 });
 
 /** A seeded generator (a linear congruential one: the same files on every run). */
@@ -452,7 +513,7 @@ const braceTricks = ['/* } { */\n', '// }\n', 'int s = "}{";\n'];
 const fuzzLanguages: FuzzLanguage[] = [
   {
     language: 'javascript',
-    plain: ['function f() {\n  return 1;\n}\n', 'const r = /[}]/g;\n', 'const q = a / 2 / 3;\n', 'const t = `a${ {b: 1}.b }}`;\n', 'if (a) {\n} else {\n}\n', 'do {\n  k();\n} while (z);\n', 'const o = {\n  a() {\n  },\n};\n', "const s = 'it\\'s {';\n", 'x = i-- / 2 / `/`;\n'],
+    plain: ['function f() {\n  return 1;\n}\n', 'const r = /[}]/g;\n', 'const q = a / 2 / 3;\n', 'const t = `a${ {b: 1}.b }}`;\n', 'if (a) {\n} else {\n}\n', 'do {\n  k();\n} while (z);\n', 'const o = {\n  a() {\n  },\n};\n', "const s = 'it\\'s {';\n", 'x = i-- / 2 / 3;\n'],
     needles: ['function needle() {\n  return 1;\n}\n', 'needle(2);\n', 'class N {\n  m() {\n    needle(3);\n  }\n}\n', 'if (a) {\n  needle(4);\n}\n', 'const y = `${needle(5)}`;\n'],
     rules: [{ pattern: 'needle($A)' }, { kind: 'function_declaration', has: { pattern: 'needle' } }, { kind: 'statement_block', has: { pattern: 'needle($A)' } }],
   },

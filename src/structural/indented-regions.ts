@@ -96,15 +96,25 @@ function logicalLines(text: string): LogicalLine[] | undefined {
         }
         index = end;
       } else {
+        // An f-string's `{…}` field may hold its own quote (Python 3.12): not read here, no regions.
+        let prefix = index;
+        while (prefix > 0 && isIdentifierPart(text.charCodeAt(prefix - 1))) prefix -= 1;
+        const formatted = index - prefix <= 2 && /[fF]/.test(text.slice(prefix, index));
+        let field = 0;
         index += 1;
         while (index < length) {
           const inner = text.charCodeAt(index);
           if (inner === 92) index += 2;
           else if (inner === code) {
+            if (field > 0) return undefined;
             index += 1;
             break;
           } else if (inner === 10) break;
-          else index += 1;
+          else {
+            if (formatted && inner === 123) field = text.charCodeAt(index + 1) === 123 && field === 0 ? (index++, field) : field + 1;
+            else if (formatted && inner === 125 && field > 0) field -= 1;
+            index += 1;
+          }
         }
       }
       last = code;

@@ -171,13 +171,19 @@ function skipTextBlock(text: string, at: number): number {
 const controlWords = new Set(['if', 'while', 'for', 'with']);
 
 /**
- * Whether a C or C++ item goes on after the block that this header opens: a struct, union, enum
- * or class definition (a declarator or `;` follows), an initializer (`= {`), a typedef, a C++
- * requires-clause. A function body (or a namespace) ends its item.
+ * Whether a C or C++ item goes on after the block that this header opens. Only a function body
+ * (the header ends with `)` and qualifiers, `-> T` or `try`), a namespace or an `extern "C"` block
+ * ends its item at the `}`; anything else (a struct, class, union or enum definition, an
+ * initializer, a typedef, a requires-clause, a header too long to read) waits for the `;`.
  */
 function itemGoesOn(header: string): boolean {
-  if (/\b(?:typedef|requires)\b|=/.test(header)) return true;
-  return /\b(?:struct|union|enum|class)\b(?:\s+[\w:]+)?(?:\s+__attribute__\s*\(\(.*?\)\))?(?:\s*:[^;{]*)?\s*$/.test(header);
+  if (header.length > 2_000) return true;
+  const code = header.replace(/\/\*[^]*?\*\/|\/\/[^\n]*|^[ \t]*#[^\n]*/gm, ' ').trim();
+  if (/(?:^|[\s;])(?:inline\s+)?namespace(?:\s+[\w:]+)?$/.test(code) || /\bextern\s*"[^"]*"$/.test(code)) return false;
+  if (/\b(?:typedef|requires)\b|=/.test(code)) return true;
+  const close = code.lastIndexOf(')');
+  if (close < 0) return true;
+  return !/^(?:\s|const\b|volatile\b|noexcept\b|override\b|final\b|try\b|&|->[^]*)*$/.test(code.slice(close + 1));
 }
 
 /** The end of a regex literal starting at `at` (its `/`), or -1 when none ends on this line. */
@@ -214,6 +220,8 @@ export interface Region {
 export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | undefined {
   if (syntax.indentation) return pythonRegions(text);
   if (syntax.jsx && (text.includes('</') || text.includes('/>'))) return undefined;
+  // HTML-like comments (`<!--` anywhere, `-->` at a line's start) are comments to the grammars.
+  if (syntax.javascript && (text.includes('<!--') || /^[ \t]*-->/m.test(text))) return undefined;
   const regions: Region[] = [];
   const length = text.length;
   let depth = 0;
@@ -231,6 +239,10 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
   let controlParenClosed = false;
   /** A regex literal failed to end on this line: no other try before this offset. */
   let noRegexBefore = -1;
+  /** The line of the last `/` checked: a slash whose line goes on with a backquote or `/*` gives up. */
+  let slashLineEnd = -1;
+  /** A template literal or block comment ran to the end of the text. */
+  let unterminated = false;
   // A byte-order mark is no code.
   let index = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   let lineStart = true;
@@ -273,6 +285,7 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
         return position + 2;
       } else position += 1;
     }
+    unterminated = true;
     return length;
   };
 
@@ -283,7 +296,9 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
       if (depth === 0 && itemEnded && index > regionStart && mayStartItem(text, index)) endRegion(index);
       let first = index;
       while (first < length && (text.charCodeAt(first) === 32 || text.charCodeAt(first) === 9)) first += 1;
-      if (depth === 1 && blockState === 'open' && itemEnded && index > members[members.length - 1]! && mayStartItem(text, first)) members.push(index);
+      // In C and C++ a member ends only at a `;` (a nested struct or typedef may go on after its `}`).
+      const memberEnded = syntax.preprocessor ? templates.length === 0 && last === 59 : itemEnded;
+      if (depth === 1 && blockState === 'open' && memberEnded && index > members[members.length - 1]! && mayStartItem(text, first)) members.push(index);
       if (syntax.preprocessor && text.charCodeAt(first) === 35 /* # */) {
         const directive = /^#\s*(\w+)/.exec(text.slice(first, first + 32))?.[1] ?? '';
         if (directive === 'if' || directive === 'ifdef' || directive === 'ifndef') branches.push(depth);
@@ -314,8 +329,18 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
       }
       if (next === STAR) {
         const end = text.indexOf('*/', index + 2);
+        if (end < 0) unterminated = true;
         index = end < 0 ? length : end + 2;
         continue;
+      }
+      // Regex or division is a guess: where the guess could open or close a template literal or
+      // a block comment spanning lines (a backquote or `/*` later on the line), regions are not
+      // worth the risk.
+      if (syntax.javascript && index >= slashLineEnd) {
+        const newline = text.indexOf('\n', index);
+        slashLineEnd = newline < 0 ? length : newline;
+        const rest = text.slice(index, slashLineEnd);
+        if (rest.includes('`') || rest.includes('/*')) return undefined;
       }
       const postfix = (last === 43 || last === 45) && text.charCodeAt(lastAt - 1) === last; /* ++ -- */
       const regexAfter = last === 0 || (beforeRegex.has(last) && !postfix) || keywordsBeforeRegex.has(lastWord) || (last === 41 && controlParenClosed);
@@ -407,7 +432,7 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
     last = code;
     index += 1;
   }
-  if (depth !== 0 || templates.length > 0) return undefined;
+  if (depth !== 0 || templates.length > 0 || unterminated) return undefined;
   endRegion(length);
   return regions;
 }
@@ -439,7 +464,7 @@ function partsHolding(text: string, starts: readonly number[], end: number, lite
   literals.forEach((literal, which) => {
     const word = wordLiteral.test(literal);
     for (let at = text.indexOf(literal, first); at >= 0 && at + literal.length <= end; ) {
-      if (word && (touchesWordBefore(text, at) || isWordCharacter(text.charCodeAt(at + literal.length)))) {
+      if (word && (isWordCharacter(text.charCodeAt(at + literal.length)) || touchesWordBefore(text, at))) {
         at = text.indexOf(literal, at + 1);
         continue;
       }
@@ -489,7 +514,10 @@ export function rangesToParse(text: string, regions: readonly Region[], literals
     const block = region.block;
     // A header holding a literal hints that the item itself matches: parsed whole.
     const header = block ? text.slice(region.start, block.open) : '';
-    if (block && block.members.length > 1 && region.end - region.start >= descendFrom && !literals.some((literal) => header.includes(literal))) {
+    // A `switch` or an `enum` body holds children that are not its lines' items (a case's
+    // statements, Java's enum body declarations): not entered.
+    const plainBody = !/\b(?:switch|enum)\b/.test(header);
+    if (block && plainBody && block.members.length > 1 && region.end - region.start >= descendFrom && !literals.some((literal) => header.includes(literal))) {
       const members = partsHolding(text, block.members, block.close, literals);
       if (members.some(Boolean)) {
         // A body with no closing token (Python's) would start at its first member parsed and end
