@@ -220,8 +220,6 @@ export interface Region {
 export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | undefined {
   if (syntax.indentation) return pythonRegions(text);
   if (syntax.jsx && (text.includes('</') || text.includes('/>'))) return undefined;
-  // HTML-like comments (`<!--` anywhere, `-->` at a line's start) are comments to the grammars.
-  if (syntax.javascript && (text.includes('<!--') || /^[ \t]*-->/m.test(text))) return undefined;
   const regions: Region[] = [];
   const length = text.length;
   let depth = 0;
@@ -296,6 +294,8 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
       if (depth === 0 && itemEnded && index > regionStart && mayStartItem(text, index)) endRegion(index);
       let first = index;
       while (first < length && (text.charCodeAt(first) === 32 || text.charCodeAt(first) === 9)) first += 1;
+      // HTML-like comments (`<!--` in code, `-->` at a line's start) are comments to the grammars.
+      if (syntax.javascript && text.startsWith('-->', first)) return undefined;
       // In C and C++ a member ends only at a `;` (a nested struct or typedef may go on after its `}`).
       const memberEnded = syntax.preprocessor ? templates.length === 0 && last === 59 : itemEnded;
       if (depth === 1 && blockState === 'open' && memberEnded && index > members[members.length - 1]! && mayStartItem(text, first)) members.push(index);
@@ -368,6 +368,7 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
       index = end;
       continue;
     }
+    if (syntax.javascript && code === 60 /* < */ && text.startsWith('!--', index + 1)) return undefined;
     const wordBefore = lastWord;
     lastWord = '';
     lastAt = index;
