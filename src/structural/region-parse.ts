@@ -31,7 +31,8 @@ export function parseForSearch(grammars: GrammarSet, grammar: LoadedGrammar, sou
   if (ranges) {
     const tree = parseSource(grammars, grammar, source, { includedRanges: ranges });
     if (!tree) return 'timed out';
-    if (!(tree.rootNode.hasError && !cutsHold(tree, ranges)) && !gapsMayMatch(tree, ranges, new Set(search.kinds))) return { tree, partial: true };
+    const trusted = (!tree.rootNode.hasError || cutsHold(tree, ranges)) && !gapsMayMatch(tree, ranges, new Set(search.kinds));
+    if (trusted) return { tree, partial: true };
     tree.delete();
   }
   const tree = parseSource(grammars, grammar, source);

@@ -1,7 +1,8 @@
 // Worker thread for structural-pool.ts: reads a file, checks that it holds the search's literals,
-// parses it (only the regions that may hold a match, region-parse.ts) and answers its matches. Each worker keeps its own grammars and compiled searches
-// (web-tree-sitter state is per thread). After a WebAssembly trap it answers the error and exits;
-// after a large file it retires, as the chunk workers do (wasm memory only grows).
+// parses it (only the regions that may hold a match, region-parse.ts) and answers its matches.
+// Each worker keeps its own grammars and compiled searches (web-tree-sitter state is per thread).
+// After a WebAssembly trap it answers the error and exits; after a large file it retires, as the
+// chunk workers do (wasm memory only grows).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
