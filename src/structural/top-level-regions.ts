@@ -136,11 +136,16 @@ function skipLogicalLine(text: string, at: number): number {
   }
 }
 
+/** Where the run of identifier characters that ends just before `at` starts (`at` when none). */
+function wordBefore(text: string, at: number): number {
+  let start = at;
+  while (start > 0 && isIdentifierPart(text.charCodeAt(start - 1))) start -= 1;
+  return start;
+}
+
 /** The C++ raw string starting at `at` (its `"`, after `R`, `LR`, `uR`, `UR` or `u8R`): its end, or -1 when it is not one. */
 function skipRawString(text: string, at: number): number {
-  let start = at - 1;
-  while (start >= 0 && isIdentifierPart(text.charCodeAt(start))) start -= 1;
-  if (!/^(?:|L|u|U|u8)R$/.test(text.slice(start + 1, at))) return -1;
+  if (!/^(?:|L|u|U|u8)R$/.test(text.slice(wordBefore(text, at), at))) return -1;
   const open = text.indexOf('(', at + 1);
   if (open < 0 || open - at - 1 > 16) return -1;
   const close = text.indexOf(`)${text.slice(at + 1, open)}"`, open + 1);
@@ -149,10 +154,9 @@ function skipRawString(text: string, at: number): number {
 
 /** Whether the `'` at `at` separates digits (C++14 `1'000`), not opens a character literal. */
 function isDigitSeparator(text: string, at: number): boolean {
-  let start = at - 1;
-  while (start >= 0 && isIdentifierPart(text.charCodeAt(start))) start -= 1;
-  const code = text.charCodeAt(start + 1);
-  return start + 1 < at && code >= 48 && code <= 57;
+  const start = wordBefore(text, at);
+  const code = text.charCodeAt(start);
+  return start < at && code >= 48 && code <= 57;
 }
 
 /** The end of a Java text block starting at `at` (its `"""`): the next `"""` not escaped. */
