@@ -16,7 +16,7 @@ import { SourceText } from '../src/index/syntax/source-text.js';
 import { findInTree, mayMatch } from '../src/structural/find.js';
 import { parseForSearch, searchRanges } from '../src/structural/region-parse.js';
 import { compileSearch, type SearchSpec } from '../src/structural/rule.js';
-import { cutsHold, rangesToParse, type Region, regionSyntax, topLevelRegions } from '../src/structural/top-level-regions.js';
+import { cutsHold, itemSpans, rangesToParse, type Region, regionSyntax, topLevelRegions } from '../src/structural/top-level-regions.js';
 
 const repository = fileURLToPath(new URL('../../', import.meta.url));
 const grammars = new GrammarSet();
@@ -341,6 +341,92 @@ describe('region parse: a wrong cut is caught', () => {
       searchRanges('c', source, search)?.map(([from, to]) => source.text.slice(from, to)),
       [item],
       'the scanner waits for the `;` after a struct',
+    );
+  });
+});
+
+describe('region parse: an entered block in a file with errors', () => {
+  // A long function whose body is entered (only the member holding the literal is parsed), in a
+  // file whose parse has an error of its own (a kernel-style macro before the needle).
+  const members = Array.from({ length: 600 }, (_, at) => `\tx${at} = ${at};\n`);
+  const body = (needle: string): string => `int big(void)\n{\n${members.slice(0, 300).join('')}${needle}${members.slice(300).join('')}\treturn 0;\n}\n`;
+  const fillers = (prefix: string): string => Array.from({ length: 10 }, (_, at) => `int ${prefix}${at}(void)\n{\n\treturn ${at};\n}\n`).join('');
+  const filler = fillers('f');
+  const needle = '\tif (IS_ERR(p))\n\t\treturn PTR_ERR(p);\n\telse\n\t\tz = 1;\n';
+  // An error well inside a member that is parsed too (it holds the literal): the partial tree has
+  // an error, so its cuts are checked. (An error next to a match may be recovered from differently
+  // in a partial parse: the kernel's known differences.)
+  const broken = '\tfoo(IS_ERR(q), @); /* if */\n';
+
+  test("an error inside a parsed member is the file's own: the partial tree is kept and agrees", async () => {
+    const state = await grammars.load('c');
+    if (state.state !== 'loaded') throw new Error('no C grammar');
+    const source = SourceText.fromString(`${filler}${body(needle + members.slice(0, 40).join('') + broken)}${filler}`);
+    const search = compileSearch(grammars, state.grammar, { rule: { pattern: 'if (IS_ERR($P)) $$$' } });
+    const ranges = searchRanges('c', source, search)!;
+    assert.equal(ranges.length, 4, 'header, two members, trailer');
+    const parsed = parseForSearch(grammars, state.grammar, source, search);
+    if (parsed === 'no match' || parsed === 'timed out') throw new Error(String(parsed));
+    const whole = parseSource(grammars, state.grammar, source)!;
+    try {
+      assert.equal(parsed.tree.rootNode.hasError, true);
+      assert.equal(parsed.partial, true, 'the member cuts hold');
+      const key = (match: { startByte: number; endByte: number }): string => `${match.startByte}-${match.endByte}`;
+      const expected = findInTree(whole, source, search).map(key);
+      assert.equal(expected.length, 1);
+      assert.deepEqual(findInTree(parsed.tree, source, search).map(key), expected);
+    } finally {
+      parsed.tree.delete();
+      whole.delete();
+    }
+  });
+
+  test('a member cut in the wrong place (an `if` without its statement, a start inside an expression) fails cutsHold', async () => {
+    const state = await grammars.load('c');
+    if (state.state !== 'loaded') throw new Error('no C grammar');
+    const text = `${filler}${body(needle)}${filler}`;
+    const source = SourceText.fromString(text);
+    const start = text.indexOf('int big');
+    const open = text.indexOf('{', start) + 1;
+    const close = text.indexOf('\treturn 0;\n}', start) + '\treturn 0;\n'.length;
+    const end = close + 2;
+    const at = text.indexOf(needle);
+    const check = (from: number, to: number): boolean => {
+      const ranges: Array<[number, number]> = [
+        [start, open],
+        [from, to],
+        [close, end],
+      ];
+      const tree = parseSource(grammars, state.grammar, source, { includedRanges: ranges })!;
+      try {
+        return cutsHold(tree, ranges, [[start, end]]);
+      } finally {
+        tree.delete();
+      }
+    };
+    assert.equal(check(at, at + needle.length), true, 'the whole member');
+    assert.equal(check(at, text.indexOf('\t\treturn', at)), false, 'an `if` without its statement');
+    assert.equal(check(text.indexOf('(p))', at), at + needle.length), false, 'a member starting inside an expression');
+    const tree = parseSource(grammars, state.grammar, source, { includedRanges: [[start, open], [at, at + needle.length], [close, end]] })!;
+    try {
+      assert.equal(cutsHold(tree, [[start, open], [at, at + needle.length], [close, end]]), false, 'without the item spans, the function runs from one range into the next');
+    } finally {
+      tree.delete();
+    }
+  });
+
+  test('itemSpans: the ranges of an entered item make one span; separate items stay apart', () => {
+    const text = `${filler}${body(needle)}${fillers('g')}`;
+    const regions = topLevelRegions(text, regionSyntax('c')!)!;
+    const ranges = rangesToParse(text, regions, ['IS_ERR'])!;
+    const big = regions.find((region) => text.startsWith('int big', region.start))!;
+    assert.ok(ranges.length > 1);
+    assert.deepEqual(itemSpans(regions, ranges), [[big.start, big.end]]);
+    const f3 = regions.find((region) => text.startsWith('int f3(', region.start))!;
+    const g5 = regions.find((region) => text.startsWith('int g5(', region.start))!;
+    assert.deepEqual(
+      itemSpans(regions, [[f3.start, f3.end], ...ranges, [g5.start + 2, g5.end]]),
+      [[f3.start, f3.end], [big.start, big.end], [g5.start, g5.end]],
     );
   });
 });

@@ -7,7 +7,7 @@ import type { Tree } from 'web-tree-sitter';
 import { type GrammarSet, type LoadedGrammar, parseSource } from '../index/syntax/grammars.js';
 import type { SourceText } from '../index/syntax/source-text.js';
 import type { CompiledSearch } from './rule.js';
-import { cutsHold, gapsMayMatch, rangesToParse, regionSyntax, topLevelRegions } from './top-level-regions.js';
+import { cutsHold, gapsMayMatch, itemSpans, rangesToParse, type Region, regionSyntax, topLevelRegions } from './top-level-regions.js';
 
 export type SearchParse =
   /** `partial`: only some ranges were parsed (nodes outside them are absent). */
@@ -19,19 +19,25 @@ export type SearchParse =
 
 /** The ranges worth parsing (undefined: the whole file; empty: none holds a match). */
 export function searchRanges(language: string, source: SourceText, search: CompiledSearch): Array<[number, number]> | undefined {
+  return searchPlan(language, source, search)?.ranges;
+}
+
+function searchPlan(language: string, source: SourceText, search: CompiledSearch): { ranges: Array<[number, number]>; regions: Region[] } | undefined {
   const syntax = regionSyntax(language);
   if (!syntax || search.regionLiterals.length === 0) return undefined;
   const regions = topLevelRegions(source.text, syntax);
-  return regions && rangesToParse(source.text, regions, search.regionLiterals);
+  const ranges = regions && rangesToParse(source.text, regions, search.regionLiterals);
+  return ranges && { ranges, regions: regions! };
 }
 
 export function parseForSearch(grammars: GrammarSet, grammar: LoadedGrammar, source: SourceText, search: CompiledSearch): SearchParse {
-  const ranges = searchRanges(grammar.spec.id, source, search);
-  if (ranges?.length === 0) return 'no match';
-  if (ranges) {
+  const plan = searchPlan(grammar.spec.id, source, search);
+  if (plan?.ranges.length === 0) return 'no match';
+  if (plan) {
+    const { ranges, regions } = plan;
     const tree = parseSource(grammars, grammar, source, { includedRanges: ranges });
     if (!tree) return 'timed out';
-    const trusted = (!tree.rootNode.hasError || cutsHold(tree, ranges)) && !gapsMayMatch(tree, ranges, new Set(search.kinds));
+    const trusted = (!tree.rootNode.hasError || cutsHold(tree, ranges, itemSpans(regions, ranges))) && !gapsMayMatch(tree, ranges, new Set(search.kinds));
     if (trusted) return { tree, partial: true };
     tree.delete();
   }

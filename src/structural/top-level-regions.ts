@@ -486,8 +486,12 @@ function partsHolding(text: string, starts: readonly number[], end: number, lite
   return Array.from(count, (held) => held === literals.length);
 }
 
-/** A region is descended into from this size (UTF-16 units): below it a whole item costs little to parse. */
-const descendFrom = 4096;
+/**
+ * A region is descended into from this size (UTF-16 units): below it a whole item costs little to
+ * parse. Measured on 600 kernel files (`if ($A) return $B;`, `return -$E;`): parse time 2.34 s at
+ * 4 KB, 1.93 s at 1 KB, 1.85 s at 512 units (each entered block adds included ranges, ~50 µs each).
+ */
+const descendFrom = 1024;
 
 /**
  * The ranges [start, end) (UTF-16 units) to parse: the regions holding every literal (an identifier
@@ -565,30 +569,71 @@ function endsMissing(node: Node): boolean {
 }
 
 /**
- * Whether a parse of `ranges` shows the cuts were right: no top-level node runs from one range into
- * the next, and the first and last top-level node of each range is neither an ERROR nor ends in a
- * MISSING token. Errors inside an item (a macro the grammar misreads) are the file's own and pass.
+ * The spans of the items the ranges lie in ([start, end) of their regions, adjacent ones merged):
+ * an item whose block was entered is one span holding several ranges.
  */
-export function cutsHold(tree: Tree, ranges: ReadonlyArray<readonly [number, number]>): boolean {
-  const cursor = tree.walk();
-  try {
-    if (!cursor.gotoFirstChild()) return true;
-    let range = 0;
-    let previous: Node | undefined;
-    let previousRange = -1;
-    for (;;) {
-      const node = cursor.currentNode;
-      while (range < ranges.length - 1 && node.startIndex >= ranges[range]![1]) range += 1;
-      if (node.endIndex > ranges[range]![1]) return false;
-      const first = range !== previousRange;
-      if (first && previous && (previous.type === 'ERROR' || endsMissing(previous))) return false;
-      if (first && (node.type === 'ERROR' || node.isMissing)) return false;
-      previous = node;
-      previousRange = range;
-      if (!cursor.gotoNextSibling()) break;
-    }
-    return !previous || (previous.type !== 'ERROR' && !endsMissing(previous));
-  } finally {
-    cursor.delete();
+export function itemSpans(regions: readonly Region[], ranges: ReadonlyArray<readonly [number, number]>): Array<[number, number]> {
+  const starts = regions.map((region) => region.start);
+  const spans: Array<[number, number]> = [];
+  for (const [start, end] of ranges) {
+    const region = regions[lastAtOrBefore(starts, start)]!;
+    const from = Math.min(region.start, start);
+    const to = Math.max(region.end, end);
+    const last = spans[spans.length - 1];
+    if (last && last[1] >= from) last[1] = Math.max(last[1], to);
+    else spans.push([from, to]);
   }
+  return spans;
+}
+
+/**
+ * Whether the children of `parent` sit in `ranges` as whole cuts would leave them: none runs from
+ * one range into the next, and the first and last child in each range is neither an ERROR nor ends
+ * in a MISSING token.
+ */
+function childrenHold(parent: Node, ranges: ReadonlyArray<readonly [number, number]>, firstRange: number): boolean {
+  let range = firstRange;
+  let previous: Node | undefined;
+  let previousRange = -1;
+  for (const node of parent.children) {
+    if (!node) continue;
+    while (range < ranges.length - 1 && node.startIndex >= ranges[range]![1]) range += 1;
+    if (node.endIndex > ranges[range]![1]) return false;
+    const first = range !== previousRange;
+    if (first && previous && (previous.type === 'ERROR' || endsMissing(previous))) return false;
+    if (first && (node.type === 'ERROR' || node.isMissing)) return false;
+    previous = node;
+    previousRange = range;
+  }
+  return !previous || (previous.type !== 'ERROR' && !endsMissing(previous));
+}
+
+/**
+ * Whether a parse of `ranges` shows the cuts were right. At the top: no node runs from one item
+ * (`items`, from itemSpans; the ranges themselves when no block was entered) into the next, and the
+ * first and last top-level node of each item is neither an ERROR nor ends in a MISSING token.
+ * Inside an entered item, the same of its block: the smallest node holding each left-out gap is one
+ * block that is no ERROR, and its children (the members) sit in the ranges as whole cuts. Errors
+ * inside an item or a member (a macro the grammar misreads) are the file's own and pass.
+ */
+export function cutsHold(tree: Tree, ranges: ReadonlyArray<readonly [number, number]>, items: ReadonlyArray<readonly [number, number]> = ranges): boolean {
+  const root = tree.rootNode;
+  if (!childrenHold(root, items, 0)) return false;
+  const starts = ranges.map(([start]) => start);
+  const checked = new Set<number>();
+  let item = 0;
+  for (let gap = 0; gap + 1 < ranges.length; gap += 1) {
+    const before = ranges[gap]![1];
+    const after = ranges[gap + 1]![0];
+    while (item < items.length - 1 && items[item]![1] <= before) item += 1;
+    // A gap between two items was checked at the top.
+    if (!(items[item]![0] < before && items[item]![1] > after)) continue;
+    let holder: Node | null = root.descendantForIndex(before - 1, after);
+    while (holder && !(holder.startIndex < before && holder.endIndex > after)) holder = holder.parent;
+    if (!holder || holder.id === root.id || holder.type === 'ERROR' || holder.isMissing) return false;
+    if (checked.has(holder.id)) continue;
+    checked.add(holder.id);
+    if (!childrenHold(holder, ranges, lastAtOrBefore(starts, holder.startIndex))) return false;
+  }
+  return true;
 }
