@@ -185,6 +185,27 @@ describe('top-level regions: ranges to parse', () => {
     assert.equal(rangesToParse(text, topLevelRegions(text, c)!, ['return']), undefined);
   });
 
+  test("Python: a long method's body is entered inside a class's (its first and last statements kept)", () => {
+    const py = regionSyntax('python')!;
+    const small = (at: number): string => `    def m${at}(self):\n        return ${at}\n\n`;
+    const lines = (name: string): string => Array.from({ length: 120 }, (_, at) => `        ${name}${at} = ${at}\n`).join('');
+    const big = `    def big(self):\n${lines('x')}        needle(1)\n${lines('y')}\n`;
+    const text = `class C:\n${Array.from({ length: 20 }, (_, at) => small(at)).join('')}${big}${Array.from({ length: 20 }, (_, at) => small(at + 20)).join('')}`;
+    const regions = topLevelRegions(text, py)!;
+    assert.equal(regions.length, 1);
+    assert.equal(regions[0]!.block!.inner?.filter(Boolean).length, 41, 'every method has its block');
+    assert.deepEqual(
+      rangesToParse(text, regions, ['needle'])!.map(([start, end]) => text.slice(start, end).split('\n')[0]),
+      ['class C:', '    def big(self):', '        needle(1)', '        y119 = 119', '    def m39(self):'],
+    );
+    const nested = text.replace('        needle(1)\n', '        if x:\n            needle(1)\n        else:\n            pass\n');
+    assert.deepEqual(
+      rangesToParse(nested, topLevelRegions(nested, py)!, ['needle'])!.map(([start, end]) => nested.slice(start, end).split('\n')[0]),
+      ['class C:', '    def big(self):', '        if x:', '        y119 = 119', '    def m39(self):'],
+      'an `if` with an `else` is one member, parsed whole',
+    );
+  });
+
   test('a large block is entered when its header holds no literal, and kept whole when it does', () => {
     const ts = regionSyntax('typescript')!;
     const members = Array.from({ length: 200 }, (_, at) => `    interface I${at} {\n        a: string;\n    }\n`).join('');
@@ -447,6 +468,8 @@ interface AdversarialRow {
   rule: SearchSpec['rule'];
   /** The snippet at the very start of the file (a byte-order mark). */
   atStart?: boolean;
+  /** The search must parse only part of the file. */
+  partial?: boolean;
 }
 
 // Sources that parse without an error, where a wrong cut or a misread string once made the
@@ -473,12 +496,32 @@ const adversarialRows: AdversarialRow[] = [
     snippet: `class Big:\n${Array.from({ length: 150 }, (_, at) => `    def m${at}(self):\n        return ${at === 75 ? 'needle(1)' : at}\n\n`).join('')}`,
     rule: { kind: 'block', has: { pattern: 'needle($A)' } },
   },
+  {
+    name: "Python: a statement deep in a long method of a class (the method's block and the class's)",
+    language: 'python',
+    snippet: `class Big:\n${Array.from({ length: 30 }, (_, at) => `    def m${at}(self):\n${Array.from({ length: at === 15 ? 120 : 1 }, (_, line) => `        v${line} = ${line === 60 ? 'needle(1)' : line}\n`).join('')}\n`).join('')}`,
+    rule: { kind: 'block', has: { pattern: 'needle($A)' } },
+  },
+  {
+    name: "Python: a statement deep in a long method of a class, matched by a pattern",
+    language: 'python',
+    snippet: `class Big:\n${Array.from({ length: 30 }, (_, at) => `    def m${at}(self):\n${Array.from({ length: at === 15 ? 120 : 1 }, (_, line) => `        v${line} = ${line === 60 ? 'needle(1)' : line}\n`).join('')}\n`).join('')}`,
+    rule: { pattern: 'needle($A)' },
+    partial: true,
+  },
+  {
+    name: 'Python: a long method with a nested `with` body holding the needle',
+    partial: true,
+    language: 'python',
+    snippet: `class Big:\n    def m(self):\n${Array.from({ length: 60 }, (_, line) => `        v${line} = ${line}\n`).join('')}        with open(p) as f:\n${Array.from({ length: 80 }, (_, line) => `            w${line} = ${line === 40 ? 'needle(f)' : line}\n`).join('')}        return 1\n`,
+    rule: { pattern: 'needle($A)' },
+  },
   { name: 'Python: a keyword right after a number', language: 'python', snippet: 'x = 1if c else 2\n', rule: { pattern: '$A if $B else $C' } },
   { name: 'Python: a byte-order mark before a decorator', language: 'python', snippet: '\uFEFF@dec\ndef first():\n    needle(1)\n\n', rule: { kind: 'decorated_definition', has: { pattern: 'needle($A)' } }, atStart: true },
 ];
 
 /** Asserts that the file parses cleanly whole and that parsing only its ranges finds the same matches and bindings. */
-async function assertPartialAgrees(language: string, text: string, rule: SearchSpec['rule']): Promise<void> {
+async function assertPartialAgrees(language: string, text: string, rule: SearchSpec['rule']): Promise<boolean> {
   const state = await grammars.load(language);
   if (state.state !== 'loaded') throw new Error(`no ${language} grammar`);
   const source = SourceText.fromString(text);
@@ -502,6 +545,7 @@ async function assertPartialAgrees(language: string, text: string, rule: SearchS
     }
   }
   assert.deepEqual(actual, expected);
+  return parsed !== 'no match' && parsed !== 'timed out' && parsed.partial;
 }
 
 describe('region parse: adversarial sources', () => {
@@ -514,7 +558,8 @@ describe('region parse: adversarial sources', () => {
           : row.atStart
             ? `${row.snippet}${fill(40, 'f')}`
             : `${fill(20, 'f')}${row.snippet}${fill(20, 'g')}`;
-      await assertPartialAgrees(row.language, text, row.rule);
+      const partial = await assertPartialAgrees(row.language, text, row.rule);
+      if (row.partial) assert.equal(partial, true, 'only part of the file was parsed');
     });
   }
 });
@@ -572,7 +617,7 @@ const adversarialFiles: Array<{ name: string; language: string; text: string; ru
 ];
 
 describe('region parse: adversarial files', () => {
-  for (const row of adversarialFiles) test(row.name, () => assertPartialAgrees(row.language, row.text, row.rule));
+  for (const row of adversarialFiles) test(row.name, async () => void (await assertPartialAgrees(row.language, row.text, row.rule)));
 });
 
 /** A seeded generator (a linear congruential one: the same files on every run). */

@@ -6,8 +6,9 @@
 // `elif`, `except`, `finally`) or `@`, unless the logical line before it at column 0 is a
 // decorator (which stays with what it decorates). Comment lines never start one: a comment at
 // column 0 may sit inside an indented body. A region whose header ends with `:` and whose body is
-// indented consistently records its members the same way at the body's indentation.
-import type { Region } from './top-level-regions.js';
+// indented consistently records its members the same way at the body's indentation, and so on
+// down: a member that is itself a header with a consistently indented body records its own.
+import type { Block, Region } from './top-level-regions.js';
 
 interface LogicalLine {
   start: number;
@@ -166,8 +167,11 @@ export function pythonRegions(text: string): Region[] | undefined {
   return regions;
 }
 
-/** The block of the region made of logical lines [from, to): a header ending with `:` and a body indented alike. */
-function blockOf(lines: readonly LogicalLine[], from: number, to: number, end: number): Region['block'] {
+/**
+ * The block of the item made of logical lines [from, to) ending at `end`: a header ending with `:`
+ * and a body indented deeper than the header, never less; each member's own block likewise.
+ */
+function blockOf(lines: readonly LogicalLine[], from: number, to: number, end: number): Block | undefined {
   let header = from;
   while (header < to && (lines[header]!.empty || lines[header]!.decorator)) header += 1;
   if (header >= to || !lines[header]!.opensBlock) return undefined;
@@ -175,14 +179,23 @@ function blockOf(lines: readonly LogicalLine[], from: number, to: number, end: n
   while (body < to && lines[body]!.empty) body += 1;
   if (body >= to) return undefined;
   const indent = lines[body]!.indent;
-  if (indent === 0) return undefined;
+  if (indent <= lines[header]!.indent) return undefined;
   const open = lines[header + 1]!.start;
   const members = [open];
+  const firstLines = [header + 1];
   for (let at = body; at < to; at += 1) {
     const line = lines[at]!;
     if (line.empty) continue;
     if (line.indent < indent) return undefined;
-    if (at > body && startsItem(lines, at, indent)) members.push(line.start);
+    if (at > body && startsItem(lines, at, indent)) {
+      members.push(line.start);
+      firstLines.push(at);
+    }
   }
-  return { open, close: end, members };
+  const block: Block = { open, close: end, members };
+  if (members.length > 1) {
+    const inner = firstLines.map((first, member) => blockOf(lines, first, firstLines[member + 1] ?? to, members[member + 1] ?? end));
+    if (inner.some(Boolean)) block.inner = inner;
+  }
+  return block;
 }

@@ -209,15 +209,25 @@ function skipRegex(text: string, at: number): number {
 }
 
 /** A top-level region: [start, end) in UTF-16 units. */
+/**
+ * A block of a region: `header { members } trailer` with a trailer of at most `;` and no
+ * preprocessor line inside, or Python's `header:` and indented body: `open` just after the `{`
+ * (after the header's line), `close` at the `}` (the region's end), and the start of each member
+ * (the first at `open`), found as top-level items are but at any indentation.
+ */
+export interface Block {
+  open: number;
+  close: number;
+  members: number[];
+  /** Python: the block of each member that is itself a `header:` with an indented body. */
+  inner?: Array<Block | undefined>;
+}
+
 export interface Region {
   start: number;
   end: number;
-  /**
-   * Its one block, when the region is `header { members } trailer` with a trailer of at most `;`
-   * and no preprocessor line inside: `open` just after the `{`, `close` at the `}`, and the start
-   * of each member (the first at `open`), found as top-level items are but at any indentation.
-   */
-  block?: { open: number; close: number; members: number[] };
+  /** Its one block, when it has one. */
+  block?: Block;
 }
 
 /** The top-level regions of a file, in order, or undefined when the brackets do not balance. */
@@ -497,7 +507,8 @@ const descendFrom = 1024;
  * The ranges [start, end) (UTF-16 units) to parse: the regions holding every literal (an identifier
  * or keyword as a whole word), and inside a large one whose block has members and whose header
  * holds no literal, only its header, the members holding every literal and its trailer (when one
- * member holds them all); adjacent ranges merged. Undefined when they cover nine tenths of the text
+ * member holds them all), a member with a block of its own (Python) chosen from alike; adjacent
+ * ranges merged. Undefined when they cover nine tenths of the text
  * or more (a whole parse then costs about the same); empty when no region holds every literal (the
  * file has no match).
  */
@@ -518,30 +529,35 @@ export function rangesToParse(text: string, regions: readonly Region[], literals
     if (previous && previous[1] === start) previous[1] = end;
     else ranges.push([start, end]);
   };
-  regions.forEach((region, at) => {
-    if (!held[at]) return;
-    const block = region.block;
-    // A header holding a literal hints that the item itself matches: parsed whole.
-    const header = block ? text.slice(region.start, block.open) : '';
-    // A `switch` or an `enum` body holds children that are not its lines' items (a case's
-    // statements, Java's enum body declarations): not entered.
-    const plainBody = !/\b(?:switch|enum)\b/.test(header);
-    if (block && plainBody && block.members.length > 1 && region.end - region.start >= descendFrom && !literals.some((literal) => header.includes(literal))) {
+  // An item [start, end) holding every literal: its block entered when it is large, has members
+  // and a header without a literal, else the whole item.
+  const addItem = (start: number, end: number, block: Block | undefined): void => {
+    const header = block ? text.slice(start, block.open) : '';
+    // A header holding a literal hints that the item itself matches: parsed whole. A `switch` or
+    // an `enum` body holds children that are not its lines' items (a case's statements, Java's
+    // enum body declarations): not entered.
+    if (block && block.members.length > 1 && end - start >= descendFrom && !/\b(?:switch|enum)\b/.test(header) && !literals.some((literal) => header.includes(literal))) {
       const members = partsHolding(text, block.members, block.close, literals);
       if (members.some(Boolean)) {
         // A body with no closing token (Python's) would start at its first member parsed and end
         // at its last: its first and last members are always parsed, so that it spans (and holds
         // every gap) as in the whole file.
-        const edges = block.close === region.end;
-        add(region.start, block.open);
+        const edges = block.close === end;
+        add(start, block.open);
         members.forEach((holds, member) => {
-          if (holds || (edges && (member === 0 || member === members.length - 1))) add(block.members[member]!, member + 1 < block.members.length ? block.members[member + 1]! : block.close);
+          const from = block.members[member]!;
+          const to = member + 1 < block.members.length ? block.members[member + 1]! : block.close;
+          if (holds) addItem(from, to, block.inner?.[member]);
+          else if (edges && (member === 0 || member === members.length - 1)) add(from, to);
         });
-        add(block.close, region.end);
+        add(block.close, end);
         return;
       }
     }
-    add(region.start, region.end);
+    add(start, end);
+  };
+  regions.forEach((region, at) => {
+    if (held[at]) addItem(region.start, region.end, region.block);
   });
   return covered * 10 >= text.length * 9 ? undefined : ranges;
 }
