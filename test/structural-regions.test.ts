@@ -428,6 +428,19 @@ describe('region parse: an entered block in a file with errors', () => {
     assert.equal(check(at, at + needle.length), true, 'the whole member');
     assert.equal(check(at, text.indexOf('\t\treturn', at)), false, 'an `if` without its statement');
     assert.equal(check(text.indexOf('(p))', at), at + needle.length), false, 'a member starting inside an expression');
+    const commented = `${filler}${body('\tif (IS_ERR\n\t/* c */\n\t(p))\n\t\treturn PTR_ERR(p);\n')}${filler}`;
+    const from = commented.indexOf('\t/* c */');
+    const commentedRanges: Array<[number, number]> = [
+      [start, open],
+      [from, commented.indexOf('\t\treturn PTR_ERR', from) + '\t\treturn PTR_ERR(p);\n'.length],
+      [commented.indexOf('\treturn 0;\n}', start) + '\treturn 0;\n'.length, commented.indexOf('\treturn 0;\n}', start) + '\treturn 0;\n'.length + 2],
+    ];
+    const commentedTree = parseSource(grammars, state.grammar, SourceText.fromString(commented), { includedRanges: commentedRanges })!;
+    try {
+      assert.equal(cutsHold(commentedTree, commentedRanges, [[start, commentedRanges[2]![1]]]), false, 'a comment first in the range does not hide the ERROR after it');
+    } finally {
+      commentedTree.delete();
+    }
     const tree = parseSource(grammars, state.grammar, source, { includedRanges: [[start, open], [at, at + needle.length], [close, end]] })!;
     try {
       assert.equal(cutsHold(tree, [[start, open], [at, at + needle.length], [close, end]]), false, 'without the item spans, the function runs from one range into the next');
@@ -570,6 +583,70 @@ const jsFill = (count: number, prefix = 'f'): string => fillers.javascript!(coun
 const trap = 'const t = `;\nneedle(1);\nx;\n`;\n';
 const namespaceBody = many(120, (at) => `int f${at}(void) {\n  return ${at};\n}\n`);
 const declarationHasNeedle: SearchSpec['rule'] = { kind: 'declaration', has: { pattern: 'needle' } };
+
+/** `count` items made by `item`, joined. */
+const repeat = (count: number, item: (at: number) => string): string => Array.from({ length: count }, (_, at) => item(at)).join('');
+/** A function of 48 statements (entered: over 512 units) around `snippet`, between small functions. */
+const bodyAround = (language: 'c' | 'cpp' | 'javascript', snippet: string): string => {
+  const brace = language === 'javascript';
+  const small = (name: string) => (at: number) => (brace ? `function ${name}${at}() { return ${at}; }\n` : `int ${name}${at}(void) { return ${at}; }\n`);
+  const statement = (name: string) => (at: number) => `${brace ? '  ' : '\t'}${name}${at} = ${at};\n`;
+  return `${repeat(4, small('f'))}${brace ? 'function big() {\n' : 'int big(void)\n{\n'}${repeat(24, statement('x'))}${snippet}${repeat(24, statement('y'))}}\n${repeat(4, small('g'))}`;
+};
+const pythonFill = (name: string): string => repeat(3, (at) => `def ${name}${at}():\n    return ${at}\n\n`);
+const ifHasNeedle: SearchSpec['rule'] = { kind: 'if_statement', has: { pattern: 'needle($A)' } };
+
+// A third review's reproductions (after blocks were entered from 512 units, inside entered items
+// of files with errors, and Python's nested bodies): a comment line taken for the start of a
+// member although the statement goes on after it, and a tab counted as one column.
+const thirdReviewFiles: Array<{ name: string; language: string; text: string; rule: SearchSpec['rule'] }> = [
+  ...['do_statement', 'while_statement'].map((kind) => ({
+    name: `JS: a comment line between \`do { … }\` and its \`while\` (${kind})`,
+    language: 'javascript',
+    text: bodyAround('javascript', '  do {\n    b();\n  }\n  // loop\n  while (needle(x));\n'),
+    rule: { kind, has: { pattern: 'needle($A)' } },
+  })),
+  { name: 'C: a block comment line between `if` and `else`', language: 'c', text: bodyAround('c', '\tif (a)\n\t\tb();\n\t/* otherwise */\n\telse\n\t\tneedle(1);\n'), rule: { pattern: 'needle($A)' } },
+  { name: 'C++: a line comment between `if` and `else`', language: 'cpp', text: bodyAround('cpp', '\tif (a)\n\t\tb();\n\t// otherwise\n\telse\n\t\tneedle(1);\n'), rule: { pattern: 'needle($A)' } },
+  ...['$O.needle($A)', 'x = $V'].map((pattern) => ({
+    name: `JS: a comment line inside a member chain (${pattern})`,
+    language: 'javascript',
+    text: bodyAround('javascript', '  x = {\n    a: 1\n  }\n  // c\n  .needle(2);\n'),
+    rule: { pattern },
+  })),
+  {
+    name: 'JS: a comment line between `}` and `else` at the top level',
+    language: 'javascript',
+    text: `${repeat(8, (at) => `function f${at}() { return ${at}; }\n`)}if (a) {\n  b();\n}\n// otherwise\nelse {\n  needle(1);\n}\n${repeat(8, (at) => `function g${at}() { return ${at}; }\n`)}`,
+    rule: ifHasNeedle,
+  },
+  {
+    name: 'Python: a tab and a space, as many characters as two spaces but deeper (a method)',
+    language: 'python',
+    text: `${pythonFill('f')}def m():\n${repeat(24, (at) => `  v${at} = ${at}\n`)}  if a:\n\t needle(1)\n${repeat(24, (at) => `  w${at} = ${at}\n`)}${pythonFill('g')}`,
+    rule: ifHasNeedle,
+  },
+  {
+    name: "Python: a tab inside a class's method (nested bodies)",
+    language: 'python',
+    text: `${pythonFill('f')}class C:\n${repeat(4, (at) => `    c${at} = ${at}\n`)}    def m(self):\n${repeat(24, (at) => `        v${at} = ${at}\n`)}        if a:\n\t       needle(1)\n${repeat(24, (at) => `        w${at} = ${at}\n`)}${repeat(4, (at) => `    d${at} = ${at}\n`)}${pythonFill('g')}`,
+    rule: ifHasNeedle,
+  },
+];
+
+describe('region parse: a third review', () => {
+  for (const row of thirdReviewFiles) test(row.name, async () => void (await assertPartialAgrees(row.language, row.text, row.rule)));
+
+  test('a comment line starts a member only when code that may start one follows it', () => {
+    const js = regionSyntax('javascript')!;
+    const text = bodyAround('javascript', '  a();\n  // next\n  b();\n  /* c */\n  else_ish();\n  // d\n  .then();\n');
+    const big = topLevelRegions(text, js)!.find((region) => text.startsWith('function big', region.start))!;
+    const starts = big.block!.members.map((member) => text.slice(member, text.indexOf('\n', member)).trim());
+    assert.ok(starts.includes('// next'), 'before `b();`');
+    assert.ok(starts.includes('/* c */'), 'before an identifier that is no continuation');
+    assert.ok(!starts.includes('// d'), 'before `.then()`: inside the statement');
+  });
+});
 
 // A second review's reproductions: whole files (namespaces, large enums and switches, fillers
 // around a trap) where the partial parse once disagreed.

@@ -153,7 +153,7 @@ export function pythonRegions(text: string): Region[] | undefined {
   let first = 0;
   const close = (end: number, to: number): void => {
     const region: Region = { start: lines[first]?.start ?? 0, end };
-    const block = blockOf(lines, first, to, end);
+    const block = blockOf(text, lines, first, to, end);
     if (block) region.block = block;
     regions.push(region);
   };
@@ -169,9 +169,12 @@ export function pythonRegions(text: string): Region[] | undefined {
 
 /**
  * The block of the item made of logical lines [from, to) ending at `end`: a header ending with `:`
- * and a body indented deeper than the header, never less; each member's own block likewise.
+ * and a body indented deeper than the header, never less; each member's own block likewise. Every
+ * line of the body must begin with the body's indentation exactly (the same spaces and tabs):
+ * tree-sitter counts a tab as up to 8 columns, so `\t x` may sit deeper than `  if a:` although
+ * it has as many characters.
  */
-function blockOf(lines: readonly LogicalLine[], from: number, to: number, end: number): Block | undefined {
+function blockOf(text: string, lines: readonly LogicalLine[], from: number, to: number, end: number): Block | undefined {
   let header = from;
   while (header < to && (lines[header]!.empty || lines[header]!.decorator)) header += 1;
   if (header >= to || !lines[header]!.opensBlock) return undefined;
@@ -179,14 +182,16 @@ function blockOf(lines: readonly LogicalLine[], from: number, to: number, end: n
   while (body < to && lines[body]!.empty) body += 1;
   if (body >= to) return undefined;
   const indent = lines[body]!.indent;
-  if (indent <= lines[header]!.indent) return undefined;
+  const headerIndentation = text.slice(lines[header]!.start, lines[header]!.start + lines[header]!.indent);
+  const indentation = text.slice(lines[body]!.start, lines[body]!.start + indent);
+  if (indent <= headerIndentation.length || !indentation.startsWith(headerIndentation)) return undefined;
   const open = lines[header + 1]!.start;
   const members = [open];
   const firstLines = [header + 1];
   for (let at = body; at < to; at += 1) {
     const line = lines[at]!;
     if (line.empty) continue;
-    if (line.indent < indent) return undefined;
+    if (line.indent < indent || !text.startsWith(indentation, line.start)) return undefined;
     if (at > body && startsItem(lines, at, indent)) {
       members.push(line.start);
       firstLines.push(at);
@@ -194,7 +199,7 @@ function blockOf(lines: readonly LogicalLine[], from: number, to: number, end: n
   }
   const block: Block = { open, close: end, members };
   if (members.length > 1) {
-    const inner = firstLines.map((first, member) => blockOf(lines, first, firstLines[member + 1] ?? to, members[member + 1] ?? end));
+    const inner = firstLines.map((first, member) => blockOf(text, lines, first, firstLines[member + 1] ?? to, members[member + 1] ?? end));
     if (inner.some(Boolean)) block.inner = inner;
   }
   return block;

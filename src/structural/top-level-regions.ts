@@ -74,18 +74,52 @@ function isIdentifierPart(code: number): boolean {
 /** Words that go on with the statement before them (`} else {`, `}\nfrom "x";`), not start an item. */
 const continuations = new Set(['else', 'catch', 'finally', 'while', 'as', 'satisfies', 'extends', 'implements', 'in', 'instanceof', 'from']);
 
-/** A line may start a new top-level item: an identifier (not a continuation), a preprocessor line, a decorator or a comment. */
-function mayStartItem(text: string, at: number): boolean {
+/** Code (not a comment) at `at` may start an item: an identifier (not a continuation), a preprocessor line or a decorator. */
+function codeMayStartItem(text: string, at: number): boolean {
   const code = text.charCodeAt(at);
   if (isIdentifierStart(code)) {
     let end = at + 1;
     while (end < text.length && isIdentifierPart(text.charCodeAt(end))) end += 1;
     return !continuations.has(text.slice(at, end));
   }
-  if (code === 35 /* # */ || code === 64 /* @ */) return true;
-  if (code !== SLASH) return false;
-  const next = text.charCodeAt(at + 1);
-  return next === SLASH || next === STAR;
+  return code === 35 /* # */ || code === 64 /* @ */;
+}
+
+/** Where the code after the comments and blank space at `at` starts (the text's length when none follows). */
+function pastComments(text: string, at: number, preprocessor: boolean): number {
+  let index = at;
+  for (;;) {
+    const code = text.charCodeAt(index);
+    if (code === 32 || code === 9 || code === 13 || code === NEWLINE || code === 12) index += 1;
+    else if (code === SLASH && text.charCodeAt(index + 1) === SLASH) index = preprocessor ? skipLogicalLine(text, index) : text.indexOf('\n', index);
+    else if (code === SLASH && text.charCodeAt(index + 1) === STAR) {
+      const end = text.indexOf('*/', index + 2);
+      index = end < 0 ? -1 : end + 2;
+    } else return index;
+    if (index < 0) return text.length;
+  }
+}
+
+/**
+ * Whether a line starting at `at` (its first character) may start a new top-level item or member:
+ * code that may (codeMayStartItem), or a comment followed, past comments and blank lines, by such
+ * code (a comment between `}` and `else`, or before `.then()`, sits inside the statement). The
+ * look past a run of comment lines is remembered, so a long comment block is read once.
+ */
+function itemStarts(text: string, preprocessor: boolean): (at: number) => boolean {
+  let from = -1;
+  let to = -1;
+  return (at: number): boolean => {
+    const code = text.charCodeAt(at);
+    if (code !== SLASH) return codeMayStartItem(text, at);
+    const next = text.charCodeAt(at + 1);
+    if (next !== SLASH && next !== STAR) return false;
+    if (!(at > from && at < to)) {
+      from = at;
+      to = pastComments(text, at, preprocessor);
+    }
+    return to < text.length && codeMayStartItem(text, to);
+  };
 }
 
 /** Characters after which `/` starts a regex literal rather than a division. */
@@ -236,6 +270,7 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
   if (syntax.jsx && (text.includes('</') || text.includes('/>'))) return undefined;
   const regions: Region[] = [];
   const length = text.length;
+  const mayStartItem = itemStarts(text, syntax.preprocessor);
   let depth = 0;
   /** For each open `${` of a template literal: the depth inside it. */
   const templates: number[] = [];
@@ -305,14 +340,14 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
     if (lineStart) {
       lineStart = false;
       const itemEnded = templates.length === 0 && ((last === 125 /* } */ && !blockGoesOn) || last === 59); /* ; */
-      if (depth === 0 && itemEnded && index > regionStart && mayStartItem(text, index)) endRegion(index);
+      if (depth === 0 && itemEnded && index > regionStart && mayStartItem(index)) endRegion(index);
       let first = index;
       while (first < length && (text.charCodeAt(first) === 32 || text.charCodeAt(first) === 9)) first += 1;
       // HTML-like comments (`<!--` in code, `-->` at a line's start) are comments to the grammars.
       if (syntax.javascript && text.startsWith('-->', first)) return undefined;
       // In C and C++ a member ends only at a `;` (a nested struct or typedef may go on after its `}`).
       const memberEnded = syntax.preprocessor ? templates.length === 0 && last === 59 : itemEnded;
-      if (depth === 1 && blockState === 'open' && memberEnded && index > members[members.length - 1]! && mayStartItem(text, first)) members.push(index);
+      if (depth === 1 && blockState === 'open' && memberEnded && index > members[members.length - 1]! && mayStartItem(first)) members.push(index);
       if (syntax.preprocessor && text.charCodeAt(first) === 35 /* # */) {
         const directive = /^#\s*(\w+)/.exec(text.slice(first, first + 32))?.[1] ?? '';
         if (directive === 'if' || directive === 'ifdef' || directive === 'ifndef') branches.push(depth);
@@ -614,7 +649,9 @@ function childrenHold(parent: Node, ranges: ReadonlyArray<readonly [number, numb
   let previous: Node | undefined;
   let previousRange = -1;
   for (const node of parent.children) {
-    if (!node) continue;
+    // A comment is no cut's mark (a wrong cut leaves an ERROR or MISSING in code beside it); an
+    // ERROR the parser skipped past is an extra too, and is one.
+    if (!node || (node.isExtra && node.type !== 'ERROR')) continue;
     while (range < ranges.length - 1 && node.startIndex >= ranges[range]![1]) range += 1;
     if (node.endIndex > ranges[range]![1]) return false;
     const first = range !== previousRange;
