@@ -587,11 +587,16 @@ const declarationHasNeedle: SearchSpec['rule'] = { kind: 'declaration', has: { p
 /** `count` items made by `item`, joined. */
 const repeat = (count: number, item: (at: number) => string): string => Array.from({ length: count }, (_, at) => item(at)).join('');
 /** A function of 48 statements (entered: over 512 units) around `snippet`, between small functions. */
-const bodyAround = (language: 'c' | 'cpp' | 'javascript', snippet: string): string => {
-  const brace = language === 'javascript';
+const bodyAround = (language: 'c' | 'cpp' | 'javascript' | 'typescript', snippet: string): string => {
+  const brace = language === 'javascript' || language === 'typescript';
   const small = (name: string) => (at: number) => (brace ? `function ${name}${at}() { return ${at}; }\n` : `int ${name}${at}(void) { return ${at}; }\n`);
   const statement = (name: string) => (at: number) => `${brace ? '  ' : '\t'}${name}${at} = ${at};\n`;
   return `${repeat(4, small('f'))}${brace ? 'function big() {\n' : 'int big(void)\n{\n'}${repeat(24, statement('x'))}${snippet}${repeat(24, statement('y'))}}\n${repeat(4, small('g'))}`;
+};
+/** `snippet` at the top level between 12 small functions before and after. */
+const topAround = (language: 'c' | 'cpp' | 'javascript', snippet: string): string => {
+  const small = (name: string) => (at: number) => (language === 'javascript' ? `function ${name}${at}() { return ${at}; }\n` : `int ${name}${at}(void) { return ${at}; }\n`);
+  return `${repeat(12, small('f'))}${snippet}${repeat(12, small('g'))}`;
 };
 const pythonFill = (name: string): string => repeat(3, (at) => `def ${name}${at}():\n    return ${at}\n\n`);
 const ifHasNeedle: SearchSpec['rule'] = { kind: 'if_statement', has: { pattern: 'needle($A)' } };
@@ -634,7 +639,55 @@ const thirdReviewFiles: Array<{ name: string; language: string; text: string; ru
   },
 ];
 
-describe('region parse: a third review', () => {
+const doHasNeedle: SearchSpec['rule'] = { kind: 'do_statement', has: { pattern: 'needle($A)' } };
+const declarationHasNeedle2: SearchSpec['rule'] = { kind: 'declaration', has: { pattern: 'needle' } };
+const pythonBody = (snippet: string): string => `${pythonFill('f')}def big():\n${repeat(24, (at) => `    v${at} = ${at}\n`)}${snippet}${repeat(24, (at) => `    w${at} = ${at}\n`)}${pythonFill('g')}`;
+
+// A fourth review's reproductions: whitespace past ASCII at a line's start, a comment after `}`
+// on its line (tree-sitter-javascript gives it to the block when a statement follows), Python's
+// form feed and lone CR, and C struct headers ending in an attribute's `)`.
+const fourthReviewFiles: Array<{ name: string; language: string; text: string; rule: SearchSpec['rule'] }> = [
+  { name: 'JS: a no-break space before the `while` of a do-while (member)', language: 'javascript', text: bodyAround('javascript', '  do {\n    b();\n  }\n\u00a0 while (needle(x));\n'), rule: doHasNeedle },
+  { name: 'TS: a no-break space before the `while` of a do-while (while rule)', language: 'typescript', text: bodyAround('typescript', '  do {\n    b();\n  }\n\u00a0 while (needle(x));\n'), rule: { kind: 'while_statement', has: { pattern: 'needle($A)' } } },
+  { name: 'JS: a no-break space at the top level', language: 'javascript', text: topAround('javascript', 'do {\n  b();\n}\n\u00a0while (needle(x));\n'), rule: { pattern: 'do $B while ($C)' } },
+  { name: 'JS: a zero-width space at the top level', language: 'javascript', text: topAround('javascript', 'do {\n  b();\n}\n\u200bwhile (needle(x));\n'), rule: doHasNeedle },
+  { name: 'JS: a line comment after `}` (member)', language: 'javascript', text: bodyAround('javascript', '  x = () => {\n  } // t\n'), rule: { pattern: 'x = $V' } },
+  { name: 'JS: a block comment after `}` of an else (member)', language: 'javascript', text: bodyAround('javascript', '  if (a) {\n    needle(1);\n  } else {\n  } /* t */\n'), rule: ifHasNeedle },
+  {
+    name: 'JS: a comment after `}` of a class field',
+    language: 'javascript',
+    text: `class Big {\n${repeat(20, (at) => `  m${at}() { return ${at}; }\n`)}  k = () => {\n    needle(1);\n  } // t\n${repeat(20, (at) => `  n${at}() { return ${at}; }\n`)}}\n`,
+    rule: { kind: 'field_definition', has: { pattern: 'needle($A)' } },
+  },
+  {
+    name: 'JS: a comment after `}` at the top level',
+    language: 'javascript',
+    text: `${repeat(12, (at) => `function f${at}() { return ${at}; }\n`)}x = () => {\n  needle(1);\n} // t\ny = 1;\n${repeat(10, (at) => `function h${at}() { return ${at}; }\n`)}needle(2);\n${repeat(12, (at) => `function g${at}() { return ${at}; }\n`)}`,
+    rule: { kind: 'expression_statement', has: { pattern: 'needle($A)' } },
+  },
+  { name: 'Python: a form feed in the indentation', language: 'python', text: pythonBody('    \fif a:\n    needle(1)\n'), rule: ifHasNeedle },
+  { name: 'Python: a lone CR at a line start', language: 'python', text: pythonBody('\rif a:\n    needle(1)\n'), rule: ifHasNeedle },
+  { name: 'Python: form feeds before a decorator and its def', language: 'python', text: pythonBody('    \f@dec\n    \fdef other():\n    needle(1)\n'), rule: { kind: 'decorated_definition', has: { pattern: 'needle($A)' } } },
+  { name: 'C: an anonymous packed struct, its declarator on the next line', language: 'c', text: topAround('c', 'struct __attribute__((packed)) {\n\tint a;\n}\nneedle;\n'), rule: declarationHasNeedle2 },
+  { name: 'C++: an anonymous alignas struct, its declarator on the next line', language: 'cpp', text: topAround('cpp', 'struct alignas(8) {\n\tint a;\n}\nneedle;\n'), rule: declarationHasNeedle2 },
+  { name: 'C: a `//` comment going on past a backslash in a struct header', language: 'c', text: topAround('c', 'struct point // 2D point, see \\\n   make_point()\n{\n\tint x, y;\n}\nneedle;\n'), rule: declarationHasNeedle2 },
+];
+
+describe('region parse: a third and a fourth review', () => {
+  for (const row of fourthReviewFiles) test(row.name, async () => void (await assertPartialAgrees(row.language, row.text, row.rule)));
+
+  test('Python: blocks nested 2,000 deep scan in linear time (recorded 6 deep)', () => {
+    let text = '';
+    for (let depth = 0; depth < 2000; depth++) text += `${' '.repeat(depth)}if a:\n${' '.repeat(depth + 1)}z = 1\n`;
+    let block = topLevelRegions(text, regionSyntax('python')!)![0]!.block;
+    let levels = 0;
+    while (block?.inner?.some(Boolean)) {
+      block = block.inner.find(Boolean);
+      levels += 1;
+    }
+    assert.equal(levels, 6);
+  });
+
   for (const row of thirdReviewFiles) test(row.name, async () => void (await assertPartialAgrees(row.language, row.text, row.rule)));
 
   test('a comment line starts a member only when code that may start one follows it', () => {

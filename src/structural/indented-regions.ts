@@ -147,6 +147,9 @@ function startsItem(lines: readonly LogicalLine[], at: number, indent: number): 
 
 /** The top-level regions of a Python text, or undefined when its brackets or strings do not close. */
 export function pythonRegions(text: string): Region[] | undefined {
+  // tree-sitter-python starts a line's column again at a form feed and takes a lone CR for a line
+  // break: indentation holding either (or a lone CR anywhere) is not read here.
+  if (/\r(?!\n)|^[ \t]*\f[ \t\f]*[^\s#]/m.test(text)) return undefined;
   const lines = logicalLines(text);
   if (!lines) return undefined;
   const regions: Region[] = [];
@@ -167,6 +170,9 @@ export function pythonRegions(text: string): Region[] | undefined {
   return regions;
 }
 
+/** How many bodies deep blocks are recorded (a method in a class, a block in the method, …). */
+const maxNesting = 6;
+
 /**
  * The block of the item made of logical lines [from, to) ending at `end`: a header ending with `:`
  * and a body indented deeper than the header, never less; each member's own block likewise. Every
@@ -174,7 +180,7 @@ export function pythonRegions(text: string): Region[] | undefined {
  * tree-sitter counts a tab as up to 8 columns, so `\t x` may sit deeper than `  if a:` although
  * it has as many characters.
  */
-function blockOf(text: string, lines: readonly LogicalLine[], from: number, to: number, end: number): Block | undefined {
+function blockOf(text: string, lines: readonly LogicalLine[], from: number, to: number, end: number, depth = 0): Block | undefined {
   let header = from;
   while (header < to && (lines[header]!.empty || lines[header]!.decorator)) header += 1;
   if (header >= to || !lines[header]!.opensBlock) return undefined;
@@ -198,8 +204,9 @@ function blockOf(text: string, lines: readonly LogicalLine[], from: number, to: 
     }
   }
   const block: Block = { open, close: end, members };
-  if (members.length > 1) {
-    const inner = firstLines.map((first, member) => blockOf(text, lines, first, firstLines[member + 1] ?? to, members[member + 1] ?? end));
+  // Bodies nested deeper than this are parsed whole (each level reads its lines again).
+  if (members.length > 1 && depth < maxNesting) {
+    const inner = firstLines.map((first, member) => blockOf(text, lines, first, firstLines[member + 1] ?? to, members[member + 1] ?? end, depth + 1));
     if (inner.some(Boolean)) block.inner = inner;
   }
   return block;

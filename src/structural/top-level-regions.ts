@@ -77,6 +77,9 @@ const continuations = new Set(['else', 'catch', 'finally', 'while', 'as', 'satis
 /** Code (not a comment) at `at` may start an item: an identifier (not a continuation), a preprocessor line or a decorator. */
 function codeMayStartItem(text: string, at: number): boolean {
   const code = text.charCodeAt(at);
+  // Past ASCII, a line may start with whitespace the grammars skip (U+00A0, U+200B, U+FEFF…): no
+  // cut there (regions only grow).
+  if (code > 127) return false;
   if (isIdentifierStart(code)) {
     let end = at + 1;
     while (end < text.length && isIdentifierPart(text.charCodeAt(end))) end += 1;
@@ -216,9 +219,13 @@ const controlWords = new Set(['if', 'while', 'for', 'with']);
  */
 function itemGoesOn(header: string): boolean {
   if (header.length > 2_000) return true;
-  const code = header.replace(/\/\*[^]*?\*\/|\/\/[^\n]*|^[ \t]*#[^\n]*/gm, ' ').trim();
+  // Comments (a `//` one goes on past a backslash at the line's end) and preprocessor lines aside.
+  const code = header.replace(/\/\*[^]*?\*\/|\/\/(?:\\\r?\n|[^\n])*|^[ \t]*#[^\n]*/gm, ' ').trim();
   if (/(?:^|[\s;])(?:inline\s+)?namespace(?:\s+[\w:]+)?$/.test(code) || /\bextern\s*"[^"]*"$/.test(code)) return false;
   if (/\b(?:typedef|requires)\b|=/.test(code)) return true;
+  // `struct __attribute__((packed))`, `struct alignas(8)`: a type's header ending in an
+  // attribute's `)`, not a function's.
+  if (/\b(?:struct|union|class|enum)\s+\w+\s*\([^]*\)$/.test(code)) return true;
   const close = code.lastIndexOf(')');
   if (close < 0) return true;
   return !/^(?:\s|const\b|volatile\b|noexcept\b|override\b|final\b|try\b|&|->[^]*)*$/.test(code.slice(close + 1));
@@ -280,6 +287,8 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
   let last = 0;
   /** Where `last` is (a `+` or `-` right after another is a postfix `++`/`--`). */
   let lastAt = -1;
+  // Where the last `}` followed on its line by a comment is (JavaScript).
+  let braceCommentAt = -2;
   let lastWord = '';
   /** For each open `(`: whether `if`, `while`, `for` or `with` came before it (then a `/` after its `)` starts a regex). */
   const parens: boolean[] = [];
@@ -339,7 +348,7 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
   while (index < length) {
     if (lineStart) {
       lineStart = false;
-      const itemEnded = templates.length === 0 && ((last === 125 /* } */ && !blockGoesOn) || last === 59); /* ; */
+      const itemEnded = templates.length === 0 && ((last === 125 /* } */ && !blockGoesOn && braceCommentAt !== lastAt) || last === 59); /* ; */
       if (depth === 0 && itemEnded && index > regionStart && mayStartItem(index)) endRegion(index);
       let first = index;
       while (first < length && (text.charCodeAt(first) === 32 || text.charCodeAt(first) === 9)) first += 1;
@@ -370,6 +379,9 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
     }
     if (code === SLASH) {
       const next = text.charCodeAt(index + 1);
+      // JavaScript: a comment on the line of a `}` may belong inside the block the `}` closes
+      // (tree-sitter-javascript gives it to the block when a statement follows): the item goes on.
+      if (syntax.javascript && last === 125 && (next === SLASH || next === STAR) && !text.slice(lastAt + 1, index).includes('\n')) braceCommentAt = lastAt;
       if (next === SLASH) {
         // In C a backslash at the end of a `//` comment carries it on to the next line.
         const newline = syntax.preprocessor ? skipLogicalLine(text, index) : text.indexOf('\n', index);
