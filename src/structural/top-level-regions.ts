@@ -223,12 +223,14 @@ function itemGoesOn(header: string): boolean {
   const code = header.replace(/\/\*[^]*?\*\/|\/\/(?:\\\r?\n|[^\n])*|^[ \t]*#[^\n]*/gm, ' ').trim();
   if (/(?:^|[\s;])(?:inline\s+)?namespace(?:\s+[\w:]+)?$/.test(code) || /\bextern\s*"[^"]*"$/.test(code)) return false;
   if (/\b(?:typedef|requires)\b|=/.test(code)) return true;
-  // `struct __attribute__((packed))`, `struct alignas(8)`: a type's header ending in an
-  // attribute's `)`, not a function's.
-  if (/\b(?:struct|union|class|enum)\s+\w+\s*\([^]*\)$/.test(code)) return true;
-  const close = code.lastIndexOf(')');
+  // `struct __attribute__((packed))`, `struct alignas(8)`, `struct s __aligned(8)`: a type's
+  // header ending in an attribute's `)`, not a function's (attributes are read past; a word
+  // right after the keyword, then parentheses, is taken for one too).
+  const bare = code.replace(/\b(?:__attribute__|__declspec|alignas|_Alignas|__aligned)\s*\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)/g, ' ').trim();
+  if (/\b(?:struct|union|class|enum)\s+\w+\s*\([^]*\)$/.test(bare)) return true;
+  const close = bare.lastIndexOf(')');
   if (close < 0) return true;
-  return !/^(?:\s|const\b|volatile\b|noexcept\b|override\b|final\b|try\b|&|->[^]*)*$/.test(code.slice(close + 1));
+  return !/^(?:\s|const\b|volatile\b|noexcept\b|override\b|final\b|try\b|&|->[^]*)*$/.test(bare.slice(close + 1));
 }
 
 /** The end of a regex literal starting at `at` (its `/`), or -1 when none ends on this line. */
