@@ -251,7 +251,6 @@ function skipRegex(text: string, at: number): number {
   return -1;
 }
 
-/** A top-level region: [start, end) in UTF-16 units. */
 /**
  * A block of a region: `header { members } trailer` with a trailer of at most `;` and no
  * preprocessor line inside, or Python's `header:` and indented body: `open` just after the `{`
@@ -266,6 +265,7 @@ export interface Block {
   inner?: Array<Block | undefined>;
 }
 
+/** A top-level region: [start, end) in UTF-16 units. */
 export interface Region {
   start: number;
   end: number;
