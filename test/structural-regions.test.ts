@@ -640,7 +640,6 @@ const thirdReviewFiles: Array<{ name: string; language: string; text: string; ru
 ];
 
 const doHasNeedle: SearchSpec['rule'] = { kind: 'do_statement', has: { pattern: 'needle($A)' } };
-const declarationHasNeedle2: SearchSpec['rule'] = { kind: 'declaration', has: { pattern: 'needle' } };
 const pythonBody = (snippet: string): string => `${pythonFill('f')}def big():\n${repeat(24, (at) => `    v${at} = ${at}\n`)}${snippet}${repeat(24, (at) => `    w${at} = ${at}\n`)}${pythonFill('g')}`;
 
 // A fourth review's reproductions: whitespace past ASCII at a line's start, a comment after `}`
@@ -668,9 +667,9 @@ const fourthReviewFiles: Array<{ name: string; language: string; text: string; r
   { name: 'Python: a form feed in the indentation', language: 'python', text: pythonBody('    \fif a:\n    needle(1)\n'), rule: ifHasNeedle },
   { name: 'Python: a lone CR at a line start', language: 'python', text: pythonBody('\rif a:\n    needle(1)\n'), rule: ifHasNeedle },
   { name: 'Python: form feeds before a decorator and its def', language: 'python', text: pythonBody('    \f@dec\n    \fdef other():\n    needle(1)\n'), rule: { kind: 'decorated_definition', has: { pattern: 'needle($A)' } } },
-  { name: 'C: an anonymous packed struct, its declarator on the next line', language: 'c', text: topAround('c', 'struct __attribute__((packed)) {\n\tint a;\n}\nneedle;\n'), rule: declarationHasNeedle2 },
-  { name: 'C++: an anonymous alignas struct, its declarator on the next line', language: 'cpp', text: topAround('cpp', 'struct alignas(8) {\n\tint a;\n}\nneedle;\n'), rule: declarationHasNeedle2 },
-  { name: 'C: a `//` comment going on past a backslash in a struct header', language: 'c', text: topAround('c', 'struct point // 2D point, see \\\n   make_point()\n{\n\tint x, y;\n}\nneedle;\n'), rule: declarationHasNeedle2 },
+  { name: 'C: an anonymous packed struct, its declarator on the next line', language: 'c', text: topAround('c', 'struct __attribute__((packed)) {\n\tint a;\n}\nneedle;\n'), rule: declarationHasNeedle },
+  { name: 'C++: an anonymous alignas struct, its declarator on the next line', language: 'cpp', text: topAround('cpp', 'struct alignas(8) {\n\tint a;\n}\nneedle;\n'), rule: declarationHasNeedle },
+  { name: 'C: a `//` comment going on past a backslash in a struct header', language: 'c', text: topAround('c', 'struct point // 2D point, see \\\n   make_point()\n{\n\tint x, y;\n}\nneedle;\n'), rule: declarationHasNeedle },
 ];
 
 describe('region parse: a third and a fourth review', () => {
