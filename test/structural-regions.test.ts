@@ -371,8 +371,8 @@ describe('region parse: an entered block in a file with errors', () => {
   // file whose parse has an error of its own (a kernel-style macro before the needle).
   const members = Array.from({ length: 600 }, (_, at) => `\tx${at} = ${at};\n`);
   const body = (needle: string): string => `int big(void)\n{\n${members.slice(0, 300).join('')}${needle}${members.slice(300).join('')}\treturn 0;\n}\n`;
-  const fillers = (prefix: string): string => Array.from({ length: 10 }, (_, at) => `int ${prefix}${at}(void)\n{\n\treturn ${at};\n}\n`).join('');
-  const filler = fillers('f');
+  const fillerFunctions = (prefix: string): string => Array.from({ length: 10 }, (_, at) => `int ${prefix}${at}(void)\n{\n\treturn ${at};\n}\n`).join('');
+  const filler = fillerFunctions('f');
   const needle = '\tif (IS_ERR(p))\n\t\treturn PTR_ERR(p);\n\telse\n\t\tz = 1;\n';
   // An error well inside a member that is parsed too (it holds the literal): the partial tree has
   // an error, so its cuts are checked. (An error next to a match may be recovered from differently
@@ -450,7 +450,7 @@ describe('region parse: an entered block in a file with errors', () => {
   });
 
   test('itemSpans: the ranges of an entered item make one span; separate items stay apart', () => {
-    const text = `${filler}${body(needle)}${fillers('g')}`;
+    const text = `${filler}${body(needle)}${fillerFunctions('g')}`;
     const regions = topLevelRegions(text, regionSyntax('c')!)!;
     const ranges = rangesToParse(text, regions, ['IS_ERR'])!;
     const big = regions.find((region) => text.startsWith('int big', region.start))!;
@@ -598,7 +598,7 @@ const topAround = (language: 'c' | 'cpp' | 'javascript', snippet: string): strin
   const small = (name: string) => (at: number) => (language === 'javascript' ? `function ${name}${at}() { return ${at}; }\n` : `int ${name}${at}(void) { return ${at}; }\n`);
   return `${repeat(12, small('f'))}${snippet}${repeat(12, small('g'))}`;
 };
-const pythonFill = (name: string): string => repeat(3, (at) => `def ${name}${at}():\n    return ${at}\n\n`);
+const pythonFill = (name: string): string => fillers.python!(3, name);
 const ifHasNeedle: SearchSpec['rule'] = { kind: 'if_statement', has: { pattern: 'needle($A)' } };
 
 // A third review's reproductions (after blocks were entered from 512 units, inside entered items
