@@ -161,9 +161,10 @@ export class GrepPool {
       running.inFlight += 1;
       Atomics.store(slot.progress, 0, -1);
       slot.worker.ref();
-      // Once the files before this chunk kept as many lines as the task wants, its lines are only
-      // counted (a truncated answer holds the first lines in file order, and every count).
-      const limit = running.keptSettled >= running.task.limit ? 0 : running.task.limit;
+      // The files before this chunk kept at least `keptSettled` lines: the chunk keeps only what
+      // the task still wants after those (a truncated answer holds the first lines in file order,
+      // and every count).
+      const limit = Math.max(0, running.task.limit - running.keptSettled);
       const message: GrepChunk = { ...running.task, ...packChunk(running.task.files, chunk.offset, chunk.count), limit, id };
       slot.worker.postMessage(message);
     }

@@ -22,7 +22,7 @@ import { log } from '../../base/logger.js';
 import { toAbsolute, toRelative } from '../../base/paths.js';
 import { LanguageTable } from '../syntax/languages.js';
 import { packChunk, sharedGrepPool, type GrepPool } from './grep-pool.js';
-import { verifyChunk, type GrepFile, type MatchSpec } from './verify.js';
+import { FileLines, verifyChunk, type GrepFile, type MatchSpec } from './verify.js';
 import type { AST } from '@eslint-community/regexpp';
 import { compileMatcher, type GrepOptions, type LineMatch, type PlainLiteral } from './matcher.js';
 import { pieceBytes } from './pieces.js';
@@ -516,12 +516,14 @@ export class LexicalIndex {
     const { items, fromIndex, held } = await this.workList(query, level, accepts, signal);
     const toSearch = items.map((item) => item.path);
 
-    const found: LineMatch[][] = [];
+    const found: GrepMatch[][] = [];
     let total = 0;
+    let kept = 0;
     // Every candidate is verified, so that a truncated result is the first matches in path order.
     const onFile = (index: number, lines: LineMatch[], count: number): void => {
-      found[index] = lines;
+      found[index] = toGrepMatches(toSearch[index]!, lines);
       total += count;
+      kept += lines.length;
     };
     const spec: MatchSpec = {
       contentFds: held.map((index) => index.contentFd),
@@ -533,7 +535,7 @@ export class LexicalIndex {
       literals,
       run,
       plain: plainNeedle(request),
-      // Kept per file at most (every match is counted).
+      // Kept at most, the first in path order (every match is counted).
       limit,
       beforeContext,
       afterContext,
@@ -543,7 +545,7 @@ export class LexicalIndex {
       // A few kilobytes of a plain literal (which cannot backtrack): verified here, sparing the
       // round trip to a worker.
       try {
-        verifyChunk({ ...spec, ...packChunk(items.map((item) => item.file), 0, items.length) }, { found: onFile });
+        verifyChunk({ ...spec, ...packChunk(items.map((item) => item.file), 0, items.length) }, new FileLines(onFile));
       } finally {
         held.forEach((index) => index.release());
       }
@@ -552,26 +554,15 @@ export class LexicalIndex {
       ({ timedOut } = await this.pool.run({ ...spec, files: items.map((item) => item.file) }, onFile, signal).finally(() => held.forEach((index) => index.release())));
     }
     throwIfCancelled(signal);
-    const matches: GrepMatch[] = [];
+    // The first `limit` lines in path order (a chunk may have kept more: it did not know how many came before it).
+    const matches: GrepMatch[] = new Array(Math.min(kept, limit));
     let files = 0;
-    found.forEach((lines, index) => {
-      if (!lines) return;
+    let at = 0;
+    for (const lines of found) {
+      if (!lines) continue;
       files += 1;
-      if (matches.length >= limit) return;
-      const path = toSearch[index]!;
-      for (const line of lines.length > limit - matches.length ? lines.slice(0, limit - matches.length) : lines) {
-        if ('path' in line) {
-          // Made by unpackMatches with a `path` slot to fill.
-          (line as GrepMatch).path = path;
-          matches.push(line as GrepMatch);
-          continue;
-        }
-        const match: GrepMatch = { path, line: line.line, column: line.column, text: line.text };
-        if (line.before) match.before = line.before;
-        if (line.after) match.after = line.after;
-        matches.push(match);
-      }
-    });
+      for (let index = 0; index < lines.length && at < matches.length; index++) matches[at++] = lines[index]!;
+    }
     return {
       matches,
       total,
@@ -595,6 +586,23 @@ export class LexicalIndex {
       void Promise.allSettled([this.building, this.merging]).finally(() => fs.rmSync(folder, { recursive: true, force: true }));
     }
   }
+}
+
+/** A file's lines as GrepMatch objects: those made by `unpackMatches` have a `path` slot to fill. */
+function toGrepMatches(path: string, lines: LineMatch[]): GrepMatch[] {
+  const out = lines as (LineMatch | GrepMatch)[];
+  for (let index = 0; index < out.length; index++) {
+    const line = out[index]!;
+    if ('path' in line) {
+      line.path = path;
+      continue;
+    }
+    const match: GrepMatch = { path, line: line.line, column: line.column, text: line.text };
+    if (line.before) match.before = line.before;
+    if (line.after) match.after = line.after;
+    out[index] = match;
+  }
+  return out as GrepMatch[];
 }
 
 /** Bytes of content-store ranges the daemon's thread verifies itself at most (and no file to read). */

@@ -145,6 +145,33 @@ function foldAscii(bytes: Buffer): Buffer {
 const needlesOf = new WeakMap<object, Buffer[]>();
 
 /**
+ * Where the matching lines of one text go, in order. A line past the limit is only counted (in a
+ * `Tally`), never given: `kept` says how many it holds. A worker copies the lines' bytes into the
+ * batch it sends (match-batch.ts), so a line's text need not be decoded there.
+ */
+export interface LineSink {
+  readonly kept: number;
+  /** A matching line: bytes [start, end) of `bytes`, without its '\n'; `text`, when it was decoded already. */
+  add(line: number, column: number, bytes: Buffer, start: number, end: number, text?: string): void;
+  /** A matching line found in a decoded text (always well-formed UTF-16 here). */
+  addText(line: number, column: number, text: string): void;
+}
+
+/** A sink that makes each line's LineMatch. */
+export class LineArray implements LineSink {
+  readonly lines: LineMatch[] = [];
+  get kept(): number {
+    return this.lines.length;
+  }
+  add(line: number, column: number, bytes: Buffer, start: number, end: number, text?: string): void {
+    this.lines.push({ line, column, text: text ?? bytes.toString('utf8', start, end) });
+  }
+  addText(line: number, column: number, text: string): void {
+    this.lines.push({ line, column, text });
+  }
+}
+
+/**
  * The matching lines of a file's bytes (or of a line-aligned range of them starting on line
  * `firstLine`), looking only at lines that hold one of `literals` (every matching line holds one:
  * see `lineLiterals`), found with Buffer.indexOf, or else a `run` of class bytes (see
@@ -152,29 +179,34 @@ const needlesOf = new WeakMap<object, Buffer[]>();
  * the whole text is matched.
  */
 export function matchBytes(bytes: Buffer, matcher: CompiledMatcher, literals: string[] | undefined, limit: number, firstLine = 1, run?: ByteRun, tally?: Tally, plain?: PlainLiteral): LineMatch[] {
-  if (plain && !matcher.multiline) return matchPlain(bytes, plain, matcher, limit, firstLine, tally);
+  const sink = new LineArray();
+  matchBytesInto(sink, bytes, matcher, literals, limit, firstLine, run, tally, plain);
+  return sink.lines;
+}
+
+/** `matchBytes`, giving the lines to `sink`: at most `limit` in it (lines it held before count). */
+export function matchBytesInto(sink: LineSink, bytes: Buffer, matcher: CompiledMatcher, literals: string[] | undefined, limit: number, firstLine = 1, run?: ByteRun, tally?: Tally, plain?: PlainLiteral): void {
+  if (plain && !matcher.multiline) return matchPlain(sink, bytes, plain, matcher, limit, firstLine, tally);
   if ((!literals && !run) || matcher.multiline) {
-    const found = matchLines(bytes.toString('utf8'), matcher, limit, tally);
-    if (firstLine !== 1) for (const match of found) match.line += firstLine - 1;
-    return found;
+    for (const match of matchLines(bytes.toString('utf8'), matcher, limit - sink.kept, tally)) sink.addText(match.line + firstLine - 1, match.column, match.text);
+    return;
   }
-  if (bytes.length === 0) return [];
+  if (bytes.length === 0) return;
   // With a run, the lines holding it, and of those the ones holding a literal too (a one-byte
   // literal like '=' is on too many lines to look for first: measured 1.6× slower on the kernel).
   const starts = run ? runLineStarts(bytes, run) : literalLineStarts(bytes, matcher.ignoreCase, literals!);
   const required = run && literals ? needles(literals) : undefined;
   const haystack = required && matcher.ignoreCase ? foldAscii(bytes) : bytes;
-  const out: LineMatch[] = [];
   let line = firstLine;
   let counted = 0;
   // Per required literal, its next place at or after the line looked at (-1: none left; -2: not
   // looked for yet): each byte is searched once, however many lines there are.
   const nextAt = required?.map(() => -2);
   for (const start of starts) {
-    if (out.length >= limit && !tally) break;
+    if (sink.kept >= limit && !tally) break;
     const endIndex = bytes.indexOf(10, start);
+    const lineEnd = endIndex < 0 ? bytes.length : endIndex;
     if (required) {
-      const lineEnd = endIndex < 0 ? bytes.length : endIndex;
       let holds = false;
       for (let index = 0; index < required.length && !holds; index++) {
         let at = nextAt![index]!;
@@ -183,17 +215,16 @@ export function matchBytes(bytes: Buffer, matcher: CompiledMatcher, literals: st
       }
       if (!holds) continue;
     }
-    const content = bytes.toString('utf8', start, endIndex < 0 ? bytes.length : endIndex);
+    const content = bytes.toString('utf8', start, lineEnd);
     const match = matcher.lineRegex.exec(content);
     if (!match) continue;
     if (tally) tally.count += 1;
     // Past the limit a line is only counted: its number is not needed.
-    if (out.length >= limit) continue;
+    if (sink.kept >= limit) continue;
     line += newlinesBetween(bytes, counted, start);
     counted = start;
-    out.push({ line, column: match.index + 1, text: content });
+    sink.add(line, match.index + 1, bytes, start, lineEnd, content);
   }
-  return out;
 }
 
 /** '\n' bytes in [start, end): by SIMD for bytes in the scanner's memory (the content windows). */
@@ -288,18 +319,16 @@ const asciiWord = new Uint8Array(128).map((_, byte) => (/[A-Za-z0-9_]/.test(Stri
  * The matching lines of a plain literal, straight from the bytes: each occurrence's line is taken
  * once, the first whole-word occurrence on it when `word` (decided on the neighbouring bytes when
  * they are ASCII; a line with a non-ASCII neighbour goes to the regex, which knows Unicode words).
- * Lines past the limit are only counted, without being decoded. The column counts UTF-16 units:
- * the byte offset when the line is ASCII (a decoded line as long as its bytes maps each byte to one
- * unit), else the length of the decoded prefix.
+ * No line is decoded here unless the regex decides it. The column counts UTF-16 units: the byte
+ * offset when the line is ASCII before the occurrence (each byte one unit), else the length of the
+ * decoded prefix.
  */
-function matchPlain(bytes: Buffer, plain: PlainLiteral, matcher: CompiledMatcher, limit: number, firstLine: number, tally?: Tally): LineMatch[] {
+function matchPlain(sink: LineSink, bytes: Buffer, plain: PlainLiteral, matcher: CompiledMatcher, limit: number, firstLine: number, tally?: Tally): void {
   const needle = needles(plain)[0]!;
-  const out: LineMatch[] = [];
   /**
    * A line holding the literal at `at` (when `undecided`, the regex decides whether it matches):
-   * counted, and kept while under the limit, numbered by `lineNumber` and decoded only then.
-   * `wide`: whether a byte before `at` on the line is not ASCII (undefined: not known, then the
-   * decoded line's length tells).
+   * counted, and kept while under the limit, numbered by `lineNumber`. `wide`: whether a byte
+   * before `at` on the line is not ASCII (undefined: not known, then the decoded prefix tells).
    */
   const take = (lineStart: number, lineEnd: number, at: number, undecided: boolean, wide: boolean | undefined, lineNumber: () => number): void => {
     let text: string | undefined;
@@ -312,19 +341,18 @@ function matchPlain(bytes: Buffer, plain: PlainLiteral, matcher: CompiledMatcher
     }
     if (tally) tally.count += 1;
     // Past the limit a line is only counted: no line number, no text.
-    if (out.length >= limit) return;
-    text ??= bytes.toString('utf8', lineStart, lineEnd);
-    if (column === 0) column = (wide ?? text.length !== lineEnd - lineStart) ? bytes.toString('utf8', lineStart, at).length + 1 : at - lineStart + 1;
-    out.push({ line: lineNumber(), column, text });
+    if (sink.kept >= limit) return;
+    if (column === 0) column = wide === false ? at - lineStart + 1 : bytes.toString('utf8', lineStart, at).length + 1;
+    sink.add(lineNumber(), column, bytes, lineStart, lineEnd, text);
   };
   // By SIMD when the bytes lie in the scanner's memory (the content windows).
   const scanned = scanPlainLines(bytes, needle, plain.word, (lineStart, lineEnd, at, newlines) => {
     const wide = at >= plainWideFlag;
     take(lineStart, lineEnd, wide ? at - plainWideFlag : at, at === plainUndecided, wide, () => firstLine + newlines);
   });
-  if (scanned === bytes.length) return out;
+  if (scanned === bytes.length) return;
   // Not in the scanner's memory, or the rest of a text the SIMD scan gave up on (its lines before
-  // `scanned` are in `out`).
+  // `scanned` are in the sink).
   const size = bytes.length;
   let line = firstLine;
   let counted = 0;
@@ -334,7 +362,7 @@ function matchPlain(bytes: Buffer, plain: PlainLiteral, matcher: CompiledMatcher
     return line;
   };
   for (let found = bytes.indexOf(needle, scanned ?? 0); found >= 0; ) {
-    if (out.length >= limit && !tally) break;
+    if (sink.kept >= limit && !tally) break;
     const lineStart = bytes.lastIndexOf(10, found) + 1;
     const newline = bytes.indexOf(10, found + needle.length);
     const lineEnd = newline < 0 ? size : newline;
@@ -360,7 +388,6 @@ function matchPlain(bytes: Buffer, plain: PlainLiteral, matcher: CompiledMatcher
     if (newline < 0) break;
     found = bytes.indexOf(needle, newline + 1);
   }
-  return out;
 }
 
 /** Counts every matching line, also past the limit (then without making its object). */

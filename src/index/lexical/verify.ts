@@ -4,7 +4,7 @@
 // for small searches of a plain literal (no user regex there: a literal cannot backtrack).
 import fs from 'node:fs';
 import { attachContext } from './context-lines.js';
-import { matchBytes, matchLines, type CompiledMatcher, type LineMatch, type PlainLiteral } from './matcher.js';
+import { LineArray, matchBytes, matchBytesInto, matchLines, type CompiledMatcher, type LineMatch, type LineSink, type PlainLiteral } from './matcher.js';
 import type { ByteRun } from './regex-plan.js';
 import { scanBuffer, scanRegionBytes } from './run-scan.js';
 
@@ -20,6 +20,7 @@ export interface MatchSpec {
   run?: ByteRun;
   /** A plain literal, matched on the bytes without the regex. */
   plain?: PlainLiteral;
+  /** Lines kept at most, over the files in order (every matching line is counted). */
   limit: number;
   /** Context lines wanted before and after each match (0: none). */
   beforeContext: number;
@@ -111,6 +112,9 @@ class ContentWindows {
   }
 }
 
+/** A surrogate code unit that is not half of a pair (u-mode matches pairs as one code point). */
+const loneSurrogate = /\p{Surrogate}/u;
+
 function chunkMatcher(spec: MatchSpec): CompiledMatcher {
   return {
     regex: new RegExp(spec.source, spec.flags),
@@ -122,43 +126,82 @@ function chunkMatcher(spec: MatchSpec): CompiledMatcher {
 }
 
 /**
- * Verifies the chunk's files in order: `before(index)` runs before each file, `found(index,
- * matches, count)` after each file with matches (at most `limit` kept, `count` all of them). A
- * file removed since planning is skipped.
+ * Where a chunk's matching lines go, file after file: a file's lines (as bytes, or as objects when
+ * they carry context or come from a text that is not well-formed), then `endFile`.
  */
-export function verifyChunk(chunk: Omit<GrepChunk, 'id'>, hooks: { before?: (index: number) => void; found: (index: number, matches: LineMatch[], count: number) => void }): void {
+export interface MatchSink extends LineSink {
+  /** Lines made as objects: the file's lines all come this way, or none do. */
+  addMatches(lines: LineMatch[]): void;
+  /** The file's lines are all given: `count` matched in all (at most `limit` kept). */
+  endFile(index: number, count: number): void;
+}
+
+/** A sink that hands each file's lines, as LineMatch objects, to `found` (files with a match only). */
+export class FileLines extends LineArray implements MatchSink {
+  constructor(private readonly found: (index: number, matches: LineMatch[], count: number) => void) {
+    super();
+  }
+  addMatches(lines: LineMatch[]): void {
+    for (const line of lines) this.lines.push(line);
+  }
+  endFile(index: number, count: number): void {
+    if (count > 0) this.found(index, this.lines.splice(0), count);
+  }
+}
+
+/**
+ * Verifies the chunk's files in order: `before(index)` runs before each file; each file's lines
+ * go to `sink`, all counted, the first `limit` of the chunk kept (a truncated answer holds the
+ * first lines in path order: lines after those cannot be in it). A file removed since planning is
+ * skipped.
+ */
+export function verifyChunk(chunk: Omit<GrepChunk, 'id'>, sink: MatchSink, before?: (index: number) => void): void {
   const matcher = chunkMatcher(chunk);
   const wantsContext = chunk.beforeContext > 0 || chunk.afterContext > 0;
   const windows = (chunk.contentFds ?? []).map((fd, store) => new ContentWindows(fd, store, chunk));
+  // Lines the chunk may still keep.
+  let left = chunk.limit;
   chunk.files.forEach((file, index) => {
-    hooks.before?.(index);
+    before?.(index);
     // Every matching line is counted; at most `limit` are kept.
+    const limit = left;
     const tally = { count: 0 };
-    let matches: LineMatch[];
     if (file === null) {
-      matches = [];
       const ranges = chunk.ranges;
       const end = chunk.rangeIndex[index + 1]!;
       for (let at = chunk.rangeIndex[index]!; at < end; at += 3) {
         const bytes = windows[chunk.stores[index]!]!.read(ranges[at]!, ranges[at + 1]!);
-        const found = matchBytes(bytes, matcher, chunk.literals, chunk.limit - matches.length, ranges[at + 2]!, chunk.run, tally, chunk.plain);
+        if (!wantsContext) {
+          matchBytesInto(sink, bytes, matcher, chunk.literals, limit, ranges[at + 2]!, chunk.run, tally, chunk.plain);
+          continue;
+        }
         // Context comes with whole files only (one range from line 1).
-        if (wantsContext && found.length > 0) attachContext(bytes.toString('utf8'), found, chunk.beforeContext, chunk.afterContext);
-        for (const match of found) matches.push(match);
+        const found = matchBytes(bytes, matcher, chunk.literals, limit - sink.kept, ranges[at + 2]!, chunk.run, tally, chunk.plain);
+        if (found.length > 0) attachContext(bytes.toString('utf8'), found, chunk.beforeContext, chunk.afterContext);
+        sink.addMatches(found);
       }
     } else if (file.text !== undefined) {
-      matches = matchLines(file.text, matcher, chunk.limit, tally);
+      const matches = matchLines(file.text, matcher, limit, tally);
       if (wantsContext) attachContext(file.text, matches, chunk.beforeContext, chunk.afterContext);
+      // A lone surrogate has no UTF-8 bytes: such a text's lines travel as they are.
+      if (wantsContext || loneSurrogate.test(file.text)) sink.addMatches(matches);
+      else for (const match of matches) sink.addText(match.line, match.column, match.text);
     } else {
       let bytes: Buffer;
       try {
         bytes = fs.readFileSync(file.readPath);
       } catch {
+        sink.endFile(index, 0);
         return; // removed between planning and verifying
       }
-      matches = matchBytes(bytes, matcher, chunk.literals, chunk.limit, 1, chunk.run, tally, chunk.plain);
-      if (wantsContext && matches.length > 0) attachContext(bytes.toString('utf8'), matches, chunk.beforeContext, chunk.afterContext);
+      if (!wantsContext) matchBytesInto(sink, bytes, matcher, chunk.literals, limit, 1, chunk.run, tally, chunk.plain);
+      else {
+        const matches = matchBytes(bytes, matcher, chunk.literals, limit, 1, chunk.run, tally, chunk.plain);
+        if (matches.length > 0) attachContext(bytes.toString('utf8'), matches, chunk.beforeContext, chunk.afterContext);
+        sink.addMatches(matches);
+      }
     }
-    if (tally.count > 0) hooks.found(index, matches, tally.count);
+    left -= sink.kept;
+    sink.endFile(index, tally.count);
   });
 }
