@@ -127,33 +127,50 @@ export class MatchBatchWriter implements MatchSink {
  */
 const pieceBytes = 64 * 1024;
 
-/** The texts of a batch's lines (each followed by '\n' in `bytes`). */
-function decodeLines(bytes: Uint8Array): string[] {
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-  const texts: string[] = [];
-  for (let start = 0; start < buffer.length; ) {
-    let end = buffer.length;
-    if (end - start > pieceBytes) {
-      const newline = buffer.lastIndexOf(10, start + pieceBytes - 1);
-      // A line longer than a piece is a piece of its own.
-      end = (newline >= start ? newline : buffer.indexOf(10, start + pieceBytes)) + 1;
-    }
-    for (const text of buffer.toString('utf8', start, end - 1).split('\n')) texts.push(text);
-    start = end;
+/** Reads a batch's lines (each followed by '\n' in `bytes`) in order, a piece decoded at a time. */
+class LineReader {
+  private readonly buffer: Buffer;
+  /** The next piece's first byte. */
+  private next = 0;
+  private piece = '';
+  /** The next line's start in `piece`. */
+  private at = 0;
+
+  constructor(bytes: Uint8Array) {
+    this.buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   }
-  return texts;
+
+  /** The next line's text (slices of the piece: no array of them is made). */
+  read(): string {
+    if (this.at >= this.piece.length) {
+      const { buffer } = this;
+      let end = buffer.length;
+      if (end - this.next > pieceBytes) {
+        const newline = buffer.lastIndexOf(10, this.next + pieceBytes - 1);
+        // A line longer than a piece is a piece of its own.
+        end = (newline >= this.next ? newline : buffer.indexOf(10, this.next + pieceBytes)) + 1;
+      }
+      this.piece = buffer.toString('utf8', this.next, end);
+      this.next = end;
+      this.at = 0;
+    }
+    const newline = this.piece.indexOf('\n', this.at);
+    const text = this.piece.slice(this.at, newline);
+    this.at = newline + 1;
+    return text;
+  }
 }
 
 /** The batch's files and their lines, in chunk order. */
 export function unpackMatches(batch: MatchBatch): FileMatches[] {
-  const texts = decodeLines(batch.bytes);
+  const texts = new LineReader(batch.bytes);
   const out: FileMatches[] = [];
   let line = 0;
   for (let slot = 0; slot < batch.files.length; slot += 3) {
     const count = batch.files[slot + 1]!;
     const lines: LineMatch[] = new Array(count);
     // Shaped like a GrepMatch (`path` first, filled in by the index), so no second object is made.
-    for (let index = 0; index < count; index++, line++) lines[index] = { path: '', line: batch.numbers[line * 2]!, column: batch.numbers[line * 2 + 1]!, text: texts[line]! } as LineMatch;
+    for (let index = 0; index < count; index++, line++) lines[index] = { path: '', line: batch.numbers[line * 2]!, column: batch.numbers[line * 2 + 1]!, text: texts.read() } as LineMatch;
     out.push([batch.files[slot]!, lines, batch.files[slot + 2]!]);
   }
   if (batch.withObjects.length > 0) return [...out, ...batch.withObjects].sort((a, b) => a[0] - b[0]);
