@@ -684,6 +684,70 @@ test('a truncated answer over many chunks: the first lines in path order, every 
   }
 });
 
+test('a cut with context: the last kept line\'s after-context stops before the next match, whatever the pool', async () => {
+  // 512 one-line files fill the first chunk; g.txt's second match is past the cut.
+  const root = writeFixture('');
+  for (let file = 0; file < 512; file++) fs.writeFileSync(path.join(root, `f${String(file).padStart(4, '0')}.txt`), `hit ${file}\n`);
+  fs.writeFileSync(path.join(root, 'g.txt'), 'hit A\nhit B\nplain\n');
+  gitInit(root);
+  const workspace = await readyWorkspace(root);
+  const pools = [new GrepPool(1), new GrepPool(2)];
+  try {
+    for (const onePool of pools) {
+      const index = new LexicalIndex(workspace, new BufferOverlay(), undefined, onePool);
+      try {
+        await index.ensureBuilt();
+        const full = await index.search({ pattern: 'hit', afterContext: 2 });
+        const cut = await index.search({ pattern: 'hit', maxResults: 513, afterContext: 2 });
+        assert.equal(cut.total, 514);
+        assert.deepEqual(cut.matches, full.matches.slice(0, 513));
+        // Line 2 is a match: context never shows it, cut or not.
+        assert.equal(cut.matches[512]!.after, undefined);
+      } finally {
+        index.dispose();
+      }
+    }
+  } finally {
+    pools.forEach((onePool) => onePool.close());
+    await workspace.close();
+  }
+});
+
+test('files counts only files with a match: candidates searched with context, or in a buffer sent as objects', async () => {
+  // b.txt holds every trigram of "abcd" but not "abcd": a candidate without a match.
+  const root = writeFixture(`
+    //- a.txt
+    abcd here
+    other
+    //- b.txt
+    abc xbcd
+    nope
+    //- c.txt
+    zzz
+    abcd again
+  `);
+  gitInit(root);
+  const overlay = new BufferOverlay();
+  const workspace = await readyWorkspace(root);
+  const index = new LexicalIndex(workspace, overlay);
+  try {
+    await index.ensureBuilt();
+    for (const request of [{ pattern: 'abcd', afterContext: 1 }, { pattern: 'ab[c]d', beforeContext: 1 }, { pattern: 'ab[c]d' }]) {
+      const result = await index.search(request);
+      assert.deepEqual([result.total, result.files], [2, 2], JSON.stringify(request));
+    }
+    // A buffer with a lone surrogate travels as objects: without a match it is no file either.
+    overlay.open({ path: path.join(root, 'b.txt'), languageId: 'plaintext', version: 1, text: 'nothing \ud800 here\n' });
+    for (const request of [{ pattern: 'ab[c]d' }, { pattern: 'abcd', fixedStrings: true }]) {
+      const result = await index.search(request);
+      assert.deepEqual([result.total, result.files], [2, 2], `buffer: ${JSON.stringify(request)}`);
+    }
+  } finally {
+    index.dispose();
+    await workspace.close();
+  }
+});
+
 describe('grep freshness', () => {
   test('disk edits, buffers and deletions are seen by the very next query', async () => {
     const root = writeFixture(`

@@ -75,7 +75,8 @@ export class MatchBatchWriter implements MatchSink {
   }
 
   endFile(index: number, count: number): void {
-    if (this.fileObjects) this.withObjects.push([index, this.fileObjects, count]);
+    // A file without a match is not sent (its lines as objects are then an empty list).
+    if (count > 0 && this.fileObjects) this.withObjects.push([index, this.fileObjects, count]);
     else if (count > 0) this.files.push(index, this.fileLines, count);
     this.fileObjects = undefined;
     this.fileLines = 0;

@@ -150,6 +150,20 @@ export class FileLines extends LineArray implements MatchSink {
 }
 
 /**
+ * A file's matches with their context lines, the first `keep` of them: `found` holds one more when
+ * there is one, so that the last kept match's after-context stops before the next match, as it
+ * does for every other match (context-lines.ts), wherever the answer is cut.
+ */
+/** How many matches to find to keep `keep` with their context (none when none is kept). */
+const oneMore = (keep: number): number => (keep > 0 ? keep + 1 : 0);
+
+function withContext(found: LineMatch[], keep: number, chunk: Pick<MatchSpec, 'beforeContext' | 'afterContext'>, text: () => string): LineMatch[] {
+  if (keep <= 0 || found.length === 0) return [];
+  attachContext(text(), found, chunk.beforeContext, chunk.afterContext);
+  return found.length > keep ? found.slice(0, keep) : found;
+}
+
+/**
  * Verifies the chunk's files in order: `before(index)` runs before each file; each file's lines
  * go to `sink`, all counted, the first `limit` of the chunk kept (a truncated answer holds the
  * first lines in path order: lines after those cannot be in it). A file removed since planning is
@@ -176,16 +190,17 @@ export function verifyChunk(chunk: Omit<GrepChunk, 'id'>, sink: MatchSink, befor
           continue;
         }
         // Context comes with whole files only (one range from line 1).
-        const found = matchBytes(bytes, matcher, chunk.literals, limit - sink.kept, ranges[at + 2]!, chunk.run, tally, chunk.plain);
-        if (found.length > 0) attachContext(bytes.toString('utf8'), found, chunk.beforeContext, chunk.afterContext);
-        sink.addMatches(found);
+        const keep = limit - sink.kept;
+        sink.addMatches(withContext(matchBytes(bytes, matcher, chunk.literals, oneMore(keep), ranges[at + 2]!, chunk.run, tally, chunk.plain), keep, chunk, () => bytes.toString('utf8')));
       }
     } else if (file.text !== undefined) {
-      const matches = matchLines(file.text, matcher, limit, tally);
-      if (wantsContext) attachContext(file.text, matches, chunk.beforeContext, chunk.afterContext);
-      // A lone surrogate has no UTF-8 bytes: such a text's lines travel as they are.
-      if (wantsContext || loneSurrogate.test(file.text)) sink.addMatches(matches);
-      else for (const match of matches) sink.addText(match.line, match.column, match.text);
+      if (wantsContext) sink.addMatches(withContext(matchLines(file.text, matcher, oneMore(limit), tally), limit, chunk, () => file.text!));
+      else {
+        const matches = matchLines(file.text, matcher, limit, tally);
+        // A lone surrogate has no UTF-8 bytes: such a text's lines travel as they are.
+        if (loneSurrogate.test(file.text)) sink.addMatches(matches);
+        else for (const match of matches) sink.addText(match.line, match.column, match.text);
+      }
     } else {
       let bytes: Buffer;
       try {
@@ -195,11 +210,7 @@ export function verifyChunk(chunk: Omit<GrepChunk, 'id'>, sink: MatchSink, befor
         return; // removed between planning and verifying
       }
       if (!wantsContext) matchBytesInto(sink, bytes, matcher, chunk.literals, limit, 1, chunk.run, tally, chunk.plain);
-      else {
-        const matches = matchBytes(bytes, matcher, chunk.literals, limit, 1, chunk.run, tally, chunk.plain);
-        if (matches.length > 0) attachContext(bytes.toString('utf8'), matches, chunk.beforeContext, chunk.afterContext);
-        sink.addMatches(matches);
-      }
+      else sink.addMatches(withContext(matchBytes(bytes, matcher, chunk.literals, oneMore(limit), 1, chunk.run, tally, chunk.plain), limit, chunk, () => bytes.toString('utf8')));
     }
     left -= sink.kept;
     sink.endFile(index, tally.count);
