@@ -672,6 +672,38 @@ const fourthReviewFiles: Array<{ name: string; language: string; text: string; r
   { name: 'C: a `//` comment going on past a backslash in a struct header', language: 'c', text: topAround('c', 'struct point // 2D point, see \\\n   make_point()\n{\n\tint x, y;\n}\nneedle;\n'), rule: declarationHasNeedle },
 ];
 
+const functionHasNeedle: SearchSpec['rule'] = { kind: 'function_definition', has: { pattern: 'needle' } };
+const pythonTop = (snippet: string): string => `${fillers.python!(20, 'f')}${snippet}${fillers.python!(20, 'g')}`;
+
+// A fifth review's reproductions: quotes in a C `#define` value (no string to the grammars),
+// digit separators in C and in hex groups, a regex first in a template's `${`, a division after
+// `}` or a non-null `!` read as a regex hiding brackets, Python 3.12 f-string fields, a
+// backslash-CRLF in a Python string, and zero-width characters before Python's `else:`.
+const fifthReviewFiles: Array<{ name: string; language: string; text: string; rule: SearchSpec['rule'] }> = [
+  { name: 'C: a block comment opened inside a quoted `#define` value', language: 'c', text: `${cFill(20)}#define ACCEPT "*/*"\nint a;\nint needle(void)\n{\n\treturn 0;\n}\n/* doc */\nint c;\n${cFill(20, 'g')}`, rule: functionHasNeedle },
+  { name: 'C: an apostrophe in `#error`, then a block comment', language: 'c', text: `${cFill(20)}#error it's /* x\nint a;\nint needle;\nint b; */\nint c;\n${cFill(20, 'g')}`, rule: declarationHasNeedle },
+  { name: "C23: a digit separator (1'000) before a block comment", language: 'c', text: `${cFill(20)}unsigned m = 1'000; /*\nint a;\nint needle;\nint c;\n*/ int z;\n${cFill(20, 'g')}`, rule: declarationHasNeedle },
+  { name: 'C++: hex digit groups starting with a letter, then a block comment', language: 'cpp', text: `${cFill(20)}unsigned m = 0xFFFF'FFFF'FFFF; /*\nint a;\nint needle;\nint c;\n*/ int z;\n${cFill(20, 'g')}`, rule: declarationHasNeedle },
+  { name: 'C++: hex digit groups, then a raw string', language: 'cpp', text: `${cFill(20)}unsigned long m = 0xFFFF'FFFF'FFFF; const char *s = R"(\nint b;\nint needle;\nint c;\nf(\n)";\n${cFill(20, 'g')}`, rule: declarationHasNeedle },
+  { name: 'C++: hex digit groups around a lambda body', language: 'cpp', text: `${cFill(20)}int k = 0x1'A'2 + [] {\nint a = 5;\nint needle = 6;\nreturn 0x1'A'2; }();\nint z;\n${cFill(20, 'g')}`, rule: { kind: 'lambda_expression', has: { pattern: 'needle' } } },
+  { name: 'JS: a regex first in a multi-line `${` field', language: 'javascript', text: `${jsFill(20)}const t = \`\${\n/}/.test(x) ?\n\`\na;\nneedle(1);\nfoo;\n\` : 2\n}\`;\n${jsFill(20, 'g')}`, rule: { pattern: 'needle($A)' } },
+  { name: 'JS: a regex first in a multi-line `${` field (member)', language: 'javascript', text: bodyAround('javascript', '  const t = `${\n  /}/.test(x) ?\n  `\n  a;\n  needle(1);\n  foo;\n  ` : 2\n  }`;\n'), rule: { pattern: 'needle($A)' } },
+  { name: 'JS: divisions after object literals read as regexes hiding brackets', language: 'javascript', text: `${jsFill(20)}const c = {} / 2 + g(class { y = 1 / 2\nm() {}\nk()\n{ needle(1); }\nz = {} / 2 }) / 3;\n${jsFill(20, 'g')}`, rule: { kind: 'method_definition', has: { pattern: 'needle($A)' } } },
+  { name: 'TS: divisions after non-null `!` read as regexes hiding brackets', language: 'typescript', text: `${jsFill(20)}const c = f! / 2 + g(class { y = 1 / 2\nm() {}\nk()\n{ needle(1); }\nz = h! / 2 }) / 3;\n${jsFill(20, 'g')}`, rule: { kind: 'class', has: { pattern: 'needle($A)' } } },
+  { name: 'TS: the same inside an entered function body', language: 'typescript', text: bodyAround('typescript', '  const r = a! / 2 + items.map((x) => { const h = x / 2;\n    needle(h);\n    other(h);\n    return h! / 2 }) / 3;\n'), rule: { kind: 'arrow_function', has: { pattern: 'needle($A)' } } },
+  { name: 'Python 3.12: a triple-quoted f-string whose field holds a triple-quoted string', language: 'python', text: pythonTop('x = f"""{"""\ndef needle():\n    pass\n"""}"""\n'), rule: functionHasNeedle },
+  { name: 'Python 3.12: a `}` in a string inside an f-string field', language: 'python', text: pythonTop(`x = f"{'}' + "'''"}"\ndef a():\n    return 1\ns = '''\ndef needle():\n    pass\n'''  # '''\n`), rule: functionHasNeedle },
+  { name: 'Python 3.12: a one-line f-string field holding a triple-quoted string', language: 'python', text: pythonTop(`x = f"{'''\ndef needle():\n    pass\n'''}"\ny = 1  # '''\n`), rule: functionHasNeedle },
+  { name: 'Python: a backslash-CRLF inside a one-line string', language: 'python', text: pythonTop('x = "a\\\ndef needle(): pass  #"\ny = 1\n').replace(/\n/g, '\r\n'), rule: functionHasNeedle },
+  { name: 'Python: a zero-width space before a top-level `else:`', language: 'python', text: pythonTop('if a:\n    b = 1\n\u200belse:\n    needle(1)\n'), rule: ifHasNeedle },
+  { name: 'Python: a word joiner before `else:` in an entered body', language: 'python', text: pythonBody('    if a:\n        b = 1\n    \u2060else:\n        needle(1)\n'), rule: ifHasNeedle },
+  { name: "Python: a byte-order mark before a while's `else:`", language: 'python', text: pythonTop('while a:\n    b = 1\n\ufeffelse:\n    needle(1)\n'), rule: { kind: 'while_statement', has: { pattern: 'needle($A)' } } },
+];
+
+describe('region parse: a fifth review', () => {
+  for (const row of fifthReviewFiles) test(row.name, async () => void (await assertPartialAgrees(row.language, row.text, row.rule)));
+});
+
 describe('region parse: a third and a fourth review', () => {
   for (const row of fourthReviewFiles) test(row.name, async () => void (await assertPartialAgrees(row.language, row.text, row.rule)));
 

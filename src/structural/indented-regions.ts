@@ -33,6 +33,80 @@ function isIdentifierPart(code: number): boolean {
   return isIdentifierStart(code) || (code >= 48 && code <= 57);
 }
 
+/** Past a backslash at `at` and what it escapes (a CRLF line break as a whole). */
+function pastEscape(text: string, at: number): number {
+  return at + (text.charCodeAt(at + 1) === 13 && text.charCodeAt(at + 2) === 10 ? 3 : 2);
+}
+
+/** Whether the string whose quote is at `at` is an f-string (its prefix, of at most two letters, holds an `f`). */
+function formattedAt(text: string, at: number): boolean {
+  let prefix = at;
+  while (prefix > 0 && isIdentifierPart(text.charCodeAt(prefix - 1))) prefix -= 1;
+  return at - prefix <= 2 && /[fF]/.test(text.slice(prefix, at));
+}
+
+/**
+ * The end of the string literal whose (first) quote is at `at`, one-line or triple-quoted, past
+ * an f-string's replacement fields, which may hold strings with the same quotes (Python 3.12).
+ * A one-line string ends at a bare line break. Undefined: not read here (no regions).
+ */
+function skipString(text: string, at: number): number | undefined {
+  const quote = text.charCodeAt(at);
+  const triple = text.charCodeAt(at + 1) === quote && text.charCodeAt(at + 2) === quote;
+  const formatted = formattedAt(text, at);
+  let index = at + (triple ? 3 : 1);
+  while (index < text.length) {
+    const code = text.charCodeAt(index);
+    if (code === 92) index = pastEscape(text, index);
+    else if (code === quote && (!triple || (text.charCodeAt(index + 1) === quote && text.charCodeAt(index + 2) === quote))) return index + (triple ? 3 : 1);
+    else if (code === 10 && !triple) return index;
+    else if (formatted && code === 123 /* { */ && text.charCodeAt(index + 1) === 123) index += 2;
+    else if (formatted && code === 123) {
+      const end = skipField(text, index + 1, triple);
+      if (end === undefined) return undefined;
+      index = end;
+    } else index += 1;
+  }
+  return undefined;
+}
+
+/**
+ * The end of an f-string's replacement field whose `{` is just before `at` (past its `}`): an
+ * expression (brackets counted, strings skipped), then after a `:` outside brackets a format spec
+ * (text with nested fields). Undefined for what is not read here: a line break in a one-line
+ * f-string's field, a comment, a field that does not close.
+ */
+function skipField(text: string, at: number, triple: boolean): number | undefined {
+  let depth = 0;
+  let spec = false;
+  let index = at;
+  while (index < text.length) {
+    const code = text.charCodeAt(index);
+    if ((code === 10 && !triple) || (code === 35 /* # */ && !spec)) return undefined;
+    if (code === 125 /* } */ && depth === 0) return index + 1;
+    if (spec) {
+      if (code === 123) {
+        const end = skipField(text, index + 1, triple);
+        if (end === undefined) return undefined;
+        index = end;
+      } else index += code === 92 ? 2 : 1;
+      continue;
+    }
+    if (code === 34 || code === 39) {
+      const end = skipString(text, index);
+      if (end === undefined) return undefined;
+      index = end;
+      continue;
+    }
+    if (code === 40 || code === 91 || code === 123) depth += 1;
+    else if (code === 41 || code === 93 || code === 125) depth -= 1;
+    // `!=` is a comparison; `:` outside brackets starts the format spec (`:=` too: a field's walrus needs parentheses).
+    else if (code === 58 /* : */ && depth === 0) spec = true;
+    index += 1;
+  }
+  return undefined;
+}
+
 /** The logical lines of a Python text, or undefined when brackets or strings do not close. */
 function logicalLines(text: string): LogicalLine[] | undefined {
   const lines: LogicalLine[] = [];
@@ -55,6 +129,9 @@ function logicalLines(text: string): LogicalLine[] | undefined {
         word = text.slice(first, end);
       }
       const empty = first >= length || code === 10 || code === 13 || code === 35; /* # */
+      // Past ASCII, a line may start with a character tree-sitter skips (U+200B, U+2060, U+FEFF
+      // before `else:`): such a line starts nothing (regions only grow).
+      if (code > 127) word = '';
       current = { start: index, indent: first - index, mayStart: (word !== '' && !continuations.has(word)) || code === 64, decorator: code === 64, empty, opensBlock: false };
       lines.push(current);
       last = 0;
@@ -81,43 +158,9 @@ function logicalLines(text: string): LogicalLine[] | undefined {
       continue;
     }
     if (code === 34 || code === 39) {
-      if (text.charCodeAt(index + 1) === code && text.charCodeAt(index + 2) === code) {
-        const quote = text.slice(index, index + 3);
-        let end = index + 3;
-        for (;;) {
-          const next = text.indexOf(quote, end);
-          if (next < 0) return undefined;
-          let backslashes = 0;
-          while (text.charCodeAt(next - 1 - backslashes) === 92) backslashes += 1;
-          if (backslashes % 2 === 0) {
-            end = next + 3;
-            break;
-          }
-          end = next + 1;
-        }
-        index = end;
-      } else {
-        // An f-string's `{…}` field may hold its own quote (Python 3.12): not read here, no regions.
-        let prefix = index;
-        while (prefix > 0 && isIdentifierPart(text.charCodeAt(prefix - 1))) prefix -= 1;
-        const formatted = index - prefix <= 2 && /[fF]/.test(text.slice(prefix, index));
-        let field = 0;
-        index += 1;
-        while (index < length) {
-          const inner = text.charCodeAt(index);
-          if (inner === 92) index += 2;
-          else if (inner === code) {
-            if (field > 0) return undefined;
-            index += 1;
-            break;
-          } else if (inner === 10) break;
-          else {
-            if (formatted && inner === 123) field = text.charCodeAt(index + 1) === 123 && field === 0 ? (index++, field) : field + 1;
-            else if (formatted && inner === 125 && field > 0) field -= 1;
-            index += 1;
-          }
-        }
-      }
+      const end = skipString(text, index);
+      if (end === undefined) return undefined;
+      index = end;
       last = code;
       continue;
     }

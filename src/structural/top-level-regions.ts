@@ -143,14 +143,22 @@ function skipQuoted(text: string, at: number, quote: number): number {
   return text.length;
 }
 
-/** The end of a C preprocessor line: past backslash continuations and block comments, over strings. */
-function skipDirective(text: string, at: number): number {
+/** Directives whose rest the C grammars read as tokens (a path, an expression), quotes included. */
+const tokenDirectives = new Set(['include', 'include_next', 'import', 'if', 'elif']);
+
+/**
+ * The end of a C preprocessor line: past backslash continuations and block comments. Quotes hold
+ * a string only in `quotes` directives: the rest of `#define`, `#error`, `#pragma`… is one raw
+ * token to the grammars, which a block comment's opening ends even between quotes (a `#define`
+ * of an Accept header's value: star, slash, star).
+ */
+function skipDirective(text: string, at: number, quotes: boolean): number {
   let index = at;
   while (index < text.length) {
     const code = text.charCodeAt(index);
     if (code === NEWLINE) return index;
     if (code === BACKSLASH) index += text.charCodeAt(index + 1) === 13 && text.charCodeAt(index + 2) === NEWLINE ? 3 : 2;
-    else if (code === 34 || code === 39) index = skipQuoted(text, index, code);
+    else if (quotes && (code === 34 || code === 39)) index = skipQuoted(text, index, code);
     else if (code === SLASH && text.charCodeAt(index + 1) === STAR) {
       const end = text.indexOf('*/', index + 2);
       index = end < 0 ? text.length : end + 2;
@@ -189,9 +197,18 @@ function skipRawString(text: string, at: number): number {
   return close < 0 ? text.length : close + open - at + 1;
 }
 
-/** Whether the `'` at `at` separates digits (C++14 `1'000`), not opens a character literal. */
+/**
+ * Whether the `'` at `at` separates digits (C++14 and C23 `1'000`, `0xFFFF'FFFF`, `1'0.5'0`), not
+ * opens a character literal: the number it is in (back over letters, digits, `.` and earlier
+ * separators) starts with a digit.
+ */
 function isDigitSeparator(text: string, at: number): boolean {
-  const start = wordBefore(text, at);
+  let start = at;
+  for (;;) {
+    const code = text.charCodeAt(start - 1);
+    if (start > 0 && (isIdentifierPart(code) || code === 46 /* . */ || code === 39)) start -= 1;
+    else break;
+  }
   const code = text.charCodeAt(start);
   return start < at && code >= 48 && code <= 57;
 }
@@ -231,6 +248,20 @@ function itemGoesOn(header: string): boolean {
   const close = bare.lastIndexOf(')');
   if (close < 0) return true;
   return !/^(?:\s|const\b|volatile\b|noexcept\b|override\b|final\b|try\b|&|->[^]*)*$/.test(bare.slice(close + 1));
+}
+
+/** Whether the brackets in [start, end) balance when read as code (quotes not read). */
+function bracketsBalance(text: string, start: number, end: number): boolean {
+  let depth = 0;
+  for (let index = start; index < end; index++) {
+    const code = text.charCodeAt(index);
+    if (code === 40 || code === 91 || code === 123) depth += 1;
+    else if (code === 41 || code === 93 || code === 125) {
+      depth -= 1;
+      if (depth < 0) return false;
+    }
+  }
+  return depth === 0;
 }
 
 /** The end of a regex literal starting at `at` (its `/`), or -1 when none ends on this line. */
@@ -336,10 +367,17 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
     while (position < length) {
       const code = text.charCodeAt(position);
       if (code === BACKSLASH) position += 2;
-      else if (code === 96 /* ` */) return position + 1;
+      else if (code === 96 /* ` */) {
+        last = 96;
+        lastAt = position;
+        return position + 1;
+      }
       else if (code === 36 /* $ */ && text.charCodeAt(position + 1) === 123 /* { */) {
         depth += 1;
         templates.push(depth);
+        // A `/` first in the field starts a regex, as after any `{`.
+        last = 123;
+        lastAt = position + 1;
         return position + 2;
       } else position += 1;
     }
@@ -365,7 +403,7 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
         else if (directive.startsWith('el') && branches.length > 0) depth = branches[branches.length - 1]!;
         else if (directive === 'endif') branches.pop();
         if (depth > 0 || blockState === 'closed') blockState = 'no';
-        index = skipDirective(text, first);
+        index = skipDirective(text, first, tokenDirectives.has(directive));
         continue;
       }
     }
@@ -409,6 +447,11 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
       const regexAfter = last === 0 || (beforeRegex.has(last) && !postfix) || keywordsBeforeRegex.has(lastWord) || (last === 41 && controlParenClosed);
       if (syntax.javascript && index >= noRegexBefore && regexAfter) {
         const end = skipRegex(text, index);
+        // After a `}` (a block's, or an object literal's) or a `!` right after code (TypeScript's
+        // non-null `x!`), the `/` may be a division: when the two readings disagree on the
+        // brackets between, regions are not worth the risk.
+        const ambiguous = last === 125 || (last === 33 && lastAt > 0 && /[\w$)\]]/.test(text.charAt(lastAt - 1)));
+        if (end > 0 && ambiguous && !bracketsBalance(text, index + 1, end - 1)) return undefined;
         if (end > 0) {
           index = end;
           last = SLASH;
@@ -444,7 +487,7 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
       continue;
     }
     if (code === 39 /* ' */ && (syntax.charLiterals || syntax.javascript)) {
-      index = syntax.cpp && isDigitSeparator(text, index) ? index + 1 : skipQuoted(text, index, code);
+      index = syntax.preprocessor && isDigitSeparator(text, index) ? index + 1 : skipQuoted(text, index, code);
       last = code;
       continue;
     }
@@ -453,8 +496,8 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
       else {
         const end = text.indexOf('`', index + 1);
         index = end < 0 ? length : end + 1;
+        last = code;
       }
-      last = code;
       continue;
     }
     if (code === 123 /* { */ || code === 40 /* ( */ || code === 91 /* [ */) {
@@ -474,7 +517,6 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
         templates.pop();
         depth -= 1;
         index = template(index + 1);
-        last = 96;
         continue;
       }
       depth -= 1;
