@@ -704,6 +704,48 @@ describe('region parse: a fifth review', () => {
   for (const row of fifthReviewFiles) test(row.name, async () => void (await assertPartialAgrees(row.language, row.text, row.rule)));
 });
 
+const needleFunction: SearchSpec['rule'] = functionHasNeedle;
+const needleCall: SearchSpec['rule'] = { pattern: 'needle($A)' };
+const tripleTail = `t = '''\ndef needle(a): return a\n'''\nu = 1  # '''\n`;
+const continuedString = `;//\\\nneedle(1);//\\\n";\n`;
+const fillAround = (language: string, snippet: string): string => {
+  const fill = language === 'python' ? fillers.python! : language === 'c' || language === 'cpp' ? fillers.c! : fillers.javascript!;
+  return `${fill(20, 'f')}${snippet}${fill(20, 'g')}`;
+};
+
+// A sixth review's reproductions (of the fifth's fixes, and around them): Python f-string
+// prefixes, escapes and specs as tree-sitter reads them, one-line strings that tree-sitter takes
+// on past a line break, a lambda's or walrus's `:` in a field; C raw directives (a `/` takes the
+// line break with it, a `//` then a block comment), a digit separator in `#if` or after a leading
+// point, `<…>` paths; a guessed regex after `}` or `!` hiding a quote; `export default /re/`.
+const sixthReviewRows: Array<[name: string, language: string, snippet: string, rule: SearchSpec['rule']]> = [
+  ['Python: `if` glued to a string is no f-string prefix', 'python', `if"{'''"in s:\n    pass\nA = '''}"\ndef needle(a):\n    return a\n'''\nB = 1 # '''\n`, needleFunction],
+  ['Python: a backslash in a format spec escapes nothing', 'python', `s = f"""{x:\\}""" + '}'\nt = """\ndef needle(a): return a\n"""\nu = 1  # """\n`, needleFunction],
+  ['Python: a backslash before `{` in an f-string opens a field', 'python', `x = f"""\\{'''"""'''}"""\n${tripleTail}`, needleFunction],
+  ['Python: a one-line f-string going on past a line break (tree-sitter)', 'python', 'x = f"\ndef needle(a): return {a}\nz{a}"\n', needleFunction],
+  ['Python: a string in a field starting with a line break', 'python', `x = f"""{"\n'''"}"""\nt = '''}"""\ndef needle(a): return a\n'''\nu = 1  # '''\n`, needleFunction],
+  ["Python: a lambda's `:` in a field (tree-sitter)", 'python', `x = f"{lambda: '''}"'''}"\n${tripleTail}`, needleFunction],
+  ["Python: a walrus's `:` in a field (tree-sitter)", 'python', `x = f"{x:='''}"'''}"\n${tripleTail}`, needleFunction],
+  ['Python: a prefix of three letters (tree-sitter)', 'python', `x = fff"{'''"\ndef needle(a): return a\n'''}" # '''\n`, needleFunction],
+  ['C: a `/` at the end of a `#define` takes the line break', 'c', '#define X a /\nint needle(void) { return 1; }\n', needleFunction],
+  ['C: a `/` at the end of a `#pragma` takes the line break', 'c', '#pragma foo /\nint needle(void) { return 1; }\n', needleFunction],
+  ['C: a `//` then a block comment in a `#define`', 'c', '#define GLOB "*.c" // matches /*\nint needle(void) { return 1; }\n*/\n', needleFunction],
+  ['C: a digit separator in `#if`', 'c', "#if 1'0 /* '\n;\nint needle(int a) { return a; }\n*/\nint z;\n#endif\n", needleFunction],
+  ['C: a quote in an `#include <…>` path', 'c', '#include <a"b.h> /* "\n;\nint needle(int a) { return a; }\n*/\n', needleFunction],
+  ['C++: a block comment opener in an `#include <…>` path', 'cpp', '#include <a/*b.h>\nconst char *s = R"x(*/\nint needle(int a) { return a; }\nint y = (\n)x";\n', needleFunction],
+  ['C: a digit separator after a leading point', 'c', "double d = .5'0; /*\n;\nint needle(int a) { return a; }\n*/\n", needleFunction],
+  ['C++: a digit separator after a leading point, then a raw string', 'cpp', "auto s = .5'0 + R\"x(\n;\nint needle(int a) { return a; }\nint y = (\n)x\";\n", needleFunction],
+  ['JS: a division after `{}` read as a regex hiding a quote', 'javascript', `x = {} / 2 + "/" + "\\\n${continuedString}`, needleCall],
+  ['TS: a division after `y!` read as a regex hiding a quote', 'typescript', `x = y! / 2 + "/" + "\\\n${continuedString}`, needleCall],
+  ['TS: a division after `a[i]!`', 'typescript', `x = a[i]! / 2 + "/" + "\\\n${continuedString}`, needleCall],
+  ['TS: a division after `(a)!`', 'typescript', `x = (a)! / 2 + "/" + "\\\n${continuedString}`, needleCall],
+  ['JS: a regex after `export default`, holding a quote', 'javascript', `export default /"/.source + "\\\n${continuedString}`, needleCall],
+];
+
+describe('region parse: a sixth review', () => {
+  for (const [name, language, snippet, rule] of sixthReviewRows) test(name, async () => void (await assertPartialAgrees(language, fillAround(language, snippet), rule)));
+});
+
 describe('region parse: a third and a fourth review', () => {
   for (const row of fourthReviewFiles) test(row.name, async () => void (await assertPartialAgrees(row.language, row.text, row.rule)));
 

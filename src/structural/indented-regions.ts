@@ -38,28 +38,41 @@ function pastEscape(text: string, at: number): number {
   return at + (text.charCodeAt(at + 1) === 13 && text.charCodeAt(at + 2) === 10 ? 3 : 2);
 }
 
-/** Whether the string whose quote is at `at` is an f-string (its prefix, of at most two letters, holds an `f`). */
-function formattedAt(text: string, at: number): boolean {
+/**
+ * Whether the string whose quote is at `at` is an f-string: its prefix (the letters glued before
+ * the quote) is `f`, `rf` or `fr` in any case. Undefined when the letters hold an `f` but are
+ * no such prefix (`if"…"`, `fff"…"`: tree-sitter reads some as a keyword, some as a prefix).
+ */
+function formattedAt(text: string, at: number): boolean | undefined {
   let prefix = at;
   while (prefix > 0 && isIdentifierPart(text.charCodeAt(prefix - 1))) prefix -= 1;
-  return at - prefix <= 2 && /[fF]/.test(text.slice(prefix, at));
+  const letters = text.slice(prefix, at);
+  if (!/[fF]/.test(letters)) return false;
+  return /^(?:[fF]|[rR][fF]|[fF][rR])$/.test(letters) ? true : undefined;
 }
 
 /**
  * The end of the string literal whose (first) quote is at `at`, one-line or triple-quoted, past
  * an f-string's replacement fields, which may hold strings with the same quotes (Python 3.12).
- * A one-line string ends at a bare line break. Undefined: not read here (no regions).
+ * Undefined: not read here (no regions): a one-line string reaching a bare line break (an error
+ * to Python, but tree-sitter goes on to the next line where a piece of the string starts with
+ * it), an f-string prefix it cannot tell, a named escape `\N{…}` in an f-string.
  */
 function skipString(text: string, at: number): number | undefined {
   const quote = text.charCodeAt(at);
   const triple = text.charCodeAt(at + 1) === quote && text.charCodeAt(at + 2) === quote;
   const formatted = formattedAt(text, at);
+  if (formatted === undefined) return undefined;
   let index = at + (triple ? 3 : 1);
   while (index < text.length) {
     const code = text.charCodeAt(index);
-    if (code === 92) index = pastEscape(text, index);
-    else if (code === quote && (!triple || (text.charCodeAt(index + 1) === quote && text.charCodeAt(index + 2) === quote))) return index + (triple ? 3 : 1);
-    else if (code === 10 && !triple) return index;
+    if (code === 92) {
+      const next = text.charCodeAt(index + 1);
+      if (formatted && next === 78 /* N */ && text.charCodeAt(index + 2) === 123) return undefined;
+      // In an f-string a backslash does not keep a brace from opening or closing a field.
+      index = formatted && (next === 123 || next === 125) ? index + 1 : pastEscape(text, index);
+    } else if (code === quote && (!triple || (text.charCodeAt(index + 1) === quote && text.charCodeAt(index + 2) === quote))) return index + (triple ? 3 : 1);
+    else if (code === 10 && !triple) return undefined;
     else if (formatted && code === 123 /* { */ && text.charCodeAt(index + 1) === 123) index += 2;
     else if (formatted && code === 123) {
       const end = skipField(text, index + 1, triple);
@@ -73,8 +86,9 @@ function skipString(text: string, at: number): number | undefined {
 /**
  * The end of an f-string's replacement field whose `{` is just before `at` (past its `}`): an
  * expression (brackets counted, strings skipped), then after a `:` outside brackets a format spec
- * (text with nested fields). Undefined for what is not read here: a line break in a one-line
- * f-string's field, a comment, a field that does not close.
+ * (text without escapes, with nested fields). Undefined for what is not read here: a line break
+ * in a one-line f-string's field or in a spec, a comment, a `:` that may be a lambda's or a
+ * walrus's (tree-sitter takes them unparenthesized), a field that does not close.
  */
 function skipField(text: string, at: number, triple: boolean): number | undefined {
   let depth = 0;
@@ -82,14 +96,14 @@ function skipField(text: string, at: number, triple: boolean): number | undefine
   let index = at;
   while (index < text.length) {
     const code = text.charCodeAt(index);
-    if ((code === 10 && !triple) || (code === 35 /* # */ && !spec)) return undefined;
+    if ((code === 10 && (!triple || spec)) || (code === 35 /* # */ && !spec)) return undefined;
     if (code === 125 /* } */ && depth === 0) return index + 1;
     if (spec) {
       if (code === 123) {
         const end = skipField(text, index + 1, triple);
         if (end === undefined) return undefined;
         index = end;
-      } else index += code === 92 ? 2 : 1;
+      } else index += 1;
       continue;
     }
     if (code === 34 || code === 39) {
@@ -100,8 +114,10 @@ function skipField(text: string, at: number, triple: boolean): number | undefine
     }
     if (code === 40 || code === 91 || code === 123) depth += 1;
     else if (code === 41 || code === 93 || code === 125) depth -= 1;
-    // `!=` is a comparison; `:` outside brackets starts the format spec (`:=` too: a field's walrus needs parentheses).
-    else if (code === 58 /* : */ && depth === 0) spec = true;
+    else if (code === 58 /* : */ && depth === 0) {
+      if (text.charCodeAt(index + 1) === 61 /* = */ || /\blambda\b/.test(text.slice(at, index))) return undefined;
+      spec = true;
+    }
     index += 1;
   }
   return undefined;

@@ -127,7 +127,7 @@ function itemStarts(text: string, preprocessor: boolean): (at: number) => boolea
 
 /** Characters after which `/` starts a regex literal rather than a division. */
 const beforeRegex = new Set([...'(,=:[!&|?{};+-*%<>~^'].map((ch) => ch.charCodeAt(0)));
-const keywordsBeforeRegex = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw', 'case', 'do', 'else', 'yield', 'await']);
+const keywordsBeforeRegex = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw', 'case', 'do', 'else', 'yield', 'await', 'default']);
 
 /** The end of a quoted string or character literal starting at `at` (its quote); strings end at a bare newline. */
 function skipQuoted(text: string, at: number, quote: number): number {
@@ -145,25 +145,47 @@ function skipQuoted(text: string, at: number, quote: number): number {
 
 /** Directives whose rest the C grammars read as tokens (a path, an expression), quotes included. */
 const tokenDirectives = new Set(['include', 'include_next', 'import', 'if', 'elif']);
+/** Of those, the ones whose `<…>` is one token (a path). */
+const pathDirectives = new Set(['include', 'include_next', 'import']);
 
 /**
- * The end of a C preprocessor line: past backslash continuations and block comments. Quotes hold
- * a string only in `quotes` directives: the rest of `#define`, `#error`, `#pragma`… is one raw
- * token to the grammars, which a block comment's opening ends even between quotes (a `#define`
- * of an Accept header's value: star, slash, star).
+ * The end of the C preprocessor line `directive` starting at `at`, or -1 when it is not read here
+ * (no regions). Token directives: strings, character literals (a digit separator aside), a
+ * `<…>` path, comments, backslash continuations. The rest of any other directive (`#define`,
+ * `#error`, `#pragma`…) is one raw token to tree-sitter-c, `\S([^/\n]|\/[^*]|\\\r?\n)*`: quotes
+ * hold nothing, a `/` takes the next character with it (a line break too, so the directive goes
+ * on), a `//` is part of it and only a block comment's opening ends it.
  */
-function skipDirective(text: string, at: number, quotes: boolean): number {
+function skipDirective(text: string, at: number, directive: string): number {
+  const tokens = tokenDirectives.has(directive);
   let index = at;
+  /** A `//` was seen in a raw directive. */
+  let lineComment = false;
   while (index < text.length) {
     const code = text.charCodeAt(index);
     if (code === NEWLINE) return index;
-    if (code === BACKSLASH) index += text.charCodeAt(index + 1) === 13 && text.charCodeAt(index + 2) === NEWLINE ? 3 : 2;
-    else if (quotes && (code === 34 || code === 39)) index = skipQuoted(text, index, code);
+    if (code === BACKSLASH && (text.charCodeAt(index + 1) === NEWLINE || (text.charCodeAt(index + 1) === 13 && text.charCodeAt(index + 2) === NEWLINE))) index += text.charCodeAt(index + 1) === 13 ? 3 : 2;
     else if (code === SLASH && text.charCodeAt(index + 1) === STAR) {
       const end = text.indexOf('*/', index + 2);
+      // After a `//` the grammar may have read a comment to the line's end instead: the two
+      // readings agree only when the block comment ends on this line.
+      const newline = text.indexOf('\n', index);
+      if (lineComment && (end < 0 || (newline >= 0 && end > newline))) return -1;
       index = end < 0 ? text.length : end + 2;
-    } else if (code === SLASH && text.charCodeAt(index + 1) === SLASH) return skipLogicalLine(text, index);
-    else index += 1;
+    } else if (!tokens) {
+      if (code === SLASH) {
+        if (text.charCodeAt(index + 1) === SLASH) lineComment = true;
+        index += 2;
+      } else index += 1;
+    } else if (code === BACKSLASH) index += 2;
+    else if (code === SLASH && text.charCodeAt(index + 1) === SLASH) return skipLogicalLine(text, index);
+    else if (code === 34) index = skipQuoted(text, index, code);
+    else if (code === 39) index = isDigitSeparator(text, index) ? index + 1 : skipQuoted(text, index, code);
+    else if (code === 60 /* < */ && pathDirectives.has(directive)) {
+      const close = text.indexOf('>', index);
+      const newline = text.indexOf('\n', index);
+      index = close >= 0 && (newline < 0 || close < newline) ? close + 1 : index + 1;
+    } else index += 1;
   }
   return text.length;
 }
@@ -209,6 +231,8 @@ function isDigitSeparator(text: string, at: number): boolean {
     if (start > 0 && (isIdentifierPart(code) || code === 46 /* . */ || code === 39)) start -= 1;
     else break;
   }
+  // A number may start with its point (`.5'0`).
+  if (text.charCodeAt(start) === 46 && start + 1 < at) start += 1;
   const code = text.charCodeAt(start);
   return start < at && code >= 48 && code <= 57;
 }
@@ -250,11 +274,12 @@ function itemGoesOn(header: string): boolean {
   return !/^(?:\s|const\b|volatile\b|noexcept\b|override\b|final\b|try\b|&|->[^]*)*$/.test(bare.slice(close + 1));
 }
 
-/** Whether the brackets in [start, end) balance when read as code (quotes not read). */
-function bracketsBalance(text: string, start: number, end: number): boolean {
+/** Whether [start, end) reads alike as a regex's text and as code: no quote, brackets that balance. */
+function readsAlike(text: string, start: number, end: number): boolean {
   let depth = 0;
   for (let index = start; index < end; index++) {
     const code = text.charCodeAt(index);
+    if (code === 34 || code === 39 || code === 96) return false;
     if (code === 40 || code === 91 || code === 123) depth += 1;
     else if (code === 41 || code === 93 || code === 125) {
       depth -= 1;
@@ -403,7 +428,8 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
         else if (directive.startsWith('el') && branches.length > 0) depth = branches[branches.length - 1]!;
         else if (directive === 'endif') branches.pop();
         if (depth > 0 || blockState === 'closed') blockState = 'no';
-        index = skipDirective(text, first, tokenDirectives.has(directive));
+        index = skipDirective(text, first, directive);
+        if (index < 0) return undefined;
         continue;
       }
     }
@@ -444,14 +470,16 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
         if (rest.includes('`') || rest.includes('/*')) return undefined;
       }
       const postfix = (last === 43 || last === 45) && text.charCodeAt(lastAt - 1) === last; /* ++ -- */
-      const regexAfter = last === 0 || (beforeRegex.has(last) && !postfix) || keywordsBeforeRegex.has(lastWord) || (last === 41 && controlParenClosed);
+      // A keyword after `.` is a property's name (`x.default / 2`): a division follows it.
+      const keyword = keywordsBeforeRegex.has(lastWord) && text.charCodeAt(lastAt - lastWord.length) !== 46; /* . */
+      const regexAfter = last === 0 || (beforeRegex.has(last) && !postfix) || keyword || (last === 41 && controlParenClosed);
       if (syntax.javascript && index >= noRegexBefore && regexAfter) {
         const end = skipRegex(text, index);
         // After a `}` (a block's, or an object literal's) or a `!` right after code (TypeScript's
-        // non-null `x!`), the `/` may be a division: when the two readings disagree on the
-        // brackets between, regions are not worth the risk.
+        // non-null `x!`), the `/` may be a division: when the two readings may disagree on the
+        // code between (brackets that do not balance, a quote), regions are not worth the risk.
         const ambiguous = last === 125 || (last === 33 && lastAt > 0 && /[\w$)\]]/.test(text.charAt(lastAt - 1)));
-        if (end > 0 && ambiguous && !bracketsBalance(text, index + 1, end - 1)) return undefined;
+        if (end > 0 && ambiguous && !readsAlike(text, index + 1, end - 1)) return undefined;
         if (end > 0) {
           index = end;
           last = SLASH;
