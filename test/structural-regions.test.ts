@@ -746,6 +746,57 @@ describe('region parse: a sixth review', () => {
   for (const [name, language, snippet, rule] of sixthReviewRows) test(name, async () => void (await assertPartialAgrees(language, fillAround(language, snippet), rule)));
 });
 
+const continuedCall = `;//\\\nneedle(1);//\\\n";\n`;
+const javaAround = (snippet: string): string => `class A {\n${fillers.java!(80, 'f')}${snippet}${fillers.java!(80, 'g')}}\n`;
+
+// A seventh review's reproductions: a `/` read as a regex or a division where the other reading
+// holds (a name like `of`, a keyword after `. ` or a line break, a method named `if`, `for await
+// (…)`, a prefix `++`, a spread, `extends`, a non-null `!` after any operand, a class holding
+// `//`, a backslash before CRLF), a `#!` line, a C directive after code on its line or after a
+// form feed, `#import` and `#include_next` (raw to the bundled grammars), Java string templates.
+const seventhReviewFiles: Array<{ name: string; language: string; text: string; rule: SearchSpec['rule'] }> = [
+  ...(
+    [
+      ['JS: a variable named `of`, then a division', 'javascript', `let of = 4;\nx = of / 2 + "/" + "\\\n${continuedCall}`],
+      ['JS: `a. default` (a space after the dot), then a division', 'javascript', `x = a. default / 2 + "/" + "\\\n${continuedCall}`],
+      ['JS: `a.` and `in` on the next line, then a division', 'javascript', `x = a.\n  in / 2 + "/" + "\\\n${continuedCall}`],
+      ['JS: a method named `if` called, then a division', 'javascript', `x = obj.if(a) / 2 + "/" + "\\\n${continuedCall}`],
+      ['TS: `obj?.for(a)`, then a division', 'typescript', `x = obj?.for(a) / 2 + "/" + "\\\n${continuedCall}`],
+      ['JS: a regex after `for await (…)` holding a quote', 'javascript', `for await (const x of xs) /"/.test(x) + "\\\n${continuedCall}`],
+      ['JS: a regex after a prefix `++`', 'javascript', `x = ++/"/.lastIndex + "\\\n${continuedCall}`],
+      ['TS: a regex after a prefix `--`', 'typescript', `x = --/"/.lastIndex + "\\\n${continuedCall}`],
+      ['JS: a regex after a spread', 'javascript', `x = [.../"/.source, "\\\n];//\\\nneedle(1);//\\\n"];\n`],
+      ['JS: a regex after `extends`', 'javascript', `class Q extends /"/.constructor { m() { return "\\\n;//\\\nneedle(1);//\\\n"; } }\n`],
+      ['TS: a non-null `!` after a string', 'typescript', `x = "a"! / 2 + "/" + "\\\n${continuedCall}`],
+      ['TS: a non-null `!` after a template', 'typescript', `x = \`a\`! / 2 + "/" + "\\\n${continuedCall}`],
+      ['TS: a non-null `!` after `{}`', 'typescript', `x = {}! / 2 + "/" + "\\\n${continuedCall}`],
+      ['TS: a non-null `y !` with a space', 'typescript', `x = y ! / 2 + "/" + "\\\n${continuedCall}`],
+      ['TS: a non-null `!` after a regex', 'typescript', `x = /a/! / 2 + "/" + "\\\n${continuedCall}`],
+      ['TS: a non-null `!` after an instantiation `f<T>`', 'typescript', `x = f<T>! / 2 + "/" + "\\\n${continuedCall}`],
+      ['JS: a guessed regex after `}` whose class holds `//`', 'javascript', `x = {} / a[b//c] / 2 + "\\\n]; y = "\\\n${continuedCall}`],
+      ['TS: the same after `z!`', 'typescript', `x = z! / a[b//c] / 2 + "\\\n]; y = "\\\n${continuedCall}`],
+      ['JS: a backslash before CRLF in a guessed regex', 'javascript', `x = {} / 2 + [/"/.source + "\\\r\n];//\\\nneedle(1);//\\\n"];\n`],
+    ] as const
+  ).map(([name, language, snippet]) => ({ name, language, text: `${jsFill(20)}${snippet}${jsFill(20, 'g')}`, rule: needleCall })),
+  ...(['javascript', 'typescript'] as const).map((language) => ({ name: `${language}: a \`#!\` line ending in \`"\\\``, language, text: `#!/usr/bin/env node "\\\nx = "\\\n${continuedCall}${jsFill(40, 'g')}`, rule: needleCall })),
+  ...(
+    [
+      ['C: `#define` after a comment on its line', 'c', '/* c */ #define X "/*";\nint needle;\n*/\nint z;\n'],
+      ['C++: `#define` after a declaration on its line', 'cpp', 'int a; #define X "/*";\nint needle;\n*/\nint z;\n'],
+      ['C: `#define` after a form feed', 'c', '\f#define X "/*";\nint needle;\n*/\nint z;\n'],
+      ['C: `#define` after a vertical tab', 'c', '\v#define X "/*";\nint needle;\n*/\nint z;\n'],
+      ['C: `#import` is raw to the grammar', 'c', '#import "a/*";\nint needle;\n*/\nint z;\n'],
+      ['C++: `#include_next` is raw to the grammar', 'cpp', '#include_next "a/*";\nint needle;\n*/\nint z;\n'],
+      ['C: an `#include_next <…>` path', 'c', '#include_next <a/*b.h>\nint needle;\n*/\nint z;\n'],
+    ] as const
+  ).map(([name, language, snippet]) => ({ name, language, text: `${cFill(20)}${snippet}${cFill(20, 'g')}`, rule: declarationHasNeedle })),
+  { name: 'Java: a text block inside a string template', language: 'java', text: javaAround('  String s = STR."""\n  \\{ """\n  ;\n  int needle;\n  String t = """\n  }\n  """;\n'), rule: { kind: 'field_declaration', has: { pattern: 'needle' } } },
+];
+
+describe('region parse: a seventh review', () => {
+  for (const row of seventhReviewFiles) test(row.name, async () => void (await assertPartialAgrees(row.language, row.text, row.rule)));
+});
+
 describe('region parse: a third and a fourth review', () => {
   for (const row of fourthReviewFiles) test(row.name, async () => void (await assertPartialAgrees(row.language, row.text, row.rule)));
 

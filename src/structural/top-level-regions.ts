@@ -125,9 +125,26 @@ function itemStarts(text: string, preprocessor: boolean): (at: number) => boolea
   };
 }
 
-/** Characters after which `/` starts a regex literal rather than a division. */
+/** Characters after which `/` starts a regex literal (a `!`, `+` or `-` only as an operator on what follows). */
 const beforeRegex = new Set([...'(,=:[!&|?{};+-*%<>~^'].map((ch) => ch.charCodeAt(0)));
-const keywordsBeforeRegex = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw', 'case', 'do', 'else', 'yield', 'await', 'default']);
+/** Keywords after which `/` starts a regex literal (not after a `.`: there they are property names). */
+const keywordsBeforeRegex = new Set(['return', 'typeof', 'instanceof', 'in', 'new', 'delete', 'void', 'throw', 'case', 'do', 'else', 'default', 'extends']);
+/** Words that may be keywords before a regex or names before a division (`let of = 4; of / 2`). */
+const eitherWords = new Set(['of', 'yield', 'await', 'let', 'async', 'get', 'set', 'static']);
+
+/** Whether the code before `at` (past blank space) is a `.`: the word at `at` is a property's name. */
+function afterDot(text: string, at: number): boolean {
+  let index = at - 1;
+  while (index >= 0 && /\s/.test(text.charAt(index))) index -= 1;
+  return text.charCodeAt(index) === 46 && text.charCodeAt(index - 1) !== 46; /* `.`, not a spread's `...` */
+}
+
+/** The identifier ending just before `at` (past blank space), or ''. */
+function previousWord(text: string, at: number): string {
+  let end = at;
+  while (end > 0 && /\s/.test(text.charAt(end - 1))) end -= 1;
+  return text.slice(wordBefore(text, end), end);
+}
 
 /** The end of a quoted string or character literal starting at `at` (its quote); strings end at a bare newline. */
 function skipQuoted(text: string, at: number, quote: number): number {
@@ -144,9 +161,11 @@ function skipQuoted(text: string, at: number, quote: number): number {
 }
 
 /** Directives whose rest the C grammars read as tokens (a path, an expression), quotes included. */
-const tokenDirectives = new Set(['include', 'include_next', 'import', 'if', 'elif']);
-/** Of those, the ones whose `<…>` is one token (a path). */
-const pathDirectives = new Set(['include', 'include_next', 'import']);
+const tokenDirectives = new Set(['include', 'if', 'elif']);
+/** Of those, the ones whose `<…>` is one token (a path). (`#import` and `#include_next` are raw to the bundled grammars.) */
+const pathDirectives = new Set(['include']);
+/** A directive's `#` and name where tree-sitter-c lexes one, anywhere on a line. */
+const directiveAnywhere = /^#[ \t]*(?:define|include|include_next|import|if|ifdef|ifndef|elif|elifdef|elifndef|else|endif|undef|pragma|error|warning|line)\b/;
 
 /**
  * The end of the C preprocessor line `directive` starting at `at`, or -1 when it is not read here
@@ -274,12 +293,15 @@ function itemGoesOn(header: string): boolean {
   return !/^(?:\s|const\b|volatile\b|noexcept\b|override\b|final\b|try\b|&|->[^]*)*$/.test(bare.slice(close + 1));
 }
 
-/** Whether [start, end) reads alike as a regex's text and as code: no quote, brackets that balance. */
+/**
+ * Whether [start, end) reads alike as a regex's text and as code: no quote, no `/` (as code it
+ * may open a comment), brackets that balance.
+ */
 function readsAlike(text: string, start: number, end: number): boolean {
   let depth = 0;
   for (let index = start; index < end; index++) {
     const code = text.charCodeAt(index);
-    if (code === 34 || code === 39 || code === 96) return false;
+    if (code === 34 || code === 39 || code === 96 || code === SLASH) return false;
     if (code === 40 || code === 91 || code === 123) depth += 1;
     else if (code === 41 || code === 93 || code === 125) {
       depth -= 1;
@@ -296,8 +318,12 @@ function skipRegex(text: string, at: number): number {
   while (index < text.length) {
     const code = text.charCodeAt(index);
     if (code === NEWLINE) return -1;
-    if (code === BACKSLASH) index += 2;
-    else {
+    if (code === BACKSLASH) {
+      // A regex holds no line break, escaped or not.
+      const next = text.charCodeAt(index + 1);
+      if (next === NEWLINE || next === 13) return -1;
+      index += 2;
+    } else {
       if (code === 91 /* [ */) inClass = true;
       else if (code === 93 /* ] */) inClass = false;
       else if (code === SLASH && !inClass) return index + 1;
@@ -351,14 +377,18 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
   /** For each open `(`: whether `if`, `while`, `for` or `with` came before it (then a `/` after its `)` starts a regex). */
   const parens: boolean[] = [];
   let controlParenClosed = false;
-  /** A regex literal failed to end on this line: no other try before this offset. */
-  let noRegexBefore = -1;
+  /** Slashes tried as regexes on the line of the last one (a line of many is not read here). */
+  let slashTries = 0;
   /** The line of the last `/` checked: a slash whose line goes on with a backquote or `/*` gives up. */
   let slashLineEnd = -1;
   /** A template literal or block comment ran to the end of the text. */
   let unterminated = false;
-  // A byte-order mark is no code.
+  // A byte-order mark is no code; nor is a JavaScript file's `#!` line.
   let index = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  if (syntax.javascript && text.startsWith('#!', index)) {
+    const newline = text.indexOf('\n', index);
+    index = newline < 0 ? length : newline;
+  }
   let lineStart = true;
   // C and C++: a block whose item goes on after its `}` (a struct or enum definition, an
   // initializer, a typedef, a C++ requires-clause) ends nothing; where this statement's header
@@ -384,6 +414,34 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
     members = [];
     headerFrom = end;
     regionSemicolon = false;
+  };
+
+  /**
+   * What a `/` (not a comment) is after the code before it: 'regex' after an operator, an opening
+   * bracket, a keyword or a control statement's `)`; 'division' after a name, a number, a string,
+   * a `)` or a `]`; undefined where it may be either (`}` of a block or of an object literal, a
+   * non-null `x!`, `++`, `--`, `of`, `await`, `yield`, a `.`…).
+   */
+  const slashReading = (): 'regex' | 'division' | undefined => {
+    if (last === 0) return 'regex';
+    if (lastWord !== '') {
+      if (afterDot(text, lastAt - lastWord.length + 1)) return 'division';
+      if (keywordsBeforeRegex.has(lastWord)) return 'regex';
+      return eitherWords.has(lastWord) ? undefined : 'division';
+    }
+    if (last === 41 /* ) */) return controlParenClosed ? 'regex' : 'division';
+    if (last === 93 /* ] */ || last === 34 || last === 39 || last === 96 || (last >= 48 && last <= 57)) return 'division';
+    if (last === 43 || last === 45) return text.charCodeAt(lastAt - 1) === last ? undefined : 'regex'; /* ++ -- */
+    if (last === 33 /* ! */) {
+      // A prefix `!` after an operator or a keyword; after an operand, TypeScript's non-null `x!`.
+      let before = lastAt - 1;
+      while (before >= 0 && /\s/.test(text.charAt(before))) before -= 1;
+      const word = previousWord(text, before + 1);
+      if (word !== '' && /^[\w$]/.test(word)) return keywordsBeforeRegex.has(word) && !afterDot(text, before + 1 - word.length) ? 'regex' : undefined;
+      return /[)\]"'`}\/>]/.test(text.charAt(before)) ? undefined : 'regex';
+    }
+    if (last === 125 /* } */) return undefined;
+    return beforeRegex.has(last) ? 'regex' : undefined;
   };
 
   /** Scans a template literal's text from `at` (after its backquote or a `}`); returns where code resumes. */
@@ -417,6 +475,8 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
       if (depth === 0 && itemEnded && index > regionStart && mayStartItem(index)) endRegion(index);
       let first = index;
       while (first < length && (text.charCodeAt(first) === 32 || text.charCodeAt(first) === 9)) first += 1;
+      // A form feed or vertical tab before a directive: not read here.
+      if (syntax.preprocessor && (text.charCodeAt(first) === 12 || text.charCodeAt(first) === 11)) return undefined;
       // HTML-like comments (`<!--` in code, `-->` at a line's start) are comments to the grammars.
       if (syntax.javascript && text.startsWith('-->', first)) return undefined;
       // In C and C++ a member ends only at a `;` (a nested struct or typedef may go on after its `}`).
@@ -468,27 +528,25 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
         slashLineEnd = newline < 0 ? length : newline;
         const rest = text.slice(index, slashLineEnd);
         if (rest.includes('`') || rest.includes('/*')) return undefined;
+        slashTries = 0;
       }
-      const postfix = (last === 43 || last === 45) && text.charCodeAt(lastAt - 1) === last; /* ++ -- */
-      // A keyword after `.` is a property's name (`x.default / 2`): a division follows it.
-      const keyword = keywordsBeforeRegex.has(lastWord) && text.charCodeAt(lastAt - lastWord.length) !== 46; /* . */
-      const regexAfter = last === 0 || (beforeRegex.has(last) && !postfix) || keyword || (last === 41 && controlParenClosed);
-      if (syntax.javascript && index >= noRegexBefore && regexAfter) {
+      if (syntax.javascript) {
+        // A long line of slashes is not read here (each try reads on to the line's end).
+        if (++slashTries > 64) return undefined;
         const end = skipRegex(text, index);
-        // After a `}` (a block's, or an object literal's) or a `!` right after code (TypeScript's
-        // non-null `x!`), the `/` may be a division: when the two readings may disagree on the
-        // code between (brackets that do not balance, a quote), regions are not worth the risk.
-        const ambiguous = last === 125 || (last === 33 && lastAt > 0 && /[\w$)\]]/.test(text.charAt(lastAt - 1)));
-        if (end > 0 && ambiguous && !readsAlike(text, index + 1, end - 1)) return undefined;
         if (end > 0) {
-          index = end;
-          last = SLASH;
-          lastAt = end - 1;
-          lastWord = '';
-          continue;
+          const reading = slashReading();
+          // Where the two readings differ on the code between (a quote, a `/`, brackets that do
+          // not balance), only a certain reading will do.
+          if (reading === undefined && !readsAlike(text, index + 1, end - 1)) return undefined;
+          if (reading !== 'division') {
+            index = end;
+            last = SLASH;
+            lastAt = end - 1;
+            lastWord = '';
+            continue;
+          }
         }
-        const newline = text.indexOf('\n', index);
-        noRegexBefore = newline < 0 ? length : newline;
       }
     }
     // Code after the block other than `;` (a declarator, a second block): not descended into.
@@ -503,14 +561,20 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
       continue;
     }
     if (syntax.javascript && code === 60 /* < */ && text.startsWith('!--', index + 1)) return undefined;
+    // tree-sitter-c lexes a directive after code or a comment on its line too: not read here.
+    if (syntax.preprocessor && code === 35 && directiveAnywhere.test(text.slice(index, index + 40))) return undefined;
     const wordBefore = lastWord;
+    const wordBeforeStart = lastAt - wordBefore.length + 1;
     lastWord = '';
     lastAt = index;
     if (code === 34 /* " */) {
+      const start = index;
       const raw = syntax.cpp ? skipRawString(text, index) : -1;
       if (raw >= 0) index = raw;
       else if (syntax.textBlocks && text.startsWith('"""', index)) index = skipTextBlock(text, index);
       else index = skipQuoted(text, index, code);
+      // Java's string templates (`STR."…\{x}…"`) may hold strings of their own: not read here.
+      if (syntax.textBlocks && text.slice(start, index).includes('\\{')) return undefined;
       last = code;
       continue;
     }
@@ -538,7 +602,8 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
         open = index + 1;
         members = [open];
       }
-      if (code === 40) parens.push(controlWords.has(wordBefore));
+      // `if (…)`, `for await (…)`, not a method named `if` (`obj.if(a) / 2`).
+      if (code === 40) parens.push(wordBefore !== '' && !afterDot(text, wordBeforeStart) && (controlWords.has(wordBefore) || (wordBefore === 'await' && previousWord(text, wordBeforeStart) === 'for')));
       depth += 1;
     } else if (code === 125 /* } */ || code === 41 /* ) */ || code === 93 /* ] */) {
       if (code === 125 && templates.length > 0 && templates[templates.length - 1] === depth) {
