@@ -797,6 +797,43 @@ describe('region parse: a seventh review', () => {
   for (const row of seventhReviewFiles) test(row.name, async () => void (await assertPartialAgrees(row.language, row.text, row.rule)));
 });
 
+const pythonClass = (snippet: string): string =>
+  `${fillers.python!(3, 'f')}class Big:\n${repeat(20, (at) => `    def m${at}(self):\n        return ${at}\n\n`)}${snippet}${repeat(20, (at) => `    def n${at}(self):\n        return ${at}\n\n`)}${fillers.python!(3, 'g')}`;
+const statementHasNeedle: SearchSpec['rule'] = { kind: 'expression_statement', has: { pattern: 'needle($A)' } };
+
+// An eighth review, by a differential fuzzer (token soup between valid items, kept where the whole
+// parse is clean; about 100,000 clean files over seven languages): a C directive that takes its
+// operand or its value from the next line (none on its line, a comment first, trailing blank
+// space), a `/` before a backslash or a line break in a raw directive, code after `#ifdef NAME`;
+// a Python line ending in an operator or a keyword, or in a header's `:` with no deeper line (an
+// error to Python, read on by tree-sitter), a line of only U+FEFF; a keyword tree-sitter reads off
+// a word's front (`}inneedle`); TypeScript's `f<T>` ending a line.
+const eighthReviewFiles: Array<{ name: string; language: string; text: string; rule: SearchSpec['rule'] }> = [
+  { name: 'C: `#ifdef` with no name on its line', language: 'c', text: fillAround('c', '#ifdef\nint needle;\n#endif\n'), rule: declarationHasNeedle },
+  { name: 'C: `#ifdef` with a comment for its name', language: 'c', text: fillAround('c', '#\tifdef //c\nint needle(void) { return 0; }\n#endif\n\t\nint needle;\t\n'), rule: functionHasNeedle },
+  { name: 'C: `#pragma` continued onto a blank line', language: 'c', text: fillAround('c', '#pragma \\\n\nneedle(1);\n'), rule: needleCall },
+  { name: 'C++: an unknown directive continued onto a blank line', language: 'cpp', text: fillAround('cpp', '#g\\\n\nneedle(1)\n'), rule: statementHasNeedle },
+  { name: 'C: `#define X ` with blank space and no value', language: 'c', text: fillAround('c', '#define X \nint needle(void) { return 0; } '), rule: functionHasNeedle },
+  { name: 'C: a `#define` value that is a `/` and a backslash', language: 'c', text: fillAround('c', '#define SLASH /\\\nneedle(1);\n'), rule: needleCall },
+  { name: 'C: an `#error` that is a `/` and a backslash', language: 'c', text: fillAround('c', '#error /\\\nneedle(1);\n'), rule: needleCall },
+  { name: 'C: code after `#ifdef NAME` on its line', language: 'c', text: fillAround('c', 'e(d){}\n#ifdef d(X)\nneedle(1)=1;\n#endif\n'), rule: statementHasNeedle },
+  { name: 'Python: a line ending in `=`', language: 'python', text: fillAround('python', 'x =\nneedle(1)\n'), rule: statementHasNeedle },
+  { name: 'Python: a line of only `assert`', language: 'python', text: fillAround('python', 'assert\nneedle(1)\n'), rule: statementHasNeedle },
+  { name: "Python: a header's `:` with no deeper line", language: 'python', text: fillAround('python', 'e:\nneedle(1)\n'), rule: statementHasNeedle },
+  { name: 'Python: a line ending in `=` in an entered body', language: 'python', text: pythonBody('    t =\n    needle(1)\n'), rule: statementHasNeedle },
+  { name: 'Python: a line ending in `=` in a class', language: 'python', text: pythonClass('    x =\n    needle(1)\n'), rule: statementHasNeedle },
+  { name: 'Python: a line of only `*`', language: 'python', text: fillAround('python', "()\ndef g():\n for i in'':()\n*\nneedle(1)\n"), rule: needleCall },
+  { name: 'Python: a line of indentation and U+FEFF', language: 'python', text: fillAround('python', '    \ufeff\nx = needle(1)\n'), rule: { kind: 'block', has: { pattern: 'needle($A)' } } },
+  { name: 'JS: `in` read off the front of `inneedle`', language: 'javascript', text: fillAround('javascript', 'x = class {}inneedle;\n'), rule: { kind: 'expression_statement', has: { pattern: 'needle' } } },
+  { name: 'TS: `in` read off the front of `inneedle` in a body', language: 'typescript', text: bodyAround('typescript', 'function(){}inneedle;\n'), rule: { kind: 'function_declaration', has: { pattern: 'needle' } } },
+  { name: 'TS: `f<T>` ending a line in a body', language: 'typescript', text: bodyAround('typescript', 'f<T>\nfunction(){(1)({a:needle(1)});switch(x){case{}:{}}}\n'), rule: statementHasNeedle },
+  { name: 'TS: `f<T>` and a tab ending a line after a comment', language: 'typescript', text: bodyAround('typescript', 'do x = y; while (get);\n\n//a"\n\nf<T>\t\nneedle(1); '), rule: statementHasNeedle },
+];
+
+describe('region parse: an eighth review (a fuzzer)', () => {
+  for (const row of eighthReviewFiles) test(row.name, async () => void (await assertPartialAgrees(row.language, row.text, row.rule)));
+});
+
 describe('region parse: a third and a fourth review', () => {
   for (const row of fourthReviewFiles) test(row.name, async () => void (await assertPartialAgrees(row.language, row.text, row.rule)));
 

@@ -132,6 +132,8 @@ function logicalLines(text: string): LogicalLine[] | undefined {
   let depth = 0;
   let current: LogicalLine | undefined;
   let last = 0;
+  /** Where `last` is. */
+  let lastAt = -1;
   while (index < length) {
     if (current === undefined) {
       // A new logical line: its indentation and first word.
@@ -145,8 +147,10 @@ function logicalLines(text: string): LogicalLine[] | undefined {
         word = text.slice(first, end);
       }
       const empty = first >= length || code === 10 || code === 13 || code === 35; /* # */
-      // Past ASCII, a line may start with a character tree-sitter skips (U+200B, U+2060, U+FEFF
-      // before `else:`): such a line starts nothing (regions only grow).
+      // tree-sitter skips U+FEFF, U+200B and U+2060 at a line's start (a line of only those does
+      // not end a block to it): not read here.
+      if (code === 0xfeff || code === 0x200b || code === 0x2060) return undefined;
+      // Past ASCII otherwise, such a line starts nothing (regions only grow).
       if (code > 127) word = '';
       current = { start: index, indent: first - index, mayStart: (word !== '' && !continuations.has(word)) || code === 64, decorator: code === 64, empty, opensBlock: false };
       lines.push(current);
@@ -158,6 +162,7 @@ function logicalLines(text: string): LogicalLine[] | undefined {
     if (code === 10) {
       index += 1;
       if (depth === 0) {
+        if (endsOpen(text, last, lastAt)) return undefined;
         current.opensBlock = last === 58; /* : */
         current = undefined;
       }
@@ -178,6 +183,7 @@ function logicalLines(text: string): LogicalLine[] | undefined {
       if (end === undefined) return undefined;
       index = end;
       last = code;
+      lastAt = end - 1;
       continue;
     }
     if (code === 40 || code === 91 || code === 123) depth += 1;
@@ -185,11 +191,46 @@ function logicalLines(text: string): LogicalLine[] | undefined {
       depth -= 1;
       if (depth < 0) return undefined;
     }
-    if (code !== 32 && code !== 9 && code !== 13) last = code;
+    if (code !== 32 && code !== 9 && code !== 13) {
+      last = code;
+      lastAt = index;
+    }
     index += 1;
   }
-  if (current) current.opensBlock = last === 58;
-  return depth === 0 ? lines : undefined;
+  if (current) {
+    if (endsOpen(text, last, lastAt)) return undefined;
+    current.opensBlock = last === 58;
+  }
+  if (depth !== 0) return undefined;
+  // A header's `:` with no deeper line after it: tree-sitter reads on into the next line
+  // (`e:` then `needle(1)` is an annotated assignment to it).
+  for (let at = 0; at < lines.length; at += 1) {
+    if (!lines[at]!.opensBlock) continue;
+    let next = at + 1;
+    while (next < lines.length && lines[next]!.empty) next += 1;
+    if (next >= lines.length || lines[next]!.indent <= lines[at]!.indent) return undefined;
+  }
+  return lines;
+}
+
+/** Operators that cannot end a line of Python (nor can `*` but in `import *`, nor `.` but in `...`). */
+const openEnds = new Set([...'=+-/%@&|^~<>.'].map((ch) => ch.charCodeAt(0)));
+/** Words that cannot end a line of Python. */
+const openWords = new Set(['not', 'and', 'or', 'in', 'is', 'assert', 'del', 'lambda', 'await', 'if', 'elif', 'while', 'for', 'with', 'import', 'from', 'as', 'global', 'nonlocal', 'class', 'def', 'except']);
+
+/**
+ * Whether a logical line whose last code character is `last` (at `lastAt`) cannot end there: an
+ * error to Python, but tree-sitter reads on into the next line (`x =` then `needle(1)`), so
+ * regions are not read.
+ */
+function endsOpen(text: string, last: number, lastAt: number): boolean {
+  if (last === 46 /* . */) return !(text.charCodeAt(lastAt - 1) === 46 && text.charCodeAt(lastAt - 2) === 46);
+  if (last === 42 /* * */) return !/\bimport\s*\*$/.test(text.slice(Math.max(0, lastAt - 40), lastAt + 1));
+  if (openEnds.has(last)) return true;
+  if (!isIdentifierPart(last)) return false;
+  let start = lastAt;
+  while (start > 0 && isIdentifierPart(text.charCodeAt(start - 1))) start -= 1;
+  return openWords.has(text.slice(start, lastAt + 1));
 }
 
 /** Whether logical line `at` starts an item at this indentation (the previous one at it is not a decorator). */

@@ -177,6 +177,8 @@ const directiveAnywhere = /^#[ \t]*(?:define|include|include_next|import|if|ifde
  */
 function skipDirective(text: string, at: number, directive: string): number {
   const tokens = tokenDirectives.has(directive);
+  const rest = operandAfter(text, at, directive);
+  if (rest === undefined) return -1;
   let index = at;
   /** A `//` was seen in a raw directive. */
   let lineComment = false;
@@ -193,7 +195,11 @@ function skipDirective(text: string, at: number, directive: string): number {
       index = end < 0 ? text.length : end + 2;
     } else if (!tokens) {
       if (code === SLASH) {
-        if (text.charCodeAt(index + 1) === SLASH) lineComment = true;
+        const next = text.charCodeAt(index + 1);
+        // Whether a `/` takes a line break or a backslash with it depends on whether it starts
+        // the raw token (`\S` does not take the next character): not read here.
+        if (next === NEWLINE || next === 13 || next === BACKSLASH) return -1;
+        if (next === SLASH) lineComment = true;
         index += 2;
       } else index += 1;
     } else if (code === BACKSLASH) index += 2;
@@ -207,6 +213,53 @@ function skipDirective(text: string, at: number, directive: string): number {
     } else index += 1;
   }
   return text.length;
+}
+
+/** Directives that take no operand. */
+const bareDirectives = new Set(['else', 'endif', '']);
+/** Directives whose operand is one name, the rest of the line being code to tree-sitter-c. */
+const nameDirectives = new Set(['ifdef', 'ifndef', 'elifdef', 'elifndef', 'undef']);
+
+/**
+ * Whether the directive at `at` (its `#`) reads here as tree-sitter-c reads it: undefined when it
+ * does not. A directive that needs an operand and has none on its line (past blank space and
+ * backslash continuations) takes one from the next non-blank line; after `#ifdef NAME` anything
+ * but a comment is code on that line.
+ */
+function operandAfter(text: string, at: number, directive: string): true | undefined {
+  if (bareDirectives.has(directive)) return true;
+  const name = text.indexOf(directive, at) + directive.length;
+  let index = name;
+  const blank = (): void => {
+    for (;;) {
+      const code = text.charCodeAt(index);
+      if (code === 32 || code === 9 || code === 11 || code === 12 || code === 13) index += 1;
+      else if (code === BACKSLASH && (text.charCodeAt(index + 1) === NEWLINE || (text.charCodeAt(index + 1) === 13 && text.charCodeAt(index + 2) === NEWLINE))) index += text.charCodeAt(index + 1) === 13 ? 3 : 2;
+      else return;
+    }
+  };
+  blank();
+  // No operand on the line (a comment first counts as none): the grammar takes the next line's.
+  if (index >= text.length || text.charCodeAt(index) === NEWLINE || (text.charCodeAt(index) === SLASH && (text.charCodeAt(index + 1) === SLASH || text.charCodeAt(index + 1) === STAR))) return undefined;
+  if (directive === 'define') {
+    // After the macro's name (and parameters), blank space and no value: the grammar skips the
+    // line break too and takes its value from the next line.
+    while (index < text.length && isIdentifierPart(text.charCodeAt(index))) index += 1;
+    if (text.charCodeAt(index) === 40 /* ( */) {
+      const close = text.indexOf(')', index);
+      if (close < 0) return undefined;
+      index = close + 1;
+    }
+    const valueAt = index;
+    blank();
+    const code = text.charCodeAt(index);
+    return index > valueAt && (index >= text.length || code === NEWLINE) ? undefined : true;
+  }
+  if (!nameDirectives.has(directive)) return true;
+  while (index < text.length && isIdentifierPart(text.charCodeAt(index))) index += 1;
+  blank();
+  const code = text.charCodeAt(index);
+  return index >= text.length || code === NEWLINE || (code === SLASH && (text.charCodeAt(index + 1) === SLASH || text.charCodeAt(index + 1) === STAR)) ? true : undefined;
 }
 
 /** The end of a line, past backslash continuations. */
@@ -483,7 +536,7 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
       const memberEnded = syntax.preprocessor ? templates.length === 0 && last === 59 : itemEnded;
       if (depth === 1 && blockState === 'open' && memberEnded && index > members[members.length - 1]! && mayStartItem(first)) members.push(index);
       if (syntax.preprocessor && text.charCodeAt(first) === 35 /* # */) {
-        const directive = /^#\s*(\w+)/.exec(text.slice(first, first + 32))?.[1] ?? '';
+        const directive = /^#[ \t]*(\w+)/.exec(text.slice(first, first + 32))?.[1] ?? '';
         if (directive === 'if' || directive === 'ifdef' || directive === 'ifndef') branches.push(depth);
         else if (directive.startsWith('el') && branches.length > 0) depth = branches[branches.length - 1]!;
         else if (directive === 'endif') branches.pop();
@@ -495,6 +548,9 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
     }
     const code = text.charCodeAt(index);
     if (code === NEWLINE) {
+      // TypeScript: `f<T>` ending a line may be an instantiation expression (then a new
+      // statement) or a comparison going on: tree-sitter's choice may depend on what precedes.
+      if (syntax.javascript && last === 62 && /[\w$\]>]/.test(text.charAt(lastAt - 1))) return undefined;
       index += 1;
       lineStart = true;
       continue;
@@ -648,8 +704,13 @@ function touchesWordBefore(text: string, at: number): boolean {
   while (start >= 0 && isWordCharacter(text.charCodeAt(start))) start -= 1;
   if (start === at - 1) return false;
   const first = text.charCodeAt(start + 1);
-  return !(first >= 48 && first <= 57);
+  // Where no name may come next, tree-sitter lexes a keyword off a word's front (`}inneedle` is
+  // `in needle`, `export consta` is `export const a`): a keyword before the literal does not touch it.
+  return !(first >= 48 && first <= 57) && !gluedKeywords.has(text.slice(start + 1, at));
 }
+
+/** Keywords tree-sitter may read off the front of a word (JavaScript, TypeScript, C, Python…). */
+const gluedKeywords = new Set(['in', 'instanceof', 'as', 'satisfies', 'of', 'extends', 'implements', 'is', 'not', 'and', 'or', 'if', 'else', 'const', 'let', 'var', 'return', 'typeof', 'keyof', 'new', 'delete', 'void', 'await', 'yield', 'export', 'import', 'from', 'case', 'default', 'do', 'while', 'for', 'static', 'class', 'function', 'struct', 'enum', 'union', 'sizeof', 'goto', 'lambda', 'def']);
 
 /** An identifier or keyword literal is a whole token in a match: it counts only where no identifier character touches it. */
 const wordLiteral = /^[A-Za-z_$][\w$]*$/;
