@@ -736,12 +736,19 @@ test('files counts only files with a match: candidates searched with context, or
       const result = await index.search(request);
       assert.deepEqual([result.total, result.files], [2, 2], JSON.stringify(request));
     }
-    // A buffer with a lone surrogate travels as objects: without a match it is no file either.
+    // A buffer with a lone surrogate travels as objects: without a match it is no file either,
+    // and with one its line comes back unchanged (it has no UTF-8 to travel as bytes).
     overlay.open({ path: path.join(root, 'b.txt'), languageId: 'plaintext', version: 1, text: 'nothing \ud800 here\n' });
     for (const request of [{ pattern: 'ab[c]d' }, { pattern: 'abcd', fixedStrings: true }]) {
       const result = await index.search(request);
       assert.deepEqual([result.total, result.files], [2, 2], `buffer: ${JSON.stringify(request)}`);
     }
+    overlay.change(path.join(root, 'b.txt'), 2, [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 7 } }, text: 'abcd' }]);
+    const found = await index.search({ pattern: 'abcd' });
+    assert.deepEqual(
+      found.matches.filter((match) => match.path === 'b.txt').map((match) => match.text),
+      ['abcd \ud800 here'],
+    );
   } finally {
     index.dispose();
     await workspace.close();

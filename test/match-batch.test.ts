@@ -2,16 +2,11 @@
 // the daemon decodes a batch at once in pieces, and every line must read exactly as decoding its
 // own bytes would read (invalid UTF-8 at a line's end, multi-byte characters, lines longer than a
 // piece, empty lines); lines given as objects keep their context and their place in file order.
-// Then, through a real workspace: a buffer whose text holds a lone surrogate comes back as it is.
+// (A buffer whose text holds a lone surrogate, sent as objects, is checked in grep.test.ts.)
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { test } from 'node:test';
-import { LexicalIndex } from '../src/index/lexical/lexical-index.js';
 import { MatchBatchWriter, unpackMatches, type FileMatches } from '../src/index/lexical/match-batch.js';
 import type { LineMatch } from '../src/index/lexical/matcher.js';
-import { BufferOverlay } from '../src/workspace/overlay.js';
-import { gitInit, writeFixture } from './helpers/fixture.js';
-import { readyWorkspace } from './helpers/workspace-harness.js';
 
 /** A line as bytes: `bytes` in one buffer with other bytes around it, as a content window holds it. */
 interface ByteLine {
@@ -115,32 +110,4 @@ test('a file whose lines were all counted past the limit sends its count and no 
       [1, 1, 1],
     ],
   );
-});
-
-test('a buffer with a lone surrogate is searched in a worker and its line comes back unchanged', async () => {
-  const root = writeFixture(`
-    //- notes.txt
-    nothing here
-  `);
-  gitInit(root);
-  const overlay = new BufferOverlay();
-  const workspace = await readyWorkspace(root);
-  const index = new LexicalIndex(workspace, overlay);
-  try {
-    await index.ensureBuilt();
-    // A lone surrogate reaches a buffer from an editor's JSON ("\ud800" is valid JSON); it has no UTF-8.
-    const text = 'needle \ud800 here\nneedle two\n';
-    overlay.open({ path: path.join(root, 'notes.txt'), languageId: 'plaintext', version: 1, text });
-    const result = await index.search({ pattern: 'needle' });
-    assert.deepEqual(
-      result.matches.map((match) => [match.line, match.text]),
-      [
-        [1, 'needle \ud800 here'],
-        [2, 'needle two'],
-      ],
-    );
-  } finally {
-    index.dispose();
-    await workspace.close();
-  }
 });
