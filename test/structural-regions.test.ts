@@ -817,6 +817,8 @@ const eighthReviewFiles: Array<{ name: string; language: string; text: string; r
   { name: 'C: a `#define` value that is a `/` and a backslash', language: 'c', text: fillAround('c', '#define SLASH /\\\nneedle(1);\n'), rule: needleCall },
   { name: 'C: an `#error` that is a `/` and a backslash', language: 'c', text: fillAround('c', '#error /\\\nneedle(1);\n'), rule: needleCall },
   { name: 'C: code after `#ifdef NAME` on its line', language: 'c', text: fillAround('c', 'e(d){}\n#ifdef d(X)\nneedle(1)=1;\n#endif\n'), rule: statementHasNeedle },
+  { name: 'C: code after `#endif` on its line', language: 'c', text: fillAround('c', 'e(d){}\n#if X\n#endif i needle(){}'), rule: functionHasNeedle },
+  { name: 'C: `#else` continued onto a blank line', language: 'c', text: fillAround('c', '#else\\\n\nt needle(){}'), rule: functionHasNeedle },
   { name: 'Python: a line ending in `=`', language: 'python', text: fillAround('python', 'x =\nneedle(1)\n'), rule: statementHasNeedle },
   { name: 'Python: a line of only `assert`', language: 'python', text: fillAround('python', 'assert\nneedle(1)\n'), rule: statementHasNeedle },
   { name: "Python: a header's `:` with no deeper line", language: 'python', text: fillAround('python', 'e:\nneedle(1)\n'), rule: statementHasNeedle },

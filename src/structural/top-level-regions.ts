@@ -216,7 +216,7 @@ function skipDirective(text: string, at: number, directive: string): number {
 }
 
 /** Directives that take no operand. */
-const bareDirectives = new Set(['else', 'endif', '']);
+const bareDirectives = new Set(['else', 'endif']);
 /** Directives whose operand is one name, the rest of the line being code to tree-sitter-c. */
 const nameDirectives = new Set(['ifdef', 'ifndef', 'elifdef', 'elifndef', 'undef']);
 
@@ -227,9 +227,24 @@ const nameDirectives = new Set(['ifdef', 'ifndef', 'elifdef', 'elifndef', 'undef
  * but a comment is code on that line.
  */
 function operandAfter(text: string, at: number, directive: string): true | undefined {
-  if (bareDirectives.has(directive)) return true;
+  // A null directive (`#` alone, `# 1 "file"`): not read here.
+  if (directive === '') return undefined;
   const name = text.indexOf(directive, at) + directive.length;
   let index = name;
+  if (bareDirectives.has(directive)) {
+    // `#else`, `#endif`: only blank space and comments may follow on the line (code after them,
+    // or a backslash going on to the next line, is read otherwise by the grammar).
+    for (;;) {
+      const code = text.charCodeAt(index);
+      if (code === 32 || code === 9 || code === 13) index += 1;
+      else if (code === SLASH && text.charCodeAt(index + 1) === STAR) {
+        const end = text.indexOf('*/', index + 2);
+        const newline = text.indexOf('\n', index);
+        if (end < 0 || (newline >= 0 && end > newline)) return true;
+        index = end + 2;
+      } else return index >= text.length || code === NEWLINE || (code === SLASH && text.charCodeAt(index + 1) === SLASH) ? true : undefined;
+    }
+  }
   const blank = (): void => {
     for (;;) {
       const code = text.charCodeAt(index);
