@@ -184,7 +184,17 @@ function skipDirective(text: string, at: number, directive: string): number {
   let lineComment = false;
   while (index < text.length) {
     const code = text.charCodeAt(index);
-    if (code === NEWLINE) return index;
+    if (code === NEWLINE) {
+      // Blank space ending a directive that is no raw token: the grammar skips the line break
+      // with it and reads on (`#endif\t` then code).
+      let before = index - 1;
+      if (text.charCodeAt(before) === 13) before -= 1;
+      if (tokens || bareDirectives.has(directive) || nameDirectives.has(directive)) {
+        const last = text.charCodeAt(before);
+        if (last === 32 || last === 9) return -1;
+      }
+      return index;
+    }
     if (code === BACKSLASH && (text.charCodeAt(index + 1) === NEWLINE || (text.charCodeAt(index + 1) === 13 && text.charCodeAt(index + 2) === NEWLINE))) index += text.charCodeAt(index + 1) === 13 ? 3 : 2;
     else if (code === SLASH && text.charCodeAt(index + 1) === STAR) {
       const end = text.indexOf('*/', index + 2);
@@ -202,7 +212,7 @@ function skipDirective(text: string, at: number, directive: string): number {
         if (next === SLASH) lineComment = true;
         index += 2;
       } else index += 1;
-    } else if (code === BACKSLASH) index += 2;
+    } else if (code === BACKSLASH) return -1; // not before a line break: not read here
     else if (code === SLASH && text.charCodeAt(index + 1) === SLASH) return skipLogicalLine(text, index);
     else if (code === 34) index = skipQuoted(text, index, code);
     else if (code === 39) index = isDigitSeparator(text, index) ? index + 1 : skipQuoted(text, index, code);
@@ -632,6 +642,8 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
       continue;
     }
     if (syntax.javascript && code === 60 /* < */ && text.startsWith('!--', index + 1)) return undefined;
+    // `-->` after code on its line (`x --> 0`, `throw-->`): the grammar's HTML-like comment may take it.
+    if (syntax.javascript && code === 45 /* - */ && text.startsWith('-->', index)) return undefined;
     // tree-sitter-c lexes a directive after code or a comment on its line too: not read here.
     if (syntax.preprocessor && code === 35 && directiveAnywhere.test(text.slice(index, index + 40))) return undefined;
     const wordBefore = lastWord;
