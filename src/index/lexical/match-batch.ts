@@ -2,8 +2,8 @@
 // column into one typed array and every line's UTF-8 bytes, each followed by '\n', into one byte
 // array, so a message costs a few copies (transferred, not cloned) instead of one cloned object
 // per line, and a worker never decodes a line it does not test with the regex. The daemon decodes
-// a batch's bytes at once: UTF-8 decoding starts afresh at every ASCII byte, so decoding the lines
-// joined by '\n' gives each line's own decoding. Lines that carry context lines, or that come
+// a batch's bytes a piece at a time: UTF-8 decoding starts afresh at every ASCII byte, so decoding
+// the lines joined by '\n' gives each line's own decoding. Lines that carry context lines, or that come
 // from a text with a lone surrogate (no UTF-8 for it), travel as objects.
 import type { LineMatch } from './matcher.js';
 import type { MatchSink } from './verify.js';
@@ -22,11 +22,15 @@ export interface MatchBatch {
 /** A file's index within its chunk, the lines kept, and how many lines match in all. */
 export type FileMatches = [number, LineMatch[], number];
 
+/** A batch's buffers at first: line numbers and columns (two a line), and bytes. */
+const batchNumbers = 8192;
+const batchBytes = 256 * 1024;
+
 /** A worker's batch being filled: a MatchSink (verify.ts) that copies each line's bytes. */
 export class MatchBatchWriter implements MatchSink {
   private files: number[] = [];
-  private numbers = new Int32Array(8192);
-  private bytes = Buffer.allocUnsafeSlow(256 * 1024);
+  private numbers = new Int32Array(batchNumbers);
+  private bytes = Buffer.allocUnsafeSlow(batchBytes);
   private used = 0;
   /** Lines in the batch as bytes, and as objects. */
   private byteLines = 0;
@@ -94,9 +98,10 @@ export class MatchBatchWriter implements MatchSink {
       withObjects: this.withObjects,
     };
     this.files = [];
+    // Fresh buffers of the usual size (one grown for a huge line is not kept).
     if (lines) {
-      this.numbers = new Int32Array(this.numbers.length);
-      this.bytes = Buffer.allocUnsafeSlow(this.bytes.length);
+      this.numbers = new Int32Array(batchNumbers);
+      this.bytes = Buffer.allocUnsafeSlow(batchBytes);
     }
     this.used = 0;
     this.byteLines = 0;
