@@ -170,7 +170,7 @@ function logicalLines(text: string): LogicalLine[] | undefined {
     }
     if (code === 92 /* \ */) {
       // A backslash before a newline joins the next line; elsewhere it is code.
-      index += text.charCodeAt(index + 1) === 13 && text.charCodeAt(index + 2) === 10 ? 3 : 2;
+      index = pastEscape(text, index);
       continue;
     }
     if (code === 35 /* # */) {
