@@ -3,6 +3,11 @@
 // (a leading BOM is kept as one code unit so no offset shifts); each byte of an invalid sequence
 // becomes one U+FFFD, so every code unit maps to a known byte range and chunk byte offsets stay
 // exact even in files that are not UTF-8. Used by the chunker and the parse cache.
+//
+// Offsets of valid UTF-8 are kept sparse: only the code units past ASCII, with the extra bytes
+// they add. A dense table (4 bytes per code unit) cost more than decoding: lib.dom.d.ts (1.9 MB,
+// 45 characters past ASCII) took 37–41 ms to fill a fresh 7.5 MB table, its page faults included,
+// against 15–17 ms to decode and under 1 ms to find the 45.
 import { isAscii, isUtf8 } from 'node:buffer';
 import { lastAtOrBefore } from '../../base/sorted.js';
 
@@ -19,8 +24,12 @@ export class SourceText {
   readonly text: string;
   /** The text tree-sitter should parse: `text` with a leading BOM turned into a space. */
   readonly parseText: string;
-  /** byteAt[i] = byte offset of code unit i (length text.length + 1); undefined when ASCII. */
+  /** byteAt[i] = byte offset of code unit i (length text.length + 1); only for invalid UTF-8. */
   private readonly byteAt: Uint32Array | undefined;
+  /** Valid UTF-8 past ASCII: the code units past ASCII, in order; undefined otherwise. */
+  private readonly wideUnits: Uint32Array | undefined;
+  /** extraThrough[k]: the bytes beyond one per unit that wideUnits[0..k] add (a surrogate pair: 3 - 1). */
+  private readonly extraThrough: Int32Array | undefined;
   private lineStartUnits: Uint32Array | undefined;
 
   constructor(bytes: Uint8Array) {
@@ -30,7 +39,8 @@ export class SourceText {
       this.byteAt = undefined;
     } else if (isUtf8(bytes)) {
       this.text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
-      this.byteAt = utf8Offsets(this.text);
+      this.byteAt = undefined;
+      [this.wideUnits, this.extraThrough] = wideOffsets(this.text);
     } else {
       const decoded = decodeLossy(bytes);
       this.text = decoded.text;
@@ -49,6 +59,18 @@ export class SourceText {
 
   /** Byte offset of a code-unit index (0 ≤ unit ≤ length). */
   byteOffset(unit: number): number {
+    const wide = this.wideUnits;
+    if (wide !== undefined) {
+      // The wide units before `unit`: the first index whose unit is at or after it.
+      let low = 0;
+      let high = wide.length;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if (wide[middle]! < unit) low = middle + 1;
+        else high = middle;
+      }
+      return low === 0 ? unit : unit + this.extraThrough![low - 1]!;
+    }
     return this.byteAt === undefined ? unit : this.byteAt[unit]!;
   }
 
@@ -59,13 +81,12 @@ export class SourceText {
 
   /** The code-unit index of a byte offset (the first unit that starts at or after it). */
   unitAt(byteOffset: number): number {
-    const table = this.byteAt;
-    if (table === undefined) return Math.min(byteOffset, this.text.length);
+    if (this.byteAt === undefined && this.wideUnits === undefined) return Math.min(byteOffset, this.text.length);
     let low = 0;
     let high = this.text.length;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (table[middle]! < byteOffset) low = middle + 1;
+      if (this.byteOffset(middle) < byteOffset) low = middle + 1;
       else high = middle;
     }
     return low;
@@ -92,21 +113,27 @@ export class SourceText {
   }
 }
 
-/** Byte offsets of each code unit of a string that came from valid UTF-8. */
-function utf8Offsets(text: string): Uint32Array {
-  const table = new Uint32Array(text.length + 1);
-  let byte = 0;
-  for (let unit = 0; unit < text.length; unit++) {
-    table[unit] = byte;
-    const code = text.charCodeAt(unit);
-    if (code < 0x80) byte += 1;
-    else if (code < 0x800) byte += 2;
-    else if (code >= 0xd800 && code <= 0xdbff) byte += 4; // the low surrogate that follows adds nothing
-    else if (code >= 0xdc00 && code <= 0xdfff) byte += 0;
-    else byte += 3;
+/**
+ * The code units past ASCII of a string that came from valid UTF-8, and the extra bytes through
+ * each: 1 below U+0800, 3 for a high surrogate (its pair is 4 bytes), -1 for the low surrogate
+ * after it (a boundary there falls after the pair's bytes), else 2.
+ */
+function wideOffsets(text: string): [Uint32Array, Int32Array] {
+  const units: number[] = [];
+  const pastAscii = /[^\x00-\x7f]/g;
+  while (pastAscii.exec(text) !== null) units.push(pastAscii.lastIndex - 1);
+  const wide = Uint32Array.from(units);
+  const extra = new Int32Array(wide.length);
+  let total = 0;
+  for (let index = 0; index < wide.length; index++) {
+    const code = text.charCodeAt(wide[index]!);
+    if (code < 0x800) total += 1;
+    else if (code >= 0xd800 && code <= 0xdbff) total += 3;
+    else if (code >= 0xdc00 && code <= 0xdfff) total -= 1;
+    else total += 2;
+    extra[index] = total;
   }
-  table[text.length] = byte;
-  return table;
+  return [wide, extra];
 }
 
 /** UTF-8 decoding where each byte of an invalid sequence becomes one U+FFFD. */
