@@ -451,7 +451,8 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
   let lastAt = -1;
   // Where the last `}` followed on its line by a comment is (JavaScript).
   let braceCommentAt = -2;
-  let lastWord = '';
+  /** JavaScript: where the last code token starts when it is a word (it ends at `lastAt`); -1 when it is none. */
+  let lastWordStart = -1;
   /** For each open `(`: whether `if`, `while`, `for` or `with` came before it (then a `/` after its `)` starts a regex). */
   const parens: boolean[] = [];
   let controlParenClosed = false;
@@ -502,8 +503,9 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
    */
   const slashReading = (): 'regex' | 'division' | undefined => {
     if (last === 0) return 'regex';
-    if (lastWord !== '') {
-      if (afterDot(text, lastAt - lastWord.length + 1)) return 'division';
+    if (lastWordStart >= 0) {
+      if (afterDot(text, lastWordStart)) return 'division';
+      const lastWord = text.slice(lastWordStart, lastAt + 1);
       if (keywordsBeforeRegex.has(lastWord)) return 'regex';
       return eitherWords.has(lastWord) ? undefined : 'division';
     }
@@ -624,7 +626,7 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
             index = end;
             last = SLASH;
             lastAt = end - 1;
-            lastWord = '';
+            lastWordStart = -1;
             continue;
           }
         }
@@ -635,7 +637,8 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
     if (isIdentifierStart(code)) {
       let end = index + 1;
       while (end < length && isIdentifierPart(text.charCodeAt(end))) end += 1;
-      if (syntax.javascript) lastWord = text.slice(index, end);
+      // Sliced only where it is read (before a `/` or a `(`): most words are not.
+      if (syntax.javascript) lastWordStart = index;
       last = code;
       lastAt = end - 1;
       index = end;
@@ -646,9 +649,9 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
     if (syntax.javascript && code === 45 /* - */ && text.startsWith('-->', index)) return undefined;
     // tree-sitter-c lexes a directive after code or a comment on its line too: not read here.
     if (syntax.preprocessor && code === 35 && directiveAnywhere.test(text.slice(index, index + 40))) return undefined;
-    const wordBefore = lastWord;
-    const wordBeforeStart = lastAt - wordBefore.length + 1;
-    lastWord = '';
+    const wordBeforeStart = lastWordStart;
+    const wordBeforeEnd = lastAt + 1;
+    lastWordStart = -1;
     lastAt = index;
     if (code === 34 /* " */) {
       const start = index;
@@ -686,7 +689,10 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
         members = [open];
       }
       // `if (…)`, `for await (…)`, not a method named `if` (`obj.if(a) / 2`).
-      if (code === 40) parens.push(wordBefore !== '' && !afterDot(text, wordBeforeStart) && (controlWords.has(wordBefore) || (wordBefore === 'await' && previousWord(text, wordBeforeStart) === 'for')));
+      if (code === 40) {
+        const wordBefore = wordBeforeStart >= 0 ? text.slice(wordBeforeStart, wordBeforeEnd) : '';
+        parens.push(wordBefore !== '' && !afterDot(text, wordBeforeStart) && (controlWords.has(wordBefore) || (wordBefore === 'await' && previousWord(text, wordBeforeStart) === 'for')));
+      }
       depth += 1;
     } else if (code === 125 /* } */ || code === 41 /* ) */ || code === 93 /* ] */) {
       if (code === 125 && templates.length > 0 && templates[templates.length - 1] === depth) {
