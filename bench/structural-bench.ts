@@ -72,7 +72,11 @@ const typescriptCases: Case[] = [
   { language: 'javascript', kind: 'common', pattern: 'if ($A) return $B;' },
   { language: 'javascript', kind: 'common', pattern: 'function $F($$$P) { $$$ }' },
   { language: 'typescript', kind: 'selective', pattern: 'enum $E { $$$ }' },
-  { language: 'typescript', kind: 'selective', pattern: 'interface $I extends $B { $$$ }' },
+  // ast-grep reads a bare `Record<$K, $V>` as comparisons (and finds nothing): it is given the type in context.
+  { language: 'typescript', kind: 'selective', pattern: 'Record<$K, $V>', astGrep: { pattern: 'type T = Record<$K, $V>;', selector: 'generic_type' } },
+  // Common here, though it was first listed as selective: 1,303 matches in 38 of the 102 files,
+  // nearly half of the bytes to parse (lib.dom.d.ts is mostly interfaces that extend another).
+  { language: 'typescript', kind: 'common', pattern: 'interface $I extends $B { $$$ }' },
   { language: 'typescript', kind: 'common', pattern: 'interface $I { $$$ }' },
   { language: 'typescript', kind: 'common', pattern: 'function $F($$$P): $R;' },
   { language: 'typescript', kind: 'common', pattern: 'type $T = $U;' },
