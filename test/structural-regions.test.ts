@@ -822,6 +822,9 @@ const eighthReviewFiles: Array<{ name: string; language: string; text: string; r
   { name: 'C: a tab ending an `#endif` line', language: 'c', text: fillAround('c', '#endif\t\nneedle(1)'), rule: needleCall },
   { name: 'C++: a tab ending an `#endif` line', language: 'cpp', text: fillAround('cpp', '#endif\t\nneedle(1)'), rule: statementHasNeedle },
   { name: 'C: a stray backslash in `#elif`', language: 'c', text: fillAround('c', '(p);\ni(d){}\n#elif\\\\\nt needle(}'), rule: functionHasNeedle },
+  // Found later by the fuzz test (test/structural-fuzz.test.ts) with seed 1002.
+  { name: 'C: a stray `#elif` (no `#if` open) is a raw directive: its `/` takes the line break', language: 'c', text: fillAround('c', 'int a;\n#elif needle/\nd;\nt needle;\n'), rule: declarationHasNeedle },
+  { name: 'C++: a stray `#elif` with a `/` ending its line', language: 'cpp', text: fillAround('cpp', 'int a;\n#elif needle/\nd;\nt needle;\n'), rule: declarationHasNeedle },
   { name: 'JS: `-->` after `throw` on its line', language: 'javascript', text: bodyAround('javascript', 'throw-->();\nneedle(1)/'), rule: statementHasNeedle },
   { name: 'Python: a line ending in `=`', language: 'python', text: fillAround('python', 'x =\nneedle(1)\n'), rule: statementHasNeedle },
   { name: 'Python: a line of only `assert`', language: 'python', text: fillAround('python', 'assert\nneedle(1)\n'), rule: statementHasNeedle },

@@ -225,6 +225,9 @@ function skipDirective(text: string, at: number, directive: string): number {
   return text.length;
 }
 
+/** Directives that go on or end an `#if`. */
+const branchDirectives = new Set(['elif', 'elifdef', 'elifndef', 'else', 'endif']);
+
 /** Directives that take no operand. */
 const bareDirectives = new Set(['else', 'endif']);
 /** Directives whose operand is one name, the rest of the line being code to tree-sitter-c. */
@@ -564,6 +567,9 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
       if (depth === 1 && blockState === 'open' && memberEnded && index > members[members.length - 1]! && mayStartItem(first)) members.push(index);
       if (syntax.preprocessor && text.charCodeAt(first) === 35 /* # */) {
         const directive = /^#[ \t]*(\w+)/.exec(text.slice(first, first + 32))?.[1] ?? '';
+        // An `#elif`, `#else` or `#endif` with no `#if` open is a raw directive to tree-sitter-c
+        // (`#elif x/` takes the line break with its `/`): not read here.
+        if (branchDirectives.has(directive) && branches.length === 0) return undefined;
         if (directive === 'if' || directive === 'ifdef' || directive === 'ifndef') branches.push(depth);
         else if (directive.startsWith('el') && branches.length > 0) depth = branches[branches.length - 1]!;
         else if (directive === 'endif') branches.pop();
