@@ -825,6 +825,11 @@ const eighthReviewFiles: Array<{ name: string; language: string; text: string; r
   // Found later by the fuzz test (test/structural-fuzz.test.ts) with seed 1002.
   { name: 'C: a stray `#elif` (no `#if` open) is a raw directive: its `/` takes the line break', language: 'c', text: fillAround('c', 'int a;\n#elif needle/\nd;\nt needle;\n'), rule: declarationHasNeedle },
   { name: 'C++: a stray `#elif` with a `/` ending its line', language: 'cpp', text: fillAround('cpp', 'int a;\n#elif needle/\nd;\nt needle;\n'), rule: declarationHasNeedle },
+  { name: "Python: a form feed after a header's `:` (seed 1004)", language: 'python', text: fillAround('python', 'e:\f\nx = needle(1)\n'), rule: statementHasNeedle },
+  { name: "Python: a vertical tab after a header's `:`", language: 'python', text: fillAround('python', 'e:\v\nx = needle(1)\n'), rule: statementHasNeedle },
+  { name: "Python: U+200B after a header's `:`", language: 'python', text: fillAround('python', 'e:\u200b\nx = needle(1)\n'), rule: statementHasNeedle },
+  { name: "Python: U+FEFF after a header's `:`", language: 'python', text: fillAround('python', 'e:\ufeff\nx = needle(1)\n'), rule: statementHasNeedle },
+  { name: 'Python: a form feed after an operator ending a line', language: 'python', text: fillAround('python', 'x = 1 +\f\nneedle(1)\n'), rule: statementHasNeedle },
   { name: 'JS: `-->` after `throw` on its line', language: 'javascript', text: bodyAround('javascript', 'throw-->();\nneedle(1)/'), rule: statementHasNeedle },
   { name: 'Python: a line ending in `=`', language: 'python', text: fillAround('python', 'x =\nneedle(1)\n'), rule: statementHasNeedle },
   { name: 'Python: a line of only `assert`', language: 'python', text: fillAround('python', 'assert\nneedle(1)\n'), rule: statementHasNeedle },

@@ -191,7 +191,7 @@ function logicalLines(text: string): LogicalLine[] | undefined {
       depth -= 1;
       if (depth < 0) return undefined;
     }
-    if (code !== 32 && code !== 9 && code !== 13) {
+    if (!isBlank(code)) {
       last = code;
       lastAt = index;
     }
@@ -211,6 +211,16 @@ function logicalLines(text: string): LogicalLine[] | undefined {
     if (next >= lines.length || lines[next]!.indent <= lines[at]!.indent) return undefined;
   }
   return lines;
+}
+
+/**
+ * Whether tree-sitter-python may skip a character as blank space: a form feed or vertical tab, or
+ * past ASCII any white space and U+FEFF, U+200B, U+2060 (a header's `:` before one still ends its
+ * line: `e:\f` then `x = 1` is an annotated assignment to it).
+ */
+function isBlank(code: number): boolean {
+  if (code === 32 || code === 9 || code === 13 || code === 11 || code === 12) return true;
+  return code > 127 && (code === 0xfeff || code === 0x200b || code === 0x2060 || /\s/.test(String.fromCharCode(code)));
 }
 
 /** Operators that cannot end a line of Python (nor can `*` but in `import *`, nor `.` but in `...`). */
