@@ -1,8 +1,11 @@
 // A pool of worker threads that answer one message per job, matched by id. Workers start lazily
 // (at most `size`), stop after a idle period so an idle daemon holds no threads, keep the process
 // alive only while busy, and a worker that dies or errors fails its job alone: the next job gets
-// a fresh worker. The hash pool (file set) and the chunk pool (syntax) are built on it; the grep
-// pool is not (it needs a watchdog per file and shared progress).
+// a fresh worker. A job may name an affinity (a number): an idle worker takes the first queued job
+// whose affinity falls to its slot, else the oldest, so that what a worker keeps between jobs (the
+// structural workers' decoded files) is found again without holding up the queue. The hash pool
+// (file set), the chunk pool (syntax) and the structural pool are built on it; the grep pool is
+// not (it needs a watchdog per file and shared progress).
 import { Worker } from 'node:worker_threads';
 
 export interface PoolMessage {
@@ -19,10 +22,13 @@ interface Pending<Reply> {
 export class WorkerPool<Job extends PoolMessage, Reply extends PoolMessage> {
   private readonly workers: Worker[] = [];
   private readonly idle: Worker[] = [];
-  private readonly queue: Job[] = [];
+  private readonly queue: Array<{ job: Job; affinity: number | undefined }> = [];
+  /** Each worker's slot, 0 to size - 1 (a replacement takes the lowest free one). */
+  private readonly slots = new Map<Worker, number>();
   private readonly pending = new Map<number, Pending<Reply>>();
   private readonly busy = new Map<Worker, number>();
   private nextId = 1;
+  private pumpQueued = false;
   private idleTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -34,12 +40,20 @@ export class WorkerPool<Job extends PoolMessage, Reply extends PoolMessage> {
     private readonly idleMs = 60_000,
   ) {}
 
-  /** Runs one job; its id is assigned here. */
-  run(job: Omit<Job, 'id'>): Promise<Reply> {
+  /** Runs one job; its id is assigned here. Jobs of the same `affinity` go to the same worker when it is free. */
+  run(job: Omit<Job, 'id'>, affinity?: number): Promise<Reply> {
     const id = this.nextId++;
     const promise = new Promise<Reply>((resolve, reject) => this.pending.set(id, { resolve, reject }));
-    this.queue.push({ ...job, id } as Job);
-    this.pump();
+    this.queue.push({ job: { ...job, id } as Job, affinity });
+    // Jobs queued together are handed out together (after this tick), so that each free worker
+    // can pick the one that falls to it.
+    if (!this.pumpQueued) {
+      this.pumpQueued = true;
+      queueMicrotask(() => {
+        this.pumpQueued = false;
+        this.pump();
+      });
+    }
     return promise;
   }
 
@@ -55,7 +69,10 @@ export class WorkerPool<Job extends PoolMessage, Reply extends PoolMessage> {
     while (this.queue.length > 0) {
       const worker = this.idle.pop() ?? this.start();
       if (!worker) return;
-      const job = this.queue.shift()!;
+      const slot = this.slots.get(worker)!;
+      let at = this.queue.findIndex((queued) => queued.affinity !== undefined && queued.affinity % this.size === slot);
+      if (at < 0) at = 0;
+      const { job } = this.queue.splice(at, 1)[0]!;
       this.busy.set(worker, job.id);
       // A busy worker keeps the process alive (its answer is awaited); an idle one does not.
       worker.ref();
@@ -67,6 +84,10 @@ export class WorkerPool<Job extends PoolMessage, Reply extends PoolMessage> {
   private start(): Worker | undefined {
     if (this.workers.length >= this.size) return undefined;
     const worker = new Worker(this.script);
+    const taken = new Set(this.slots.values());
+    let slot = 0;
+    while (taken.has(slot)) slot += 1;
+    this.slots.set(worker, slot);
     worker.on('message', (reply: Reply) => {
       worker.unref();
       this.busy.delete(worker);
@@ -105,6 +126,7 @@ export class WorkerPool<Job extends PoolMessage, Reply extends PoolMessage> {
 
   private forget(worker: Worker): void {
     this.busy.delete(worker);
+    this.slots.delete(worker);
     const index = this.workers.indexOf(worker);
     if (index >= 0) this.workers.splice(index, 1);
     const idleIndex = this.idle.indexOf(worker);

@@ -7,7 +7,7 @@ import type { Tree } from 'web-tree-sitter';
 import { type GrammarSet, type LoadedGrammar, parseSource } from '../index/syntax/grammars.js';
 import type { SourceText } from '../index/syntax/source-text.js';
 import type { CompiledSearch } from './rule.js';
-import { cutsHold, gapsMayMatch, itemSpans, rangesToParse, type Region, regionSyntax, topLevelRegions } from './top-level-regions.js';
+import { cutsHold, gapsMayMatch, itemSpans, rangesToParse, type Region, type RegionSyntax, regionSyntax, topLevelRegions } from './top-level-regions.js';
 
 export type SearchParse =
   /** `partial`: only some ranges were parsed (nodes outside them are absent). */
@@ -22,10 +22,20 @@ export function searchRanges(language: string, source: SourceText, search: Compi
   return searchPlan(language, source, search)?.ranges;
 }
 
+/** Regions depend on the text alone: kept with each SourceText (a worker's TextCache hands the same one out again). */
+const regionsKept = new WeakMap<SourceText, Map<RegionSyntax, Region[] | undefined>>();
+
+function regionsOf(source: SourceText, syntax: RegionSyntax): Region[] | undefined {
+  let kept = regionsKept.get(source);
+  if (!kept) regionsKept.set(source, (kept = new Map()));
+  if (!kept.has(syntax)) kept.set(syntax, topLevelRegions(source.text, syntax));
+  return kept.get(syntax);
+}
+
 function searchPlan(language: string, source: SourceText, search: CompiledSearch): { ranges: Array<[number, number]>; regions: Region[] } | undefined {
   const syntax = regionSyntax(language);
   if (!syntax || search.regionLiterals.length === 0) return undefined;
-  const regions = topLevelRegions(source.text, syntax);
+  const regions = regionsOf(source, syntax);
   const ranges = regions && rangesToParse(source.text, regions, search.regionLiterals);
   return ranges && { ranges, regions: regions! };
 }

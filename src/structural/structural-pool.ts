@@ -1,6 +1,6 @@
 // Structural matching on worker threads: every core parses, a large file does not stall the
 // daemon, and a grammar that traps inside wasm takes down only its worker. Lazy, idle-stopping
-// (base/worker-pool.ts).
+// (base/worker-pool.ts); a file prefers one worker, which keeps it decoded between searches.
 import os from 'node:os';
 import { WorkerPool } from '../base/worker-pool.js';
 import type { FileMatch } from './find.js';
@@ -26,9 +26,13 @@ export class StructuralPool {
     this.pool = new WorkerPool(new URL('./structural-worker.js', import.meta.url), size, 'structural');
   }
 
-  /** The matches in one file; `parsed` is false when its bytes lacked a literal (no parse); `hash` of the bytes matched. */
+  /**
+   * The matches in one file; `parsed` is false when its bytes lacked a literal (no parse); `hash` of
+   * the bytes matched. A file read from disk goes to the same worker when it is free: the worker
+   * keeps it decoded, with its regions, for the next search.
+   */
   async search(request: StructuralFileRequest): Promise<{ matches: FileMatch[]; parsed: boolean; hash?: string }> {
-    const reply = await this.pool.run(request);
+    const reply = await this.pool.run(request, request.text === undefined ? pathHash(request.absolutePath ?? request.path) : undefined);
     if ('matches' in reply) return { matches: reply.matches, parsed: reply.parsed, ...(reply.hash ? { hash: reply.hash } : {}) };
     throw new StructuralFileError(reply.error, reply.code);
   }
@@ -40,4 +44,11 @@ export class StructuralPool {
   close(): void {
     this.pool.close();
   }
+}
+
+/** FNV-1a of a path's UTF-16 code units: which worker a file prefers. */
+function pathHash(path: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < path.length; index++) hash = Math.imul(hash ^ path.charCodeAt(index), 0x01000193);
+  return hash >>> 0;
 }

@@ -1,6 +1,7 @@
 // Worker thread for structural-pool.ts: reads a file, checks that it holds the search's literals,
 // parses it (only the regions that may hold a match, region-parse.ts) and answers its matches.
-// Each worker keeps its own grammars and compiled searches (web-tree-sitter state is per thread).
+// Each worker keeps its own grammars and compiled searches (web-tree-sitter state is per thread),
+// and the files it read lately, decoded, with their regions (TextCache: exact, by their bytes).
 // After a WebAssembly trap it answers the error and exits; after a large file it retires, as the
 // chunk workers do (wasm memory only grows).
 import { createHash } from 'node:crypto';
@@ -8,6 +9,7 @@ import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { GrammarSet } from '../index/syntax/grammars.js';
 import { SourceText } from '../index/syntax/source-text.js';
+import { TextCache } from '../index/syntax/text-cache.js';
 import { type FileMatch, findInTree, mayMatch } from './find.js';
 import { parseForSearch } from './region-parse.js';
 import { type CompiledSearch, compileSearch, type SearchSpec } from './rule.js';
@@ -31,6 +33,8 @@ export type StructuralReply = ({ matches: FileMatch[]; parsed: boolean; hash?: s
 const grammars = new GrammarSet();
 const searches = new Map<string, CompiledSearch>();
 const recycleAfterBytes = 2_000_000;
+/** Decoded files kept between searches: ~32 MB of bytes and text, about 12 MB of source. */
+const texts = new TextCache(32 << 20);
 
 async function run(job: StructuralJob, bytes: Uint8Array): Promise<{ matches: FileMatch[]; parsed: boolean }> {
   const state = await grammars.load(job.language);
@@ -42,7 +46,8 @@ async function run(job: StructuralJob, bytes: Uint8Array): Promise<{ matches: Fi
     searches.set(job.key, search);
   }
   if (!mayMatch(bytes, search.required)) return { matches: [], parsed: false };
-  const source = new SourceText(bytes);
+  // A file read from disk is kept decoded (with its regions) for the next search; a buffer's text changes too often.
+  const source = job.text === undefined ? texts.text(job.absolutePath ?? job.path, bytes) : new SourceText(bytes);
   const parsed = parseForSearch(grammars, state.grammar, source, search);
   if (parsed === 'no match') return { matches: [], parsed: false };
   if (parsed === 'timed out') throw new Error('parse timed out');

@@ -1,0 +1,4 @@
+// Worker for test/worker-pool.test.ts: answers each job with its id and this thread's id.
+import { parentPort, threadId } from 'node:worker_threads';
+
+parentPort!.on('message', (job: { id: number }) => parentPort!.postMessage({ id: job.id, threadId }));

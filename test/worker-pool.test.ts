@@ -1,0 +1,48 @@
+// WorkerPool: jobs with an affinity go to the worker whose slot it names when that worker is free;
+// jobs without one are taken in order by any worker.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { WorkerPool } from '../src/base/worker-pool.js';
+
+interface Job {
+  id: number;
+}
+interface Reply {
+  id: number;
+  threadId: number;
+}
+
+const script = new URL('./helpers/thread-worker.js', import.meta.url);
+
+test('jobs of one affinity land on one worker while it is free', async () => {
+  const pool = new WorkerPool<Job, Reply>(script, 2, 'test');
+  try {
+    pool.warm();
+    const threadsOf = new Map<number, Set<number>>();
+    for (let round = 0; round < 20; round++) {
+      // Both workers are idle: each takes the job that falls to its slot, whichever is queued first.
+      const affinities = round % 2 === 0 ? [7, 10] : [10, 7];
+      const replies = await Promise.all(affinities.map((affinity) => pool.run({}, affinity)));
+      replies.forEach((reply, at) => {
+        const affinity = affinities[at]!;
+        if (!threadsOf.has(affinity)) threadsOf.set(affinity, new Set());
+        threadsOf.get(affinity)!.add(reply.threadId);
+      });
+    }
+    assert.equal(threadsOf.get(7)!.size, 1, 'affinity 7 always on one thread');
+    assert.equal(threadsOf.get(10)!.size, 1, 'affinity 10 always on one thread');
+    assert.notDeepEqual([...threadsOf.get(7)!], [...threadsOf.get(10)!], 'the two affinities fall to different slots');
+  } finally {
+    pool.close();
+  }
+});
+
+test('jobs without an affinity are all answered, in any worker', async () => {
+  const pool = new WorkerPool<Job, Reply>(script, 2, 'test');
+  try {
+    const replies = await Promise.all(Array.from({ length: 50 }, () => pool.run({})));
+    assert.equal(new Set(replies.map((reply) => reply.id)).size, 50);
+  } finally {
+    pool.close();
+  }
+});
