@@ -848,6 +848,33 @@ describe('region parse: an eighth review (a fuzzer)', () => {
   for (const row of eighthReviewFiles) test(row.name, async () => void (await assertPartialAgrees(row.language, row.text, row.rule)));
 });
 
+// A ninth review (a helper session's generator of constructs, and reading the scanners): Python
+// lines that tree-sitter reads on past (a conditional expression's `else`, a keyword glued to a
+// number, a `,` where no trailing comma may stand, `from` with no `import` yet), a decorator at
+// another indentation than its definition; JavaScript words after `#` or after a `.` and a
+// comment (no keywords), TypeScript's `f<T> / 2` and `a!! / 2` (divisions).
+const decoratedHasNeedle: SearchSpec['rule'] = { kind: 'decorated_definition', has: { pattern: 'needle' } };
+const ninthReviewFiles: Array<{ name: string; language: string; text: string; rule: SearchSpec['rule'] }> = [
+  { name: "Python: a conditional expression's `else` ending a line", language: 'python', text: fillAround('python', 'x = a if b else\nneedle(1)\n'), rule: statementHasNeedle },
+  { name: 'Python: `as` glued to a number ending a line', language: 'python', text: fillAround('python', 'x = 1as\nneedle(1)\n'), rule: statementHasNeedle },
+  { name: 'Python: `in` glued to a hex number ending a line', language: 'python', text: fillAround('python', 'x = 0x1Fin\nneedle(1)\n'), rule: statementHasNeedle },
+  { name: "Python: `assert a,` (no trailing comma allowed)", language: 'python', text: fillAround('python', 'assert a,\nneedle(1)\n'), rule: statementHasNeedle },
+  { name: "Python: a lambda's parameters ending a line in `,`", language: 'python', text: fillAround('python', 'f = lambda x,\nneedle: needle(1)\n'), rule: statementHasNeedle },
+  { name: 'Python: `from a` with its `import` on the next line', language: 'python', text: fillAround('python', 'from a\nimport needle\n'), rule: { kind: 'import_from_statement', has: { pattern: 'needle' } } },
+  { name: 'Python: `from ...` with its `import` on the next line', language: 'python', text: fillAround('python', 'from ...\nimport needle\n'), rule: { kind: 'import_statement', has: { pattern: 'needle' } } },
+  { name: 'Python: a decorator indented deeper than its definition', language: 'python', text: fillAround('python', ' @dec\ndef needle():\n    pass\n'), rule: decoratedHasNeedle },
+  { name: 'JS: `typeof` after a private `#` is a name', language: 'javascript', text: fillAround('javascript', `x = this.#typeof / 2 + "/" + "\\\n${continuedString}`), rule: needleCall },
+  { name: 'JS: `typeof` after a `.` and a comment is a name', language: 'javascript', text: fillAround('javascript', `x = a./*c*/typeof / 2 + "/" + "\\\n${continuedString}`), rule: needleCall },
+  { name: 'JS: `typeof` after a `.` and a line comment is a name', language: 'javascript', text: fillAround('javascript', `x = a.//c\ntypeof / 2 + "/" + "\\\n${continuedString}`), rule: needleCall },
+  { name: 'JS: `#if(a)` is a call, not a condition', language: 'javascript', text: fillAround('javascript', `class K { #if(a) { return a; } m() { return this.#if(a) / 2 + "/" + "\\\n}};//\\\nneedle(1);//\\\n"; } }\n`), rule: needleCall },
+  { name: 'TS: `f<T> / 2` divides an instantiation expression', language: 'typescript', text: fillAround('typescript', `x = f<T> / 2 + "/" + "\\\n${continuedString}`), rule: needleCall },
+  { name: 'TS: `a!! / 2` divides two non-null assertions', language: 'typescript', text: fillAround('typescript', `x = a!! / 2 + "/" + "\\\n${continuedString}`), rule: needleCall },
+];
+
+describe('region parse: a ninth review', () => {
+  for (const row of ninthReviewFiles) test(row.name, async () => void (await assertPartialAgrees(row.language, row.text, row.rule)));
+});
+
 describe('region parse: a third and a fourth review', () => {
   for (const row of fourthReviewFiles) test(row.name, async () => void (await assertPartialAgrees(row.language, row.text, row.rule)));
 

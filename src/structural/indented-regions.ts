@@ -21,6 +21,8 @@ interface LogicalLine {
   empty: boolean;
   /** Its last character of code is `:` (a compound statement's header). */
   opensBlock: boolean;
+  /** It starts with `from` (then it must hold `import` before it ends). */
+  from: boolean;
 }
 
 const continuations = new Set(['else', 'elif', 'except', 'finally']);
@@ -152,7 +154,7 @@ function logicalLines(text: string): LogicalLine[] | undefined {
       if (code === 0xfeff || code === 0x200b || code === 0x2060) return undefined;
       // Past ASCII otherwise, such a line starts nothing (regions only grow).
       if (code > 127) word = '';
-      current = { start: index, indent: first - index, mayStart: (word !== '' && !continuations.has(word)) || code === 64, decorator: code === 64, empty, opensBlock: false };
+      current = { start: index, indent: first - index, mayStart: (word !== '' && !continuations.has(word)) || code === 64, decorator: code === 64, empty, opensBlock: false, from: word === 'from' };
       lines.push(current);
       last = 0;
       index = first;
@@ -162,7 +164,7 @@ function logicalLines(text: string): LogicalLine[] | undefined {
     if (code === 10) {
       index += 1;
       if (depth === 0) {
-        if (endsOpen(text, last, lastAt)) return undefined;
+        if (endsOpen(text, last, lastAt, current) || fromWithoutImport(text, current, index)) return undefined;
         current.opensBlock = last === 58; /* : */
         current = undefined;
       }
@@ -198,7 +200,7 @@ function logicalLines(text: string): LogicalLine[] | undefined {
     index += 1;
   }
   if (current) {
-    if (endsOpen(text, last, lastAt)) return undefined;
+    if (endsOpen(text, last, lastAt, current) || fromWithoutImport(text, current, length)) return undefined;
     current.opensBlock = last === 58;
   }
   if (depth !== 0) return undefined;
@@ -225,22 +227,34 @@ function isBlank(code: number): boolean {
 
 /** Operators that cannot end a line of Python (nor can `*` but in `import *`, nor `.` but in `...`). */
 const openEnds = new Set([...'=+-/%@&|^~<>.'].map((ch) => ch.charCodeAt(0)));
-/** Words that cannot end a line of Python. */
-const openWords = new Set(['not', 'and', 'or', 'in', 'is', 'assert', 'del', 'lambda', 'await', 'if', 'elif', 'while', 'for', 'with', 'import', 'from', 'as', 'global', 'nonlocal', 'class', 'def', 'except']);
+/** Words that cannot end a line of Python (`else` of a conditional expression too). */
+const openWords = new Set(['not', 'and', 'or', 'in', 'is', 'assert', 'del', 'lambda', 'await', 'if', 'elif', 'else', 'while', 'for', 'with', 'import', 'from', 'as', 'global', 'nonlocal', 'class', 'def', 'except']);
 
 /**
  * Whether a logical line whose last code character is `last` (at `lastAt`) cannot end there: an
  * error to Python, but tree-sitter reads on into the next line (`x =` then `needle(1)`), so
  * regions are not read.
  */
-function endsOpen(text: string, last: number, lastAt: number): boolean {
+function endsOpen(text: string, last: number, lastAt: number, line: LogicalLine): boolean {
+  // A `,` where no trailing comma may stand (`assert a,`, `lambda x,`): tree-sitter reads on. Where
+  // one may (`__all__ = 'a',`), the line ends there.
+  if (last === 44 /* , */) return /^\s*assert\b|\blambda\b/.test(text.slice(line.start, lastAt));
   if (last === 46 /* . */) return !(text.charCodeAt(lastAt - 1) === 46 && text.charCodeAt(lastAt - 2) === 46);
   if (last === 42 /* * */) return !/\bimport\s*\*$/.test(text.slice(Math.max(0, lastAt - 40), lastAt + 1));
   if (openEnds.has(last)) return true;
   if (!isIdentifierPart(last)) return false;
   let start = lastAt;
   while (start > 0 && isIdentifierPart(text.charCodeAt(start - 1))) start -= 1;
-  return openWords.has(text.slice(start, lastAt + 1));
+  const word = text.slice(start, lastAt + 1);
+  // A number takes no letters but its own (`1j`, `0x1F`, `1e5`): tree-sitter reads a keyword off
+  // its end (`1as`, `0x1Fin`), so any word ending one is taken as that keyword.
+  if (word.charCodeAt(0) >= 48 && word.charCodeAt(0) <= 57) return [...openWords].some((open) => word.endsWith(open));
+  return openWords.has(word);
+}
+
+/** A `from` line (logical line `line`, ending at `end`) with no `import`: tree-sitter reads on into the next line. */
+function fromWithoutImport(text: string, line: LogicalLine, end: number): boolean {
+  return line.from && !/\bimport\b/.test(text.slice(line.start, end));
 }
 
 /** Whether logical line `at` starts an item at this indentation (the previous one at it is not a decorator). */
@@ -249,8 +263,12 @@ function startsItem(lines: readonly LogicalLine[], at: number, indent: number): 
   if (line.empty || line.indent !== indent || !line.mayStart) return false;
   for (let before = at - 1; before >= 0; before -= 1) {
     const previous = lines[before]!;
-    if (previous.empty || previous.indent > indent) continue;
-    return !(previous.indent === indent && previous.decorator);
+    if (previous.empty) continue;
+    // A decorator goes with the line after it, whatever the two lines' indentation (tree-sitter
+    // takes ` @d` then `def f():` at column 0 as one decorated definition).
+    if (previous.decorator) return false;
+    if (previous.indent > indent) continue;
+    return true;
   }
   return true;
 }

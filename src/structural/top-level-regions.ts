@@ -139,6 +139,17 @@ function afterDot(text: string, at: number): boolean {
   return text.charCodeAt(index) === 46 && text.charCodeAt(index - 1) !== 46; /* `.`, not a spread's `...` */
 }
 
+/**
+ * Whether the word at `at`, looked at backwards, is surely read as a keyword: not after a `.`, a
+ * `#` (a private name), nor a `/` (the end of a comment that may follow a `.`: not known here).
+ */
+function readAsKeyword(text: string, at: number): boolean {
+  let index = at - 1;
+  while (index >= 0 && /\s/.test(text.charAt(index))) index -= 1;
+  const code = text.charCodeAt(index);
+  return code !== 35 && code !== 47 && !afterDot(text, at);
+}
+
 /** The identifier ending just before `at` (past blank space), or ''. */
 function previousWord(text: string, at: number): string {
   let end = at;
@@ -456,6 +467,8 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
   let braceCommentAt = -2;
   /** JavaScript: where the last code token starts when it is a word (it ends at `lastAt`); -1 when it is none. */
   let lastWordStart = -1;
+  /** JavaScript: that word follows a `.` (not a spread's `...`) or a `#` (past comments): a property or private name, never a keyword. */
+  let lastWordIsName = false;
   /** For each open `(`: whether `if`, `while`, `for` or `with` came before it (then a `/` after its `)` starts a regex). */
   const parens: boolean[] = [];
   let controlParenClosed = false;
@@ -507,7 +520,7 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
   const slashReading = (): 'regex' | 'division' | undefined => {
     if (last === 0) return 'regex';
     if (lastWordStart >= 0) {
-      if (afterDot(text, lastWordStart)) return 'division';
+      if (lastWordIsName) return 'division';
       const lastWord = text.slice(lastWordStart, lastAt + 1);
       if (keywordsBeforeRegex.has(lastWord)) return 'regex';
       return eitherWords.has(lastWord) ? undefined : 'division';
@@ -516,13 +529,16 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
     if (last === 93 /* ] */ || last === 34 || last === 39 || last === 96 || (last >= 48 && last <= 57)) return 'division';
     if (last === 43 || last === 45) return text.charCodeAt(lastAt - 1) === last ? undefined : 'regex'; /* ++ -- */
     if (last === 33 /* ! */) {
-      // A prefix `!` after an operator or a keyword; after an operand, TypeScript's non-null `x!`.
+      // A prefix `!` (or `!!`) after an operator or a keyword; after an operand, TypeScript's
+      // non-null `x!` (or `x!!`).
       let before = lastAt - 1;
-      while (before >= 0 && /\s/.test(text.charAt(before))) before -= 1;
+      while (before >= 0 && (/\s/.test(text.charAt(before)) || text.charCodeAt(before) === 33)) before -= 1;
       const word = previousWord(text, before + 1);
-      if (word !== '' && /^[\w$]/.test(word)) return keywordsBeforeRegex.has(word) && !afterDot(text, before + 1 - word.length) ? 'regex' : undefined;
+      if (word !== '' && /^[\w$]/.test(word)) return keywordsBeforeRegex.has(word) && readAsKeyword(text, before + 1 - word.length) ? 'regex' : undefined;
       return /[)\]"'`}\/>]/.test(text.charAt(before)) ? undefined : 'regex';
     }
+    // TypeScript: `f<T> / 2` is an instantiation expression divided (not after `=>`).
+    if (last === 62 /* > */ && !syntax.jsx && text.charCodeAt(lastAt - 1) !== 61) return undefined;
     if (last === 125 /* } */) return undefined;
     return beforeRegex.has(last) ? 'regex' : undefined;
   };
@@ -644,7 +660,10 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
       let end = index + 1;
       while (end < length && isIdentifierPart(text.charCodeAt(end))) end += 1;
       // Sliced only where it is read (before a `/` or a `(`): most words are not.
-      if (syntax.javascript) lastWordStart = index;
+      if (syntax.javascript) {
+        lastWordStart = index;
+        lastWordIsName = (last === 46 /* . */ && text.charCodeAt(lastAt - 1) !== 46) || last === 35; /* # */
+      }
       last = code;
       lastAt = end - 1;
       index = end;
@@ -656,6 +675,7 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
     // tree-sitter-c lexes a directive after code or a comment on its line too: not read here.
     if (syntax.preprocessor && code === 35 && directiveAnywhere.test(text.slice(index, index + 40))) return undefined;
     const wordBeforeStart = lastWordStart;
+    const wordBeforeIsName = lastWordIsName;
     const wordBeforeEnd = lastAt + 1;
     lastWordStart = -1;
     lastAt = index;
@@ -697,7 +717,7 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
       // `if (…)`, `for await (…)`, not a method named `if` (`obj.if(a) / 2`).
       if (code === 40) {
         const wordBefore = wordBeforeStart >= 0 ? text.slice(wordBeforeStart, wordBeforeEnd) : '';
-        parens.push(wordBefore !== '' && !afterDot(text, wordBeforeStart) && (controlWords.has(wordBefore) || (wordBefore === 'await' && previousWord(text, wordBeforeStart) === 'for')));
+        parens.push(wordBefore !== '' && !wordBeforeIsName && (controlWords.has(wordBefore) || (wordBefore === 'await' && previousWord(text, wordBeforeStart) === 'for')));
       }
       depth += 1;
     } else if (code === 125 /* } */ || code === 41 /* ) */ || code === 93 /* ] */) {
