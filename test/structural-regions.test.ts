@@ -122,6 +122,13 @@ const scanRows: ScanRow[] = [
     regions: ['import os', '@dec [2]', 'if a:', 'try:', 'class C(B): [3]'],
   },
   {
+    name: 'Python: a decorator deep in the item before does not hold back the next one',
+    language: 'python',
+    text: 'class A:\n    @property\n    def x(self):\n        return 1\n\n\nclass B:\n    pass\n @dec\ndef f():\n    pass\n',
+    // ` @dec` (indented) still goes with the `def` after it (and B's body, a line indented less inside it, is not entered).
+    regions: ['class A: [1]', 'class B:'],
+  },
+  {
     name: 'Python: a backslash continuation and brackets over lines',
     language: 'python',
     text: 'x = 1 + \\\ny\nz = [\n1,\n]\nw = 2\n',

@@ -261,15 +261,11 @@ function fromWithoutImport(text: string, line: LogicalLine, end: number): boolea
 function startsItem(lines: readonly LogicalLine[], at: number, indent: number): boolean {
   const line = lines[at]!;
   if (line.empty || line.indent !== indent || !line.mayStart) return false;
-  for (let before = at - 1; before >= 0; before -= 1) {
-    const previous = lines[before]!;
-    if (previous.empty) continue;
-    // A decorator goes with the line after it, whatever the two lines' indentation (tree-sitter
-    // takes ` @d` then `def f():` at column 0 as one decorated definition).
-    if (previous.decorator) return false;
-    if (previous.indent > indent) continue;
-    return true;
-  }
+  let before = at - 1;
+  while (before >= 0 && lines[before]!.empty) before -= 1;
+  // A decorator goes with the line after it, whatever the two lines' indentation (tree-sitter
+  // takes ` @d` then `def f():` at column 0 as one decorated definition).
+  if (before >= 0 && lines[before]!.decorator) return false;
   return true;
 }
 
