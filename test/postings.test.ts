@@ -3,18 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { intersect, union } from '../src/index/lexical/postings.js';
-
-/** A seeded generator (mulberry32). */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from './helpers/region-fuzz.js';
 
 /** `count` distinct sorted ids below `range`. */
 function sortedIds(random: () => number, count: number, range: number): Uint32Array {
@@ -44,7 +33,7 @@ describe('posting lists', () => {
   for (const row of rows) {
     test(row.name, () => {
       for (let seed = 1; seed <= 20; seed++) {
-        const random = seeded(seed * 7_919 + row.a);
+        const random = rng(seed * 7_919 + row.a).next;
         const a = sortedIds(random, row.a, row.range);
         const b = sortedIds(random, row.b, row.range);
         const inB = new Set(b);

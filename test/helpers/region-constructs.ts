@@ -4,12 +4,12 @@
 // one-line compound statements, odd indentation, ASI traps…), how a snippet of one to three of
 // them is built around the needle and mutated (a line break replaced by a comment, a line
 // continuation, CRLF, a form feed or U+00A0; a `;` deleted; a token inserted; two lines swapped),
-// the placing of the snippet among plain items (a copy of region-fuzz.ts's, which does not export
-// it), and the extra rules each language is searched with (`constructRules`). The seeded generator
-// and the comparison of whole and region parses are region-fuzz.ts's. The lists were written by a
+// and the extra rules each language is searched with (`constructRules`). The seeded generator, the
+// placing of a snippet among plain items and the comparison of whole and region parses are
+// region-fuzz.ts's. The lists were written by a
 // review and found a Python bug on their own (a decorator indented deeper than its `def`): change
 // them only knowing that a file's content, for a given seed and index, changes with them.
-import { type FuzzFile, type Rule, type Rng, rng, rules, type Where } from './region-fuzz.js';
+import { type FuzzFile, type Rule, type Rng, rng, rules, type Where, wrap } from './region-fuzz.js';
 
 /** Where a construct may go: s = statement (top level and function body for brace languages), m = class member (Java: top level too), t = top level only, f = struct field (C, C++, Go). Python takes any construct anywhere. */
 type Construct = readonly [tags: string, template: string];
@@ -191,47 +191,6 @@ function constructSnippet(r: Rng, language: string, where: Where): string {
   if (language === 'java' && where !== 'body') s = indented(s, '  ');
   return s;
 }
-
-// ---------------- Placing a snippet (as region-fuzz.ts places its own) ----------------
-const repeat = (n: number, f: (index: number) => string): string => Array.from({ length: n }, (_, i) => f(i)).join('');
-
-/** n plain items named p0, p1…: functions (Java: methods). */
-const fill: Readonly<Record<string, (n: number, p: string) => string>> = {
-  c: (n, p) => repeat(n, (i) => `int ${p}${i}(void)\n{\n\treturn ${i};\n}\n`),
-  cpp: (n, p) => repeat(n, (i) => `int ${p}${i}(void)\n{\n\treturn ${i};\n}\n`),
-  javascript: (n, p) => repeat(n, (i) => `function ${p}${i}() {\n  return ${i};\n}\n`),
-  typescript: (n, p) => repeat(n, (i) => `function ${p}${i}() {\n  return ${i};\n}\n`),
-  python: (n, p) => repeat(n, (i) => `def ${p}${i}():\n    return ${i}\n\n`),
-  java: (n, p) => repeat(n, (i) => `  int ${p}${i}() {\n    return ${i};\n  }\n`),
-  go: (n, p) => repeat(n, (i) => `func ${p}${i}() int {\n\treturn ${i}\n}\n`),
-};
-
-function fillOf(language: string): (n: number, p: string) => string {
-  const f = fill[language];
-  if (!f) throw new Error(`no generator for ${language}`);
-  return f;
-}
-
-/** Where the snippet goes: among top-level items (Java: class members), in a large function body, in a large class (C: struct; Go: struct type). */
-const wrap: Readonly<Record<Where, (language: string, snippet: string) => string>> = {
-  top: (language, snippet) => (language === 'java' ? `class A {\n${fillOf('java')(80, 'f')}${snippet}${fillOf('java')(80, 'g')}}\n` : `${fillOf(language)(20, 'f')}${snippet}${fillOf(language)(20, 'g')}`),
-  body: (language, snippet) => {
-    const brace = language === 'javascript' || language === 'typescript';
-    if (language === 'python') return `${fillOf('python')(3, 'f')}def big():\n${repeat(24, (i) => `    v${i} = ${i}\n`)}${snippet}${repeat(24, (i) => `    w${i} = ${i}\n`)}${fillOf('python')(3, 'g')}`;
-    if (language === 'go') return `${fillOf('go')(4, 'f')}func big() {\n${repeat(24, (i) => `\tx${i} = ${i}\n`)}${snippet}${repeat(24, (i) => `\ty${i} = ${i}\n`)}}\n${fillOf('go')(4, 'g')}`;
-    if (language === 'java') return `class A {\n${fillOf('java')(4, 'f')}  void big() {\n${repeat(24, (i) => `    x${i} = ${i};\n`)}${snippet}${repeat(24, (i) => `    y${i} = ${i};\n`)}  }\n${fillOf('java')(4, 'g')}}\n`;
-    const small = (name: string) => (i: number): string => (brace ? `function ${name}${i}() { return ${i}; }\n` : `int ${name}${i}(void) { return ${i}; }\n`);
-    const statement = (name: string) => (i: number): string => `${brace ? '  ' : '\t'}${name}${i} = ${i};\n`;
-    return `${repeat(4, small('f'))}${brace ? 'function big() {\n' : 'int big(void)\n{\n'}${repeat(24, statement('x'))}${snippet}${repeat(24, statement('y'))}}\n${repeat(4, small('g'))}`;
-  },
-  cls: (language, snippet) => {
-    if (language === 'python') return `${fillOf('python')(3, 'f')}class Big:\n${repeat(20, (i) => `    def m${i}(self):\n        return ${i}\n\n`)}${snippet}${repeat(20, (i) => `    def n${i}(self):\n        return ${i}\n\n`)}${fillOf('python')(3, 'g')}`;
-    if (language === 'cpp' || language === 'c') return `${fillOf('c')(4, 'f')}${language === 'c' ? 'struct Big' : 'class Big'} {\n${repeat(20, (i) => (language === 'c' ? `  int m${i};\n` : `  int m${i}() { return ${i}; }\n`))}${snippet}${repeat(20, (i) => (language === 'c' ? `  int n${i};\n` : `  int n${i}() { return ${i}; }\n`))}};\n${fillOf('c')(4, 'g')}`;
-    if (language === 'go') return `${fillOf('go')(4, 'f')}type Big struct {\n${repeat(40, (i) => `\tm${i} int\n`)}${snippet}${repeat(40, (i) => `\tn${i} int\n`)}}\n${fillOf('go')(4, 'g')}`;
-    if (language === 'java') return wrap.top(language, snippet);
-    return `${fillOf('javascript')(4, 'f')}class Big {\n${repeat(20, (i) => `  m${i}() { return ${i}; }\n`)}${snippet}${repeat(20, (i) => `  n${i}() { return ${i}; }\n`)}}\n${fillOf('javascript')(4, 'g')}`;
-  },
-};
 
 /**
  * Construct file `index` of `seed` for `language`: one to three constructs (and, in 60% of the

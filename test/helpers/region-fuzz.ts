@@ -493,7 +493,7 @@ function fillOf(language: string): (n: number, p: string) => string {
 }
 
 /** Where the snippet goes: among top-level items (Java: class members), in a large function body, in a large class (C: struct; Go: struct type). */
-const wrap: Record<Where, (language: string, snippet: string) => string> = {
+export const wrap: Record<Where, (language: string, snippet: string) => string> = {
   top: (language, snippet) => (language === 'java' ? `class A {\n${fillOf('java')(80, 'f')}${snippet}${fillOf('java')(80, 'g')}}\n` : `${fillOf(language)(20, 'f')}${snippet}${fillOf(language)(20, 'g')}`),
   body: (language, snippet) => {
     const brace = language === 'javascript' || language === 'typescript';
