@@ -8,6 +8,7 @@
 //   defines: getUser(id: string): User, setUser(…)          entities inside the chunk
 //   neighbours: constructor(db: Db) | deleteUser(id)        what the previous and next chunks hold
 // Called by chunk-file.ts.
+import { firstAtOrAfter } from '../../base/sorted.js';
 import type { Entity, ImportStatement } from './entities.js';
 import { oneLine } from './entities.js';
 
@@ -60,14 +61,8 @@ export class ImportUses {
     const used: ImportStatement[] = [];
     for (const { statement, at } of this.uses) {
       if (at.length === 0 || (statement.start < end && statement.end > start)) continue;
-      let low = 0;
-      let high = at.length;
-      while (low < high) {
-        const middle = (low + high) >>> 1;
-        if (at[middle]! < start) low = middle + 1;
-        else high = middle;
-      }
-      if (low < at.length && at[low]! < end) used.push(statement);
+      const first = firstAtOrAfter(at, start);
+      if (first < at.length && at[first]! < end) used.push(statement);
     }
     return used;
   }
