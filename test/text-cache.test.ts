@@ -38,6 +38,14 @@ describe('TextCache', () => {
     assert.equal(cache.size, 4);
   });
 
+  test('a file under the smallest size kept is decoded each time', () => {
+    const cache = new TextCache(1 << 20, 16);
+    assert.notEqual(cache.text('small', bytes('int a;')), cache.text('small', bytes('int a;')));
+    const large = cache.text('large', bytes('int a; int b; int c;'));
+    assert.equal(cache.text('large', bytes('int a; int b; int c;')), large);
+    assert.equal(cache.size, 1);
+  });
+
   test('a changed file is scanned for regions again', async () => {
     const grammars = new GrammarSet();
     const state = await grammars.load('c');

@@ -14,10 +14,13 @@ export class TextCache {
   constructor(
     /** Estimated bytes held at most (the bytes and the text of each file). */
     private readonly maxBytes: number,
+    /** Files smaller than this are decoded each time: cheap to decode, and keeping them all costs more in garbage collection than it saves. */
+    private readonly minBytes = 0,
   ) {}
 
   /** The file's text: the one kept for `key` when its bytes equal `bytes`, else decoded (and kept when it fits). */
   text(key: string, bytes: Uint8Array): SourceText {
+    if (bytes.byteLength < this.minBytes) return new SourceText(bytes);
     const cached = this.entries.get(key);
     if (cached) {
       this.entries.delete(key);
