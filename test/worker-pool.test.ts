@@ -37,6 +37,27 @@ test('jobs of one affinity land on one worker while it is free', async () => {
   }
 });
 
+test('a lone job goes to the idle worker of its slot, not to the last idle one', async () => {
+  const pool = new WorkerPool<Job, Reply>(script, 2, 'test');
+  try {
+    // Both workers started and idle.
+    await Promise.all([pool.run({}, 0), pool.run({}, 1)]);
+    // One job at a time, affinities taking turns: the last worker to finish is not always the one.
+    const threads = new Map<number, Set<number>>([
+      [5, new Set()],
+      [6, new Set()],
+    ]);
+    for (let round = 0; round < 10; round++) {
+      for (const affinity of [5, 6]) threads.get(affinity)!.add((await pool.run({}, affinity)).threadId);
+    }
+    assert.equal(threads.get(5)!.size, 1);
+    assert.equal(threads.get(6)!.size, 1);
+    assert.notDeepEqual([...threads.get(5)!], [...threads.get(6)!]);
+  } finally {
+    pool.close();
+  }
+});
+
 test('jobs without an affinity are all answered, in any worker', async () => {
   const pool = new WorkerPool<Job, Reply>(script, 2, 'test');
   try {

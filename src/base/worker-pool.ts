@@ -67,11 +67,19 @@ export class WorkerPool<Job extends PoolMessage, Reply extends PoolMessage> {
   private pump(): void {
     clearTimeout(this.idleTimer);
     while (this.queue.length > 0) {
-      const worker = this.idle.pop() ?? this.start();
-      if (!worker) return;
-      const slot = this.slots.get(worker)!;
-      let at = this.queue.findIndex((queued) => queued.affinity !== undefined && queued.affinity % this.size === slot);
-      if (at < 0) at = 0;
+      // A job whose worker is idle goes to it; else an idle (or new) worker takes the first job
+      // that falls to it, or the oldest.
+      let at = this.queue.findIndex((queued) => queued.affinity !== undefined && this.idle.some((worker) => this.slots.get(worker) === queued.affinity! % this.size));
+      let worker: Worker | undefined;
+      if (at >= 0) {
+        const slot = this.queue[at]!.affinity! % this.size;
+        worker = this.idle.splice(this.idle.findIndex((candidate) => this.slots.get(candidate) === slot), 1)[0]!;
+      } else {
+        worker = this.idle.pop() ?? this.start();
+        if (!worker) return;
+        const slot = this.slots.get(worker)!;
+        at = Math.max(0, this.queue.findIndex((queued) => queued.affinity !== undefined && queued.affinity % this.size === slot));
+      }
       const { job } = this.queue.splice(at, 1)[0]!;
       this.busy.set(worker, job.id);
       // A busy worker keeps the process alive (its answer is awaited); an idle one does not.
