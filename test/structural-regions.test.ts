@@ -122,6 +122,18 @@ const scanRows: ScanRow[] = [
     regions: ['import os', '@dec [2]', 'if a:', 'try:', 'class C(B): [3]'],
   },
   {
+    name: 'Python: a hex number ending in letters of a keyword (`0xabcdef`) ends its line',
+    language: 'python',
+    text: 'x = 0xabcdef\ndef f():\n    pass\n',
+    regions: ['x = 0xabcdef', 'def f(): [1]'],
+  },
+  {
+    name: 'Python: a keyword glued to a number (`1as`) does not end its line: no regions',
+    language: 'python',
+    text: 'x = 0xabcdef\ny = 1as\nz = 1\n',
+    regions: undefined,
+  },
+  {
     name: 'Python: a decorator deep in the item before does not hold back the next one',
     language: 'python',
     text: 'class A:\n    @property\n    def x(self):\n        return 1\n\n\nclass B:\n    pass\n @dec\ndef f():\n    pass\n',

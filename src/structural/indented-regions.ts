@@ -225,6 +225,9 @@ function isBlank(code: number): boolean {
   return code > 127 && (code === 0xfeff || code === 0x200b || code === 0x2060 || /\s/.test(String.fromCharCode(code)));
 }
 
+/** The longest number a word starting with a digit starts with, as tree-sitter-python lexes one. */
+const numberStart = /^(?:0[xX][\da-fA-F_]*[lL]?|0[oO][0-7_]*[lL]?|0[bB][01_]*[lL]?|[\d_]*(?:\.[\d_]*)?(?:[eE][+-]?[\d_]+)?[jJlL]?)/;
+
 /** Operators that cannot end a line of Python (nor can `*` but in `import *`, nor `.` but in `...`). */
 const openEnds = new Set([...'=+-/%@&|^~<>.'].map((ch) => ch.charCodeAt(0)));
 /** Words that cannot end a line of Python (`else` of a conditional expression too). */
@@ -247,8 +250,8 @@ function endsOpen(text: string, last: number, lastAt: number, line: LogicalLine)
   while (start > 0 && isIdentifierPart(text.charCodeAt(start - 1))) start -= 1;
   const word = text.slice(start, lastAt + 1);
   // A number takes no letters but its own (`1j`, `0x1F`, `1e5`): tree-sitter reads a keyword off
-  // its end (`1as`, `0x1Fin`), so any word ending one is taken as that keyword.
-  if (word.charCodeAt(0) >= 48 && word.charCodeAt(0) <= 57) return [...openWords].some((open) => word.endsWith(open));
+  // what follows them (`1as`, `0x1Fin`; not `0xabcdef`).
+  if (word.charCodeAt(0) >= 48 && word.charCodeAt(0) <= 57) return openWords.has(word.replace(numberStart, ''));
   return openWords.has(word);
 }
 
