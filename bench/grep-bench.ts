@@ -159,7 +159,7 @@ async function main(): Promise<void> {
     for (let run = 0; run < runs; run++) {
       const result = await index.search({ ...query.request, maxResults: 10_000_000 });
       ours.push(result.stats.elapsedMs);
-      lines = result.matches.length;
+      lines = result.lines.length;
       candidates = result.stats.candidates;
     }
     // The daemon's default page: the first 10,000 lines in path order, every line counted.

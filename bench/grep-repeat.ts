@@ -50,7 +50,7 @@ async function main(): Promise<void> {
   for (let run = 0; run < runs; run++) {
     const result = await index.search({ ...request, ...full });
     elapsed.push(result.stats.elapsedMs);
-    lines = result.matches.length;
+    lines = result.lines.length;
     total = result.total;
   }
   const used = process.cpuUsage(cpu);

@@ -1,11 +1,13 @@
 // The batches grep workers send matching lines in (match-batch.ts): each line's bytes are copied,
-// the daemon decodes a batch at once in pieces, and every line must read exactly as decoding its
-// own bytes would read (invalid UTF-8 at a line's end, multi-byte characters, lines longer than a
-// piece, empty lines); lines given as objects keep their context and their place in file order.
+// the daemon keeps a file's lines as a view into the batch and decodes them in pieces, and every
+// line must read exactly as decoding its own bytes would read (invalid UTF-8 at a line's end,
+// multi-byte characters, lines longer than a piece, empty lines); a batch's bytes are valid UTF-8
+// whatever the files held; lines given as objects keep their context and their place in file order.
 // (A buffer whose text holds a lone surrogate, sent as objects, is checked in grep.test.ts.)
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MatchBatchWriter, unpackMatches, type FileMatches } from '../src/index/lexical/match-batch.js';
+import { isUtf8 } from 'node:buffer';
+import { BatchLines, MatchBatchWriter, linesOf, readBatch, type MatchBatch } from '../src/index/lexical/match-batch.js';
 import type { LineMatch } from '../src/index/lexical/matcher.js';
 
 /** A line as bytes: `bytes` in one buffer with other bytes around it, as a content window holds it. */
@@ -26,8 +28,8 @@ const byteLines: ByteLine[] = [
   { label: 'longer than a piece (64 KB)', bytes: Buffer.from('x'.repeat(70_000) + 'é') },
 ];
 
-/** Writes `files` (per file: its lines) through a writer, as a worker would, and reads them back. */
-function roundTrip(files: { byteLines?: Buffer[]; textLines?: string[]; objects?: LineMatch[] }[]): FileMatches[] {
+/** Writes `files` (per file: its lines) through a writer, as a worker would: the batch taken. */
+function writeBatch(files: { byteLines?: Buffer[]; textLines?: string[]; objects?: LineMatch[] }[]): MatchBatch {
   const writer = new MatchBatchWriter();
   files.forEach((file, index) => {
     let line = 1;
@@ -40,7 +42,12 @@ function roundTrip(files: { byteLines?: Buffer[]; textLines?: string[]; objects?
     if (file.objects) writer.addMatches(file.objects);
     writer.endFile(index, (file.byteLines?.length ?? 0) + (file.textLines?.length ?? 0) + (file.objects?.length ?? 0));
   });
-  return unpackMatches(writer.take().batch);
+  return writer.take().batch;
+}
+
+/** `files` through a batch and back, each file's lines as objects. */
+function roundTrip(files: Parameters<typeof writeBatch>[0]): [number, LineMatch[], number][] {
+  return readBatch(writeBatch(files)).map(([index, kept, count]) => [index, linesOf(kept), count]);
 }
 
 for (const { label, bytes } of byteLines) {
@@ -104,10 +111,29 @@ test('a file whose lines were all counted past the limit sends its count and no 
   writer.add(3, 1, Buffer.from('x\n'), 0, 1);
   writer.endFile(1, 1);
   assert.deepEqual(
-    unpackMatches(writer.take().batch).map(([index, matches, count]) => [index, matches.length, count]),
+    readBatch(writer.take().batch).map(([index, matches, count]) => [index, matches.length, count]),
     [
       [0, 0, 5],
       [1, 1, 1],
     ],
   );
+});
+
+test('a batch\'s bytes are valid UTF-8, each file\'s view over its own lines, whatever the files held', () => {
+  const files = byteLines.map(({ bytes }) => ({ byteLines: [bytes, Buffer.from('ok ü')] }));
+  const batch = writeBatch(files);
+  assert.ok(isUtf8(batch.bytes), 'invalid sequences are replaced when the batch is taken');
+  const read = readBatch(batch);
+  assert.equal(read.length, files.length);
+  for (const [index, kept] of read) {
+    assert.ok(kept instanceof BatchLines);
+    const view = Buffer.from(kept.bytes.subarray(kept.byteStart, kept.byteEnd));
+    const expected = files[index]!.byteLines.map((line) => `${line.toString('utf8')}\n`).join('');
+    assert.equal(view.toString('utf8'), expected, byteLines[index]!.label);
+    assert.deepEqual(
+      kept.decode((line, column, text) => ({ line, column, text })).map((line) => line.text),
+      files[index]!.byteLines.map((line) => line.toString('utf8')),
+    );
+    assert.equal(kept.decode((line, column, text) => ({ line, column, text }), 1).length, 1, 'the first lines only');
+  }
 });

@@ -103,6 +103,26 @@ describe('stdio daemon', () => {
     assert.fail('src/new.ts never appeared');
   });
 
+  test('fathom/grep\'s lines reach the client as their text: escapes, control characters, non-ASCII, invalid UTF-8', async () => {
+    const lines = [Buffer.from('\tconst oddity = "a \\"b\\" \\\\ c";'), Buffer.from('oddity \x01\x1b[0m\r'), Buffer.from('oddity ü — 🚀 \u2028'), Buffer.from([0x6f, 0x64, 0x64, 0x69, 0x74, 0x79, 0x20, 0xe2, 0x82, 0x22, 0xff])];
+    fs.writeFileSync(path.join(root, 'src/odd.ts'), Buffer.concat(lines.flatMap((line) => [line, Buffer.from('\n')])));
+    // A regex (not a plain literal), so that the lines come from the grep workers' batches.
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const found = await client.result<GrepResult>('fathom/grep', { root, pattern: 'od+ity', glob: 'src/odd.ts' });
+      if (found.matches.length === 0) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        continue;
+      }
+      assert.deepEqual(
+        found.matches.map((match) => [match.path, match.line, match.text]),
+        lines.map((line, index) => ['src/odd.ts', index + 1, line.toString('utf8')]),
+      );
+      fs.rmSync(path.join(root, 'src/odd.ts'));
+      return;
+    }
+    assert.fail('src/odd.ts never matched');
+  });
+
   test('fathom/grep answers matches, and an unsaved buffer is searched at once', async () => {
     const found = await client.result<GrepResult>('fathom/grep', { root, pattern: 'export const (a|b)' });
     assert.deepEqual(

@@ -17,6 +17,7 @@ import {
 } from 'vscode-jsonrpc/node';
 import { defaultConfig, type DaemonConfig } from '../daemon/config.js';
 import { Daemon, isLive } from '../daemon/server.js';
+import { writerOptions } from '../daemon/json-encoder.js';
 
 export interface Client {
   connection: MessageConnection;
@@ -98,7 +99,7 @@ export function inProcessDaemon(config: DaemonConfig): Client {
   const daemon = new Daemon(config);
   const toDaemon = new PassThrough();
   const fromDaemon = new PassThrough();
-  daemon.serve(new StreamMessageReader(toDaemon), new StreamMessageWriter(fromDaemon), { onExit: () => undefined });
+  daemon.serve(new StreamMessageReader(toDaemon), new StreamMessageWriter(fromDaemon, writerOptions), { onExit: () => undefined });
   const connection = createMessageConnection(new StreamMessageReader(fromDaemon), new StreamMessageWriter(toDaemon));
   connection.listen();
   return {

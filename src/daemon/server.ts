@@ -23,6 +23,7 @@ import { log } from '../base/logger.js';
 import { ErrorCodes } from '../protocol/errors.js';
 import { BufferOverlay } from '../workspace/overlay.js';
 import { readPackageVersion, type DaemonConfig } from './config.js';
+import { writerOptions } from './json-encoder.js';
 import { Session, type DaemonServices } from './session.js';
 import { WorkspaceManager } from './workspaces.js';
 
@@ -132,7 +133,7 @@ export class Daemon implements DaemonServices {
   }
 
   serveStdio(onEnd: (code: number) => void): void {
-    this.serve(new StreamMessageReader(process.stdin), new StreamMessageWriter(process.stdout), { onExit: onEnd, onClose: () => onEnd(0) });
+    this.serve(new StreamMessageReader(process.stdin), new StreamMessageWriter(process.stdout, writerOptions), { onExit: onEnd, onClose: () => onEnd(0) });
   }
 
   /** Listens on a Unix socket. Throws SocketInUseError if a live daemon already answers there. */
@@ -149,7 +150,7 @@ export class Daemon implements DaemonServices {
     if (await isLive(socketPath)) throw new SocketInUseError(`a Fathom daemon is already serving ${socketPath}`);
     fs.rmSync(socketPath, { force: true });
     const server = net.createServer((socket) => {
-      this.serve(new SocketMessageReader(socket), new SocketMessageWriter(socket), {
+      this.serve(new SocketMessageReader(socket), new SocketMessageWriter(socket, writerOptions), {
         onExit: () => undefined,
         onClose: () => socket.destroy(),
       });

@@ -3,6 +3,7 @@
 import { ResponseError } from 'vscode-jsonrpc/node';
 import { FathomError, errorMessage, type FathomErrorKind } from '../base/errors.js';
 import { log } from '../base/logger.js';
+import { GrepLinesJson } from './grep-json.js';
 import { ErrorCodes, type ErrorCode } from '../protocol/errors.js';
 import type { GrepResult as LexicalGrepResult } from '../index/lexical/lexical-index.js';
 import { pathToFileURL } from 'node:url';
@@ -78,7 +79,9 @@ export function absentStatus(root: string): WorkspaceStatus {
 }
 
 export function toWireGrep(root: string, result: LexicalGrepResult): GrepResult {
-  return { root, matches: result.matches, total: result.total, files: result.files, truncated: result.truncated, timedOut: result.timedOut, stats: result.stats };
+  // Written to the wire from the workers' bytes by the daemon's encoder (an array of matches to any other reader).
+  const matches = new GrepLinesJson(result.lines) as unknown as GrepResult['matches'];
+  return { root, matches, total: result.total, files: result.files, truncated: result.truncated, timedOut: result.timedOut, stats: result.stats };
 }
 
 export function toWireCodeSearch(root: string, query: string, answer: CodeSearchAnswer, elapsedMs: number): CodeSearchResult {

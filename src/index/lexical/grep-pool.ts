@@ -7,8 +7,7 @@ import { Worker } from 'node:worker_threads';
 import type { CancellationSignal } from '../../base/cancellation.js';
 import type { GrepWorkerMessage } from './grep-worker.js';
 import type { GrepChunk, GrepFile, MatchSpec } from './verify.js';
-import { unpackMatches } from './match-batch.js';
-import type { LineMatch } from './matcher.js';
+import { readBatch, type KeptLines } from './match-batch.js';
 
 export interface GrepTask extends MatchSpec {
   files: GrepFile[];
@@ -38,7 +37,7 @@ interface Slot {
 interface Running {
   task: GrepTask;
   /** Returns true when the caller has enough: no more chunks are handed out. */
-  onFile: (fileIndex: number, matches: LineMatch[], count: number) => boolean | void;
+  onFile: (fileIndex: number, matches: KeptLines, count: number) => boolean | void;
   pending: Pending[];
   /** The chunks in file order; the first `settled` are done, and kept `keptSettled` lines. */
   records: ChunkRecord[];
@@ -109,7 +108,7 @@ export class GrepPool {
   ) {}
 
   /** Verifies the files; `onFile` gets each file with matches (those kept, and how many in all). Resolves with the files given up. */
-  run(task: GrepTask, onFile: (fileIndex: number, matches: LineMatch[], count: number) => boolean | void, signal?: CancellationSignal): Promise<{ timedOut: number[] }> {
+  run(task: GrepTask, onFile: (fileIndex: number, matches: KeptLines, count: number) => boolean | void, signal?: CancellationSignal): Promise<{ timedOut: number[] }> {
     return new Promise((resolve) => {
       const pending: Pending[] = [];
       for (let offset = 0; offset < task.files.length; ) {
@@ -199,7 +198,7 @@ export class GrepPool {
     if (!run || message.id !== run.id) return;
     if (message.type === 'files') {
       run.reported = message.upTo;
-      for (const [index, matches, count] of unpackMatches(message.batch)) {
+      for (const [index, matches, count] of readBatch(message.batch)) {
         if (run.task.stopped) break;
         run.record.kept += matches.length;
         if (run.task.onFile(run.offset + index, matches, count) === true) this.stop(run.task);

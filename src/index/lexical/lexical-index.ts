@@ -24,7 +24,9 @@ import { LanguageTable } from '../syntax/languages.js';
 import { packChunk, sharedGrepPool, type GrepPool } from './grep-pool.js';
 import { FileLines, verifyChunk, type GrepFile, type MatchSpec } from './verify.js';
 import type { AST } from '@eslint-community/regexpp';
-import { compileMatcher, type GrepOptions, type LineMatch, type PlainLiteral } from './matcher.js';
+import { compileMatcher, type GrepOptions, type PlainLiteral } from './matcher.js';
+import { GrepLines, type GrepLineRun, type GrepMatch } from './grep-lines.js';
+import type { KeptLines } from './match-batch.js';
 import { pieceBytes } from './pieces.js';
 import { PostingsCorrupt } from './postings.js';
 import { loadRegexIndex, type LoadedRegexIndex } from './regex-store.js';
@@ -57,12 +59,13 @@ export interface GrepRequest extends GrepOptions {
   afterContext?: number;
 }
 
-export interface GrepMatch extends LineMatch {
-  path: string;
-}
+export type { GrepMatch } from './grep-lines.js';
 
 export interface GrepResult {
-  matches: GrepMatch[];
+  /** The lines kept, in path order, as the workers sent them (no object per line). */
+  lines: GrepLines;
+  /** The same lines as objects (`lines.toArray()`: made when first read). */
+  readonly matches: GrepMatch[];
   /** Matching lines in all, also past `maxResults`. */
   total: number;
   /** Files with at least one match. */
@@ -516,14 +519,12 @@ export class LexicalIndex {
     const { items, fromIndex, held } = await this.workList(query, level, accepts, signal);
     const toSearch = items.map((item) => item.path);
 
-    const found: GrepMatch[][] = [];
+    const found: KeptLines[] = [];
     let total = 0;
-    let kept = 0;
     // Every candidate is verified, so that a truncated result is the first matches in path order.
-    const onFile = (index: number, lines: LineMatch[], count: number): void => {
-      found[index] = toGrepMatches(toSearch[index]!, lines);
+    const onFile = (index: number, lines: KeptLines, count: number): void => {
+      found[index] = lines;
       total += count;
-      kept += lines.length;
     };
     const spec: MatchSpec = {
       contentFds: held.map((index) => index.contentFd),
@@ -555,16 +556,23 @@ export class LexicalIndex {
     }
     throwIfCancelled(signal);
     // The first `limit` lines in path order (a chunk may have kept more: it did not know how many came before it).
-    const matches: GrepMatch[] = new Array(Math.min(kept, limit));
+    const runs: GrepLineRun[] = [];
     let files = 0;
-    let at = 0;
-    for (const lines of found) {
+    let taken = 0;
+    for (let index = 0; index < found.length; index++) {
+      const lines = found[index];
       if (!lines) continue;
       files += 1;
-      for (let index = 0; index < lines.length && at < matches.length; index++) matches[at++] = lines[index]!;
+      const take = Math.min(lines.length, limit - taken);
+      if (take > 0) runs.push({ path: toSearch[index]!, lines, take });
+      taken += take;
     }
+    const answer = new GrepLines(runs, taken);
     return {
-      matches,
+      lines: answer,
+      get matches() {
+        return answer.toArray();
+      },
       total,
       files,
       truncated: total > limit,
@@ -586,23 +594,6 @@ export class LexicalIndex {
       void Promise.allSettled([this.building, this.merging]).finally(() => fs.rmSync(folder, { recursive: true, force: true }));
     }
   }
-}
-
-/** A file's lines as GrepMatch objects: those made by `unpackMatches` have a `path` slot to fill. */
-function toGrepMatches(path: string, lines: LineMatch[]): GrepMatch[] {
-  const out = lines as (LineMatch | GrepMatch)[];
-  for (let index = 0; index < out.length; index++) {
-    const line = out[index]!;
-    if ('path' in line) {
-      line.path = path;
-      continue;
-    }
-    const match: GrepMatch = { path, line: line.line, column: line.column, text: line.text };
-    if (line.before) match.before = line.before;
-    if (line.after) match.after = line.after;
-    out[index] = match;
-  }
-  return out as GrepMatch[];
 }
 
 /** Bytes of content-store ranges the daemon's thread verifies itself at most (and no file to read). */

@@ -1,15 +1,22 @@
 // The form in which grep workers send matching lines back: a batch packs every line number and
 // column into one typed array and every line's UTF-8 bytes, each followed by '\n', into one byte
 // array, so a message costs a few copies (transferred, not cloned) instead of one cloned object
-// per line, and a worker never decodes a line it does not test with the regex. The daemon decodes
-// a batch's bytes a piece at a time: UTF-8 decoding starts afresh at every ASCII byte, so decoding
-// the lines joined by '\n' gives each line's own decoding. Lines that carry context lines, or that come
-// from a text with a lone surrogate (no UTF-8 for it), travel as objects.
+// per line, and a worker never decodes a line it does not test with the regex. The daemon keeps a
+// batch as it came (`BatchLines`: a file's lines are a view into it) and decodes it only when an
+// answer is read as objects, a piece at a time: UTF-8 decoding starts afresh at every ASCII byte,
+// so decoding the lines joined by '\n' gives each line's own decoding. A batch's bytes are valid
+// UTF-8 (a file's invalid sequences are replaced by U+FFFD when the batch is taken, as decoding
+// would replace them), so they can be written out as they are. Lines that carry context lines, or
+// that come from a text with a lone surrogate (no UTF-8 for it), travel as objects.
+import { isUtf8 } from 'node:buffer';
 import type { LineMatch } from './matcher.js';
 import type { MatchSink } from './verify.js';
 
 export interface MatchBatch {
-  /** Per file with matches sent as bytes: its index within the chunk, how many lines it sends, how many match. */
+  /**
+   * Per file with matches sent as bytes: its index within the chunk, how many lines it sends, how
+   * many match, and where its bytes end in `bytes` (they start where the file before's end).
+   */
   files: Int32Array;
   /** Per line: line number and column. */
   numbers: Int32Array;
@@ -19,8 +26,14 @@ export interface MatchBatch {
   withObjects: FileMatches[];
 }
 
+/** Values per file in `MatchBatch.files`. */
+const fileSlots = 4;
+
+/** A file's lines as kept by the daemon: objects, or a view into the batch that brought them. */
+export type KeptLines = LineMatch[] | BatchLines;
+
 /** A file's index within its chunk, the lines kept, and how many lines match in all. */
-export type FileMatches = [number, LineMatch[], number];
+export type FileMatches = [number, KeptLines, number];
 
 /** A batch's buffers at first: line numbers and columns (two a line), and bytes. */
 const batchNumbers = 8192;
@@ -81,7 +94,7 @@ export class MatchBatchWriter implements MatchSink {
   endFile(index: number, count: number): void {
     // A file without a match is not sent (its lines as objects are then an empty list).
     if (count > 0 && this.fileObjects) this.withObjects.push([index, this.fileObjects, count]);
-    else if (count > 0) this.files.push(index, this.fileLines, count);
+    else if (count > 0) this.files.push(index, this.fileLines, count, this.used);
     this.fileObjects = undefined;
     this.fileLines = 0;
   }
@@ -97,6 +110,8 @@ export class MatchBatchWriter implements MatchSink {
       bytes: lines ? this.bytes.subarray(0, this.used) : new Uint8Array(0),
       withObjects: this.withObjects,
     };
+    // Rare (a file that is not UTF-8): checked once for the batch, then mended file by file.
+    if (lines && !isUtf8(batch.bytes)) batch.bytes = mendUtf8(batch.bytes, batch.files);
     this.files = [];
     // Fresh buffers of the usual size (one grown for a huge line is not kept).
     if (lines) {
@@ -172,18 +187,71 @@ class LineReader {
   }
 }
 
-/** The batch's files and their lines, in chunk order. */
-export function unpackMatches(batch: MatchBatch): FileMatches[] {
-  const texts = new LineReader(batch.bytes);
+/**
+ * The batch's bytes with every file's invalid UTF-8 replaced as decoding replaces it (U+FFFD for
+ * each maximal invalid subpart; never across a '\n'), and the files' byte ends moved to match.
+ */
+function mendUtf8(bytes: Uint8Array, files: Int32Array): Uint8Array {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  const parts: Buffer[] = [];
+  let start = 0;
+  let end = 0;
+  for (let slot = 0; slot < files.length; slot += fileSlots) {
+    const part = buffer.subarray(start, files[slot + 3]!);
+    start = files[slot + 3]!;
+    parts.push(isUtf8(part) ? part : Buffer.from(part.toString('utf8'), 'utf8'));
+    end += parts[parts.length - 1]!.length;
+    files[slot + 3] = end;
+  }
+  // A buffer of its own (it is transferred; a small concat result could sit in Node's shared pool).
+  const out = Buffer.allocUnsafeSlow(end);
+  let at = 0;
+  for (const part of parts) at += part.copy(out, at);
+  return out;
+}
+
+/**
+ * A file's matching lines as a worker sent them: `length` lines from line `first` of the batch's
+ * numbers (line and column, two a line), their bytes in `bytes` from `byteStart` to `byteEnd`,
+ * each followed by '\n' (valid UTF-8). Decoded only when read as objects.
+ */
+export class BatchLines {
+  constructor(
+    readonly numbers: Int32Array,
+    readonly bytes: Buffer,
+    readonly first: number,
+    readonly length: number,
+    readonly byteStart: number,
+    readonly byteEnd: number,
+  ) {}
+
+  /** The first `count` lines as objects, with `path` (shaped like a GrepMatch). */
+  decode<T extends LineMatch>(make: (line: number, column: number, text: string) => T, count = this.length): T[] {
+    const texts = new LineReader(this.bytes.subarray(this.byteStart, this.byteEnd));
+    const out: T[] = new Array(Math.min(count, this.length));
+    for (let index = 0, at = this.first * 2; index < out.length; index++, at += 2) out[index] = make(this.numbers[at]!, this.numbers[at + 1]!, texts.read());
+    return out;
+  }
+}
+
+/** The batch's files and their lines (views into the batch), in chunk order. */
+export function readBatch(batch: MatchBatch): FileMatches[] {
   const out: FileMatches[] = [];
+  const bytes = Buffer.from(batch.bytes.buffer, batch.bytes.byteOffset, batch.bytes.length);
   let line = 0;
-  for (let slot = 0; slot < batch.files.length; slot += 3) {
+  let byteStart = 0;
+  for (let slot = 0; slot < batch.files.length; slot += fileSlots) {
     const count = batch.files[slot + 1]!;
-    const lines: LineMatch[] = new Array(count);
-    // Shaped like a GrepMatch (`path` first, filled in by the index), so no second object is made.
-    for (let index = 0; index < count; index++, line++) lines[index] = { path: '', line: batch.numbers[line * 2]!, column: batch.numbers[line * 2 + 1]!, text: texts.read() } as LineMatch;
-    out.push([batch.files[slot]!, lines, batch.files[slot + 2]!]);
+    const byteEnd = batch.files[slot + 3]!;
+    out.push([batch.files[slot]!, new BatchLines(batch.numbers, bytes, line, count, byteStart, byteEnd), batch.files[slot + 2]!]);
+    line += count;
+    byteStart = byteEnd;
   }
   if (batch.withObjects.length > 0) return [...out, ...batch.withObjects].sort((a, b) => a[0] - b[0]);
   return out;
+}
+
+/** Kept lines as objects (a view decoded: line, column and text). */
+export function linesOf(kept: KeptLines): LineMatch[] {
+  return Array.isArray(kept) ? kept : kept.decode((line, column, text) => ({ line, column, text }));
 }
