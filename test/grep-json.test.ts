@@ -75,7 +75,10 @@ test('a message without raw values is JSON.stringify\'s text; a raw value that t
   const plain = { jsonrpc: '2.0', id: 1, result: { text: 'ü "x"', list: [1, null, true] } };
   assert.equal(encodeMessage(plain).toString('utf8'), JSON.stringify(plain));
   class Broken extends RawJson {
-    writeJson(): Buffer {
+    estimate(): number {
+      return 1;
+    }
+    writeJson(): void {
       throw new Error('broken');
     }
     toValue(): unknown {
