@@ -10,8 +10,11 @@
 // examples. Reported per pattern: wall time (median of the runs), CPU time (user + system: this
 // process with its workers; ast-grep through GNU time), match counts, candidate and parsed files.
 // The workers are started by an untimed 2-file search before each pattern (as in a daemon in use);
-// a worker keeps the files it read lately decoded (TextCache), so a pattern's first run, reported
-// apart, finds only what earlier patterns left there and its later runs find their own files;
+// a worker keeps the files it read lately decoded (TextCache) and the trees of files it parsed
+// whole (TreeCache, 96 MiB by estimate; FATHOM_TREE_CACHE_MB=0: none), so a pattern's first run,
+// reported apart, finds what earlier patterns left there and its later runs find their own files
+// too, as an editor's or an agent's searches do (FATHOM_TREE_CACHE_MB=0 gives every run's cost
+// without kept trees);
 // the page cache is warm (the scan and the index build read the whole tree, every ast-grep run
 // reads every file of the language). The machine's load average is printed: other work skews wall
 // times more than CPU times. Prints a table and one `BENCH_JSON` line; ratios are
@@ -289,6 +292,8 @@ interface Row {
   onlyAstGrep: number;
   candidates: number;
   parsed: number;
+  /** Files matched on a tree a worker kept from an earlier run (last run). */
+  reused: number;
   fromIndex: boolean;
   plan: string;
   truncated: boolean;
@@ -323,7 +328,7 @@ async function main(): Promise<void> {
   const indexBuildMs = performance.now() - started;
 
   const grammars = new GrammarSet();
-  const structuralPool = new StructuralPool(2);
+  const structuralPool = new StructuralPool({ size: 2, treeCacheBytes: Number(process.env.FATHOM_TREE_CACHE_MB ?? 96) * 2 ** 20 });
   const search = new StructuralSearch(grammars, new ParseCache(grammars), structuralPool);
   const source: CandidateSource = { root, candidateFiles: (query, accepts, signal) => index.candidateFiles(query, accepts, signal) };
 
@@ -421,6 +426,7 @@ async function main(): Promise<void> {
       onlyAstGrep: onlyTheirs.length,
       candidates: result!.stats.candidates,
       parsed: result!.stats.parsed,
+      reused: result!.stats.reused,
       fromIndex: result!.stats.fromIndex,
       plan: result!.stats.plan,
       truncated: result!.truncated,
@@ -455,11 +461,11 @@ async function main(): Promise<void> {
     }
   }
 
-  console.log(`\n| pattern | lang | kind | fathom ms | ast-grep ms | ratio (ast-grep / fathom) | first run: fathom ms, ratio | CPU s fathom / ast-grep | fathom matches | ast-grep matches | candidates / parsed (of files) | same |`);
+  console.log(`\n| pattern | lang | kind | fathom ms | ast-grep ms | ratio (ast-grep / fathom) | first run: fathom ms, ratio | CPU s fathom / ast-grep | fathom matches | ast-grep matches | candidates / parsed / reused (of files) | same |`);
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const row of rows) {
     const pattern = row.astGrepPattern === row.pattern ? `\`${row.pattern}\`` : `\`${row.pattern}\` (ast-grep: \`${row.astGrepPattern}\`)`;
-    console.log(`| ${pattern.replace(/\|/g, '\\|')} | ${row.language} | ${row.kind} | ${row.oursMs.toFixed(0)} | ${row.astGrepMs.toFixed(0)} | ${row.ratio.toFixed(2)} | ${row.oursRunsMs[0]}, ${(row.astGrepMs / Math.max(1, row.oursRunsMs[0]!)).toFixed(2)} | ${(row.oursCpuMs / 1000).toFixed(2)} / ${row.astGrepCpuMs === undefined ? '-' : (row.astGrepCpuMs / 1000).toFixed(2)} | ${row.ours}${row.truncated ? '+' : ''} | ${row.astGrep} | ${row.candidates} / ${row.parsed} (${row.languageFiles}) | ${row.same ? 'yes' : `no (+${row.onlyOurs} / +${row.onlyAstGrep})`} |`);
+    console.log(`| ${pattern.replace(/\|/g, '\\|')} | ${row.language} | ${row.kind} | ${row.oursMs.toFixed(0)} | ${row.astGrepMs.toFixed(0)} | ${row.ratio.toFixed(2)} | ${row.oursRunsMs[0]}, ${(row.astGrepMs / Math.max(1, row.oursRunsMs[0]!)).toFixed(2)} | ${(row.oursCpuMs / 1000).toFixed(2)} / ${row.astGrepCpuMs === undefined ? '-' : (row.astGrepCpuMs / 1000).toFixed(2)} | ${row.ours}${row.truncated ? '+' : ''} | ${row.astGrep} | ${row.candidates} / ${row.parsed} / ${row.reused} (${row.languageFiles}) | ${row.same ? 'yes' : `no (+${row.onlyOurs} / +${row.onlyAstGrep})`} |`);
   }
   const peakRssMb = process.resourceUsage().maxRSS / 1024;
   console.log(`\nload average at end ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}; before each pattern: ${rows.map((row) => row.loadBefore.toFixed(1)).join(', ')}`);

@@ -15,7 +15,7 @@ import { type CandidateSource, StructuralSearch } from '../src/structural/struct
 import { tempDir } from './helpers/fixture.js';
 
 const grammars = new GrammarSet();
-const pool = new StructuralPool(2);
+const pool = new StructuralPool({ size: 2 });
 const structural = new StructuralSearch(grammars, new ParseCache(grammars), pool);
 after(() => pool.close());
 

@@ -38,6 +38,8 @@ export class WorkerPool<Job extends PoolMessage, Reply extends PoolMessage> {
     /** Named in errors: "<name> worker exited with code 1". */
     private readonly name: string,
     private readonly idleMs = 60_000,
+    /** Given to each worker as its `workerData`. */
+    private readonly workerData?: unknown,
   ) {}
 
   /** Runs one job; its id is assigned here. Jobs of the same `affinity` go to the same worker when it is free. */
@@ -91,7 +93,7 @@ export class WorkerPool<Job extends PoolMessage, Reply extends PoolMessage> {
 
   private start(): Worker | undefined {
     if (this.workers.length >= this.size) return undefined;
-    const worker = new Worker(this.script);
+    const worker = new Worker(this.script, this.workerData === undefined ? undefined : { workerData: this.workerData });
     const taken = new Set(this.slots.values());
     let slot = 0;
     while (taken.has(slot)) slot += 1;

@@ -20,6 +20,8 @@ export interface DaemonConfig {
   semanticSyncMs?: number;
   /** The user's settings folder ($FATHOM_CONFIG_DIR or $XDG_CONFIG_HOME/fathom): the mask key lives here. */
   configDir?: string;
+  /** Syntax trees each structural worker keeps between searches, in estimated MiB (0: none). */
+  treeCacheMb?: number;
 }
 
 function positiveNumber(value: string | undefined): number | undefined {
@@ -48,6 +50,7 @@ export function defaultConfig(): DaemonConfig {
     semanticSyncMs: (positiveNumber(process.env.FATHOM_SEMANTIC_SYNC_SECONDS) ?? 300) * 1000,
     serverIdleMs: (positiveNumber(process.env.FATHOM_SERVER_IDLE_SECONDS) ?? 600) * 1000,
     serversFile: process.env.FATHOM_SERVERS ? path.resolve(process.env.FATHOM_SERVERS) : path.join(defaultConfigDir(), 'servers.json'),
+    treeCacheMb: positiveNumber(process.env.FATHOM_TREE_CACHE_MB) ?? 96,
   };
 }
 

@@ -57,9 +57,9 @@ export class WorkspaceManager {
   /** Grammars and trees of open buffers, on this thread: a keystroke re-parses incrementally. */
   private readonly grammars = new GrammarSet();
   private readonly parseCache = new ParseCache(this.grammars);
-  private readonly structuralPool = new StructuralPool();
+  private readonly structuralPool: StructuralPool;
   /** Structural search: shares the grammars and the buffers' trees with chunks and outline. */
-  readonly structural = new StructuralSearch(this.grammars, this.parseCache, this.structuralPool);
+  readonly structural: StructuralSearch;
   /** Staged structural rewrites of every workspace, by token (a token is the capability to apply). */
   readonly rewritePlans = new RewritePlans();
   /** Language servers: none runs until an edit or a diagnostics request needs one. */
@@ -72,6 +72,8 @@ export class WorkspaceManager {
     private readonly config: DaemonConfig,
     private readonly overlay: BufferOverlay,
   ) {
+    this.structuralPool = new StructuralPool({ treeCacheBytes: (config.treeCacheMb ?? 96) * 2 ** 20 });
+    this.structural = new StructuralSearch(this.grammars, this.parseCache, this.structuralPool);
     let servers: ServerSpec[] = [...knownServers];
     try {
       servers = serversFromConfig(config.serversFile);

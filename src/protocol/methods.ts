@@ -730,8 +730,12 @@ export interface StructuralSearchResult {
   truncated: boolean;
   /** Files that could not be searched (unreadable, parse timed out), with why. */
   errors: { path: string; message: string }[];
-  /** plan: the literals a file must contain (the regex-index prefilter); candidates: files of the language that passed it; parsed: files actually parsed. */
-  stats: { plan: string; fromIndex: boolean; candidates: number; parsed: number; elapsedMs: number };
+  /**
+   * plan: the literals a file must contain (the regex-index prefilter); candidates: files of the
+   * language that passed it; parsed: files actually parsed; reused: files matched on a syntax tree
+   * a worker kept from an earlier search (not parsed again).
+   */
+  stats: { plan: string; fromIndex: boolean; candidates: number; parsed: number; reused: number; elapsedMs: number };
 }
 
 export interface StructuralRewriteParams extends StructuralSearchParams {

@@ -32,6 +32,13 @@ function regionsOf(source: SourceText, syntax: RegionSyntax): Region[] | undefin
   return kept.get(syntax);
 }
 
+/** Code units in the ranges. */
+function covered(ranges: Array<[number, number]>): number {
+  let units = 0;
+  for (const [start, end] of ranges) units += end - start;
+  return units;
+}
+
 function searchPlan(language: string, source: SourceText, search: CompiledSearch): { ranges: Array<[number, number]>; regions: Region[] } | undefined {
   const syntax = regionSyntax(language);
   if (!syntax || search.regionLiterals.length === 0) return undefined;
@@ -40,10 +47,20 @@ function searchPlan(language: string, source: SourceText, search: CompiledSearch
   return ranges && { ranges, regions: regions! };
 }
 
-export function parseForSearch(grammars: GrammarSet, grammar: LoadedGrammar, source: SourceText, search: CompiledSearch): SearchParse {
+/**
+ * A share of the file: regions covering this much of it are parsed whole instead, when the tree
+ * would be kept (`preferWhole`): at most twice the work now, and a tree every later search can use.
+ */
+const wholeShare = 0.5;
+
+/**
+ * `preferWhole`: the caller would keep a whole tree (tree-cache.ts), so a file whose regions worth
+ * parsing cover half of it or more is parsed whole.
+ */
+export function parseForSearch(grammars: GrammarSet, grammar: LoadedGrammar, source: SourceText, search: CompiledSearch, options: { preferWhole?: boolean } = {}): SearchParse {
   const plan = searchPlan(grammar.spec.id, source, search);
   if (plan?.ranges.length === 0) return 'no match';
-  if (plan) {
+  if (plan && !(options.preferWhole && covered(plan.ranges) >= wholeShare * source.length)) {
     const { ranges, regions } = plan;
     const tree = parseSource(grammars, grammar, source, { includedRanges: ranges });
     if (!tree) return 'timed out';

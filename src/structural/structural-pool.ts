@@ -1,6 +1,7 @@
 // Structural matching on worker threads: every core parses, a large file does not stall the
 // daemon, and a grammar that traps inside wasm takes down only its worker. Lazy, idle-stopping
-// (base/worker-pool.ts); a file prefers one worker, which keeps it decoded between searches.
+// (base/worker-pool.ts, after 5 minutes: the workers keep trees); a file prefers one worker, which
+// keeps it decoded, and its tree when parsed whole, between searches.
 import os from 'node:os';
 import { WorkerPool } from '../base/worker-pool.js';
 import type { FileMatch } from './find.js';
@@ -19,11 +20,29 @@ export class StructuralFileError extends Error {
 /** One file to search: a job without its id. */
 export type StructuralFileRequest = Omit<StructuralJob, 'id'>;
 
+export interface StructuralPoolOptions {
+  /** Worker threads (default: the cores, at most 4). */
+  size?: number;
+  /** Estimated bytes of syntax trees each worker keeps between searches (default 96 MiB; 0: none). */
+  treeCacheBytes?: number;
+}
+
+/** What a structural worker gets as its workerData. */
+export interface StructuralWorkerData {
+  treeCacheBytes: number;
+}
+
+/** Workers stop after this long without a job (they hold trees worth keeping between an agent's searches). */
+const idleMs = 5 * 60_000;
+
 export class StructuralPool {
   private readonly pool: WorkerPool<StructuralJob, StructuralReply>;
+  readonly size: number;
 
-  constructor(readonly size: number = Math.max(1, Math.min(os.availableParallelism(), 4))) {
-    this.pool = new WorkerPool(new URL('./structural-worker.js', import.meta.url), size, 'structural');
+  constructor(options: StructuralPoolOptions = {}) {
+    this.size = options.size ?? Math.max(1, Math.min(os.availableParallelism(), 4));
+    const workerData: StructuralWorkerData = { treeCacheBytes: options.treeCacheBytes ?? 96 * 2 ** 20 };
+    this.pool = new WorkerPool(new URL('./structural-worker.js', import.meta.url), this.size, 'structural', idleMs, workerData);
   }
 
   /**
@@ -31,9 +50,9 @@ export class StructuralPool {
    * the bytes matched. A file read from disk goes to the same worker when it is free: the worker
    * keeps it decoded, with its regions, for the next search.
    */
-  async search(request: StructuralFileRequest): Promise<{ matches: FileMatch[]; parsed: boolean; hash?: string }> {
+  async search(request: StructuralFileRequest): Promise<{ matches: FileMatch[]; parsed: boolean; reused: boolean; hash?: string }> {
     const reply = await this.pool.run(request, request.text === undefined ? pathHash(request.absolutePath ?? request.path) : undefined);
-    if ('matches' in reply) return { matches: reply.matches, parsed: reply.parsed, ...(reply.hash ? { hash: reply.hash } : {}) };
+    if ('matches' in reply) return { matches: reply.matches, parsed: reply.parsed, reused: reply.reused === true, ...(reply.hash ? { hash: reply.hash } : {}) };
     throw new StructuralFileError(reply.error, reply.code);
   }
 

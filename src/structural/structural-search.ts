@@ -38,7 +38,8 @@ export interface StructuralResult {
   truncated: boolean;
   /** Files that could not be searched (vanished, unreadable, parse timed out), with why. */
   errors: { path: string; message: string }[];
-  stats: { plan: string; fromIndex: boolean; candidates: number; parsed: number; elapsedMs: number };
+  /** `parsed`: files parsed (in part or whole); `reused`: files matched on a tree a worker kept from an earlier search. */
+  stats: { plan: string; fromIndex: boolean; candidates: number; parsed: number; reused: number; elapsedMs: number };
   /** For each file with matches: the SHA-256 of the content matched, or `buffer` with the editor text that was. */
   sources: Map<string, { hash: string } | { buffer: string }>;
 }
@@ -48,6 +49,9 @@ export interface CandidateSource {
   readonly root: string;
   candidateFiles(query: Query, accepts: (relativePath: string) => boolean, signal: CancellationSignal): Promise<{ files: { path: string; text?: string }[]; fromIndex: boolean }>;
 }
+
+/** Numbers each search (workers' tree caches tell one search's files from another's). */
+let nextSearchId = 0;
 
 export class StructuralSearch {
   constructor(
@@ -97,6 +101,8 @@ export class StructuralSearch {
     const errors: { path: string; message: string }[] = [];
     const sources = new Map<string, { hash: string } | { buffer: string }>();
     let parsed = 0;
+    let reused = 0;
+    const searchId = (nextSearchId += 1);
     let done = 0;
     // Files are finished in any order; `prefix` counts matches in the leading run of finished files.
     let prefixEnd = 0;
@@ -118,8 +124,9 @@ export class StructuralSearch {
           settle(index, matches);
           return;
         }
-        const answer = await this.pool.search({ language, spec, key, path: file.path, limit: limit + 1, ...(file.text !== undefined ? { text: file.text } : { absolutePath: toAbsolute(source.root, file.path) }) });
+        const answer = await this.pool.search({ language, spec, key, search: searchId, path: file.path, limit: limit + 1, ...(file.text !== undefined ? { text: file.text } : { absolutePath: toAbsolute(source.root, file.path) }) });
         if (answer.parsed) parsed += 1;
+        if (answer.reused) reused += 1;
         if (file.text !== undefined && answer.matches.length > 0) sources.set(file.path, { buffer: file.text });
         else if (answer.hash) sources.set(file.path, { hash: answer.hash });
         settle(index, answer.matches);
@@ -163,7 +170,7 @@ export class StructuralSearch {
       files: fileCount,
       truncated: total > limit || next < files.length,
       errors,
-      stats: { plan: search.query.op === 'all' ? '*' : describeQuery(search.query), fromIndex, candidates: files.length, parsed, elapsedMs: Math.round((performance.now() - started) * 100) / 100 },
+      stats: { plan: search.query.op === 'all' ? '*' : describeQuery(search.query), fromIndex, candidates: files.length, parsed, reused, elapsedMs: Math.round((performance.now() - started) * 100) / 100 },
       sources,
     };
   }
