@@ -1,9 +1,10 @@
 // Benchmark of the regex index (src/index/lexical) against ripgrep on the same tree, in one run:
-// index build time, peak RSS and index size; then each query of the table, median of 5 warm runs
-// on each side, with identical matching-line counts asserted (ripgrep is told to skip exactly
+// index build time, peak RSS and index size; then each query of the table, median of warm runs
+// on each side (ripgrep 5, ~1 s each; Fathom 11: a query of 1 ms moves by 2× with the machine's
+// noise, and a median of 5 took one such spike as its value), with identical matching-line counts asserted (ripgrep is told to skip exactly
 // what Fathom's file set skips), and of the daemon's default page (the first 10,000 lines, every
 // line counted). Warm: after a sync, one untimed pass of every query on both sides; then per
-// query ripgrep's runs, then Fathom's after ten more untimed, for a second at least (its compiled
+// query ripgrep's runs, then Fathom's after ten more untimed, for 3 seconds at least (its compiled
 // code, and the machine settled after ripgrep's reads). Then the time
 // from a buffer change to the change being found, a burst of disk edits folded into a delta, and
 // the RSS of a steady process with the caches loaded.
@@ -20,11 +21,13 @@ import { HashPool } from '../src/workspace/hash-pool.js';
 import { BufferOverlay } from '../src/workspace/overlay.js';
 import { Workspace } from '../src/workspace/workspace.js';
 
+/** Timed runs of each query: ripgrep's, Fathom's (every line, and the default page). */
 const runs = 5;
+const ourRuns = 11;
 /** Untimed runs of a query on Fathom's side right before its timed ones. */
 const warmRuns = 10;
 /** …and for at least this long. */
-const warmMs = 1_000;
+const warmMs = 3_000;
 
 interface Query {
   label: string;
@@ -147,7 +150,8 @@ async function main(): Promise<void> {
     // plain-literal one) only after it has run several times, so a query's first runs in a fresh
     // process are up to 2.5× as slow as in a daemon in use (`struct \w+_ops \{`: 20-38 ms in its
     // first 7 runs, then 8-9 ms; right after another regex query's runs, 8-10 ms from its second).
-    // And at least a second of them: ripgrep's reads of the whole tree leave the machine slower
+    // And at least 3 seconds of them (1 s was not always enough: `struct \w+_ops \{` measured 20.7 ms
+    // every line right after them, 10.3 ms as the default page next): ripgrep's reads of the whole tree leave the machine slower
     // for a while (`struct \w+_ops \{` took 13-25 ms in its first 15 runs after three of
     // ripgrep's, ~270 ms, then 8-10 ms as before them; a rare literal's ten runs take ~10 ms:
     // `kmem_cache_alloc_node_trace` measured 2.4 ms in the full benchmark, 0.9 ms alone).
@@ -156,7 +160,7 @@ async function main(): Promise<void> {
     const ours: number[] = [];
     let lines = 0;
     let candidates = 0;
-    for (let run = 0; run < runs; run++) {
+    for (let run = 0; run < ourRuns; run++) {
       const result = await index.search({ ...query.request, maxResults: 10_000_000 });
       ours.push(result.stats.elapsedMs);
       lines = result.lines.length;
@@ -164,7 +168,7 @@ async function main(): Promise<void> {
     }
     // The daemon's default page: the first 10,000 lines in path order, every line counted.
     const page: number[] = [];
-    for (let run = 0; run < runs; run++) {
+    for (let run = 0; run < ourRuns; run++) {
       const result = await index.search(query.request);
       if (result.total !== lines) throw new Error(`${query.label}: the default page counted ${result.total} lines, the full answer ${lines}`);
       page.push(result.stats.elapsedMs);
