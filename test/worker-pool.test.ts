@@ -1,11 +1,13 @@
-// WorkerPool: jobs with an affinity go to the worker whose slot it names when that worker is free;
-// jobs without one are taken in order by any worker.
+// WorkerPool: jobs with an affinity go to the worker whose slot it names when that worker is free,
+// and stay with the worker that took one while its own was busy; jobs without one are taken in
+// order by any worker.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { WorkerPool } from '../src/base/worker-pool.js';
 
 interface Job {
   id: number;
+  delayMs?: number;
 }
 interface Reply {
   id: number;
@@ -53,6 +55,25 @@ test('a lone job goes to the idle worker of its slot, not to the last idle one',
     assert.equal(threads.get(5)!.size, 1);
     assert.equal(threads.get(6)!.size, 1);
     assert.notDeepEqual([...threads.get(5)!], [...threads.get(6)!]);
+  } finally {
+    pool.close();
+  }
+});
+
+test('a job taken by another worker while its own was busy stays with that worker', async () => {
+  const pool = new WorkerPool<Job, Reply>(script, 2, 'test');
+  try {
+    // Both started; affinities 0 and 1 fall to different workers.
+    const [first, second] = await Promise.all([pool.run({}, 0), pool.run({}, 1)]);
+    assert.notEqual(first!.threadId, second!.threadId);
+    // Affinity 0's worker is busy for a while: the other worker takes affinity 0's job.
+    const slow = pool.run({ delayMs: 300 }, 0);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const stolen = await pool.run({}, 0);
+    assert.equal(stolen.threadId, second!.threadId, 'taken by the idle worker');
+    assert.equal((await slow).threadId, first!.threadId);
+    // Both idle again: affinity 0 now goes to the worker that took it last (what it kept is there).
+    for (let round = 0; round < 5; round++) assert.equal((await pool.run({}, 0)).threadId, second!.threadId);
   } finally {
     pool.close();
   }

@@ -3,7 +3,9 @@
 // alive only while busy, and a worker that dies or errors fails its job alone: the next job gets
 // a fresh worker. A job may name an affinity (a number): an idle worker takes the first queued job
 // whose affinity falls to its slot, else the oldest, so that what a worker keeps between jobs (the
-// structural workers' decoded files) is found again without holding up the queue. The hash pool
+// structural workers' decoded files and trees) is found again without holding up the queue. An
+// affinity falls to the slot of the worker that took it last (a job taken by another worker
+// while its own was busy leaves what it kept there), else to its value modulo the size. The hash pool
 // (file set), the chunk pool (syntax) and the structural pool are built on it; the grep pool is
 // not (it needs a watchdog per file and shared progress).
 import { Worker } from 'node:worker_threads';
@@ -19,6 +21,9 @@ interface Pending<Reply> {
   reject: (error: Error) => void;
 }
 
+/** Affinities whose last slot is remembered (a file searched lately; older ones fall back to the modulo). */
+const remembered = 1 << 17;
+
 export class WorkerPool<Job extends PoolMessage, Reply extends PoolMessage> {
   private readonly workers: Worker[] = [];
   private readonly idle: Worker[] = [];
@@ -27,6 +32,8 @@ export class WorkerPool<Job extends PoolMessage, Reply extends PoolMessage> {
   private readonly slots = new Map<Worker, number>();
   private readonly pending = new Map<number, Pending<Reply>>();
   private readonly busy = new Map<Worker, number>();
+  /** The slot each affinity went to last, the most recent last (at most `remembered`). */
+  private readonly lastSlot = new Map<number, number>();
   private nextId = 1;
   private pumpQueued = false;
   private idleTimer: NodeJS.Timeout | undefined;
@@ -71,24 +78,36 @@ export class WorkerPool<Job extends PoolMessage, Reply extends PoolMessage> {
     while (this.queue.length > 0) {
       // A job whose worker is idle goes to it; else an idle (or new) worker takes the first job
       // that falls to it, or the oldest.
-      let at = this.queue.findIndex((queued) => queued.affinity !== undefined && this.idle.some((worker) => this.slots.get(worker) === queued.affinity! % this.size));
+      let at = this.queue.findIndex((queued) => queued.affinity !== undefined && this.idle.some((worker) => this.slots.get(worker) === this.slotOf(queued.affinity!)));
       let worker: Worker | undefined;
       if (at >= 0) {
-        const slot = this.queue[at]!.affinity! % this.size;
+        const slot = this.slotOf(this.queue[at]!.affinity!);
         worker = this.idle.splice(this.idle.findIndex((candidate) => this.slots.get(candidate) === slot), 1)[0]!;
       } else {
         worker = this.idle.pop() ?? this.start();
         if (!worker) return;
         const slot = this.slots.get(worker)!;
-        at = Math.max(0, this.queue.findIndex((queued) => queued.affinity !== undefined && queued.affinity % this.size === slot));
+        at = Math.max(0, this.queue.findIndex((queued) => queued.affinity !== undefined && this.slotOf(queued.affinity) === slot));
       }
-      const { job } = this.queue.splice(at, 1)[0]!;
+      const { job, affinity } = this.queue.splice(at, 1)[0]!;
+      if (affinity !== undefined) this.remember(affinity, this.slots.get(worker)!);
       this.busy.set(worker, job.id);
       // A busy worker keeps the process alive (its answer is awaited); an idle one does not.
       worker.ref();
       worker.postMessage(job);
     }
     if (this.busy.size === 0) this.idleTimer = setTimeout(() => this.close(), this.idleMs).unref();
+  }
+
+  /** The slot an affinity falls to: the one it went to last, else its value modulo the size. */
+  private slotOf(affinity: number): number {
+    return this.lastSlot.get(affinity) ?? affinity % this.size;
+  }
+
+  private remember(affinity: number, slot: number): void {
+    this.lastSlot.delete(affinity);
+    this.lastSlot.set(affinity, slot);
+    if (this.lastSlot.size > remembered) this.lastSlot.delete(this.lastSlot.keys().next().value!);
   }
 
   private start(): Worker | undefined {

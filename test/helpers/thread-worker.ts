@@ -1,5 +1,9 @@
-// Worker for test/worker-pool.test.ts: answers each job with its id and this thread's id. (The
-// test runner also runs every file under dist/test/ as a test: outside a worker it does nothing.)
+// Worker for test/worker-pool.test.ts: answers each job with its id and this thread's id, after
+// `delayMs` when given. (The test runner also runs every file under dist/test/ as a test: outside
+// a worker it does nothing.)
 import { parentPort, threadId } from 'node:worker_threads';
 
-parentPort?.on('message', (job: { id: number }) => parentPort!.postMessage({ id: job.id, threadId }));
+parentPort?.on('message', (job: { id: number; delayMs?: number }) => {
+  if (job.delayMs) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, job.delayMs);
+  parentPort!.postMessage({ id: job.id, threadId });
+});
