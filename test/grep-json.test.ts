@@ -23,13 +23,18 @@ const lines: { label: string; bytes: Buffer }[] = [
   { label: 'long', bytes: Buffer.from(`"${'\\'.repeat(5_000)}${'é'.repeat(20_000)}"`) },
 ];
 
+/** Line numbers and columns of every width up to the largest an Int32Array holds. */
+const numbers = [1, 9, 10, 99, 100, 999, 1_000, 9_999, 10_000, 99_999, 100_000, 999_999, 1_000_000, 12_345_678, 2 ** 31 - 1];
+
 /** Files of lines through a worker's batch writer: the daemon's runs over them, each file's first `take` lines. */
 function runsOf(files: { path: string; byteLines?: Buffer[]; objects?: LineMatch[]; take?: number }[]): GrepLines {
   const writer = new MatchBatchWriter();
+  let at = 0;
   files.forEach((file, index) => {
-    file.byteLines?.forEach((bytes, line) => {
+    file.byteLines?.forEach((bytes) => {
       const window = Buffer.concat([Buffer.from('before\n'), bytes, Buffer.from('\nafter')]);
-      writer.add(line + 1, 1 + (line % 7), window, 7, 7 + bytes.length);
+      writer.add(numbers[at % numbers.length]!, numbers[(at * 7 + 3) % numbers.length]!, window, 7, 7 + bytes.length);
+      at += 1;
     });
     if (file.objects) writer.addMatches(file.objects);
     writer.endFile(index, (file.byteLines?.length ?? 0) + (file.objects?.length ?? 0));
@@ -53,6 +58,7 @@ for (const { label, bytes } of lines) {
   test(`a grep line on the wire is what JSON.stringify writes: ${label}`, () => {
     assertSameJson(runsOf([{ path: 'a.c', byteLines: [bytes] }]), label);
     assertSameJson(runsOf([{ path: 'dir/"quoted" \\ ü.c', byteLines: [Buffer.from('x'), bytes, Buffer.from('y')] }]), `${label}, between lines, odd path`);
+    assertSameJson(runsOf([{ path: `${'deeply/nested/'.repeat(8)}file.c`, byteLines: Array.from({ length: numbers.length }, () => bytes) }]), `${label}, a long path, every width of number`);
   });
 }
 
@@ -66,8 +72,10 @@ test('files of bytes and of objects (context lines), answers cut part-way, and a
   ]);
   assert.equal(answer.length, lines.length + 1 + 2);
   assertSameJson(answer, 'mixed');
-  const two = { a: new GrepLinesJson(answer), b: [new GrepLinesJson(runsOf([{ path: 'e.c', byteLines: [Buffer.from('e')] }]))] };
-  assert.equal(encodeMessage(two).toString('utf8'), JSON.stringify({ a: answer.toArray(), b: [[{ path: 'e.c', line: 1, column: 1, text: 'e' }]] }));
+  const other = runsOf([{ path: 'e.c', byteLines: [Buffer.from('e')] }]);
+  const two = { a: new GrepLinesJson(answer), b: [new GrepLinesJson(other)] };
+  assert.equal(encodeMessage(two).toString('utf8'), JSON.stringify({ a: answer.toArray(), b: [other.toArray()] }));
+  assert.deepEqual(other.toArray(), [{ path: 'e.c', line: 1, column: 99, text: 'e' }]);
   assertSameJson(new GrepLines([], 0), 'no line');
 });
 

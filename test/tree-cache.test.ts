@@ -73,6 +73,20 @@ describe('TreeCache', () => {
     assert.equal(cache.bytes, 0);
   });
 
+  test('a tree found moves to the end of the line: the least recently used goes first', async () => {
+    const files = await Promise.all(texts.map(parsed));
+    const cache = new TreeCache(4 * treeCost(files[0]!.source) + 4);
+    files.slice(0, 4).forEach(({ source, tree }, index) => assert.ok(cache.offer(`k${index}`, source, tree, 1)));
+    // Search 2 finds file 0; search 3 offers file 4: file 1, not file 0, is pushed out.
+    assert.ok(cache.get('k0', files[0]!.source.bytes, 2));
+    assert.equal(cache.wouldKeep(files[4]!.source, 3), true);
+    assert.equal(cache.offer('k4', files[4]!.source, files[4]!.tree, 3), true);
+    assert.equal(cache.get('k1', files[1]!.source.bytes, 3), undefined, 'file 1 was the least recently used');
+    assert.ok(cache.get('k0', files[0]!.source.bytes, 3));
+    assert.equal(cache.size, 4);
+    cache.clear();
+  });
+
   test('a tree over a quarter of the budget is not kept', async () => {
     const { source, tree } = await parsed(texts[0]!);
     const cache = new TreeCache(treeCost(source) * 3);

@@ -104,20 +104,35 @@ export class MatchBatchWriter implements MatchSink {
     // A batch without lines as bytes (files only counted, past the limit) keeps the buffers: fresh
     // ones would be fresh pages, and a page fault costs ~15 µs on these VMs.
     const lines = this.byteLines > 0;
-    const batch: MatchBatch = {
-      files: Int32Array.from(this.files),
-      numbers: lines ? this.numbers.subarray(0, this.byteLines * 2) : new Int32Array(0),
-      bytes: lines ? this.bytes.subarray(0, this.used) : new Uint8Array(0),
-      withObjects: this.withObjects,
-    };
-    // Rare (a file that is not UTF-8): checked once for the batch, then mended file by file.
-    if (lines && !isUtf8(batch.bytes)) batch.bytes = mendUtf8(batch.bytes, batch.files);
-    this.files = [];
-    // Fresh buffers of the usual size (one grown for a huge line is not kept).
+    const files = Int32Array.from(this.files);
+    let numbers = new Int32Array(0);
+    let bytes: Uint8Array = new Uint8Array(0);
     if (lines) {
-      this.numbers = new Int32Array(batchNumbers);
-      this.bytes = Buffer.allocUnsafeSlow(batchBytes);
+      // An answer keeps its batches until it is written: a batch filling less than half of its
+      // buffers goes as an exact copy (a few lines must not hold 288 KB), and the buffers stay for
+      // the next one; a fuller one gives its buffers away, and fresh ones are made.
+      const count = this.byteLines * 2;
+      if (count * 2 <= this.numbers.length) numbers = this.numbers.slice(0, count);
+      else {
+        numbers = this.numbers.subarray(0, count);
+        this.numbers = new Int32Array(batchNumbers);
+      }
+      const view = this.bytes.subarray(0, this.used);
+      // Rare (a file that is not UTF-8): checked once for the batch, then mended file by file.
+      if (!isUtf8(view)) bytes = mendUtf8(view, files);
+      else if (this.used * 2 <= this.bytes.length) {
+        bytes = Buffer.allocUnsafeSlow(this.used);
+        view.copy(bytes as Buffer);
+      } else {
+        bytes = view;
+        this.bytes = Buffer.allocUnsafeSlow(batchBytes);
+      }
+      // A buffer grown for a huge line is not kept.
+      if (this.numbers.length > batchNumbers) this.numbers = new Int32Array(batchNumbers);
+      if (this.bytes.length > batchBytes) this.bytes = Buffer.allocUnsafeSlow(batchBytes);
     }
+    const batch: MatchBatch = { files, numbers, bytes, withObjects: this.withObjects };
+    this.files = [];
     this.used = 0;
     this.byteLines = 0;
     this.objectLines = 0;

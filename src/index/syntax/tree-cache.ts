@@ -65,20 +65,18 @@ export class TreeCache {
    */
   offer(key: string, source: SourceText, tree: Tree, search: number): boolean {
     const cost = treeCost(source);
-    // A tree larger than a quarter of the cache would push out most of what it holds.
-    if (cost * 4 > this.maxBytes) return false;
     const previous = this.entries.get(key);
     if (previous) {
       this.entries.delete(key);
       this.drop(previous);
     }
+    // Nothing is pushed out for a tree that would not be kept after all.
+    if (!this.wouldKeep(source, search)) return false;
     for (const [oldest, entry] of this.entries) {
       if (this.held + cost <= this.maxBytes) break;
-      if (entry.usedBy === search) return false;
       this.entries.delete(oldest);
       this.drop(entry);
     }
-    if (this.held + cost > this.maxBytes) return false;
     this.entries.set(key, { source, tree, cost, usedBy: search });
     this.held += cost;
     return true;
