@@ -87,9 +87,9 @@ describe('TreeCache', () => {
     cache.clear();
   });
 
-  test('a tree over a quarter of the budget is not kept', async () => {
+  test('a tree over half of the budget is not kept', async () => {
     const { source, tree } = await parsed(texts[0]!);
-    const cache = new TreeCache(treeCost(source) * 3);
+    const cache = new TreeCache(treeCost(source) * 2 - 1);
     assert.equal(cache.wouldKeep(source, 1), false);
     assert.equal(cache.offer('python\0a.py', source, tree, 1), false);
     tree.delete();

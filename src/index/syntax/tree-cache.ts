@@ -50,7 +50,9 @@ export class TreeCache {
   /** Whether a tree of `source` would be kept now (by `offer`, in search `search`). */
   wouldKeep(source: SourceText, search: number): boolean {
     const cost = treeCost(source);
-    if (cost * 4 > this.maxBytes) return false;
+    // A tree over half the budget would push out most of what is kept (lib.dom.d.ts, 1.9 MB, ~41
+    // MB as a tree, fits in the default 96 MiB: parsing it took most of a search for interfaces).
+    if (cost * 2 > this.maxBytes) return false;
     let free = this.maxBytes - this.held;
     for (const entry of this.entries.values()) {
       if (free >= cost || entry.usedBy === search) break;
