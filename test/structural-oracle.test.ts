@@ -2,7 +2,8 @@
 // the binary the @ast-grep/cli npm package ships) on the same files: match ranges as byte
 // offsets, pattern by pattern, over installed real code (TypeScript's lib .d.ts files,
 // vscode-jsonrpc's JavaScript, the Python standard library) and fixture files in Go, Rust, Java and
-// C. Where the two differ on purpose, the row names the difference and pins it.
+// C. Where the two differ on purpose, the row names the difference and pins it. Each row also
+// checks that both ways of finding candidates (find.ts) give the same answer.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -215,7 +216,13 @@ for (const corpus of corpora) {
         const state = await load();
         const search = compileSearch(grammars, state.grammar, { rule: { pattern: row.pattern } });
         const ours = new Set<string>();
-        for (const { file, source, tree } of parsed) for (const match of findInTree(tree, source, search)) ours.add(`${file}:${match.startByte}-${match.endByte}`);
+        for (const { file, source, tree } of parsed) {
+          const found = findInTree(tree, source, search);
+          for (const match of found) ours.add(`${file}:${match.startByte}-${match.endByte}`);
+          // Candidates from the rarest literal's occurrences, or from a walk of the whole tree:
+          // the same matches, bindings and order either way.
+          for (const strategy of ['occurrences', 'walk'] as const) assert.deepEqual(findInTree(tree, source, search, Number.POSITIVE_INFINITY, strategy), found, `${strategy} on ${path.basename(file)}`);
+        }
         const theirs = astGrepMatches(row.pattern, corpus.astGrepLanguage, parsed.map((entry) => entry.file));
         const short = (key: string): string => path.basename(key);
         const onlyFathom = [...ours].filter((key) => !theirs.has(key)).map(short).sort();
