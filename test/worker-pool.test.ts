@@ -1,6 +1,7 @@
 // WorkerPool: jobs with an affinity go to the worker whose slot it names when that worker is free,
 // and stay with the worker that took one while its own was busy; jobs without one are taken in
-// order by any worker.
+// order by any worker. With a depth of 2, a busy worker is sent its next job ahead; when it dies,
+// only the job it was running fails.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { WorkerPool } from '../src/base/worker-pool.js';
@@ -8,6 +9,7 @@ import { WorkerPool } from '../src/base/worker-pool.js';
 interface Job {
   id: number;
   delayMs?: number;
+  exit?: boolean;
 }
 interface Reply {
   id: number;
@@ -84,6 +86,35 @@ test('jobs without an affinity are all answered, in any worker', async () => {
   try {
     const replies = await Promise.all(Array.from({ length: 50 }, () => pool.run({})));
     assert.equal(new Set(replies.map((reply) => reply.id)).size, 50);
+  } finally {
+    pool.close();
+  }
+});
+
+test('with a depth of 2, jobs are sent ahead to busy workers and all answered', async () => {
+  const pool = new WorkerPool<Job, Reply>(script, 2, 'test', 60_000, undefined, 2);
+  try {
+    const replies = await Promise.all(Array.from({ length: 60 }, (_, index) => pool.run({ delayMs: index % 7 === 0 ? 20 : 0 }, index % 5)));
+    assert.equal(new Set(replies.map((reply) => reply.id)).size, 60);
+    assert.equal(new Set(replies.map((reply) => reply.threadId)).size, 2, 'both workers took jobs');
+  } finally {
+    pool.close();
+  }
+});
+
+test('with a depth of 2, a worker that dies fails the job it ran; the one sent ahead is answered elsewhere', async () => {
+  const pool = new WorkerPool<Job, Reply>(script, 1, 'test', 60_000, undefined, 2);
+  try {
+    // One worker: the second job waits in the dying worker's queue when it exits.
+    const dying = pool.run({ delayMs: 50, exit: true });
+    const ahead = pool.run({});
+    await assert.rejects(dying, /test worker exited with code 3/);
+    let timer: NodeJS.Timeout | undefined;
+    const lost = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('the job sent ahead was lost')), 10_000)));
+    const answered = await Promise.race([ahead, lost]).finally(() => clearTimeout(timer));
+    assert.ok(answered.threadId > 0, 'answered by the replacement worker');
+    // The pool goes on.
+    assert.equal((await Promise.all([pool.run({}), pool.run({})])).length, 2);
   } finally {
     pool.close();
   }

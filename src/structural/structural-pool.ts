@@ -42,7 +42,8 @@ export class StructuralPool {
   constructor(options: StructuralPoolOptions = {}) {
     this.size = options.size ?? Math.max(1, Math.min(os.availableParallelism(), 4));
     const workerData: StructuralWorkerData = { treeCacheBytes: options.treeCacheBytes ?? 96 * 2 ** 20 };
-    this.pool = new WorkerPool(new URL('./structural-worker.js', import.meta.url), this.size, 'structural', idleMs, workerData);
+    // Two jobs in flight a worker: the next file waits in its queue, not for this thread.
+    this.pool = new WorkerPool(new URL('./structural-worker.js', import.meta.url), this.size, 'structural', idleMs, workerData, 2);
   }
 
   /**

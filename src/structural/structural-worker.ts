@@ -87,11 +87,14 @@ parentPort!.on('message', (job: StructuralJob) => {
   void (async () => {
     let reply: StructuralReply;
     let trapped = false;
+    // Bytes that may have been parsed: only a parse grows the wasm memory, so a large file its
+    // literals ruled out does not retire the worker (a failed parse may have grown it).
     let size = 0;
     try {
       const bytes = job.text !== undefined ? Buffer.from(job.text, 'utf8') : fs.readFileSync(job.absolutePath ?? job.path);
       size = bytes.length;
       const result = await run(job, bytes);
+      if (!result.parsed) size = 0;
       reply = { id: job.id, ...result, ...(result.matches.length > 0 ? { hash: createHash('sha256').update(bytes).digest('hex') } : {}) };
     } catch (error) {
       trapped = error instanceof Error && error.constructor.name === 'RuntimeError';
