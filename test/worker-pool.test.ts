@@ -10,6 +10,7 @@ interface Job {
   id: number;
   delayMs?: number;
   exit?: boolean;
+  retire?: boolean;
 }
 interface Reply {
   id: number;
@@ -115,6 +116,18 @@ test('with a depth of 2, a worker that dies fails the job it ran; the one sent a
     assert.ok(answered.threadId > 0, 'answered by the replacement worker');
     // The pool goes on.
     assert.equal((await Promise.all([pool.run({}), pool.run({})])).length, 2);
+  } finally {
+    pool.close();
+  }
+});
+
+test('with a depth of 2, a worker that asks to retire answers the job sent ahead, then is replaced', async () => {
+  const pool = new WorkerPool<Job, Reply>(script, 1, 'test', 60_000, undefined, 2);
+  try {
+    const [retiring, ahead] = await Promise.all([pool.run({ delayMs: 30, retire: true }), pool.run({})]);
+    assert.equal(ahead!.threadId, retiring!.threadId, 'the job sent ahead was answered by the retiring worker');
+    const next = await pool.run({});
+    assert.notEqual(next.threadId, retiring!.threadId, 'a fresh worker took the next job');
   } finally {
     pool.close();
   }
