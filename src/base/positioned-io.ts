@@ -14,13 +14,18 @@ export function writeAll(fd: number, data: Uint8Array, position: number): void {
 
 /** Reads exactly `length` bytes at `position`; a file that ends before is an error. */
 export function readExactly(fd: number, length: number, position: number): Buffer {
-  const out = Buffer.allocUnsafe(length);
+  return readExactlyInto(fd, Buffer.allocUnsafe(length), length, position);
+}
+
+/** Reads exactly `length` bytes at `position` into the start of `target`; answers that part of it. */
+export function readExactlyInto(fd: number, target: Buffer, length: number, position: number): Buffer {
+  if (length > target.length) throw new RangeError(`a read of ${length} bytes into ${target.length}`);
   for (let done = 0; done < length; ) {
-    const read = fs.readSync(fd, out, done, length - done, position + done);
+    const read = fs.readSync(fd, target, done, length - done, position + done);
     if (read <= 0) throw new Error(`file ends at ${position + done}, expected ${position + length}`);
     done += read;
   }
-  return out;
+  return target.subarray(0, length);
 }
 
 /** Fsyncs a folder, so that a rename into it survives a crash. */

@@ -177,9 +177,11 @@ export class Generation {
       for (const key of keys) {
         const count = postings.count(key);
         if (result && count > 250 * result.length * (1 - count / total)) break;
-        const ids = level === 'file' ? toFiles(postings.list(key)) : postings.list(key);
         const before = result?.length;
-        result = result ? intersect(result, ids) : ids;
+        if (level === 'file') {
+          const ids = toFiles(postings.list(key));
+          result = result ? intersect(result, ids) : ids;
+        } else result = result ? postings.listWithin(key, result) : postings.list(key);
         used += 1;
         if (result.length === 0) break;
         if (used >= 2 && before !== undefined && result.length > 0.97 * before) break;

@@ -9,7 +9,8 @@
 // re-encoded. Peak memory is the collection arrays, not the index.
 //
 // Reading: the key table (keys, counts, offsets, lengths, CRC-32s) stays in memory; a list's
-// bytes are read with one positioned read and checked against their CRC.
+// bytes are read with one positioned read into a reused buffer and checked against their CRC;
+// a list narrowing candidates already found is decoded as it is merged with them (`listWithin`).
 //
 // Invariants: every list is strictly increasing ids; list i's bytes are [offsets[i],
 // offsets[i] + lengths[i]) of the region, delta-encoded from -1 (the first varint is the id).
@@ -323,11 +324,22 @@ export class PostingsWriter {
 /** Raised when a posting list's bytes do not match their checksum. */
 export class PostingsCorrupt extends Error {}
 
+/**
+ * Reads `length` bytes at `offset` of the postings region, into `scratch` when it is large enough
+ * (the bytes are decoded before the next read: no fresh buffer, whose pages fault, per list).
+ */
+export type PostingsReader = (offset: number, length: number, scratch: Buffer) => Uint8Array;
+
+/** A read buffer above this size is not kept for the next list. */
+const scratchLimit = 8 << 20;
+
 /** Posting lists read from a region of a file, on demand. */
 export class Postings {
+  private scratch = Buffer.alloc(0);
+
   constructor(
     readonly table: PostingsTable,
-    private readonly read: (offset: number, length: number) => Uint8Array,
+    private readonly read: PostingsReader,
   ) {}
 
   private slot(key: number): number {
@@ -350,21 +362,69 @@ export class Postings {
     return slot < 0 ? 0 : this.table.counts[slot]!;
   }
 
+  /** The list's bytes, checked against their CRC (valid until the next read). */
+  private bytesOf(slot: number, key: number): Uint8Array {
+    const length = this.table.lengths[slot]!;
+    if (this.scratch.length < length && length <= scratchLimit) this.scratch = Buffer.allocUnsafe(Math.max(length, 2 * this.scratch.length, 64 * 1024));
+    const bytes = this.read(this.table.offsets[slot]!, length, this.scratch);
+    if (zlib.crc32(bytes) >>> 0 !== this.table.crcs[slot]) throw new PostingsCorrupt(`posting list of trigram ${key.toString(16)} fails its checksum`);
+    return bytes;
+  }
+
   /** The sorted ids that hold `key`. Throws PostingsCorrupt when the bytes fail their CRC. */
   list(key: number): Uint32Array {
     const slot = this.slot(key);
     if (slot < 0) return new Uint32Array(0);
-    const bytes = this.read(this.table.offsets[slot]!, this.table.lengths[slot]!);
-    if (zlib.crc32(bytes) >>> 0 !== this.table.crcs[slot]) throw new PostingsCorrupt(`posting list of trigram ${key.toString(16)} fails its checksum`);
+    const bytes = this.bytesOf(slot, key);
     const out = new Uint32Array(this.table.counts[slot]!);
+    const length = out.length;
+    // The varint loop is written out here and in listWithin (a decoder object's fields cost ~2×).
     let position = 0;
     let previous = -1;
-    const length = out.length;
     for (let index = 0; index < length; index++) {
       let byte = bytes[position++]!;
       let value = byte & 0x7f;
       if (byte & 0x80) {
-        // Ids stay below 2^32: at most five bytes, the last shift done in floating point.
+        byte = bytes[position++]!;
+        value |= (byte & 0x7f) << 7;
+        if (byte & 0x80) {
+          byte = bytes[position++]!;
+          value |= (byte & 0x7f) << 14;
+          if (byte & 0x80) {
+            byte = bytes[position++]!;
+            value |= (byte & 0x7f) << 21;
+            // Ids stay below 2^32: the fifth byte's shift in floating point (bit 31 would make it negative).
+            if (byte & 0x80) value += (bytes[position++]! & 0x7f) * 2 ** 28;
+          }
+        }
+      }
+      previous = previous + 1 + value;
+      out[index] = previous;
+    }
+    if (position !== bytes.length) throw new PostingsCorrupt(`posting list of trigram ${key.toString(16)} has the wrong length`);
+    return out;
+  }
+
+  /**
+   * The ids of `within` (sorted) that also hold `key`: `intersect(within, list(key))`, decoded as
+   * it is merged (no array of the whole list) and only as far as `within`'s last id.
+   */
+  listWithin(key: number, within: Uint32Array): Uint32Array {
+    const slot = this.slot(key);
+    if (slot < 0 || within.length === 0) return new Uint32Array(0);
+    const bytes = this.bytesOf(slot, key);
+    const count = this.table.counts[slot]!;
+    const out = new Uint32Array(Math.min(within.length, count));
+    const last = within.length - 1;
+    let n = 0;
+    let i = 0;
+    let x = within[0]!;
+    let position = 0;
+    let previous = -1;
+    for (let index = 0; index < count; index++) {
+      let byte = bytes[position++]!;
+      let value = byte & 0x7f;
+      if (byte & 0x80) {
         byte = bytes[position++]!;
         value |= (byte & 0x7f) << 7;
         if (byte & 0x80) {
@@ -378,10 +438,19 @@ export class Postings {
         }
       }
       previous = previous + 1 + value;
-      out[index] = previous;
+      if (x > previous) continue;
+      while (x < previous) {
+        if (i === last) return out.subarray(0, n);
+        x = within[++i]!;
+      }
+      if (x === previous) {
+        out[n++] = x;
+        if (i === last) return out.subarray(0, n);
+        x = within[++i]!;
+      }
     }
     if (position !== bytes.length) throw new PostingsCorrupt(`posting list of trigram ${key.toString(16)} has the wrong length`);
-    return out;
+    return out.subarray(0, n);
   }
 
   /** Bytes of the in-memory table. */
@@ -456,3 +525,4 @@ export function union(a: Uint32Array, b: Uint32Array): Uint32Array {
   }
   return out.subarray(0, n);
 }
+

@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Packr } from 'msgpackr';
 import { isVanished } from '../../base/errors.js';
-import { readExactly, syncFolder, writeAll } from '../../base/positioned-io.js';
+import { readExactly, readExactlyInto, syncFolder, writeAll } from '../../base/positioned-io.js';
 import { bytesOf, typedCopy } from '../../base/typed-bytes.js';
 import { BufferedWriter, Postings, PostingsWriter, type PostingsTable } from './postings.js';
 
@@ -249,9 +249,9 @@ export function loadRegexIndex(folder: string): RegexLoad {
       [table.counts, table.offsets, table.lengths, table.crcs].every((array) => array.length === table.keys.length);
     if (!shaped) throw new Error('meta has the wrong shape');
     const regionEnd = metaOffset - headerBytes;
-    const postings = new Postings(table, (offset, length) => {
+    const postings = new Postings(table, (offset, length, scratch) => {
       if (offset + length > regionEnd) throw new Error('posting list out of range');
-      return readExactly(fd, length, headerBytes + offset);
+      return length <= scratch.length ? readExactlyInto(fd, scratch, length, headerBytes + offset) : readExactly(fd, length, headerBytes + offset);
     });
     let closing = false;
     let users = 0;
