@@ -14,7 +14,12 @@
 // whole (TreeCache, 96 MiB by estimate; FATHOM_TREE_CACHE_MB=0: none), so a pattern's first run,
 // reported apart, finds what earlier patterns left there and its later runs find their own files
 // too, as an editor's or an agent's searches do (FATHOM_TREE_CACHE_MB=0 gives every run's cost
-// without kept trees);
+// without kept trees); a tree store on disk (tree-store.ts, a fresh folder, FATHOM_TREE_STORE_MB=2048
+// as the daemon's default; 0: none) is built before the first pattern as `fathom index` builds it
+// (tree-prebuild.ts: every file of the language parsed whole on the 2 workers, timed and reported
+// apart, like the regex index: a standing index no query pays for; FATHOM_BENCH_PREBUILD=0 leaves
+// it to the searches, which store every tree they parse whole), and the workers match on stored
+// trees;
 // the page cache is warm (the scan and the index build read the whole tree, every ast-grep run
 // reads every file of the language). The machine's load average is printed: other work skews wall
 // times more than CPU times. Prints a table and one `BENCH_JSON` line; ratios are
@@ -38,6 +43,7 @@ import { ParseCache } from '../src/index/syntax/parse-cache.js';
 import { SourceText } from '../src/index/syntax/source-text.js';
 import { type CandidateSource, type StructuralResult, StructuralSearch } from '../src/structural/structural-search.js';
 import { StructuralPool } from '../src/structural/structural-pool.js';
+import { TreePrebuild } from '../src/structural/tree-prebuild.js';
 import { HashPool } from '../src/workspace/hash-pool.js';
 import { Workspace } from '../src/workspace/workspace.js';
 
@@ -328,7 +334,14 @@ async function main(): Promise<void> {
   const indexBuildMs = performance.now() - started;
 
   const grammars = new GrammarSet();
-  const structuralPool = new StructuralPool({ size: 2, treeCacheBytes: Number(process.env.FATHOM_TREE_CACHE_MB ?? 96) * 2 ** 20 });
+  const grammarTable = grammars.table;
+  const treeStoreMb = Number(process.env.FATHOM_TREE_STORE_MB ?? 2048);
+  const treeStoreFolder = path.join(cacheDir, 'trees');
+  const structuralPool = new StructuralPool({
+    size: 2,
+    treeCacheBytes: Number(process.env.FATHOM_TREE_CACHE_MB ?? 96) * 2 ** 20,
+    ...(treeStoreMb > 0 ? { treeStore: { folder: treeStoreFolder, maxBytes: treeStoreMb * 2 ** 20 } } : {}),
+  });
   const search = new StructuralSearch(grammars, new ParseCache(grammars), structuralPool);
   const source: CandidateSource = { root, candidateFiles: (query, accepts, signal) => index.candidateFiles(query, accepts, signal) };
 
@@ -354,6 +367,16 @@ async function main(): Promise<void> {
   for (const [language, set] of files) {
     const bytes = set.ours.reduce((sum, file) => sum + (fs.statSync(path.join(root, file)).size), 0);
     console.log(`${language}: ${set.ours.length} files, ${Math.round(bytes / 2 ** 20)} MiB in Fathom's file set; ${set.excludes.length} more on disk excluded from ast-grep${set.excludes.length > 0 ? ` (e.g. ${set.excludes.slice(0, 3).join(', ')})` : ''}`);
+  }
+  if (treeStoreMb > 0 && process.env.FATHOM_BENCH_PREBUILD !== '0') {
+    const languageSet = new Set(cases.map((testCase) => testCase.language));
+    const prebuild = new TreePrebuild(structuralPool, grammarTable, root, () => workspace.files().filter((file) => languageSet.has(grammarTable.detect(file)?.id as Language)));
+    const prebuildStarted = performance.now();
+    const cpu = process.cpuUsage();
+    await prebuild.ensureBuilt();
+    const used = process.cpuUsage(cpu);
+    const built = prebuild.result!;
+    console.log(`tree store built ${Math.round(performance.now() - prebuildStarted)} ms (CPU ${((used.user + used.system) / 1e6).toFixed(1)} s; standing index, not part of any query): ${built.parsed} of ${built.files} files parsed, ${(built.storedBytes / 2 ** 20).toFixed(1)} MiB stored, ${built.failed} failed`);
   }
   console.log(`load average at start ${os.loadavg().map((value) => value.toFixed(2)).join(' ')} (other work on the machine skews wall times; CPU times are reported too)`);
   const agVersion = spawnSync(astGrepBin, ['--version'], { encoding: 'utf8' }).stdout.trim();
@@ -468,6 +491,18 @@ async function main(): Promise<void> {
     console.log(`| ${pattern.replace(/\|/g, '\\|')} | ${row.language} | ${row.kind} | ${row.oursMs.toFixed(0)} | ${row.astGrepMs.toFixed(0)} | ${row.ratio.toFixed(2)} | ${row.oursRunsMs[0]}, ${(row.astGrepMs / Math.max(1, row.oursRunsMs[0]!)).toFixed(2)} | ${(row.oursCpuMs / 1000).toFixed(2)} / ${row.astGrepCpuMs === undefined ? '-' : (row.astGrepCpuMs / 1000).toFixed(2)} | ${row.ours}${row.truncated ? '+' : ''} | ${row.astGrep} | ${row.candidates} / ${row.parsed} / ${row.reused} (${row.languageFiles}) | ${row.same ? 'yes' : `no (+${row.onlyOurs} / +${row.onlyAstGrep})`} |`);
   }
   const peakRssMb = process.resourceUsage().maxRSS / 1024;
+  if (treeStoreMb > 0) {
+    await structuralPool.settled();
+    let storeBytes = 0;
+    let storeFiles = 0;
+    for (const name of fs.existsSync(treeStoreFolder) ? fs.readdirSync(treeStoreFolder, { recursive: true }) : []) {
+      if (!String(name).endsWith('.tree')) continue;
+      storeFiles += 1;
+      storeBytes += fs.statSync(path.join(treeStoreFolder, String(name))).size;
+    }
+    console.log(`
+tree store: ${storeFiles} trees, ${(storeBytes / 2 ** 20).toFixed(1)} MiB (${(storeBytes / status.bytes).toFixed(2)}× the file set's bytes; budget ${treeStoreMb} MiB)`);
+  }
   console.log(`\nload average at end ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}; before each pattern: ${rows.map((row) => row.loadBefore.toFixed(1)).join(', ')}`);
   const agRss = rows.map((row) => row.astGrepMaxRssMb).filter((value): value is number => value !== undefined);
   console.log(`\npeak RSS of this process (workers included) ${peakRssMb.toFixed(0)} MB${agRss.length > 0 ? `; ast-grep peak RSS max ${Math.max(...agRss).toFixed(0)} MB` : ''}`);

@@ -3,7 +3,8 @@
 // offsets, pattern by pattern, over installed real code (TypeScript's lib .d.ts files,
 // vscode-jsonrpc's JavaScript, the Python standard library) and fixture files in Go, Rust, Java and
 // C. Where the two differ on purpose, the row names the difference and pins it. Each row also
-// checks that both ways of finding candidates (find.ts) give the same answer.
+// checks that both ways of finding candidates (find.ts), and matching on the flattened tree
+// (flat-tree.ts), give the same answer.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,7 +12,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import type { Tree } from 'web-tree-sitter';
-import { GrammarSet, parseSource } from '../src/index/syntax/grammars.js';
+import { FlatTree } from '../src/index/syntax/flat-tree.js';
+import { GrammarSet, parseSource, wasmBinding } from '../src/index/syntax/grammars.js';
 import { SourceText } from '../src/index/syntax/source-text.js';
 import { findInTree } from '../src/structural/find.js';
 import { compileSearch } from '../src/structural/rule.js';
@@ -198,7 +200,7 @@ function astGrepMatches(pattern: string, language: string, files: string[]): Set
 
 for (const corpus of corpora) {
   describe(`ast-grep oracle: ${corpus.name}`, () => {
-    const parsed: Array<{ file: string; source: SourceText; tree: Tree }> = [];
+    const parsed: Array<{ file: string; source: SourceText; tree: Tree; flat: FlatTree }> = [];
     const load = async () => {
       if (parsed.length > 0) return (await grammars.load(corpus.language)) as { state: 'loaded'; grammar: never };
       const state = await grammars.load(corpus.language);
@@ -206,7 +208,8 @@ for (const corpus of corpora) {
       if (state.state !== 'loaded') throw new Error('no grammar');
       for (const file of corpus.files()) {
         const source = new SourceText(fs.readFileSync(file));
-        parsed.push({ file, source, tree: parseSource(grammars, state.grammar, source)! });
+        const tree = parseSource(grammars, state.grammar, source)!;
+        parsed.push({ file, source, tree, flat: FlatTree.of(tree, source.text, wasmBinding()) });
       }
       assert.ok(parsed.length > 0, `${corpus.name}: no files`);
       return state;
@@ -216,12 +219,14 @@ for (const corpus of corpora) {
         const state = await load();
         const search = compileSearch(grammars, state.grammar, { rule: { pattern: row.pattern } });
         const ours = new Set<string>();
-        for (const { file, source, tree } of parsed) {
+        for (const { file, source, tree, flat } of parsed) {
           const found = findInTree(tree, source, search);
           for (const match of found) ours.add(`${file}:${match.startByte}-${match.endByte}`);
-          // Candidates from the rarest literal's occurrences, or from a walk of the whole tree:
-          // the same matches, bindings and order either way.
+          // Candidates from the rarest literal's occurrences, or from a walk of the whole tree, or
+          // on the flat tree: the same matches, bindings and order every way.
           for (const strategy of ['occurrences', 'walk'] as const) assert.deepEqual(findInTree(tree, source, search, Number.POSITIVE_INFINITY, strategy), found, `${strategy} on ${path.basename(file)}`);
+          // And on the tree flattened into arrays, as structural workers keep trees.
+          assert.deepEqual(findInTree(flat, source, search), found, `flat tree of ${path.basename(file)}`);
         }
         const theirs = astGrepMatches(row.pattern, corpus.astGrepLanguage, parsed.map((entry) => entry.file));
         const short = (key: string): string => path.basename(key);

@@ -8,21 +8,28 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { GrammarSet, parseSource } from '../src/index/syntax/grammars.js';
+import { FlatTree } from '../src/index/syntax/flat-tree.js';
+import { GrammarSet, parseSource, wasmBinding } from '../src/index/syntax/grammars.js';
 import { ParseCache } from '../src/index/syntax/parse-cache.js';
 import { SourceText } from '../src/index/syntax/source-text.js';
-import { TreeCache, treeCost } from '../src/index/syntax/tree-cache.js';
+import { flatCost, TreeCache, treeCost } from '../src/index/syntax/tree-cache.js';
 import { StructuralPool } from '../src/structural/structural-pool.js';
 import { type CandidateSource, StructuralSearch } from '../src/structural/structural-search.js';
 import { tempDir } from './helpers/fixture.js';
 
 const grammars = new GrammarSet();
 
-async function parsed(text: string): Promise<{ source: SourceText; tree: NonNullable<ReturnType<typeof parseSource>> }> {
+/** A file parsed and flattened, as a worker keeps it. */
+async function parsed(text: string): Promise<{ source: SourceText; tree: FlatTree }> {
   const state = await grammars.load('python');
   if (state.state !== 'loaded') throw new Error(state.reason);
   const source = new SourceText(Buffer.from(text));
-  return { source, tree: parseSource(grammars, state.grammar, source)! };
+  const tree = parseSource(grammars, state.grammar, source)!;
+  try {
+    return { source, tree: FlatTree.of(tree, source.text, wasmBinding()) };
+  } finally {
+    tree.delete();
+  }
 }
 
 /** Five files of the same size (the same cost each). */
@@ -42,12 +49,12 @@ describe('TreeCache', () => {
 
   test('a pass over more files than fit keeps the first ones; a later search may push them out', async () => {
     const files = await Promise.all(texts.map(parsed));
-    const cost = treeCost(files[0]!.source);
+    const cost = flatCost(files[0]!.source, files[0]!.tree);
     // Room for four trees (each a quarter of it: none too large to keep).
     const cache = new TreeCache(4 * cost + 4);
     const offer = (index: number, search: number): boolean => {
       const { source, tree } = files[index]!;
-      const would = cache.wouldKeep(source, search);
+      const would = cache.wouldKeep(source, search, flatCost(source, tree));
       const kept = cache.offer(`python\0${index}.py`, source, tree, search);
       assert.equal(would, kept, `wouldKeep agrees with offer (file ${index}, search ${search})`);
       return kept;
@@ -75,11 +82,11 @@ describe('TreeCache', () => {
 
   test('a tree found moves to the end of the line: the least recently used goes first', async () => {
     const files = await Promise.all(texts.map(parsed));
-    const cache = new TreeCache(4 * treeCost(files[0]!.source) + 4);
+    const cache = new TreeCache(4 * flatCost(files[0]!.source, files[0]!.tree) + 4);
     files.slice(0, 4).forEach(({ source, tree }, index) => assert.ok(cache.offer(`k${index}`, source, tree, 1)));
     // Search 2 finds file 0; search 3 offers file 4: file 1, not file 0, is pushed out.
     assert.ok(cache.get('k0', files[0]!.source.bytes, 2));
-    assert.equal(cache.wouldKeep(files[4]!.source, 3), true);
+    assert.equal(cache.wouldKeep(files[4]!.source, 3, flatCost(files[4]!.source, files[4]!.tree)), true);
     assert.equal(cache.offer('k4', files[4]!.source, files[4]!.tree, 3), true);
     assert.equal(cache.get('k1', files[1]!.source.bytes, 3), undefined, 'file 1 was the least recently used');
     assert.ok(cache.get('k0', files[0]!.source.bytes, 3));
@@ -89,10 +96,17 @@ describe('TreeCache', () => {
 
   test('a tree over half of the budget is not kept', async () => {
     const { source, tree } = await parsed(texts[0]!);
-    const cache = new TreeCache(treeCost(source) * 2 - 1);
-    assert.equal(cache.wouldKeep(source, 1), false);
+    const cache = new TreeCache(flatCost(source, tree) * 2 - 1);
+    assert.equal(cache.wouldKeep(source, 1, flatCost(source, tree)), false);
     assert.equal(cache.offer('python\0a.py', source, tree, 1), false);
-    tree.delete();
+    // Before the parse, by the estimate.
+    assert.equal(new TreeCache(treeCost(source) * 2 - 1).wouldKeep(source, 1), false);
+  });
+
+  test('the estimate before a parse is near what a flat tree holds', async () => {
+    const { source, tree } = await parsed(fs.readFileSync(new URL('../../test/fixtures/syntax/python/sample.py', import.meta.url), 'utf8'));
+    const ratio = flatCost(source, tree) / treeCost(source);
+    assert.ok(ratio > 0.3 && ratio < 3, `flat ${flatCost(source, tree)} bytes, estimated ${treeCost(source)}`);
   });
 });
 

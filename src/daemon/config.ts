@@ -22,6 +22,8 @@ export interface DaemonConfig {
   configDir?: string;
   /** Syntax trees each structural worker keeps between searches, in estimated MiB (0: none). */
   treeCacheMb?: number;
+  /** Flat syntax trees kept on disk (`<cacheRoot>/trees`), in MiB (0: none). */
+  treeStoreMb?: number;
 }
 
 function positiveNumber(value: string | undefined): number | undefined {
@@ -51,6 +53,7 @@ export function defaultConfig(): DaemonConfig {
     serverIdleMs: (positiveNumber(process.env.FATHOM_SERVER_IDLE_SECONDS) ?? 600) * 1000,
     serversFile: process.env.FATHOM_SERVERS ? path.resolve(process.env.FATHOM_SERVERS) : path.join(defaultConfigDir(), 'servers.json'),
     treeCacheMb: positiveNumber(process.env.FATHOM_TREE_CACHE_MB) ?? 96,
+    treeStoreMb: positiveNumber(process.env.FATHOM_TREE_STORE_MB) ?? 2048,
   };
 }
 

@@ -337,6 +337,9 @@ export class Session {
     } else {
       await this.ready(workspace, token, progressToken);
     }
+    // The tree store gets the trees of files it lacks (structural searches then parse only what changed).
+    await workspace.settle();
+    await this.buildWithProgress(this.services.workspaces.treePrebuild(workspace), `Parsing ${workspace.root} for structural search`, progressToken, token);
     // With a model set, the semantic index syncs now too (on demand; it also syncs periodically).
     const semantic = this.services.workspaces.models.indexFor(workspace);
     if (semantic) {

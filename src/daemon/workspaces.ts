@@ -1,9 +1,11 @@
 // The daemon's open workspaces, keyed by resolved root. Resolves what a client names (a path or a
 // file:// URI) to a root that exists and can be read, and opens each workspace once.
 import fs from 'node:fs';
+import path from 'node:path';
 import { FathomError } from '../base/errors.js';
 import { pathFromUriOrPath, toRelative } from '../base/paths.js';
 import { LexicalIndex } from '../index/lexical/lexical-index.js';
+import { TreePrebuild } from '../structural/tree-prebuild.js';
 import { ChunkRanking } from '../index/lexical/chunk-ranking.js';
 import { ChunkTermsPool } from '../index/lexical/chunk-terms-pool.js';
 import { SemanticModels } from './semantic-models.js';
@@ -45,6 +47,7 @@ export class WorkspaceManager {
   private readonly symbolIndexes = new Map<Workspace, CodeGraph>();
   private readonly graphQueryCache = new Map<Workspace, GraphQueries>();
   private readonly rankings = new Map<Workspace, ChunkRanking>();
+  private readonly treePrebuilds = new Map<Workspace, TreePrebuild>();
   /** Chunking and tokenising for the chunk ranking, on worker threads. */
   private readonly termsPool = new ChunkTermsPool();
   private readonly pool = new HashPool();
@@ -72,7 +75,11 @@ export class WorkspaceManager {
     private readonly config: DaemonConfig,
     private readonly overlay: BufferOverlay,
   ) {
-    this.structuralPool = new StructuralPool({ treeCacheBytes: (config.treeCacheMb ?? 96) * 2 ** 20 });
+    const treeStoreMb = config.treeStoreMb ?? 2048;
+    this.structuralPool = new StructuralPool({
+      treeCacheBytes: (config.treeCacheMb ?? 96) * 2 ** 20,
+      ...(treeStoreMb > 0 ? { treeStore: { folder: path.join(config.cacheRoot, 'trees'), maxBytes: treeStoreMb * 2 ** 20 } } : {}),
+    });
     this.structural = new StructuralSearch(this.grammars, this.parseCache, this.structuralPool);
     let servers: ServerSpec[] = [...knownServers];
     try {
@@ -187,6 +194,16 @@ export class WorkspaceManager {
     return queries;
   }
 
+  /** The build of a workspace's trees into the tree store (structural search), made on first use. */
+  treePrebuild(workspace: Workspace): TreePrebuild {
+    let prebuild = this.treePrebuilds.get(workspace);
+    if (!prebuild) {
+      prebuild = new TreePrebuild(this.structuralPool, this.grammars.table, workspace.root, () => workspace.files());
+      this.treePrebuilds.set(workspace, prebuild);
+    }
+    return prebuild;
+  }
+
   /** The state of each index of a workspace, for status. */
   indexStates(workspace: Workspace): Record<string, string> {
     return {
@@ -270,6 +287,7 @@ export class WorkspaceManager {
     this.graphQueryCache.delete(workspace);
     const ranking = this.rankings.get(workspace);
     this.rankings.delete(workspace);
+    this.treePrebuilds.delete(workspace);
     return Promise.all([graph?.dispose(), ranking?.dispose(), this.models.forget(workspace)]).then(() => undefined);
   }
 

@@ -1,8 +1,11 @@
-// Finding the matches of a compiled search in one parsed file: the candidate nodes (those of the
-// kinds a match can have, found inside wasm by descendantsOfType; every node when any kind may
-// match) are tried in document order, nested matches included (as ast-grep reports them). Owns the
-// match record (positions as UTF-16 lines/columns and byte offsets, bindings with their text).
+// Finding the matches of a compiled search in one parsed file, a live tree or a flat one
+// (index/syntax/flat-tree.ts): the candidate nodes (those of the kinds a match can have, found
+// inside wasm by descendantsOfType or from the literal's occurrences, or by a scan of a flat tree's
+// type ids; every node when any kind may match) are tried in document order, nested matches
+// included (as ast-grep reports them). Owns the match record (positions as UTF-16 lines/columns
+// and byte offsets, bindings with their text).
 import type { Node, Tree } from 'web-tree-sitter';
+import { FlatTree, type SyntaxNode } from '../index/syntax/flat-tree.js';
 import type { SourceText } from '../index/syntax/source-text.js';
 import { Bindings, Matcher, type Bound } from './match.js';
 import { type CompiledSearch, meetsConstraints, satisfies } from './rule.js';
@@ -163,13 +166,47 @@ function lineAround(text: string, unit: number): string {
  */
 export type CandidateStrategy = 'auto' | 'occurrences' | 'walk';
 
+/** For each type id of a grammar (its `types`), whether it is one of `kinds`; kept per grammar and kind set. */
+const kindTables = new WeakMap<readonly string[], Map<string, Uint8Array>>();
+
+function kindTable(types: readonly string[], kinds: readonly string[]): Uint8Array {
+  let tables = kindTables.get(types);
+  if (!tables) kindTables.set(types, (tables = new Map()));
+  const key = kinds.join('\0');
+  let table = tables.get(key);
+  if (!table) {
+    // Type ids are 16 bits; ERROR is 65535 (tree-sitter's -1).
+    table = new Uint8Array(65_536);
+    const wanted = new Set(kinds);
+    types.forEach((type, id) => {
+      if (wanted.has(type || 'ERROR')) table![id] = 1;
+    });
+    if (wanted.has('ERROR')) table[65_535] = 1;
+    if (tables.size > 32) tables.clear();
+    tables.set(key, table);
+  }
+  return table;
+}
+
+/** A flat tree's candidates: its nodes of `kinds` (every node when undefined) holding `inside`'s literals, in document order. */
+function flatCandidates(tree: FlatTree, kinds: readonly string[] | undefined, inside: readonly string[]): SyntaxNode[] {
+  const nodes: SyntaxNode[] = [];
+  const { kinds: ids, starts, ends, text } = tree;
+  const table = kinds ? kindTable(tree.types, kinds) : undefined;
+  for (let index = 0; index < ids.length; index++) {
+    if (table && table[ids[index]!] === 0) continue;
+    if (inside.length > 0 && !containsAll(text, starts[index]!, ends[index]!, inside)) continue;
+    nodes.push(tree.node(index));
+  }
+  return nodes;
+}
+
 /** The matches of `search` in a parsed file, in document order, at most `limit`. */
-export function findInTree(tree: Tree, source: SourceText, search: CompiledSearch, limit = Number.POSITIVE_INFINITY, strategy: CandidateStrategy = 'auto'): FileMatch[] {
-  const matcher = new Matcher();
-  const found: FileMatch[] = [];
+export function findInTree(tree: Tree | FlatTree, source: SourceText, search: CompiledSearch, limit = Number.POSITIVE_INFINITY, strategy: CandidateStrategy = 'auto'): FileMatch[] {
   // The pattern's own literals lie inside any node it matches: a node without them is skipped
   // before the matcher walks it (most candidates of a common kind fail here).
   const inside = search.rule.pattern?.literals ?? [];
+  if (tree instanceof FlatTree) return matchCandidates(flatCandidates(tree, search.kinds, inside), source, search, limit);
   const text = source.text;
   // From the rarest literal's occurrences up, where they are few; otherwise every node of the
   // kinds (a walk of the whole tree inside WebAssembly). Measured on 8.6 MB of kernel drivers: an
@@ -188,9 +225,20 @@ export function findInTree(tree: Tree, source: SourceText, search: CompiledSearc
   }
   nodes ??= candidates(tree, search.kinds);
   if (search.kinds && search.kinds.length > 1) nodes.sort((a, b) => a.startIndex - b.startIndex || b.endIndex - a.endIndex);
+  return matchCandidates(
+    nodes.filter((node) => inside.length === 0 || containsAll(text, node.startIndex, node.endIndex, inside)),
+    source,
+    search,
+    limit,
+  );
+}
+
+/** The candidates (in document order, holding the pattern's literals) that satisfy the search, at most `limit`. */
+function matchCandidates(nodes: readonly SyntaxNode[], source: SourceText, search: CompiledSearch, limit: number): FileMatch[] {
+  const matcher = new Matcher();
+  const found: FileMatch[] = [];
   for (const node of nodes) {
     if (node.isMissing || (node.isExtra && search.kinds === undefined)) continue;
-    if (inside.length > 0 && !containsAll(text, node.startIndex, node.endIndex, inside)) continue;
     const bindings = new Bindings();
     if (!satisfies(search.rule, node, bindings, matcher) || !meetsConstraints(search, bindings, matcher)) continue;
     const record: Record<string, BoundText> = {};

@@ -7,7 +7,7 @@
 // `$$$X` takes the shortest run of nodes that lets the rest match (backtracking, bounded); when
 // that fails, a second pass lets a `,` or `;` next to an empty `$$$` be absent (`foo($$$A, c)`
 // matches `foo(c)`; `foo(a, $$$)` matches `foo(a)`, which ast-grep does not). A metavariable seen twice must bind the same tokens (whitespace and comments aside).
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode as Node } from '../index/syntax/flat-tree.js';
 import type { PatternNode } from './pattern.js';
 
 export type Bound = Node | Node[];

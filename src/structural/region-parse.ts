@@ -48,19 +48,14 @@ function searchPlan(language: string, source: SourceText, search: CompiledSearch
 }
 
 /**
- * A share of the file: regions covering this much of it are parsed whole instead, when the tree
- * would be kept (`preferWhole`): at most twice the work now, and a tree every later search can use.
+ * `wholeFrom`: the caller keeps whole trees (in memory, tree-cache.ts, or on disk, tree-store.ts),
+ * so a file whose regions worth parsing cover this share of it or more is parsed whole: at most
+ * 1 / share times the work now, once, for a tree every later search can use.
  */
-const wholeShare = 0.5;
-
-/**
- * `preferWhole`: the caller would keep a whole tree (tree-cache.ts), so a file whose regions worth
- * parsing cover half of it or more is parsed whole.
- */
-export function parseForSearch(grammars: GrammarSet, grammar: LoadedGrammar, source: SourceText, search: CompiledSearch, options: { preferWhole?: boolean } = {}): SearchParse {
+export function parseForSearch(grammars: GrammarSet, grammar: LoadedGrammar, source: SourceText, search: CompiledSearch, options: { wholeFrom?: number } = {}): SearchParse {
   const plan = searchPlan(grammar.spec.id, source, search);
   if (plan?.ranges.length === 0) return 'no match';
-  if (plan && !(options.preferWhole && covered(plan.ranges) >= wholeShare * source.length)) {
+  if (plan && !(options.wholeFrom !== undefined && covered(plan.ranges) >= options.wholeFrom * source.length)) {
     const { ranges, regions } = plan;
     const tree = parseSource(grammars, grammar, source, { includedRanges: ranges });
     if (!tree) return 'timed out';

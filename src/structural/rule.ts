@@ -6,7 +6,8 @@
 // bound node must satisfy. Metavariables bound in a relation are shared with the rest (`$X` in
 // `inside` is the same `$X` as in the pattern). Owns validation (each bad field named), compiling
 // the patterns, evaluation on a node, the kinds a match can have and the literals it must contain.
-import type { Language, Node } from 'web-tree-sitter';
+import type { Language } from 'web-tree-sitter';
+import type { SyntaxNode as Node } from '../index/syntax/flat-tree.js';
 import { FathomError, errorMessage } from '../base/errors.js';
 import type { GrammarSet, LoadedGrammar } from '../index/syntax/grammars.js';
 import { and, or, type Query } from '../index/lexical/regex-plan.js';

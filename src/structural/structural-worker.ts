@@ -2,23 +2,27 @@
 // parses it (only the regions that may hold a match, region-parse.ts) and answers its matches.
 // Each worker keeps its own grammars and compiled searches (web-tree-sitter state is per thread),
 // the files it read lately, decoded, with their regions (TextCache: exact, by their bytes), and
-// the trees of files it parsed whole (TreeCache: the next search matches on them, unparsed).
+// the trees of files it parsed whole, flattened (TreeCache: the next search matches on them,
+// unparsed; this search matches on the flat tree too).
 // After a WebAssembly trap it answers the error and exits; after a large file it retires, as the
 // chunk workers do (wasm memory only grows).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { GrammarSet } from '../index/syntax/grammars.js';
+import { FlatTree } from '../index/syntax/flat-tree.js';
+import { GrammarSet, type LoadedGrammar, parseSource, wasmBinding } from '../index/syntax/grammars.js';
 import { SourceText } from '../index/syntax/source-text.js';
 import { TextCache } from '../index/syntax/text-cache.js';
-import { TreeCache } from '../index/syntax/tree-cache.js';
+import { flatCost, TreeCache } from '../index/syntax/tree-cache.js';
+import { TreeStore, treeKey } from '../index/syntax/tree-store.js';
 import { type FileMatch, findInTree, mayMatch } from './find.js';
-import { parseForSearch } from './region-parse.js';
+import { parseForSearch, searchRanges } from './region-parse.js';
 import { type CompiledSearch, compileSearch, type SearchSpec } from './rule.js';
 import type { StructuralWorkerData } from './structural-pool.js';
 
-export interface StructuralJob {
+export interface StructuralSearchJob {
   id: number;
+  kind?: 'search';
   language: string;
   spec: SearchSpec;
   /** Same key, same spec: the worker compiles each search once. */
@@ -32,12 +36,28 @@ export interface StructuralJob {
   limit: number;
 }
 
+/** Put a file's tree in the tree store (tree-prebuild.ts), unless it is there: no search. */
+export interface StructuralStoreJob {
+  id: number;
+  kind: 'store';
+  language: string;
+  path: string;
+  absolutePath: string;
+}
+
+export type StructuralJob = StructuralSearchJob | StructuralStoreJob;
+
 /**
  * `parsed`: the file was parsed now (in part or whole); `reused`: it was matched on a tree kept
  * from an earlier search; `hash`: SHA-256 (hex) of the bytes matched, when there are matches (a
  * rewrite checks it).
  */
-export type StructuralReply = ({ matches: FileMatch[]; parsed: boolean; reused?: boolean; hash?: string } | { error: string; code?: string }) & { id: number; retire?: boolean };
+export type StructuralReply = (
+  | { matches: FileMatch[]; parsed: boolean; reused?: boolean; hash?: string; stored?: number }
+  /** A store job: bytes written to the store (0: the tree was there, or could not be written), whether the file was parsed. */
+  | { stored: number; parsed: boolean }
+  | { error: string; code?: string }
+) & { id: number; retire?: boolean };
 
 const grammars = new GrammarSet();
 const searches = new Map<string, CompiledSearch>();
@@ -52,12 +72,50 @@ const texts = new TextCache(32 << 20, 64 * 1024);
 const treeCacheBytes = (workerData as StructuralWorkerData | null)?.treeCacheBytes ?? 0;
 const trees = treeCacheBytes > 0 ? new TreeCache(treeCacheBytes) : undefined;
 
-async function run(job: StructuralJob, bytes: Uint8Array): Promise<{ matches: FileMatch[]; parsed: boolean; reused?: boolean }> {
+/** Flat trees on disk (tree-store.ts), shared with the other workers and later daemons; none without a folder. */
+const storeFolder = (workerData as StructuralWorkerData | null)?.treeStoreFolder;
+const store = storeFolder !== undefined ? new TreeStore(storeFolder) : undefined;
+/** Each grammar's identity in the store: the SHA-256 of its wasm, read once. */
+const grammarIds = new Map<string, string>();
+
+function grammarId(grammar: LoadedGrammar): string {
+  let id = grammarIds.get(grammar.spec.id);
+  if (id === undefined) {
+    id = `${grammar.spec.id}:${createHash('sha256').update(fs.readFileSync(grammar.spec.wasmPath)).digest('hex')}`;
+    grammarIds.set(grammar.spec.id, id);
+  }
+  return id;
+}
+
+type RunResult = { matches: FileMatch[]; parsed: boolean; reused?: boolean; stored?: number };
+
+/** A store job: the file's tree parsed whole, flattened and stored, unless the store has it. */
+async function storeTree(job: StructuralStoreJob, bytes: Uint8Array): Promise<{ stored: number; parsed: boolean }> {
+  if (!store) return { stored: 0, parsed: false };
   const state = await grammars.load(job.language);
   if (state.state === 'failed') throw new Error(state.reason);
+  const grammar = state.grammar;
+  const storeKey = treeKey(grammarId(grammar), bytes);
+  if (store.has(storeKey)) return { stored: 0, parsed: false };
+  const source = new SourceText(bytes);
+  const tree = parseSource(grammars, grammar, source);
+  if (!tree) throw new Error('parse timed out');
+  let flat: FlatTree;
+  try {
+    flat = FlatTree.of(tree, source.text, wasmBinding());
+  } finally {
+    tree.delete();
+  }
+  return { stored: store.put(storeKey, flat), parsed: true };
+}
+
+async function run(job: StructuralSearchJob, bytes: Uint8Array): Promise<RunResult> {
+  const state = await grammars.load(job.language);
+  if (state.state === 'failed') throw new Error(state.reason);
+  const grammar = state.grammar;
   let search = searches.get(job.key);
   if (!search) {
-    search = compileSearch(grammars, state.grammar, job.spec);
+    search = compileSearch(grammars, grammar, job.spec);
     if (searches.size > 16) searches.clear();
     searches.set(job.key, search);
   }
@@ -68,18 +126,43 @@ async function run(job: StructuralJob, bytes: Uint8Array): Promise<{ matches: Fi
   const kept = key !== undefined ? trees?.get(key, bytes, job.search) : undefined;
   if (kept) return { matches: findInTree(kept.tree, kept.source, search, job.limit), parsed: false, reused: true };
   const source = key !== undefined ? texts.text(job.absolutePath ?? job.path, bytes) : new SourceText(bytes);
-  // Where the cache would keep the tree, a file whose regions worth parsing cover half of it or
-  // more is parsed whole (for this search and the next ones); otherwise only those regions are.
-  const preferWhole = key !== undefined && trees !== undefined && trees.wouldKeep(source, job.search);
-  const parsed = parseForSearch(grammars, state.grammar, source, search, { preferWhole });
+  // A tree on disk, for a file with a region that may match (the bytes are hashed only then):
+  // matched as it is, nothing parsed.
+  let storeKey: string | undefined;
+  if (store !== undefined && key !== undefined) {
+    if (searchRanges(grammar.spec.id, source, search)?.length === 0) return { matches: [], parsed: false };
+    storeKey = treeKey(grammarId(grammar), bytes);
+    const stored = store.get(storeKey, source.text, grammar.language.types);
+    if (stored) {
+      if (trees?.wouldKeep(source, job.search, flatCost(source, stored))) trees.offer(key, source, stored, job.search);
+      return { matches: findInTree(stored, source, search, job.limit), parsed: false, reused: true };
+    }
+  }
+  // Where the tree would be kept, a file whose regions worth parsing cover a fifth of it (a tree
+  // stored on disk serves every later search, and daemon) or half of it (kept in memory only) is
+  // parsed whole; otherwise only those regions are.
+  const wholeFrom = storeKey !== undefined ? 0.2 : key !== undefined && trees !== undefined && trees.wouldKeep(source, job.search) ? 0.5 : undefined;
+  const parsed = parseForSearch(grammars, grammar, source, search, wholeFrom === undefined ? {} : { wholeFrom });
   if (parsed === 'no match') return { matches: [], parsed: false };
   if (parsed === 'timed out') throw new Error('parse timed out');
   const tree = parsed.tree;
-  const owned = key !== undefined && !parsed.partial && trees !== undefined && trees.offer(key, source, tree, job.search);
+  // A whole tree to keep is flattened (its wasm memory freed at once), kept, and matched flat.
+  const keepInMemory = key !== undefined && !parsed.partial && trees !== undefined && trees.wouldKeep(source, job.search);
+  if (!parsed.partial && (keepInMemory || storeKey !== undefined)) {
+    let flat: FlatTree;
+    try {
+      flat = FlatTree.of(tree, source.text, wasmBinding());
+    } finally {
+      tree.delete();
+    }
+    if (keepInMemory) trees!.offer(key!, source, flat, job.search);
+    const stored = storeKey !== undefined ? store!.put(storeKey, flat) : 0;
+    return { matches: findInTree(flat, source, search, job.limit), parsed: true, stored };
+  }
   try {
     return { matches: findInTree(tree, source, search, job.limit), parsed: true };
   } finally {
-    if (!owned) tree.delete();
+    tree.delete();
   }
 }
 
@@ -91,11 +174,17 @@ parentPort!.on('message', (job: StructuralJob) => {
     // literals ruled out does not retire the worker (a failed parse may have grown it).
     let size = 0;
     try {
-      const bytes = job.text !== undefined ? Buffer.from(job.text, 'utf8') : fs.readFileSync(job.absolutePath ?? job.path);
+      const bytes = job.kind !== 'store' && job.text !== undefined ? Buffer.from(job.text, 'utf8') : fs.readFileSync(job.absolutePath ?? job.path);
       size = bytes.length;
-      const result = await run(job, bytes);
-      if (!result.parsed) size = 0;
-      reply = { id: job.id, ...result, ...(result.matches.length > 0 ? { hash: createHash('sha256').update(bytes).digest('hex') } : {}) };
+      if (job.kind === 'store') {
+        const result = await storeTree(job, bytes);
+        if (!result.parsed) size = 0;
+        reply = { id: job.id, ...result };
+      } else {
+        const result = await run(job, bytes);
+        if (!result.parsed) size = 0;
+        reply = { id: job.id, ...result, ...(result.matches.length > 0 ? { hash: createHash('sha256').update(bytes).digest('hex') } : {}) };
+      }
     } catch (error) {
       trapped = error instanceof Error && error.constructor.name === 'RuntimeError';
       reply = { id: job.id, error: error instanceof Error ? error.message : String(error), ...((error as NodeJS.ErrnoException).code ? { code: (error as NodeJS.ErrnoException).code } : {}) };

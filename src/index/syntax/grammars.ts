@@ -5,6 +5,7 @@
 // cache and the chunk workers; parseSource parses with a time limit and survives a grammar that throws.
 import fs from 'node:fs';
 import { Language, Parser, type Point, Query, type Range, type Tree } from 'web-tree-sitter';
+import { type FlatWalkBinding, flatWalkFunctions } from './flat-tree.js';
 import type { SourceText } from './source-text.js';
 import { type LanguageSpec, LanguageTable } from './languages.js';
 
@@ -27,6 +28,8 @@ export interface LoadedGrammar {
 export type GrammarState = { state: 'loaded'; grammar: LoadedGrammar } | { state: 'failed'; reason: string };
 
 let runtime: Promise<void> | undefined;
+/** web-tree-sitter's Emscripten module, when it has what the flat-tree walk calls. */
+let binding: FlatWalkBinding | undefined;
 
 function nodeKinds(language: Language): NodeKinds {
   const count = language.nodeTypeCount;
@@ -40,10 +43,23 @@ function nodeKinds(language: Language): NodeKinds {
   return kinds;
 }
 
-/** Initialises web-tree-sitter's runtime once per thread. */
+/**
+ * Initialises web-tree-sitter's runtime once per thread. The options object handed to
+ * Parser.init becomes Emscripten's module (its exports are set on it), which flat-tree.ts calls
+ * directly; a build without those functions leaves `binding` unset (the slower walk is used).
+ */
 function initRuntime(): Promise<void> {
-  runtime ??= Parser.init();
+  runtime ??= (async () => {
+    const module: Record<string, unknown> = {};
+    await Parser.init(module);
+    if (flatWalkFunctions.every((name) => typeof module[name] === 'function') && module['HEAPU32'] instanceof Uint32Array) binding = module as unknown as FlatWalkBinding;
+  })();
   return runtime;
+}
+
+/** web-tree-sitter's module for flat-tree.ts's fast walk (undefined before a grammar loads, or when it lacks the functions). */
+export function wasmBinding(): FlatWalkBinding | undefined {
+  return binding;
 }
 
 export class GrammarSet {

@@ -1,26 +1,39 @@
-// Syntax trees parsed whole, kept between searches on one thread (a structural worker): a search
-// that finds a file's tree here matches on it without decoding or parsing the file again, which is
-// most of the cost of a pattern that matches in most files (`def $F($$$A): $$$B` over Django).
-// Exact: an entry answers only for the same bytes (a memcmp) under the same key (language and
-// path). Bounded by an estimate of the memory held: tree-sitter's trees take ~20× their source's
-// bytes in wasm memory (measured: 19.7× over Django's 859 files, 20.5× over 410 of the kernel's C
-// files), plus the decoded text. The least recently used tree goes first, except that a search
-// never pushes out a tree it used itself: a pass over more files than fit would otherwise keep
-// none of them (each pushed out before its next use); this way the first files stay.
-import type { Tree } from 'web-tree-sitter';
+// Syntax trees parsed whole, kept between searches on one thread (a structural worker) as flat
+// trees (flat-tree.ts): a search that finds a file's tree here matches on it without decoding or
+// parsing the file again, which is most of the cost of a pattern that matches in most files (`def
+// $F($$$A): $$$B` over Django). Exact: an entry answers only for the same bytes (a memcmp) under
+// the same key (language and path). Bounded by the memory held: a flat tree's arrays (19 bytes a
+// node) plus the file's bytes and decoded text; before a parse, an estimate of 0.25 nodes a byte
+// (measured: 0.23 on the kernel's fs/ext4, 0.20 on Django, 0.12 on TypeScript's lib: flat trees
+// of 4.4×, 3.7× and 2.2× the source; tree-sitter's own trees take ~20× the source in wasm memory,
+// which is why they are not kept as they are). The least
+// recently used tree goes first, except that a search never pushes out a tree it used itself: a
+// pass over more files than fit would otherwise keep none of them (each pushed out before its next
+// use); this way the first files stay.
+import type { FlatTree } from './flat-tree.js';
 import type { SourceText } from './source-text.js';
 
 interface Entry {
   source: SourceText;
-  tree: Tree;
+  tree: FlatTree;
   cost: number;
   /** The search that used it last. */
   usedBy: number;
 }
 
-/** Estimated bytes a kept tree holds: the tree in wasm memory and the file's bytes and text. */
+/** The file's bytes and decoded text. */
+function sourceCost(source: SourceText): number {
+  return source.bytes.byteLength + (source.length === source.bytes.byteLength ? source.length : 2 * source.length);
+}
+
+/** Estimated bytes a kept tree of `source` holds, before it is parsed: its flat tree, the file's bytes and text. */
 export function treeCost(source: SourceText): number {
-  return source.bytes.byteLength * 21 + (source.length === source.bytes.byteLength ? source.length : 2 * source.length);
+  return Math.ceil(source.bytes.byteLength * 0.25) * 19 + sourceCost(source);
+}
+
+/** Bytes a kept flat tree holds with its source. */
+export function flatCost(source: SourceText, tree: FlatTree): number {
+  return tree.bytes + sourceCost(source);
 }
 
 export class TreeCache {
@@ -33,7 +46,7 @@ export class TreeCache {
   ) {}
 
   /** The tree kept for `key` when its bytes equal `bytes` (a stale one is dropped). */
-  get(key: string, bytes: Uint8Array, search: number): { source: SourceText; tree: Tree } | undefined {
+  get(key: string, bytes: Uint8Array, search: number): { source: SourceText; tree: FlatTree } | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     this.entries.delete(key);
@@ -47,11 +60,10 @@ export class TreeCache {
     return entry;
   }
 
-  /** Whether a tree of `source` would be kept now (by `offer`, in search `search`). */
-  wouldKeep(source: SourceText, search: number): boolean {
-    const cost = treeCost(source);
-    // A tree over half the budget would push out most of what is kept (lib.dom.d.ts, 1.9 MB, ~41
-    // MB as a tree, fits in the default 96 MiB: parsing it took most of a search for interfaces).
+  /** Whether a tree of `source` would be kept now (by `offer`, in search `search`), by its estimated cost or the one given. */
+  wouldKeep(source: SourceText, search: number, cost = treeCost(source)): boolean {
+    // A tree over half the budget would push out most of what is kept (lib.dom.d.ts, 1.9 MB, fits
+    // in the default 96 MiB: parsing it took most of a search for interfaces).
     if (cost * 2 > this.maxBytes) return false;
     let free = this.maxBytes - this.held;
     for (const entry of this.entries.values()) {
@@ -61,19 +73,16 @@ export class TreeCache {
     return free >= cost;
   }
 
-  /**
-   * Offers a tree parsed whole from `source`. True: kept (the cache owns it now and deletes it when
-   * it goes); false: not kept (the caller deletes it).
-   */
-  offer(key: string, source: SourceText, tree: Tree, search: number): boolean {
-    const cost = treeCost(source);
+  /** Offers a tree parsed whole from `source` (flattened). True: kept; false: not kept. */
+  offer(key: string, source: SourceText, tree: FlatTree, search: number): boolean {
+    const cost = flatCost(source, tree);
     const previous = this.entries.get(key);
     if (previous) {
       this.entries.delete(key);
       this.drop(previous);
     }
     // Nothing is pushed out for a tree that would not be kept after all.
-    if (!this.wouldKeep(source, search)) return false;
+    if (!this.wouldKeep(source, search, cost)) return false;
     for (const [oldest, entry] of this.entries) {
       if (this.held + cost <= this.maxBytes) break;
       this.entries.delete(oldest);
@@ -94,13 +103,11 @@ export class TreeCache {
   }
 
   clear(): void {
-    for (const entry of this.entries.values()) entry.tree.delete();
     this.entries.clear();
     this.held = 0;
   }
 
   private drop(entry: Entry): void {
-    entry.tree.delete();
     this.held -= entry.cost;
   }
 }

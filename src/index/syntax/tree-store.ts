@@ -1,0 +1,201 @@
+// Flat syntax trees kept on disk, by content, between searches and daemon restarts: a structural
+// worker that finds a file's tree here matches on it without parsing the file (parsing is most of
+// what a pattern common in a large tree costs: web-tree-sitter parses at about half of native
+// tree-sitter's speed). Shared by every workspace and worker of the user's daemon.
+//
+// A tree is found by the SHA-256 of the grammar's identity (its wasm's hash) and the file's bytes,
+// so an edited file or an upgraded grammar simply misses (nothing to invalidate); the text is not
+// stored (the caller has it). One file a tree, `<folder>/<2 hex>/<62 hex>.tree`, in the checked
+// container (checked-file.ts: magic, version, SHA-256 of the payload), written to a temporary file
+// and renamed into place without fsync: a torn or damaged file fails its checksum, is deleted and
+// the file is parsed again. Payload: node count and text length (u32 each), then per node in
+// preorder four varints: type id × 8 + flags, start − the previous node's start, length, subtree
+// size − 1 (~1.2 bytes on disk a byte of C source). The folder is kept under its budget by
+// `trim`: the trees written longest ago go first.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { decodeChecked, encodeChecked } from '../../base/checked-file.js';
+import { isVanished } from '../../base/errors.js';
+import { FlatTree } from './flat-tree.js';
+
+const magic = 'FTHMTREE';
+const version = 1;
+
+/** The store's key for a file's bytes under a grammar (hex SHA-256). */
+export function treeKey(grammarId: string, bytes: Uint8Array): string {
+  return createHash('sha256').update(grammarId).update('\0').update(bytes).digest('hex');
+}
+
+/** The payload of a flat tree (see the module comment). */
+export function encodeFlatTree(tree: FlatTree): Buffer {
+  const { kinds, flags, starts, ends, next } = tree;
+  const count = kinds.length;
+  // At most 3 + 5 + 5 + 5 bytes a node.
+  const out = Buffer.allocUnsafe(8 + count * 18);
+  out.writeUInt32LE(count, 0);
+  out.writeUInt32LE(tree.text.length, 4);
+  let at = 8;
+  const put = (value: number): void => {
+    while (value >= 0x80) {
+      out[at++] = (value & 0x7f) | 0x80;
+      value >>>= 7;
+    }
+    out[at++] = value;
+  };
+  let previous = 0;
+  for (let node = 0; node < count; node++) {
+    put(kinds[node]! * 8 + flags[node]!);
+    put(starts[node]! - previous);
+    previous = starts[node]!;
+    put(ends[node]! - starts[node]!);
+    put(next[node]! - node - 1);
+  }
+  return out.subarray(0, at);
+}
+
+/** A flat tree from its payload, over `text`; undefined when the payload does not fit it (counts, ranges, nesting). */
+export function decodeFlatTree(payload: Uint8Array, text: string, types: readonly string[]): FlatTree | undefined {
+  if (payload.length < 8) return undefined;
+  const view = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
+  const count = view.readUInt32LE(0);
+  if (view.readUInt32LE(4) !== text.length || count === 0 || count > payload.length) return undefined;
+  const kinds = new Uint16Array(count);
+  const flags = new Uint8Array(count);
+  const starts = new Uint32Array(count);
+  const ends = new Uint32Array(count);
+  const next = new Uint32Array(count);
+  let at = 8;
+  const length = payload.length;
+  let bad = false;
+  const get = (): number => {
+    let value = 0;
+    let shift = 0;
+    for (;;) {
+      if (at >= length || shift > 28) {
+        bad = true;
+        return 0;
+      }
+      const byte = payload[at++]!;
+      value += (byte & 0x7f) * 2 ** shift;
+      if (byte < 0x80) return value;
+      shift += 7;
+    }
+  };
+  let previous = 0;
+  for (let node = 0; node < count && !bad; node++) {
+    const kind = get();
+    kinds[node] = kind >>> 3;
+    flags[node] = kind & 7;
+    previous += get();
+    starts[node] = previous;
+    ends[node] = previous + get();
+    next[node] = node + 1 + get();
+    if (ends[node]! > text.length || next[node]! > count) bad = true;
+  }
+  if (bad || at !== length || next[0] !== count) return undefined;
+  return new FlatTree(types, kinds, flags, starts, ends, next, text);
+}
+
+export class TreeStore {
+  constructor(readonly folder: string) {}
+
+  private fileOf(key: string): string {
+    return path.join(this.folder, key.slice(0, 2), `${key.slice(2)}.tree`);
+  }
+
+  /**
+   * The tree stored under `key` for `text`, or undefined: none, one that cannot be read (a
+   * permission error: the store is only a cache), or a damaged one, which is deleted.
+   */
+  get(key: string, text: string, types: readonly string[]): FlatTree | undefined {
+    const file = this.fileOf(key);
+    let bytes: Buffer;
+    try {
+      bytes = fs.readFileSync(file);
+    } catch {
+      return undefined;
+    }
+    const read = decodeChecked(bytes, magic, version);
+    const tree = read.status === 'valid' ? decodeFlatTree(read.payload, text, types) : undefined;
+    if (!tree) {
+      try {
+        fs.rmSync(file, { force: true });
+      } catch {
+        // Not ours to delete: it is missed again next time, and rewritten when the folder allows.
+      }
+    }
+    return tree;
+  }
+
+  /** Whether a tree is stored under `key` (not checked: `get` checks it). */
+  has(key: string): boolean {
+    return fs.existsSync(this.fileOf(key));
+  }
+
+  /** Stores a tree under `key` (the bytes written, or 0 when it could not be written: the store is a cache). */
+  put(key: string, tree: FlatTree): number {
+    const file = this.fileOf(key);
+    const bytes = encodeChecked(magic, version, encodeFlatTree(tree));
+    const temporary = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    try {
+      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      fs.writeFileSync(temporary, bytes, { mode: 0o600 });
+      fs.renameSync(temporary, file);
+      return bytes.length;
+    } catch {
+      fs.rmSync(temporary, { force: true });
+      return 0;
+    }
+  }
+
+  /**
+   * Deletes the trees written longest ago until the folder holds at most `maxBytes` (and any
+   * temporary file left by a writer that died an hour ago or more); answers the bytes it holds then.
+   * Asynchronous: the daemon's thread is not held by a folder of ~10^5 files.
+   */
+  async trim(maxBytes: number): Promise<number> {
+    const entries: Array<{ file: string; size: number; written: number }> = [];
+    let total = 0;
+    let folders: string[];
+    try {
+      folders = await fs.promises.readdir(this.folder);
+    } catch (error) {
+      if (isVanished(error)) return 0;
+      throw error;
+    }
+    const stale = Date.now() - 60 * 60_000;
+    for (const folder of folders) {
+      let names: string[];
+      try {
+        names = await fs.promises.readdir(path.join(this.folder, folder));
+      } catch {
+        continue;
+      }
+      await Promise.all(
+        names.map(async (name) => {
+          const file = path.join(this.folder, folder, name);
+          try {
+            const stat = await fs.promises.stat(file);
+            if (name.endsWith('.tmp')) {
+              if (stat.mtimeMs < stale) await fs.promises.rm(file, { force: true });
+              return;
+            }
+            entries.push({ file, size: stat.size, written: stat.mtimeMs });
+            total += stat.size;
+          } catch {
+            // Gone meanwhile (another trim, or a damaged tree deleted by a reader).
+          }
+        }),
+      );
+    }
+    if (total <= maxBytes) return total;
+    entries.sort((a, b) => a.written - b.written);
+    for (const entry of entries) {
+      if (total <= maxBytes) break;
+      await fs.promises.rm(entry.file, { force: true });
+      total -= entry.size;
+    }
+    return total;
+  }
+}

@@ -1,0 +1,92 @@
+// Building a workspace's trees into the tree store ahead of its searches (`fathom index`): every
+// file of a programming language (one whose grammar has a chunks query) is parsed whole on the
+// structural workers, flattened and stored, unless the store holds its tree already (by content:
+// a second build, another checkout of the same files, or a tree a search stored, costs a hash).
+// A later structural search then matches on stored trees and parses only what changed since.
+// Shows progress, can be cancelled (a cancelled build keeps what it stored), and a file that
+// vanished or fails to parse is skipped (counted), never fatal.
+import { type CancellationSignal, neverCancelled, throwIfCancelled } from '../base/cancellation.js';
+import { toAbsolute } from '../base/paths.js';
+import type { LanguageTable } from '../index/syntax/languages.js';
+import type { StructuralPool } from './structural-pool.js';
+
+export interface TreePrebuildResult {
+  /** Files of a programming language. */
+  files: number;
+  /** Files parsed and stored now (the others were in the store, or failed). */
+  parsed: number;
+  /** Bytes written to the store. */
+  storedBytes: number;
+  /** Files that could not be read or parsed. */
+  failed: number;
+}
+
+export class TreePrebuild {
+  private readonly listeners = new Set<(done: number, total: number) => void>();
+  private running: Promise<TreePrebuildResult> | undefined;
+  private last: TreePrebuildResult | undefined;
+
+  constructor(
+    private readonly pool: StructuralPool,
+    private readonly table: LanguageTable,
+    private readonly root: string,
+    /** The workspace's file set now (workspace-relative paths). */
+    private readonly files: () => readonly string[],
+  ) {}
+
+  onProgress(listener: (done: number, total: number) => void): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  progressMessage(done: number, total: number): string {
+    return `${done}/${total} files parsed for structural search`;
+  }
+
+  /** The last build's counts, when one ran. */
+  get result(): TreePrebuildResult | undefined {
+    return this.last;
+  }
+
+  /** Builds (or tops up) the store for the file set now; one build at a time, later callers wait for it. */
+  async ensureBuilt(signal: CancellationSignal = neverCancelled): Promise<void> {
+    if (!this.pool.storing) return;
+    this.running ??= this.build(signal).finally(() => {
+      this.running = undefined;
+    });
+    this.last = await this.running;
+  }
+
+  private async build(signal: CancellationSignal): Promise<TreePrebuildResult> {
+    const jobs: Array<{ language: string; path: string }> = [];
+    const programming = new Map<string, boolean>();
+    for (const path of this.files()) {
+      const spec = this.table.detect(path);
+      if (!spec || spec.disabled) continue;
+      let wanted = programming.get(spec.id);
+      if (wanted === undefined) programming.set(spec.id, (wanted = this.table.queryText(spec.id, 'chunks') !== undefined));
+      if (wanted) jobs.push({ language: spec.id, path });
+    }
+    const result: TreePrebuildResult = { files: jobs.length, parsed: 0, storedBytes: 0, failed: 0 };
+    let done = 0;
+    let next = 0;
+    // Two jobs in flight a worker (the pool's depth): the workers never wait for this thread.
+    const lane = async (): Promise<void> => {
+      while (next < jobs.length) {
+        throwIfCancelled(signal);
+        const job = jobs[next++]!;
+        try {
+          const stored = await this.pool.storeTree({ language: job.language, path: job.path, absolutePath: toAbsolute(this.root, job.path) });
+          if (stored.parsed) result.parsed += 1;
+          result.storedBytes += stored.stored;
+        } catch {
+          result.failed += 1; // vanished, unreadable, or a parse that timed out: searched (and reported) later
+        }
+        done += 1;
+        for (const listener of this.listeners) listener(done, jobs.length);
+      }
+    };
+    await Promise.all(Array.from({ length: this.pool.size * 2 }, lane));
+    return result;
+  }
+}
