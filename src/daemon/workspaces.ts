@@ -211,6 +211,7 @@ export class WorkspaceManager {
       symbols: this.symbolIndexes.get(workspace)?.state ?? 'absent',
       ranking: this.rankings.get(workspace)?.state ?? 'absent',
       semantic: this.models.indexFor(workspace)?.index.state ?? 'off',
+      trees: this.treePrebuilds.get(workspace)?.state ?? (this.structuralPool.storing ? 'absent' : 'off'),
     };
   }
 

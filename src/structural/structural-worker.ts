@@ -75,6 +75,14 @@ const trees = treeCacheBytes > 0 ? new TreeCache(treeCacheBytes) : undefined;
 /** Flat trees on disk (tree-store.ts), shared with the other workers and later daemons; none without a folder. */
 const storeFolder = (workerData as StructuralWorkerData | null)?.treeStoreFolder;
 const store = storeFolder !== undefined ? new TreeStore(storeFolder) : undefined;
+/**
+ * The share of a file its regions worth parsing must cover for its tree to come from the store (or,
+ * missing there, for the file to be parsed whole and stored): below it, parsing those regions is
+ * cheaper than reading and decoding the whole tree.
+ */
+const storeFrom = 0.2;
+/** Below this many code units a file's tree comes from the store whatever its regions (a parse of any part costs more than decoding it). */
+const storeAlways = 64 * 1024;
 /** Each grammar's identity in the store: the SHA-256 of its wasm, read once. */
 const grammarIds = new Map<string, string>();
 
@@ -126,22 +134,27 @@ async function run(job: StructuralSearchJob, bytes: Uint8Array): Promise<RunResu
   const kept = key !== undefined ? trees?.get(key, bytes, job.search) : undefined;
   if (kept) return { matches: findInTree(kept.tree, kept.source, search, job.limit), parsed: false, reused: true };
   const source = key !== undefined ? texts.text(job.absolutePath ?? job.path, bytes) : new SourceText(bytes);
-  // A tree on disk, for a file with a region that may match (the bytes are hashed only then):
-  // matched as it is, nothing parsed.
+  // A tree on disk, for a file under 64 K units or whose regions that may match cover a fifth of it
+  // or more (the bytes are hashed only then): matched as it is, nothing parsed. A smaller share of
+  // a large file (a selective pattern's few items) is parsed faster than its whole stored tree is
+  // read and decoded.
   let storeKey: string | undefined;
   if (store !== undefined && key !== undefined) {
-    if (searchRanges(grammar.spec.id, source, search)?.length === 0) return { matches: [], parsed: false };
-    storeKey = treeKey(grammarId(grammar), bytes);
-    const stored = store.get(storeKey, source.text, grammar.language.types);
+    const ranges = searchRanges(grammar.spec.id, source, search);
+    if (ranges?.length === 0) return { matches: [], parsed: false };
+    if (ranges === undefined || source.length < storeAlways || ranges.reduce((units, [start, end]) => units + end - start, 0) >= storeFrom * source.length) storeKey = treeKey(grammarId(grammar), bytes);
+  }
+  if (storeKey !== undefined) {
+    const stored = store!.get(storeKey, source.text, grammar.language.types);
     if (stored) {
-      if (trees?.wouldKeep(source, job.search, flatCost(source, stored))) trees.offer(key, source, stored, job.search);
+      if (trees?.wouldKeep(source, job.search, flatCost(source, stored))) trees.offer(key!, source, stored, job.search);
       return { matches: findInTree(stored, source, search, job.limit), parsed: false, reused: true };
     }
   }
   // Where the tree would be kept, a file whose regions worth parsing cover a fifth of it (a tree
   // stored on disk serves every later search, and daemon) or half of it (kept in memory only) is
   // parsed whole; otherwise only those regions are.
-  const wholeFrom = storeKey !== undefined ? 0.2 : key !== undefined && trees !== undefined && trees.wouldKeep(source, job.search) ? 0.5 : undefined;
+  const wholeFrom = storeKey !== undefined ? storeFrom : key !== undefined && trees !== undefined && trees.wouldKeep(source, job.search) ? 0.5 : undefined;
   const parsed = parseForSearch(grammars, grammar, source, search, wholeFrom === undefined ? {} : { wholeFrom });
   if (parsed === 'no match') return { matches: [], parsed: false };
   if (parsed === 'timed out') throw new Error('parse timed out');

@@ -43,6 +43,13 @@ export class TreePrebuild {
     return `${done}/${total} files parsed for structural search`;
   }
 
+  /** `off` without a store; `ready` once a build has finished (files changed since are stored as searches parse them); `absent` before, or after a cancelled first build. */
+  get state(): 'off' | 'absent' | 'building' | 'ready' {
+    if (!this.pool.storing) return 'off';
+    if (this.running) return 'building';
+    return this.last ? 'ready' : 'absent';
+  }
+
   /** The last build's counts, when one ran. */
   get result(): TreePrebuildResult | undefined {
     return this.last;

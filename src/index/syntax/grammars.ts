@@ -76,11 +76,20 @@ export class GrammarSet {
     this.table = table;
   }
 
-  /** The grammar of a language id, loading it on first use. */
+  /** The last grammar load started in this thread (loads run one at a time: see `load`). */
+  private static loading: Promise<unknown> = Promise.resolve();
+
+  /**
+   * The grammar of a language id, loading it on first use. Loads run one after another per
+   * thread: two wasm grammars loaded at once (a worker with two jobs in flight, for TypeScript and
+   * JavaScript) confuse Emscripten's dynamic linking ("bad export type for
+   * 'tree_sitter_typescript_external_scanner_create'", the second grammar failing).
+   */
   load(id: string): Promise<GrammarState> {
     let state = this.states.get(id);
     if (!state) {
-      state = this.loadNow(id);
+      state = GrammarSet.loading.then(() => this.loadNow(id));
+      GrammarSet.loading = state;
       this.states.set(id, state);
     }
     return state;
