@@ -2,14 +2,14 @@
 // (preorder) with its type id, flags (named, missing, extra) and range in UTF-16 units, and where
 // its subtree ends. Matching on it costs no call into WebAssembly (web-tree-sitter marshals each
 // node property through a transfer buffer: ~45 ns a call, several per node visited), and it holds
-// ~17 bytes a node (a C file has ~0.2 nodes a byte) against tree-sitter's ~20× the source's bytes,
+// 19 bytes a node (kernel C has 0.23 nodes a byte) against tree-sitter's ~20× the source's bytes,
 // so a structural worker keeps many more of them (tree-cache.ts). `FlatNode` is a node of it with
 // the part of web-tree-sitter's Node API that structural matching reads (`SyntaxNode`).
 //
 // Flattening walks the tree once with a cursor through web-tree-sitter's exported wasm functions
 // (grammars.ts `wasmBinding`): the cursor stays in the transfer buffer between calls instead of
-// being marshalled from JavaScript for each (0.32 µs a node against 1.3 µs through TreeCursor's
-// getters, measured on 10 MB of kernel drivers). Without the binding it walks with TreeCursor.
+// being marshalled from JavaScript for each (0.45 µs a node, 0.32 without the extra flag's two
+// calls, against 1.3 µs through TreeCursor's getters, measured on 10 MB of kernel drivers). Without the binding it walks with TreeCursor.
 // Invariants: `next[i] > i`; node j is in i's subtree iff i < j < next[i]; parents precede children.
 import type { Tree } from 'web-tree-sitter';
 

@@ -6,7 +6,7 @@
 // A tree is found by the SHA-256 of the grammar's identity (its wasm's hash) and the file's bytes,
 // so an edited file or an upgraded grammar simply misses (nothing to invalidate); the text is not
 // stored (the caller has it). One file a tree, `<folder>/<2 hex>/<62 hex>.tree`: magic, version,
-// CRC-32 of the payload (a SHA-256 of it, as checked-file.ts writes, cost as much as decoding),
+// CRC-32 of the payload (checked-file.ts's SHA-256 would hash every stored byte again on each read),
 // written to a temporary file and renamed into place without fsync: a torn or damaged file fails
 // its checksum (or its decoding), is deleted and the file is parsed again. Payload: node count and text length (u32 each), then per node in
 // preorder four varints: type id × 8 + flags, start − the previous node's start, length, subtree
@@ -20,6 +20,7 @@ import { isVanished } from '../../base/errors.js';
 import { FlatTree } from './flat-tree.js';
 
 const magic = 'FTHMTREE';
+/** Bump it when the payload, or source-text.ts's decoding of bytes into the text the ranges index, changes. */
 const version = 2;
 /** Magic (8 bytes), version (u32), CRC-32 of the payload (u32). */
 const headerBytes = 16;
@@ -89,8 +90,8 @@ export function decodeFlatTree(payload: Uint8Array, text: string, types: readonl
   const textLength = text.length;
   let bad = false;
   let previous = 0;
-  // Four varints a node, read inline (a reader function per value cost ~2× here); a value of more
-  // than five bytes, or one running past the end, marks the payload bad.
+  // Four varints a node, read inline (no call per value); a value of more than five bytes, or one
+  // running past the end, marks the payload bad.
   const values = [0, 0, 0, 0];
   for (let node = 0; node < count; node++) {
     for (let field = 0; field < 4; field++) {
