@@ -32,19 +32,30 @@ function regionsOf(source: SourceText, syntax: RegionSyntax): Region[] | undefin
   return kept.get(syntax);
 }
 
-/** Code units in the ranges. */
-function covered(ranges: Array<[number, number]>): number {
+/** Code units the ranges cover. */
+export function rangesCover(ranges: ReadonlyArray<readonly [number, number]>): number {
   let units = 0;
   for (const [start, end] of ranges) units += end - start;
   return units;
 }
 
-function searchPlan(language: string, source: SourceText, search: CompiledSearch): { ranges: Array<[number, number]>; regions: Region[] } | undefined {
-  const syntax = regionSyntax(language);
-  if (!syntax || search.regionLiterals.length === 0) return undefined;
-  const regions = regionsOf(source, syntax);
-  const ranges = regions && rangesToParse(source.text, regions, search.regionLiterals);
-  return ranges && { ranges, regions: regions! };
+type SearchPlan = { ranges: Array<[number, number]>; regions: Region[] } | undefined;
+
+/** Each text's plan for each search, kept while both live (a worker asks for it, then parses by it). */
+const plansKept = new WeakMap<SourceText, WeakMap<CompiledSearch, { plan: SearchPlan }>>();
+
+function searchPlan(language: string, source: SourceText, search: CompiledSearch): SearchPlan {
+  let plans = plansKept.get(source);
+  if (!plans) plansKept.set(source, (plans = new WeakMap()));
+  let kept = plans.get(search);
+  if (!kept) {
+    const syntax = regionSyntax(language);
+    const regions = syntax && search.regionLiterals.length > 0 ? regionsOf(source, syntax) : undefined;
+    const ranges = regions && rangesToParse(source.text, regions, search.regionLiterals);
+    kept = { plan: ranges && { ranges, regions: regions! } };
+    plans.set(search, kept);
+  }
+  return kept.plan;
 }
 
 /**
@@ -55,7 +66,7 @@ function searchPlan(language: string, source: SourceText, search: CompiledSearch
 export function parseForSearch(grammars: GrammarSet, grammar: LoadedGrammar, source: SourceText, search: CompiledSearch, options: { wholeFrom?: number } = {}): SearchParse {
   const plan = searchPlan(grammar.spec.id, source, search);
   if (plan?.ranges.length === 0) return 'no match';
-  if (plan && !(options.wholeFrom !== undefined && covered(plan.ranges) >= options.wholeFrom * source.length)) {
+  if (plan && !(options.wholeFrom !== undefined && rangesCover(plan.ranges) >= options.wholeFrom * source.length)) {
     const { ranges, regions } = plan;
     const tree = parseSource(grammars, grammar, source, { includedRanges: ranges });
     if (!tree) return 'timed out';

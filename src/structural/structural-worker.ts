@@ -16,7 +16,7 @@ import { TextCache } from '../index/syntax/text-cache.js';
 import { flatCost, TreeCache } from '../index/syntax/tree-cache.js';
 import { TreeStore, treeKey } from '../index/syntax/tree-store.js';
 import { type FileMatch, findInTree, mayMatch } from './find.js';
-import { parseForSearch, searchRanges } from './region-parse.js';
+import { parseForSearch, rangesCover, searchRanges } from './region-parse.js';
 import { type CompiledSearch, compileSearch, type SearchSpec } from './rule.js';
 import type { StructuralWorkerData } from './structural-pool.js';
 
@@ -142,7 +142,7 @@ async function run(job: StructuralSearchJob, bytes: Uint8Array): Promise<RunResu
   if (store !== undefined && key !== undefined) {
     const ranges = searchRanges(grammar.spec.id, source, search);
     if (ranges?.length === 0) return { matches: [], parsed: false };
-    if (ranges === undefined || source.length < storeAlways || ranges.reduce((units, [start, end]) => units + end - start, 0) >= storeFrom * source.length) storeKey = treeKey(grammarId(grammar), bytes);
+    if (ranges === undefined || source.length < storeAlways || rangesCover(ranges) >= storeFrom * source.length) storeKey = treeKey(grammarId(grammar), bytes);
   }
   if (storeKey !== undefined) {
     const stored = store!.get(storeKey, source.text, grammar.language.types);
