@@ -188,16 +188,12 @@ function kindTable(types: readonly string[], kinds: readonly string[]): Uint8Arr
   return table;
 }
 
-/** A flat tree's candidates: its nodes of `kinds` (every node when undefined) holding `inside`'s literals, in document order. */
-function flatCandidates(tree: FlatTree, kinds: readonly string[] | undefined, inside: readonly string[]): SyntaxNode[] {
+/** A flat tree's candidates: its nodes of `kinds` (every node when undefined), in document order. */
+function flatCandidates(tree: FlatTree, kinds: readonly string[] | undefined): SyntaxNode[] {
   const nodes: SyntaxNode[] = [];
-  const { kinds: ids, starts, ends, text } = tree;
+  const ids = tree.kinds;
   const table = kinds ? kindTable(tree.types, kinds) : undefined;
-  for (let index = 0; index < ids.length; index++) {
-    if (table && table[ids[index]!] === 0) continue;
-    if (inside.length > 0 && !containsAll(text, starts[index]!, ends[index]!, inside)) continue;
-    nodes.push(tree.node(index));
-  }
+  for (let index = 0; index < ids.length; index++) if (!table || table[ids[index]!] === 1) nodes.push(tree.node(index));
   return nodes;
 }
 
@@ -206,7 +202,7 @@ export function findInTree(tree: Tree | FlatTree, source: SourceText, search: Co
   // The pattern's own literals lie inside any node it matches: a node without them is skipped
   // before the matcher walks it (most candidates of a common kind fail here).
   const inside = search.rule.pattern?.literals ?? [];
-  if (tree instanceof FlatTree) return matchCandidates(flatCandidates(tree, search.kinds, inside), source, search, limit);
+  if (tree instanceof FlatTree) return matchCandidates(flatCandidates(tree, search.kinds), inside, source, search, limit);
   const text = source.text;
   // From the rarest literal's occurrences up, where they are few; otherwise every node of the
   // kinds (a walk of the whole tree inside WebAssembly). Measured on 8.6 MB of kernel drivers: an
@@ -225,20 +221,20 @@ export function findInTree(tree: Tree | FlatTree, source: SourceText, search: Co
   }
   nodes ??= candidates(tree, search.kinds);
   if (search.kinds && search.kinds.length > 1) nodes.sort((a, b) => a.startIndex - b.startIndex || b.endIndex - a.endIndex);
-  return matchCandidates(
-    nodes.filter((node) => inside.length === 0 || containsAll(text, node.startIndex, node.endIndex, inside)),
-    source,
-    search,
-    limit,
-  );
+  return matchCandidates(nodes, inside, source, search, limit);
 }
 
-/** The candidates (in document order, holding the pattern's literals) that satisfy the search, at most `limit`. */
-function matchCandidates(nodes: readonly SyntaxNode[], source: SourceText, search: CompiledSearch, limit: number): FileMatch[] {
+/**
+ * The candidates (in document order) that hold the pattern's literals (`inside`) and satisfy the
+ * search, at most `limit` (the candidates after the last match kept are not looked at).
+ */
+function matchCandidates(nodes: readonly SyntaxNode[], inside: readonly string[], source: SourceText, search: CompiledSearch, limit: number): FileMatch[] {
   const matcher = new Matcher();
   const found: FileMatch[] = [];
+  const text = source.text;
   for (const node of nodes) {
     if (node.isMissing || (node.isExtra && search.kinds === undefined)) continue;
+    if (inside.length > 0 && !containsAll(text, node.startIndex, node.endIndex, inside)) continue;
     const bindings = new Bindings();
     if (!satisfies(search.rule, node, bindings, matcher) || !meetsConstraints(search, bindings, matcher)) continue;
     const record: Record<string, BoundText> = {};
