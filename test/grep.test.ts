@@ -13,7 +13,7 @@ import type { Generation } from '../src/index/lexical/generation.js';
 import { GrepPool } from '../src/index/lexical/grep-pool.js';
 import { globFilter, LexicalIndex, type GrepRequest } from '../src/index/lexical/lexical-index.js';
 import { compileMatcher, loopRunLineStarts, matchBytes, matchLines, runLineStarts } from '../src/index/lexical/matcher.js';
-import { scanBuffer, scanCountNewlines, scanPlainLines, scanRegionBytes } from '../src/index/lexical/run-scan.js';
+import { plainGaveUp, plainLine, scanBuffer, scanCountNewlines, scanPlain, scanRegionBytes } from '../src/index/lexical/run-scan.js';
 import { countNewlines } from '../src/index/lexical/pieces.js';
 import { runScanModule } from '../src/index/lexical/run-scan-module.js';
 import { all, parseRegex, planRegex, requiredRun } from '../src/index/lexical/regex-plan.js';
@@ -563,14 +563,18 @@ test('plain literals by SIMD: more lines than one call hands back, long needles,
     assert.equal(tally.count, 10_000);
     assert.equal(got.at(-1)!.line, 19_999);
   }
-  // Text where nearly every place is a candidate that fails (a…ab…a in runs of a's): the SIMD scan
-  // gives up and the search goes on by skipping ahead, with the same lines before and after.
-  const needle = `${'a'.repeat(40)}b${'a'.repeat(40)}`;
-  const hard = [`x ${needle} y`, 'a'.repeat(120_000), `${needle}c`, 'a'.repeat(50_000), `z ${needle}`, `a ${needle}`].join('\n');
+  // Text where nearly every place is a candidate that fails (the needle's two rarest bytes, Z and
+  // Q, next to each other in a long run of ZQ): the SIMD scan gives up and the search goes on by
+  // skipping ahead, with the same lines before and after.
+  const needle = `${'ZQ'.repeat(20)}!`;
+  const hard = [`x ${needle} y`, 'ZQ'.repeat(60_000), `${needle}c`, 'ZQ'.repeat(25_000), `z ${needle}`, `a ${needle}`].join('\n');
   const hardBytes = Buffer.from(hard, 'utf8');
   hardBytes.copy(memory, 0);
   const inMemory = memory.subarray(0, hardBytes.length);
-  assert.ok(scanPlainLines(inMemory, Buffer.from(needle), false, () => {})! < hardBytes.length, 'the scan gave up');
+  let stop = scanPlain(inMemory, 0, 1, Buffer.from(needle), false, undefined, 10, true)!;
+  assert.equal(stop.reason, plainLine, 'the first line is handed over');
+  stop = scanPlain(inMemory, stop.next, stop.line, Buffer.from(needle), false, undefined, 10, true)!;
+  assert.equal(stop.reason, plainGaveUp, 'the scan gave up');
   for (const word of [false, true]) {
     const matcher = compileMatcher({ pattern: needle, fixedStrings: true, wordRegexp: word });
     const tally = { count: 0 };

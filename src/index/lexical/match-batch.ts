@@ -10,6 +10,7 @@
 // that come from a text with a lone surrogate (no UTF-8 for it), travel as objects.
 import { isUtf8 } from 'node:buffer';
 import type { LineMatch } from './matcher.js';
+import { scanBatchLines, scanBatchBytes, scanLinesArea, type ScanLines } from './run-scan.js';
 import type { MatchSink } from './verify.js';
 
 export interface MatchBatch {
@@ -35,27 +36,42 @@ export type KeptLines = LineMatch[] | BatchLines;
 /** A file's index within its chunk, the lines kept, and how many lines match in all. */
 export type FileMatches = [number, KeptLines, number];
 
-/** A batch's buffers at first: line numbers and columns (two a line), and bytes. */
-const batchNumbers = 8192;
-const batchBytes = 256 * 1024;
-
-/** A worker's batch being filled: a MatchSink (verify.ts) that copies each line's bytes. */
+/**
+ * A worker's batch being filled: a MatchSink (verify.ts). Its lines are written into one area, the
+ * SIMD scanner's (run-scan.ts `scanLinesArea`: the scan of a plain literal writes lines there
+ * itself, with no call per line) or, without a scanner or for a second writer in the thread, a
+ * buffer of the same size; the area is moved aside when it fills, and the batch is copied out of
+ * it when taken, so the area's pages stay the same from batch to batch (a fresh page costs a page
+ * fault, ~15 µs on these VMs).
+ */
 export class MatchBatchWriter implements MatchSink {
+  /** The area, when the scanner's (matcher.ts' plain scan writes into it). */
+  readonly scanLines: ScanLines | undefined;
+  private readonly area: ScanLines;
+  /** Parts of the batch moved out of the area when it filled, and their sizes. */
+  private spilledBytes: Buffer[] = [];
+  private spilledNumbers: Int32Array[] = [];
+  private bytesBefore = 0;
+  private linesBefore = 0;
   private files: number[] = [];
-  private numbers = new Int32Array(batchNumbers);
-  private bytes = Buffer.allocUnsafeSlow(batchBytes);
-  private used = 0;
-  /** Lines in the batch as bytes, and as objects. */
-  private byteLines = 0;
+  /** Lines in the batch as objects. */
   private objectLines = 0;
   /** Lines of the file being given, as bytes, and as objects. */
   private fileLines = 0;
   private fileObjects: LineMatch[] | undefined;
   private withObjects: FileMatches[] = [];
 
+  constructor() {
+    const scanned = claimScanArea();
+    this.area = scanned
+      ? { bytes: scanned.bytes, numbers: scanned.numbers, used: 0, lines: 0 }
+      : { bytes: Buffer.allocUnsafeSlow(scanBatchBytes), numbers: new Int32Array(2 * scanBatchLines), used: 0, lines: 0 };
+    this.scanLines = scanned ? this.area : undefined;
+  }
+
   /** Lines in the batch. */
   get lines(): number {
-    return this.byteLines + this.objectLines;
+    return this.linesBefore + this.area.lines + this.objectLines;
   }
 
   /** Whether the batch holds no file. */
@@ -69,19 +85,26 @@ export class MatchBatchWriter implements MatchSink {
 
   add(line: number, column: number, bytes: Buffer, start: number, end: number): void {
     const length = end - start;
-    this.reserve(length + 1);
+    const area = this.room(length + 1);
+    if (!area) return this.addHuge(line, column, bytes.subarray(start, end));
     // A short line is copied faster by a loop than by a call into Buffer.copy.
-    if (length <= 64) for (let at = start, to = this.used; at < end; ) this.bytes[to++] = bytes[at++]!;
-    else this.bytes.set(bytes.subarray(start, end), this.used);
-    this.used += length;
-    this.bytes[this.used++] = 10;
+    const to = area.bytes;
+    let used = area.used;
+    if (length <= 64) for (let at = start; at < end; ) to[used++] = bytes[at++]!;
+    else {
+      to.set(bytes.subarray(start, end), used);
+      used += length;
+    }
+    to[used++] = 10;
+    area.used = used;
     this.number(line, column);
   }
 
   addText(line: number, column: number, text: string): void {
-    this.reserve(text.length * 3 + 1);
-    this.used += this.bytes.write(text, this.used, 'utf8');
-    this.bytes[this.used++] = 10;
+    const area = this.room(text.length * 3 + 1);
+    if (!area) return this.addHuge(line, column, Buffer.from(text, 'utf8'));
+    area.used += area.bytes.write(text, area.used, 'utf8');
+    area.bytes[area.used++] = 10;
     this.number(line, column);
   }
 
@@ -91,74 +114,106 @@ export class MatchBatchWriter implements MatchSink {
     this.objectLines += lines.length;
   }
 
+  /** Lines the plain scan wrote into the area itself (it moved `used` and `lines` on). */
+  wrote(lines: number): void {
+    this.fileLines += lines;
+  }
+
+  /** Moves the area's lines aside: it is empty again. */
+  private spill(): void {
+    const { area } = this;
+    if (area.lines === 0 && area.used === 0) return;
+    this.spilledBytes.push(Buffer.from(area.bytes.subarray(0, area.used)));
+    this.spilledNumbers.push(area.numbers.slice(0, 2 * area.lines));
+    this.bytesBefore += area.used;
+    this.linesBefore += area.lines;
+    area.used = 0;
+    area.lines = 0;
+  }
+
   endFile(index: number, count: number): void {
     // A file without a match is not sent (its lines as objects are then an empty list).
     if (count > 0 && this.fileObjects) this.withObjects.push([index, this.fileObjects, count]);
-    else if (count > 0) this.files.push(index, this.fileLines, count, this.used);
+    else if (count > 0) this.files.push(index, this.fileLines, count, this.bytesBefore + this.area.used);
     this.fileObjects = undefined;
     this.fileLines = 0;
   }
 
-  /** The batch so far, to transfer (its buffers are the batch's now); the writer starts a new one. */
+  /** The batch so far, to transfer (its buffers are the batch's own); the writer starts a new one. */
   take(): { batch: MatchBatch; transfer: ArrayBuffer[] } {
-    // A batch without lines as bytes (files only counted, past the limit) keeps the buffers: fresh
-    // ones would be fresh pages, and a page fault costs ~15 µs on these VMs.
-    const lines = this.byteLines > 0;
+    const { area } = this;
     const files = Int32Array.from(this.files);
+    const lineCount = this.linesBefore + area.lines;
     let numbers = new Int32Array(0);
     let bytes: Uint8Array = new Uint8Array(0);
-    if (lines) {
-      // An answer keeps its batches until it is written: a batch filling less than half of its
-      // buffers goes as an exact copy (a few lines must not hold 288 KB), and the buffers stay for
-      // the next one; a fuller one gives its buffers away, and fresh ones are made.
-      const count = this.byteLines * 2;
-      if (count * 2 <= this.numbers.length) numbers = this.numbers.slice(0, count);
-      else {
-        numbers = this.numbers.subarray(0, count);
-        this.numbers = new Int32Array(batchNumbers);
+    if (lineCount > 0) {
+      // Exact copies (an answer keeps its batches until it is written).
+      numbers = new Int32Array(2 * lineCount);
+      let at = 0;
+      for (const part of this.spilledNumbers) {
+        numbers.set(part, at);
+        at += part.length;
       }
-      const view = this.bytes.subarray(0, this.used);
+      numbers.set(area.numbers.subarray(0, 2 * area.lines), at);
+      const joined = Buffer.allocUnsafeSlow(this.bytesBefore + area.used);
+      let to = 0;
+      for (const part of this.spilledBytes) to += part.copy(joined, to);
+      area.bytes.copy(joined, to, 0, area.used);
       // Rare (a file that is not UTF-8): checked once for the batch, then mended file by file.
-      if (!isUtf8(view)) bytes = mendUtf8(view, files);
-      else if (this.used * 2 <= this.bytes.length) {
-        bytes = Buffer.allocUnsafeSlow(this.used);
-        view.copy(bytes as Buffer);
-      } else {
-        bytes = view;
-        this.bytes = Buffer.allocUnsafeSlow(batchBytes);
-      }
-      // A buffer grown for a huge line is not kept.
-      if (this.numbers.length > batchNumbers) this.numbers = new Int32Array(batchNumbers);
-      if (this.bytes.length > batchBytes) this.bytes = Buffer.allocUnsafeSlow(batchBytes);
+      bytes = isUtf8(joined) ? joined : mendUtf8(joined, files);
     }
     const batch: MatchBatch = { files, numbers, bytes, withObjects: this.withObjects };
     this.files = [];
-    this.used = 0;
-    this.byteLines = 0;
+    this.spilledBytes = [];
+    this.spilledNumbers = [];
+    this.bytesBefore = 0;
+    this.linesBefore = 0;
+    area.used = 0;
+    area.lines = 0;
     this.objectLines = 0;
     this.withObjects = [];
-    return { batch, transfer: lines ? [batch.files.buffer as ArrayBuffer, batch.numbers.buffer as ArrayBuffer, batch.bytes.buffer as ArrayBuffer] : [batch.files.buffer as ArrayBuffer] };
+    const transfer = [batch.files.buffer as ArrayBuffer];
+    if (lineCount > 0) transfer.push(batch.numbers.buffer as ArrayBuffer, batch.bytes.buffer as ArrayBuffer);
+    return { batch, transfer };
   }
 
-  private number(line: number, column: number): void {
-    const at = this.byteLines * 2;
-    if (at + 2 > this.numbers.length) {
-      const grown = new Int32Array(this.numbers.length * 2);
-      grown.set(this.numbers);
-      this.numbers = grown;
-    }
-    this.numbers[at] = line;
-    this.numbers[at + 1] = column;
-    this.byteLines += 1;
+  /** The area with room for `bytes` more bytes and a line, spilled first if needed; undefined when a line that long never fits. */
+  private room(bytes: number): ScanLines | undefined {
+    const { area } = this;
+    if (area.used + bytes <= area.bytes.length && area.lines < scanBatchLines) return area;
+    this.spill();
+    return bytes <= area.bytes.length ? area : undefined;
+  }
+
+  /** A line longer than the area: a part of its own (the area is empty: `room` spilled it). */
+  private addHuge(line: number, column: number, text: Buffer): void {
+    const bytes = Buffer.allocUnsafeSlow(text.length + 1);
+    text.copy(bytes);
+    bytes[text.length] = 10;
+    this.spilledBytes.push(bytes);
+    this.spilledNumbers.push(Int32Array.of(line, column));
+    this.bytesBefore += bytes.length;
+    this.linesBefore += 1;
     this.fileLines += 1;
   }
 
-  private reserve(bytes: number): void {
-    if (this.used + bytes <= this.bytes.length) return;
-    const grown = Buffer.allocUnsafeSlow(Math.max(this.bytes.length * 2, this.used + bytes));
-    grown.set(this.bytes.subarray(0, this.used));
-    this.bytes = grown;
+  private number(line: number, column: number): void {
+    const { area } = this;
+    area.numbers[2 * area.lines] = line;
+    area.numbers[2 * area.lines + 1] = column;
+    area.lines += 1;
+    this.fileLines += 1;
   }
+}
+
+/** Whether the thread's scanner area is taken (by its one writer: a worker has one). */
+let scanAreaClaimed = false;
+
+function claimScanArea(): { bytes: Buffer; numbers: Int32Array } | undefined {
+  if (scanAreaClaimed) return undefined;
+  const found = scanLinesArea();
+  if (found) scanAreaClaimed = true;
+  return found;
 }
 
 /**

@@ -9,7 +9,7 @@ import { FathomError } from '../../base/errors.js';
 import type { AST } from '@eslint-community/regexpp';
 import { countNewlines } from './pieces.js';
 import { parseRegex, type ByteRun } from './regex-plan.js';
-import { plainUndecided, plainWideFlag, scanCountNewlines, scanPlainLines, scanRunLineStarts } from './run-scan.js';
+import { plainGaveUp, plainLine, plainUndecided, plainWideFlag, scanCountNewlines, scanPlain, scanRunLineStarts, type ScanLines } from './run-scan.js';
 
 export interface GrepOptions {
   pattern: string;
@@ -155,6 +155,12 @@ export interface LineSink {
   add(line: number, column: number, bytes: Buffer, start: number, end: number, text?: string): void;
   /** A matching line found in a decoded text (always well-formed UTF-16 here). */
   addText(line: number, column: number, text: string): void;
+  /**
+   * The sink's lines in the SIMD scanner's memory, when they are there (match-batch.ts): the scan
+   * of a plain literal writes lines into them itself, then says how many (`wrote`).
+   */
+  readonly scanLines?: ScanLines;
+  wrote?(lines: number): void;
 }
 
 /** A sink that makes each line's LineMatch. */
@@ -345,12 +351,29 @@ function matchPlain(sink: LineSink, bytes: Buffer, plain: PlainLiteral, matcher:
     if (column === 0) column = wide === false ? at - lineStart + 1 : bytes.toString('utf8', lineStart, at).length + 1;
     sink.add(lineNumber(), column, bytes, lineStart, lineEnd, text);
   };
-  // By SIMD when the bytes lie in the scanner's memory (the content windows).
-  const scanned = scanPlainLines(bytes, needle, plain.word, (lineStart, lineEnd, at, newlines) => {
-    const wide = at >= plainWideFlag;
-    take(lineStart, lineEnd, wide ? at - plainWideFlag : at, at === plainUndecided, wide, () => firstLine + newlines);
-  });
-  if (scanned === bytes.length) return;
+  // By SIMD when the bytes lie in the scanner's memory (the content windows): lines decided on
+  // ASCII go straight into the sink's lines when those are there too (while they have room), the
+  // others come back here.
+  let scanned: number | undefined;
+  const into = sink.scanLines;
+  for (let from = 0, line = firstLine; ; ) {
+    if (sink.kept >= limit && !tally) return;
+    const stop = scanPlain(bytes, from, line, needle, plain.word, into, limit - sink.kept, tally !== undefined);
+    if (!stop) break;
+    if (stop.written > 0) sink.wrote!(stop.written);
+    if (tally) tally.count += stop.counted;
+    if (stop.reason === plainLine) {
+      const { at, lineNumber } = stop;
+      const wide = at >= plainWideFlag;
+      take(stop.lineStart, stop.lineEnd, wide ? at - plainWideFlag : at, at === plainUndecided, wide, () => lineNumber);
+    } else if (stop.reason === plainGaveUp) {
+      scanned = stop.next;
+      break;
+    } else return; // done, or enough lines kept
+    from = stop.next;
+    line = stop.line;
+    if (from >= bytes.length) return;
+  }
   // Not in the scanner's memory, or the rest of a text the SIMD scan gave up on (its lines before
   // `scanned` are in the sink).
   const size = bytes.length;

@@ -1,8 +1,9 @@
 // The SIMD scans (run-scan.wat, WebAssembly): runs of class bytes, the line filter of regexes
 // with no usable literal (matcher.ts `runLineStarts`), 64 bytes a step where the JavaScript loop
 // looks at one (or skips ahead); the lines holding a plain literal (matcher.ts `matchPlain`),
-// 16 places a step, with their line numbers and whole-word checks; and newlines counted for line
-// numbers, 16 bytes a step. The module reads only its own memory, so the content windows that
+// 32 places a step by its two rarest bytes, with their line numbers and whole-word checks, copied
+// straight into the batch being filled when it lives in the module's memory too (`scanLinesArea`,
+// match-batch.ts); and newlines counted for line numbers, 16 bytes a step. The module reads only its own memory, so the content windows that
 // workers read candidate ranges into are allocated there (`scanBuffer`); bytes elsewhere (a file
 // read from disk, a buffer's text) and a runtime without WebAssembly SIMD get the JavaScript loops.
 // Owns the module's instance and memory (one per thread).
@@ -19,9 +20,17 @@ export const scanRegionBytes = 8 << 20;
 /** Line starts handed back per call, at most (then the scan goes on where it stopped). */
 const outCapacity = 16384;
 const outOffset = tablesBytes + regions * (scanRegionBytes + slack);
-/** The needle of `plainLines`, after the out area: the longest it takes, and its place. */
+/** The needle of `plainScan`, after the out area: the longest it takes, and its place. */
 export const scanNeedleBytes = 256;
 const needleOffset = outOffset + 4 * outCapacity;
+/** plainScan's state (see run-scan.wat), after the needle (which it reads up to 15 bytes past). */
+const stateOffset = needleOffset + scanNeedleBytes + 16;
+const stateSlots = 24;
+/** The batch area plainScan writes lines into (match-batch.ts): their bytes, then two i32s a line. */
+export const scanBatchBytes = 512 * 1024;
+export const scanBatchLines = 8192;
+const batchOffset = stateOffset + 4 * stateSlots;
+const memoryBytes = batchOffset + scanBatchBytes + 8 * scanBatchLines;
 
 /** The part of the WebAssembly API used here (this project's TypeScript libraries do not declare it). */
 interface WasmMemory {
@@ -32,14 +41,16 @@ const wasm = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint
 
 interface Scanner {
   memory: WasmMemory;
+  /** The memory's buffer (the memory never grows once made: asking it each time costs a call). */
+  buffer: ArrayBuffer;
   lineStarts: (start: number, end: number, length: number, out: number, capacity: number) => number;
   countNewlines: (start: number, end: number) => number;
-  plainLines: (start: number, end: number, needle: number, length: number, word: number, out: number, capacity: number) => number;
+  plainScan: (start: number, end: number, state: number) => number;
   out: Int32Array;
-  /** Where lineStarts or plainLines stopped (an i32 at 48). */
+  /** Where lineStarts stopped (an i32 at 48). */
   stopped: Int32Array;
-  /** Whether plainLines gave up (an i32 at 52). */
-  gaveUp: Int32Array;
+  /** plainScan's state. */
+  state: Int32Array;
   /** The run whose class is in the tables now. */
   loaded: ByteRun | undefined;
   /** The needle in its place now. */
@@ -53,20 +64,19 @@ function instance(): Scanner | null {
   if (scanner !== undefined) return scanner;
   try {
     const module = new wasm.Module(Buffer.from(runScanModule, 'base64'));
-    const exports = new wasm.Instance(module, {}).exports as { memory: WasmMemory; lineStarts: Scanner['lineStarts']; countNewlines: Scanner['countNewlines']; plainLines: Scanner['plainLines'] };
-    // Grown once: growing later would detach the buffers handed out. plainLines reads up to 15
-    // bytes past what it scans: the needle's place (and 16 bytes more) follows the last region.
-    const bytes = needleOffset + scanNeedleBytes + 16;
-    exports.memory.grow(Math.ceil(bytes / 65536) - exports.memory.buffer.byteLength / 65536);
+    const exports = new wasm.Instance(module, {}).exports as { memory: WasmMemory; lineStarts: Scanner['lineStarts']; countNewlines: Scanner['countNewlines']; plainScan: Scanner['plainScan'] };
+    // Grown once: growing later would detach the buffers handed out.
+    exports.memory.grow(Math.ceil(memoryBytes / 65536) - exports.memory.buffer.byteLength / 65536);
     new Uint8Array(exports.memory.buffer, 32, 8).set([1, 2, 4, 8, 16, 32, 64, 128]);
     scanner = {
       memory: exports.memory,
+      buffer: exports.memory.buffer,
       lineStarts: exports.lineStarts,
       countNewlines: exports.countNewlines,
-      plainLines: exports.plainLines,
+      plainScan: exports.plainScan,
       out: new Int32Array(exports.memory.buffer, outOffset, outCapacity),
       stopped: new Int32Array(exports.memory.buffer, 48, 1),
-      gaveUp: new Int32Array(exports.memory.buffer, 52, 1),
+      state: new Int32Array(exports.memory.buffer, stateOffset, stateSlots),
       loaded: undefined,
       needle: undefined,
     };
@@ -84,12 +94,12 @@ function instance(): Scanner | null {
 export function scanBuffer(region: number, size: number): Buffer | undefined {
   const found = instance();
   if (!found || size > scanRegionBytes || region < 0 || region >= regions) return undefined;
-  return Buffer.from(found.memory.buffer, tablesBytes + region * (scanRegionBytes + slack), size);
+  return Buffer.from(found.buffer, tablesBytes + region * (scanRegionBytes + slack), size);
 }
 
 function load(found: Scanner, run: ByteRun): void {
   if (found.loaded === run) return;
-  const tables = new Uint8Array(found.memory.buffer, 0, 32).fill(0);
+  const tables = new Uint8Array(found.buffer, 0, 32).fill(0);
   for (let byte = 0; byte < 256; byte++) {
     if (run.bytes[byte] !== 1) continue;
     const high = byte >> 4;
@@ -103,7 +113,7 @@ function load(found: Scanner, run: ByteRun): void {
  * unless `bytes` lie in the scanner's memory.
  */
 export function scanCountNewlines(bytes: Buffer, start: number, end: number): number | undefined {
-  if (!scanner || bytes.buffer !== scanner.memory.buffer) return undefined;
+  if (!scanner || bytes.buffer !== scanner.buffer) return undefined;
   return end > start ? scanner.countNewlines(bytes.byteOffset + start, bytes.byteOffset + end) : 0;
 }
 
@@ -112,7 +122,7 @@ export function scanCountNewlines(bytes: Buffer, start: number, end: number): nu
  * `runLineStarts` finds them; undefined unless `bytes` lie in the scanner's memory.
  */
 export function scanRunLineStarts(bytes: Buffer, run: ByteRun): number[] | undefined {
-  if (!scanner || bytes.buffer !== scanner.memory.buffer || run.length < 1) return undefined;
+  if (!scanner || bytes.buffer !== scanner.buffer || run.length < 1) return undefined;
   load(scanner, run);
   const base = bytes.byteOffset;
   const end = base + bytes.length;
@@ -127,45 +137,141 @@ export function scanRunLineStarts(bytes: Buffer, run: ByteRun): number[] | undef
   return starts;
 }
 
-/** What `plainLines` says of an occurrence: a neighbour is not ASCII (the regex decides). */
+/** A line handed over by `scanPlain` whose occurrence's neighbour is not ASCII: the regex decides. */
 export const plainUndecided = -1;
 /** Added to an occurrence's offset when a byte before it on its line is not ASCII. */
 export const plainWideFlag = 0x40000000;
 
+/** Why `scanPlain` stopped: the end of the bytes, ... */
+export const plainDone = 0;
+/** ... a line for the caller (`lineStart` ...), ... */
+export const plainLine = 2;
+/** ... the text defeats the scan (go on from `next` by another search), ... */
+export const plainGaveUp = 3;
+/** ... enough lines kept, and lines past them are not counted. */
+export const plainKept = 4;
+
 /**
- * Each line of `bytes` holding `needle` (at most `scanNeedleBytes` long), once, in order, by SIMD:
- * `each(lineStart, lineEnd, at, newlines)` gets the line's start and end (its '\n' or the end)
- * as offsets into `bytes`, the occurrence (with `word`, the first whole-word one when its
- * neighbours are ASCII; `plainUndecided` when one is not; plus `plainWideFlag` when the line
- * holds a byte that is not ASCII before it), and the newlines before the line's start. Lines
- * without a whole-word occurrence are not given. Answers how far it went: `bytes.length`, or less
- * when the text made it give up (most places candidates that fail: see run-scan.wat), and the
- * caller goes on from there (no occurrence on that line starts before it; the lines before it
- * were given). Undefined (and nothing given) unless `bytes` lie in the scanner's memory.
+ * Where `scanPlain` writes the lines it keeps: a batch's area in the scanner's memory (see
+ * `scanLinesArea`), each line's bytes followed by '\n' from `bytes[used]`, its number and column
+ * from `numbers[2 * lines]`; the scan moves `used` and `lines` on.
  */
-export function scanPlainLines(bytes: Buffer, needle: Uint8Array, word: boolean, each: (lineStart: number, lineEnd: number, at: number, newlines: number) => void): number | undefined {
-  if (!scanner || bytes.buffer !== scanner.memory.buffer || needle.length < 1 || needle.length > scanNeedleBytes) return undefined;
+export interface ScanLines {
+  readonly bytes: Buffer;
+  readonly numbers: Int32Array;
+  used: number;
+  lines: number;
+}
+
+/** The thread's batch area in the scanner's memory; undefined without a scanner. */
+export function scanLinesArea(): { bytes: Buffer; numbers: Int32Array } | undefined {
+  const found = instance();
+  if (!found) return undefined;
+  return { bytes: Buffer.from(found.buffer, batchOffset, scanBatchBytes), numbers: new Int32Array(found.buffer, batchOffset + scanBatchBytes, 2 * scanBatchLines) };
+}
+
+/** Where a plain scan stopped (one object per thread, overwritten by the next scan). */
+export interface PlainStop {
+  reason: number;
+  /** Where to go on from (an offset into the bytes) and the number of its line. */
+  next: number;
+  line: number;
+  /**
+   * `plainLine`: the line's start and end (its '\n' or the end) as offsets into the bytes, the
+   * occurrence (the offset, plus `plainWideFlag` when a byte before it on the line is not ASCII;
+   * or `plainUndecided`) and the line's number.
+   */
+  lineStart: number;
+  lineEnd: number;
+  at: number;
+  lineNumber: number;
+  /** Lines counted by the scan itself (those it wrote and those past `keep`). */
+  counted: number;
+  /** Lines it wrote into the area. */
+  written: number;
+}
+
+const stop: PlainStop = { reason: 0, next: 0, line: 0, lineStart: 0, lineEnd: 0, at: 0, lineNumber: 0, counted: 0, written: 0 };
+
+/**
+ * Bytes by how often they occur in source code (measured over C, Python and TypeScript trees),
+ * the most common first; a byte not listed is rarer than all of them.
+ */
+const commonBytes = ' etri_nsaoc\tdlupfm0)(,g*h;EvbTRS=xIA.yCND/OPk-L1M>w2F{}":GUB3&H4V#856qWX<9K\'|[]zj\\7Y!+%?@Q`JZ~$^';
+const byteRank = new Uint8Array(256).fill(255);
+for (let index = 0; index < commonBytes.length; index++) byteRank[commonBytes.charCodeAt(index)] = index;
+
+/** The two places of the needle whose bytes are rarest (different bytes when it has two), in order. */
+function rarePair(needle: Uint8Array): [number, number] {
+  let first = 0;
+  for (let index = 1; index < needle.length; index++) if (byteRank[needle[index]!]! > byteRank[needle[first]!]!) first = index;
+  let second = -1;
+  for (let index = 0; index < needle.length; index++) {
+    if (index === first) continue;
+    const better = second < 0 || (needle[index] !== needle[first] && (needle[second] === needle[first] || byteRank[needle[index]!]! > byteRank[needle[second]!]!));
+    if (better) second = index;
+  }
+  if (second < 0) return [first, first];
+  return first < second ? [first, second] : [second, first];
+}
+
+/**
+ * Scans `bytes` (in the scanner's memory) from `from`, a line's start whose number is `line`, for
+ * the lines holding `needle` (1 to `scanNeedleBytes` bytes, no '\n'), each once, in order, by
+ * SIMD; with `word`, the first whole-word occurrence on a line when its neighbours are ASCII. A
+ * line whose occurrence is decided and has only ASCII before it is written into `into` while
+ * `keep` lasts, and counted; past `keep` it is counted when `countAll`, else the scan stops. Any
+ * other line, one to keep that `into` has no room for, and every line without `into`, is handed
+ * over (`plainLine`), and not counted. Call
+ * again from `next` until `plainDone`. Undefined unless `bytes` lie in the scanner's memory (or
+ * the needle is empty or too long).
+ */
+export function scanPlain(bytes: Buffer, from: number, line: number, needle: Uint8Array, word: boolean, into: ScanLines | undefined, keep: number, countAll: boolean): PlainStop | undefined {
+  if (!scanner || bytes.buffer !== scanner.buffer || needle.length < 1 || needle.length > scanNeedleBytes) return undefined;
+  const { state } = scanner;
   if (scanner.needle !== needle) {
-    new Uint8Array(scanner.memory.buffer, needleOffset, needle.length).set(needle);
+    new Uint8Array(scanner.buffer, needleOffset, needle.length).set(needle);
     scanner.needle = needle;
+    const [first, second] = rarePair(needle);
+    state[2] = first;
+    state[3] = second;
   }
   const base = bytes.byteOffset;
-  const end = base + bytes.length;
-  const { out } = scanner;
-  // Four i32s a line: exactly the out area (the needle's place follows it).
-  const capacity = outCapacity >> 2;
-  let newlines = 0;
-  for (let from = base; from < end; ) {
-    const count = scanner.plainLines(from, end, needleOffset, needle.length, word ? 1 : 0, outOffset, capacity);
-    for (let index = 0; index < count; index++) {
-      const at = out[index * 4 + 2]!;
-      each(out[index * 4]! - base, out[index * 4 + 1]! - base, at < 0 ? at : at - base, newlines + out[index * 4 + 3]!);
-    }
-    if (scanner.gaveUp[0] === 1) return scanner.stopped[0]! - base;
-    if (count < capacity) break;
-    // On from the line after the last one given: its newline counted too.
-    newlines += out[(count - 1) * 4 + 3]! + 1;
-    from = scanner.stopped[0]!;
+  state[0] = needleOffset;
+  state[1] = needle.length;
+  state[4] = word ? 1 : 0;
+  state[5] = into ? 0 : 1;
+  state[6] = countAll ? 1 : 0;
+  if (into) {
+    state[7] = into.bytes.byteOffset + into.used;
+    state[8] = into.bytes.byteOffset + into.bytes.length;
+    state[9] = into.numbers.byteOffset + 8 * into.lines;
+    state[10] = into.numbers.byteOffset + into.numbers.byteLength;
+  } else state[7] = state[8] = state[9] = state[10] = 0;
+  state[11] = Math.max(0, Math.min(keep, 0x7fffffff));
+  state[12] = 0;
+  state[13] = line;
+  state[14] = 0;
+  // Failed candidates count over a whole text (from its first byte).
+  if (from === 0) state[19] = 0;
+  state[20] = base;
+  const next = scanner.plainScan(base + from, base + bytes.length, stateOffset);
+  stop.reason = state[14]!;
+  stop.next = next - base;
+  stop.line = state[13]!;
+  stop.counted = state[12]!;
+  stop.written = 0;
+  if (into) {
+    stop.written = (state[9]! - into.numbers.byteOffset) / 8 - into.lines;
+    into.used = state[7]! - into.bytes.byteOffset;
+    into.lines += stop.written;
   }
-  return bytes.length;
+  if (stop.reason === plainLine) {
+    stop.lineStart = state[15]! - base;
+    stop.lineEnd = state[16]! - base;
+    const at = state[17]!;
+    stop.at = at < 0 ? at : at >= plainWideFlag ? at - plainWideFlag - base + plainWideFlag : at - base;
+    stop.lineNumber = state[18]!;
+  }
+  return stop;
 }

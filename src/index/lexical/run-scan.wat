@@ -5,8 +5,8 @@
 ;; from 0x80), and 1 << i at 32 + i. 64 bytes a step: a class mask by two swizzles per 16, then the
 ;; runs from the mask's bits, carried across steps. It reads up to 63 bytes past `end`: the memory
 ;; there must exist (not be in the class: those bits are cleared).
-;; Also plainLines (the lines holding a literal, by its first and last byte 16 places a step) and
-;; countNewlines (16 bytes a step), below.
+;; Also plainScan (the lines holding a literal, by two of its bytes 32 places a step, written
+;; straight into a batch of lines) and countNewlines (16 bytes a step), below.
 ;; Rebuild run-scan-module.ts with scripts/build-run-scan.sh (wat2wasm, Debian's wabt).
 (module
   (memory (export "memory") 1)
@@ -139,132 +139,236 @@
     (i32.store (i32.const 48) (local.get $from))
     (local.get $n))
 
-  ;; plainLines(start, end, needle, len, word, out, cap): the lines in [start, end) holding the
-  ;; needle (`len` bytes at `needle`, 1 to 256), each once, in order, as four i32s at out: the
-  ;; line's start; its end (its '\n', or `end`); the occurrence's offset (when `word`, the first
-  ;; whole-word one: ASCII neighbours not letters, digits or '_'), or -1 when a neighbour of an
-  ;; occurrence is not ASCII (the caller's regex decides), plus 1 << 30 when a byte before it on the
-  ;; line is not ASCII; and the newlines in [start, the line's start). At most cap lines; answers
-  ;; how many; where it stopped (the next line to look at when out is full) is left at 48.
-  ;; Candidates by the first and the last byte of the needle, 16 places a step (two compares), then
-  ;; byte by byte. Reads up to 15 bytes past `end`. Text where most places are candidates that
-  ;; fail (a needle like a…ab…a in a run of a's) would cost a compare of the needle per byte: past
-  ;; 4,096 failed candidates and one per 16 bytes scanned it gives up, leaving 1 at 52 and at 48
-  ;; the place to go on from (no occurrence on its line starts before it), for a search that
-  ;; skips ahead.
-  (func (export "plainLines") (param $start i32) (param $end i32) (param $needle i32) (param $len i32) (param $word i32) (param $out i32) (param $cap i32) (result i32)
-    (local $p i32) (local $last i32) (local $m i32) (local $q i32) (local $n i32)
-    (local $lineStart i32) (local $lineEnd i32) (local $at i32) (local $k i32)
-    (local $before i32) (local $after i32) (local $nl i32) (local $counted i32) (local $fails i32)
-    (local $first v128) (local $final v128)
-    (i32.store (i32.const 52) (i32.const 0))
-    (local.set $first (i8x16.splat (i32.load8_u (local.get $needle))))
-    (local.set $final (i8x16.splat (i32.load8_u (i32.add (local.get $needle) (i32.sub (local.get $len) (i32.const 1))))))
+  ;; plainScan(start, end, s): the lines of [start, end) holding a needle, with their numbers,
+  ;; by SIMD. `start` is a line's start. The scan's state is the block of i32s at `s` (run-scan.ts
+  ;; writes and reads it): +0 the needle's address, +4 its length (1-256), +8 and +12 the places in
+  ;; it of the two bytes looked for first (the rarest: run-scan.ts picks them), +16 whole words,
+  ;; +20 report (every matching line goes to the caller), +24 count all (go on past `keep`), +28
+  ;; and +32 where the next line's bytes go and where that area ends, +36 and +40 the same for
+  ;; its number and column (two i32s a line), +44 lines that may still be kept, +48 lines counted,
+  ;; +52 the number of the line at `start` (in: then the line to go on from), +56 why it stopped,
+  ;; +60..+72 the line handed to the caller (start, end, occurrence, number), +76 candidates that
+  ;; failed, +80 the text's first byte (for the give-up rule).
+  ;; 32 places a step: the two bytes compared at their places in the needle, and the step's
+  ;; newlines (counted for line numbers, the last one remembered for a line's start). A line whose
+  ;; occurrence is decided and has only ASCII before it is copied into the area (its bytes and a
+  ;; '\n'; its number and 1-based column), while `keep` lasts, and counted; past `keep` it is only
+  ;; counted (or, without count all, the scan stops: 4). Any other matching line (a neighbour of a
+  ;; -w occurrence that is not ASCII: occurrence -1, the regex decides; a byte before it that is
+  ;; not ASCII: plus 0x40000000, the caller counts the column) and, in report mode, every one, is
+  ;; handed to the caller (2), as is a line to keep that the area has no room for. Stops: 0 at
+  ;; the end; 2 after a line handed over (it answers where to go on, +52 that place's line); 3
+  ;; when the text defeats the scan (most places candidates that fail: past 4,096 failures and one
+  ;; per 16 bytes scanned it answers where to go on by another search; no occurrence before that
+  ;; place is left on its line); 4 (see above). Reads up to 31 bytes past `end`.
+  (func (export "plainScan") (param $start i32) (param $end i32) (param $s i32) (result i32)
+    (local $needle i32) (local $len i32) (local $i1 i32) (local $i2 i32) (local $word i32)
+    (local $report i32) (local $countAll i32) (local $bytesAt i32) (local $bytesEnd i32)
+    (local $numsAt i32) (local $numsEnd i32) (local $keep i32) (local $count i32) (local $line i32)
+    (local $fails i32) (local $textStart i32) (local $reason i32) (local $ret i32)
+    (local $p i32) (local $last i32) (local $m i32) (local $nlm i32) (local $k i32) (local $q i32)
+    (local $low i32) (local $lineBegin i32) (local $ls i32) (local $le i32) (local $ln i32)
+    (local $at i32) (local $before i32) (local $after i32) (local $j i32) (local $wide i32)
+    (local $f v128) (local $g v128) (local $nl v128)
+    (local.set $needle (i32.load offset=0 (local.get $s)))
+    (local.set $len (i32.load offset=4 (local.get $s)))
+    (local.set $i1 (i32.load offset=8 (local.get $s)))
+    (local.set $i2 (i32.load offset=12 (local.get $s)))
+    (local.set $word (i32.load offset=16 (local.get $s)))
+    (local.set $report (i32.load offset=20 (local.get $s)))
+    (local.set $countAll (i32.load offset=24 (local.get $s)))
+    (local.set $bytesAt (i32.load offset=28 (local.get $s)))
+    (local.set $bytesEnd (i32.load offset=32 (local.get $s)))
+    (local.set $numsAt (i32.load offset=36 (local.get $s)))
+    (local.set $numsEnd (i32.load offset=40 (local.get $s)))
+    (local.set $keep (i32.load offset=44 (local.get $s)))
+    (local.set $count (i32.load offset=48 (local.get $s)))
+    (local.set $line (i32.load offset=52 (local.get $s)))
+    (local.set $fails (i32.load offset=76 (local.get $s)))
+    (local.set $textStart (i32.load offset=80 (local.get $s)))
+    (local.set $f (i8x16.splat (i32.load8_u (i32.add (local.get $needle) (local.get $i1)))))
+    (local.set $g (i8x16.splat (i32.load8_u (i32.add (local.get $needle) (local.get $i2)))))
+    (local.set $nl (i8x16.splat (i32.const 10)))
     ;; the last place an occurrence can start
     (local.set $last (i32.sub (local.get $end) (local.get $len)))
     (local.set $p (local.get $start))
-    (local.set $counted (local.get $start))
-    (block $done
+    (local.set $lineBegin (local.get $start))
+    (local.set $ret (local.get $end))
+    (block $out
       (loop $next
-        (br_if $done (i32.gt_s (local.get $p) (local.get $last)))
-        (br_if $done (i32.ge_u (local.get $n) (local.get $cap)))
-        (local.set $m (i8x16.bitmask (v128.and
-          (i8x16.eq (v128.load (local.get $p)) (local.get $first))
-          (i8x16.eq (v128.load (i32.add (local.get $p) (i32.sub (local.get $len) (i32.const 1)))) (local.get $final)))))
+        ;; the hot loop: steps with no candidate, their newlines counted (the last one's place kept
+        ;; without a branch: one taken on half the steps cost half the speed)
+        (block $found
+          (loop $scan
+            (br_if $out (i32.gt_s (local.get $p) (local.get $last)))
+            ;; bit i of m: an occurrence may start at p + i; of nlm: byte p + i is a newline
+            (local.set $m (i32.or
+              (i8x16.bitmask (v128.and
+                (i8x16.eq (v128.load (i32.add (local.get $p) (local.get $i1))) (local.get $f))
+                (i8x16.eq (v128.load (i32.add (local.get $p) (local.get $i2))) (local.get $g))))
+              (i32.shl (i8x16.bitmask (v128.and
+                (i8x16.eq (v128.load offset=16 (i32.add (local.get $p) (local.get $i1))) (local.get $f))
+                (i8x16.eq (v128.load offset=16 (i32.add (local.get $p) (local.get $i2))) (local.get $g))))
+                (i32.const 16))))
+            (local.set $nlm (i32.or
+              (i8x16.bitmask (i8x16.eq (v128.load (local.get $p)) (local.get $nl)))
+              (i32.shl (i8x16.bitmask (i8x16.eq (v128.load offset=16 (local.get $p)) (local.get $nl))) (i32.const 16))))
+            (br_if $found (local.get $m))
+            (local.set $line (i32.add (local.get $line) (i32.popcnt (local.get $nlm))))
+            (local.set $lineBegin (select (i32.sub (i32.add (local.get $p) (i32.const 32)) (i32.clz (local.get $nlm))) (local.get $lineBegin) (local.get $nlm)))
+            (local.set $p (i32.add (local.get $p) (i32.const 32)))
+            (br $scan)))
         ;; places past the last are not
-        (if (i32.lt_u (i32.sub (local.get $last) (local.get $p)) (i32.const 15))
+        (if (i32.lt_u (i32.sub (local.get $last) (local.get $p)) (i32.const 31))
           (then (local.set $m (i32.and (local.get $m)
             (i32.sub (i32.shl (i32.const 2) (i32.sub (local.get $last) (local.get $p))) (i32.const 1))))))
-        (block $miss
+        (block $none
           (loop $bits
-            (br_if $miss (i32.eqz (local.get $m)))
-            (local.set $q (i32.add (local.get $p) (i32.ctz (local.get $m))))
+            (br_if $none (i32.eqz (local.get $m)))
+            (local.set $k (i32.ctz (local.get $m)))
+            (local.set $q (i32.add (local.get $p) (local.get $k)))
             (local.set $m (i32.and (local.get $m) (i32.sub (local.get $m) (i32.const 1))))
             (if (i32.eqz (call $same (local.get $q) (local.get $needle) (local.get $len)))
               (then
                 (local.set $fails (i32.add (local.get $fails) (i32.const 1)))
-                (if (i32.gt_u (local.get $fails) (i32.add (i32.const 4096) (i32.shr_u (i32.sub (local.get $p) (local.get $start)) (i32.const 4))))
-                  (then (i32.store (i32.const 52) (i32.const 1)) (br $done)))
+                (if (i32.gt_u (local.get $fails) (i32.add (i32.const 4096) (i32.shr_u (i32.sub (local.get $p) (local.get $textStart)) (i32.const 4))))
+                  (then (local.set $reason (i32.const 3)) (local.set $ret (local.get $p)) (br $out)))
                 (br $bits)))
-            ;; an occurrence at q: its line's start (lines begin at `start` or after a newline) ...
-            (local.set $lineStart (local.get $q))
-            (block $back
-              (loop $left
-                (br_if $back (i32.le_u (local.get $lineStart) (local.get $start)))
-                (br_if $back (i32.eq (i32.load8_u (i32.sub (local.get $lineStart) (i32.const 1))) (i32.const 10)))
-                (local.set $lineStart (i32.sub (local.get $lineStart) (i32.const 1)))
-                (br $left)))
-            ;; ... and end
-            (local.set $lineEnd (i32.add (local.get $q) (local.get $len)))
-            (block $forth
-              (loop $right
-                (br_if $forth (i32.ge_u (local.get $lineEnd) (local.get $end)))
-                (br_if $forth (i32.eq (i32.load8_u (local.get $lineEnd)) (i32.const 10)))
-                (local.set $lineEnd (i32.add (local.get $lineEnd) (i32.const 1)))
-                (br $right)))
+            ;; an occurrence at q: its line starts after the step's last newline before it, or
+            ;; where the line at p began; its number counts those newlines
+            (local.set $low (i32.and (local.get $nlm) (i32.sub (i32.shl (i32.const 1) (local.get $k)) (i32.const 1))))
+            (local.set $ls (select
+              (i32.sub (i32.add (local.get $p) (i32.const 32)) (i32.clz (local.get $low)))
+              (local.get $lineBegin)
+              (local.get $low)))
+            (local.set $ln (i32.add (local.get $line) (i32.popcnt (local.get $low))))
+            (local.set $le (call $newline (i32.add (local.get $q) (local.get $len)) (local.get $end)))
             (local.set $at (local.get $q))
+            ;; -w: the first occurrence on the line with no word byte next to it (-2: none; -1: a
+            ;; neighbour is not ASCII, the regex decides)
             (if (local.get $word)
               (then
                 (block $decided
                   (loop $try
                     (local.set $before (select (i32.load8_u (i32.sub (local.get $at) (i32.const 1))) (i32.const 32)
-                      (i32.gt_u (local.get $at) (local.get $lineStart))))
+                      (i32.gt_u (local.get $at) (local.get $ls))))
                     (local.set $after (select (i32.load8_u (i32.add (local.get $at) (local.get $len))) (i32.const 32)
-                      (i32.lt_u (i32.add (local.get $at) (local.get $len)) (local.get $lineEnd))))
+                      (i32.lt_u (i32.add (local.get $at) (local.get $len)) (local.get $le))))
                     (if (i32.ge_u (i32.or (local.get $before) (local.get $after)) (i32.const 128))
                       (then (local.set $at (i32.const -1)) (br $decided)))
                     (br_if $decided (i32.eqz (i32.or (call $isWord (local.get $before)) (call $isWord (local.get $after)))))
-                    ;; the next occurrence on the line, if any (-2: none)
-                    (local.set $k (i32.add (local.get $at) (i32.const 1)))
+                    (local.set $j (i32.add (local.get $at) (i32.const 1)))
                     (local.set $at (i32.const -2))
                     (block $seen
                       (loop $scan
-                        (br_if $seen (i32.gt_u (i32.add (local.get $k) (local.get $len)) (local.get $lineEnd)))
-                        (if (call $same (local.get $k) (local.get $needle) (local.get $len))
-                          (then (local.set $at (local.get $k)) (br $seen)))
-                        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+                        (br_if $seen (i32.gt_u (i32.add (local.get $j) (local.get $len)) (local.get $le)))
+                        (if (call $same (local.get $j) (local.get $needle) (local.get $len))
+                          (then (local.set $at (local.get $j)) (br $seen)))
+                        (local.set $j (i32.add (local.get $j) (i32.const 1)))
                         (br $scan)))
                     (br_if $decided (i32.eq (local.get $at) (i32.const -2)))
                     (br $try)))))
             (if (i32.ne (local.get $at) (i32.const -2))
               (then
-                ;; a byte before the occurrence that is not ASCII: the caller counts the column
+                (if (i32.eqz (i32.or (local.get $keep) (local.get $countAll)))
+                  (then (local.set $reason (i32.const 4)) (local.set $ret (local.get $ls)) (br $out)))
+                (local.set $wide (i32.const 0))
                 (if (i32.ge_s (local.get $at) (i32.const 0))
+                  (then (local.set $wide (i32.eqz (call $ascii (local.get $ls) (local.get $at))))))
+                ;; handed over: in report mode, undecided, wide, or to be kept with no room for it
+                (if (i32.or
+                      (i32.or (local.get $report) (i32.or (local.get $wide) (i32.lt_s (local.get $at) (i32.const 0))))
+                      (i32.and (i32.ne (local.get $keep) (i32.const 0)) (i32.or
+                        (i32.gt_u (i32.add (local.get $bytesAt) (i32.add (i32.sub (local.get $le) (local.get $ls)) (i32.const 1))) (local.get $bytesEnd))
+                        (i32.gt_u (i32.add (local.get $numsAt) (i32.const 8)) (local.get $numsEnd)))))
                   (then
-                    (local.set $k (local.get $lineStart))
-                    (block $plain
-                      (loop $prefix
-                        (br_if $plain (i32.ge_u (local.get $k) (local.get $at)))
-                        (if (i32.ge_u (i32.load8_u (local.get $k)) (i32.const 128))
-                          (then (local.set $at (i32.or (local.get $at) (i32.const 0x40000000))) (br $plain)))
-                        (local.set $k (i32.add (local.get $k) (i32.const 1)))
-                        (br $prefix)))))
-                (local.set $nl (i32.add (local.get $nl) (call $countNewlines (local.get $counted) (local.get $lineStart))))
-                (local.set $counted (local.get $lineStart))
-                (local.set $k (i32.add (local.get $out) (i32.shl (local.get $n) (i32.const 4))))
-                (i32.store offset=0 (local.get $k) (local.get $lineStart))
-                (i32.store offset=4 (local.get $k) (local.get $lineEnd))
-                (i32.store offset=8 (local.get $k) (local.get $at))
-                (i32.store offset=12 (local.get $k) (local.get $nl))
-                (local.set $n (i32.add (local.get $n) (i32.const 1)))))
+                    (i32.store offset=60 (local.get $s) (local.get $ls))
+                    (i32.store offset=64 (local.get $s) (local.get $le))
+                    (i32.store offset=68 (local.get $s) (select (local.get $at)
+                      (i32.or (local.get $at) (i32.shl (local.get $wide) (i32.const 30))) (i32.lt_s (local.get $at) (i32.const 0))))
+                    (i32.store offset=72 (local.get $s) (local.get $ln))
+                    (local.set $reason (i32.const 2))
+                    (local.set $line (i32.add (local.get $ln) (i32.const 1)))
+                    (local.set $ret (select (i32.add (local.get $le) (i32.const 1)) (local.get $end) (i32.lt_u (local.get $le) (local.get $end))))
+                    (br $out)))
+                (if (local.get $keep)
+                  (then
+                    (memory.copy (local.get $bytesAt) (local.get $ls) (i32.sub (local.get $le) (local.get $ls)))
+                    (local.set $bytesAt (i32.add (local.get $bytesAt) (i32.sub (local.get $le) (local.get $ls))))
+                    (i32.store8 (local.get $bytesAt) (i32.const 10))
+                    (local.set $bytesAt (i32.add (local.get $bytesAt) (i32.const 1)))
+                    (i32.store offset=0 (local.get $numsAt) (local.get $ln))
+                    (i32.store offset=4 (local.get $numsAt) (i32.add (i32.sub (local.get $at) (local.get $ls)) (i32.const 1)))
+                    (local.set $numsAt (i32.add (local.get $numsAt) (i32.const 8)))
+                    (local.set $keep (i32.sub (local.get $keep) (i32.const 1)))))
+                (local.set $count (i32.add (local.get $count) (i32.const 1)))))
             ;; on from the next line
-            (local.set $p (i32.add (local.get $lineEnd) (i32.const 1)))
+            (br_if $out (i32.ge_u (local.get $le) (local.get $end)))
+            (local.set $p (i32.add (local.get $le) (i32.const 1)))
+            (local.set $line (i32.add (local.get $ln) (i32.const 1)))
+            (local.set $lineBegin (local.get $p))
             (br $next)))
-        (local.set $p (i32.add (local.get $p) (i32.const 16)))
+        ;; no occurrence starts in the step: its newlines
+        (local.set $line (i32.add (local.get $line) (i32.popcnt (local.get $nlm))))
+        (local.set $lineBegin (select (i32.sub (i32.add (local.get $p) (i32.const 32)) (i32.clz (local.get $nlm))) (local.get $lineBegin) (local.get $nlm)))
+        (local.set $p (i32.add (local.get $p) (i32.const 32)))
         (br $next)))
-    (i32.store (i32.const 48) (local.get $p))
-    (local.get $n))
+    (i32.store offset=28 (local.get $s) (local.get $bytesAt))
+    (i32.store offset=36 (local.get $s) (local.get $numsAt))
+    (i32.store offset=44 (local.get $s) (local.get $keep))
+    (i32.store offset=48 (local.get $s) (local.get $count))
+    (i32.store offset=52 (local.get $s) (local.get $line))
+    (i32.store offset=56 (local.get $s) (local.get $reason))
+    (i32.store offset=76 (local.get $s) (local.get $fails))
+    (local.get $ret))
 
-  ;; same(at, needle, len): whether the len bytes at `at` are the needle's.
+  ;; same(at, needle, len): whether the len bytes at `at` are the needle's, 16 a step (reads up to
+  ;; 15 bytes past both).
   (func $same (param $at i32) (param $needle i32) (param $len i32) (result i32)
-    (local $k i32)
-    (block $differ
+    (local $k i32) (local $rest i32)
+    (block $tail
       (loop $each
-        (br_if $differ (i32.ge_u (local.get $k) (local.get $len)))
-        (if (i32.ne (i32.load8_u (i32.add (local.get $at) (local.get $k))) (i32.load8_u (i32.add (local.get $needle) (local.get $k))))
+        (br_if $tail (i32.lt_u (i32.sub (local.get $len) (local.get $k)) (i32.const 16)))
+        (if (i32.eqz (i8x16.all_true (i8x16.eq
+              (v128.load (i32.add (local.get $at) (local.get $k)))
+              (v128.load (i32.add (local.get $needle) (local.get $k))))))
           (then (return (i32.const 0))))
-        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+        (local.set $k (i32.add (local.get $k) (i32.const 16)))
         (br $each)))
+    (local.set $rest (i32.sub (i32.shl (i32.const 1) (i32.sub (local.get $len) (local.get $k))) (i32.const 1)))
+    (i32.eq (local.get $rest) (i32.and (local.get $rest) (i8x16.bitmask (i8x16.eq
+      (v128.load (i32.add (local.get $at) (local.get $k)))
+      (v128.load (i32.add (local.get $needle) (local.get $k))))))))
+
+  ;; newline(from, end): the first '\n' in [from, end), or end; 16 bytes a step (reads up to 15
+  ;; bytes past end).
+  (func $newline (param $from i32) (param $end i32) (result i32)
+    (local $m i32)
+    (block $found
+      (loop $step
+        (br_if $found (i32.ge_u (local.get $from) (local.get $end)))
+        (local.set $m (i8x16.bitmask (i8x16.eq (v128.load (local.get $from)) (i8x16.splat (i32.const 10)))))
+        (if (local.get $m)
+          (then
+            (local.set $from (i32.add (local.get $from) (i32.ctz (local.get $m))))
+            (br $found)))
+        (local.set $from (i32.add (local.get $from) (i32.const 16)))
+        (br $step)))
+    (select (local.get $from) (local.get $end) (i32.lt_u (local.get $from) (local.get $end))))
+
+  ;; ascii(from, to): whether every byte in [from, to) is below 0x80; 16 a step (reads up to 15
+  ;; bytes past to).
+  (func $ascii (param $from i32) (param $to i32) (result i32)
+    (local $m i32)
+    (block $done
+      (loop $step
+        (br_if $done (i32.ge_u (local.get $from) (local.get $to)))
+        (local.set $m (i8x16.bitmask (v128.load (local.get $from))))
+        (if (i32.lt_u (i32.sub (local.get $to) (local.get $from)) (i32.const 16))
+          (then (local.set $m (i32.and (local.get $m) (i32.sub (i32.shl (i32.const 1) (i32.sub (local.get $to) (local.get $from))) (i32.const 1))))))
+        (if (local.get $m) (then (return (i32.const 0))))
+        (local.set $from (i32.add (local.get $from) (i32.const 16)))
+        (br $step)))
     (i32.const 1))
 
   ;; isWord(byte): an ASCII letter, digit or '_'.
