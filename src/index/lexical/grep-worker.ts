@@ -1,7 +1,7 @@
-// Worker-thread body of the grep pool: verifies the candidates of one chunk (verify.ts) and sends
-// the matching lines back in batches (match-batch.ts). It publishes the index of the file it is
-// on in shared memory, so the pool can tell which file a runaway regex is stuck in, stop this
-// thread, and go on without that file.
+// Worker-thread body of the grep pool: verifies the candidates of one chunk after another
+// (verify.ts) and sends the matching lines back in batches (match-batch.ts). It publishes the
+// chunk and the index of the file it is on in shared memory, so the pool can tell which file a
+// runaway regex is stuck in, stop this thread, and go on without that file.
 import { parentPort, workerData } from 'node:worker_threads';
 import { MatchBatchWriter, type MatchBatch } from './match-batch.js';
 import { verifyChunk, type GrepChunk } from './verify.js';
@@ -19,12 +19,14 @@ export type GrepWorkerMessage = { type: 'files'; id: number; batch: MatchBatch; 
 const batchLines = 4_000;
 const batchMs = 20;
 
-/** Where the pool looks for the file this thread is on (see grep-pool.ts). */
-const current = new Int32Array((workerData as { progress: SharedArrayBuffer } | null)?.progress ?? new SharedArrayBuffer(4));
+/** Where the pool looks for the file this thread is on, and its chunk (see grep-pool.ts). */
+const current = new Int32Array((workerData as { progress: SharedArrayBuffer } | null)?.progress ?? new SharedArrayBuffer(8));
 
 const writer = new MatchBatchWriter();
 
 parentPort?.on('message', (chunk: GrepChunk) => {
+  Atomics.store(current, 0, -1);
+  Atomics.store(current, 1, chunk.id);
   let batchStarted = performance.now();
   const send = (upTo: number): void => {
     const { batch, transfer } = writer.take();
