@@ -1017,4 +1017,25 @@ describe('grep robustness', () => {
       await workspace.close();
     }
   });
+
+  test('a runaway regex in a worker with a chunk queued behind it: the queued chunk is searched by a fresh worker, whole', async () => {
+    // One worker, 700 files: two chunks in its hands at once; the stuck file is in the first.
+    const root = writeFixture('');
+    fs.writeFileSync(path.join(root, 'a-evil.txt'), `${'a'.repeat(40)}!\n`);
+    for (let file = 0; file < 700; file++) fs.writeFileSync(path.join(root, `f${String(file).padStart(4, '0')}.txt`), `aaa fine ${file}\n`);
+    gitInit(root);
+    const workspace = await readyWorkspace(root);
+    const onePool = new GrepPool(1, 300);
+    const index = new LexicalIndex(workspace, new BufferOverlay(), undefined, onePool);
+    try {
+      const result = await index.search({ pattern: '^(a+)+$|fine', maxResults: 10_000 });
+      assert.deepEqual(result.timedOut, ['a-evil.txt']);
+      assert.equal(result.total, 700);
+      assert.deepEqual(result.matches.map((match) => match.path), Array.from({ length: 700 }, (_, file) => `f${String(file).padStart(4, '0')}.txt`));
+    } finally {
+      index.dispose();
+      onePool.close();
+      await workspace.close();
+    }
+  });
 });
