@@ -8,12 +8,12 @@ import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { CancellationSignal } from '../../base/cancellation.js';
 import type { GrepWorkerMessage } from './grep-worker.js';
-import type { GrepChunk, GrepFile, MatchSpec } from './verify.js';
-import { readBatch, type KeptLines } from './match-batch.js';
+import type { GrepChunk, MatchSpec } from './verify.js';
+import { eachBatchFile, type KeptLines } from './match-batch.js';
+import { fileWeight, sliceFiles, type PackedFiles } from './work-list.js';
 
-export interface GrepTask extends MatchSpec {
-  files: GrepFile[];
-}
+/** What to verify and how: the chunks sent to workers are slices of its files (work-list.ts). */
+export interface GrepTask extends MatchSpec, PackedFiles {}
 
 /** One of a task's chunks as first cut: its pieces still out (a retried rest is a piece), and the lines its files kept. */
 interface ChunkRecord {
@@ -73,42 +73,7 @@ interface Running {
  */
 const chunkFiles = 512;
 const chunkBytes = 2 << 20;
-
-function weight(file: GrepFile): number {
-  if (file.ranges) {
-    let bytes = 0;
-    for (let at = 1; at < file.ranges.length; at += 3) bytes += file.ranges[at]!;
-    return bytes;
-  }
-  return file.text !== undefined ? file.text.length : 64 * 1024;
-}
 const idleMs = 60_000;
-
-/**
- * A chunk's files as the worker gets them: content-store ranges in one typed array (a message with
- * hundreds of small objects costs more to clone than the matching it asks for).
- */
-export function packChunk(files: GrepFile[], offset: number, count: number): Pick<GrepChunk, 'files' | 'ranges' | 'rangeIndex' | 'stores'> {
-  const out: (GrepFile | null)[] = new Array(count);
-  const rangeIndex = new Int32Array(count + 1);
-  const stores = new Uint8Array(count);
-  let total = 0;
-  for (let index = 0; index < count; index++) total += files[offset + index]!.ranges?.length ?? 0;
-  const ranges = new Float64Array(total);
-  let at = 0;
-  for (let index = 0; index < count; index++) {
-    const file = files[offset + index]!;
-    rangeIndex[index] = at;
-    if (file.ranges) {
-      ranges.set(file.ranges, at);
-      at += file.ranges.length;
-      stores[index] = file.store ?? 0;
-      out[index] = null;
-    } else out[index] = file;
-  }
-  rangeIndex[count] = at;
-  return { files: out, ranges, rangeIndex, stores };
-}
 
 export class GrepPool {
   private readonly slots: Slot[] = [];
@@ -130,7 +95,7 @@ export class GrepPool {
       for (let offset = 0; offset < task.files.length; ) {
         let count = 0;
         let bytes = 0;
-        while (offset + count < task.files.length && count < chunkFiles && bytes < chunkBytes) bytes += weight(task.files[offset + count++]!);
+        while (offset + count < task.files.length && count < chunkFiles && bytes < chunkBytes) bytes += fileWeight(task, offset + count++);
         pending.push({ offset, count, record: { outstanding: 1, kept: 0 } });
         offset += count;
       }
@@ -179,7 +144,7 @@ export class GrepPool {
       // the task still wants after those (a truncated answer holds the first lines in file order,
       // and every count).
       const limit = Math.max(0, running.task.limit - running.keptSettled);
-      const message: GrepChunk = { ...running.task, ...packChunk(running.task.files, chunk.offset, chunk.count), limit, id };
+      const message: GrepChunk = { ...running.task, ...sliceFiles(running.task, chunk.offset, chunk.count), limit, id };
       slot.worker.postMessage(message);
     }
     for (let index = this.waiting.length - 1; index >= 0; index--) {
@@ -215,11 +180,12 @@ export class GrepPool {
     if (!run || message.id !== run.id) return;
     if (message.type === 'files') {
       run.reported = message.upTo;
-      for (const [index, matches, count] of readBatch(message.batch)) {
-        if (run.task.stopped) break;
+      eachBatchFile(message.batch, (index, matches, count) => {
+        if (run.task.stopped) return true;
         run.record.kept += matches.length;
         if (run.task.onFile(run.offset + index, matches, count) === true) this.stop(run.task);
-      }
+        return false;
+      });
       return;
     }
     this.finishChunk(slot);

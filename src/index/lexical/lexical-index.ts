@@ -21,8 +21,9 @@ import { FathomError, errorMessage } from '../../base/errors.js';
 import { log } from '../../base/logger.js';
 import { toAbsolute, toRelative } from '../../base/paths.js';
 import { LanguageTable } from '../syntax/languages.js';
-import { packChunk, sharedGrepPool, type GrepPool } from './grep-pool.js';
-import { FileLines, verifyChunk, type GrepFile, type MatchSpec } from './verify.js';
+import { sharedGrepPool, type GrepPool } from './grep-pool.js';
+import { FileLines, verifyChunk, type MatchSpec } from './verify.js';
+import { mergeWorkLists, WorkListBuilder, type WorkList } from './work-list.js';
 import type { AST } from '@eslint-community/regexpp';
 import { compileMatcher, type GrepOptions, type PlainLiteral } from './matcher.js';
 import { GrepLines, type GrepLineRun, type GrepMatch } from './grep-lines.js';
@@ -478,7 +479,7 @@ export class LexicalIndex {
    * stores (the candidate pieces, or whole files at file level), fresh files from disk, buffers as
    * their text. The generations used are held until `release`.
    */
-  private async workList(query: Query, level: Level, accepts: PathFilter, signal: CancellationSignal): Promise<{ items: { path: string; file: GrepFile }[]; fromIndex: boolean; held: LoadedRegexIndex[] }> {
+  private async workList(query: Query, level: Level, accepts: PathFilter, signal: CancellationSignal): Promise<{ work: WorkList; fromIndex: boolean; held: LoadedRegexIndex[] }> {
     // Held (their files stay open) until the search that asked is done with them.
     const { base, delta, baseIds, deltaIds, changed, sinceDelta } = await this.checkedCandidates(query, level, signal, true);
     const held = delta ? [base.index, delta.index] : [base.index];
@@ -486,15 +487,14 @@ export class LexicalIndex {
     const { fromBase, fromDelta, fresh } = this.masks(bufferPaths, changed, sinceDelta);
     const lists = [ranged(base, baseIds, level, 0, fromBase, accepts)];
     if (delta) lists.push(ranged(delta, deltaIds, level, 1, fromDelta, accepts));
-    lists.push(
-      fresh
-        .filter((file) => accepts(file))
-        .map((file) => {
-          const text = bufferPaths.has(file) ? this.buffers.get(bufferPaths.get(file)!)?.text : undefined;
-          return { path: file, file: text === undefined ? { readPath: toAbsolute(this.source.root, file) } : { readPath: '', text } };
-        }),
-    );
-    return { items: mergeByPath(lists), fromIndex: baseIds !== undefined, held };
+    const fromDisk = new WorkListBuilder();
+    for (const file of fresh) {
+      if (!accepts(file)) continue;
+      const text = bufferPaths.has(file) ? this.buffers.get(bufferPaths.get(file)!)?.text : undefined;
+      fromDisk.file(file, text === undefined ? { readPath: toAbsolute(this.source.root, file) } : { readPath: '', text });
+    }
+    lists.push(fromDisk.build());
+    return { work: mergeWorkLists(lists), fromIndex: baseIds !== undefined, held };
   }
 
   /** Runs a query: plan → candidates from the base and the delta → fresh files and buffers → verify. */
@@ -516,10 +516,10 @@ export class LexicalIndex {
     const afterContext = request.afterContext ?? 0;
     // Pieces answer for matches within a line; a multiline match, or context lines, need whole files.
     const level = matcher.multiline || beforeContext > 0 || afterContext > 0 ? 'file' : 'piece';
-    const { items, fromIndex, held } = await this.workList(query, level, accepts, signal);
-    const toSearch = items.map((item) => item.path);
+    const { work, fromIndex, held } = await this.workList(query, level, accepts, signal);
+    const toSearch = work.paths;
 
-    const found: KeptLines[] = [];
+    const found: KeptLines[] = new Array(toSearch.length);
     let total = 0;
     // Every candidate is verified, so that a truncated result is the first matches in path order.
     const onFile = (index: number, lines: KeptLines, count: number): void => {
@@ -542,17 +542,17 @@ export class LexicalIndex {
       afterContext,
     };
     let timedOut: number[] = [];
-    if (plainLiteral(request) && smallWork(items)) {
+    if (plainLiteral(request) && smallWork(work)) {
       // A few kilobytes of a plain literal (which cannot backtrack): verified here, sparing the
       // round trip to a worker.
       try {
-        verifyChunk({ ...spec, ...packChunk(items.map((item) => item.file), 0, items.length) }, new FileLines(onFile));
+        verifyChunk({ ...spec, files: work.files, ranges: work.ranges, rangeIndex: work.rangeIndex, stores: work.stores }, new FileLines(onFile));
       } finally {
         held.forEach((index) => index.release());
       }
     } else {
       // Verification runs in the grep pool's threads: all cores, and a runaway regex is cut off.
-      ({ timedOut } = await this.pool.run({ ...spec, files: items.map((item) => item.file) }, onFile, signal).finally(() => held.forEach((index) => index.release())));
+      ({ timedOut } = await this.pool.run({ ...spec, files: work.files, ranges: work.ranges, rangeIndex: work.rangeIndex, stores: work.stores }, onFile, signal).finally(() => held.forEach((index) => index.release())));
     }
     throwIfCancelled(signal);
     // The first `limit` lines in path order (a chunk may have kept more: it did not know how many came before it).
@@ -625,24 +625,20 @@ function plainNeedle(request: GrepRequest): PlainLiteral | undefined {
 }
 
 /** Whether the work is only content-store ranges, few bytes of them. */
-function smallWork(items: { file: GrepFile }[]): boolean {
+function smallWork(work: WorkList): boolean {
   let bytes = 0;
-  for (const { file } of items) {
-    if (!file.ranges) return false;
-    for (let at = 1; at < file.ranges.length; at += 3) bytes += file.ranges[at]!;
-    if (bytes > inlineBytes) return false;
-  }
-  return true;
+  for (let at = 1; at < work.ranges.length && bytes <= inlineBytes; at += 3) bytes += work.ranges[at]!;
+  return bytes <= inlineBytes && work.files.every((file) => file === null);
 }
 
 /**
- * A generation's candidates as work items in path order: whole files (no usable literal, or file
- * level) or runs of candidate pieces merged into ranges of its content store (`store` 0 is the
- * base's, 1 the delta's).
+ * A generation's candidates as work in path order: whole files (no usable literal, or file level)
+ * or runs of candidate pieces merged into ranges of its content store (`store` 0 is the base's, 1
+ * the delta's).
  */
-function ranged(generation: Generation, ids: Uint32Array | undefined, level: Level, store: number, answers: (file: string) => boolean, accepts: PathFilter): { path: string; file: GrepFile }[] {
+function ranged(generation: Generation, ids: Uint32Array | undefined, level: Level, store: number, answers: (file: string) => boolean, accepts: PathFilter): WorkList {
   const { files, fileOffsets, pieceStarts, pieceLines } = generation.index.layout;
-  const out: { path: string; file: GrepFile }[] = [];
+  const out = new WorkListBuilder();
   // Whether this generation answers for a file and the filter takes it (cached per file for this
   // query; the filter's answers for the generation's life).
   const wanted = new Int8Array(files.length);
@@ -656,48 +652,30 @@ function ranged(generation: Generation, ids: Uint32Array | undefined, level: Lev
   };
   const whole = (file: number): void => {
     const length = fileOffsets[file + 1]! - fileOffsets[file]!;
-    if (length > 0 && wants(file)) out.push({ path: files[file]!, file: { readPath: '', store, ranges: [fileOffsets[file]!, length, 1] } });
+    if (length <= 0 || !wants(file)) return;
+    out.ranged(files[file]!, store);
+    out.range(fileOffsets[file]!, length, 1);
   };
   if (ids === undefined) for (let file = 0; file < files.length; file++) whole(file);
   else if (level === 'file') for (const file of ids) whole(file);
   else {
     const pieceFile = generation.pieceFile;
     let current = -1;
-    let ranges: number[] = [];
-    let lastPiece = -2;
-    for (const piece of ids) {
+    let lastPiece = -1;
+    for (let at = 0; at < ids.length; at++) {
+      const piece = ids[at]!;
       const file = pieceFile[piece]!;
-      if (!wants(file)) continue;
       if (file !== current) {
-        if (ranges.length > 0) out.push({ path: files[current]!, file: { readPath: '', store, ranges } });
+        if (!wants(file)) continue;
+        out.ranged(files[file]!, store);
         current = file;
-        ranges = [];
-        lastPiece = -2;
+        lastPiece = -1;
       }
       const end = pieceStarts[piece + 1]!;
-      if (ranges.length > 0 && piece - lastPiece <= mergeGap) ranges[ranges.length - 2] = end - ranges[ranges.length - 3]!;
-      else ranges.push(pieceStarts[piece]!, end - pieceStarts[piece]!, pieceLines[piece]!);
+      if (lastPiece >= 0 && piece - lastPiece <= mergeGap) out.extendTo(end);
+      else out.range(pieceStarts[piece]!, end - pieceStarts[piece]!, pieceLines[piece]!);
       lastPiece = piece;
     }
-    if (ranges.length > 0) out.push({ path: files[current]!, file: { readPath: '', store, ranges } });
   }
-  return out;
-}
-
-/** Merges lists that are each in path order (no path is in two). */
-function mergeByPath<T extends { path: string }>(lists: T[][]): T[] {
-  const nonEmpty = lists.filter((list) => list.length > 0);
-  if (nonEmpty.length === 1) return nonEmpty[0]!;
-  let merged: T[] = [];
-  for (const list of nonEmpty) {
-    const out: T[] = [];
-    let i = 0;
-    let j = 0;
-    while (i < merged.length || j < list.length) {
-      if (j >= list.length || (i < merged.length && merged[i]!.path < list[j]!.path)) out.push(merged[i++]!);
-      else out.push(list[j++]!);
-    }
-    merged = out;
-  }
-  return merged;
+  return out.build();
 }

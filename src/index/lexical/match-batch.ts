@@ -304,20 +304,34 @@ export class BatchLines {
   }
 }
 
-/** The batch's files and their lines (views into the batch), in chunk order. */
-export function readBatch(batch: MatchBatch): FileMatches[] {
-  const out: FileMatches[] = [];
+/**
+ * The batch's files and their lines (views into the batch), in chunk order, to `each`; it answers
+ * true to stop.
+ */
+export function eachBatchFile(batch: MatchBatch, each: (index: number, lines: KeptLines, count: number) => boolean | void): void {
   const bytes = Buffer.from(batch.bytes.buffer, batch.bytes.byteOffset, batch.bytes.length);
+  const { files, withObjects } = batch;
   let line = 0;
   let byteStart = 0;
-  for (let slot = 0; slot < batch.files.length; slot += fileSlots) {
-    const count = batch.files[slot + 1]!;
-    const byteEnd = batch.files[slot + 3]!;
-    out.push([batch.files[slot]!, new BatchLines(batch.numbers, bytes, line, count, byteStart, byteEnd), batch.files[slot + 2]!]);
+  // Files with lines as objects, merged in by index (rare: context lines, a lone surrogate).
+  let next = 0;
+  for (let slot = 0; slot < files.length; slot += fileSlots) {
+    for (; next < withObjects.length && withObjects[next]![0] < files[slot]!; next++) if (each(...withObjects[next]!) === true) return;
+    const count = files[slot + 1]!;
+    const byteEnd = files[slot + 3]!;
+    if (each(files[slot]!, new BatchLines(batch.numbers, bytes, line, count, byteStart, byteEnd), files[slot + 2]!) === true) return;
     line += count;
     byteStart = byteEnd;
   }
-  if (batch.withObjects.length > 0) return [...out, ...batch.withObjects].sort((a, b) => a[0] - b[0]);
+  for (; next < withObjects.length; next++) if (each(...withObjects[next]!) === true) return;
+}
+
+/** The batch's files and their lines (views into the batch), in chunk order. */
+export function readBatch(batch: MatchBatch): FileMatches[] {
+  const out: FileMatches[] = [];
+  eachBatchFile(batch, (index, lines, count) => {
+    out.push([index, lines, count]);
+  });
   return out;
 }
 

@@ -7,6 +7,7 @@ import { attachContext } from './context-lines.js';
 import { LineArray, matchBytes, matchBytesInto, matchLines, type CompiledMatcher, type LineMatch, type LineSink, type PlainLiteral } from './matcher.js';
 import type { ByteRun } from './regex-plan.js';
 import { scanBuffer, scanRegionBytes } from './run-scan.js';
+import type { PackedFiles } from './work-list.js';
 
 /** How to match: the compiled matcher's parts, and the lines wanted at most per file. */
 export interface MatchSpec {
@@ -29,25 +30,15 @@ export interface MatchSpec {
   contentFds?: number[];
 }
 
-/** A file to read, a buffer's text to search instead, or ranges of the content store. */
+/** A file to read, or a buffer's text to search instead (files in a content store are ranges of it: see work-list.ts). */
 export interface GrepFile {
   readPath: string;
   text?: string;
-  /** Ranges of a content store as flat [offset, length, firstLine] triples, in offset order. */
-  ranges?: number[];
-  /** Which content store the ranges are in (an index into `contentFds`). */
-  store?: number;
 }
 
-export interface GrepChunk extends MatchSpec {
+/** Files to verify (ranges of the content stores, in `contentFds` order, or files) and how. */
+export interface GrepChunk extends MatchSpec, PackedFiles {
   id: number;
-  /** The files; null for one verified from the content store (its ranges are in `ranges`). */
-  files: (GrepFile | null)[];
-  /** Every ranged file's [offset, length, firstLine] triples; file i's are [rangeIndex[i], rangeIndex[i + 1]). */
-  ranges: Float64Array;
-  rangeIndex: Int32Array;
-  /** Each ranged file's content store. */
-  stores: Uint8Array;
 }
 
 /**
