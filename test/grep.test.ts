@@ -105,6 +105,10 @@ const cases: Case[] = [
   { name: 'case-insensitive literal', request: { pattern: 'copy_from_user', ignoreCase: true } },
   { name: 'case-sensitive literal misses other case', request: { pattern: 'copy_from_user' } },
   { name: 'no literal at all', request: { pattern: '\\w+\\s*=\\s*\\d{5,}' } },
+  { name: 'a leading run of a class before a literal', request: { pattern: '[a-z_]+\\(' } },
+  { name: 'a leading run, ignoring case', request: { pattern: '\\w+_OPS', ignoreCase: true } },
+  { name: 'a leading lazy run of any character', request: { pattern: '.+?;$' } },
+  { name: 'leading runs in two alternatives', request: { pattern: '\\d+px|[A-Z]{2,}_' } },
   { name: 'glob on headers', request: { pattern: 'static inline', fixedStrings: true, globs: ['*.h'] } },
   { name: 'TODO', request: { pattern: 'TODO', fixedStrings: true } },
   { name: 'anchored start', request: { pattern: '^static' } },
@@ -373,6 +377,31 @@ test('plan: never excludes a line that matches (random strings)', () => {
     }
     assert.notEqual(plan, all);
   }
+});
+
+test('a leading run is not tried after a character of its class: the same lines and columns as the regex tried everywhere (random lines)', () => {
+  // '(?:)' before the pattern: its first element is then a group, and the regex is tried everywhere.
+  const patterns = ['\\w+\\s*=\\s*\\d{2,}', '[a-c]+d', 'a+?b', '.+c', '\\d{2,}x', 'b+|c+a', '[ab\\d]+\\s', 'é+a', '\\w+\\b'];
+  const alphabet = ['a', 'b', 'c', 'd', 'x', '1', '2', '=', ' ', '\t', 'é', '🚀', '\n', 'A'];
+  let seed = 5;
+  const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  let matched = 0;
+  for (const source of patterns) {
+    for (const ignoreCase of [false, true]) {
+      const fast = compileMatcher({ pattern: source, ignoreCase });
+      const slow = compileMatcher({ pattern: `(?:)${source}`, ignoreCase });
+      assert.notEqual(fast.regex.source, slow.regex.source.replace('(?:)', ''), `${source} is rewritten`);
+      for (let round = 0; round < 400; round++) {
+        const text = Array.from({ length: Math.floor(random() * 40) }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+        const expected = matchLines(text, slow, 1_000);
+        assert.deepEqual(matchLines(text, fast, 1_000), expected, `${source}${ignoreCase ? ' -i' : ''} in ${JSON.stringify(text)}`);
+        matched += expected.length;
+      }
+    }
+  }
+  assert.ok(matched > 1_000, 'the random lines matched often');
+  // A leading run of a class that holds '\n' (or of a group) is left as it is.
+  for (const source of ['\\s+x', '[^a]+b', '(ab)+c', '\\W+y']) assert.equal(compileMatcher({ pattern: source }).regex.source.includes('(?<!'), false, source);
 });
 
 test('byte runs: a line that matches always holds the run its regex demands (random lines)', () => {
