@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { linesOf, MatchBatchWriter, readBatch } from '../src/index/lexical/match-batch.js';
-import { compileMatcher, matchBytesInto, matchLines, type LineMatch } from '../src/index/lexical/matcher.js';
+import { compileMatcher, matchBytes, matchBytesInto, matchLines, type LineMatch } from '../src/index/lexical/matcher.js';
 import { scanBatchBytes, scanBatchLines, scanBuffer, scanRegionBytes } from '../src/index/lexical/run-scan.js';
 
 // The thread's one writer in the scanner's memory (the first made claims it), and one beside it.
@@ -92,4 +92,37 @@ test('the plain scan\'s batch: more lines than its area holds, more bytes than i
       assert.deepEqual(got.files, want.files, `${texts.length} files, limit ${limit}`);
     }
   }
+});
+
+test('the lines holding one of several literals, by SIMD in the scanner\'s memory: those the byte search finds (random texts and literal sets, folding case or not)', () => {
+  const memory = scanBuffer(0, 1 << 16);
+  if (!memory) return assert.fail('WebAssembly SIMD is missing');
+  const letters = ['a', 'b', 'k', 'K', 'm', 'M', '(', '_', ' ', 'é', '\n', '\n'];
+  let seed = 3;
+  const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const pick = <T>(from: T[]): T => from[Math.floor(random() * from.length)]!;
+  let matched = 0;
+  for (let round = 0; round < 1_500; round++) {
+    const ignoreCase = random() < 0.5;
+    const literals = Array.from({ length: 1 + Math.floor(random() * 4) }, () => Array.from({ length: 1 + Math.floor(random() * 6) }, () => pick(['a', 'b', 'k', 'm', '(', '_'])).join(''));
+    if (round % 7 === 0) literals.push('k'.repeat(30) + 'm');
+    const pattern = literals.map((text) => text.replace(/[()]/g, '\\$&')).join('|');
+    const matcher = compileMatcher({ pattern, ignoreCase });
+    const text = Buffer.from(Array.from({ length: Math.floor(random() * 300) }, () => pick(letters)).join(''), 'utf8');
+    const offset = Math.floor(random() * 64);
+    const inMemory = memory.subarray(offset, offset + text.length);
+    text.copy(inMemory);
+    // Bytes after the text that would complete a literal.
+    memory.fill(literals[0]!.charCodeAt(0), offset + text.length, offset + text.length + 64);
+    const expected = matchBytes(text, matcher, literals, 1_000);
+    assert.deepEqual(matchBytes(inMemory, matcher, literals, 1_000), expected, `${pattern}${ignoreCase ? ' -i' : ''} in ${JSON.stringify(text.toString())}`);
+    matched += expected.length;
+  }
+  assert.ok(matched > 1_000, 'the random texts matched often');
+  // A text where nearly every place is a candidate that fails: the scan gives up, the byte search
+  // answers, with the same lines.
+  const hard = Buffer.from(`x ZQZQ! y\n${'ZQ'.repeat(30_000)}\nZQZQ!\n`);
+  hard.copy(memory, 0);
+  const matcher = compileMatcher({ pattern: 'ZQZQ!|QZQZ?' });
+  assert.deepEqual(matchBytes(memory.subarray(0, hard.length), matcher, ['ZQZQ!', 'QZQZ?'], 10).map((match) => match.line), [1, 3]);
 });

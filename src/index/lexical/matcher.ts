@@ -9,7 +9,7 @@ import { FathomError } from '../../base/errors.js';
 import type { AST } from '@eslint-community/regexpp';
 import { countNewlines } from './pieces.js';
 import { parseRegex, type ByteRun } from './regex-plan.js';
-import { plainGaveUp, plainLine, plainUndecided, plainWideFlag, scanCountNewlines, scanPlain, scanRunLineStarts, type ScanLines } from './run-scan.js';
+import { plainGaveUp, plainLine, plainUndecided, plainWideFlag, scanCountNewlines, scanLiteralLineStarts, scanPlain, scanRunLineStarts, type ScanLines } from './run-scan.js';
 
 export interface GrepOptions {
   pattern: string;
@@ -284,8 +284,11 @@ function needles(owner: string[] | PlainLiteral): Buffer[] {
 
 /** The starts of lines holding a literal, in order, each once. */
 function literalLineStarts(bytes: Buffer, ignoreCase: boolean, literals: string[]): number[] {
-  const haystack = ignoreCase ? foldAscii(bytes) : bytes;
   const found = needles(literals);
+  // By SIMD in the content windows (folding as it compares).
+  const scanned = scanLiteralLineStarts(bytes, found, ignoreCase);
+  if (scanned) return scanned;
+  const haystack = ignoreCase ? foldAscii(bytes) : bytes;
   const starts: number[] = [];
   // Each needle's next place, searched on from the line after the last line taken (every byte
   // searched once per needle; the lines come out in order, each once).

@@ -26,10 +26,20 @@ const needleOffset = outOffset + 4 * outCapacity;
 /** plainScan's state (see run-scan.wat), after the needle (which it reads up to 15 bytes past). */
 const stateOffset = needleOffset + scanNeedleBytes + 16;
 const stateSlots = 24;
+/** literalLines' state (see run-scan.wat) and its needles, each in a place of its own. */
+const literalStateOffset = Math.ceil((stateOffset + 4 * stateSlots) / 16) * 16;
+const literalStateBytes = 176 + 80 * 4;
+/** Needles literalLines takes at most, and how much longer than the shortest one may be. */
+export const scanLiteralsMax = 8;
+const literalSpread = 32;
+/** Pairs of rare bytes (probes) it compares a step at most. */
+const literalProbes = 4;
+const literalNeedlesOffset = literalStateOffset + literalStateBytes;
+const literalNeedleBytes = scanNeedleBytes + 16;
 /** The batch area plainScan writes lines into (match-batch.ts): their bytes, then two i32s a line. */
 export const scanBatchBytes = 512 * 1024;
 export const scanBatchLines = 8192;
-const batchOffset = stateOffset + 4 * stateSlots;
+const batchOffset = literalNeedlesOffset + scanLiteralsMax * literalNeedleBytes;
 const memoryBytes = batchOffset + scanBatchBytes + 8 * scanBatchLines;
 
 /** The part of the WebAssembly API used here (this project's TypeScript libraries do not declare it). */
@@ -46,11 +56,18 @@ interface Scanner {
   lineStarts: (start: number, end: number, length: number, out: number, capacity: number) => number;
   countNewlines: (start: number, end: number) => number;
   plainScan: (start: number, end: number, state: number) => number;
+  literalLines: (start: number, end: number, state: number) => number;
   out: Int32Array;
   /** Where lineStarts stopped (an i32 at 48). */
   stopped: Int32Array;
   /** plainScan's state. */
   state: Int32Array;
+  /** literalLines' state, and the needles in their places now. */
+  literalState: Int32Array;
+  literals: Uint8Array[] | undefined;
+  literalsFolded: boolean;
+  /** Whether they have few enough probes to be scanned. */
+  literalsScanned: boolean;
   /** The run whose class is in the tables now. */
   loaded: ByteRun | undefined;
   /** The needle in its place now. */
@@ -64,7 +81,7 @@ function instance(): Scanner | null {
   if (scanner !== undefined) return scanner;
   try {
     const module = new wasm.Module(Buffer.from(runScanModule, 'base64'));
-    const exports = new wasm.Instance(module, {}).exports as { memory: WasmMemory; lineStarts: Scanner['lineStarts']; countNewlines: Scanner['countNewlines']; plainScan: Scanner['plainScan'] };
+    const exports = new wasm.Instance(module, {}).exports as { memory: WasmMemory; lineStarts: Scanner['lineStarts']; countNewlines: Scanner['countNewlines']; plainScan: Scanner['plainScan']; literalLines: Scanner['literalLines'] };
     // Grown once: growing later would detach the buffers handed out.
     exports.memory.grow(Math.ceil(memoryBytes / 65536) - exports.memory.buffer.byteLength / 65536);
     new Uint8Array(exports.memory.buffer, 32, 8).set([1, 2, 4, 8, 16, 32, 64, 128]);
@@ -74,9 +91,14 @@ function instance(): Scanner | null {
       lineStarts: exports.lineStarts,
       countNewlines: exports.countNewlines,
       plainScan: exports.plainScan,
+      literalLines: exports.literalLines,
       out: new Int32Array(exports.memory.buffer, outOffset, outCapacity),
       stopped: new Int32Array(exports.memory.buffer, 48, 1),
       state: new Int32Array(exports.memory.buffer, stateOffset, stateSlots),
+      literalState: new Int32Array(exports.memory.buffer, literalStateOffset, literalStateBytes / 4),
+      literals: undefined,
+      literalsFolded: false,
+      literalsScanned: false,
       loaded: undefined,
       needle: undefined,
     };
@@ -274,4 +296,76 @@ export function scanPlain(bytes: Buffer, from: number, line: number, needle: Uin
     stop.lineNumber = state[18]!;
   }
   return stop;
+}
+
+/**
+ * The starts of the lines of `bytes` (in the scanner's memory) holding one of `needles` (ASCII-
+ * folded text when `fold`: the needles are folded already), each once, in order, as matcher.ts'
+ * `literalLineStarts` finds them, by SIMD. Undefined when the bytes are elsewhere, the needles are
+ * more than `scanLiteralsMax`, empty, longer than `scanNeedleBytes` or of lengths too far apart,
+ * or the text defeats the scan (most places candidates that fail): the caller searches instead.
+ */
+export function scanLiteralLineStarts(bytes: Buffer, needles: Uint8Array[], fold: boolean): number[] | undefined {
+  if (!scanner || bytes.buffer !== scanner.buffer || needles.length < 1 || needles.length > scanLiteralsMax) return undefined;
+  let shortest = scanNeedleBytes;
+  let longest = 0;
+  for (const needle of needles) {
+    shortest = Math.min(shortest, needle.length);
+    longest = Math.max(longest, needle.length);
+  }
+  if (shortest < 1 || longest > scanNeedleBytes || longest - shortest > literalSpread) return undefined;
+  const state = scanner.literalState;
+  if (scanner.literals !== needles || scanner.literalsFolded !== fold) {
+    // A probe per distinct pair of rarest bytes (place and byte); more than the scan holds: no scan.
+    const probes: [number, number, number, number][] = [];
+    for (const needle of needles) {
+      const [first, second] = rarePair(needle);
+      const probe: [number, number, number, number] = [first, second, needle[first]!, needle[second]!];
+      if (!probes.some((known) => known.every((value, index) => value === probe[index]))) probes.push(probe);
+    }
+    scanner.literals = needles;
+    scanner.literalsFolded = fold;
+    scanner.literalsScanned = probes.length <= literalProbes;
+    if (!scanner.literalsScanned) return undefined;
+    const memory = new Uint8Array(scanner.buffer);
+    needles.forEach((needle, index) => {
+      const at = literalNeedlesOffset + index * literalNeedleBytes;
+      memory.set(needle, at);
+      state.set([at, needle.length], 12 + 4 * index);
+    });
+    // Unused probes repeat the first (their masks add nothing; the count skips them anyway).
+    for (let index = 0; index < literalProbes; index++) {
+      const [first, second, one, other] = probes[index] ?? probes[0]!;
+      const at = literalStateOffset + 176 + 80 * index;
+      state[(176 + 80 * index) / 4] = first;
+      state[(180 + 80 * index) / 4] = second;
+      // Folding: a letter's byte ORed with 0x20 is its lower case (the needle is folded already).
+      const letter = (byte: number): boolean => byte >= 0x61 && byte <= 0x7a;
+      memory.fill(one, at + 16, at + 32);
+      memory.fill(other, at + 32, at + 48);
+      memory.fill(fold && letter(one) ? 0x20 : 0, at + 48, at + 64);
+      memory.fill(fold && letter(other) ? 0x20 : 0, at + 64, at + 80);
+    }
+    state[9] = probes.length;
+  }
+  if (!scanner.literalsScanned) return undefined;
+  const base = bytes.byteOffset;
+  const end = base + bytes.length;
+  state[0] = needles.length;
+  state[1] = fold ? 1 : 0;
+  state[2] = outOffset;
+  state[3] = outCapacity;
+  state[5] = 0;
+  state[6] = base;
+  state[7] = shortest;
+  const { out } = scanner;
+  const starts: number[] = [];
+  for (let from = base; from < end; ) {
+    const count = scanner.literalLines(from, end, literalStateOffset);
+    if (state[8] === 1) return undefined;
+    for (let index = 0; index < count; index++) starts.push(out[index]! - base);
+    if (count < outCapacity) break;
+    from = state[4]!;
+  }
+  return starts;
 }

@@ -6,7 +6,8 @@
 ;; runs from the mask's bits, carried across steps. It reads up to 63 bytes past `end`: the memory
 ;; there must exist (not be in the class: those bits are cleared).
 ;; Also plainScan (the lines holding a literal, by two of its bytes 32 places a step, written
-;; straight into a batch of lines) and countNewlines (16 bytes a step), below.
+;; straight into a batch of lines), literalLines (the lines holding one of a few literals, as a
+;; regex's line filter) and countNewlines (16 bytes a step), below.
 ;; Rebuild run-scan-module.ts with scripts/build-run-scan.sh (wat2wasm, Debian's wabt).
 (module
   (memory (export "memory") 1)
@@ -321,6 +322,172 @@
     (i32.store offset=56 (local.get $s) (local.get $reason))
     (i32.store offset=76 (local.get $s) (local.get $fails))
     (local.get $ret))
+
+;; literalLines(start, end, s): the starts of the lines of [start, end) holding one of up to 8
+  ;; needles (ASCII-folded text when folding: 'A'-'Z' read as 'a'-'z', as matcher.ts' foldAscii),
+  ;; each line once, in order, written to the out area; answers how many. `start` is a line's
+  ;; start. State at `s` (i32s): +0 the needles' count, +4 fold, +8 out, +12 its capacity, +16
+  ;; where it stopped (out): the end, or the line to go on from when out is full, +20 candidates
+  ;; that failed, +24 the text's first byte, +28 the shortest needle's length, +32 1 when it gave
+  ;; up (most places candidates that fail, as plainScan), +36 the probes' count (1-4); from +48
+  ;; per needle 16 bytes (address, length); from +176 per probe 80 bytes: two places (i32s at +0,
+  ;; +4), then four vectors: the bytes looked for there (splat), and what is ORed into the text's
+  ;; bytes before comparing (0x20 for a letter when folding, else 0). A probe is a pair of a
+  ;; needle's rarest bytes; needles with the same pair share one. 32 places a step; a needle may be
+  ;; at most 32 bytes longer than the shortest (reads up to 63 bytes past `end`).
+  (func (export "literalLines") (param $start i32) (param $end i32) (param $s i32) (result i32)
+    (local $n i32) (local $fold i32) (local $out i32) (local $cap i32) (local $fails i32)
+    (local $textStart i32) (local $last i32) (local $p i32) (local $m i32) (local $k i32)
+    (local $e i32) (local $q i32) (local $count i32) (local $ls i32) (local $found i32) (local $probes i32)
+    (local $a0 i32) (local $b0 i32) (local $f0 v128) (local $g0 v128) (local $mf0 v128) (local $mg0 v128) (local $a1 i32) (local $b1 i32) (local $f1 v128) (local $g1 v128) (local $mf1 v128) (local $mg1 v128) (local $a2 i32) (local $b2 i32) (local $f2 v128) (local $g2 v128) (local $mf2 v128) (local $mg2 v128) (local $a3 i32) (local $b3 i32) (local $f3 v128) (local $g3 v128) (local $mf3 v128) (local $mg3 v128)
+    (local.set $n (i32.load offset=0 (local.get $s)))
+    (local.set $fold (i32.load offset=4 (local.get $s)))
+    (local.set $out (i32.load offset=8 (local.get $s)))
+    (local.set $cap (i32.load offset=12 (local.get $s)))
+    (local.set $fails (i32.load offset=20 (local.get $s)))
+    (local.set $textStart (i32.load offset=24 (local.get $s)))
+    (local.set $last (i32.sub (local.get $end) (i32.load offset=28 (local.get $s))))
+    (local.set $probes (i32.load offset=36 (local.get $s)))
+    (local.set $a0 (i32.load offset=176 (local.get $s)))
+    (local.set $b0 (i32.load offset=180 (local.get $s)))
+    (local.set $f0 (v128.load offset=192 (local.get $s)))
+    (local.set $g0 (v128.load offset=208 (local.get $s)))
+    (local.set $mf0 (v128.load offset=224 (local.get $s)))
+    (local.set $mg0 (v128.load offset=240 (local.get $s)))
+    (local.set $a1 (i32.load offset=256 (local.get $s)))
+    (local.set $b1 (i32.load offset=260 (local.get $s)))
+    (local.set $f1 (v128.load offset=272 (local.get $s)))
+    (local.set $g1 (v128.load offset=288 (local.get $s)))
+    (local.set $mf1 (v128.load offset=304 (local.get $s)))
+    (local.set $mg1 (v128.load offset=320 (local.get $s)))
+    (local.set $a2 (i32.load offset=336 (local.get $s)))
+    (local.set $b2 (i32.load offset=340 (local.get $s)))
+    (local.set $f2 (v128.load offset=352 (local.get $s)))
+    (local.set $g2 (v128.load offset=368 (local.get $s)))
+    (local.set $mf2 (v128.load offset=384 (local.get $s)))
+    (local.set $mg2 (v128.load offset=400 (local.get $s)))
+    (local.set $a3 (i32.load offset=416 (local.get $s)))
+    (local.set $b3 (i32.load offset=420 (local.get $s)))
+    (local.set $f3 (v128.load offset=432 (local.get $s)))
+    (local.set $g3 (v128.load offset=448 (local.get $s)))
+    (local.set $mf3 (v128.load offset=464 (local.get $s)))
+    (local.set $mg3 (v128.load offset=480 (local.get $s)))
+    (i32.store offset=32 (local.get $s) (i32.const 0))
+    (local.set $p (local.get $start))
+    (block $out
+      (loop $next
+        (br_if $out (i32.ge_u (local.get $count) (local.get $cap)))
+        ;; the hot loop: steps where no probe holds (bit i: a probe's two bytes are in place for an
+        ;; occurrence at p + i)
+        (block $found
+          (loop $scan
+            (br_if $out (i32.gt_s (local.get $p) (local.get $last)))
+            (local.set $m (i32.or
+              (i8x16.bitmask (v128.and
+                (i8x16.eq (v128.or (v128.load (i32.add (local.get $p) (local.get $a0))) (local.get $mf0)) (local.get $f0))
+                (i8x16.eq (v128.or (v128.load (i32.add (local.get $p) (local.get $b0))) (local.get $mg0)) (local.get $g0))))
+              (i32.shl (i8x16.bitmask (v128.and
+                (i8x16.eq (v128.or (v128.load offset=16 (i32.add (local.get $p) (local.get $a0))) (local.get $mf0)) (local.get $f0))
+                (i8x16.eq (v128.or (v128.load offset=16 (i32.add (local.get $p) (local.get $b0))) (local.get $mg0)) (local.get $g0)))) (i32.const 16))))
+            (if (i32.gt_u (local.get $probes) (i32.const 1))
+              (then
+                (local.set $m (i32.or (local.get $m) (i32.or
+              (i8x16.bitmask (v128.and
+                (i8x16.eq (v128.or (v128.load (i32.add (local.get $p) (local.get $a1))) (local.get $mf1)) (local.get $f1))
+                (i8x16.eq (v128.or (v128.load (i32.add (local.get $p) (local.get $b1))) (local.get $mg1)) (local.get $g1))))
+              (i32.shl (i8x16.bitmask (v128.and
+                (i8x16.eq (v128.or (v128.load offset=16 (i32.add (local.get $p) (local.get $a1))) (local.get $mf1)) (local.get $f1))
+                (i8x16.eq (v128.or (v128.load offset=16 (i32.add (local.get $p) (local.get $b1))) (local.get $mg1)) (local.get $g1)))) (i32.const 16)))))
+                (if (i32.gt_u (local.get $probes) (i32.const 2))
+                  (then
+                    (local.set $m (i32.or (local.get $m) (i32.or
+              (i8x16.bitmask (v128.and
+                (i8x16.eq (v128.or (v128.load (i32.add (local.get $p) (local.get $a2))) (local.get $mf2)) (local.get $f2))
+                (i8x16.eq (v128.or (v128.load (i32.add (local.get $p) (local.get $b2))) (local.get $mg2)) (local.get $g2))))
+              (i32.shl (i8x16.bitmask (v128.and
+                (i8x16.eq (v128.or (v128.load offset=16 (i32.add (local.get $p) (local.get $a2))) (local.get $mf2)) (local.get $f2))
+                (i8x16.eq (v128.or (v128.load offset=16 (i32.add (local.get $p) (local.get $b2))) (local.get $mg2)) (local.get $g2)))) (i32.const 16)))))
+                    (if (i32.gt_u (local.get $probes) (i32.const 3))
+                      (then (local.set $m (i32.or (local.get $m) (i32.or
+              (i8x16.bitmask (v128.and
+                (i8x16.eq (v128.or (v128.load (i32.add (local.get $p) (local.get $a3))) (local.get $mf3)) (local.get $f3))
+                (i8x16.eq (v128.or (v128.load (i32.add (local.get $p) (local.get $b3))) (local.get $mg3)) (local.get $g3))))
+              (i32.shl (i8x16.bitmask (v128.and
+                (i8x16.eq (v128.or (v128.load offset=16 (i32.add (local.get $p) (local.get $a3))) (local.get $mf3)) (local.get $f3))
+                (i8x16.eq (v128.or (v128.load offset=16 (i32.add (local.get $p) (local.get $b3))) (local.get $mg3)) (local.get $g3)))) (i32.const 16)))))))))))
+            (br_if $found (local.get $m))
+            (local.set $p (i32.add (local.get $p) (i32.const 32)))
+            (br $scan)))
+        ;; places past the last are not
+        (if (i32.lt_u (i32.sub (local.get $last) (local.get $p)) (i32.const 31))
+          (then (local.set $m (i32.and (local.get $m)
+            (i32.sub (i32.shl (i32.const 2) (i32.sub (local.get $last) (local.get $p))) (i32.const 1))))))
+        (block $none
+          (loop $bits
+            (br_if $none (i32.eqz (local.get $m)))
+            (local.set $q (i32.add (local.get $p) (i32.ctz (local.get $m))))
+            (local.set $m (i32.and (local.get $m) (i32.sub (local.get $m) (i32.const 1))))
+            ;; does a needle occur at q (within the text)?
+            (local.set $found (i32.const 0))
+            (local.set $k (i32.const 0))
+            (block $checked
+              (loop $each
+                (br_if $checked (i32.ge_u (local.get $k) (local.get $n)))
+                (local.set $e (i32.add (local.get $s) (i32.add (i32.const 48) (i32.shl (local.get $k) (i32.const 4)))))
+                (if (i32.le_u (i32.add (local.get $q) (i32.load offset=4 (local.get $e))) (local.get $end))
+                  (then (if (select
+                      (call $sameFolded (local.get $q) (i32.load offset=0 (local.get $e)) (i32.load offset=4 (local.get $e)))
+                      (call $same (local.get $q) (i32.load offset=0 (local.get $e)) (i32.load offset=4 (local.get $e)))
+                      (local.get $fold))
+                    (then (local.set $found (i32.const 1)) (br $checked)))))
+                (local.set $k (i32.add (local.get $k) (i32.const 1)))
+                (br $each)))
+            (if (i32.eqz (local.get $found))
+              (then
+                (local.set $fails (i32.add (local.get $fails) (i32.const 1)))
+                (if (i32.gt_u (local.get $fails) (i32.add (i32.const 4096) (i32.shr_u (i32.sub (local.get $p) (local.get $textStart)) (i32.const 4))))
+                  (then (i32.store offset=32 (local.get $s) (i32.const 1)) (br $out)))
+                (br $bits)))
+            ;; its line: written once, then on from the next line
+            (local.set $ls (local.get $q))
+            (block $back
+              (loop $left
+                (br_if $back (i32.le_u (local.get $ls) (local.get $start)))
+                (br_if $back (i32.eq (i32.load8_u (i32.sub (local.get $ls) (i32.const 1))) (i32.const 10)))
+                (local.set $ls (i32.sub (local.get $ls) (i32.const 1)))
+                (br $left)))
+            (i32.store (i32.add (local.get $out) (i32.shl (local.get $count) (i32.const 2))) (local.get $ls))
+            (local.set $count (i32.add (local.get $count) (i32.const 1)))
+            (local.set $p (i32.add (call $newline (i32.add (local.get $q) (i32.const 1)) (local.get $end)) (i32.const 1)))
+            (br $next)))
+        (local.set $p (i32.add (local.get $p) (i32.const 32)))
+        (br $next)))
+    (i32.store offset=16 (local.get $s) (select (local.get $end) (local.get $p) (i32.gt_s (local.get $p) (local.get $end))))
+    (i32.store offset=20 (local.get $s) (local.get $fails))
+    (local.get $count))
+
+  ;; fold16(v): 'A'-'Z' lanes as 'a'-'z'.
+  (func $fold16 (param $v v128) (result v128)
+    (i8x16.add (local.get $v) (v128.and
+      (i8x16.lt_u (i8x16.sub (local.get $v) (i8x16.splat (i32.const 0x41))) (i8x16.splat (i32.const 26)))
+      (i8x16.splat (i32.const 0x20)))))
+
+  ;; sameFolded(at, needle, len): same, the text ASCII-folded.
+  (func $sameFolded (param $at i32) (param $needle i32) (param $len i32) (result i32)
+    (local $k i32) (local $rest i32)
+    (block $tail
+      (loop $each
+        (br_if $tail (i32.lt_u (i32.sub (local.get $len) (local.get $k)) (i32.const 16)))
+        (if (i32.eqz (i8x16.all_true (i8x16.eq
+              (call $fold16 (v128.load (i32.add (local.get $at) (local.get $k))))
+              (v128.load (i32.add (local.get $needle) (local.get $k))))))
+          (then (return (i32.const 0))))
+        (local.set $k (i32.add (local.get $k) (i32.const 16)))
+        (br $each)))
+    (local.set $rest (i32.sub (i32.shl (i32.const 1) (i32.sub (local.get $len) (local.get $k))) (i32.const 1)))
+    (i32.eq (local.get $rest) (i32.and (local.get $rest) (i8x16.bitmask (i8x16.eq
+      (call $fold16 (v128.load (i32.add (local.get $at) (local.get $k))))
+      (v128.load (i32.add (local.get $needle) (local.get $k))))))))
 
   ;; same(at, needle, len): whether the len bytes at `at` are the needle's, 16 a step (reads up to
   ;; 15 bytes past both).
