@@ -16,7 +16,7 @@ import { compileMatcher, loopRunLineStarts, matchBytes, matchLines, runLineStart
 import { plainGaveUp, plainLine, scanBuffer, scanCountNewlines, scanPlain, scanRegionBytes } from '../src/index/lexical/run-scan.js';
 import { countNewlines } from '../src/index/lexical/pieces.js';
 import { runScanModule } from '../src/index/lexical/run-scan-module.js';
-import { all, parseRegex, planRegex, requiredRun } from '../src/index/lexical/regex-plan.js';
+import { all, lineLiterals, parseRegex, planRegex, requiredRun } from '../src/index/lexical/regex-plan.js';
 import { BufferOverlay } from '../src/workspace/overlay.js';
 import type { Workspace } from '../src/workspace/workspace.js';
 import { gitInit, writeFixture } from './helpers/fixture.js';
@@ -358,6 +358,19 @@ test('globs: a name glob matches in any folder, a path glob the whole path', () 
   assert.deepEqual(['kernel/sched.c', 'kernel/mutex.c', 'kernel/x.h', 'a/kernel/x.h'].map(excluding), [true, false, true, false]);
   assert.equal(globFilter(['!*.md'])('a.ts'), true, 'only negations: everything else');
   assert.throws(() => globFilter(['*a*a*a*a*a*a*a*a*a*c']), /too many wildcards/);
+});
+
+test('line literals: of the sets every match holds, the rarest by the index, else the longest', () => {
+  const query = planRegex(parseRegex('struct \\w+_ops \\{'), { ignoreCase: false });
+  assert.deepEqual(lineLiterals(query), ['struct ']);
+  const counts: Record<string, number> = { 'struct ': 400_000, '_ops {': 2_000 };
+  assert.deepEqual(lineLiterals(query, (text) => counts[text] ?? Infinity), ['_ops {']);
+  // An OR set costs the sum of its literals.
+  const alternation = planRegex(parseRegex('(kmalloc|kzalloc)\\(.*GFP_ATOMIC'), { ignoreCase: false });
+  const rare: Record<string, number> = { 'kmalloc(': 9_000, 'kzalloc(': 12_000, GFP_ATOMIC: 15_000 };
+  assert.deepEqual(lineLiterals(alternation, (text) => rare[text] ?? Infinity), ['GFP_ATOMIC']);
+  // A literal the index cannot rate (too short): by length.
+  assert.deepEqual(lineLiterals(planRegex(parseRegex('ab\\w+_long_literal'), { ignoreCase: false }), (text) => (text.length < 3 ? Infinity : 5)), ['_long_literal']);
 });
 
 test('plan: never excludes a line that matches (random strings)', () => {

@@ -142,6 +142,13 @@ export class Generation {
     }
   }
 
+  /** How rare a literal is here: its rarest trigram's count (Infinity when it has none to look up). */
+  literalRarity(text: string): number {
+    if (!indexable(text)) return Infinity;
+    const postings = this.index.postings;
+    return Math.min(...literalTrigrams(text).map((key) => postings.count(key)));
+  }
+
   /**
    * The sorted ids (pieces, or files at file level) that may hold a match of `query`; undefined
    * when the query has no usable literal (everything may).
@@ -160,7 +167,7 @@ export class Generation {
     };
     const total = level === 'file' ? this.index.layout.files.length : pieceFile.length;
     // The smallest list a literal's trigrams have: how selective the literal is likely to be.
-    const rarity = (node: Query): number => (node.op === 'literal' && indexable(node.text) ? Math.min(...literalTrigrams(node.text).map((key) => postings.count(key))) : Infinity);
+    const rarity = (node: Query): number => (node.op === 'literal' ? this.literalRarity(node.text) : Infinity);
     /**
      * A literal's candidates within `within` (all when undefined). Lists go rarest first; a list is
      * read only while it can pay for itself (reading an id costs ~1/250 of verifying a piece for

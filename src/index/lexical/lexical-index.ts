@@ -479,7 +479,7 @@ export class LexicalIndex {
    * stores (the candidate pieces, or whole files at file level), fresh files from disk, buffers as
    * their text. The generations used are held until `release`.
    */
-  private async workList(query: Query, level: Level, accepts: PathFilter, signal: CancellationSignal): Promise<{ work: WorkList; fromIndex: boolean; held: LoadedRegexIndex[] }> {
+  private async workList(query: Query, level: Level, accepts: PathFilter, signal: CancellationSignal): Promise<{ work: WorkList; fromIndex: boolean; held: LoadedRegexIndex[]; base: Generation }> {
     // Held (their files stay open) until the search that asked is done with them.
     const { base, delta, baseIds, deltaIds, changed, sinceDelta } = await this.checkedCandidates(query, level, signal, true);
     const held = delta ? [base.index, delta.index] : [base.index];
@@ -494,7 +494,7 @@ export class LexicalIndex {
       fromDisk.file(file, text === undefined ? { readPath: toAbsolute(this.source.root, file) } : { readPath: '', text });
     }
     lists.push(fromDisk.build());
-    return { work: mergeWorkLists(lists), fromIndex: baseIds !== undefined, held };
+    return { work: mergeWorkLists(lists), fromIndex: baseIds !== undefined, held, base };
   }
 
   /** Runs a query: plan → candidates from the base and the delta → fresh files and buffers → verify. */
@@ -503,11 +503,6 @@ export class LexicalIndex {
     const matcher = compileMatcher(request);
     const ignoreCase = request.ignoreCase === true;
     const query = request.fixedStrings ? planLiteral(request.pattern, { ignoreCase }) : planRegex(parseRegex(request.pattern), { ignoreCase });
-    // Lines to test: those holding a literal of the plan, or where the literals are too short to
-    // narrow much (one byte like '='), those holding a run of class bytes the regex demands.
-    const literals = lineLiterals(query);
-    let run = request.fixedStrings || matcher.multiline ? undefined : requiredRun(parseRegex(request.pattern), { ignoreCase });
-    if (literals && literals.every((text) => Buffer.byteLength(text) >= 3)) run = undefined;
     const limit = request.maxResults ?? 10_000;
     const byGlob = request.globs && request.globs.length > 0 ? globFilter(request.globs) : () => true;
     const byLanguage = request.languages && request.languages.length > 0 ? languageFilter(request.languages) : () => true;
@@ -516,8 +511,14 @@ export class LexicalIndex {
     const afterContext = request.afterContext ?? 0;
     // Pieces answer for matches within a line; a multiline match, or context lines, need whole files.
     const level = matcher.multiline || beforeContext > 0 || afterContext > 0 ? 'file' : 'piece';
-    const { work, fromIndex, held } = await this.workList(query, level, accepts, signal);
+    const { work, fromIndex, held, base } = await this.workList(query, level, accepts, signal);
     const toSearch = work.paths;
+    // Lines to test: those holding a literal of the plan (the rarest by the index, of those every
+    // match holds), or where the literals are too short to narrow much (one byte like '='), those
+    // holding a run of class bytes the regex demands.
+    const literals = lineLiterals(query, (text) => base.literalRarity(text));
+    let run = request.fixedStrings || matcher.multiline ? undefined : requiredRun(parseRegex(request.pattern), { ignoreCase });
+    if (literals && literals.every((text) => Buffer.byteLength(text) >= 3)) run = undefined;
 
     const found: KeptLines[] = new Array(toSearch.length);
     let total = 0;

@@ -221,7 +221,7 @@ export function planLiteral(text: string, options: { ignoreCase: boolean }): Que
  * Literals one of which every matching line holds (a match lies within one line), chosen from the
  * plan: the literal itself, an OR of literals, or the first such conjunct of an AND.
  */
-export function lineLiterals(query: Query): string[] | undefined {
+export function lineLiterals(query: Query, rarity?: (text: string) => number): string[] | undefined {
   switch (query.op) {
     case 'literal':
       return [query.text];
@@ -232,8 +232,11 @@ export function lineLiterals(query: Query): string[] | undefined {
       return texts.length > 2 && texts.some((text) => text.length === 1) ? undefined : texts;
     }
     case 'and': {
-      // The longest literals are usually the rarest.
-      const options = query.args.map(lineLiterals).filter((texts): texts is string[] => texts !== undefined);
+      // The rarest set by the index (the sum of its literals' smallest trigram counts: `struct
+      // \w+_ops \{` looks for "_ops {", not "struct "); without one, the longest (usually rarer).
+      const options = query.args.map((arg) => lineLiterals(arg, rarity)).filter((texts): texts is string[] => texts !== undefined);
+      const cost = (texts: string[]): number => texts.reduce((sum, text) => sum + rarity!(text), 0);
+      if (rarity && options.every((texts) => Number.isFinite(cost(texts)))) return options.sort((a, b) => cost(a) - cost(b))[0];
       return options.sort((a, b) => Math.min(...b.map((text) => text.length)) - Math.min(...a.map((text) => text.length)))[0];
     }
     case 'all':
