@@ -660,16 +660,24 @@ function ranged(generation: Generation, ids: Uint32Array | undefined, level: Lev
   if (ids === undefined) for (let file = 0; file < files.length; file++) whole(file);
   else if (level === 'file') for (const file of ids) whole(file);
   else {
-    const pieceFile = generation.pieceFile;
-    let current = -1;
+    // The file of each piece by walking the files' first pieces along with the ids (both in
+    // order), and the pieces of a file not wanted skipped without a look at their tables: the
+    // piece tables are megabytes, and a lookup per candidate missed the cache each time (37,000
+    // candidates of `static inline`, 21,000 of them in headers: 2 ms of the daemon's thread).
+    const { fileFirstPiece } = generation.index.layout;
+    let file = -1;
     let lastPiece = -1;
     for (let at = 0; at < ids.length; at++) {
       const piece = ids[at]!;
-      const file = pieceFile[piece]!;
-      if (file !== current) {
-        if (!wants(file)) continue;
+      if (file < 0 || piece >= fileFirstPiece[file + 1]!) {
+        file += 1;
+        while (fileFirstPiece[file + 1]! <= piece) file += 1;
+        if (!wants(file)) {
+          const next = fileFirstPiece[file + 1]!;
+          while (at + 1 < ids.length && ids[at + 1]! < next) at += 1;
+          continue;
+        }
         out.ranged(files[file]!, store);
-        current = file;
         lastPiece = -1;
       }
       const end = pieceStarts[piece + 1]!;
