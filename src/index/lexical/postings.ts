@@ -18,6 +18,7 @@ import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { breathe } from '../../base/event-loop.js';
 import { writeAll } from '../../base/positioned-io.js';
+import { scanPostingArea, scanPostingList, scanPostingWithin } from './run-scan.js';
 
 export const keySpace = 1 << 24;
 
@@ -362,9 +363,18 @@ export class Postings {
     return slot < 0 ? 0 : this.table.counts[slot]!;
   }
 
-  /** The list's bytes, checked against their CRC (valid until the next read). */
-  private bytesOf(slot: number, key: number): Uint8Array {
+  /**
+   * The list's bytes, checked against their CRC (valid until the next read): in the SIMD scanner's
+   * posting area when they fit there (decoded in WebAssembly then: 2-3 ns an id against 5-7 in
+   * JavaScript), else in the scratch buffer.
+   */
+  private bytesOf(slot: number, key: number, area?: Buffer): Uint8Array {
     const length = this.table.lengths[slot]!;
+    if (area && length <= area.length) {
+      const bytes = this.read(this.table.offsets[slot]!, length, area);
+      if (zlib.crc32(bytes) >>> 0 !== this.table.crcs[slot]) throw new PostingsCorrupt(`posting list of trigram ${key.toString(16)} fails its checksum`);
+      return bytes;
+    }
     if (this.scratch.length < length && length <= scratchLimit) this.scratch = Buffer.allocUnsafe(Math.max(length, 2 * this.scratch.length, 64 * 1024));
     const bytes = this.read(this.table.offsets[slot]!, length, this.scratch);
     if (zlib.crc32(bytes) >>> 0 !== this.table.crcs[slot]) throw new PostingsCorrupt(`posting list of trigram ${key.toString(16)} fails its checksum`);
@@ -375,6 +385,14 @@ export class Postings {
   list(key: number): Uint32Array {
     const slot = this.slot(key);
     if (slot < 0) return new Uint32Array(0);
+    const area = scanPostingArea();
+    if (area && this.table.lengths[slot]! <= area.length) {
+      const decoded = scanPostingList(this.bytesOf(slot, key, area), this.table.counts[slot]!);
+      if (decoded) {
+        if (decoded.read !== this.table.lengths[slot]) throw new PostingsCorrupt(`posting list of trigram ${key.toString(16)} has the wrong length`);
+        return decoded.ids;
+      }
+    }
     const bytes = this.bytesOf(slot, key);
     const out = new Uint32Array(this.table.counts[slot]!);
     const length = out.length;
@@ -413,6 +431,14 @@ export class Postings {
   listWithin(key: number, within: Uint32Array): Uint32Array {
     const slot = this.slot(key);
     if (slot < 0 || within.length === 0) return new Uint32Array(0);
+    const area = scanPostingArea();
+    if (area && this.table.lengths[slot]! <= area.length) {
+      const decoded = scanPostingWithin(this.bytesOf(slot, key, area), this.table.counts[slot]!, within);
+      if (decoded) {
+        if (decoded.read >= 0 && decoded.read !== this.table.lengths[slot]) throw new PostingsCorrupt(`posting list of trigram ${key.toString(16)} has the wrong length`);
+        return decoded.ids;
+      }
+    }
     const bytes = this.bytesOf(slot, key);
     const count = this.table.counts[slot]!;
     const out = new Uint32Array(Math.min(within.length, count));

@@ -40,7 +40,16 @@ const literalNeedleBytes = scanNeedleBytes + 16;
 export const scanBatchBytes = 512 * 1024;
 export const scanBatchLines = 8192;
 const batchOffset = literalNeedlesOffset + scanLiteralsMax * literalNeedleBytes;
-const memoryBytes = batchOffset + scanBatchBytes + 8 * scanBatchLines;
+/**
+ * Posting lists decoded here (postings.ts): a list's bytes (read into this area), the candidates
+ * it narrows, and the ids out. A corrupt list reads at most 5 bytes an id: still in memory.
+ */
+export const scanPostingBytes = 4 << 20;
+export const scanPostingIds = 1 << 20;
+const postingBytesOffset = batchOffset + scanBatchBytes + 8 * scanBatchLines;
+const postingWithinOffset = postingBytesOffset + scanPostingBytes;
+const postingOutOffset = postingWithinOffset + 4 * scanPostingIds;
+const memoryBytes = postingOutOffset + 4 * scanPostingIds;
 
 /** The part of the WebAssembly API used here (this project's TypeScript libraries do not declare it). */
 interface WasmMemory {
@@ -57,6 +66,8 @@ interface Scanner {
   countNewlines: (start: number, end: number) => number;
   plainScan: (start: number, end: number, state: number) => number;
   literalLines: (start: number, end: number, state: number) => number;
+  postingList: (bytes: number, count: number, out: number) => number;
+  postingWithin: (bytes: number, count: number, within: number, length: number, out: number) => number;
   out: Int32Array;
   /** Where lineStarts stopped (an i32 at 48). */
   stopped: Int32Array;
@@ -81,7 +92,7 @@ function instance(): Scanner | null {
   if (scanner !== undefined) return scanner;
   try {
     const module = new wasm.Module(Buffer.from(runScanModule, 'base64'));
-    const exports = new wasm.Instance(module, {}).exports as { memory: WasmMemory; lineStarts: Scanner['lineStarts']; countNewlines: Scanner['countNewlines']; plainScan: Scanner['plainScan']; literalLines: Scanner['literalLines'] };
+    const exports = new wasm.Instance(module, {}).exports as { memory: WasmMemory; lineStarts: Scanner['lineStarts']; countNewlines: Scanner['countNewlines']; plainScan: Scanner['plainScan']; literalLines: Scanner['literalLines']; postingList: Scanner['postingList']; postingWithin: Scanner['postingWithin'] };
     // Grown once: growing later would detach the buffers handed out.
     exports.memory.grow(Math.ceil(memoryBytes / 65536) - exports.memory.buffer.byteLength / 65536);
     new Uint8Array(exports.memory.buffer, 32, 8).set([1, 2, 4, 8, 16, 32, 64, 128]);
@@ -92,6 +103,8 @@ function instance(): Scanner | null {
       countNewlines: exports.countNewlines,
       plainScan: exports.plainScan,
       literalLines: exports.literalLines,
+      postingList: exports.postingList,
+      postingWithin: exports.postingWithin,
       out: new Int32Array(exports.memory.buffer, outOffset, outCapacity),
       stopped: new Int32Array(exports.memory.buffer, 48, 1),
       state: new Int32Array(exports.memory.buffer, stateOffset, stateSlots),
@@ -368,4 +381,34 @@ export function scanLiteralLineStarts(bytes: Buffer, needles: Uint8Array[], fold
     from = state[4]!;
   }
   return starts;
+}
+
+/** Where a posting list's bytes go to be decoded by `scanPostingList` or `scanPostingWithin`; undefined without a scanner. */
+export function scanPostingArea(): Buffer | undefined {
+  const found = instance();
+  return found ? Buffer.from(found.buffer, postingBytesOffset, scanPostingBytes) : undefined;
+}
+
+/**
+ * The `count` ids of the posting list whose bytes are `bytes` (in the posting area, at its start),
+ * decoded here (a copy), and how many bytes that read (the caller checks it against the list's
+ * length). Undefined when they are not there or are too many.
+ */
+export function scanPostingList(bytes: Uint8Array, count: number): { ids: Uint32Array; read: number } | undefined {
+  if (!scanner || bytes.buffer !== scanner.buffer || bytes.byteOffset !== postingBytesOffset || count > scanPostingIds) return undefined;
+  const end = scanner.postingList(postingBytesOffset, count, postingOutOffset);
+  return { ids: new Uint32Array(scanner.buffer, postingOutOffset, count).slice(), read: end - postingBytesOffset };
+}
+
+/**
+ * The ids of `within` (sorted, not empty) that the posting list of `count` ids whose bytes are
+ * `bytes` holds (a copy), merged here as the list is decoded, and how many bytes that read (-1
+ * when `within` ran out first: the rest is not read). Undefined when not possible here.
+ */
+export function scanPostingWithin(bytes: Uint8Array, count: number, within: Uint32Array): { ids: Uint32Array; read: number } | undefined {
+  if (!scanner || bytes.buffer !== scanner.buffer || bytes.byteOffset !== postingBytesOffset || within.length < 1 || within.length > scanPostingIds) return undefined;
+  new Uint32Array(scanner.buffer, postingWithinOffset, within.length).set(within);
+  const found = scanner.postingWithin(postingBytesOffset, count, postingWithinOffset, within.length, postingOutOffset);
+  const end = scanner.stopped[0]!;
+  return { ids: new Uint32Array(scanner.buffer, postingOutOffset, found).slice(), read: end === 0 ? -1 : end - postingBytesOffset };
 }

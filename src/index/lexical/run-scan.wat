@@ -7,7 +7,8 @@
 ;; there must exist (not be in the class: those bits are cleared).
 ;; Also plainScan (the lines holding a literal, by two of its bytes 32 places a step, written
 ;; straight into a batch of lines), literalLines (the lines holding one of a few literals, as a
-;; regex's line filter) and countNewlines (16 bytes a step), below.
+;; regex's line filter), postingList and postingWithin (a posting list decoded, or merged with
+;; the candidates found so far as it is decoded) and countNewlines (16 bytes a step), below.
 ;; Rebuild run-scan-module.ts with scripts/build-run-scan.sh (wat2wasm, Debian's wabt).
 (module
   (memory (export "memory") 1)
@@ -465,6 +466,103 @@
     (i32.store offset=16 (local.get $s) (select (local.get $end) (local.get $p) (i32.gt_s (local.get $p) (local.get $end))))
     (i32.store offset=20 (local.get $s) (local.get $fails))
     (local.get $count))
+
+;; postingList(p, count, out): a posting list's `count` delta varints at p (from -1: the first
+  ;; is the id) as u32 ids at out; answers the address after the last byte read (postings.ts
+  ;; checks it against the list's length). Ids are u32: compared unsigned, wrapping as u32.
+  (func (export "postingList") (param $p i32) (param $count i32) (param $out i32) (result i32)
+    (local $prev i32) (local $v i32) (local $b i32) (local $stop i32)
+    (local.set $prev (i32.const -1))
+    (local.set $stop (i32.add (local.get $out) (i32.shl (local.get $count) (i32.const 2))))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $out) (local.get $stop)))
+        (local.set $b (i32.load8_u (local.get $p)))
+        (local.set $v (i32.and (local.get $b) (i32.const 0x7f)))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (if (i32.and (local.get $b) (i32.const 0x80))
+          (then
+            (local.set $b (i32.load8_u (local.get $p)))
+            (local.set $v (i32.or (local.get $v) (i32.shl (i32.and (local.get $b) (i32.const 0x7f)) (i32.const 7))))
+            (local.set $p (i32.add (local.get $p) (i32.const 1)))
+            (if (i32.and (local.get $b) (i32.const 0x80))
+              (then
+                (local.set $b (i32.load8_u (local.get $p)))
+                (local.set $v (i32.or (local.get $v) (i32.shl (i32.and (local.get $b) (i32.const 0x7f)) (i32.const 14))))
+                (local.set $p (i32.add (local.get $p) (i32.const 1)))
+                (if (i32.and (local.get $b) (i32.const 0x80))
+                  (then
+                    (local.set $b (i32.load8_u (local.get $p)))
+                    (local.set $v (i32.or (local.get $v) (i32.shl (i32.and (local.get $b) (i32.const 0x7f)) (i32.const 21))))
+                    (local.set $p (i32.add (local.get $p) (i32.const 1)))
+                    (if (i32.and (local.get $b) (i32.const 0x80))
+                      (then
+                        (local.set $b (i32.load8_u (local.get $p)))
+                        (local.set $v (i32.or (local.get $v) (i32.shl (i32.and (local.get $b) (i32.const 0x7f)) (i32.const 28))))
+                        (local.set $p (i32.add (local.get $p) (i32.const 1)))))))))))
+        (local.set $prev (i32.add (local.get $prev) (i32.add (local.get $v) (i32.const 1))))
+        (i32.store (local.get $out) (local.get $prev))
+        (local.set $out (i32.add (local.get $out) (i32.const 4)))
+        (br $next)))
+    (local.get $p))
+
+  ;; postingWithin(p, count, within, length, out): the ids of within[0, length) (sorted u32s,
+  ;; length >= 1) that the list of `count` delta varints at p holds, to out; answers how many.
+  ;; The address after the last byte read goes to 48, or 0 when `within` ran out first (the rest
+  ;; of the list is not read).
+  (func (export "postingWithin") (param $p i32) (param $count i32) (param $within i32) (param $length i32) (param $out i32) (result i32)
+    (local $prev i32) (local $v i32) (local $b i32) (local $index i32) (local $i i32) (local $x i32) (local $n i32)
+    (local.set $prev (i32.const -1))
+    (local.set $x (i32.load (local.get $within)))
+    (block $exhausted
+      (block $done
+        (loop $next
+          (br_if $done (i32.ge_u (local.get $index) (local.get $count)))
+          (local.set $index (i32.add (local.get $index) (i32.const 1)))
+        (local.set $b (i32.load8_u (local.get $p)))
+        (local.set $v (i32.and (local.get $b) (i32.const 0x7f)))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (if (i32.and (local.get $b) (i32.const 0x80))
+          (then
+            (local.set $b (i32.load8_u (local.get $p)))
+            (local.set $v (i32.or (local.get $v) (i32.shl (i32.and (local.get $b) (i32.const 0x7f)) (i32.const 7))))
+            (local.set $p (i32.add (local.get $p) (i32.const 1)))
+            (if (i32.and (local.get $b) (i32.const 0x80))
+              (then
+                (local.set $b (i32.load8_u (local.get $p)))
+                (local.set $v (i32.or (local.get $v) (i32.shl (i32.and (local.get $b) (i32.const 0x7f)) (i32.const 14))))
+                (local.set $p (i32.add (local.get $p) (i32.const 1)))
+                (if (i32.and (local.get $b) (i32.const 0x80))
+                  (then
+                    (local.set $b (i32.load8_u (local.get $p)))
+                    (local.set $v (i32.or (local.get $v) (i32.shl (i32.and (local.get $b) (i32.const 0x7f)) (i32.const 21))))
+                    (local.set $p (i32.add (local.get $p) (i32.const 1)))
+                    (if (i32.and (local.get $b) (i32.const 0x80))
+                      (then
+                        (local.set $b (i32.load8_u (local.get $p)))
+                        (local.set $v (i32.or (local.get $v) (i32.shl (i32.and (local.get $b) (i32.const 0x7f)) (i32.const 28))))
+                        (local.set $p (i32.add (local.get $p) (i32.const 1)))))))))))
+        (local.set $prev (i32.add (local.get $prev) (i32.add (local.get $v) (i32.const 1))))
+          (br_if $next (i32.gt_u (local.get $x) (local.get $prev)))
+          (block $caught
+            (loop $advance
+              (br_if $caught (i32.ge_u (local.get $x) (local.get $prev)))
+              (local.set $i (i32.add (local.get $i) (i32.const 1)))
+              (br_if $exhausted (i32.ge_u (local.get $i) (local.get $length)))
+              (local.set $x (i32.load (i32.add (local.get $within) (i32.shl (local.get $i) (i32.const 2)))))
+              (br $advance)))
+          (if (i32.eq (local.get $x) (local.get $prev))
+            (then
+              (i32.store (i32.add (local.get $out) (i32.shl (local.get $n) (i32.const 2))) (local.get $x))
+              (local.set $n (i32.add (local.get $n) (i32.const 1)))
+              (local.set $i (i32.add (local.get $i) (i32.const 1)))
+              (br_if $exhausted (i32.ge_u (local.get $i) (local.get $length)))
+              (local.set $x (i32.load (i32.add (local.get $within) (i32.shl (local.get $i) (i32.const 2)))))))
+          (br $next)))
+      (i32.store (i32.const 48) (local.get $p))
+      (return (local.get $n)))
+    (i32.store (i32.const 48) (i32.const 0))
+    (local.get $n))
 
   ;; fold16(v): 'A'-'Z' lanes as 'a'-'z'.
   (func $fold16 (param $v v128) (result v128)
