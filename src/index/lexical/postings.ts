@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { breathe } from '../../base/event-loop.js';
 import { writeAll } from '../../base/positioned-io.js';
-import { scanPostingArea, scanPostingList, scanPostingWithin } from './run-scan.js';
+import { scanPostingArea, scanPostingIds, scanPostingList, scanPostingWithin } from './run-scan.js';
 
 export const keySpace = 1 << 24;
 
@@ -385,7 +385,7 @@ export class Postings {
   list(key: number): Uint32Array {
     const slot = this.slot(key);
     if (slot < 0) return new Uint32Array(0);
-    const area = scanPostingArea();
+    const area = this.table.counts[slot]! <= scanPostingIds ? scanPostingArea() : undefined;
     if (area && this.table.lengths[slot]! <= area.length) {
       const decoded = scanPostingList(this.bytesOf(slot, key, area), this.table.counts[slot]!);
       if (decoded) {
@@ -431,7 +431,7 @@ export class Postings {
   listWithin(key: number, within: Uint32Array): Uint32Array {
     const slot = this.slot(key);
     if (slot < 0 || within.length === 0) return new Uint32Array(0);
-    const area = scanPostingArea();
+    const area = within.length <= scanPostingIds ? scanPostingArea() : undefined;
     if (area && this.table.lengths[slot]! <= area.length) {
       const decoded = scanPostingWithin(this.bytesOf(slot, key, area), this.table.counts[slot]!, within);
       if (decoded) {
