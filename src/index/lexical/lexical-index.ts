@@ -23,7 +23,7 @@ import { toAbsolute, toRelative } from '../../base/paths.js';
 import { LanguageTable } from '../syntax/languages.js';
 import { sharedGrepPool, type GrepPool } from './grep-pool.js';
 import { FileLines, verifyChunk, type MatchSpec } from './verify.js';
-import { mergeWorkLists, WorkListBuilder, type WorkList } from './work-list.js';
+import { mergeWorkLists, WorkListBuilder, type PackedFiles, type WorkList } from './work-list.js';
 import type { AST } from '@eslint-community/regexpp';
 import { compileMatcher, type GrepOptions, type PlainLiteral } from './matcher.js';
 import { GrepLines, type GrepLineRun, type GrepMatch } from './grep-lines.js';
@@ -543,17 +543,19 @@ export class LexicalIndex {
       afterContext,
     };
     let timedOut: number[] = [];
+    // The work without its paths (a chunk's message carries only its files).
+    const packed: PackedFiles = { files: work.files, ranges: work.ranges, rangeIndex: work.rangeIndex, stores: work.stores };
     if (plainLiteral(request) && smallWork(work)) {
       // A few kilobytes of a plain literal (which cannot backtrack): verified here, sparing the
       // round trip to a worker.
       try {
-        verifyChunk({ ...spec, files: work.files, ranges: work.ranges, rangeIndex: work.rangeIndex, stores: work.stores }, new FileLines(onFile));
+        verifyChunk({ ...spec, ...packed }, new FileLines(onFile));
       } finally {
         held.forEach((index) => index.release());
       }
     } else {
       // Verification runs in the grep pool's threads: all cores, and a runaway regex is cut off.
-      ({ timedOut } = await this.pool.run({ ...spec, files: work.files, ranges: work.ranges, rangeIndex: work.rangeIndex, stores: work.stores }, onFile, signal).finally(() => held.forEach((index) => index.release())));
+      ({ timedOut } = await this.pool.run({ ...spec, ...packed }, onFile, signal).finally(() => held.forEach((index) => index.release())));
     }
     throwIfCancelled(signal);
     // The first `limit` lines in path order (a chunk may have kept more: it did not know how many came before it).

@@ -108,9 +108,11 @@ function lineSemantics(pattern: AST.Pattern): { source: string; hasLookaround: b
     }
   };
   visit(pattern);
+  // The pattern's text in [start, end) with the edits inside it made (from the last back, so that
+  // earlier places hold; an insertion goes before a replacement at the same place).
   const edited = (start: number, end: number): string => {
     let text = pattern.raw.slice(start, end);
-    for (const [from, to, replacement] of [...edits].sort((a, b) => b[0] - a[0])) if (from >= start && to <= end) text = text.slice(0, from - start) + replacement + text.slice(to - start);
+    for (const [from, to, replacement] of [...edits].sort((a, b) => b[0] - a[0] || b[1] - a[1])) if (from >= start && to <= end) text = text.slice(0, from - start) + replacement + text.slice(to - start);
     return text;
   };
   // An alternative that begins with C+ (C one character, never '\n'; any count from one up):
@@ -123,9 +125,7 @@ function lineSemantics(pattern: AST.Pattern): { source: string; hasLookaround: b
     if (first?.type !== 'Quantifier' || first.min < 1 || first.max !== Infinity || !neverNewline(first.element)) continue;
     edits.push([alternative.start, alternative.start, `(?<!${edited(first.element.start, first.element.end)})`]);
   }
-  let source = pattern.raw;
-  for (const [start, end, replacement] of edits.sort((a, b) => b[0] - a[0] || b[1] - a[1])) source = source.slice(0, start) + replacement + source.slice(end);
-  return { source, hasLookaround };
+  return { source: edited(0, pattern.raw.length), hasLookaround };
 }
 
 /** Whether a quantified element matches one character, never '\n' (ignoring case or not). */
