@@ -9,7 +9,8 @@ export function writeFileAtomically(file: string, bytes: Uint8Array | string, mo
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.fathom-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
   const keep = mode ?? fs.statSync(file, { throwIfNoEntry: false })?.mode ?? 0o644;
   try {
-    fs.writeFileSync(temp, bytes, { mode: keep & 0o7777 });
+    // 'wx': a name planted in the folder beforehand (a symlink) is never followed.
+    fs.writeFileSync(temp, bytes, { mode: keep & 0o7777, flag: 'wx' });
     fs.chmodSync(temp, keep & 0o7777);
     fs.renameSync(temp, file);
   } catch (error) {

@@ -1,5 +1,6 @@
 // Path conventions shared by every layer (imports only base/errors). Inside Fathom a workspace path is relative to the root,
 // uses '/' separators and never starts with './' or '/'; '' is the root itself.
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FathomError } from './errors.js';
@@ -48,4 +49,47 @@ export function pathFromUriOrPath(value: string, base: string = process.cwd()): 
   } catch (error) {
     throw new FathomError('invalidParams', `${value} is not a local file URI: ${(error as Error).message}`);
   }
+}
+
+/**
+ * The real path `absolute` names, also for a file that does not exist yet: the deepest part that
+ * exists is resolved (symlinks followed, a dangling one's target too) and the rest appended. A
+ * new file below a symlinked folder is thus named where a write would put it, which is what
+ * decides whether it lies inside a workspace.
+ */
+export function realPathForWrite(absolute: string): string {
+  let rest: string[] = [];
+  let current = path.resolve(absolute);
+  for (let links = 0; ; ) {
+    try {
+      return path.join(fs.realpathSync(current), ...rest);
+    } catch {
+      // Not there (or not reachable): a dangling symlink is followed to its target, else one level up.
+    }
+    let target: string | undefined;
+    try {
+      if (fs.lstatSync(current).isSymbolicLink()) target = path.resolve(path.dirname(current), fs.readlinkSync(current));
+    } catch {
+      target = undefined;
+    }
+    if (target !== undefined && links++ < 40) {
+      current = target;
+      continue;
+    }
+    const parent = path.dirname(current);
+    if (parent === current) return path.join(current, ...rest);
+    rest = [path.basename(current), ...rest];
+    current = parent;
+  }
+}
+
+/**
+ * Throws pathOutsideWorkspace unless the folder a write to `absolute` lands in is, really, inside
+ * `root` (a real path): checked right before a write, so a folder swapped for a symlink after the
+ * request was checked is caught too (up to the moment of the write itself).
+ */
+export function assertWritableInside(root: string, absolute: string): void {
+  const real = realPathForWrite(absolute);
+  const relative = toRelative(root, real);
+  if (relative === undefined || relative === '') throw new FathomError('pathOutsideWorkspace', `${absolute} resolves to ${real}, outside the workspace ${root} (through a symbolic link): nothing was written`, { path: absolute });
 }

@@ -2,12 +2,11 @@
 // to the daemon's services. Every request goes through `handle`, which turns any failure into a
 // JSON-RPC error for that request alone; nothing a client sends can end the process (in socket
 // mode, `exit` ends only this client's connection).
-import fs from 'node:fs';
 import { ResponseError, type CancellationToken, type MessageConnection } from 'vscode-jsonrpc/node';
 import { differsFromDisk } from '../base/editor-text.js';
 import { FathomError, errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
-import { pathFromUriOrPath, toRelative } from '../base/paths.js';
+import { pathFromUriOrPath, realPathForWrite, toRelative } from '../base/paths.js';
 import { ErrorCodes } from '../protocol/errors.js';
 import { Methods, type ChunksResult, type OutlineResult, type SymbolsResult, type FilesResult, type GrepResult, type ProgressToken, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type DiscardRewriteResult, type EditFileResult, type ModelPullResult, type ModelUseResult, type WorkspaceStatus } from '../protocol/methods.js';
 import { globFilter } from '../index/lexical/lexical-index.js';
@@ -49,15 +48,6 @@ export interface DaemonServices {
   /** Stops the whole daemon (fathom/stop). */
   requestStop(): void;
   readonly stopping: boolean;
-}
-
-/** The real path of a file when it exists (the workspace root is a real path too), else the path as given. */
-function realPathOrSelf(absolute: string): string {
-  try {
-    return fs.realpathSync(absolute);
-  } catch {
-    return absolute;
-  }
 }
 
 /** rg's -C/-B/-A as params: `context` for both sides, `beforeContext`/`afterContext` override it. */
@@ -439,7 +429,7 @@ export class Session {
     if (maxResults !== undefined && maxResults > 100_000) throw new FathomError('invalidParams', `${method}: maxResults must be at most 100000`, { field: 'maxResults' });
     const globs = optionalStringList(params, 'glob');
     const within = (optionalStringList(params, 'paths') ?? []).map((value) => {
-      const relative = toRelative(workspace.root, realPathOrSelf(pathFromUriOrPath(value, workspace.root)));
+      const relative = toRelative(workspace.root, realPathForWrite(pathFromUriOrPath(value, workspace.root)));
       if (relative === undefined) throw new FathomError('pathOutsideWorkspace', `path ${value} is outside the workspace ${workspace.root}`, { path: value });
       return relative;
     });
@@ -702,9 +692,9 @@ export class Session {
     let absolute: string;
     if (rootParam !== undefined) {
       workspace = workspaces.open(workspaces.resolveRoot(rootParam));
-      absolute = realPathOrSelf(pathFromUriOrPath(pathParam, workspace.root));
+      absolute = realPathForWrite(pathFromUriOrPath(pathParam, workspace.root));
     } else {
-      absolute = realPathOrSelf(pathFromUriOrPath(pathParam));
+      absolute = realPathForWrite(pathFromUriOrPath(pathParam));
       workspace = workspaces.containing(absolute);
       if (!workspace) throw new FathomError('workspaceNotFound', `no open workspace contains ${absolute}; pass root`, { path: pathParam });
     }

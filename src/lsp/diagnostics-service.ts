@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { writeFileAtomically } from '../base/atomic-file.js';
 import { differsFromDisk, diskText } from '../base/editor-text.js';
 import { FathomError } from '../base/errors.js';
+import { assertWritableInside } from '../base/paths.js';
 import type { DiagnosticsAnswer, DiagnosticsStatus, LanguageServer, LspDiagnostic } from './language-server.js';
 import type { LanguageServers } from './language-servers.js';
 import type { DiagnosticLedger } from './ledger.js';
@@ -135,6 +136,8 @@ export class DiagnosticsService {
       }
       const overwritten = [digest(diskText(request.absolutePath)), ...(this.overwritten.get(request.absolutePath) ?? [])].slice(0, overwrittenKept);
       this.overwritten.set(request.absolutePath, overwritten);
+      // The folder is checked again at the write: one swapped for a symlink since the request was read stays out.
+      assertWritableInside(request.workspaceRoot, request.absolutePath);
       writeFileAtomically(request.absolutePath, after);
       const version = current + 1;
       this.versions.set(request.absolutePath, version);

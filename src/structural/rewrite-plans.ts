@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomically as writeAtomically } from '../base/atomic-file.js';
 import { FathomError, errorMessage } from '../base/errors.js';
+import { assertWritableInside } from '../base/paths.js';
 
 export interface PlannedFile {
   /** Workspace-relative. */
@@ -104,6 +105,7 @@ export class RewritePlans {
       const mode = modes.get(file.path)!;
       try {
         if ((mode & 0o222) === 0) throw new Error('the file is read-only');
+        assertWritableInside(plan.root, absolute);
         writeAtomically(absolute, file.after, mode);
         written.push(file);
       } catch (error) {
