@@ -18,13 +18,19 @@ import {
 import { defaultConfig, type DaemonConfig } from '../daemon/config.js';
 import { Daemon, isLive } from '../daemon/server.js';
 import { writerOptions } from '../daemon/json-encoder.js';
+import { checkSocketToConnect, UnsafeSocketError } from '../daemon/socket-folder.js';
 
 export interface Client {
   connection: MessageConnection;
   close(): Promise<void>;
 }
 
+/**
+ * Connects to the daemon's socket, once it is known to be this user's (socket-folder.ts): an
+ * UnsafeSocketError is thrown before anything is sent, and no daemon is started in its place.
+ */
 function connectSocket(socketPath: string): Promise<net.Socket> {
+  checkSocketToConnect(socketPath);
   return new Promise((resolve, reject) => {
     const socket = net.connect(socketPath);
     socket.once('connect', () => resolve(socket));
@@ -54,7 +60,8 @@ export async function connectToDaemon(socketPath: string, options: { autoStart: 
   let socket: net.Socket;
   try {
     socket = await connectSocket(socketPath);
-  } catch {
+  } catch (error) {
+    if (error instanceof UnsafeSocketError) throw error;
     if (!options.autoStart) return undefined;
     await startDaemon(socketPath, defaultConfig());
     socket = await connectSocket(socketPath);
@@ -79,7 +86,8 @@ export async function attachStdio(socketPath: string): Promise<void> {
   let socket: net.Socket;
   try {
     socket = await connectSocket(socketPath);
-  } catch {
+  } catch (error) {
+    if (error instanceof UnsafeSocketError) throw error;
     await startDaemon(socketPath, defaultConfig());
     socket = await connectSocket(socketPath);
   }

@@ -5,7 +5,6 @@
 // vscode-languageserver's connection would end the process on one socket client's `exit`.
 import fs from 'node:fs';
 import net from 'node:net';
-import path from 'node:path';
 import {
   createMessageConnection,
   SocketMessageReader,
@@ -23,6 +22,7 @@ import { log } from '../base/logger.js';
 import { ErrorCodes } from '../protocol/errors.js';
 import { BufferOverlay } from '../workspace/overlay.js';
 import { readPackageVersion, type DaemonConfig } from './config.js';
+import { checkSocketFolder } from './socket-folder.js';
 import { writerOptions } from './json-encoder.js';
 import { Session, type DaemonServices } from './session.js';
 import { WorkspaceManager } from './workspaces.js';
@@ -138,15 +138,10 @@ export class Daemon implements DaemonServices {
 
   /** Listens on a Unix socket. Throws SocketInUseError if a live daemon already answers there. */
   async listen(socketPath: string): Promise<void> {
-    const folder = path.dirname(socketPath);
-    // A folder made here is private; one that existed keeps its mode (a socket asked for in /tmp
-    // must not turn /tmp into 0700): the socket itself is 0600 either way.
-    const created = fs.mkdirSync(folder, { recursive: true, mode: 0o700 }) !== undefined;
-    const folderStat = fs.statSync(folder);
-    if (created) {
-      if (typeof process.getuid === 'function' && folderStat.uid !== process.getuid()) throw new Error(`socket folder ${folder} belongs to another user`);
-      fs.chmodSync(folder, 0o700);
-    }
+    // A folder made here is private (0700); one that existed keeps its mode (a socket asked for in
+    // /tmp must not turn /tmp into 0700), but one another user could write to is refused. The
+    // socket itself is 0600 either way.
+    checkSocketFolder(socketPath, { create: true });
     if (await isLive(socketPath)) throw new SocketInUseError(`a Fathom daemon is already serving ${socketPath}`);
     fs.rmSync(socketPath, { force: true });
     const server = net.createServer((socket) => {
