@@ -321,6 +321,7 @@ export class Session {
       try {
         await workspace.settle();
         await workspace.reconcile();
+        this.services.workspaces.recheckIndexes(workspace);
       } finally {
         progress?.end();
       }

@@ -129,6 +129,11 @@ export class WorkspaceManager {
     return index;
   }
 
+  /** After `fathom index`'s reconcile: the regex index's content store is checked again as it is read. */
+  recheckIndexes(workspace: Workspace): void {
+    this.lexicalIndexes.get(workspace)?.recheck();
+  }
+
   /** The workspace's code graph (symbols, references), created on first use (its build starts with the first query). */
   symbols(workspace: Workspace): CodeGraph {
     let index = this.symbolIndexes.get(workspace);

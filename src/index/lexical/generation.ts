@@ -22,6 +22,8 @@ export class Generation {
   /** File ids by path. */
   private byPath: Map<string, number> | undefined;
   private readonly filterMemos = new Map<string, Int8Array>();
+  /** Its content store failed a checksum: candidates are read from the disk (lexical-index.ts). */
+  contentDamaged = false;
 
   constructor(readonly index: LoadedRegexIndex) {
     const { fileFirstPiece, files } = index.layout;

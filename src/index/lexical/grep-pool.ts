@@ -61,6 +61,8 @@ interface Running {
   keptSettled: number;
   inFlight: number;
   timedOut: number[];
+  /** Content stores a worker found damaged (content-check.ts): the answer must not be used. */
+  damaged: Set<number>;
   retried: Set<number>;
   finish: () => void;
   stopped: boolean;
@@ -89,7 +91,7 @@ export class GrepPool {
   ) {}
 
   /** Verifies the files; `onFile` gets each file with matches (those kept, and how many in all). Resolves with the files given up. */
-  run(task: GrepTask, onFile: (fileIndex: number, matches: KeptLines, count: number) => boolean | void, signal?: CancellationSignal): Promise<{ timedOut: number[] }> {
+  run(task: GrepTask, onFile: (fileIndex: number, matches: KeptLines, count: number) => boolean | void, signal?: CancellationSignal): Promise<{ timedOut: number[]; damaged: number[] }> {
     return new Promise((resolve) => {
       const pending: Pending[] = [];
       for (let offset = 0; offset < task.files.length; ) {
@@ -108,9 +110,10 @@ export class GrepPool {
         keptSettled: 0,
         inFlight: 0,
         timedOut: [],
+        damaged: new Set(),
         retried: new Set(),
         stopped: false,
-        finish: () => resolve({ timedOut: running.timedOut.sort((a, b) => a - b) }),
+        finish: () => resolve({ timedOut: running.timedOut.sort((a, b) => a - b), damaged: [...running.damaged] }),
       };
       signal?.onCancellationRequested?.(() => this.stop(running));
       if (pending.length === 0) return running.finish();
@@ -186,6 +189,11 @@ export class GrepPool {
         if (run.task.onFile(run.offset + index, matches, count) === true) this.stop(run.task);
         return false;
       });
+      return;
+    }
+    if (message.type === 'damaged') {
+      run.task.damaged.add(message.store);
+      this.stop(run.task);
       return;
     }
     this.finishChunk(slot);

@@ -3,6 +3,7 @@
 // chunk and the index of the file it is on in shared memory, so the pool can tell which file a
 // runaway regex is stuck in, stop this thread, and go on without that file.
 import { parentPort, workerData } from 'node:worker_threads';
+import { ContentDamaged } from './content-check.js';
 import { MatchBatchWriter, type MatchBatch } from './match-batch.js';
 import { verifyChunk, type GrepChunk } from './verify.js';
 
@@ -13,7 +14,7 @@ export type { GrepChunk, GrepFile, MatchSpec } from './verify.js';
  * holds the files with matches; `upTo` is the chunk index every file before which has been
  * reported (files without matches included).
  */
-export type GrepWorkerMessage = { type: 'files'; id: number; batch: MatchBatch; upTo: number } | { type: 'done'; id: number };
+export type GrepWorkerMessage = { type: 'files'; id: number; batch: MatchBatch; upTo: number } | { type: 'damaged'; id: number; store: number; reason: string } | { type: 'done'; id: number };
 
 /** A batch is sent once it holds this many matching lines, or is this old. */
 const batchLines = 4_000;
@@ -33,11 +34,21 @@ parentPort?.on('message', (chunk: GrepChunk) => {
     parentPort!.postMessage({ type: 'files', id: chunk.id, batch, upTo } satisfies GrepWorkerMessage, transfer);
     batchStarted = performance.now();
   };
-  verifyChunk(chunk, writer, (index) => {
-    // Before a file that may get stuck, what is done is reported (the pool then retries only the rest).
-    if (writer.lines >= batchLines || performance.now() - batchStarted > batchMs) send(index);
-    Atomics.store(current, 0, index);
-  });
+  try {
+    verifyChunk(chunk, writer, (index) => {
+      // Before a file that may get stuck, what is done is reported (the pool then retries only the rest).
+      if (writer.lines >= batchLines || performance.now() - batchStarted > batchMs) send(index);
+      Atomics.store(current, 0, index);
+    });
+  } catch (error) {
+    if (!(error instanceof ContentDamaged)) throw error;
+    // The search is done again from the files on disk: what this chunk found is dropped.
+    Atomics.store(current, 0, -1);
+    writer.take();
+    parentPort!.postMessage({ type: 'damaged', id: chunk.id, store: error.store, reason: error.message } satisfies GrepWorkerMessage);
+    parentPort!.postMessage({ type: 'done', id: chunk.id } satisfies GrepWorkerMessage);
+    return;
+  }
   Atomics.store(current, 0, -1);
   if (!writer.empty) send(chunk.files.length);
   parentPort!.postMessage({ type: 'done', id: chunk.id } satisfies GrepWorkerMessage);

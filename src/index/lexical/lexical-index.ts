@@ -28,6 +28,7 @@ import type { AST } from '@eslint-community/regexpp';
 import { compileMatcher, type GrepOptions, type PlainLiteral } from './matcher.js';
 import { GrepLines, type GrepLineRun, type GrepMatch } from './grep-lines.js';
 import type { KeptLines } from './match-batch.js';
+import { ContentDamaged, forgetVerified } from './content-check.js';
 import { pieceBytes } from './pieces.js';
 import { PostingsCorrupt } from './postings.js';
 import { loadRegexIndex, type LoadedRegexIndex } from './regex-store.js';
@@ -479,14 +480,16 @@ export class LexicalIndex {
    * stores (the candidate pieces, or whole files at file level), fresh files from disk, buffers as
    * their text. The generations used are held until `release`.
    */
-  private async workList(query: Query, level: Level, accepts: PathFilter, signal: CancellationSignal): Promise<{ work: WorkList; fromIndex: boolean; held: LoadedRegexIndex[]; base: Generation }> {
+  private async workList(query: Query, level: Level, accepts: PathFilter, signal: CancellationSignal): Promise<{ work: WorkList; fromIndex: boolean; held: LoadedRegexIndex[]; generations: Generation[]; base: Generation }> {
     // Held (their files stay open) until the search that asked is done with them.
     const { base, delta, baseIds, deltaIds, changed, sinceDelta } = await this.checkedCandidates(query, level, signal, true);
-    const held = delta ? [base.index, delta.index] : [base.index];
+    const generations = delta ? [base, delta] : [base];
+    const held = generations.map((generation) => generation.index);
     const bufferPaths = this.bufferPaths();
     const { fromBase, fromDelta, fresh } = this.masks(bufferPaths, changed, sinceDelta);
-    const lists = [ranged(base, baseIds, level, 0, fromBase, accepts)];
-    if (delta) lists.push(ranged(delta, deltaIds, level, 1, fromDelta, accepts));
+    const fromDiskPath = (file: string): string => toAbsolute(this.source.root, file);
+    const lists = [ranged(base, baseIds, level, 0, fromBase, accepts, fromDiskPath)];
+    if (delta) lists.push(ranged(delta, deltaIds, level, 1, fromDelta, accepts, fromDiskPath));
     const fromDisk = new WorkListBuilder();
     for (const file of fresh) {
       if (!accepts(file)) continue;
@@ -494,7 +497,30 @@ export class LexicalIndex {
       fromDisk.file(file, text === undefined ? { readPath: toAbsolute(this.source.root, file) } : { readPath: '', text });
     }
     lists.push(fromDisk.build());
-    return { work: mergeWorkLists(lists), fromIndex: baseIds !== undefined, held, base };
+    return { work: mergeWorkLists(lists), fromIndex: baseIds !== undefined, held, generations, base };
+  }
+
+  /**
+   * A content store failed its checksum (content-check.ts): the base is answered from the files
+   * on disk until a new one is built (started now, in the background); a damaged delta is dropped
+   * (its files are searched fresh).
+   */
+  private contentDamaged(generation: Generation, reason: string): void {
+    if (generation.contentDamaged) return;
+    generation.contentDamaged = true;
+    log.warn(`${this.source.root}: ${reason}; answering from the files on disk and rebuilding the regex index`);
+    if (generation === this.delta) {
+      this.dropDelta();
+      this.sinceDelta = new Set(this.changed);
+      fs.rmSync(this.deltaFolder(), { recursive: true, force: true });
+    } else if (generation === this.base) {
+      this.rebuild().catch((error: unknown) => log.warn(`${this.source.root}: cannot rebuild the regex index: ${errorMessage(error)}`));
+    }
+  }
+
+  /** Every block of the content stores is checked again when next read (`fathom index`). */
+  recheck(): void {
+    for (const generation of [this.base, this.delta]) if (generation) forgetVerified(generation.index.contentCheck);
   }
 
   /** Runs a query: plan → candidates from the base and the delta → fresh files and buffers → verify. */
@@ -511,7 +537,7 @@ export class LexicalIndex {
     const afterContext = request.afterContext ?? 0;
     // Pieces answer for matches within a line; a multiline match, or context lines, need whole files.
     const level = matcher.multiline || beforeContext > 0 || afterContext > 0 ? 'file' : 'piece';
-    const { work, fromIndex, held, base } = await this.workList(query, level, accepts, signal);
+    const { work, fromIndex, held, generations, base } = await this.workList(query, level, accepts, signal);
     const toSearch = work.paths;
     // Lines to test: those holding a literal of the plan (the rarest by the index, of those every
     // match holds), or where the literals are too short to narrow much (one byte like '='), those
@@ -529,6 +555,7 @@ export class LexicalIndex {
     };
     const spec: MatchSpec = {
       contentFds: held.map((index) => index.contentFd),
+      contentChecks: held.map((index) => index.contentCheck),
       source: matcher.regex.source,
       flags: matcher.regex.flags,
       multiline: matcher.multiline,
@@ -543,6 +570,7 @@ export class LexicalIndex {
       afterContext,
     };
     let timedOut: number[] = [];
+    let damaged: { store: number; reason: string } | undefined;
     // The work without its paths (a chunk's message carries only its files).
     const packed: PackedFiles = { files: work.files, ranges: work.ranges, rangeIndex: work.rangeIndex, stores: work.stores };
     if (plainLiteral(request) && smallWork(work)) {
@@ -550,14 +578,24 @@ export class LexicalIndex {
       // round trip to a worker.
       try {
         verifyChunk({ ...spec, ...packed }, new FileLines(onFile));
+      } catch (error) {
+        if (!(error instanceof ContentDamaged)) throw error;
+        damaged = { store: error.store, reason: error.message };
       } finally {
         held.forEach((index) => index.release());
       }
     } else {
       // Verification runs in the grep pool's threads: all cores, and a runaway regex is cut off.
-      ({ timedOut } = await this.pool.run({ ...spec, ...packed }, onFile, signal).finally(() => held.forEach((index) => index.release())));
+      const verified = await this.pool.run({ ...spec, ...packed }, onFile, signal).finally(() => held.forEach((index) => index.release()));
+      timedOut = verified.timedOut;
+      if (verified.damaged.length > 0) damaged = { store: verified.damaged[0]!, reason: `the regex content store ${verified.damaged[0]} is damaged` };
     }
     throwIfCancelled(signal);
+    if (damaged) {
+      // Nothing found in damaged bytes is kept: asked again, the damaged generation answers from the disk.
+      this.contentDamaged(generations[damaged.store]!, damaged.reason);
+      return this.search(request, signal);
+    }
     // The first `limit` lines in path order (a chunk may have kept more: it did not know how many came before it).
     const runs: GrepLineRun[] = [];
     let files = 0;
@@ -639,9 +677,22 @@ function smallWork(work: WorkList): boolean {
  * or runs of candidate pieces merged into ranges of its content store (`store` 0 is the base's, 1
  * the delta's).
  */
-function ranged(generation: Generation, ids: Uint32Array | undefined, level: Level, store: number, answers: (file: string) => boolean, accepts: PathFilter): WorkList {
+function ranged(generation: Generation, ids: Uint32Array | undefined, level: Level, store: number, answers: (file: string) => boolean, accepts: PathFilter, diskPath: (file: string) => string): WorkList {
   const { files, fileOffsets, pieceStarts, pieceLines } = generation.index.layout;
   const out = new WorkListBuilder();
+  if (generation.contentDamaged) {
+    // Its content store failed a checksum: the candidate files are read from the disk, whole.
+    let last = -1;
+    const fromDisk = (file: number): void => {
+      if (file === last) return;
+      last = file;
+      if (answers(files[file]!) && accepts(files[file]!)) out.file(files[file]!, { readPath: diskPath(files[file]!) });
+    };
+    if (ids === undefined) for (let file = 0; file < files.length; file++) fromDisk(file);
+    else if (level === 'file') for (const file of ids) fromDisk(file);
+    else for (const piece of ids) fromDisk(generation.pieceFile[piece]!);
+    return out.build();
+  }
   // Whether this generation answers for a file and the filter takes it (cached per file for this
   // query; the filter's answers for the generation's life).
   const wanted = new Int8Array(files.length);

@@ -3,12 +3,16 @@
 // - `regex-content-<generation>.bin`: the indexed bytes of every file, concatenated in file-id
 //   order (the content store). Verification reads candidate pieces from it with positioned reads
 //   instead of opening thousands of files. No header: it is valid when its size is the one the
-//   index records, and it is never rewritten (a rebuild writes a new generation).
+//   index records and each 16 KiB block its CRC-32 (content-check.ts, checked as it is first read);
+//   it is never rewritten (a rebuild writes a new generation).
 // - `regex-index.bin`: bytes 0-7 magic "FTHMRIX1", 8-11 format version (u32 LE), 12-15 zero,
 //   16-23 meta offset (f64 LE), 24-31 meta length (f64 LE), 32-63 SHA-256 of the meta; from 64 the
 //   postings region (postings.ts); then the meta, msgpack of { root, generation, contentBytes,
 //   files, hashes (32 bytes each), fileOffsets (f64, files + 1), fileFirstPiece (u32, files + 1),
-//   pieceStarts (f64, pieces + 1), pieceLines (u32), keys, counts, offsets (f64), lengths, crcs }.
+//   pieceStarts (f64, pieces + 1), pieceLines (u32), keys, counts, offsets (f64), lengths, crcs,
+//   blockBytes, blockCrcs (u32, one per block of the content store) }.
+//
+// Format versions: 1 the first; 2 adds blockBytes and blockCrcs (a version-1 index is rebuilt).
 //
 // Writes: content first (fsynced), postings and meta into a temporary index file, header last,
 // fsync, rename, fsync of the folder; then older generations' content files are removed. A crash
@@ -21,9 +25,10 @@ import { Packr } from 'msgpackr';
 import { isVanished } from '../../base/errors.js';
 import { readExactly, readExactlyInto, syncFolder, writeAll } from '../../base/positioned-io.js';
 import { bytesOf, typedCopy } from '../../base/typed-bytes.js';
+import { BlockChecksums, contentBlockBytes, newContentCheck, type ContentCheck } from './content-check.js';
 import { BufferedWriter, Postings, PostingsWriter, type PostingsTable } from './postings.js';
 
-export const regexFormatVersion = 1;
+export const regexFormatVersion = 2;
 const magic = 'FTHMRIX1';
 const headerBytes = 64;
 const indexName = 'regex-index.bin';
@@ -61,6 +66,8 @@ interface StoredMeta {
   offsets: Uint8Array;
   lengths: Uint8Array;
   crcs: Uint8Array;
+  blockBytes: number;
+  blockCrcs: Uint8Array;
 }
 
 /** Writes a new generation of the index while a build runs; `commit` makes it the current one. */
@@ -68,6 +75,7 @@ export class RegexIndexWriter {
   readonly postings: PostingsWriter;
   /** The content store, written through an 8 MB buffer. */
   private readonly content: BufferedWriter;
+  private readonly blocks = new BlockChecksums();
   private closed = false;
   private contentClosed = false;
 
@@ -92,6 +100,7 @@ export class RegexIndexWriter {
   appendContent(bytes: Uint8Array): number {
     const start = this.content.end;
     this.content.bytes(bytes);
+    this.blocks.add(bytes);
     return start;
   }
 
@@ -126,6 +135,8 @@ export class RegexIndexWriter {
         offsets: bytesOf(table.offsets),
         lengths: bytesOf(table.lengths),
         crcs: bytesOf(table.crcs),
+        blockBytes: contentBlockBytes,
+        blockCrcs: bytesOf(this.blocks.finish()),
       };
       const packed = packr.pack(meta);
       const metaOffset = headerBytes + length;
@@ -177,6 +188,8 @@ export interface LoadedRegexIndex {
   /** The content store, open for reading (workers read it through this descriptor). */
   contentFd: number;
   contentBytes: number;
+  /** The content store's block checksums, and which blocks this process has checked. */
+  contentCheck: ContentCheck;
   /** Bytes held in memory for the layout and the key table. */
   memoryBytes: number;
   /** Keeps the files open until the matching `release` (a search in flight). */
@@ -246,7 +259,10 @@ export function loadRegexIndex(folder: string): RegexLoad {
       layout.fileFirstPiece[files] === pieces &&
       layout.pieceStarts.length === pieces + 1 &&
       layout.fileOffsets[files] === meta.contentBytes &&
-      [table.counts, table.offsets, table.lengths, table.crcs].every((array) => array.length === table.keys.length);
+      [table.counts, table.offsets, table.lengths, table.crcs].every((array) => array.length === table.keys.length) &&
+      Number.isInteger(meta.blockBytes) &&
+      meta.blockBytes > 0 &&
+      meta.blockCrcs.length === Math.ceil(meta.contentBytes / meta.blockBytes) * 4;
     if (!shaped) throw new Error('meta has the wrong shape');
     const regionEnd = metaOffset - headerBytes;
     const postings = new Postings(table, (offset, length, scratch) => {
@@ -259,7 +275,8 @@ export function loadRegexIndex(folder: string): RegexLoad {
       fs.closeSync(fd);
       fs.closeSync(contentFd!);
     };
-    const memoryBytes = postings.tableBytes + layout.fileOffsets.byteLength + layout.fileFirstPiece.byteLength + layout.pieceStarts.byteLength + layout.pieceLines.byteLength;
+    const contentCheck = newContentCheck(typedCopy(meta.blockCrcs, Uint32Array), meta.blockBytes, meta.contentBytes);
+    const memoryBytes = contentCheck.crcs.byteLength + contentCheck.verified.byteLength + postings.tableBytes + layout.fileOffsets.byteLength + layout.fileFirstPiece.byteLength + layout.pieceStarts.byteLength + layout.pieceLines.byteLength;
     return {
       status: 'valid',
       index: {
@@ -267,6 +284,7 @@ export function loadRegexIndex(folder: string): RegexLoad {
         postings,
         contentFd,
         contentBytes: meta.contentBytes,
+        contentCheck,
         memoryBytes,
         retain: () => {
           users += 1;

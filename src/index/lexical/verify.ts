@@ -1,8 +1,10 @@
 // Verifying a chunk of candidates: ranges of the content stores (base and delta files), files on
 // disk (changed since), buffer texts. Each file's lines that hold a planned literal (or the run a
 // regex demands) are tested with the regex. Runs in the grep workers, and on the daemon's thread
-// for small searches of a plain literal (no user regex there: a literal cannot backtrack).
+// for small searches of a plain literal (no user regex there: a literal cannot backtrack). Bytes of
+// a content store are matched only after their blocks pass their checksums (ContentDamaged).
 import fs from 'node:fs';
+import { checkRead, ContentDamaged, type ContentCheck } from './content-check.js';
 import { attachContext } from './context-lines.js';
 import { LineArray, matchBytes, matchBytesInto, matchLines, type CompiledMatcher, type LineMatch, type LineSink, type PlainLiteral } from './matcher.js';
 import type { ByteRun } from './regex-plan.js';
@@ -28,6 +30,8 @@ export interface MatchSpec {
   afterContext: number;
   /** The content stores' descriptors (held open by the index while the search runs): the base's, then the delta's. */
   contentFds?: number[];
+  /** Their block checksums, in the same order (content-check.ts): bytes are matched only once checked. */
+  contentChecks?: ContentCheck[];
 }
 
 /** A file to read, or a buffer's text to search instead (files in a content store are ranges of it: see work-list.ts). */
@@ -64,6 +68,7 @@ class ContentWindows {
     private readonly fd: number,
     private readonly store: number,
     chunk: Pick<GrepChunk, 'ranges' | 'rangeIndex' | 'stores'>,
+    private readonly check: ContentCheck | undefined,
   ) {
     let window: { start: number; end: number } | undefined;
     const { ranges, rangeIndex, stores } = chunk;
@@ -94,9 +99,10 @@ class ContentWindows {
         this.bytes = size <= windowBuffers[this.store]!.length ? windowBuffers[this.store]!.subarray(0, size) : Buffer.allocUnsafeSlow(size);
         for (let done = 0; done < this.bytes.length; ) {
           const read = fs.readSync(this.fd, this.bytes, done, this.bytes.length - done, window.start + done);
-          if (read <= 0) throw new Error('the content store ends early');
+          if (read <= 0) throw new ContentDamaged(this.store, Math.floor((window.start + done) / (this.check?.blockBytes ?? 1)), 'the file ends early');
           done += read;
         }
+        if (this.check) checkRead(this.check, this.fd, this.store, window.start, this.bytes);
       }
     }
     return this.bytes.subarray(start - window.start, start - window.start + length);
@@ -163,7 +169,7 @@ function withContext(found: LineMatch[], keep: number, chunk: Pick<MatchSpec, 'b
 export function verifyChunk(chunk: Omit<GrepChunk, 'id'>, sink: MatchSink, before?: (index: number) => void): void {
   const matcher = chunkMatcher(chunk);
   const wantsContext = chunk.beforeContext > 0 || chunk.afterContext > 0;
-  const windows = (chunk.contentFds ?? []).map((fd, store) => new ContentWindows(fd, store, chunk));
+  const windows = (chunk.contentFds ?? []).map((fd, store) => new ContentWindows(fd, store, chunk, chunk.contentChecks?.[store]));
   // Lines the chunk may still keep.
   let left = chunk.limit;
   chunk.files.forEach((file, index) => {
