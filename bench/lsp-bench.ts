@@ -86,7 +86,7 @@ async function main(): Promise<void> {
       fs.writeFileSync(path.join(root, name), text);
     }
     const spec = knownServers.find((server) => server.id === fixture.server)!;
-    const command = resolveBinary(spec.binary, root)!;
+    const command = resolveBinary(spec.binary, root, { trusted: true })!;
     const file = path.join(root, fixture.file);
     const uri = pathToFileURL(file).href;
     const languageId = spec.languages[fixture.language]!;

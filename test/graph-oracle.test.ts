@@ -40,7 +40,7 @@ for (const { fixture, language, extension, floors } of cases) {
         await workspace.close();
       };
       const files = workspace.files().filter((file) => file.endsWith(extension)).sort();
-      const availability = new ServerRegistry().availability(path.join(root, files[0]!), language, root);
+      const availability = new ServerRegistry().availability(path.join(root, files[0]!), language, root, { trusted: true });
       assert.ok(availability.available, availability.available ? '' : availability.reason);
       const { server } = await servers.get(availability.spec, availability.projectRoot, availability.command);
       for (const file of files) server.sync(pathToFileURL(path.join(root, file)).href, availability.languageId, fs.readFileSync(path.join(root, file), 'utf8'));

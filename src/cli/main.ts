@@ -10,7 +10,7 @@ import { errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { defaultConfig, defaultSocketPath, readPackageVersion } from '../daemon/config.js';
 import { Daemon, SocketInUseError } from '../daemon/server.js';
-import { Methods, type CalleesResult, type CodeSearchResult, type DebugEvaluateResult, type DebugStateResult, type ExportIndexResult, type ModelPullResult, type ModelUseResult, type CallersResult, type DefinitionResult, type ImpactResult, type ReferencesResult, type RelatedSymbol, type WireRange, type ChunksResult, type OutlineResult, type OutlineSymbol, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
+import { Methods, type CalleesResult, type CodeSearchResult, type DebugEvaluateResult, type DebugStateResult, type ExportIndexResult, type ModelPullResult, type ModelUseResult, type TrustResult, type CallersResult, type DefinitionResult, type ImpactResult, type ReferencesResult, type RelatedSymbol, type WireRange, type ChunksResult, type OutlineResult, type OutlineSymbol, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
 import { attachStdio, connectToDaemon, inProcessDaemon, type Client } from './connect.js';
 import { serveMcp } from './mcp.js';
 import { ProgressBar } from './progress-bar.js';
@@ -39,6 +39,10 @@ commands:
                                       the workspace's embedding model for semantic and hybrid
                                       search (a folder in transformers.js' layout, or a pulled
                                       id); off by default; pull downloads where a network exists
+  trust [PATH] | untrust [PATH]       let a workspace run code it ships (its node_modules/.bin
+                                      language servers, its TypeScript, build scripts), or stop;
+                                      untrusted (the default), only Fathom's own or configured
+                                      servers run, and edits say what was declined
   export [PATH] --out FILE [--key KEYFILE]
                                       the chunk ranking with every path masked and every term
                                       hashed (your own key, or a team's), for a shared store
@@ -86,6 +90,7 @@ function printDiagnostics(result: EditFileResult, json: boolean, what: string): 
     return code;
   }
   const severities = ['', 'error', 'warning', 'info', 'hint'];
+  if (result.notice) process.stderr.write(`fathom: ${result.notice}\n`);
   process.stderr.write(`fathom: ${what}; ${result.status === 'ok' ? `${count} new diagnostic${count === 1 ? '' : 's'}` : `diagnostics unknown: ${result.status}${result.reason ? ` (${result.reason})` : ''}`}${result.crash ? `; ${result.crash}, restarted` : ''}\n`);
   for (const entry of result.newDiagnostics) {
     for (const diagnostic of entry.diagnostics) print(`${entry.path}:${diagnostic.range.start.line + 1}:${diagnostic.range.start.character + 1}: ${severities[diagnostic.severity ?? 1] ?? 'error'}: ${diagnostic.message.split('\n')[0]}${diagnostic.code !== undefined ? ` [${diagnostic.source ?? ''}${diagnostic.source ? ' ' : ''}${diagnostic.code}]` : ''}`);
@@ -600,6 +605,14 @@ async function main(argv: string[]): Promise<number> {
         const model = modelCommand === 'off' ? null : fs.existsSync(modelArgument!) ? path.resolve(modelArgument!) : modelArgument!;
         const result = await request<ModelUseResult>(connection, Methods.modelUse, { root, model }, true);
         print(json ? result : result.model ? `${result.root}: semantic search with ${result.model.dir} (${result.model.dimensions}-d, ${result.model.dtype}, id ${result.model.id}${result.model.hybridWeight === undefined ? '; no measured hybrid weight: auto ranks words lexically' : `; hybrid weight ${result.model.hybridWeight}`})` : `${result.root}: semantic search off`);
+      });
+      return 0;
+    }
+    case 'trust':
+    case 'untrust': {
+      await withClient(values, async ({ connection }) => {
+        const result = await request<TrustResult>(connection, Methods.trust, { path: root, trusted: command === 'trust' }, true);
+        print(json ? result : `${result.path}: ${result.trusted ? 'trusted: its own language servers, TypeScript and build scripts may run' : "not trusted: only Fathom's own or your configured language servers run"}${result.trustsAll ? ' (FATHOM_TRUST_ALL=1 trusts every workspace)' : ''}`);
       });
       return 0;
     }

@@ -168,7 +168,7 @@ export async function serveMcp(options: McpOptions): Promise<void> {
       return call<EditFileResult>(Methods.writeFile, { root: workspaceRoot, path: absolute, text: newText, conversation: args.conversation ?? 'mcp' }, (result) => {
         const lines = result.newDiagnostics.flatMap((entry) => entry.diagnostics.map((diagnostic) => `${entry.path}:${diagnostic.range.start.line + 1}:${diagnostic.range.start.character + 1}: ${diagnostic.message.split('\n')[0]}`));
         const state = result.status === 'ok' ? `${lines.length} new diagnostics` : `diagnostics unknown: ${result.status}${result.reason ? ` (${result.reason})` : ''}`;
-        return answer('edit_file', `${result.path} written (version ${result.version}); ${state}`, lines, result);
+        return answer('edit_file', `${result.path} written (version ${result.version}); ${state}${result.notice ? `\n${result.notice}` : ''}`, lines, result);
       });
     },
   );

@@ -8,7 +8,7 @@ import { FathomError, errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { pathFromUriOrPath, realPathForWrite, toRelative } from '../base/paths.js';
 import { ErrorCodes } from '../protocol/errors.js';
-import { Methods, type ChunksResult, type OutlineResult, type SymbolsResult, type FilesResult, type GrepResult, type ProgressToken, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type DiscardRewriteResult, type EditFileResult, type ModelPullResult, type ModelUseResult, type WorkspaceStatus } from '../protocol/methods.js';
+import { Methods, type ChunksResult, type OutlineResult, type SymbolsResult, type FilesResult, type GrepResult, type ProgressToken, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type DiscardRewriteResult, type EditFileResult, type ModelPullResult, type ModelUseResult, type TrustResult, type WorkspaceStatus } from '../protocol/methods.js';
 import { globFilter } from '../index/lexical/lexical-index.js';
 import { outlineOf } from '../index/graph/outline.js';
 import { GraphRequests } from './graph-requests.js';
@@ -106,6 +106,7 @@ export class Session {
       [Methods.codeSearch]: (params, token) => this.search.codeSearch(params, token),
       [Methods.exportIndex]: (params, token) => this.search.exportIndex(params, token),
       [Methods.modelUse]: (params, token) => this.modelUse(params, token),
+      [Methods.trust]: (params) => this.trust(params),
       [Methods.modelPull]: (params) => this.modelPull(params),
       [Methods.debugLaunch]: (params, token) => this.debug.launch(params, token),
       [Methods.debugState]: (params) => this.debug.state(params),
@@ -341,6 +342,16 @@ export class Session {
     return this.fullStatus(workspace);
   }
 
+  /** fathom/trust: trusts a folder, stops trusting it, or says whether it is trusted. */
+  private trust(raw: unknown): TrustResult {
+    const params = paramsObject(Methods.trust, raw);
+    const folder = this.services.workspaces.resolveRoot(requiredString(params, 'path'));
+    const trusted = optionalBoolean(params, 'trusted');
+    const store = this.services.workspaces.trust;
+    const folders = trusted === undefined ? store.folders() : store.set(folder, trusted);
+    return { path: folder, trusted: store.isTrusted(folder), folders, trustsAll: store.trustsAll };
+  }
+
   private async modelUse(raw: unknown, token: CancellationToken): Promise<ModelUseResult> {
     const params = paramsObject(Methods.modelUse, raw);
     if (params.model !== null && typeof params.model !== 'string') throw new FathomError('invalidParams', 'params.model must be a model folder, a pulled model id, or null', { field: 'model' });
@@ -547,6 +558,7 @@ export class Session {
       ...(answer.reason ? { reason: answer.reason } : {}),
       ...(answer.server ? { server: answer.server } : {}),
       ...(answer.crash ? { crash: answer.crash } : {}),
+      ...(answer.notice ? { notice: answer.notice } : {}),
       newDiagnostics: answer.newDiagnostics.map((entry) => ({ path: rel(entry.path), diagnostics: entry.diagnostics })),
     };
   }
@@ -581,6 +593,7 @@ export class Session {
         ...(edits ? { edits } : {}),
         ...(expectedVersion === undefined ? {} : { expectedVersion }),
         ledgerKey: conversation === undefined ? this.ledgerKey : `conversation:${conversation}`,
+        trusted: this.services.workspaces.trust.isTrusted(workspace.root),
         includeHints: optionalBoolean(params, 'includeHints') ?? false,
         dependents: (spec) => this.dependentsOf(workspace, relative, spec),
         languageOf: (file) => this.services.workspaces.languageOf(toRelative(workspace.root, file) ?? file),
@@ -606,6 +619,7 @@ export class Session {
       absolutePath: absolute,
       language: this.services.workspaces.languageOf(relative),
       ledgerKey: conversation === undefined ? this.ledgerKey : `conversation:${conversation}`,
+      trusted: this.services.workspaces.trust.isTrusted(workspace.root),
       includeHints: optionalBoolean(params, 'includeHints') ?? false,
     });
     return this.toWireEdit(workspace, relative, answer);

@@ -24,6 +24,7 @@ import { RewritePlans } from '../structural/rewrite-plans.js';
 import { DiagnosticsService } from '../lsp/diagnostics-service.js';
 import { LanguageServers } from '../lsp/language-servers.js';
 import { DiagnosticLedger } from '../lsp/ledger.js';
+import { TrustStore } from './trust.js';
 import { findProjectRoot, knownServers, resolveBinary, ServerRegistry, serversFromConfig, type ServerSpec } from '../lsp/registry.js';
 import { log } from '../base/logger.js';
 import type { LanguageServerState, WorkspaceStatus } from '../protocol/methods.js';
@@ -67,6 +68,8 @@ export class WorkspaceManager {
   readonly rewritePlans = new RewritePlans();
   /** Language servers: none runs until an edit or a diagnostics request needs one. */
   readonly serverRegistry: ServerRegistry;
+  /** Which workspaces may run code they ship (language servers, TypeScript, build scripts). */
+  readonly trust: TrustStore;
   readonly languageServers: LanguageServers;
   readonly ledger = new DiagnosticLedger();
   readonly diagnostics: DiagnosticsService;
@@ -88,6 +91,7 @@ export class WorkspaceManager {
       log.error(`language servers: ${(error as Error).message}; using the built-in table`);
     }
     this.serverRegistry = new ServerRegistry(servers);
+    this.trust = new TrustStore(config.configDir);
     this.models = new SemanticModels(config.cacheRoot, this.chunkPool, config.semanticSyncMs ?? 300_000);
     this.languageServers = new LanguageServers({ idleMs: config.serverIdleMs });
     this.diagnostics = new DiagnosticsService(this.serverRegistry, this.languageServers, this.ledger);
@@ -235,7 +239,7 @@ export class WorkspaceManager {
       }
       const projectRoot = findProjectRoot(`${workspace.root}/.`, workspace.root, spec.rootMarkers);
       if (!projectRoot) return { server: spec.id, state: 'missing', reason: `no ${spec.rootMarkers.join(' / ')} at the workspace root` };
-      if (!resolveBinary(spec.binary, projectRoot)) return { server: spec.id, state: 'missing', reason: `${spec.binary} not found` };
+      if (!resolveBinary(spec.binary, projectRoot, { trusted: this.trust.isTrusted(workspace.root) })) return { server: spec.id, state: 'missing', reason: `${spec.binary} not found` };
       return { server: spec.id, state: 'available', projectRoot };
     });
   }

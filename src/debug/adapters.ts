@@ -28,6 +28,8 @@ export interface AdapterCommand {
   launchArguments(input: LaunchInput): Record<string, unknown>;
   /** The `evaluate` context that evaluates an expression (not an adapter command). */
   evaluateContext: 'repl' | 'watch';
+  /** The folder the adapter itself runs in, when it must not be the program's (see `python`). */
+  cwd?: string;
 }
 
 export interface AdapterState {
@@ -44,7 +46,9 @@ function findPython(): string | undefined {
   if (pythonWithDebugpy === undefined) {
     pythonWithDebugpy = null;
     for (const candidate of pythonCandidates) {
-      const probe = spawnSync(candidate, ['-c', 'import debugpy'], { stdio: 'ignore', timeout: 10_000 });
+      // In `/` (no one else's folder): `-c` puts the working folder first on sys.path, and the
+      // daemon's may be a repository with a debugpy/ of its own.
+      const probe = spawnSync(candidate, ['-c', 'import debugpy'], { stdio: 'ignore', timeout: 10_000, cwd: '/' });
       if (probe.status === 0) {
         pythonWithDebugpy = candidate;
         break;
@@ -85,6 +89,9 @@ function python(pythonPath: string): AdapterCommand {
     args: ['-m', 'debugpy.adapter'],
     transport: 'stdio',
     evaluateContext: 'repl',
+    // `-m` puts the working folder first on sys.path: in the program's folder, a repository's own
+    // debugpy/ would be imported instead of the real one (and run before anything is debugged).
+    cwd: '/',
     launchArguments: (input) => ({ request: 'launch', type: 'python', name: 'fathom', program: input.program, args: input.args, cwd: input.cwd, env: input.env, stopOnEntry: input.stopOnEntry, console: 'internalConsole', justMyCode: true, python: [pythonPath], redirectOutput: true }),
   };
 }

@@ -101,7 +101,7 @@ export class DebugSession {
 
   /** Starts the adapter; answers the streams DAP runs on (its stdio, or the TCP port it prints). */
   private static async start(command: AdapterCommand, cwd: string, timeoutMs: number): Promise<{ adapter: ChildProcess; input: Readable; output: Writable }> {
-    const adapter = spawn(command.command, command.args, { stdio: ['pipe', 'pipe', 'pipe'], cwd });
+    const adapter = spawn(command.command, command.args, { stdio: ['pipe', 'pipe', 'pipe'], cwd: command.cwd ?? cwd });
     await new Promise<void>((resolve, reject) => {
       adapter.once('spawn', resolve);
       adapter.once('error', (error) => reject(new FathomError('io', `the debug adapter (${command.command} ${command.args.join(' ')}) did not start: ${error.message}`)));

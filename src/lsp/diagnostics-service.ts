@@ -38,6 +38,8 @@ export interface EditAnswer {
   server?: string;
   /** A crash of the server since the last answer (it was restarted). */
   crash?: string;
+  /** What the workspace, not trusted, was kept from running (registry.ts `declinedNotice`). */
+  notice?: string;
   newDiagnostics: FileDiagnostics[];
 }
 
@@ -51,6 +53,8 @@ export interface EditRequest {
   /** Refuse the edit unless Fathom's version of the file is this one. */
   expectedVersion?: number;
   ledgerKey: string;
+  /** Whether the workspace may run code it ships (its own language server, TypeScript, build scripts); default no. */
+  trusted?: boolean;
   /** Report hints too (severity 4: unused names and the like); default: errors, warnings and information. */
   includeHints?: boolean;
   /** Fathom's language id of another file (an importer), by its name. */
@@ -166,7 +170,7 @@ export class DiagnosticsService {
   }
 
   private async withServer(request: Omit<EditRequest, 'newText' | 'edits' | 'expectedVersion'>, write: (() => number) | undefined): Promise<EditAnswer> {
-    const availability = this.registry.availability(request.absolutePath, request.language, request.workspaceRoot);
+    const availability = this.registry.availability(request.absolutePath, request.language, request.workspaceRoot, { trusted: request.trusted === true });
     if (!availability.available) {
       const version = write ? write() : this.versionOf(request.absolutePath);
       return { applied: write !== undefined, version, status: 'no-server', reason: availability.reason, newDiagnostics: [] };
@@ -174,7 +178,7 @@ export class DiagnosticsService {
     let server: LanguageServer;
     let crash: string | undefined;
     try {
-      ({ server, crash } = await this.servers.get(availability.spec, availability.projectRoot, availability.command));
+      ({ server, crash } = await this.servers.get(availability.spec, availability.projectRoot, availability.command, availability.trusted));
     } catch (error) {
       const version = write ? write() : this.versionOf(request.absolutePath);
       return { applied: write !== undefined, version, status: 'server-crashed', reason: `${availability.spec.name} did not start: ${(error as Error).message}`, server: availability.spec.id, newDiagnostics: [] };
@@ -234,6 +238,7 @@ export class DiagnosticsService {
       ...(reason ? { reason } : {}),
       server: availability.spec.id,
       ...(crash ? { crash } : {}),
+      ...(availability.notice ? { notice: availability.notice } : {}),
       newDiagnostics: newDiagnostics.filter((entry) => entry.diagnostics.length > 0),
     };
   }

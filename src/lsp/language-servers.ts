@@ -55,9 +55,10 @@ export class LanguageServers {
   /**
    * The server for a project, started if needed and ready to talk. `crash` is a crash (of this
    * server) not yet reported to anyone. Throws when it cannot start (or is waiting out a backoff).
+   * One started for a workspace not trusted is never reused once it is trusted (nor the reverse).
    */
-  async get(spec: ServerSpec, projectRoot: string, command: string): Promise<{ server: LanguageServer; crash: string | undefined }> {
-    const key = `${spec.id}\u0000${projectRoot}`;
+  async get(spec: ServerSpec, projectRoot: string, command: string, trusted = true): Promise<{ server: LanguageServer; crash: string | undefined }> {
+    const key = `${spec.id}\u0000${projectRoot}\u0000${trusted ? 'trusted' : 'untrusted'}`;
     let slot = this.slots.get(key);
     if (slot && slot.server.state === 'exited') {
       const wait = slot.retryAt - Date.now();

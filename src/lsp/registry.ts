@@ -1,9 +1,12 @@
 // The language servers Fathom knows: which languages each serves, the files that mark a project
 // root for it, its binary and arguments, and what it needs at initialize. A server is available
 // for a file only when a root marker lies between the file's folder and the workspace root AND its
-// binary resolves (the project's node_modules/.bin, Fathom's own node_modules/.bin for the servers
-// Fathom depends on, then PATH); otherwise the reason says which part is missing. Pure lookups:
-// starting servers is language-servers.ts' job.
+// binary resolves (in a trusted workspace the project's node_modules/.bin first; then Fathom's own
+// node_modules/.bin for the servers Fathom depends on, then PATH's absolute folders); otherwise the
+// reason says which part is missing. In a workspace not trusted, nothing the repository ships runs:
+// its node_modules/.bin is skipped (and the answer says so when it holds the server), TypeScript
+// is Fathom's own, rust-analyzer runs no build scripts or proc macros. Pure lookups: starting
+// servers is language-servers.ts' job.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -20,6 +23,8 @@ export interface ServerSpec {
   args: string[];
   /** initializationOptions, given the server's project root. */
   initializationOptions?: () => unknown;
+  /** initializationOptions in a workspace not trusted: none of the repository's code is run. */
+  untrustedOptions?: () => unknown;
   /** Answers to workspace/configuration, by section (an empty object when unknown). */
   settings?: Record<string, unknown>;
   /**
@@ -56,6 +61,12 @@ export const knownServers: readonly ServerSpec[] = [
       const fallbackPath = bundledTypeScript();
       return fallbackPath ? { tsserver: { fallbackPath } } : {};
     },
+    // The project's node_modules/typescript is repository code: Fathom's own tsserver instead
+    // (tsserver then loads tsconfig plugins only from beside itself, not from the project).
+    untrustedOptions: () => {
+      const path = bundledTypeScript();
+      return path ? { tsserver: { path } } : {};
+    },
   },
   {
     id: 'pyright',
@@ -68,7 +79,16 @@ export const knownServers: readonly ServerSpec[] = [
   },
   { id: 'clangd', name: 'clangd', languages: { c: 'c', cpp: 'cpp' }, rootMarkers: ['compile_commands.json', 'compile_flags.txt', '.clangd'], binary: 'clangd', args: [] },
   { id: 'gopls', name: 'gopls', languages: { go: 'go' }, rootMarkers: ['go.mod', 'go.work'], binary: 'gopls', args: [] },
-  { id: 'rust-analyzer', name: 'rust-analyzer', languages: { rust: 'rust' }, rootMarkers: ['Cargo.toml'], binary: 'rust-analyzer', args: [] },
+  {
+    id: 'rust-analyzer',
+    name: 'rust-analyzer',
+    languages: { rust: 'rust' },
+    rootMarkers: ['Cargo.toml'],
+    binary: 'rust-analyzer',
+    args: [],
+    // build.rs and proc macros are the repository's code, run by cargo.
+    untrustedOptions: () => ({ cargo: { buildScripts: { enable: false } }, procMacro: { enable: false } }),
+  },
 ];
 
 /** Fathom's own node_modules/.bin (the servers it depends on). */
@@ -92,16 +112,47 @@ function executable(file: string): boolean {
   }
 }
 
-/** Where a server's binary is: the project's node_modules/.bin, Fathom's own, then PATH. */
-export function resolveBinary(binary: string, projectRoot: string, searchPath = process.env.PATH ?? ''): string | undefined {
+/** The project's own copy of a server (its node_modules/.bin), if it has one. */
+export function projectBinary(binary: string, projectRoot: string): string | undefined {
+  if (path.isAbsolute(binary)) return undefined;
+  const candidate = path.join(projectRoot, 'node_modules', '.bin', binary);
+  return executable(candidate) ? candidate : undefined;
+}
+
+/**
+ * Where a server's binary is: the project's node_modules/.bin (only when `trusted`), Fathom's own,
+ * then PATH (its absolute folders only: a relative one would name a folder of whatever project
+ * the daemon was started in).
+ */
+export function resolveBinary(binary: string, projectRoot: string, options: { trusted: boolean }, searchPath = process.env.PATH ?? ''): string | undefined {
   if (path.isAbsolute(binary)) return executable(binary) ? binary : undefined;
+  if (options.trusted) {
+    const project = projectBinary(binary, projectRoot);
+    if (project) return project;
+  }
   const own = ownBinFolder();
-  const folders = [path.join(projectRoot, 'node_modules', '.bin'), ...(own ? [own] : []), ...searchPath.split(path.delimiter).filter(Boolean)];
+  const folders = [...(own ? [own] : []), ...searchPath.split(path.delimiter).filter((folder) => path.isAbsolute(folder))];
   for (const folder of folders) {
     const candidate = path.join(folder, binary);
     if (executable(candidate)) return candidate;
   }
   return undefined;
+}
+
+/** What a server is started with in a workspace not trusted: its untrusted initializationOptions. */
+export function untrustedSpec(spec: ServerSpec): ServerSpec {
+  return spec.untrustedOptions ? { ...spec, initializationOptions: spec.untrustedOptions } : spec;
+}
+
+/** What the answer says when a workspace not trusted has its own copy of the server, not used. */
+export function declinedNotice(spec: ServerSpec, projectRoot: string, workspaceRoot: string): string | undefined {
+  const own = projectBinary(spec.binary, projectRoot);
+  const typescript = spec.id === 'typescript' && fs.existsSync(path.join(projectRoot, 'node_modules', 'typescript', 'lib', 'tsserver.js'));
+  const buildScript = spec.id === 'rust-analyzer' && fs.existsSync(path.join(projectRoot, 'build.rs'));
+  const declined = [own ? path.relative(workspaceRoot, own) : '', typescript ? path.relative(workspaceRoot, path.join(projectRoot, 'node_modules', 'typescript')) : '', buildScript ? 'build scripts and proc macros' : ''].filter(Boolean);
+  if (declined.length === 0) return undefined;
+  const what = `not running the repository's ${declined.join(' and ')}`;
+  return `${workspaceRoot} is not trusted: ${what} (Fathom's own or your configured ${spec.name} instead); \`fathom trust ${workspaceRoot}\` allows it`;
 }
 
 /** The nearest folder from the file's up to the workspace root that holds one of the markers. */
@@ -148,7 +199,9 @@ export function serversFromConfig(file: string | undefined, known: readonly Serv
   return servers;
 }
 
-export type Availability = { available: true; spec: ServerSpec; projectRoot: string; command: string; languageId: string } | { available: false; spec: ServerSpec | undefined; reason: string };
+export type Availability =
+  | { available: true; spec: ServerSpec; projectRoot: string; command: string; languageId: string; trusted: boolean; notice?: string }
+  | { available: false; spec: ServerSpec | undefined; reason: string };
 
 export class ServerRegistry {
   constructor(
@@ -161,14 +214,25 @@ export class ServerRegistry {
     return this.servers.find((spec) => language in spec.languages);
   }
 
-  /** Whether a server can serve this file, and if not, which part is missing. */
-  availability(absoluteFile: string, language: string | undefined, workspaceRoot: string): Availability {
+  /**
+   * Whether a server can serve this file, and if not, which part is missing. `trusted`: whether
+   * the workspace may run code it ships (see the module comment); when not, `notice` says what
+   * was declined.
+   */
+  availability(absoluteFile: string, language: string | undefined, workspaceRoot: string, options: { trusted: boolean }): Availability {
     const spec = language === undefined ? undefined : this.specFor(language);
     if (!spec) return { available: false, spec: undefined, reason: `no language server is known for ${language ?? 'this file'}` };
     const projectRoot = findProjectRoot(absoluteFile, workspaceRoot, spec.rootMarkers);
     if (!projectRoot) return { available: false, spec, reason: `no ${spec.rootMarkers.join(' / ')} between the file and the workspace root` };
-    const command = resolveBinary(this.binaries[spec.id] ?? spec.binary, projectRoot);
-    if (!command) return { available: false, spec, reason: `${spec.binary} not found (project node_modules/.bin, Fathom's node_modules/.bin, PATH)` };
-    return { available: true, spec, projectRoot, command, languageId: spec.languages[language!]! };
+    const binary = this.binaries[spec.id] ?? spec.binary;
+    const command = resolveBinary(binary, projectRoot, options);
+    if (!command) {
+      const declined = !options.trusted && projectBinary(binary, projectRoot) !== undefined;
+      const where = options.trusted ? "project node_modules/.bin, Fathom's node_modules/.bin, PATH" : "Fathom's node_modules/.bin, PATH";
+      return { available: false, spec, reason: declined ? (declinedNotice(spec, projectRoot, workspaceRoot) ?? `${binary} not found`) : `${binary} not found (${where})` };
+    }
+    if (options.trusted) return { available: true, spec, projectRoot, command, languageId: spec.languages[language!]!, trusted: true };
+    const notice = declinedNotice(spec, projectRoot, workspaceRoot);
+    return { available: true, spec: untrustedSpec(spec), projectRoot, command, languageId: spec.languages[language!]!, trusted: false, ...(notice ? { notice } : {}) };
   }
 }

@@ -33,6 +33,7 @@ export const Methods = {
   editFile: 'fathom/editFile',
   writeFile: 'fathom/writeFile',
   newDiagnostics: 'fathom/newDiagnostics',
+  trust: 'fathom/trust',
   stop: 'fathom/stop',
 } as const;
 
@@ -391,6 +392,24 @@ export interface ModelInfo {
   dimensions: number;
   /** The hybrid weight measured for it (fathom.json); without one, auto ranks words lexically. */
   hybridWeight?: number;
+}
+
+export interface TrustParams {
+  /** A folder (a workspace root or above it): trusted, it may run code it ships (its own language servers, TypeScript, build scripts). */
+  path: string;
+  /** true: trust it; false: stop trusting it; absent: only ask. */
+  trusted?: boolean;
+}
+
+export interface TrustResult {
+  /** The folder, as a real path. */
+  path: string;
+  /** Whether it is trusted now (it or a folder above it is in the list, or FATHOM_TRUST_ALL=1). */
+  trusted: boolean;
+  /** Every trusted folder. */
+  folders: string[];
+  /** FATHOM_TRUST_ALL=1: every workspace is trusted. */
+  trustsAll: boolean;
 }
 
 export interface ModelUseParams {
@@ -824,6 +843,8 @@ export interface EditFileResult {
   server?: string;
   /** A crash of the server since the last answer (it was restarted). */
   crash?: string;
+  /** The workspace is not trusted: what of the repository's own code was not run for this answer (see fathom/trust). */
+  notice?: string;
   /** Per file (workspace-relative; the edited file and files that depend on it), the diagnostics not reported before on this ledger. */
   newDiagnostics: { path: string; diagnostics: LspDiagnostic[] }[];
 }
