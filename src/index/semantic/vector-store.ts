@@ -4,28 +4,36 @@
 // HNSW graph (usearch marks them), and when removals reach a quarter of the index it is rebuilt
 // from the live vectors (compaction).
 //
-// Persisted in the workspace's cache folder, the index first under a fresh name, then the table
-// that names it (atomically), then older index files are removed; so a kill at any point leaves
-// a table and the very index it was saved with:
+// Persisted in the workspace's cache folder, the index first under a fresh name (fsynced), then
+// the table that names it (atomically), then older index files are removed; so a kill at any
+// point leaves a table and the very index it was saved with. An index file is never written
+// again once named: a later save is a new generation.
 //   semantic-<generation>.usearch   usearch's own format (index.save)
-//   semantic.bin                    base/checked-file.ts container, magic "FTHMSEM1", version 3:
+//   semantic.bin                    base/checked-file.ts container, magic "FTHMSEM1", version 4:
 //                                   msgpack { root, modelId, dimensions, nextKey, vectors (the
-//                                   index's size), index (its file name), files: [path, fileHash,
+//                                   index's size), index (its file name), indexBytes (its size),
+//                                   indexCrc32 (the CRC-32 of its bytes), files: [path, fileHash,
 //                                   keys[], ranges (start line, end line, start byte, end byte: u32
 //                                   as bytes), textHashes (32 bytes each)][] }
-// A table that fails its checksum, names another model, disagrees with its index (size, keys at
-// or past nextKey): nothing is loaded and the index is rebuilt from the embedding cache (no model
-// call for cached chunks).
+// Versions: 1 = semantic.usearch beside the table; 2 = the index under a generation name the table
+// names (`index`); 3 = byte ranges beside the line ranges; 4 = the index file's size and CRC-32.
+// A table that fails its checksum, names another model, names an index file of another size or
+// checksum (checked before usearch reads a byte of it: its loader trusts the file and a truncated
+// or damaged one corrupts the heap), disagrees with its index (size, keys at or past nextKey):
+// nothing is loaded and the index is rebuilt from the embedding cache (no model call for cached
+// chunks). The index is loaded (`index.load`: copied into memory), never viewed (`index.view` maps
+// the file and reads it at each search, after any check).
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { Packr } from 'msgpackr';
 import { Index, MetricKind, ScalarKind } from 'usearch';
 import { encodeChecked, readChecked, writeFileAtomic } from '../../base/checked-file.js';
 import { log } from '../../base/logger.js';
 
 const magic = 'FTHMSEM1';
-const version = 3;
+const version = 4;
 const packr = new Packr({ useRecords: false, mapsAsObjects: true });
 
 export interface StoredChunk {
@@ -166,6 +174,9 @@ export class VectorStore {
     const name = `semantic-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}.usearch`;
     const temporary = path.join(folder, `${name}.tmp`);
     this.index.save(temporary);
+    // On disk before the table names it (a power cut must not leave a table naming a torn index), and private as every cache file.
+    fs.chmodSync(temporary, 0o600);
+    const written = digestFile(temporary, { sync: true });
     fs.renameSync(temporary, path.join(folder, name));
     const files: StoredFile[] = [...this.files].map(([file, record]) => {
       const ranges = new Uint32Array(record.chunks.length * 4);
@@ -176,7 +187,7 @@ export class VectorStore {
       });
       return [file, record.fileHash, record.chunks.map((chunk) => chunk.key), new Uint8Array(ranges.buffer), hashes];
     });
-    const payload = packr.pack({ root, modelId: this.modelId, dimensions: this.dimensions, nextKey: this.nextKey, vectors: this.index.size(), index: name, files });
+    const payload = packr.pack({ root, modelId: this.modelId, dimensions: this.dimensions, nextKey: this.nextKey, vectors: this.index.size(), index: name, indexBytes: written.bytes, indexCrc32: written.crc32, files });
     writeFileAtomic(path.join(folder, 'semantic.bin'), encodeChecked(magic, version, payload));
     // Another daemon may have saved meanwhile: keep whatever the table on disk names now.
     const current = this.tableIndexName(folder);
@@ -203,9 +214,14 @@ export class VectorStore {
     const read = readChecked(path.join(folder, 'semantic.bin'), magic, version);
     if (read.status !== 'valid') return { loaded: false, reason: read.status === 'missing' ? 'no saved store' : read.reason };
     try {
-      const table = packr.unpack(read.payload) as { root: string; modelId: string; dimensions: number; nextKey: number; vectors: number; index: string; files: StoredFile[] };
+      const table = packr.unpack(read.payload) as { root: string; modelId: string; dimensions: number; nextKey: number; vectors: number; index: string; indexBytes: number; indexCrc32: number; files: StoredFile[] };
       if (table.root !== root || table.modelId !== this.modelId || table.dimensions !== this.dimensions) return { loaded: false, reason: 'made for another root or model' };
       if (typeof table.index !== 'string' || !/^semantic-[\w-]+\.usearch$/.test(table.index) || !fs.existsSync(path.join(folder, table.index))) return { loaded: false, reason: 'the index file it names is missing' };
+      if (!Number.isSafeInteger(table.indexBytes) || !Number.isInteger(table.indexCrc32)) return { loaded: false, reason: 'no size and checksum of its index file' };
+      // usearch reads what it is given as its own: only the very bytes saved reach it.
+      const found = digestFile(path.join(folder, table.index));
+      if (found.bytes !== table.indexBytes) return { loaded: false, reason: `the index file holds ${found.bytes} bytes, the table says ${table.indexBytes}` };
+      if (found.crc32 !== table.indexCrc32) return { loaded: false, reason: 'the index file fails its checksum' };
       const index = this.newIndex();
       index.load(path.join(folder, table.index));
       if (index.size() !== table.vectors) return { loaded: false, reason: `the index holds ${index.size()} vectors, the table ${table.vectors}` };
@@ -236,5 +252,24 @@ export class VectorStore {
       log.debug(`semantic store: ${(error as Error).message}`);
       return { loaded: false, reason: `does not decode: ${(error as Error).message}` };
     }
+  }
+}
+
+/**
+ * A file's size and CRC-32, read through one descriptor in 4 MiB pieces; `sync` fsyncs it first.
+ * CRC-32, not SHA-256: it guards against damage, not forgery, at twice the speed (a 100k-vector
+ * index of 384 dimensions, 92 MB: ~35 ms against ~80; usearch's own load ~100 ms).
+ */
+function digestFile(file: string, options: { sync?: boolean } = {}): { bytes: number; crc32: number } {
+  const handle = fs.openSync(file, 'r');
+  try {
+    if (options.sync) fs.fsyncSync(handle);
+    const buffer = Buffer.allocUnsafe(4 * 1024 * 1024);
+    let crc32 = 0;
+    let bytes = 0;
+    for (let read; (read = fs.readSync(handle, buffer, 0, buffer.length, bytes)) > 0; bytes += read) crc32 = zlib.crc32(buffer.subarray(0, read), crc32);
+    return { bytes, crc32: crc32 >>> 0 };
+  } finally {
+    fs.closeSync(handle);
   }
 }
