@@ -84,7 +84,10 @@ export interface WorkspaceStatus {
           /** What the index lags by: files changed since the last sync, and for how long. */
           pendingFiles: number;
           oldestPendingMs: number;
-          lastSync: { at: string; files: number; embedded: number; cached: number; ms: number } | null;
+          /** `repaired`: vectors the embedding cache held that failed their check, embedded again in that sync. */
+          lastSync: { at: string; files: number; embedded: number; cached: number; repaired: number; ms: number } | null;
+          /** The store saved in the cache folder: none, loaded, or refused (why) and rebuilt from the embedding cache. */
+          store: { loaded: 'none' | 'valid' | 'rebuilt'; reason?: string };
         };
   };
   watcher: { state: 'watching' | 'degraded' | 'off'; folders: number; problem?: string };

@@ -6,7 +6,9 @@
 // It may lag: changes (the file set's events) are gathered and synced every `syncIntervalMs`
 // (default 5 minutes) or on demand (`sync()`: fathom/index); the first search builds it. A sync
 // compares each file's hash with the one its vectors were made from, so a restart (the store is
-// persisted) touches only what changed. Progress reports files done of the files to do.
+// persisted) touches only what changed. Progress reports files done of the files to do. A chunk
+// whose cached vector fails its check is embedded again in the same sync, so a sync leaves no file
+// behind for a damaged cache; a saved store that is refused (status `store`) is rebuilt the same way.
 import type { CancellationSignal } from '../../base/cancellation.js';
 import { neverCancelled, raceCancellation, throwIfCancelled } from '../../base/cancellation.js';
 import { createHash } from 'node:crypto';
@@ -75,10 +77,22 @@ export interface SemanticStatus {
   /** Files changed since the last sync (what the index lags by), and since when. */
   pendingFiles: number;
   oldestPendingMs: number;
-  lastSync: { at: string; files: number; embedded: number; cached: number; ms: number } | null;
+  /** `repaired`: vectors the embedding cache held that failed their check (embedded again in the same sync). */
+  lastSync: { at: string; files: number; embedded: number; cached: number; repaired: number; ms: number } | null;
+  /** The saved store: none, loaded, or refused (why) and rebuilt from the embedding cache. */
+  store: { loaded: 'none' | 'valid' | 'rebuilt'; reason?: string };
 }
 
 const budgetBytes = 1500;
+
+/** What a sync did: files to do and done, chunks embedded and taken from the cache, cached vectors that failed their check. */
+interface SyncCounts {
+  files: number;
+  done: number;
+  embedded: number;
+  cached: number;
+  repaired: number;
+}
 
 export class SemanticIndex {
   readonly store: VectorStore;
@@ -96,6 +110,7 @@ export class SemanticIndex {
   /** Files replaced or removed in the store since it was last saved, and when the first of them was. */
   private unsavedFiles = 0;
   private unsavedSince = 0;
+  private readonly loaded: SemanticStatus['store'] = { loaded: 'none' };
 
   constructor(
     private readonly source: SemanticSource,
@@ -106,7 +121,11 @@ export class SemanticIndex {
   ) {
     this.store = new VectorStore(cache.dimensions, embedder.modelId);
     const loaded = this.store.load(options.folder, source.root);
-    if (!loaded.loaded && loaded.reason !== 'no saved store') log.warn(`semantic store of ${source.root}: ${loaded.reason}; rebuilding it (cached vectors are reused)`);
+    if (loaded.loaded) this.loaded = { loaded: 'valid' };
+    else if (loaded.reason !== 'no saved store') {
+      this.loaded = { loaded: 'rebuilt', reason: loaded.reason };
+      log.warn(`semantic store of ${source.root}: ${loaded.reason}; rebuilding it (cached vectors are reused)`);
+    }
     this.subscription = source.onChanges((changes) => {
       const now = Date.now();
       for (const file of [...changes.added, ...changes.changed, ...changes.removed]) if (!this.pending.has(file)) this.pending.set(file, now);
@@ -173,14 +192,32 @@ export class SemanticIndex {
       this.markUnsaved();
     }
     const todo = [...wanted].filter((file) => this.store.fileHash(file) !== this.source.hashOf(file));
-    let done = 0;
-    let embedded = 0;
-    let cached = 0;
+    const counts: SyncCounts = { files: todo.length, done: 0, embedded: 0, cached: 0, repaired: 0 };
     this.current = { embedded: 0, started: performance.now() };
+    await this.syncFiles(todo, counts);
+    if (this.store.needsCompaction && !this.disposed) {
+      // A file whose vector the cache no longer gives back leaves the store: synced again now.
+      const dropped = this.store.compact((key) => this.cachedVector(key, counts));
+      counts.files += dropped.length;
+      await this.syncFiles(dropped, counts);
+    }
+    if (!this.disposed && this.saveDue()) this.save();
+    const ms = Math.round(performance.now() - started);
+    this.lastSync = { at: new Date().toISOString(), files: counts.files, embedded: counts.embedded, cached: counts.cached, repaired: counts.repaired, ms };
+    if (counts.repaired > 0) log.warn(`semantic index of ${this.source.root}: ${counts.repaired} cached vectors failed their check in ${this.cache.file}; embedded again`);
+    log.info(`semantic index of ${this.source.root}: ${counts.files} files synced (${counts.embedded} chunks embedded, ${counts.cached} from the cache) in ${ms} ms; ${this.store.size} vectors`);
+  }
+
+  /**
+   * Chunks `files` and puts them in the store, each chunk's vector from the embedding cache where
+   * it holds one that passes its check, else from the model (then cached) in the same pass: a
+   * damaged cache costs model calls, never a file left out.
+   */
+  private async syncFiles(files: string[], counts: SyncCounts): Promise<void> {
     const batchSize = this.options.batchSize ?? 32;
     // Files are chunked a few at a time; their chunks are embedded together in batches.
-    for (let at = 0; at < todo.length && !this.disposed; at += 8) {
-      const group = todo.slice(at, at + 8);
+    for (let at = 0; at < files.length && !this.disposed; at += 8) {
+      const group = files.slice(at, at + 8);
       const chunked = await Promise.all(
         group.map(async (file) => {
           const hash = this.source.hashOf(file);
@@ -193,22 +230,32 @@ export class SemanticIndex {
           }
         }),
       );
-      const missing: Array<{ key: string; text: string }> = [];
+      const vectors = new Map<string, Float32Array>();
+      /** Key → the text the model embeds, for the chunks the cache cannot give. */
+      const missing = new Map<string, string>();
       const entries = chunked.map(({ file, hash, chunks }) => ({
         file,
         hash,
         chunks: chunks.map((chunk) => {
           const key = createHash('sha256').update(chunk.text).digest('hex');
-          if (!this.cache.has(key) && !missing.some((entry) => entry.key === key)) missing.push({ key, text: contextualizedText(chunk) });
+          if (!vectors.has(key) && !missing.has(key)) {
+            const vector = this.cachedVector(key, counts);
+            if (vector) vectors.set(key, vector);
+            else missing.set(key, contextualizedText(chunk));
+          }
+          if (!missing.has(key)) counts.cached++;
           return { startLine: chunk.start.line, endLine: chunk.end.character === 0 && chunk.end.line > chunk.start.line ? chunk.end.line - 1 : chunk.end.line, startByte: chunk.startByte, endByte: chunk.endByte, textHash: key };
         }),
       }));
-      for (let batch = 0; batch < missing.length; batch += batchSize) {
-        const slice = missing.slice(batch, batch + batchSize);
-        const vectors = await this.embedder.embed(slice.map((entry) => entry.text), 'document');
-        this.cache.putAll(slice.map((entry, index) => ({ key: entry.key, vector: vectors[index]! })));
-        embedded += slice.length;
-        this.current.embedded = embedded;
+      const keys = [...missing.keys()];
+      for (let batch = 0; batch < keys.length; batch += batchSize) {
+        const slice = keys.slice(batch, batch + batchSize);
+        const embedded = await this.embedder.embed(slice.map((key) => missing.get(key)!), 'document');
+        const fresh = slice.map((key, index) => ({ key, vector: embedded[index]! }));
+        this.cache.putAll(fresh);
+        for (const { key, vector } of fresh) vectors.set(key, vector);
+        counts.embedded += slice.length;
+        this.current.embedded = counts.embedded;
       }
       for (const { file, hash, chunks } of entries) {
         if (hash === undefined || this.source.hashOf(file) !== hash) {
@@ -217,29 +264,20 @@ export class SemanticIndex {
           this.markUnsaved();
           continue;
         }
-        const withVectors = chunks.flatMap((chunk) => {
-          const vector = this.cache.get(chunk.textHash);
-          return vector ? [{ ...chunk, vector }] : [];
-        });
-        if (withVectors.length < chunks.length) {
-          // A vector the cache could not give back (a damaged record): the file stays pending and
-          // the next sync embeds what is missing; its old vectors stay meanwhile.
-          this.pending.set(file, Date.now());
-          continue;
-        }
-        cached += chunks.length;
-        this.store.replaceFile(file, hash, withVectors);
+        this.store.replaceFile(file, hash, chunks.map((chunk) => ({ ...chunk, vector: vectors.get(chunk.textHash)! })));
         this.markUnsaved();
       }
-      done += group.length;
-      for (const listener of this.progressListeners) listener(done, todo.length);
+      counts.done += group.length;
+      for (const listener of this.progressListeners) listener(counts.done, counts.files);
     }
-    cached -= embedded;
-    if (this.store.needsCompaction) this.store.compact((key) => this.cache.get(key));
-    if (!this.disposed && this.saveDue()) this.save();
-    const ms = Math.round(performance.now() - started);
-    this.lastSync = { at: new Date().toISOString(), files: todo.length, embedded, cached: Math.max(0, cached), ms };
-    log.info(`semantic index of ${this.source.root}: ${todo.length} files synced (${embedded} chunks embedded, ${Math.max(0, cached)} from the cache) in ${ms} ms; ${this.store.size} vectors`);
+  }
+
+  /** A cached vector, checked; one the cache holds but that fails its check is counted (`repaired`). */
+  private cachedVector(key: string, counts: SyncCounts): Float32Array | undefined {
+    const held = this.cache.has(key);
+    const vector = this.cache.get(key);
+    if (!vector && held) counts.repaired++;
+    return vector;
   }
 
   /**
@@ -277,6 +315,7 @@ export class SemanticIndex {
       pendingFiles: this.pending.size,
       oldestPendingMs: this.pending.size > 0 ? Date.now() - oldest : 0,
       lastSync: this.lastSync,
+      store: this.loaded,
     };
   }
 

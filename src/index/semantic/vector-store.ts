@@ -131,23 +131,35 @@ export class VectorStore {
     return this.removed > 1024 && this.removed * 4 > this.byKey.size;
   }
 
-  /** Rebuilds the HNSW index from the live chunks' vectors (`vectorOf`: the embedding cache). */
-  compact(vectorOf: (textHash: string) => Float32Array | undefined): void {
+  /**
+   * Rebuilds the HNSW index from the live chunks' vectors (`vectorOf`: the embedding cache). A file
+   * with a chunk whose vector is not given (a damaged cache record) leaves the store whole, so the
+   * table never lists a key the index lacks; answers the files dropped (for the caller to sync again).
+   */
+  compact(vectorOf: (textHash: string) => Float32Array | undefined): string[] {
     const index = this.newIndex();
-    const live = [...this.byKey.values()];
     const keys: bigint[] = [];
-    const matrix = new Float32Array(live.length * this.dimensions);
-    let count = 0;
-    for (const chunk of live) {
-      const vector = vectorOf(chunk.textHash);
-      if (!vector) continue;
-      keys.push(BigInt(chunk.key));
-      matrix.set(vector, count * this.dimensions);
-      count++;
+    const matrix = new Float32Array(this.byKey.size * this.dimensions);
+    const dropped: string[] = [];
+    for (const [file, record] of this.files) {
+      const vectors = record.chunks.map((chunk) => vectorOf(chunk.textHash));
+      if (vectors.some((vector) => !vector)) {
+        dropped.push(file);
+        continue;
+      }
+      record.chunks.forEach((chunk, at) => {
+        matrix.set(vectors[at]!, keys.length * this.dimensions);
+        keys.push(BigInt(chunk.key));
+      });
     }
-    if (count > 0) index.add(BigUint64Array.from(keys), matrix.subarray(0, count * this.dimensions), 0);
+    for (const file of dropped) {
+      for (const chunk of this.files.get(file)!.chunks) this.byKey.delete(chunk.key);
+      this.files.delete(file);
+    }
+    if (keys.length > 0) index.add(BigUint64Array.from(keys), matrix.subarray(0, keys.length * this.dimensions), 0);
     this.index = index;
     this.removed = 0;
+    return dropped;
   }
 
   /** The nearest chunks to a unit vector, best first; `accepts` filters by path (the search widens until `k` pass or the index is exhausted). */
