@@ -9,9 +9,12 @@
 // Records have one size, so record k sits at 16 + k × size. Appends are single O_APPEND writes of
 // whole records (several daemons may share the log: each places its batch atomically at the end,
 // then indexes everything new from where it last read). Opening drops a misaligned tail (a crash
-// in the middle of a write); reading a vector checks its record (key and check bytes) and answers
-// undefined for one that fails, so the chunk is embedded again. Vectors stay on disk; the cache
-// holds key → offset in memory.
+// in the middle of a write) and starts a log with another header again (magic, dimensions, the
+// zero bytes); a log found shorter than when last read is indexed again from the start; reading a
+// vector checks its record (key and check bytes) and answers undefined for one that fails, so the
+// chunk is embedded again (the good record appended later is the one the next open indexes). A
+// record whose key bytes are damaged is indexed under a key no chunk has: never read, its chunk
+// embedded again. Vectors stay on disk; the cache holds key → offset in memory.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -75,7 +78,7 @@ export class EmbeddingCache {
   private headerMatches(): boolean {
     const header = Buffer.alloc(headerBytes);
     fs.readSync(this.fd, header, 0, headerBytes, 0);
-    if (header.toString('ascii', 0, 8) === magic && header.readUInt32LE(8) === this.dimensions) return true;
+    if (header.toString('ascii', 0, 8) === magic && header.readUInt32LE(8) === this.dimensions && header.readUInt32LE(12) === 0) return true;
     log.warn(`embedding cache ${this.file}: another format or dimension count; starting it again`);
     return false;
   }
@@ -92,6 +95,13 @@ export class EmbeddingCache {
   /** Indexes the whole records between the last scan and the end of the file (the keys only). */
   private scan(): void {
     const end = fs.fstatSync(this.fd).size;
+    if (end < this.scanned) {
+      // Cut short under us (by hand, or a daemon that found it damaged): what it holds now is indexed again.
+      log.warn(`embedding cache ${this.file}: ${this.scanned - end} bytes fewer than when last read; indexing it again`);
+      this.offsets.clear();
+      this.scanned = headerBytes;
+      if (end < headerBytes) this.reset();
+    }
     const whole = end - ((end - headerBytes) % this.recordBytes);
     const batch = 4096;
     const buffer = Buffer.alloc(this.recordBytes * batch);
@@ -124,7 +134,7 @@ export class EmbeddingCache {
     fs.readSync(this.fd, record, 0, this.recordBytes, offset);
     const body = record.subarray(0, this.recordBytes - 4);
     if (record.toString('hex', 0, 32) !== key || !createHash('sha256').update(body).digest().subarray(0, 4).equals(record.subarray(this.recordBytes - 4))) {
-      log.warn(`embedding cache ${this.file}: a damaged record for ${key.slice(0, 12)}; it will be embedded again`);
+      log.debug(`embedding cache ${this.file}: a damaged record for ${key.slice(0, 12)}; it will be embedded again`);
       this.offsets.delete(key);
       return undefined;
     }
