@@ -4,8 +4,10 @@
 // `fathom/modelUse` points a workspace at another model folder (checked, and probed with one
 // embedding so a broken model fails there, not in a later search), or turns semantic search off
 // for it, or back to the default; the choice is remembered in the workspace's cache folder as
-// model.json. `fathom/modelPull` downloads a model from the model hub into the cache where a
-// network exists. One embedding cache per model is shared by every workspace.
+// model.json (with a check: a damaged one turns semantic search off and says why).
+// `fathom/modelPull` downloads a model from the model hub into the cache where a network exists.
+// One embedding cache per model is shared by every workspace.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -59,12 +61,9 @@ export class SemanticModels {
     if (!this.configured.has(workspace)) {
       let entry: Configured | null = null;
       try {
-        let saved: { dir?: string; dimensions?: number; id?: string; off?: boolean } | undefined;
-        try {
-          saved = JSON.parse(fs.readFileSync(this.settingsFile(workspace), 'utf8')) as typeof saved;
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-        }
+        const setting = readSetting(this.settingsFile(workspace));
+        if (setting.status === 'damaged') throw new Error(setting.reason);
+        const saved = setting.status === 'valid' ? setting.saved : undefined;
         if (saved?.dir !== undefined && saved.dimensions !== undefined) {
           const model = openModelFolder(saved.dir);
           if (saved.id !== undefined && model.id !== saved.id && !model.settings.static) throw new Error(`the model in ${saved.dir} changed since it was set (run \`fathom model use ${saved.dir}\` again)`);
@@ -84,12 +83,9 @@ export class SemanticModels {
 
   /** Why a workspace has no semantic index. */
   offReason(workspace: Workspace): string {
-    let saved: { off?: boolean } | undefined;
-    try {
-      saved = JSON.parse(fs.readFileSync(this.settingsFile(workspace), 'utf8')) as typeof saved;
-    } catch {
-      saved = undefined;
-    }
+    const setting = readSetting(this.settingsFile(workspace));
+    if (setting.status === 'damaged') return `${setting.reason} (\`fathom model use DIR|default\` or \`fathom model off\` sets the model again)`;
+    const saved = setting.status === 'valid' ? setting.saved : undefined;
     if (saved?.off) return 'turned off for this workspace (`fathom model use default` turns Fathom\'s model back on)';
     if (!defaultModelOn()) return 'FATHOM_DEFAULT_MODEL=off and no model set for this workspace (`fathom model use DIR`)';
     return `the model could not be opened (see the daemon log); ${noModelReason}`;
@@ -117,7 +113,7 @@ export class SemanticModels {
     fs.mkdirSync(path.dirname(this.settingsFile(workspace)), { recursive: true, mode: 0o700 });
     if (dir === null || dir === 'default') {
       // The setting first, then the swap (synchronous: a request meanwhile sees old or new, never a mix).
-      if (dir === null) writeFileAtomically(this.settingsFile(workspace), JSON.stringify({ off: true }), 0o600);
+      if (dir === null) writeFileAtomically(this.settingsFile(workspace), encodeSetting({ off: true }), 0o600);
       else fs.rmSync(this.settingsFile(workspace), { force: true });
       const previous = this.configured.get(workspace) ?? undefined;
       this.configured.delete(workspace);
@@ -133,7 +129,7 @@ export class SemanticModels {
     } catch (error) {
       throw new FathomError('invalidParams', `the model in ${model.dir} does not run: ${(error as Error).message}`, { path: model.dir });
     }
-    writeFileAtomically(this.settingsFile(workspace), JSON.stringify({ dir: model.dir, dimensions, id: model.id }), 0o600);
+    writeFileAtomically(this.settingsFile(workspace), encodeSetting({ dir: model.dir, dimensions, id: model.id }), 0o600);
     // Swap synchronously after the probe: whatever index a request opened meanwhile is the one disposed.
     const previous = this.configured.get(workspace) ?? undefined;
     this.configured.set(workspace, this.open(workspace, model, dimensions));
@@ -194,6 +190,50 @@ export class SemanticModels {
     for (const cache of this.caches.values()) cache.close();
     this.caches.clear();
   }
+}
+
+/** model.json: the setting and `check`, the SHA-256 (hex) of the setting's JSON without it. */
+interface SavedSetting {
+  dir?: string;
+  dimensions?: number;
+  id?: string;
+  off?: boolean;
+}
+
+function encodeSetting(setting: SavedSetting): string {
+  return JSON.stringify({ ...setting, check: createHash('sha256').update(JSON.stringify(setting)).digest('hex') });
+}
+
+/**
+ * Reads model.json. A file that does not parse, fails its check or holds fields of the wrong kind
+ * is damaged: named, never half-read (a changed `dimensions` would start the model's shared
+ * embedding cache over; a changed `off` would turn on a model the user turned off). One written
+ * before the check existed (exactly the old fields) is taken as it is.
+ */
+function readSetting(file: string): { status: 'missing' } | { status: 'valid'; saved: SavedSetting } | { status: 'damaged'; reason: string } {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'missing' };
+    return { status: 'damaged', reason: `${file} is unreadable: ${(error as Error).message}` };
+  }
+  const damaged = (why: string) => ({ status: 'damaged' as const, reason: `${file} is damaged (${why})` });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return damaged('not JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return damaged('not an object');
+  const { check, ...setting } = parsed as SavedSetting & { check?: unknown };
+  const keys = Object.keys(setting).sort().join(',');
+  if (check === undefined) {
+    if (keys !== 'dimensions,dir,id' && keys !== 'dimensions,dir' && keys !== 'off') return damaged('no check');
+  } else if (check !== createHash('sha256').update(JSON.stringify(setting)).digest('hex')) return damaged('check mismatch');
+  const kinds = (setting.dir === undefined || typeof setting.dir === 'string') && (setting.dimensions === undefined || (Number.isSafeInteger(setting.dimensions) && setting.dimensions > 0)) && (setting.id === undefined || typeof setting.id === 'string') && (setting.off === undefined || setting.off === true);
+  if (!kinds || (setting.off === undefined) === (setting.dir === undefined)) return damaged('fields of the wrong kind');
+  return { status: 'valid', saved: setting };
 }
 
 function info(model: ModelFolder, dimensions: number): ModelInfo {
