@@ -119,7 +119,7 @@ export class LanguageServers {
 
   /** A running server for tests and status (without starting one). */
   running(specId: string, projectRoot: string): LanguageServer | undefined {
-    return this.slots.get(`${specId}\u0000${projectRoot}`)?.server;
+    return (this.slots.get(`${specId}\u0000${projectRoot}\u0000trusted`) ?? this.slots.get(`${specId}\u0000${projectRoot}\u0000untrusted`))?.server;
   }
 
   async stopAll(): Promise<void> {
