@@ -99,6 +99,12 @@ const cases: Case[] = [
       //- id_ed25519.pub
       //- .npmrc
       //- config/credentials.json
+      //- .envrc
+      //- key.ppk
+      //- config/deploy_key
+      //- home/.kube/config
+      //- home/config
+      //- keys/deploy_key.pub
       //- src/env.ts
       export const env = process.env;
     `,
@@ -119,6 +125,10 @@ const cases: Case[] = [
       'id_ed25519.pub': 'secret',
       '.npmrc': 'secret',
       'config/credentials.json': 'secret',
+      '.envrc': 'secret',
+      'key.ppk': 'secret',
+      'config/deploy_key': 'secret',
+      'home/.kube/config': 'secret',
       'logo.png': 'binary',
       'big.txt': 'tooLarge',
     },

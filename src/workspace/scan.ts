@@ -13,7 +13,7 @@ import path from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { throwIfCancelled, type CancellationSignal } from '../base/cancellation.js';
 import { isPermissionDenied } from '../base/errors.js';
-import { baseName, joinRelative, toAbsolute } from '../base/paths.js';
+import { joinRelative, toAbsolute } from '../base/paths.js';
 import { inspectFile, type FileCheck, type FileOutcome, type StatTuple } from './file-content.js';
 import type { HashPool } from './hash-pool.js';
 import type { FolderMode, IgnoreRules, Inclusion } from './ignore-rules.js';
@@ -137,7 +137,7 @@ export function classifyEntry(
   const { root, rules } = classifier;
   if (stat.isDirectory()) return folderVerdictFor(rules.judge(relativePath, true, parentMode));
   if (rules.judge(relativePath, false, parentMode) === 'ignored') return ignoredVerdict;
-  if (classifier.isSecret(baseName(relativePath))) return { kind: 'skip', entry: { reason: 'secret', ...statKey(stat) } };
+  if (classifier.isSecret(relativePath)) return { kind: 'skip', entry: { reason: 'secret', ...statKey(stat) } };
   if (stat.isSymbolicLink()) return { kind: 'skip', entry: { reason: symlinkReason(root, absolutePath), ...statKey(stat) } };
   if (!stat.isFile()) return { kind: 'skip', entry: { reason: 'special', ...statKey(stat) } };
   if (stat.size > classifier.maxFileBytes) return { kind: 'skip', entry: { reason: 'tooLarge', ...statKey(stat) } };
@@ -346,7 +346,7 @@ export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
       }
       if (entry.isFile()) {
         if (options.rules.judge(relativePath, false, mode) === 'ignored') result.ignoredEntries += 1;
-        else if (options.isSecret(name)) result.skipped.set(relativePath, { reason: 'secret', ...noStat });
+        else if (options.isSecret(relativePath)) result.skipped.set(relativePath, { reason: 'secret', ...noStat });
         else if (name.includes('\uFFFD') && !fs.existsSync(absolutePath)) result.skipped.set(relativePath, { reason: 'unreadable', ...noStat });
         else candidate(relativePath, absolutePath, mode);
         continue;
