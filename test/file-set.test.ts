@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { git, gitInit, gitOracle, tempDir, writeFixture } from './helpers/fixture.js';
-import { pool, readyWorkspace } from './helpers/workspace-harness.js';
+import { secretFixtures } from './helpers/secret-fixtures.js';
+import { assertMatchesFreshScan, pool, quiesce, readyWorkspace } from './helpers/workspace-harness.js';
 
 interface Case {
   name: string;
@@ -22,6 +23,15 @@ interface Case {
   files?: string[];
   /** Paths the oracle lists that .fathomignore removes. */
   fathomIgnored?: string[];
+}
+
+const secrets = secretFixtures();
+
+function writeFiles(root: string, files: readonly { path: string; text: string }[]): void {
+  for (const file of files) {
+    fs.mkdirSync(path.dirname(path.join(root, file.path)), { recursive: true });
+    fs.writeFileSync(path.join(root, file.path), file.text);
+  }
 }
 
 const cases: Case[] = [
@@ -132,6 +142,18 @@ const cases: Case[] = [
       'logo.png': 'binary',
       'big.txt': 'tooLarge',
     },
+  },
+  {
+    // Every kind of secret-content.ts finds, under names that say nothing, and every name
+    // secrets.ts adds (test/helpers/secret-fixtures.ts); near misses stay listed.
+    name: 'secrets by content whatever the name, and by the names of keys and credential files; near misses stay',
+    git: true,
+    spec: `
+      //- src/main.ts
+      export {};
+    `,
+    setup: (root) => writeFiles(root, [...secrets.secrets, ...secrets.nearMisses]),
+    skipped: Object.fromEntries(secrets.secrets.map((file) => [file.path, 'secret'])),
   },
   {
     name: 'symbolic links are not followed (as ripgrep): each is skipped with where it points',
@@ -331,5 +353,50 @@ test('file set: a configurable size limit', async () => {
     assert.deepEqual(workspace.status().skipped, { tooLarge: 1 });
   } finally {
     await workspace.close();
+  }
+});
+
+test('file set: a file edited to hold a key leaves the file set, and comes back when the key is gone; a new file holding a token never enters', async () => {
+  const root = writeFixture(`
+    //- src/a.ts
+    export const a = 1;
+    //- src/b.ts
+    export const b = 2;
+  `);
+  const key = secrets.secrets.find((file) => file.path === 'fixtures/ed25519.txt')!.text;
+  const token = secrets.secrets.find((file) => file.path === 'scripts/deploy.sh')!.text;
+  const cacheDir = path.join(tempDir('fathom-cache-'), 'ws');
+  const workspace = await readyWorkspace(root, { cacheDir });
+  const added = new Set<string>();
+  const removed = new Set<string>();
+  workspace.onChanges((changes) => {
+    for (const file of [...changes.added, ...changes.changed]) added.add(file);
+    for (const file of changes.removed) removed.add(file);
+  });
+  try {
+    fs.writeFileSync(path.join(root, 'src/a.ts'), `export const a = 1;\nconst pem = \`${key}\`;\n`);
+    fs.writeFileSync(path.join(root, 'src/deploy.sh'), token);
+    await quiesce(workspace);
+    assert.deepEqual(workspace.files(), ['src/b.ts']);
+    assert.deepEqual(workspace.status().skipped, { secret: 2 });
+    assert.ok(removed.has('src/a.ts'), 'its removal was published');
+    assert.ok(!added.has('src/a.ts') && !added.has('src/deploy.sh'), 'neither was ever published as present');
+    await assertMatchesFreshScan(workspace);
+    fs.writeFileSync(path.join(root, 'src/a.ts'), 'export const a = 3;\n');
+    await quiesce(workspace);
+    assert.deepEqual(workspace.files(), ['src/a.ts', 'src/b.ts']);
+    assert.deepEqual(workspace.status().skipped, { secret: 1 });
+    await assertMatchesFreshScan(workspace);
+  } finally {
+    await workspace.close();
+  }
+  // A restart from the cache reads the secret again and skips it again.
+  const again = await readyWorkspace(root, { cacheDir });
+  try {
+    assert.equal(again.status().cache.loaded, 'valid');
+    assert.deepEqual(again.files(), ['src/a.ts', 'src/b.ts']);
+    assert.deepEqual(again.status().skipped, { secret: 1 });
+  } finally {
+    await again.close();
   }
 });

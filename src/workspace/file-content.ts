@@ -1,12 +1,15 @@
 // Inspects one regular file: stats it, and unless its (size, mtime, inode) match what is already
 // known, reads it and decides what it is: text (with its SHA-256), binary (a NUL byte in the first
-// 8 KiB, as git and ripgrep judge), too large, no longer a regular file, gone, or unreadable.
+// 8 KiB, as git and ripgrep judge), a secret (a text holding a private key or a token:
+// secret-content.ts; its hash is never taken), too large, no longer a regular file, gone, or
+// unreadable. Files are read into the secret prefilter's memory, so it scans them where they lie.
 // Shared by the hash workers (most files) and the main thread (single files the watcher reports), so
 // both judge a file the same way. Opens with O_NOFOLLOW | O_NONBLOCK: a file swapped for a symbolic
 // link or a FIFO after it was listed is reported, never followed or waited on.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { isVanished } from '../base/errors.js';
+import { findSecret, secretScanArea, type SecretRule } from './secret-content.js';
 
 export const binarySniffBytes = 8192;
 
@@ -26,6 +29,7 @@ export type FileOutcome =
   | { kind: 'stat'; stat: StatTuple }
   | { kind: 'text'; stat: StatTuple; hash: string }
   | { kind: 'binary'; stat: StatTuple }
+  | { kind: 'secret'; stat: StatTuple; rule: SecretRule }
   | { kind: 'tooLarge'; stat: StatTuple }
   | { kind: 'notFile' }
   | { kind: 'vanished' }
@@ -61,8 +65,9 @@ export function inspectFile(check: FileCheck, maxFileBytes: number, attempt = 0)
     if (!opened.isFile()) return { kind: 'notFile' };
     const key = tuple(opened);
     if (opened.size > maxFileBytes) return { kind: 'tooLarge', stat: key };
-    // One byte more than the size shows whether the file grew since the fstat.
-    const content = Buffer.allocUnsafe(opened.size + 1);
+    // One byte more than the size shows whether the file grew since the fstat. The area is
+    // reused by the next file: nothing here keeps it.
+    const content = secretScanArea(opened.size + 1);
     let length = fs.readSync(handle, content, 0, Math.min(binarySniffBytes, content.length), 0);
     if (content.subarray(0, Math.min(length, binarySniffBytes)).indexOf(0) !== -1) return { kind: 'binary', stat: key };
     for (let read = length; read > 0 && length < content.length; length += read) {
@@ -77,6 +82,8 @@ export function inspectFile(check: FileCheck, maxFileBytes: number, attempt = 0)
     }
     const text = content.subarray(0, length);
     if (text.subarray(0, binarySniffBytes).indexOf(0) !== -1) return { kind: 'binary', stat: key };
+    const rule = findSecret(text);
+    if (rule !== undefined) return { kind: 'secret', stat: key, rule };
     return { kind: 'text', stat: key, hash: createHash('sha256').update(text).digest('hex') };
   } catch (error) {
     return failure(error);

@@ -2,12 +2,13 @@
 // with theirs) in the cache folder, so a restart rehashes only what changed.
 //
 // File: base/checked-file.ts's container, magic "FTHMFSET", payload msgpack of FileSetSnapshot.
-// Versions: 1 = first format.
+// Versions: 1 = first format; 2 = secrets also found by content (secret-content.ts): a file a
+// version 1 cache lists may hold a key, and is read again.
 import { Packr } from 'msgpackr';
 import { decodeChecked, encodeChecked, readChecked, writeFileAtomic, type CheckedRead } from '../base/checked-file.js';
 import type { SkipReason } from './skip-reason.js';
 
-export const fileSetFormatVersion = 1;
+export const fileSetFormatVersion = 2;
 const magic = 'FTHMFSET';
 const packr = new Packr({ useRecords: false, mapsAsObjects: true });
 

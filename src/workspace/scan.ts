@@ -150,7 +150,8 @@ export function reusable(known: Known | undefined, stat: StatKey): Known | undef
   if (!known) return undefined;
   const entry = known.entry;
   if (entry.size !== stat.size || entry.mtimeMs !== stat.mtimeMs || entry.ino !== stat.ino) return undefined;
-  // Only content verdicts are worth reusing; an unreadable file is retried (chmod keeps mtime).
+  // Only content verdicts are worth reusing; an unreadable file is retried (chmod keeps mtime),
+  // and so is a secret found by its content (few files, judged by the rules of this version).
   if (known.kind === 'skip' && known.entry.reason !== 'binary') return undefined;
   return known;
 }
@@ -166,6 +167,8 @@ export function knownFromOutcome(outcome: FileOutcome): Known | undefined {
       return { kind: 'file', entry: { ...keyOf(outcome.stat), hash: outcome.hash } };
     case 'binary':
       return { kind: 'skip', entry: { reason: 'binary', ...keyOf(outcome.stat) } };
+    case 'secret':
+      return { kind: 'skip', entry: { reason: 'secret', ...keyOf(outcome.stat) } };
     case 'tooLarge':
       return { kind: 'skip', entry: { reason: 'tooLarge', ...keyOf(outcome.stat) } };
     case 'unreadable':
@@ -271,7 +274,7 @@ export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
         return;
       }
       default: {
-        if (outcome.kind === 'text' || outcome.kind === 'binary') result.hashed += 1;
+        if (outcome.kind === 'text' || outcome.kind === 'binary' || outcome.kind === 'secret') result.hashed += 1;
         const known = knownFromOutcome(outcome);
         if (known?.kind === 'file') {
           result.files.set(job.relativePath, known.entry);
