@@ -68,7 +68,9 @@ export class Generation {
 
   /**
    * Writes a generation of `files` (workspace-relative, any order: they are indexed in path order)
-   * into `folder` and loads it. Files that cannot be read are left out and passed to `missing`.
+   * into `folder` and loads it. Files that cannot be read are left out and passed to `missing`,
+   * and so are files whose bytes' SHA-256 `vetted` refuses: the content store holds only bytes
+   * the file set has judged (a file that changed since, perhaps to hold a key, is not kept).
    */
   static async write(options: {
     folder: string;
@@ -76,6 +78,7 @@ export class Generation {
     files: string[];
     pieceTarget: number;
     read: (path: string) => Buffer;
+    vetted: (path: string, hash: string) => boolean;
     signal: CancellationSignal;
     onProgress?: (done: number, total: number) => void;
     missing: (path: string) => void;
@@ -100,17 +103,22 @@ export class Generation {
           sliceStart = performance.now();
         }
         fileFirstPiece[id] = pieces;
-        let bytes: Buffer;
+        let bytes: Buffer | undefined;
+        let hash = '';
         try {
           bytes = options.read(files[id]!);
+          hash = createHash('sha256').update(bytes).digest('hex');
         } catch {
-          // Gone or unreadable since it was listed: indexed as empty, searched fresh.
+          bytes = undefined;
+        }
+        if (bytes === undefined || !options.vetted(files[id]!, hash)) {
+          // Gone, unreadable or changed since it was listed: indexed as empty, searched fresh.
           options.missing(files[id]!);
           hashes.push('');
           fileOffsets[id] = writer.contentSize;
           continue;
         }
-        hashes.push(createHash('sha256').update(bytes).digest('hex'));
+        hashes.push(hash);
         const base = writer.appendContent(bytes);
         fileOffsets[id] = base;
         forEachPiece(

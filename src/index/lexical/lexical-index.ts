@@ -336,6 +336,7 @@ export class LexicalIndex {
         files: this.source.files(),
         pieceTarget: this.pieceTarget,
         read: (file) => fs.readFileSync(toAbsolute(this.source.root, file)),
+        vetted: (file, hash) => this.source.hashOf(file) === hash,
         signal,
         onProgress: (done, total) => this.progressListeners.forEach((listener) => listener(done, total)),
         missing: (file) => during.add(file),
@@ -369,6 +370,7 @@ export class LexicalIndex {
         files: [...this.changed].filter((file) => this.source.hashOf(file) !== undefined),
         pieceTarget: this.pieceTarget,
         read: (file) => fs.readFileSync(toAbsolute(this.source.root, file)),
+        vetted: (file, hash) => this.source.hashOf(file) === hash,
         signal: this.stopped,
         missing: (file) => during.add(file),
       });

@@ -12,7 +12,9 @@
 //   pieceStarts (f64, pieces + 1), pieceLines (u32), keys, counts, offsets (f64), lengths, crcs,
 //   blockBytes, blockCrcs (u32, one per block of the content store) }.
 //
-// Format versions: 1 the first; 2 adds blockBytes and blockCrcs (a version-1 index is rebuilt).
+// Format versions: 1 the first; 2 adds blockBytes and blockCrcs (a version-1 index is rebuilt);
+// 3: the content store holds only bytes the file set vetted, so never a file's that holds a secret
+// (secret-content.ts; an older store may hold one: it is rebuilt).
 //
 // Writes: content first (fsynced), postings and meta into a temporary index file, header last,
 // fsync, rename, fsync of the folder; then older generations' content files are removed. A crash
@@ -28,7 +30,7 @@ import { bytesOf, typedCopy } from '../../base/typed-bytes.js';
 import { BlockChecksums, contentBlockBytes, newContentCheck, type ContentCheck } from './content-check.js';
 import { BufferedWriter, Postings, PostingsWriter, type PostingsTable } from './postings.js';
 
-export const regexFormatVersion = 2;
+export const regexFormatVersion = 3;
 const magic = 'FTHMRIX1';
 const headerBytes = 64;
 const indexName = 'regex-index.bin';

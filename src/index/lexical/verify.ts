@@ -2,8 +2,11 @@
 // disk (changed since), buffer texts. Each file's lines that hold a planned literal (or the run a
 // regex demands) are tested with the regex. Runs in the grep workers, and on the daemon's thread
 // for small searches of a plain literal (no user regex there: a literal cannot backtrack). Bytes of
-// a content store are matched only after their blocks pass their checksums (ContentDamaged).
+// a content store are matched only after their blocks pass their checksums (ContentDamaged). A
+// file read from disk that holds a secret now (secret-content.ts: edited since the file set read
+// it, and not yet dropped) answers nothing.
 import fs from 'node:fs';
+import { findSecret } from '../../workspace/secret-content.js';
 import { checkRead, ContentDamaged, type ContentCheck } from './content-check.js';
 import { attachContext } from './context-lines.js';
 import { LineArray, matchBytes, matchBytesInto, matchLines, type CompiledMatcher, type LineMatch, type LineSink, type PlainLiteral } from './matcher.js';
@@ -205,6 +208,10 @@ export function verifyChunk(chunk: Omit<GrepChunk, 'id'>, sink: MatchSink, befor
       } catch {
         sink.endFile(index, 0);
         return; // removed between planning and verifying
+      }
+      if (findSecret(bytes) !== undefined) {
+        sink.endFile(index, 0);
+        return;
       }
       if (!wantsContext) matchBytesInto(sink, bytes, matcher, chunk.literals, limit, 1, chunk.run, tally, chunk.plain);
       else sink.addMatches(withContext(matchBytes(bytes, matcher, chunk.literals, oneMore(limit), 1, chunk.run, tally, chunk.plain), limit, chunk, () => bytes.toString('utf8')));
