@@ -1,8 +1,9 @@
 // Secrets over the real daemon (`fathom serve --stdio`): a repository holding every kind of secret
 // (test/helpers/secret-fixtures.ts: by content under innocent names, and by name) and near misses.
-// No answer of grep, files or code search holds any secret's text, near misses are found, status
-// counts the secrets; keys and tokens written while the daemon runs are never answered either; and
-// after the daemon has built and saved every index, no byte of the cache folder holds a secret.
+// No answer of grep, files, code search, symbols, chunks or outline holds any secret's text, near
+// misses are found, status counts the secrets; keys and tokens written while the daemon runs are
+// never answered either; and after the daemon has built and saved every index, no byte of the
+// cache folder holds a secret.
 // Then the regex index's own guard, for a file that comes to hold a key between the file set's
 // read and the index's: such bytes are neither stored nor answered.
 import assert from 'node:assert/strict';
@@ -12,6 +13,7 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { CodeSearchResult, FilesResult, GrepResult, StatusResult, SymbolsResult, WorkspaceStatus } from '../src/protocol/methods.js';
 import { GrepPool } from '../src/index/lexical/grep-pool.js';
+import { ErrorCodes } from '../src/protocol/errors.js';
 import { LexicalIndex, type FileSource } from '../src/index/lexical/lexical-index.js';
 import { BufferOverlay } from '../src/workspace/overlay.js';
 import { gitInit, sleep, tempDir } from './helpers/fixture.js';
@@ -93,6 +95,14 @@ describe('secrets over the daemon', () => {
     // Words of the secrets' files (and of the near misses'), ranked by the chunk index.
     for (const query of ['aws secret access key', 'github token export push', 'stripe billing', 'private key begin end', 'client key data users admin', 'api key anthropic openai']) {
       check(await client.result<CodeSearchResult>('fathom/codeSearch', { root, query, mode: 'lexical' }), query);
+    }
+    // A method given a secret's path refuses it.
+    for (const method of ['fathom/chunks', 'fathom/outline']) {
+      for (const secret of secrets.filter((file) => file.path.endsWith('.ts') || file.path.endsWith('.js'))) {
+        const response = await client.request(method, { root, path: secret.path });
+        assert.equal(response.error?.code, ErrorCodes.InvalidParams, `${method} answered ${secret.path}`);
+        assert.ok(!JSON.stringify(response).includes(secret.marker));
+      }
     }
     // Every symbol (the code graph is built and saved too): none of a secret's file.
     const symbols = await client.result<SymbolsResult>('fathom/symbols', { root, query: '', limit: 10_000 });
