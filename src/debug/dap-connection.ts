@@ -1,11 +1,11 @@
 // A Debug Adapter Protocol client over an adapter's stdio, on the same Content-Length framing as
-// the language-server client (lsp/framing.ts: split and merged frames, banners). DAP is not
+// the language-server client (base/framing.ts: split and merged frames, banners). DAP is not
 // JSON-RPC: every message has a `seq` and a `type`; a response names the request it answers by
 // `request_seq` and says `success` (or carries `message`); events are a third kind; the adapter
 // may also send requests of its own (reverse requests such as runInTerminal), which are answered
 // as unsupported. When the process's streams end, every pending request fails.
 import type { Readable, Writable } from 'node:stream';
-import { encodeFrame, FrameDecoder } from '../lsp/framing.js';
+import { encodeFrame, FrameDecoder } from '../base/framing.js';
 
 export class DapClosed extends Error {
   constructor(message = 'the debug adapter connection closed') {

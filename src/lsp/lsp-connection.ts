@@ -1,10 +1,10 @@
-// A JSON-RPC 2.0 client over a language server's stdio, on framing.ts: requests matched to
+// A JSON-RPC 2.0 client over a language server's stdio, on base/framing.ts: requests matched to
 // responses by id (each with a time limit), notifications both ways, and the server's own
 // requests (workspace/configuration and the like) answered by a handler. Owns nothing about LSP's
 // meaning; language-server.ts speaks LSP on top. When the process's streams end, every pending
 // request rejects with ConnectionClosed.
 import type { Readable, Writable } from 'node:stream';
-import { encodeFrame, FrameDecoder } from './framing.js';
+import { encodeFrame, FrameDecoder } from '../base/framing.js';
 
 export class ConnectionClosed extends Error {
   constructor(message = 'the language server connection closed') {

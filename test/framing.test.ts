@@ -1,9 +1,9 @@
-// Content-Length framing (shared by the language-server client and, later, the debugger): a
+// Content-Length framing (shared by the daemon, the language-server and debug-adapter clients): a
 // message split across chunks at every byte, several messages in one chunk, banner text before
 // the first frame and between frames, multi-byte UTF-8 bodies, and bad frames skipped with a report.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { encodeFrame, FrameDecoder } from '../src/lsp/framing.js';
+import { encodeFrame, FrameDecoder } from '../src/base/framing.js';
 
 function decode(chunks: Buffer[]): { messages: unknown[]; problems: string[]; skipped: string } {
   const messages: unknown[] = [];
