@@ -57,7 +57,7 @@ export class DapConnection {
   ) {
     const decoder = new FrameDecoder(
       (message) => this.receive(message),
-      (problem) => this.log(`bad frame from the debug adapter: ${problem}`),
+      (problem) => this.log(`bad frame from the debug adapter: ${problem.message}`),
     );
     input.on('data', (chunk: Buffer) => decoder.push(chunk));
     input.on('close', () => this.close());

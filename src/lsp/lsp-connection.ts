@@ -58,7 +58,7 @@ export class LspConnection {
   ) {
     this.decoder = new FrameDecoder(
       (message) => this.receive(message),
-      (problem) => this.log(`bad frame from the server: ${problem}`),
+      (problem) => this.log(`bad frame from the server: ${problem.message}`),
     );
     input.on('data', (chunk: Buffer) => this.decoder.push(chunk));
     input.on('close', () => this.close());
