@@ -107,7 +107,7 @@ export function inProcessDaemon(config: DaemonConfig): Client {
   const daemon = new Daemon(config);
   const toDaemon = new PassThrough();
   const fromDaemon = new PassThrough();
-  daemon.serve(new StreamMessageReader(toDaemon), new StreamMessageWriter(fromDaemon, writerOptions), { onExit: () => undefined });
+  daemon.serve(toDaemon, new StreamMessageWriter(fromDaemon, writerOptions), { onExit: () => undefined, oversizedFrames: 'skip' });
   const connection = createMessageConnection(new StreamMessageReader(fromDaemon), new StreamMessageWriter(toDaemon));
   connection.listen();
   return {

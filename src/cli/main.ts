@@ -20,6 +20,7 @@ const usage = `usage: fathom <command> [options]
 commands:
   serve [--stdio] [--socket PATH]     run the daemon (default: on the user's socket)
         [--max-file-bytes N] [--reconcile-seconds N]
+        [--max-frame-bytes N]         refuse a client's message larger than N bytes (64 MiB)
   attach [--socket PATH]              join stdin/stdout to the user's daemon (started if needed):
                                       an editor's LSP command that shares the one daemon
   index [PATH] [--no-wait]            index or refresh a workspace, waiting with a progress bar
@@ -345,6 +346,11 @@ async function serve(values: Record<string, unknown>): Promise<void> {
   if (values['max-file-bytes'] !== undefined) config.maxFileBytes = Number(values['max-file-bytes']);
   if (values['reconcile-seconds'] !== undefined) config.reconcileIntervalMs = Number(values['reconcile-seconds']) * 1000;
   if (!Number.isFinite(config.maxFileBytes) || !Number.isFinite(config.reconcileIntervalMs)) throw new UsageError('--max-file-bytes and --reconcile-seconds take numbers');
+  if (values['max-frame-bytes'] !== undefined) {
+    const bytes = Number(values['max-frame-bytes']);
+    if (!Number.isSafeInteger(bytes) || bytes < 1) throw new UsageError('--max-frame-bytes takes a whole number of bytes (at least 1)');
+    config.maxFrameBytes = bytes;
+  }
   const daemon = new Daemon(config);
   process.on('unhandledRejection', (reason) => log.error(`unhandled rejection: ${errorMessage(reason)}`));
   process.on('uncaughtException', (error) => log.error(`uncaught exception: ${error.stack ?? error.message}`));
@@ -404,6 +410,7 @@ async function main(argv: string[]): Promise<number> {
       limit: { type: 'string' },
       path: { type: 'string' },
       'max-file-bytes': { type: 'string' },
+      'max-frame-bytes': { type: 'string' },
       'fixed-strings': { type: 'boolean', short: 'F' },
       'ignore-case': { type: 'boolean', short: 'i' },
       'word-regexp': { type: 'boolean', short: 'w' },

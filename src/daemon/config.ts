@@ -24,7 +24,20 @@ export interface DaemonConfig {
   treeCacheMb?: number;
   /** Flat syntax trees kept on disk (`<cacheRoot>/trees`), in MiB (0: none). */
   treeStoreMb?: number;
+  /**
+   * A client's message (one frame's body) larger than this is refused unread (docs/protocol.md,
+   * "Errors"): $FATHOM_MAX_FRAME_BYTES or `fathom serve --max-frame-bytes`.
+   */
+  maxFrameBytes?: number;
 }
+
+/**
+ * 64 MiB: the largest legitimate messages carry a whole buffer's text (didOpen, a full didChange,
+ * writeFile, editFile) as JSON, up to twice its size for text full of quotes and backslashes;
+ * editors sync buffers of tens of MB at most (VS Code stops syncing at 50 MB), so a 30 MB file
+ * written as JSON still fits, and three clients at the limit cost a few hundred MB at worst.
+ */
+export const defaultMaxFrameBytes = 64 * 1024 * 1024;
 
 function positiveNumber(value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
@@ -54,6 +67,8 @@ export function defaultConfig(): DaemonConfig {
     serversFile: process.env.FATHOM_SERVERS ? path.resolve(process.env.FATHOM_SERVERS) : path.join(defaultConfigDir(), 'servers.json'),
     treeCacheMb: positiveNumber(process.env.FATHOM_TREE_CACHE_MB) ?? 96,
     treeStoreMb: positiveNumber(process.env.FATHOM_TREE_STORE_MB) ?? 2048,
+    // 0 or nonsense: the default (there is no unlimited).
+    maxFrameBytes: positiveNumber(process.env.FATHOM_MAX_FRAME_BYTES) || defaultMaxFrameBytes,
   };
 }
 

@@ -2,80 +2,25 @@
 // per client, all sharing one WorkspaceManager and buffer overlay. Owns the socket's life: a private
 // folder (0700) and socket (0600), detection of a live daemon on the same path (it refuses to
 // clobber it) and removal of a stale socket file. Builds connections on vscode-jsonrpc directly:
-// vscode-languageserver's connection would end the process on one socket client's `exit`.
+// vscode-languageserver's connection would end the process on one socket client's `exit`; reads
+// frames with its own reader (frame-reader.ts: limits vscode-jsonrpc's reader lacks) and checks
+// every message before dispatch (message-guard.ts).
 import fs from 'node:fs';
 import net from 'node:net';
-import {
-  createMessageConnection,
-  SocketMessageReader,
-  SocketMessageWriter,
-  StreamMessageReader,
-  StreamMessageWriter,
-  type DataCallback,
-  type Disposable,
-  type Message,
-  type MessageReader,
-  type MessageWriter,
-} from 'vscode-jsonrpc/node';
+import type { Readable } from 'node:stream';
+import { createMessageConnection, SocketMessageWriter, StreamMessageWriter, type MessageWriter } from 'vscode-jsonrpc/node';
 import { errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
-import { ErrorCodes } from '../protocol/errors.js';
 import { BufferOverlay } from '../workspace/overlay.js';
-import { readPackageVersion, type DaemonConfig } from './config.js';
+import { defaultMaxFrameBytes, readPackageVersion, type DaemonConfig } from './config.js';
+import { FrameReader } from './frame-reader.js';
 import { checkSocketFolder } from './socket-folder.js';
 import { writerOptions } from './json-encoder.js';
+import { guardConnection } from './message-guard.js';
 import { Session, type DaemonServices } from './session.js';
 import { WorkspaceManager } from './workspaces.js';
 
 export class SocketInUseError extends Error {}
-
-/**
- * Passes well-formed messages on, and answers malformed ones itself: a body that is not JSON gets a
- * ParseError, a message that is neither request, notification nor response an InvalidRequest.
- * Broken framing (no Content-Length) cannot be resynchronised: the connection is closed.
- */
-function guardedReader(reader: MessageReader, writer: MessageWriter, onFatal: () => void): MessageReader {
-  const reply = (code: number, message: string, id: string | number | null = null): Promise<void> =>
-    writer.write({ jsonrpc: '2.0', id, error: { code, message } } as Message).catch(() => undefined);
-  reader.onError((error) => {
-    const message = errorMessage(error);
-    // A body that is not JSON fails in JSON.parse (SyntaxError) and the stream stays in step; any
-    // other reader error is about the headers, after which the stream cannot be trusted.
-    const framing = !(error instanceof SyntaxError);
-    const answered = reply(ErrorCodes.ParseError, framing ? `bad frame: ${message.split('\n')[0]}` : `parse error: ${message}`);
-    if (framing) void answered.finally(onFatal);
-  });
-  return {
-    onError: reader.onError,
-    onClose: reader.onClose,
-    onPartialMessage: reader.onPartialMessage,
-    dispose: () => reader.dispose(),
-    listen: (callback: DataCallback): Disposable =>
-      reader.listen((message) => {
-        const candidate = message as unknown as Record<string, unknown>;
-        const id = candidate?.id;
-        const validId = typeof id === 'string' || typeof id === 'number';
-        const hasMethod = typeof candidate?.method === 'string';
-        const isResponse = validId && !('method' in candidate) && ('result' in candidate || 'error' in candidate);
-        if (typeof candidate !== 'object' || candidate === null || Array.isArray(candidate)) {
-          void reply(ErrorCodes.InvalidRequest, 'a message must be a JSON object (batches are not supported)');
-        } else if (!hasMethod && !isResponse) {
-          void reply(ErrorCodes.InvalidRequest, "a message needs a string 'method' (or a response's 'result' or 'error')", validId ? id : null);
-        } else if ('id' in candidate && !validId && hasMethod && id !== null) {
-          void reply(ErrorCodes.InvalidRequest, "'id' must be a string or a number");
-        } else if (candidate.method === '$/cancelRequest' && typeof (candidate.params as { id?: unknown } | null)?.id !== 'number' && typeof (candidate.params as { id?: unknown } | null)?.id !== 'string') {
-          log.warn('$/cancelRequest without params.id ignored');
-        } else {
-          try {
-            callback(message);
-          } catch (error) {
-            // Dispatch failed on this message alone: never mistake that for broken framing.
-            log.warn(`message ${String(candidate.method ?? candidate.id)} dropped: ${errorMessage(error)}`);
-          }
-        }
-      }),
-  };
-}
 
 export class Daemon implements DaemonServices {
   readonly workspaces: WorkspaceManager;
@@ -88,9 +33,11 @@ export class Daemon implements DaemonServices {
   private stoppingValue = false;
   private ownershipTimer: NodeJS.Timeout | undefined;
   private readonly stopListeners: (() => void)[] = [];
+  private readonly maxFrameBytes: number;
 
   constructor(config: DaemonConfig) {
     this.workspaces = new WorkspaceManager(config, this.overlay);
+    this.maxFrameBytes = config.maxFrameBytes ?? defaultMaxFrameBytes;
   }
 
   get stopping(): boolean {
@@ -105,14 +52,24 @@ export class Daemon implements DaemonServices {
     this.stopListeners.push(listener);
   }
 
-  /** Serves one client over a reader/writer pair (stdio, a socket, or an in-process pipe). */
-  serve(reader: MessageReader, writer: MessageWriter, options: { onExit: (code: number) => void; onClose?: () => void }): void {
+  /**
+   * Serves one client (stdio, a socket, or an in-process pipe): its frames read from `input`, the
+   * answers written by `writer`. `oversizedFrames`: what a frame over the limit costs the
+   * connection (message-guard.ts).
+   */
+  serve(input: Readable, writer: MessageWriter, options: { onExit: (code: number) => void; onClose?: () => void; oversizedFrames: 'close' | 'skip' }): void {
     let closed = false;
-    const connection = createMessageConnection(
-      guardedReader(reader, writer, () => close()),
-      writer,
-      { error: (m) => log.debug(`jsonrpc: ${m}`), warn: (m) => log.debug(`jsonrpc: ${m}`), info: () => undefined, log: () => undefined },
-    );
+    const guarded = guardConnection(new FrameReader(input, { maxFrameBytes: this.maxFrameBytes }), writer, {
+      close: () => close(),
+      oversizedFrames: options.oversizedFrames,
+      limitSource: 'FATHOM_MAX_FRAME_BYTES or fathom serve --max-frame-bytes',
+    });
+    const connection = createMessageConnection(guarded.reader, guarded.writer, {
+      error: (m) => log.debug(`jsonrpc: ${m}`),
+      warn: (m) => log.debug(`jsonrpc: ${m}`),
+      info: () => undefined,
+      log: () => undefined,
+    });
     const session = new Session(connection, this, (code) => {
       options.onExit(code);
       close();
@@ -133,7 +90,8 @@ export class Daemon implements DaemonServices {
   }
 
   serveStdio(onEnd: (code: number) => void): void {
-    this.serve(new StreamMessageReader(process.stdin), new StreamMessageWriter(process.stdout, writerOptions), { onExit: onEnd, onClose: () => onEnd(0) });
+    // The editor that spawned the daemon owns it: an oversized frame is refused, not the editor.
+    this.serve(process.stdin, new StreamMessageWriter(process.stdout, writerOptions), { onExit: onEnd, onClose: () => onEnd(0), oversizedFrames: 'skip' });
   }
 
   /** Listens on a Unix socket. Throws SocketInUseError if a live daemon already answers there. */
@@ -145,9 +103,10 @@ export class Daemon implements DaemonServices {
     if (await isLive(socketPath)) throw new SocketInUseError(`a Fathom daemon is already serving ${socketPath}`);
     fs.rmSync(socketPath, { force: true });
     const server = net.createServer((socket) => {
-      this.serve(new SocketMessageReader(socket), new SocketMessageWriter(socket, writerOptions), {
+      this.serve(socket, new SocketMessageWriter(socket, writerOptions), {
         onExit: () => undefined,
         onClose: () => socket.destroy(),
+        oversizedFrames: 'close',
       });
       socket.on('error', (error) => log.debug(`socket client: ${error.message}`));
     });

@@ -1,0 +1,167 @@
+// The checks every message from a client passes before vscode-jsonrpc dispatches it, and the
+// answers the daemon gives itself when one fails: a frame that cannot be read (frame-reader.ts's
+// FrameError), or a message that is neither request, notification nor response. Called by server.ts once per connection; owns
+// what each failure costs the connection (docs/protocol.md, "Errors"):
+//   - a body that is not JSON: ParseError (id null), the connection goes on;
+//   - a frame over the limit: InvalidRequest (with the request's id when its first KiB names one);
+//     its bytes are dropped unread, then a socket connection closes, a stdio one goes on;
+//   - broken framing (a header that cannot be read, or longer than 8 KiB): ParseError, then the
+//     connection closes (the stream cannot be trusted to be back in step).
+import type { DataCallback, Disposable, Message, MessageReader, MessageWriter } from 'vscode-jsonrpc/node';
+import { errorMessage } from '../base/errors.js';
+import { log } from '../base/logger.js';
+import { ErrorCodes } from '../protocol/errors.js';
+import { FrameError } from './frame-reader.js';
+
+export interface GuardOptions {
+  /** Ends the connection (after the answer that says why was written). */
+  close: () => void;
+  /** What a frame over the limit costs: 'close' the connection (a socket), or 'skip' it (stdio, whose client owns the process). */
+  oversizedFrames: 'close' | 'skip';
+  /** Where the limit is set, for the answer. */
+  limitSource: string;
+}
+
+type Id = string | number;
+
+/** The reader and writer vscode-jsonrpc gets: the reader passes on only messages that passed. */
+export function guardConnection(reader: MessageReader, writer: MessageWriter, options: GuardOptions): { reader: MessageReader; writer: MessageWriter } {
+  const reply = (code: number, message: string, id: Id | null = null, data?: unknown): Promise<void> =>
+    writer.write({ jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } } as Message).catch(() => undefined);
+
+  reader.onError((error) => {
+    if (!(error instanceof FrameError)) {
+      log.debug(`client stream: ${errorMessage(error)}`);
+      return;
+    }
+    const problem = error.problem;
+    if (problem.kind === 'notJson') {
+      void reply(ErrorCodes.ParseError, `parse error: ${problem.message}`);
+    } else if (problem.kind === 'tooLarge') {
+      const id = leadingRequestId(problem.head.toString('utf8'));
+      const closing = options.oversizedFrames === 'close';
+      log.warn(`a client sent a frame of ${problem.length} bytes (limit ${problem.limit}): dropped${closing ? ', connection closed' : ''}`);
+      const answered = reply(
+        ErrorCodes.InvalidRequest,
+        `a message of ${problem.length} bytes is over the daemon's limit of ${problem.limit} bytes (${options.limitSource})${closing ? '; the connection is closed' : '; it was not read'}`,
+        id,
+        { frameBytes: problem.length, maxFrameBytes: problem.limit },
+      );
+      if (closing) void answered.finally(options.close);
+    } else {
+      log.warn(`a client's framing broke (${problem.message}): connection closed`);
+      void reply(ErrorCodes.ParseError, `bad frame: ${problem.message}`).finally(options.close);
+    }
+  });
+
+  const guardedReader: MessageReader = {
+    onError: reader.onError,
+    onClose: reader.onClose,
+    onPartialMessage: reader.onPartialMessage,
+    dispose: () => reader.dispose(),
+    listen: (callback: DataCallback): Disposable =>
+      reader.listen((message) => {
+        const candidate = message as unknown as Record<string, unknown>;
+        const id = candidate?.id;
+        const validId = typeof id === 'string' || typeof id === 'number';
+        const hasMethod = typeof candidate?.method === 'string';
+        const isResponse = validId && !('method' in candidate) && ('result' in candidate || 'error' in candidate);
+        if (typeof candidate !== 'object' || candidate === null || Array.isArray(candidate)) {
+          void reply(ErrorCodes.InvalidRequest, 'a message must be a JSON object (batches are not supported)');
+        } else if (!hasMethod && !isResponse) {
+          void reply(ErrorCodes.InvalidRequest, "a message needs a string 'method' (or a response's 'result' or 'error')", validId ? id : null);
+        } else if ('id' in candidate && !validId && hasMethod && id !== null) {
+          void reply(ErrorCodes.InvalidRequest, "'id' must be a string or a number");
+        } else if (candidate.method === '$/cancelRequest' && typeof (candidate.params as { id?: unknown } | null)?.id !== 'number' && typeof (candidate.params as { id?: unknown } | null)?.id !== 'string') {
+          log.warn('$/cancelRequest without params.id ignored');
+        } else {
+          try {
+            callback(message);
+          } catch (error) {
+            // Dispatch failed on this message alone: never mistake that for broken framing.
+            log.warn(`message ${String(candidate.method ?? candidate.id)} dropped: ${errorMessage(error)}`);
+          }
+        }
+      }),
+  };
+
+  return { reader: guardedReader, writer };
+}
+
+/**
+ * The id of the request whose JSON text begins with `head`, when its top-level object names one
+ * before `head` ends (vscode-jsonrpc and most clients write `jsonrpc`, `id`, `method`, then
+ * `params`); null when it does not, or the text is not a JSON object as far as it goes.
+ */
+export function leadingRequestId(head: string): Id | null {
+  try {
+    return walkToId(head);
+  } catch {
+    // A key or value JSON.parse refuses (a bad escape): not a request as far as it goes.
+    return null;
+  }
+}
+
+function walkToId(head: string): Id | null {
+  let at = skipSpace(head, 0);
+  if (head[at] !== '{') return null;
+  at += 1;
+  for (;;) {
+    at = skipSpace(head, at);
+    if (head[at] !== '"') return null;
+    const keyEnd = valueEnd(head, at);
+    if (keyEnd < 0) return null;
+    const key = JSON.parse(head.slice(at, keyEnd)) as string;
+    at = skipSpace(head, keyEnd);
+    if (head[at] !== ':') return null;
+    at = skipSpace(head, at + 1);
+    const end = valueEnd(head, at);
+    if (end < 0) return null;
+    if (key === 'id') {
+      const value: unknown = JSON.parse(head.slice(at, end));
+      return typeof value === 'string' || typeof value === 'number' ? value : null;
+    }
+    at = skipSpace(head, end);
+    if (head[at] !== ',') return null;
+    at += 1;
+  }
+}
+
+function skipSpace(text: string, at: number): number {
+  while (at < text.length && (text[at] === ' ' || text[at] === '\t' || text[at] === '\n' || text[at] === '\r')) at += 1;
+  return at;
+}
+
+/** Where the JSON value starting at `at` ends, or -1 when `text` ends first (or it is not one). */
+function valueEnd(text: string, at: number): number {
+  const first = text[at];
+  if (first === undefined) return -1;
+  if (first === '"') {
+    for (let index = at + 1; index < text.length; index++) {
+      if (text[index] === '\\') index += 1;
+      else if (text[index] === '"') return index + 1;
+    }
+    return -1;
+  }
+  if (first === '{' || first === '[') {
+    let depth = 0;
+    for (let index = at; index < text.length; index++) {
+      const character = text[index];
+      if (character === '"') {
+        const end = valueEnd(text, index);
+        if (end < 0) return -1;
+        index = end - 1;
+      } else if (character === '{' || character === '[') depth += 1;
+      else if (character === '}' || character === ']') {
+        depth -= 1;
+        if (depth === 0) return index + 1;
+      }
+    }
+    return -1;
+  }
+  // A number, true, false or null: it ends where a delimiter follows (a value cut by the head's end is not whole).
+  for (let index = at; index < text.length; index++) {
+    if (',}] \t\r\n'.includes(text[index]!)) return index;
+  }
+  return -1;
+}
