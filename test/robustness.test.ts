@@ -1,7 +1,7 @@
 // Bad conditions on disk: files that cannot be read, folders that cannot be listed, files that
 // vanish or change kind between a listing and a read, and a daemon killed while it writes its
 // cache. Nothing may crash, and the cache is always either the old file or the new one. Then bad
-// conditions on the wire: hostile clients.
+// conditions on the wire: hostile and broken clients.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,7 +13,7 @@ import { ErrorCodes } from '../src/protocol/errors.js';
 import { decodeFileSet } from '../src/workspace/file-set-store.js';
 import { inspectFile } from '../src/workspace/file-content.js';
 import { sleep, tempDir, writeFixture } from './helpers/fixture.js';
-import { cliMain, connectRaw, RawClient, socketPathIn, spawnCli, spawnSocketDaemon } from './helpers/raw-client.js';
+import { cliMain, connectRaw, RawClient, socketPathIn, spawnCli, spawnSocketDaemon, type Message } from './helpers/raw-client.js';
 import { pool, readyWorkspace } from './helpers/workspace-harness.js';
 
 after(() => pool.close());
@@ -146,7 +146,8 @@ test('a daemon killed at any moment leaves a cache that is whole or absent, neve
   }
 });
 
-// Hostile clients, over the real protocol: frames too large to hold, headers that never end.
+// Hostile and broken clients, over the real protocol: frames too large to hold, headers that never
+// end, ids used twice.
 
 /** A process's resident memory in bytes (Linux /proc). */
 function rssOf(pid: number): number {
@@ -259,6 +260,45 @@ test('a header that never ends: the client is answered and closed after 8 KiB; a
     assert.ok(Math.max(...latencies) < 2_000, `status took ${Math.max(...latencies)} ms`);
     survivor.socket.destroy();
   } finally {
+    daemon.child.kill('SIGKILL');
+  }
+});
+
+test('the same id twice: every request gets its own answer (a duplicate of one in flight: InvalidRequest)', async () => {
+  const socketPath = socketPathIn();
+  const daemon = await spawnSocketDaemon(socketPath);
+  const { client, socket } = await connectRaw(socketPath);
+  const request = (id: number | string, method = 'fathom/status'): string => RawClient.frame(JSON.stringify({ jsonrpc: '2.0', id, method, params: {} }));
+  /** Waits until `count` answers for `id` came, then one more round trip: no answer may follow late. */
+  const answersFor = async (id: number | string, count: number): Promise<Message[]> => {
+    for (let attempt = 0; attempt < 500 && client.received.filter((message) => message.id === id).length < count; attempt++) await sleep(10);
+    await client.result('fathom/status', {});
+    return client.received.filter((message) => message.id === id && !('method' in message));
+  };
+  const cases: { name: string; send: () => Promise<void>; id: number | string; answers: ('result' | 'duplicate')[] }[] = [
+    { name: 'two requests with one id in one write', id: 905, send: async () => client.sendRaw(request(905) + request(905, 'fathom/files')), answers: ['result', 'duplicate'] },
+    { name: 'three in one write', id: 906, send: async () => client.sendRaw(request(906) + request(906) + request(906)), answers: ['result', 'duplicate', 'duplicate'] },
+    { name: 'a string id', id: 'twice', send: async () => client.sendRaw(request('twice') + request('twice')), answers: ['result', 'duplicate'] },
+    {
+      name: 'an id used again after its answer',
+      id: 907,
+      send: async () => {
+        client.sendRaw(request(907));
+        await client.waitFor((message) => message.id === 907);
+        client.sendRaw(request(907));
+      },
+      answers: ['result', 'result'],
+    },
+  ];
+  try {
+    for (const { name, send, id, answers } of cases) {
+      await send();
+      const got = await answersFor(id, answers.length);
+      const kinds = got.map((message) => (message.error ? (message.error.code === ErrorCodes.InvalidRequest && /already in use/.test(message.error.message) ? 'duplicate' : `error ${message.error.code}`) : 'result'));
+      assert.deepEqual(kinds.sort(), [...answers].sort(), `${name}: ${JSON.stringify(got)}`);
+    }
+  } finally {
+    socket.destroy();
     daemon.child.kill('SIGKILL');
   }
 });

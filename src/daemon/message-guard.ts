@@ -1,12 +1,15 @@
 // The checks every message from a client passes before vscode-jsonrpc dispatches it, and the
 // answers the daemon gives itself when one fails: a frame that cannot be read (frame-reader.ts's
-// FrameError), or a message that is neither request, notification nor response. Called by server.ts once per connection; owns
+// FrameError), a message that is neither request, notification nor response, and a request whose
+// id is already in flight on the same connection. Called by server.ts once per connection; owns
 // what each failure costs the connection (docs/protocol.md, "Errors"):
 //   - a body that is not JSON: ParseError (id null), the connection goes on;
 //   - a frame over the limit: InvalidRequest (with the request's id when its first KiB names one);
 //     its bytes are dropped unread, then a socket connection closes, a stdio one goes on;
 //   - broken framing (a header that cannot be read, or longer than 8 KiB): ParseError, then the
-//     connection closes (the stream cannot be trusted to be back in step).
+//     connection closes (the stream cannot be trusted to be back in step);
+//   - a request id in flight already: InvalidRequest for the second, the first is answered as
+//     usual (vscode-jsonrpc would let the second replace the first in its queue, unanswered).
 import type { DataCallback, Disposable, Message, MessageReader, MessageWriter } from 'vscode-jsonrpc/node';
 import { errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
@@ -24,8 +27,10 @@ export interface GuardOptions {
 
 type Id = string | number;
 
-/** The reader and writer vscode-jsonrpc gets: the reader passes on only messages that passed. */
+/** The reader and writer vscode-jsonrpc gets: the reader passes on only messages that passed; the writer notes answers. */
 export function guardConnection(reader: MessageReader, writer: MessageWriter, options: GuardOptions): { reader: MessageReader; writer: MessageWriter } {
+  // Requests read and not yet answered, by id as vscode-jsonrpc keys them (1 and "1" are one key).
+  const inFlight = new Set<string>();
   const reply = (code: number, message: string, id: Id | null = null, data?: unknown): Promise<void> =>
     writer.write({ jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } } as Message).catch(() => undefined);
 
@@ -38,7 +43,8 @@ export function guardConnection(reader: MessageReader, writer: MessageWriter, op
     if (problem.kind === 'notJson') {
       void reply(ErrorCodes.ParseError, `parse error: ${problem.message}`);
     } else if (problem.kind === 'tooLarge') {
-      const id = leadingRequestId(problem.head.toString('utf8'));
+      const found = leadingRequestId(problem.head.toString('utf8'));
+      const id = found !== null && !inFlight.has(String(found)) ? found : null;
       const closing = options.oversizedFrames === 'close';
       log.warn(`a client sent a frame of ${problem.length} bytes (limit ${problem.limit}): dropped${closing ? ', connection closed' : ''}`);
       const answered = reply(
@@ -74,18 +80,33 @@ export function guardConnection(reader: MessageReader, writer: MessageWriter, op
           void reply(ErrorCodes.InvalidRequest, "'id' must be a string or a number");
         } else if (candidate.method === '$/cancelRequest' && typeof (candidate.params as { id?: unknown } | null)?.id !== 'number' && typeof (candidate.params as { id?: unknown } | null)?.id !== 'string') {
           log.warn('$/cancelRequest without params.id ignored');
+        } else if (hasMethod && validId && inFlight.has(String(id))) {
+          void reply(ErrorCodes.InvalidRequest, `request id ${JSON.stringify(id)} is already in use by a request not yet answered on this connection (ids must be unique among a client's requests in flight)`, id);
         } else {
+          if (hasMethod && validId) inFlight.add(String(id));
           try {
             callback(message);
           } catch (error) {
             // Dispatch failed on this message alone: never mistake that for broken framing.
+            if (hasMethod && validId) inFlight.delete(String(id));
             log.warn(`message ${String(candidate.method ?? candidate.id)} dropped: ${errorMessage(error)}`);
           }
         }
       }),
   };
 
-  return { reader: guardedReader, writer };
+  const guardedWriter: MessageWriter = {
+    onError: writer.onError,
+    onClose: writer.onClose,
+    end: () => writer.end(),
+    dispose: () => writer.dispose(),
+    write: (message: Message): Promise<void> => {
+      const sent = message as unknown as Record<string, unknown>;
+      if (!('method' in sent) && (typeof sent.id === 'string' || typeof sent.id === 'number')) inFlight.delete(String(sent.id));
+      return writer.write(message);
+    },
+  };
+  return { reader: guardedReader, writer: guardedWriter };
 }
 
 /**
