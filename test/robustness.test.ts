@@ -1,7 +1,7 @@
 // Bad conditions on disk: files that cannot be read, folders that cannot be listed, files that
 // vanish or change kind between a listing and a read, and a daemon killed while it writes its
 // cache. Nothing may crash, and the cache is always either the old file or the new one. Then bad
-// conditions on the wire: hostile and broken clients.
+// conditions on the wire: hostile clients, and a daemon killed while its clients wait.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,7 +13,7 @@ import { ErrorCodes } from '../src/protocol/errors.js';
 import { decodeFileSet } from '../src/workspace/file-set-store.js';
 import { inspectFile } from '../src/workspace/file-content.js';
 import { sleep, tempDir, writeFixture } from './helpers/fixture.js';
-import { cliMain, connectRaw, RawClient, socketPathIn, spawnCli, spawnSocketDaemon, type Message } from './helpers/raw-client.js';
+import { cliMain, connectRaw, RawClient, socketPathIn, spawnCli, spawnSocketDaemon, type Message, type Spawned } from './helpers/raw-client.js';
 import { pool, readyWorkspace } from './helpers/workspace-harness.js';
 
 after(() => pool.close());
@@ -147,7 +147,7 @@ test('a daemon killed at any moment leaves a cache that is whole or absent, neve
 });
 
 // Hostile and broken clients, over the real protocol: frames too large to hold, headers that never
-// end, ids used twice.
+// end, ids used twice; and a daemon killed while a client waits on it.
 
 /** A process's resident memory in bytes (Linux /proc). */
 function rssOf(pid: number): number {
@@ -300,5 +300,72 @@ test('the same id twice: every request gets its own answer (a duplicate of one i
   } finally {
     socket.destroy();
     daemon.child.kill('SIGKILL');
+  }
+});
+
+test('a daemon killed while a client waits: the CLI, attach and mcp say so on stderr and exit non-zero', async () => {
+  const root = writeFixture(`
+    //- a.txt
+    needle
+  `);
+  const cases: { name: string; args: string[]; send?: (child: Spawned['child']) => Promise<void>; stdout?: (out: string) => void }[] = [
+    { name: 'grep', args: ['grep', 'needle', root] },
+    { name: 'status', args: ['status', root] },
+    { name: 'files', args: ['files', root] },
+    {
+      name: 'attach',
+      args: ['attach'],
+      send: async (child) => void child.stdin.write(RawClient.frame(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'fathom/status', params: {} }))),
+    },
+    {
+      name: 'mcp',
+      args: ['mcp', root],
+      send: async (child) => {
+        const line = (message: unknown): boolean => child.stdin.write(`${JSON.stringify(message)}\n`);
+        line({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '0' } } });
+        line({ jsonrpc: '2.0', method: 'notifications/initialized' });
+        line({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'grep', arguments: { pattern: 'needle' } } });
+      },
+      // The call in flight is answered with the error before the server stops.
+      stdout: (out) => {
+        const answer = out.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { id?: number; result?: { content: { text: string }[]; isError?: boolean } }).find((message) => message.id === 2);
+        assert.equal(answer?.result?.isError, true, out);
+        assert.match(answer!.result!.content[0]!.text, /^fathom\/grep failed: the daemon closed the connection before answering/);
+      },
+    },
+  ];
+  /** Whether a process holds a socket besides its stdio (which Node makes of socket pairs): it connected. */
+  const connected = (pid: number): boolean =>
+    fs.readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return Number(fd) > 2 && fs.readlinkSync(`/proc/${pid}/fd/${fd}`, { encoding: 'utf8' }).startsWith('socket:');
+      } catch {
+        return false; // closed since the listing
+      }
+    });
+  for (const { name, args, send, stdout } of cases) {
+    const socketPath = socketPathIn();
+    const cache = tempDir('fathom-cache-');
+    const daemon = await spawnSocketDaemon(socketPath, { FATHOM_CACHE_DIR: cache });
+    // Stopped, the daemon accepts no connection and answers nothing; the kernel still queues both.
+    daemon.child.kill('SIGSTOP');
+    const cli = spawnCli([...args, '--socket', socketPath], { FATHOM_CACHE_DIR: cache });
+    try {
+      let out = '';
+      cli.child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      for (let attempt = 0; attempt < 1_000 && !connected(cli.child.pid!); attempt++) await sleep(10);
+      assert.ok(connected(cli.child.pid!), `${name}: connected`);
+      await send?.(cli.child);
+      await sleep(300);
+      daemon.child.kill('SIGKILL');
+      await daemon.exited;
+      const code = await cli.exited;
+      assert.equal(code, 2, `${name}: exit code (stderr: ${cli.stderr()})`);
+      assert.match(cli.stderr(), /^fathom: the daemon closed the connection before (answering|the editor sent exit) \(it may have crashed; see .*daemon\.log\)\n$/, name);
+      stdout?.(out);
+    } finally {
+      daemon.child.kill('SIGKILL');
+      cli.child.kill('SIGKILL');
+    }
   }
 });

@@ -1,9 +1,12 @@
 // How the CLI reaches a daemon: over its Unix socket, starting one in the background when none
 // answers; or, with --no-daemon, a daemon inside this process over an in-memory pipe. Either way the
-// CLI speaks the same JSON-RPC as any other client.
+// CLI speaks the same JSON-RPC as any other client. A daemon that goes away mid-request (killed,
+// crashed) is a DaemonClosedError, never a request left waiting forever (vscode-jsonrpc settles
+// no pending request when its stream closes).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -15,14 +18,28 @@ import {
   StreamMessageWriter,
   type MessageConnection,
 } from 'vscode-jsonrpc/node';
-import { defaultConfig, type DaemonConfig } from '../daemon/config.js';
+import { FrameDecoder } from '../base/framing.js';
+import { defaultCacheRoot, defaultConfig, type DaemonConfig } from '../daemon/config.js';
 import { Daemon, isLive } from '../daemon/server.js';
 import { writerOptions } from '../daemon/json-encoder.js';
 import { checkSocketToConnect, UnsafeSocketError } from '../daemon/socket-folder.js';
 
 export interface Client {
   connection: MessageConnection;
+  /** Rejects with DaemonClosedError when the daemon's side closes before close() is called; else never settles. */
+  lost: Promise<never>;
   close(): Promise<void>;
+}
+
+/** The daemon closed this client's connection while the client still expected something of it. */
+export class DaemonClosedError extends Error {
+  constructor(before = 'before answering') {
+    const logFile = path.join(defaultCacheRoot(), 'daemon.log');
+    const home = os.homedir();
+    const shown = home && logFile.startsWith(`${home}/`) ? `~${logFile.slice(home.length)}` : logFile;
+    super(`the daemon closed the connection ${before} (it may have crashed; see ${shown})`);
+    this.name = 'DaemonClosedError';
+  }
 }
 
 /**
@@ -66,11 +83,21 @@ export async function connectToDaemon(socketPath: string, options: { autoStart: 
     await startDaemon(socketPath, defaultConfig());
     socket = await connectSocket(socketPath);
   }
+  let closing = false;
+  const lost = new Promise<never>((_, reject) => {
+    socket.once('close', () => {
+      if (!closing) reject(new DaemonClosedError());
+    });
+  });
+  // Nobody may be waiting on it when it rejects (between requests): that is no error.
+  lost.catch(() => undefined);
   const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
   connection.listen();
   return {
     connection,
+    lost,
     close: async () => {
+      closing = true;
       connection.dispose();
       socket.end();
     },
@@ -80,7 +107,10 @@ export async function connectToDaemon(socketPath: string, options: { autoStart: 
 /**
  * `fathom attach`: this process's stdin and stdout joined to the user's daemon socket (started
  * when none answers), byte for byte: an editor that can only spawn a command (`vim.lsp`,
- * jsonrpc.el) shares the one daemon instead of starting its own. Resolves when either side ends.
+ * jsonrpc.el) shares the one daemon instead of starting its own. Resolves when the editor ends
+ * it (its `exit` notification, or closing stdin) and the daemon's side has closed; rejects with
+ * DaemonClosedError when the daemon closes first (killed, crashed, stopped, or it dropped the
+ * connection), so that the editor sees a server that failed rather than one that quit.
  */
 export async function attachStdio(socketPath: string): Promise<void> {
   let socket: net.Socket;
@@ -91,15 +121,36 @@ export async function attachStdio(socketPath: string): Promise<void> {
     await startDaemon(socketPath, defaultConfig());
     socket = await connectSocket(socketPath);
   }
-  await new Promise<void>((resolve) => {
-    process.stdin.pipe(socket);
-    socket.pipe(process.stdout);
-    socket.once('close', () => resolve());
-    socket.once('error', () => resolve());
-    process.stdin.once('end', () => socket.end());
-  });
-  process.stdin.unpipe(socket);
-  process.stdin.destroy();
+  // The editor's frames are watched (not changed) for its `exit`. An exit notification is a few
+  // bytes: larger bodies are skipped unread, and a stream that breaks is the daemon's to refuse.
+  let editorDone = false;
+  const watcher = new FrameDecoder(
+    (message) => {
+      if ((message as { method?: unknown } | null)?.method === 'exit') editorDone = true;
+    },
+    () => undefined,
+    { strayBytes: 'fatal', maxBodyBytes: 4_096 },
+  );
+  const watch = (chunk: Buffer): void => watcher.push(chunk);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const ended = (): void => (editorDone ? resolve() : reject(new DaemonClosedError('before the editor sent exit')));
+      process.stdin.on('data', watch);
+      process.stdin.pipe(socket);
+      socket.pipe(process.stdout);
+      socket.once('close', ended);
+      socket.once('error', () => socket.destroy());
+      process.stdin.once('end', () => {
+        editorDone = true;
+        socket.end();
+      });
+    });
+  } finally {
+    watcher.dispose();
+    process.stdin.off('data', watch);
+    process.stdin.unpipe(socket);
+    process.stdin.destroy();
+  }
 }
 
 /** A daemon in this process, for --no-daemon: the caches it writes serve later daemons too. */
@@ -112,6 +163,8 @@ export function inProcessDaemon(config: DaemonConfig): Client {
   connection.listen();
   return {
     connection,
+    // The daemon lives and dies with this process.
+    lost: new Promise<never>(() => undefined),
     close: async () => {
       connection.dispose();
       await daemon.stop();

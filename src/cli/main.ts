@@ -385,7 +385,8 @@ async function withClient(values: Record<string, unknown>, work: (client: Client
     ? inProcessDaemon(defaultConfig())
     : await connectToDaemon(typeof values.socket === 'string' ? path.resolve(values.socket) : defaultSocketPath(), { autoStart: true });
   try {
-    await work(client!);
+    // A daemon that dies mid-request ends the command with an error, not a request left waiting.
+    await Promise.race([work(client!), client!.lost]);
   } finally {
     await client!.close();
   }
@@ -800,8 +801,8 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'mcp': {
       // Nothing but MCP may go to stdout: the agent reads it.
-      await withClient(values, async ({ connection }) =>
-        serveMcp({ connection, defaultRoot: enclosingWorkspace(root), resultsFolder: path.join(defaultConfig().cacheRoot, 'mcp-results'), version: readPackageVersion() }),
+      await withClient(values, async ({ connection, lost }) =>
+        serveMcp({ connection, lost, defaultRoot: enclosingWorkspace(root), resultsFolder: path.join(defaultConfig().cacheRoot, 'mcp-results'), version: readPackageVersion() }),
       );
       return 0;
     }

@@ -19,6 +19,8 @@ const shownResults = 60;
 
 export interface McpOptions {
   connection: MessageConnection;
+  /** Rejects when the daemon goes away: calls in flight answer an error, then the server stops and this rejection is serveMcp's. */
+  lost: Promise<never>;
   /** The workspace a tool call without `root` is about. */
   defaultRoot: string;
   /** Where large results are written. */
@@ -52,13 +54,19 @@ export async function serveMcp(options: McpOptions): Promise<void> {
     return text(body);
   };
 
+  const inFlight = new Set<Promise<ToolAnswer>>();
   /** One daemon request; a daemon error becomes an error answer (the adapter goes on). */
-  const call = async <R>(method: string, params: Record<string, unknown>, render: (result: R) => ToolAnswer): Promise<ToolAnswer> => {
-    try {
-      return render(await connection.sendRequest<R>(method, params));
-    } catch (error) {
-      return { ...text(`${method} failed: ${error instanceof Error ? error.message : String(error)}`), isError: true };
-    }
+  const call = <R>(method: string, params: Record<string, unknown>, render: (result: R) => ToolAnswer): Promise<ToolAnswer> => {
+    const answer = (async (): Promise<ToolAnswer> => {
+      try {
+        return render(await Promise.race([connection.sendRequest<R>(method, params), options.lost]));
+      } catch (error) {
+        return { ...text(`${method} failed: ${error instanceof Error ? error.message : String(error)}`), isError: true };
+      }
+    })();
+    inFlight.add(answer);
+    void answer.finally(() => inFlight.delete(answer));
+    return answer;
   };
 
   const root = z.string().optional().describe(`The workspace root (default: ${defaultRoot})`);
@@ -217,10 +225,21 @@ export async function serveMcp(options: McpOptions): Promise<void> {
   );
 
   await server.connect(new StdioServerTransport());
-  // Until the agent closes the connection (or stdin).
-  await new Promise<void>((resolve) => {
-    server.server.onclose = () => resolve();
-    process.stdin.once('end', () => resolve());
-  });
-  await server.close();
+  // Until the agent closes the connection (or stdin), or the daemon goes away.
+  try {
+    await Promise.race([
+      new Promise<void>((resolve) => {
+        server.server.onclose = () => resolve();
+        process.stdin.once('end', () => resolve());
+      }),
+      options.lost,
+    ]);
+  } catch (error) {
+    // The calls that were waiting answer the error first; their answers are written before the server closes.
+    await Promise.allSettled([...inFlight]);
+    await new Promise((resolve) => setImmediate(resolve));
+    throw error;
+  } finally {
+    await server.close();
+  }
 }
