@@ -110,9 +110,10 @@ export function guardConnection(reader: MessageReader, writer: MessageWriter, op
 }
 
 /**
- * The id of the request whose JSON text begins with `head`, when its top-level object names one
- * before `head` ends (vscode-jsonrpc and most clients write `jsonrpc`, `id`, `method`, then
- * `params`); null when it does not, or the text is not a JSON object as far as it goes.
+ * The id of the request whose JSON text begins with `head`, when its top-level object names both
+ * its id and its method before `head` ends (vscode-jsonrpc and most clients write `jsonrpc`, `id`,
+ * `method`, then `params`); null when it does not (a response's id is the daemon's own request's,
+ * never to be answered), or the text is not a JSON object as far as it goes.
  */
 export function leadingRequestId(head: string): Id | null {
   try {
@@ -127,6 +128,8 @@ function walkToId(head: string): Id | null {
   let at = skipSpace(head, 0);
   if (head[at] !== '{') return null;
   at += 1;
+  let id: Id | undefined;
+  let method = false;
   for (;;) {
     at = skipSpace(head, at);
     if (head[at] !== '"') return null;
@@ -138,9 +141,12 @@ function walkToId(head: string): Id | null {
     at = skipSpace(head, at + 1);
     const end = valueEnd(head, at);
     if (end < 0) return null;
-    if (key === 'id') {
+    if (key === 'id' || key === 'method') {
       const value: unknown = JSON.parse(head.slice(at, end));
-      return typeof value === 'string' || typeof value === 'number' ? value : null;
+      if (key === 'method') method = typeof value === 'string';
+      else if (typeof value === 'string' || typeof value === 'number') id = value;
+      else return null;
+      if (method && id !== undefined) return id;
     }
     at = skipSpace(head, end);
     if (head[at] !== ',') return null;
