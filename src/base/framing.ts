@@ -90,6 +90,7 @@ export class FrameDecoder {
     return this.pending.length + (this.body?.received ?? 0) + (this.dropped?.headLength ?? 0);
   }
 
+  /** Reads a chunk. The decoder may keep views of it (a body's part): a chunk is never reused by its sender (as a stream's are not). */
   push(chunk: Buffer): void {
     let rest = chunk;
     while (rest.length > 0 && !this.stopped) {

@@ -27,6 +27,20 @@ export interface GuardOptions {
 
 type Id = string | number;
 
+/** Refusals logged: at most one line a second, so that a client that reconnects to be refused again and again cannot fill the log. */
+const refusalLog = { lastAt: 0, unlogged: 0 };
+
+function logRefusal(line: string): void {
+  const now = Date.now();
+  if (now - refusalLog.lastAt < 1_000) {
+    refusalLog.unlogged += 1;
+    return;
+  }
+  log.warn(`${line}${refusalLog.unlogged > 0 ? ` (and ${refusalLog.unlogged} more refusals not logged)` : ''}`);
+  refusalLog.lastAt = now;
+  refusalLog.unlogged = 0;
+}
+
 /** The reader and writer vscode-jsonrpc gets: the reader passes on only messages that passed; the writer notes answers. */
 export function guardConnection(reader: MessageReader, writer: MessageWriter, options: GuardOptions): { reader: MessageReader; writer: MessageWriter } {
   // Requests read and not yet answered, by id as vscode-jsonrpc keys them (1 and "1" are one key).
@@ -46,7 +60,7 @@ export function guardConnection(reader: MessageReader, writer: MessageWriter, op
       const found = leadingRequestId(problem.head.toString('utf8'));
       const id = found !== null && !inFlight.has(String(found)) ? found : null;
       const closing = options.oversizedFrames === 'close';
-      log.warn(`a client sent a frame of ${problem.length} bytes (limit ${problem.limit}): dropped${closing ? ', connection closed' : ''}`);
+      logRefusal(`a client sent a frame of ${problem.length} bytes (limit ${problem.limit}): dropped${closing ? ', connection closed' : ''}`);
       const answered = reply(
         ErrorCodes.InvalidRequest,
         `a message of ${problem.length} bytes is over the daemon's limit of ${problem.limit} bytes (${options.limitSource})${closing ? '; the connection is closed' : '; it was not read'}`,
@@ -55,7 +69,7 @@ export function guardConnection(reader: MessageReader, writer: MessageWriter, op
       );
       if (closing) void answered.finally(options.close);
     } else {
-      log.warn(`a client's framing broke (${problem.message}): connection closed`);
+      logRefusal(`a client's framing broke (${problem.message}): connection closed`);
       void reply(ErrorCodes.ParseError, `bad frame: ${problem.message}`).finally(options.close);
     }
   });
