@@ -1,7 +1,8 @@
 // Benchmark of the daemon under hostile clients, over its real socket: (1) the daemon's RSS while
 // three clients each announce a 99999999999-byte frame and stream up to 1 GiB into it
 // (reconnecting whenever the daemon drops them), sampled every 20 ms, and 2 s after they left;
-// (2) the latency of another client's `fathom/status`, one after the other, while a hostile client
+// (1b) the same while three clients each send 4 requests just under the 64 MiB limit (read,
+// parsed and answered: the most a client may make the daemon hold); (2) the latency of another client's `fathom/status`, one after the other, while a hostile client
 // streams 48 MiB of header that never ends (reconnecting whenever dropped), against the same
 // client's latency with nobody else connected. Goals: RSS <= 600 MB; status <= 100 ms.
 // Prints a table and one `BENCH_JSON` line.
@@ -65,6 +66,25 @@ async function hostile(socketPath: string, opening: string, chunk: Buffer, total
   return { sent, connections };
 }
 
+/** One client sending `count` fathom/status requests of `bytes` bytes each (a string param), one after the other, each answered. */
+async function largeRequests(socketPath: string, bytes: number, count: number): Promise<number> {
+  const socket = await connect(socketPath);
+  const client = new RawClient(socket, socket);
+  let answered = 0;
+  for (let id = 1; id <= count; id++) {
+    const opening = `{"jsonrpc":"2.0","id":${id},"method":"fathom/status","params":{"padding":"`;
+    const closing = '"}}';
+    socket.write(`Content-Length: ${bytes}\r\n\r\n${opening}`);
+    const padding = bytes - opening.length - closing.length;
+    for (let sent = 0; sent < padding; sent += mib) await new Promise((resolve) => socket.write(Buffer.alloc(Math.min(mib, padding - sent), 0x78), resolve));
+    socket.write(closing);
+    const answer = await client.waitFor((message) => message.id === id, 60_000);
+    if (answer.result) answered += 1;
+  }
+  socket.destroy();
+  return answered;
+}
+
 async function statusLatencies(client: RawClient, until: () => boolean, most = 2_000): Promise<number[]> {
   const latencies: number[] = [];
   while (!until() && latencies.length < most) {
@@ -99,6 +119,14 @@ async function main(): Promise<void> {
     await sleep(2_000);
     const afterRss = rssOf(daemon.pid!);
 
+    // (1b) Memory: three clients, each 4 requests just under the limit, read and answered.
+    let peakAtLimitRss = rssOf(daemon.pid!);
+    const limitSampler = setInterval(() => (peakAtLimitRss = Math.max(peakAtLimitRss, rssOf(daemon.pid!))), 20);
+    const atLimit = await Promise.all([0, 1, 2].map(() => largeRequests(socketPath, 64 * mib - 1_024, 4)));
+    clearInterval(limitSampler);
+    await sleep(2_000);
+    const afterAtLimitRss = rssOf(daemon.pid!);
+
     // (2) Latency: the survivor's status alone, then while a hostile client streams 48 MiB of header.
     const quietDeadline = Date.now() + 1_000;
     const quiet = await statusLatencies(survivor, () => Date.now() > quietDeadline, 200);
@@ -113,6 +141,7 @@ async function main(): Promise<void> {
       ['daemon RSS idle', `${(idleRss / mib).toFixed(0)} MiB`],
       ['daemon RSS peak, 3 oversized-frame clients', `${(peakRss / mib).toFixed(0)} MiB (goal <= 600 MB)`],
       ['daemon RSS 2 s after they left', `${(afterRss / mib).toFixed(0)} MiB`],
+      ['daemon RSS peak, 3 clients sending 64 MiB requests', `${(peakAtLimitRss / mib).toFixed(0)} MiB (${atLimit.reduce((sum, count) => sum + count, 0)} of 12 answered; 2 s later ${(afterAtLimitRss / mib).toFixed(0)} MiB)`],
       ['oversized bytes sent (3 clients)', `${(oversized.reduce((sum, entry) => sum + entry.sent, 0) / mib).toFixed(0)} MiB over ${oversized.reduce((sum, entry) => sum + entry.connections, 0)} connections in ${oversizedMs} ms`],
       ['status alone: median / p99 / max', `${percentile(quiet, 0.5).toFixed(2)} / ${percentile(quiet, 0.99).toFixed(2)} / ${Math.max(...quiet).toFixed(2)} ms (${quiet.length})`],
       ['status during garbage headers: median / p99 / max', `${percentile(loaded, 0.5).toFixed(2)} / ${percentile(loaded, 0.99).toFixed(2)} / ${Math.max(...loaded).toFixed(2)} ms (${loaded.length}; goal <= 100 ms)`],
@@ -124,7 +153,8 @@ async function main(): Promise<void> {
     const report = {
       bench: 'hostile-client',
       cli: cliMain,
-      rss: { idle: idleRss, peak: peakRss, after: afterRss },
+      rss: { idle: idleRss, peak: peakRss, after: afterRss, peakAtLimit: peakAtLimitRss, afterAtLimit: afterAtLimitRss },
+      atLimitAnswered: atLimit,
       oversized: { sentBytes: oversized.map((entry) => entry.sent), connections: oversized.map((entry) => entry.connections), ms: oversizedMs },
       statusMs: { quiet: { median: percentile(quiet, 0.5), p99: percentile(quiet, 0.99), max: Math.max(...quiet), count: quiet.length }, loaded: { median: percentile(loaded, 0.5), p99: percentile(loaded, 0.99), max: Math.max(...loaded), count: loaded.length } },
       garbage: headers,
