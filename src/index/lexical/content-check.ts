@@ -1,4 +1,4 @@
-// The content store's checksums: a CRC-32 of every `contentBlockBytes` block of a
+// The content store's checksums: a CRC-32 of every `contentBlockBytes` (4 KiB) block of a
 // `regex-content-*.bin` file (the last block may be shorter), written with the store and kept in
 // its index's meta (regex-store.ts). A block is checked the first time a search reads any of it
 // in this process (each daemon checks what it reads once: a byte flipped on disk, a truncated or
@@ -9,8 +9,11 @@
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 
-/** Bytes a checksum covers: small enough that a first read of a short range checks little more. */
-export const contentBlockBytes = 16 * 1024;
+/**
+ * Bytes a checksum covers: small, so that the first read of a short range reads and checks little
+ * more than it (the blocks at a window's ends are read with it); 231,000 checksums for the kernel.
+ */
+export const contentBlockBytes = 4 * 1024;
 
 /** What a reader needs to check a content store (shared memory: posted to workers without a copy). */
 export interface ContentCheck {

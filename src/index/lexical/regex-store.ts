@@ -3,7 +3,7 @@
 // - `regex-content-<generation>.bin`: the indexed bytes of every file, concatenated in file-id
 //   order (the content store). Verification reads candidate pieces from it with positioned reads
 //   instead of opening thousands of files. No header: it is valid when its size is the one the
-//   index records and each 16 KiB block its CRC-32 (content-check.ts, checked as it is first read);
+//   index records and each 4 KiB block its CRC-32 (content-check.ts, checked as it is first read);
 //   it is never rewritten (a rebuild writes a new generation).
 // - `regex-index.bin`: bytes 0-7 magic "FTHMRIX1", 8-11 format version (u32 LE), 12-15 zero,
 //   16-23 meta offset (f64 LE), 24-31 meta length (f64 LE), 32-63 SHA-256 of the meta; from 64 the

@@ -66,6 +66,8 @@ class ContentWindows {
   private readonly windows: { start: number; end: number }[] = [];
   private current = -1;
   private bytes: Buffer = Buffer.alloc(0);
+  /** Where `bytes` start in the store: the window's start, or the start of its first block when that block is still to be checked. */
+  private bytesStart = 0;
 
   constructor(
     private readonly fd: number,
@@ -78,7 +80,8 @@ class ContentWindows {
     for (let file = 0; file < stores.length; file++) for (let at = rangeIndex[file]!; stores[file] === store && at < rangeIndex[file + 1]!; at += 3) {
       const start = ranges[at]!;
       const end = start + ranges[at + 1]!;
-      if (window && start >= window.end && start - window.end <= gapBytes && end - window.start <= windowBytes) window.end = end;
+      // Room is left for a block at each end (read with the window the first time, to be checked).
+      if (window && start >= window.end && start - window.end <= gapBytes && end - window.start <= windowBytes - 2 * (check?.blockBytes ?? 0)) window.end = end;
       else {
         window = { start, end };
         this.windows.push(window);
@@ -95,20 +98,32 @@ class ContentWindows {
       if (!window) throw new Error(`range ${start}+${length} is not in this chunk`);
       if (start >= window.start && start + length <= window.end) {
         // One buffer per thread, reused: fresh large buffers cost a page fault per 4 KB.
-        const size = window.end - window.start;
+        // A block at either end not checked yet is read whole with the window (one read, not one
+        // more per block), so that it can be checked; once checked, only the window is read.
+        let from = window.start;
+        let to = window.end;
+        const check = this.check;
+        if (check) {
+          const first = Math.floor(from / check.blockBytes);
+          const last = Math.floor((to - 1) / check.blockBytes);
+          if (check.verified[first] !== 1) from = first * check.blockBytes;
+          if (check.verified[last] !== 1) to = Math.min((last + 1) * check.blockBytes, check.contentBytes);
+        }
+        const size = to - from;
         // In the run scanner's memory (run-scan.ts: runs are found there by SIMD); a window larger
         // than that (files over 8 MB, whole) gets a buffer of its own, this once.
         windowBuffers[this.store] ??= scanBuffer(this.store, windowBytes) ?? Buffer.allocUnsafeSlow(windowBytes);
         this.bytes = size <= windowBuffers[this.store]!.length ? windowBuffers[this.store]!.subarray(0, size) : Buffer.allocUnsafeSlow(size);
+        this.bytesStart = from;
         for (let done = 0; done < this.bytes.length; ) {
-          const read = fs.readSync(this.fd, this.bytes, done, this.bytes.length - done, window.start + done);
-          if (read <= 0) throw new ContentDamaged(this.store, Math.floor((window.start + done) / (this.check?.blockBytes ?? 1)), 'the file ends early');
+          const read = fs.readSync(this.fd, this.bytes, done, this.bytes.length - done, from + done);
+          if (read <= 0) throw new ContentDamaged(this.store, Math.floor((from + done) / (check?.blockBytes ?? 1)), 'the file ends early');
           done += read;
         }
-        if (this.check) checkRead(this.check, this.fd, this.store, window.start, this.bytes);
+        if (check) checkRead(check, this.fd, this.store, from, this.bytes);
       }
     }
-    return this.bytes.subarray(start - window.start, start - window.start + length);
+    return this.bytes.subarray(start - this.bytesStart, start - this.bytesStart + length);
   }
 }
 
