@@ -18,6 +18,7 @@ import { countNewlines } from '../src/index/lexical/pieces.js';
 import { runScanModule } from '../src/index/lexical/run-scan-module.js';
 import { all, lineLiterals, parseRegex, planRegex, requiredRun } from '../src/index/lexical/regex-plan.js';
 import { BufferOverlay } from '../src/workspace/overlay.js';
+import { checkRegex, maxRegexLength, maxRegexNesting, regexNesting } from '../src/base/pattern-limits.js';
 import type { Workspace } from '../src/workspace/workspace.js';
 import { gitInit, writeFixture } from './helpers/fixture.js';
 import { pool, quiesce, readyWorkspace } from './helpers/workspace-harness.js';
@@ -358,6 +359,23 @@ test('globs: a name glob matches in any folder, a path glob the whole path', () 
   assert.deepEqual(['kernel/sched.c', 'kernel/mutex.c', 'kernel/x.h', 'a/kernel/x.h'].map(excluding), [true, false, true, false]);
   assert.equal(globFilter(['!*.md'])('a.ts'), true, 'only negations: everything else');
   assert.throws(() => globFilter(['*a*a*a*a*a*a*a*a*a*c']), /too many wildcards/);
+});
+
+test('regex nesting: groups and classes count, escapes and brackets inside a class do not', () => {
+  const table: [string, number][] = [
+    ['abc', 0],
+    ['(a)(b)', 1],
+    ['((a)|(b(c)))', 3],
+    ['\\(\\(a', 0],
+    ['[(((]', 1],
+    ['[\\]((]', 1],
+    ['(?:(?=a)(?<n>b))', 2],
+    ['a)))(', 1],
+  ];
+  for (const [source, expected] of table) assert.equal(regexNesting(source), expected, source);
+  assert.doesNotThrow(() => checkRegex(`${'('.repeat(maxRegexNesting)}a${')'.repeat(maxRegexNesting)}`));
+  assert.throws(() => checkRegex(`${'('.repeat(maxRegexNesting + 1)}a${')'.repeat(maxRegexNesting + 1)}`), /regex nested too deeply: 251 levels/);
+  assert.throws(() => parseRegex('a'.repeat(maxRegexLength + 1)), /regex too long: 100001 characters; at most 100000/);
 });
 
 test('line literals: of the sets every match holds, the rarest by the index, else the longest', () => {

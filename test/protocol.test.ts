@@ -392,7 +392,23 @@ describe('stdio daemon', () => {
   });
 
   const notFolder = path.join(root, 'src/a.ts');
+  // Oversized and pathological patterns: each compile site answers invalidParams naming the limit.
+  const hugeGlob = 'a'.repeat(100_000);
+  const hugeAlternation = Array.from({ length: 150_000 }, (_, index) => `w${index}`).join('|');
+  const deepGroups = `${'('.repeat(5_000)}a${')'.repeat(5_000)}`;
+  const globLimit = /glob too long or with too many wildcards: 100000 characters, 0 wildcards \(\*\); at most 1000 characters and 8 wildcards/;
   const badRequests: { name: string; method: string; params?: unknown; code: number; message?: RegExp }[] = [
+    { name: 'files with a 100,000-character glob', method: 'fathom/files', params: { root, glob: hugeGlob }, code: ErrorCodes.InvalidParams, message: globLimit },
+    { name: 'files with 1,001 globs', method: 'fathom/files', params: { root, glob: Array.from({ length: 1_001 }, (_, index) => `f${index}`) }, code: ErrorCodes.InvalidParams, message: /too many globs: 1001; at most 1000/ },
+    { name: 'grep with a 100,000-character glob', method: 'fathom/grep', params: { root, pattern: 'a', glob: hugeGlob }, code: ErrorCodes.InvalidParams, message: globLimit },
+    { name: 'symbols with a 100,000-character glob', method: 'fathom/symbols', params: { root, query: 'a', glob: hugeGlob }, code: ErrorCodes.InvalidParams, message: globLimit },
+    { name: 'code search with a 100,000-character glob', method: 'fathom/codeSearch', params: { root, query: 'a', glob: hugeGlob }, code: ErrorCodes.InvalidParams, message: globLimit },
+    { name: 'structural search with a 100,000-character glob', method: 'fathom/structuralSearch', params: { root, language: 'ts', pattern: 'a', glob: hugeGlob }, code: ErrorCodes.InvalidParams, message: globLimit },
+    { name: 'grep for a 1 MB alternation', method: 'fathom/grep', params: { root, pattern: hugeAlternation }, code: ErrorCodes.InvalidParams, message: /regex too long: 1088889 characters; at most 100000/ },
+    { name: 'grep for groups nested 5,000 deep', method: 'fathom/grep', params: { root, pattern: deepGroups }, code: ErrorCodes.InvalidParams, message: /regex nested too deeply: 5000 levels of groups and classes; at most 250/ },
+    { name: 'a regex code search for a 1 MB alternation', method: 'fathom/codeSearch', params: { root, query: hugeAlternation, mode: 'regex' }, code: ErrorCodes.InvalidParams, message: /regex too long: 1088889 characters; at most 100000/ },
+    { name: 'a structural rule with a 1 MB regex', method: 'fathom/structuralSearch', params: { root, language: 'ts', rule: { pattern: '$A', regex: hugeAlternation } }, code: ErrorCodes.InvalidParams, message: /rule\.regex: regex too long/ },
+    { name: 'a structural constraint with a regex nested 5,000 deep', method: 'fathom/structuralSearch', params: { root, language: 'ts', pattern: '$A', constraints: { A: { regex: deepGroups } } }, code: ErrorCodes.InvalidParams, message: /constraints\.A\.regex: regex nested too deeply/ },
     { name: 'unknown method', method: 'fathom/nope', params: {}, code: ErrorCodes.MethodNotFound, message: /unknown method: fathom\/nope/ },
     { name: 'missing params', method: 'fathom/index', code: ErrorCodes.InvalidParams, message: /params must be an object/ },
     { name: 'positional params', method: 'fathom/files', params: [root], code: ErrorCodes.InvalidParams, message: /not an array/ },

@@ -6,6 +6,7 @@ import { ResponseError, type CancellationToken, type MessageConnection } from 'v
 import { differsFromDisk } from '../base/editor-text.js';
 import { FathomError, errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
+import { checkGlobs } from '../base/pattern-limits.js';
 import { pathFromUriOrPath, realPathForWrite, toRelative } from '../base/paths.js';
 import { ErrorCodes } from '../protocol/errors.js';
 import { Methods, type ChunksResult, type OutlineResult, type SymbolsResult, type FilesResult, type GrepResult, type ProgressToken, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type DiscardRewriteResult, type EditFileResult, type ModelPullResult, type ModelUseResult, type TrustResult, type WorkspaceStatus } from '../protocol/methods.js';
@@ -371,6 +372,8 @@ export class Session {
     const params = paramsObject(Methods.files, raw);
     const globs = optionalStringList(params, 'glob') ?? [];
     const limit = optionalCount(params, 'limit');
+    // A glob past the limits is answered before any index is built.
+    checkGlobs(globs);
     const workspace = this.workspaceFor(params);
     await this.ready(workspace, token, optionalProgressToken(params, 'workDoneToken'));
     await workspace.settle();

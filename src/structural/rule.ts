@@ -9,6 +9,7 @@
 import type { Language } from 'web-tree-sitter';
 import type { SyntaxNode as Node } from '../index/syntax/flat-tree.js';
 import { FathomError, errorMessage } from '../base/errors.js';
+import { checkRegex } from '../base/pattern-limits.js';
 import type { GrammarSet, LoadedGrammar } from '../index/syntax/grammars.js';
 import { and, or, type Query } from '../index/lexical/regex-plan.js';
 import { Bindings, type Matcher } from './match.js';
@@ -105,6 +106,11 @@ function compileRule(grammars: GrammarSet, grammar: LoadedGrammar, spec: unknown
   }
   if (record.regex !== undefined) {
     if (typeof record.regex !== 'string') throw invalid(`${field}.regex`, 'must be a string');
+    try {
+      checkRegex(record.regex, `${field}.regex`);
+    } catch (error) {
+      throw invalid(`${field}.regex`, errorMessage(error));
+    }
     try {
       rule.regex = new RegExp(record.regex, 'u');
     } catch (error) {

@@ -12,6 +12,7 @@ import { CancellationSource, raceCancellation, type CancellationSignal } from '.
 import { FathomError, errorMessage, isPermissionDenied } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { baseName, isAtOrBelow, parentOf, toAbsolute } from '../base/paths.js';
+import { checkGlobs } from '../base/pattern-limits.js';
 import { loadFileSet, saveFileSet, type FileSetSnapshot } from './file-set-store.js';
 import type { HashPool } from './hash-pool.js';
 import { IgnoreRules, type FolderMode } from './ignore-rules.js';
@@ -579,10 +580,21 @@ export class Workspace {
     };
   }
 
-  /** The file set's paths, sorted; filtered by globs (any may match) when given. */
+  /**
+   * The file set's paths, sorted; filtered by globs (any may match) when given. A glob past the
+   * limits (base/pattern-limits.ts) or that picomatch refuses is an invalidParams error.
+   */
   files(globs: readonly string[] = []): string[] {
+    let matches: ((file: string) => boolean) | undefined;
+    if (globs.length > 0) {
+      checkGlobs(globs);
+      try {
+        matches = picomatch(globs as string[], { dot: true });
+      } catch (error) {
+        throw new FathomError('invalidParams', `bad glob: ${errorMessage(error)}`, { field: 'glob' });
+      }
+    }
     const files = [...this.tree.filesUnder('')].map(([file]) => file);
-    const matches = globs.length > 0 ? picomatch(globs as string[], { dot: true }) : undefined;
     return (matches ? files.filter((file) => matches(file)) : files).sort();
   }
 

@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import picomatch from 'picomatch';
+import { checkGlobs } from '../../base/pattern-limits.js';
 import { CancellationSource, neverCancelled, raceCancellation, throwIfCancelled, type CancellationSignal } from '../../base/cancellation.js';
 import { Generation } from './generation.js';
 import { FathomError, errorMessage } from '../../base/errors.js';
@@ -120,11 +121,9 @@ export function globFilter(globs: readonly string[]): (relativePath: string) => 
     const nameMatches = byName.length > 0 ? picomatch(byName, options) : () => false;
     return (relativePath) => pathMatches(relativePath) || nameMatches(relativePath.slice(relativePath.lastIndexOf('/') + 1));
   };
-  for (const glob of globs) {
-    // picomatch turns '*' into a backtracking regex: many of them in one glob can take exponential
-    // time on the daemon's thread.
-    if (glob.length > 1_000 || (glob.match(/\*/g)?.length ?? 0) > 8) throw new FathomError('invalidParams', `glob too long or with too many wildcards (at most 8): ${glob.slice(0, 80)}`);
-  }
+  // picomatch turns '*' into a backtracking regex: many of them in one glob can take exponential
+  // time on the daemon's thread.
+  checkGlobs(globs);
   const positive = globs.filter((glob) => !glob.startsWith('!'));
   const negative = globs.filter((glob) => glob.startsWith('!')).map((glob) => glob.slice(1));
   try {

@@ -162,6 +162,7 @@ export function compileMatcher(options: GrepOptions): CompiledMatcher {
     try {
       pattern = parseRegex(options.pattern);
     } catch (error) {
+      if (error instanceof FathomError) throw error;
       throw new FathomError('invalidParams', `invalid regex: ${(error as Error).message}`, { pattern: options.pattern, index: (error as { index?: number }).index });
     }
     ({ source, hasLookaround: lineByLine } = lineSemantics(pattern));

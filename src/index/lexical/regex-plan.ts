@@ -6,6 +6,7 @@
 // and are ASCII-folded under -i; the index folds both the same way when it looks them up. The
 // query is sound: a file it excludes cannot hold a match.
 import { RegExpParser, type AST } from '@eslint-community/regexpp';
+import { checkRegex } from '../../base/pattern-limits.js';
 
 export type Query = { op: 'all' } | { op: 'and'; args: Query[] } | { op: 'or'; args: Query[] } | { op: 'literal'; text: string };
 
@@ -186,13 +187,18 @@ class Planner {
   }
 }
 
-/** Parses a JavaScript (u-mode) regex; throws regexpp's SyntaxError, which names the position. */
 /** Recent parses (a search reads its pattern several times: matcher, plan, run, literal checks; ~20 µs each). Trees are only read. */
 const parsed = new Map<string, AST.Pattern>();
 
+/**
+ * Parses a JavaScript (u-mode) regex; throws regexpp's SyntaxError, which names the position, or
+ * invalidParams for one past the limits (base/pattern-limits.ts: the parser recurses per nesting
+ * level, the planner holds every alternative).
+ */
 export function parseRegex(source: string): AST.Pattern {
   let pattern = parsed.get(source);
   if (pattern) return pattern;
+  checkRegex(source);
   pattern = new RegExpParser({ ecmaVersion: 2024 }).parsePattern(source, undefined, undefined, { unicode: true });
   if (parsed.size >= 64) parsed.clear();
   parsed.set(source, pattern);
