@@ -2,12 +2,30 @@
 // Fathom lists plus what it skipped for a reason must be exactly `git ls-files --cached --others
 // --exclude-standard`; skip reasons are checked per case. Non-git folders have explicit expectations.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { git, gitInit, gitOracle, tempDir, writeFixture } from './helpers/fixture.js';
 import { secretFixtures } from './helpers/secret-fixtures.js';
 import { assertMatchesFreshScan, pool, quiesce, readyWorkspace } from './helpers/workspace-harness.js';
+
+/**
+ * Folders nested so that the deepest listable one's absolute path is 4000 bytes long (fixtures are
+ * made by tempDir, whose names have a fixed length): a 250-byte name in it, or a 200-byte folder,
+ * is past Linux's PATH_MAX (4096 with the NUL); a short name is not.
+ */
+const fixtureRootLength = `${fs.realpathSync(os.tmpdir())}/fathom-test-XXXXXX`.length;
+const deepFolders = [...Array.from({ length: Math.floor((4000 - fixtureRootLength) / 201) }, () => 'd'.repeat(200))];
+deepFolders.push('e'.repeat(4000 - fixtureRootLength - deepFolders.length * 201 - 1));
+const deepFolder = deepFolders.join('/');
+
+/** Makes folders one level at a time (a shell's cd: no call names a path past PATH_MAX). */
+function makeDeep(root: string, folders: string[], files: string[], subfolders: string[]): void {
+  const script = ['set -e', `cd "${root}"`, ...folders.map((name) => `mkdir ${name} && cd ${name}`), ...files.map((name) => `echo x > ${name}`), ...subfolders.map((name) => `mkdir ${name} && echo y > ${name}/unseen.txt`)].join('\n');
+  execFileSync('sh', ['-c', script]);
+}
 
 interface Case {
   name: string;
@@ -273,6 +291,16 @@ const cases: Case[] = [
     skipped: { 'bad-\uFFFD.txt': 'unreadable' },
   },
   {
+    name: 'paths longer than the system can name are counted as pathTooLong (a file, and a folder once)',
+    git: false,
+    spec: `
+      //- top.txt
+    `,
+    setup: (root) => makeDeep(root, deepFolders, ['ok.txt', 'f'.repeat(250)], ['g'.repeat(200)]),
+    files: [`${deepFolder}/ok.txt`, 'top.txt'],
+    skipped: { [`${deepFolder}/${'f'.repeat(250)}`]: 'pathTooLong', [`${deepFolder}/${'g'.repeat(200)}`]: 'pathTooLong' },
+  },
+  {
     name: 'unicode and spaces in names',
     git: true,
     spec: `
@@ -321,6 +349,24 @@ for (const testCase of cases) {
     }
   });
 }
+
+test('file set: a path too long made while watched is counted as pathTooLong; the watcher stays whole', async () => {
+  const root = writeFixture(`
+    //- top.txt
+  `);
+  makeDeep(root, deepFolders, ['ok.txt'], []);
+  const workspace = await readyWorkspace(root);
+  try {
+    assert.deepEqual(workspace.status().skipped, {});
+    execFileSync('sh', ['-c', `cd "${root}" && cd ${deepFolders.join(' && cd ')} && echo x > ${'f'.repeat(250)} && mkdir ${'g'.repeat(200)}`]);
+    await quiesce(workspace);
+    assert.deepEqual(workspace.files(), [`${deepFolder}/ok.txt`, 'top.txt']);
+    assert.deepEqual(workspace.status().skipped, { pathTooLong: 2 });
+    assert.equal(workspace.status().watcher.state, 'watching');
+  } finally {
+    await workspace.close();
+  }
+});
 
 test('file set: a linked worktree reads info/exclude from the main repository', async () => {
   const main = writeFixture(`

@@ -29,6 +29,11 @@ export function isVanished(error: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
+/** True for errors that mean "the system cannot name this path": over PATH_MAX, or a name over NAME_MAX (ENAMETOOLONG). */
+export function isNameTooLong(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'ENAMETOOLONG';
+}
+
 /** True for errors that mean "this path exists but we may not read it". */
 export function isPermissionDenied(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;

@@ -51,7 +51,8 @@ export type SkipReason =
   | 'brokenSymlink'
   | 'nestedRepository' // a folder holding its own .git inside a git workspace
   | 'special' // a FIFO, socket or device
-  | 'unreadable'; // permission denied
+  | 'unreadable' // permission denied
+  | 'pathTooLong'; // the system cannot name it (ENAMETOOLONG: a path over PATH_MAX, 4096 bytes on Linux, or a name over 255 bytes); a folder counts once, its contents unseen
 
 export interface StatusParams {
   /** A workspace root (path or file:// URI). Absent: every open workspace. */

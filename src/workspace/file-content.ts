@@ -1,8 +1,9 @@
 // Inspects one regular file: stats it, and unless its (size, mtime, inode) match what is already
 // known, reads it and decides what it is: text (with its SHA-256), binary (a NUL byte in the first
 // 8 KiB, as git and ripgrep judge), a secret (a text holding a private key or a token:
-// secret-content.ts; its hash is never taken), too large, no longer a regular file, gone, or
-// unreadable. Files are read into the secret prefilter's memory, so it scans them where they lie.
+// secret-content.ts; its hash is never taken), too large, no longer a regular file, gone,
+// unreadable, or past what the system can name (ENAMETOOLONG). Files are read into the secret
+// prefilter's memory, so it scans them where they lie.
 // Shared by the hash workers (most files) and the main thread (single files the watcher reports), so
 // both judge a file the same way. Opens with O_NOFOLLOW | O_NONBLOCK: a file swapped for a symbolic
 // link or a FIFO after it was listed is reported, never followed or waited on.
@@ -33,6 +34,7 @@ export type FileOutcome =
   | { kind: 'tooLarge'; stat: StatTuple }
   | { kind: 'notFile' }
   | { kind: 'vanished' }
+  | { kind: 'pathTooLong' }
   | { kind: 'unreadable' };
 
 const openFlags = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
@@ -46,6 +48,8 @@ function failure(error: unknown): FileOutcome {
   if (isVanished(error)) return { kind: 'vanished' };
   // ELOOP: it became a symbolic link; EISDIR: a folder. Either way the caller looks again.
   if (code === 'ELOOP' || code === 'EISDIR' || code === 'ENXIO') return { kind: 'notFile' };
+  // ENAMETOOLONG: the path is longer than the system can name (PATH_MAX); it never becomes readable.
+  if (code === 'ENAMETOOLONG') return { kind: 'pathTooLong' };
   // EACCES and anything else (EIO): unreadable; it is tried again at the next look.
   return { kind: 'unreadable' };
 }

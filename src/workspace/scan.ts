@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { throwIfCancelled, type CancellationSignal } from '../base/cancellation.js';
-import { isPermissionDenied } from '../base/errors.js';
+import { isNameTooLong, isPermissionDenied } from '../base/errors.js';
 import { joinRelative, toAbsolute } from '../base/paths.js';
 import { inspectFile, type FileCheck, type FileOutcome, type StatTuple } from './file-content.js';
 import type { HashPool } from './hash-pool.js';
@@ -111,6 +111,26 @@ function folderVerdictFor(inclusion: Inclusion): EntryVerdict {
   return inclusion === 'ignored' ? ignoredVerdict : inclusion === 'trackedOnly' ? trackedOnlyFolderVerdict : folderVerdict;
 }
 
+/**
+ * The skip reason for a path the system refused to stat, list or open, when it is one to report:
+ * permission denied (unreadable) or a path longer than the system can name (pathTooLong).
+ * Undefined for a path that vanished.
+ */
+export function skipReasonOf(error: unknown): SkipReason | undefined {
+  if (isPermissionDenied(error)) return 'unreadable';
+  if (isNameTooLong(error)) return 'pathTooLong';
+  return undefined;
+}
+
+/** A path's lstat; undefined when it is gone or cannot be stat'ed (it is then looked at again as unknown). */
+function lstatOrUndefined(absolutePath: string): fs.Stats | undefined {
+  try {
+    return fs.lstatSync(absolutePath, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
 /** Why a symbolic link is skipped: links are never followed (as ripgrep does not); the reason says where it points. */
 function symlinkReason(root: string, absolutePath: string): SkipReason {
   try {
@@ -173,6 +193,8 @@ export function knownFromOutcome(outcome: FileOutcome): Known | undefined {
       return { kind: 'skip', entry: { reason: 'tooLarge', ...keyOf(outcome.stat) } };
     case 'unreadable':
       return { kind: 'skip', entry: { reason: 'unreadable', ...noStat } };
+    case 'pathTooLong':
+      return { kind: 'skip', entry: { reason: 'pathTooLong', ...noStat } };
     default:
       return undefined;
   }
@@ -222,7 +244,7 @@ export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
     progress.found += 1;
     const file = options.knownFile(relativePath);
     if (file !== undefined) {
-      const stat = fs.lstatSync(readPath, { throwIfNoEntry: false });
+      const stat = lstatOrUndefined(readPath);
       if (stat !== undefined && stat.isFile() && file.size === stat.size && file.mtimeMs === stat.mtimeMs && file.ino === stat.ino) {
         result.files.set(relativePath, file);
         result.reused += 1;
@@ -268,7 +290,14 @@ export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
       case 'notFile': {
         // It stopped being a regular file after the listing: judge it as it is now. A folder is
         // left to the watcher, which reports it (its parent was watched before it was listed).
-        const stat = fs.lstatSync(job.readPath, { throwIfNoEntry: false });
+        let stat: fs.Stats | undefined;
+        try {
+          stat = fs.lstatSync(job.readPath, { throwIfNoEntry: false });
+        } catch (error) {
+          const reason = skipReasonOf(error);
+          if (reason) result.skipped.set(job.relativePath, { reason, ...noStat });
+          return;
+        }
         const verdict = classifyEntry(options, job.relativePath, stat, job.mode, job.readPath);
         if (verdict.kind === 'skip') result.skipped.set(job.relativePath, verdict.entry);
         return;
@@ -323,7 +352,8 @@ export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
       entries = fs.readdirSync(absoluteFolder, { withFileTypes: true });
     } catch (error) {
       // A name that is not valid UTF-8 comes back with U+FFFD in it and can then not be opened.
-      if (isPermissionDenied(error) || folder.includes('\uFFFD')) result.skipped.set(folder, { reason: 'unreadable', ...noStat });
+      const reason = skipReasonOf(error) ?? (folder.includes('\uFFFD') ? 'unreadable' : undefined);
+      if (reason) result.skipped.set(folder, { reason, ...noStat });
       continue;
     }
     const names = entries.map((entry) => entry.name);
@@ -359,7 +389,8 @@ export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
       try {
         stat = fs.lstatSync(absolutePath, { throwIfNoEntry: false });
       } catch (error) {
-        if (isPermissionDenied(error)) result.skipped.set(relativePath, { reason: 'unreadable', ...noStat });
+        const reason = skipReasonOf(error);
+        if (reason) result.skipped.set(relativePath, { reason, ...noStat });
         continue;
       }
       const verdict = classifyEntry(options, relativePath, stat, mode, absolutePath);

@@ -12,6 +12,7 @@ export type SkipReason =
   | 'brokenSymlink'
   | 'nestedRepository'
   | 'special'
-  | 'unreadable';
+  | 'unreadable'
+  | 'pathTooLong';
 
 export type SkipCounts = Partial<Record<SkipReason, number>>;

@@ -65,7 +65,8 @@ export class TreeWatcher {
       this.watchers.set(folder, watcher);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') return;
+      // Gone, or past what the system can name (the scan records it as pathTooLong): nothing to watch.
+      if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ENAMETOOLONG') return;
       this.failures += 1;
       this.events.onProblem(`cannot watch ${folder || '.'}: ${errorMessage(error)}`);
     }

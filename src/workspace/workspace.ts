@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { CancellationSource, raceCancellation, type CancellationSignal } from '../base/cancellation.js';
-import { FathomError, errorMessage, isPermissionDenied } from '../base/errors.js';
+import { FathomError, errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { baseName, isAtOrBelow, parentOf, toAbsolute } from '../base/paths.js';
 import { checkGlobs } from '../base/pattern-limits.js';
@@ -17,7 +17,7 @@ import { loadFileSet, saveFileSet, type FileSetSnapshot } from './file-set-store
 import type { HashPool } from './hash-pool.js';
 import { IgnoreRules, type FolderMode } from './ignore-rules.js';
 import { MerkleTree, type FileEntry, type TreeDiff } from './merkle.js';
-import { classifyEntry, inspectCandidate, reusable, scanFolder, type Known, type ScanProgress, type ScanResult, type SkipEntry } from './scan.js';
+import { classifyEntry, inspectCandidate, reusable, scanFolder, skipReasonOf, type Known, type ScanProgress, type ScanResult, type SkipEntry } from './scan.js';
 import { secretMatcher, type SecretMatcher } from './secrets.js';
 import type { SkipCounts } from './skip-reason.js';
 import { TreeWatcher } from './tree-watcher.js';
@@ -431,9 +431,10 @@ export class Workspace {
     try {
       stat = fs.lstatSync(toAbsolute(this.root, relativePath), { throwIfNoEntry: false });
     } catch (error) {
-      if (!isPermissionDenied(error)) throw error;
+      const reason = skipReasonOf(error);
+      if (!reason) throw error;
       this.removeAt(relativePath, changes);
-      this.skipped.set(relativePath, { reason: 'unreadable', size: 0, mtimeMs: 0, ino: 0 });
+      this.skipped.set(relativePath, { reason, size: 0, mtimeMs: 0, ino: 0 });
       return;
     }
     const verdict = classifyEntry(this.classifier(), relativePath, stat, parentMode);
