@@ -13,7 +13,8 @@ import { ErrorCodes } from '../src/protocol/errors.js';
 import { decodeFileSet } from '../src/workspace/file-set-store.js';
 import { inspectFile } from '../src/workspace/file-content.js';
 import { sleep, tempDir, writeFixture } from './helpers/fixture.js';
-import { cliMain, connectRaw, RawClient, socketPathIn, spawnCli, spawnSocketDaemon, type Message, type Spawned } from './helpers/raw-client.js';
+import { cliMain, connectRaw, RawClient, socketPathIn, spawnCli, spawnSocketDaemon, spawnStdioDaemon, type Message, type Spawned } from './helpers/raw-client.js';
+import { workspaceCacheDir } from '../src/daemon/config.js';
 import { pool, readyWorkspace } from './helpers/workspace-harness.js';
 
 after(() => pool.close());
@@ -368,5 +369,63 @@ test('a daemon killed while a client waits: the CLI, attach and mcp say so on st
       daemon.child.kill('SIGKILL');
       cli.child.kill('SIGKILL');
     }
+  }
+});
+
+/** What a probe put where a cache folder belongs: each is set aside (kept, renamed), warned about, and the cache rebuilt. */
+const cacheObstacles: { name: string; place: (cache: string, workspaceFolder: string) => string }[] = [
+  { name: 'the cache root itself is a file', place: (cache) => cache },
+  { name: '<cache>/workspaces is a file', place: (cache) => path.join(cache, 'workspaces') },
+  { name: "a workspace's cache folder is a file", place: (_cache, workspaceFolder) => workspaceFolder },
+  { name: "a workspace's cache folder is a broken symbolic link", place: (_cache, workspaceFolder) => workspaceFolder },
+];
+
+for (const obstacle of cacheObstacles) {
+  test(`cache: ${obstacle.name}: set aside with a warning, rebuilt, and requests work`, async () => {
+    const root = writeFixture(`
+      //- a.ts
+      export const a = 1;
+    `);
+    const cache = path.join(tempDir('fathom-cache-'), 'cache');
+    const blocked = obstacle.place(cache, workspaceCacheDir(cache, root));
+    fs.mkdirSync(path.dirname(blocked), { recursive: true });
+    if (obstacle.name.includes('symbolic link')) fs.symlinkSync(path.join(cache, 'nowhere'), blocked);
+    else fs.writeFileSync(blocked, 'not a folder\n');
+    const daemon = spawnStdioDaemon({ FATHOM_CACHE_DIR: cache });
+    try {
+      for (let round = 0; round < 2; round++) {
+        const files = await daemon.client.request('fathom/files', { root });
+        assert.deepEqual(files.result, { root, total: 1, truncated: false, files: ['a.ts'] }, JSON.stringify(files.error));
+        const grep = await daemon.client.request('fathom/grep', { root, pattern: 'const' });
+        assert.equal((grep.result as { total: number } | undefined)?.total, 1, JSON.stringify(grep.error));
+      }
+      assert.match(daemon.stderr(), /warn the cache folder .* was not a folder .*: set aside as .*\.broken-/);
+      const asides = fs.readdirSync(path.dirname(blocked)).filter((name) => name.startsWith(`${path.basename(blocked)}.broken-`));
+      assert.equal(asides.length, 1, 'set aside once, not deleted');
+      if (!obstacle.name.includes('symbolic link')) assert.equal(fs.readFileSync(path.join(path.dirname(blocked), asides[0]!), 'utf8'), 'not a folder\n');
+      assert.ok(fs.statSync(workspaceCacheDir(cache, root)).isDirectory(), 'the cache is rebuilt in its place');
+    } finally {
+      daemon.child.kill();
+      await daemon.exited;
+    }
+  });
+}
+
+test('cache: the CLI sets aside a cache root that is a file before it starts a daemon there', () => {
+  const root = writeFixture(`
+    //- a.ts
+    export const a = 1;
+  `);
+  const cache = path.join(tempDir('fathom-cache-'), 'cache');
+  fs.writeFileSync(cache, 'not a folder\n');
+  const env = { ...process.env, FATHOM_LOG: 'warn', FATHOM_SOCKET: socketPathIn(), FATHOM_CACHE_DIR: cache };
+  try {
+    const files = spawnSync(process.execPath, [cliMain, 'files', root], { env, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(files.status, 0, files.stderr);
+    assert.equal(files.stdout, 'a.ts\n');
+    assert.match(files.stderr, /set aside as .*\.broken-/);
+    assert.ok(fs.statSync(cache).isDirectory());
+  } finally {
+    spawnSync(process.execPath, [cliMain, 'stop'], { env, encoding: 'utf8', timeout: 60_000 });
   }
 });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { applyPatch } from 'diff';
 import { CancellationTokenSource, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
+import { makeCacheFolder } from '../base/cache-folder.js';
 import { errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { defaultConfig, defaultSocketPath, readPackageVersion } from '../daemon/config.js';
@@ -381,6 +382,8 @@ async function serve(values: Record<string, unknown>): Promise<void> {
 }
 
 async function withClient(values: Record<string, unknown>, work: (client: Client) => Promise<void>): Promise<void> {
+  // A daemon started here logs into the cache root: whatever is in its way (a file) is set aside first.
+  makeCacheFolder(defaultConfig().cacheRoot);
   const client = values['no-daemon']
     ? inProcessDaemon(defaultConfig())
     : await connectToDaemon(typeof values.socket === 'string' ? path.resolve(values.socket) : defaultSocketPath(), { autoStart: true });

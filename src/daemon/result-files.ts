@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { writeFileAtomically } from '../base/atomic-file.js';
+import { makeCacheFolder } from '../base/cache-folder.js';
 import { log } from '../base/logger.js';
 
 const keepMs = 60 * 60 * 1000;
@@ -13,7 +14,7 @@ export const defaultMaxInlineBytes = 256 * 1024;
 
 /** Writes `value` as JSON to a new file under `folder`; answers its path. */
 export function writeResultFile(folder: string, prefix: string, value: unknown): string {
-  fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+  makeCacheFolder(folder);
   removeOld(folder);
   const file = path.join(folder, `${prefix}-${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.json`);
   writeFileAtomically(file, JSON.stringify(value), 0o600);

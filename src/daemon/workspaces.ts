@@ -2,7 +2,8 @@
 // file:// URI) to a root that exists and can be read, and opens each workspace once.
 import fs from 'node:fs';
 import path from 'node:path';
-import { FathomError } from '../base/errors.js';
+import { makeCacheFolder } from '../base/cache-folder.js';
+import { FathomError, errorMessage } from '../base/errors.js';
 import { pathFromUriOrPath, toRelative } from '../base/paths.js';
 import { LexicalIndex } from '../index/lexical/lexical-index.js';
 import { TreePrebuild } from '../structural/tree-prebuild.js';
@@ -78,6 +79,12 @@ export class WorkspaceManager {
     private readonly config: DaemonConfig,
     private readonly overlay: BufferOverlay,
   ) {
+    // A cache root that is not a folder (a file put there) is set aside and made anew.
+    try {
+      makeCacheFolder(config.cacheRoot);
+    } catch (error) {
+      log.error(`cannot make the cache folder ${config.cacheRoot}: ${errorMessage(error)}`);
+    }
     const treeStoreMb = config.treeStoreMb ?? 2048;
     this.structuralPool = new StructuralPool({
       treeCacheBytes: (config.treeCacheMb ?? 96) * 2 ** 20,
@@ -336,8 +343,13 @@ export class WorkspaceManager {
         void workspace.close();
       }
       const cacheDir = workspaceCacheDir(this.config.cacheRoot, root);
-      fs.mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
-      fs.writeFileSync(`${cacheDir}/root`, `${root}\n`);
+      try {
+        // Anything in the way that is not a folder (the cache root, `workspaces`, this one's) is set aside.
+        makeCacheFolder(cacheDir, this.config.cacheRoot);
+        fs.writeFileSync(`${cacheDir}/root`, `${root}\n`);
+      } catch (error) {
+        throw new FathomError('io', `cannot make the cache folder ${cacheDir}: ${errorMessage(error)}`, { cacheDir });
+      }
       workspace = new Workspace({
         root,
         cacheDir,
