@@ -457,7 +457,7 @@ describe('stdio daemon', () => {
     { name: 'chunks of a file that does not exist', method: 'fathom/chunks', params: { root, path: 'src/missing.ts' }, code: ErrorCodes.InvalidParams, message: /not in the file set/ },
     { name: 'chunks of a folder', method: 'fathom/chunks', params: { root, path: 'src' }, code: ErrorCodes.InvalidParams, message: /not in the file set/ },
     { name: 'chunks outside the workspace', method: 'fathom/chunks', params: { root, path: '/etc/passwd' }, code: ErrorCodes.PathOutsideWorkspace },
-    { name: 'chunks of a path no workspace holds', method: 'fathom/chunks', params: { path: '/etc/passwd' }, code: ErrorCodes.WorkspaceNotFound, message: /pass root/ },
+    { name: 'chunks of a path no workspace holds, which does not exist', method: 'fathom/chunks', params: { path: '/etc/no-such-file' }, code: ErrorCodes.InvalidParams, message: /no-such-file: no such file/ },
     { name: 'chunks without a path', method: 'fathom/chunks', params: { root }, code: ErrorCodes.InvalidParams, message: /params\.path/ },
     { name: 'chunks with a tiny budget', method: 'fathom/chunks', params: { root, path: 'src/a.ts', budgetBytes: 3 }, code: ErrorCodes.InvalidParams, message: /budgetBytes/ },
     { name: 'a path outside the workspace', method: 'fathom/merkle', params: { root, path: '../elsewhere' }, code: ErrorCodes.PathOutsideWorkspace },

@@ -81,9 +81,15 @@ export function defaultSocketPath(): string {
   return path.join(os.tmpdir(), `fathom-${uid}`, 'fathom.sock');
 }
 
-/** The cache folder of one workspace: named by a hash of its root, with the root written inside. */
-export function workspaceCacheDir(cacheRoot: string, root: string): string {
-  const key = createHash('sha256').update(root).digest('hex').slice(0, 16);
+/**
+ * The cache folder of one workspace: named by a hash of its root (and, for a one-file workspace,
+ * its file: never the folder workspace's), with the root written inside.
+ */
+export function workspaceCacheDir(cacheRoot: string, root: string, onlyFile?: string): string {
+  const key = createHash('sha256')
+    .update(onlyFile === undefined ? root : `${root}\0${onlyFile}`)
+    .digest('hex')
+    .slice(0, 16);
   return path.join(cacheRoot, 'workspaces', key);
 }
 

@@ -22,7 +22,6 @@ import { type ModelFolder, openModelFolder } from '../index/semantic/model-folde
 import { SemanticIndex } from '../index/semantic/semantic-index.js';
 import type { ModelInfo } from '../protocol/methods.js';
 import type { Workspace } from '../workspace/workspace.js';
-import { workspaceCacheDir } from './config.js';
 
 /** Why semantic search is off when no model is set. */
 export const noModelReason = 'no embedding model for this workspace (`fathom model use DIR` sets one)';
@@ -53,7 +52,7 @@ export class SemanticModels {
   ) {}
 
   private settingsFile(workspace: Workspace): string {
-    return path.join(workspaceCacheDir(this.cacheRoot, workspace.root), 'model.json');
+    return path.join(workspace.cacheDir, 'model.json');
   }
 
   /** The workspace's semantic index, or undefined when it has no model (read from model.json on first ask). */
@@ -98,7 +97,7 @@ export class SemanticModels {
       this.caches.set(model.id, cache);
     }
     const index = new SemanticIndex(workspace, this.chunkPool, this.embedPool.embedder(model), cache, {
-      folder: workspaceCacheDir(this.cacheRoot, workspace.root),
+      folder: workspace.cacheDir,
       syncIntervalMs: this.syncIntervalMs,
       accepts: isRanked,
     });

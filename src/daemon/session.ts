@@ -2,6 +2,8 @@
 // to the daemon's services. Every request goes through `handle`, which turns any failure into a
 // JSON-RPC error for that request alone; nothing a client sends can end the process (in socket
 // mode, `exit` ends only this client's connection).
+import fs from 'node:fs';
+import path from 'node:path';
 import { ResponseError, type CancellationToken, type MessageConnection } from 'vscode-jsonrpc/node';
 import { differsFromDisk } from '../base/editor-text.js';
 import { FathomError, errorMessage } from '../base/errors.js';
@@ -346,7 +348,7 @@ export class Session {
   /** fathom/trust: trusts a folder, stops trusting it, or says whether it is trusted. */
   private trust(raw: unknown): TrustResult {
     const params = paramsObject(Methods.trust, raw);
-    const folder = this.services.workspaces.resolveRoot(requiredString(params, 'path'));
+    const folder = this.services.workspaces.resolveRoot(requiredString(params, 'path'), 'path');
     const trusted = optionalBoolean(params, 'trusted');
     const store = this.services.workspaces.trust;
     const folders = trusted === undefined ? store.folders() : store.set(folder, trusted);
@@ -483,9 +485,20 @@ export class Session {
     }
   }
 
+  /**
+   * The workspace of a structural search or rewrite: its root; without one, `paths` must name one
+   * absolute file, answered by the workspace holding it or on its own (as chunks are).
+   */
+  private structuralWorkspace(params: Params): Workspace {
+    if (params.root !== undefined) return this.workspaceFor(params);
+    const paths = optionalStringList(params, 'paths') ?? [];
+    if (paths.length !== 1) throw new FathomError('invalidParams', 'params.root must be given, unless params.paths names one file (searched on its own when no open workspace holds it)', { field: 'root' });
+    return this.fileIn({ path: paths[0]! }).workspace;
+  }
+
   private async structuralSearch(raw: unknown, token: CancellationToken): Promise<StructuralSearchResult> {
     const params = paramsObject(Methods.structuralSearch, raw);
-    const workspace = this.workspaceFor(params);
+    const workspace = this.structuralWorkspace(params);
     const request = this.structuralRequest(Methods.structuralSearch, params, workspace);
     const structural = this.services.workspaces.structural;
     // A bad pattern is answered before any index is built.
@@ -496,7 +509,7 @@ export class Session {
 
   private async structuralRewrite(raw: unknown, token: CancellationToken): Promise<StructuralRewriteResult> {
     const params = paramsObject(Methods.structuralRewrite, raw);
-    const workspace = this.workspaceFor(params);
+    const workspace = this.structuralWorkspace(params);
     const request = { ...this.structuralRequest(Methods.structuralRewrite, params, workspace), rewrite: requiredText(params, 'rewrite') };
     const workspaces = this.services.workspaces;
     await workspaces.structural.compile(request);
@@ -579,7 +592,7 @@ export class Session {
   private async editFile(raw: unknown, create: boolean): Promise<EditFileResult> {
     const method = create ? Methods.writeFile : Methods.editFile;
     const params = paramsObject(method, raw);
-    const { workspace, relative, absolute } = this.fileIn(params);
+    const { workspace, relative, absolute } = this.fileIn(params, { mayCreate: create });
     const edits = params.edits === undefined ? undefined : checkEdits(params.edits);
     const newText = params.newText === undefined ? (create ? requiredText(params, 'text') : undefined) : requiredText(params, 'newText');
     if (create && edits) throw new FathomError('invalidParams', `${method} takes text (the whole content), not edits`, { field: 'edits' });
@@ -701,8 +714,13 @@ export class Session {
     return toWireSymbols(workspace.root, index.search({ query, ...(kinds ? { kinds } : {}), ...(accepts ? { accepts } : {}), limit }));
   }
 
-  /** Resolves `path` (and optional `root`) to a workspace and a relative path inside it. */
-  private fileIn(params: Params): { workspace: Workspace; relative: string; absolute: string } {
+  /**
+   * Resolves `path` (and optional `root`) to a workspace and a relative path inside it. Without
+   * `root`, `path` must be absolute (or a file:// URI): the open workspace holding it answers, else
+   * a one-file workspace of just that file (a file outside any repository needs nothing else). The
+   * file must exist then, unless the request may create it.
+   */
+  private fileIn(params: Params, options: { mayCreate?: boolean } = {}): { workspace: Workspace; relative: string; absolute: string } {
     const pathParam = requiredString(params, 'path');
     const rootParam = optionalString(params, 'root');
     const workspaces = this.services.workspaces;
@@ -712,13 +730,28 @@ export class Session {
       workspace = workspaces.open(workspaces.resolveRoot(rootParam));
       absolute = realPathForWrite(pathFromUriOrPath(pathParam, workspace.root));
     } else {
+      if (!pathParam.startsWith('file:') && !path.isAbsolute(pathParam)) {
+        throw new FathomError('invalidParams', `params.path must be an absolute path or a file:// URI when params.root is not given (got the relative path ${JSON.stringify(pathParam)})`, { field: 'path' });
+      }
       absolute = realPathForWrite(pathFromUriOrPath(pathParam));
-      workspace = workspaces.containing(absolute);
-      if (!workspace) throw new FathomError('workspaceNotFound', `no open workspace contains ${absolute}; pass root`, { path: pathParam });
+      workspace = workspaces.containing(absolute) ?? this.looseFile(absolute, pathParam, options.mayCreate === true);
     }
     const relative = toRelative(workspace.root, absolute);
     if (relative === undefined || relative === '') throw new FathomError('pathOutsideWorkspace', `path ${pathParam} is outside the workspace ${workspace.root}`, { path: pathParam });
     return { workspace, relative, absolute: `${workspace.root}/${relative}` };
+  }
+
+  /** The one-file workspace of a file no open workspace holds; it must be a file (or, to be created, absent). */
+  private looseFile(absolute: string, pathParam: string, mayCreate: boolean): Workspace {
+    let stat: fs.Stats | undefined;
+    try {
+      stat = fs.statSync(absolute, { throwIfNoEntry: false });
+    } catch (error) {
+      throw new FathomError('io', `${pathParam}: ${errorMessage(error)}`, { path: pathParam });
+    }
+    if (stat === undefined && !mayCreate) throw new FathomError('invalidParams', `${pathParam}: no such file`, { path: pathParam });
+    if (stat?.isDirectory()) throw new FathomError('invalidParams', `${pathParam} is a folder, not a file`, { path: pathParam });
+    return this.services.workspaces.openFile(absolute);
   }
 
   private async outline(raw: unknown, token: CancellationToken): Promise<OutlineResult> {

@@ -57,6 +57,7 @@ export function toWireStatus(status: WorkspaceStatusInfo, indexes: Record<string
     lag: status.lag,
     lastScan: status.lastScan,
     cache: status.cache,
+    ...(status.file === undefined ? {} : { file: status.file }),
     ...(status.error ? { error: status.error } : {}),
   };
 }

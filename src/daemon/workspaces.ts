@@ -1,10 +1,13 @@
-// The daemon's open workspaces, keyed by resolved root. Resolves what a client names (a path or a
-// file:// URI) to a root that exists and can be read, and opens each workspace once.
+// The daemon's open workspaces: folder workspaces keyed by resolved root, and one-file workspaces
+// (a file asked about on its own, outside every folder workspace) keyed by the file. Resolves what a
+// client names (an absolute path or a file:// URI) to a root that exists and can be read, and opens
+// each workspace once. Fathom's own cache and settings folders are never a root and never part of
+// any file set.
 import fs from 'node:fs';
 import path from 'node:path';
 import { makeCacheFolder } from '../base/cache-folder.js';
 import { FathomError, errorMessage } from '../base/errors.js';
-import { pathFromUriOrPath, toRelative } from '../base/paths.js';
+import { pathFromUriOrPath, realPathForWrite, toRelative } from '../base/paths.js';
 import { LexicalIndex } from '../index/lexical/lexical-index.js';
 import { TreePrebuild } from '../structural/tree-prebuild.js';
 import { ChunkRanking } from '../index/lexical/chunk-ranking.js';
@@ -34,6 +37,9 @@ import type { BufferOverlay } from '../workspace/overlay.js';
 import { Workspace } from '../workspace/workspace.js';
 import { defaultConfigDir, workspaceCacheDir, type DaemonConfig } from './config.js';
 
+/** One-file workspaces kept open at most (each watches its folder). */
+const maxFileWorkspaces = 32;
+
 /** Buffers longer than this (code units) are chunked in a worker rather than through the parse cache. */
 const maxMainThreadParse = 2_000_000;
 
@@ -44,7 +50,10 @@ export interface ChunksAnswer {
 }
 
 export class WorkspaceManager {
+  /** Folder workspaces by root. */
   private readonly workspaces = new Map<string, Workspace>();
+  /** One-file workspaces by their file's absolute path, least recently used first. */
+  private readonly fileWorkspaces = new Map<string, Workspace>();
   private readonly lexicalIndexes = new Map<Workspace, LexicalIndex>();
   private readonly symbolIndexes = new Map<Workspace, CodeGraph>();
   private readonly graphQueryCache = new Map<Workspace, GraphQueries>();
@@ -134,7 +143,7 @@ export class WorkspaceManager {
   lexical(workspace: Workspace): LexicalIndex {
     let index = this.lexicalIndexes.get(workspace);
     if (!index) {
-      index = new LexicalIndex(workspace, this.overlay, workspaceCacheDir(this.config.cacheRoot, workspace.root));
+      index = new LexicalIndex(workspace, this.overlay, workspace.cacheDir);
       this.lexicalIndexes.set(workspace, index);
     }
     return index;
@@ -159,7 +168,7 @@ export class WorkspaceManager {
             if (relative) listener(relative);
           }),
       };
-      index = new CodeGraph(workspace, this.chunkPool, this.grammars.table, `${workspaceCacheDir(this.config.cacheRoot, workspace.root)}/graph.bin`, undefined, buffers);
+      index = new CodeGraph(workspace, this.chunkPool, this.grammars.table, `${workspace.cacheDir}/graph.bin`, undefined, buffers);
       this.symbolIndexes.set(workspace, index);
     }
     return index;
@@ -194,7 +203,7 @@ export class WorkspaceManager {
   ranking(workspace: Workspace): ChunkRanking {
     let ranking = this.rankings.get(workspace);
     if (!ranking) {
-      ranking = new ChunkRanking(workspace, this.termsPool, `${workspaceCacheDir(this.config.cacheRoot, workspace.root)}/chunks.bin`);
+      ranking = new ChunkRanking(workspace, this.termsPool, `${workspace.cacheDir}/chunks.bin`);
       this.rankings.set(workspace, ranking);
     }
     return ranking;
@@ -308,8 +317,15 @@ export class WorkspaceManager {
     return Promise.all([graph?.dispose(), ranking?.dispose(), this.models.forget(workspace)]).then(() => undefined);
   }
 
-  /** Resolves a client's root to an absolute real path; throws workspaceNotFound if unusable. */
-  resolveRoot(value: string): string {
+  /**
+   * Resolves a client's root (an absolute path or a file:// URI) to an absolute real path. Throws
+   * invalidParams for an empty or relative one (it would name the daemon's own working folder) or
+   * one at or inside Fathom's cache or settings folder (never indexed); workspaceNotFound when it
+   * does not exist, is not a folder, or cannot be read. `field` names the param in messages.
+   */
+  resolveRoot(value: string, field = 'root'): string {
+    if (value === '') throw new FathomError('invalidParams', `params.${field} must be a folder's absolute path or file:// URI, not empty`, { field });
+    if (!value.startsWith('file:') && !path.isAbsolute(value)) throw new FathomError('invalidParams', `params.${field} must be an absolute path or a file:// URI (got the relative path ${JSON.stringify(value)}; it would be read against the daemon's working folder)`, { field });
     const absolute = pathFromUriOrPath(value);
     let real: string;
     try {
@@ -323,15 +339,36 @@ export class WorkspaceManager {
     } catch {
       throw new FathomError('workspaceNotFound', `workspace root ${real} cannot be read`, { root: value });
     }
+    this.refuseOwnFolder(real, field);
     return real;
   }
 
+  /** Fathom's cache and settings folders (real paths): never part of any file set. */
+  private get ownFolders(): { name: string; folder: string }[] {
+    this.ownFoldersValue ??= [
+      { name: 'cache folder', folder: realPathForWrite(this.config.cacheRoot) },
+      { name: 'settings folder', folder: realPathForWrite(this.configDir) },
+    ];
+    return this.ownFoldersValue;
+  }
+
+  private ownFoldersValue: { name: string; folder: string }[] | undefined;
+
+  /** Throws invalidParams for a path at or inside Fathom's cache or settings folder. */
+  private refuseOwnFolder(absolute: string, field: string): void {
+    for (const { name, folder } of this.ownFolders) {
+      if (toRelative(folder, absolute) !== undefined) throw new FathomError('invalidParams', `${absolute} is inside Fathom's ${name} ${folder}, which is never indexed`, { field });
+    }
+  }
+
+  /** An open folder workspace by its resolved root (one-file workspaces are not found here). */
   get(root: string): Workspace | undefined {
     return this.workspaces.get(root);
   }
 
+  /** Every open workspace: folder workspaces, then one-file workspaces. */
   all(): Workspace[] {
-    return [...this.workspaces.values()];
+    return [...this.workspaces.values(), ...this.fileWorkspaces.values()];
   }
 
   /** The workspace for a resolved root, opening it (and starting its build) if needed. */
@@ -342,47 +379,88 @@ export class WorkspaceManager {
         void this.forget(workspace);
         void workspace.close();
       }
-      const cacheDir = workspaceCacheDir(this.config.cacheRoot, root);
-      try {
-        // Anything in the way that is not a folder (the cache root, `workspaces`, this one's) is set aside.
-        makeCacheFolder(cacheDir, this.config.cacheRoot);
-        fs.writeFileSync(`${cacheDir}/root`, `${root}\n`);
-      } catch (error) {
-        throw new FathomError('io', `cannot make the cache folder ${cacheDir}: ${errorMessage(error)}`, { cacheDir });
-      }
-      workspace = new Workspace({
-        root,
-        cacheDir,
-        maxFileBytes: this.config.maxFileBytes,
-        reconcileIntervalMs: this.config.reconcileIntervalMs,
-        pool: this.pool,
-      });
+      workspace = this.newWorkspace(root, undefined);
       this.workspaces.set(root, workspace);
     }
     return workspace;
   }
 
+  /**
+   * A one-file workspace for a file no open workspace holds (a file outside any repository, asked
+   * about on its own): its folder is the root, the file its whole file set, and nothing else in the
+   * folder is listed or read. The file need not exist yet (a write creates it). The most recently
+   * used 32 are kept; opening another closes the oldest.
+   */
+  openFile(absolute: string): Workspace {
+    this.refuseOwnFolder(absolute, 'path');
+    let workspace = this.fileWorkspaces.get(absolute);
+    if (workspace && workspace.state !== 'failed') {
+      // Most recently used last.
+      this.fileWorkspaces.delete(absolute);
+      this.fileWorkspaces.set(absolute, workspace);
+      return workspace;
+    }
+    if (workspace) {
+      this.fileWorkspaces.delete(absolute);
+      void this.forget(workspace);
+      void workspace.close();
+    }
+    workspace = this.newWorkspace(path.dirname(absolute), path.basename(absolute));
+    this.fileWorkspaces.set(absolute, workspace);
+    for (const [file, oldest] of this.fileWorkspaces) {
+      if (this.fileWorkspaces.size <= maxFileWorkspaces) break;
+      this.fileWorkspaces.delete(file);
+      void this.forget(oldest).then(() => oldest.close());
+    }
+    return workspace;
+  }
+
+  private newWorkspace(root: string, onlyFile: string | undefined): Workspace {
+    const cacheDir = workspaceCacheDir(this.config.cacheRoot, root, onlyFile);
+    try {
+      // Anything in the way that is not a folder (the cache root, `workspaces`, this one's) is set aside.
+      makeCacheFolder(cacheDir, this.config.cacheRoot);
+      fs.writeFileSync(`${cacheDir}/root`, `${onlyFile === undefined ? root : path.join(root, onlyFile)}\n`);
+    } catch (error) {
+      throw new FathomError('io', `cannot make the cache folder ${cacheDir}: ${errorMessage(error)}`, { cacheDir });
+    }
+    return new Workspace({
+      root,
+      cacheDir,
+      maxFileBytes: this.config.maxFileBytes,
+      reconcileIntervalMs: this.config.reconcileIntervalMs,
+      pool: this.pool,
+      excludedFolders: this.ownFolders.map(({ folder }) => folder),
+      ...(onlyFile === undefined ? {} : { onlyFile }),
+    });
+  }
+
   /** Closes and forgets a workspace (its first build was cancelled by everyone waiting for it). */
   async discard(workspace: Workspace): Promise<void> {
     if (this.workspaces.get(workspace.root) === workspace) this.workspaces.delete(workspace.root);
+    for (const [file, held] of this.fileWorkspaces) if (held === workspace) this.fileWorkspaces.delete(file);
     await this.forget(workspace);
     await workspace.close();
   }
 
-  /** The open workspace whose root contains an absolute path (the deepest one). */
+  /**
+   * The open workspace that holds an absolute path: the folder workspace with the deepest root
+   * containing it, else the one-file workspace of exactly that file.
+   */
   containing(absolutePath: string): Workspace | undefined {
     let best: Workspace | undefined;
     for (const workspace of this.workspaces.values()) {
       const root = workspace.root;
       if ((absolutePath === root || absolutePath.startsWith(`${root}/`)) && (!best || root.length > best.root.length)) best = workspace;
     }
-    return best;
+    return best ?? this.fileWorkspaces.get(absolutePath);
   }
 
   async closeAll(): Promise<void> {
     await Promise.all(this.all().map((workspace) => this.forget(workspace)));
     await Promise.all(this.all().map((workspace) => workspace.close()));
     this.workspaces.clear();
+    this.fileWorkspaces.clear();
     this.pool.close();
     this.chunkPool.close();
     this.termsPool.close();

@@ -95,6 +95,11 @@ export interface WorkspaceStatus {
   lag: { pendingChanges: number; oldestPendingMs: number; lastChangeAppliedAt: string | null };
   lastScan: { kind: 'build' | 'restart' | 'reconcile'; at: string; durationMs: number; hashed: number; reused: number; repaired: number } | null;
   cache: { path: string; loaded: 'none' | 'valid' | 'rebuilt' };
+  /**
+   * A one-file workspace (a file outside every folder workspace, answered on its own): its one file,
+   * relative to `root` (its folder). Nothing else in that folder is part of it.
+   */
+  file?: string;
   error?: string;
   /** The language servers Fathom knows, for this workspace: running (with its project root and pid), available (would start on first use), or missing (and which part: the root marker or the binary). */
   languageServers?: LanguageServerState[];

@@ -5,7 +5,9 @@
 // ignores everything). `.fathomignore` files, same syntax, always apply, after git's decision: a path
 // is in the set only if git would show it and .fathomignore does not exclude it.
 // The full list of tracked files is kept (from `git ls-files`), so a rule added later never hides a
-// tracked file.
+// tracked file. Two rules come before all of these: folders that are never part of a file set
+// (Fathom's own cache and settings folders, when they lie below the root) are ignored, and a
+// one-file workspace (a file answered on its own) includes its one file and nothing else.
 //
 // Invariant: rule files are parsed once and cached per folder until `invalidate` is called for it.
 import ignore, { type Ignore } from 'ignore';
@@ -96,6 +98,13 @@ function newRules(text: string): Ignore {
 export type FolderMode = 'included' | 'trackedOnly';
 export type Inclusion = FolderMode | 'ignored';
 
+export interface RulesOptions {
+  /** A one-file workspace: the root's one entry that is included; every other path is ignored and no rules file is read. */
+  onlyFile?: string;
+  /** Root-relative folders that are always ignored, whatever the rules say (Fathom's cache and settings folders). */
+  alwaysIgnored?: readonly string[];
+}
+
 export class IgnoreRules {
   private readonly fathomLayer: RuleLayer;
   private readonly gitLayer: RuleLayer | undefined;
@@ -104,16 +113,23 @@ export class IgnoreRules {
   private tracked = new Set<string>();
   private trackedFolders = new Set<string>();
 
+  private readonly onlyFile: string | undefined;
+  private readonly alwaysIgnored: readonly string[];
+
   private constructor(
     readonly root: string,
     readonly git: GitContext | undefined,
+    options: RulesOptions,
   ) {
     this.fathomLayer = new RuleLayer(root, fathomignoreName);
     this.gitLayer = git ? new RuleLayer(git.topLevel, gitignoreName) : undefined;
+    this.onlyFile = options.onlyFile;
+    this.alwaysIgnored = options.alwaysIgnored ?? [];
   }
 
-  static async load(root: string): Promise<IgnoreRules> {
-    const rules = new IgnoreRules(root, findGitContext(root));
+  static async load(root: string, options: RulesOptions = {}): Promise<IgnoreRules> {
+    // A one-file workspace reads no rules: its one file is its file set (git's view does not matter).
+    const rules = new IgnoreRules(root, options.onlyFile === undefined ? findGitContext(root) : undefined, options);
     await rules.reloadRepositoryState();
     return rules;
   }
@@ -183,6 +199,8 @@ export class IgnoreRules {
    * count (a deeper negation cannot bring untracked files back, as in git).
    */
   judge(relativePath: string, isDirectory: boolean, parentMode: FolderMode): Inclusion {
+    if (this.onlyFile !== undefined) return !isDirectory && relativePath === this.onlyFile ? 'included' : 'ignored';
+    if (this.alwaysIgnored.length > 0 && this.alwaysIgnored.some((folder) => isAtOrBelow(relativePath, folder))) return 'ignored';
     if (this.fathomLayer.decide(relativePath, isDirectory) === true) return 'ignored';
     if (parentMode === 'included' && !this.gitIgnores(relativePath, isDirectory)) return 'included';
     if (isDirectory) return this.trackedFolders.has(relativePath) ? 'trackedOnly' : 'ignored';

@@ -1,7 +1,8 @@
 // One workspace: its file set, kept as a Merkle tree, fresh against the disk. Owns the first build
 // (from the cache when it is valid, rehashing only files whose stat changed), the live watcher and
 // the incremental updates it drives, the periodic reconciliation that repairs anything missed, and
-// persistence of the file set. Later indexes subscribe to `onChanges`.
+// persistence of the file set. Later indexes subscribe to `onChanges`. A one-file workspace
+// (`onlyFile`) holds one entry of its root folder and nothing else: a file answered on its own.
 //
 // Invariants: every mutation of the tree runs in `queue`, one at a time, in arrival order; the tree
 // is replaced whole by a full scan (diffed against the old one) or patched per path by updates.
@@ -11,7 +12,7 @@ import picomatch from 'picomatch';
 import { CancellationSource, raceCancellation, type CancellationSignal } from '../base/cancellation.js';
 import { FathomError, errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
-import { baseName, isAtOrBelow, parentOf, toAbsolute } from '../base/paths.js';
+import { baseName, isAtOrBelow, parentOf, toAbsolute, toRelative } from '../base/paths.js';
 import { checkGlobs } from '../base/pattern-limits.js';
 import { loadFileSet, saveFileSet, type FileSetSnapshot } from './file-set-store.js';
 import type { HashPool } from './hash-pool.js';
@@ -34,6 +35,13 @@ export interface WorkspaceOptions {
   secretPatterns?: readonly string[];
   /** How long after the last change the file set is saved. */
   saveDelayMs?: number;
+  /**
+   * A one-file workspace (a file answered on its own, outside every folder workspace): the name of
+   * the root's one entry that is its file set. Nothing else in the folder is read or listed.
+   */
+  onlyFile?: string;
+  /** Absolute folders that are never part of the file set where they lie below the root (Fathom's cache and settings folders). */
+  excludedFolders?: readonly string[];
 }
 
 export type WorkspaceState = 'scanning' | 'ready' | 'failed';
@@ -61,6 +69,8 @@ export interface WorkspaceStatusInfo {
   lag: { pendingChanges: number; oldestPendingMs: number; lastChangeAppliedAt: string | null };
   lastScan: ScanSummary | null;
   cache: { path: string; loaded: 'none' | 'valid' | 'rebuilt' };
+  /** A one-file workspace: its one file (root-relative). */
+  file?: string;
   error?: string;
 }
 
@@ -80,7 +90,11 @@ type Listener<T> = (value: T) => void;
 
 export class Workspace {
   readonly root: string;
+  /** This workspace's cache folder: the file set's cache and every index's live here. */
+  readonly cacheDir: string;
   readonly cacheFile: string;
+  /** A one-file workspace's one file (root-relative); undefined for a folder workspace. */
+  readonly onlyFile: string | undefined;
   private readonly options: WorkspaceOptions;
   private readonly isSecretName: SecretMatcher;
   private rules: IgnoreRules | undefined;
@@ -113,6 +127,8 @@ export class Workspace {
   constructor(options: WorkspaceOptions) {
     this.options = options;
     this.root = options.root;
+    this.cacheDir = options.cacheDir;
+    this.onlyFile = options.onlyFile;
     this.cacheFile = path.join(options.cacheDir, 'fileset.bin');
     this.isSecretName = secretMatcher(options.secretPatterns);
     this.watcher = new TreeWatcher(this.root, {
@@ -191,7 +207,7 @@ export class Workspace {
     try {
       const started = performance.now();
       // git answers in a subprocess while this thread loads the cache.
-      const rules = IgnoreRules.load(this.root);
+      const rules = this.loadRules();
       rules.catch(() => undefined);
       const loaded = loadFileSet(this.cacheFile);
       if (loaded.status === 'valid' && loaded.snapshot.root === this.root) {
@@ -219,6 +235,15 @@ export class Workspace {
       this.watcher.close();
       throw error;
     }
+  }
+
+  /** The ignore rules, with the folders that never belong to a file set and (one-file) the one file. */
+  private loadRules(): Promise<IgnoreRules> {
+    const alwaysIgnored = (this.options.excludedFolders ?? []).flatMap((folder) => {
+      const relative = toRelative(this.root, folder);
+      return relative === undefined || relative === '' ? [] : [relative];
+    });
+    return IgnoreRules.load(this.root, { alwaysIgnored, ...(this.onlyFile === undefined ? {} : { onlyFile: this.onlyFile }) });
   }
 
   private restore(snapshot: FileSetSnapshot): void {
@@ -405,7 +430,7 @@ export class Workspace {
     const name = baseName(relativePath);
     if (relativePath === '.git') {
       // The root became a git repository, or stopped being one: every rule may have changed.
-      this.rules = await IgnoreRules.load(this.root);
+      this.rules = await this.loadRules();
       this.watchRepositoryState();
       const full = await this.fullScan('reconcile', this.buildCancel, { publish: false });
       changes.added.push(...full.added);
@@ -558,7 +583,8 @@ export class Workspace {
 
   status(): WorkspaceStatusInfo {
     const skipped: SkipCounts = {};
-    if (this.ignoredEntries > 0) skipped.ignored = this.ignoredEntries;
+    // A one-file workspace leaves out the rest of its folder by design, not by ignore rules.
+    if (this.ignoredEntries > 0 && this.onlyFile === undefined) skipped.ignored = this.ignoredEntries;
     for (const entry of this.skipped.values()) skipped[entry.reason] = (skipped[entry.reason] ?? 0) + 1;
     const watcherState = this.stateValue === 'failed' || this.closed ? 'off' : this.watcher.degraded ? 'degraded' : 'watching';
     return {
@@ -577,6 +603,7 @@ export class Workspace {
       },
       lastScan: this.lastScan,
       cache: { path: this.cacheFile, loaded: this.cacheLoaded },
+      ...(this.onlyFile === undefined ? {} : { file: this.onlyFile }),
       ...(this.error ? { error: this.error } : {}),
     };
   }
