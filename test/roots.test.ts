@@ -1,7 +1,10 @@
-// Which folder a request is about, over the real protocol: a root is named (absolute, never empty,
-// never Fathom's own cache or settings folder); a file outside every open workspace is answered on
-// its own (a one-file workspace: nothing else in its folder is read).
+// Which folder a request is about, over the real protocol and the real CLI: a root is named
+// (absolute, never empty, never Fathom's own cache or settings folder); a file outside any git
+// repository is answered on its own (a one-file workspace: nothing else in its folder is read); the
+// CLI never makes /, a top-level folder or the home folder a root the user did not name; and a FILE
+// that does not exist is an error with a message (exit 2), for every command that takes one.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -9,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { ErrorCodes } from '../src/protocol/errors.js';
 import type { ChunksResult, DefinitionResult, FilesResult, OutlineResult, StatusResult, StructuralSearchResult } from '../src/protocol/methods.js';
 import { gitInit, tempDir, writeFixture } from './helpers/fixture.js';
-import { spawnStdioDaemon } from './helpers/raw-client.js';
+import { cliMain, socketPathIn, spawnStdioDaemon } from './helpers/raw-client.js';
 
 /** A folder that is no repository, holding a Python file beside a crowd of other files (and a secret). */
 function looseFolder(): string {
@@ -127,5 +130,101 @@ test('roots: Fathom\'s cache and settings folders inside a workspace are never p
   } finally {
     daemon.child.kill();
     await daemon.exited;
+  }
+});
+
+function fathom(args: string[], options: { cwd: string; env: Record<string, string> }) {
+  const result = spawnSync(process.execPath, [cliMain, ...args], { cwd: options.cwd, env: { ...process.env, FATHOM_LOG: 'warn', ...options.env }, encoding: 'utf8', timeout: 60_000 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('roots from the CLI', () => {
+  // A home folder of our own (HOME), holding dotfiles in a git repository, as many do.
+  const home = writeFixture(`
+    //- notes.txt
+    remember
+    //- .bashrc
+    alias ll='ls -l'
+  `);
+  gitInit(home);
+  const folder = looseFolder();
+  const env = { HOME: home, FATHOM_SOCKET: socketPathIn(), FATHOM_CACHE_DIR: tempDir('fathom-cache-'), FATHOM_CONFIG_DIR: tempDir('fathom-config-') };
+  after(() => fathom(['stop'], { cwd: home, env }));
+
+  const status = (): StatusResult => {
+    const result = fathom(['status', '--all', '--json'], { cwd: home, env });
+    assert.equal(result.code, 0, result.stderr);
+    return JSON.parse(result.stdout) as StatusResult;
+  };
+
+  test('chunks of a file in no repository indexes that file alone (by absolute and by ../ path)', () => {
+    const absolute = fathom(['chunks', path.join(folder, 'x.py'), '--json'], { cwd: home, env });
+    assert.equal(absolute.code, 0, absolute.stderr);
+    assert.deepEqual([JSON.parse(absolute.stdout).root, JSON.parse(absolute.stdout).path], [folder, 'x.py']);
+    const relative = fathom(['outline', '../x.py'], { cwd: path.join(folder, 'inner'), env });
+    assert.equal(relative.code, 0, relative.stderr);
+    assert.equal(relative.stdout, 'function greet  x.py:1\n');
+    const definition = fathom(['def', '../x.py:1:5'], { cwd: path.join(folder, 'inner'), env });
+    assert.equal(definition.stdout, 'x.py:1:5: function greet  def greet():\n');
+    const workspaces = status().workspaces;
+    assert.deepEqual(workspaces.map((workspace) => [workspace.root, workspace.file, workspace.files]), [[folder, 'x.py', 1]]);
+  });
+
+  test('a file in a repository at $HOME is answered on its own: $HOME is not indexed unasked', () => {
+    const result = fathom(['chunks', 'notes.txt'], { cwd: home, env });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^notes\.txt: no grammar, 1 chunks/);
+    assert.deepEqual(status().workspaces.filter((workspace) => workspace.root === home).map((workspace) => [workspace.file, workspace.files]), [['notes.txt', 1]]);
+  });
+
+  const broad: { name: string; args: string[]; cwd: () => string; message: RegExp }[] = [
+    { name: 'files in $HOME', args: ['files'], cwd: () => home, message: /is your home folder, and no project's git repository holds the current folder: .*Name it as PATH \(for example: fathom index / },
+    { name: 'grep in $HOME', args: ['grep', 'remember'], cwd: () => home, message: /is your home folder/ },
+    { name: 'index in $HOME', args: ['index'], cwd: () => home, message: /is your home folder/ },
+    { name: 'symbols by name in $HOME', args: ['refs', 'greet'], cwd: () => home, message: /is your home folder/ },
+    { name: 'search in /', args: ['search', 'x'], cwd: () => '/', message: /\/ is the file system's root/ },
+    { name: 'files in /etc', args: ['files'], cwd: () => '/etc', message: /\/etc is a top-level system folder/ },
+  ];
+  for (const entry of broad) {
+    test(`an implicit broad root is refused with a way out: ${entry.name}`, () => {
+      const result = fathom(entry.args, { cwd: entry.cwd(), env });
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, entry.message);
+      assert.equal(result.stdout, '');
+    });
+  }
+
+  test('named as PATH, the home folder is indexed', () => {
+    const result = fathom(['files', home], { cwd: '/', env });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, '.bashrc\nnotes.txt\n');
+  });
+
+  test('serve, stop and status --all need no root, wherever they run', () => {
+    assert.equal(fathom(['status', '--all', '--json'], { cwd: '/', env }).code, 0);
+  });
+});
+
+describe('a FILE that does not exist', () => {
+  const folder = looseFolder();
+  const env = { FATHOM_CACHE_DIR: tempDir('fathom-cache-'), FATHOM_CONFIG_DIR: tempDir('fathom-config-') };
+  const table: { args: string[]; message: RegExp }[] = [
+    ...['def', 'refs', 'callers', 'callees', 'impact'].flatMap((command) => [
+      { args: [command, 'MISSING:1'], message: /^fathom: MISSING: no such file\n$/ },
+      { args: [command, 'MISSING:3:7'], message: /^fathom: MISSING: no such file\n$/ },
+    ]),
+    { args: ['outline', 'MISSING'], message: /^fathom: MISSING: no such file\n$/ },
+    { args: ['chunks', 'MISSING'], message: /^fathom: MISSING: no such file\n$/ },
+    { args: ['diagnostics', 'MISSING'], message: /^fathom: MISSING: no such file\n$/ },
+    { args: ['chunks', 'inner'], message: /^fathom: inner is a folder, not a file\n$/ },
+    { args: ['def', 'inner:2'], message: /^fathom: inner is a folder, not a file\n$/ },
+  ];
+  for (const entry of table) {
+    test(`fathom ${entry.args.join(' ')} says so on stderr and exits 2`, () => {
+      const result = fathom([...entry.args, '--no-daemon'], { cwd: folder, env });
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, entry.message);
+      assert.equal(result.stdout, '');
+    });
   }
 });

@@ -15,6 +15,7 @@ import { Methods, type CalleesResult, type CodeSearchResult, type DebugEvaluateR
 import { attachStdio, connectToDaemon, inProcessDaemon, type Client } from './connect.js';
 import { serveMcp } from './mcp.js';
 import { ProgressBar } from './progress-bar.js';
+import { implicitRoot, repositoryRoot } from './workspace-root.js';
 
 const usage = `usage: fathom <command> [options]
 
@@ -79,7 +80,9 @@ options for client commands:
   --json          machine-readable output (see docs/protocol.md)
   --socket PATH   the daemon's socket (default: ${defaultSocketPath()})
   --no-daemon     run the work in this process instead of the daemon
-PATH defaults to the workspace containing the current folder (its git root, else the folder).`;
+PATH defaults to the workspace containing the current folder: its git root, else the folder itself,
+but never /, a top-level folder (/etc, /usr, /tmp…) or your home folder or above unless named as PATH.
+A FILE outside any git repository is answered on its own: nothing else in its folder is indexed.`;
 
 class UsageError extends Error {}
 
@@ -102,18 +105,22 @@ function printDiagnostics(result: EditFileResult, json: boolean, what: string): 
 
 const graphCommands = { def: Methods.definition, refs: Methods.references, callers: Methods.callers, callees: Methods.callees, impact: Methods.impact } as const;
 
-/** The params that name a graph command's target: a position, the definition around a line, or a symbol name. */
+/**
+ * The params that name a graph command's target: a position, the definition around a line, or a
+ * symbol name. FILE:LINE[:COL] always names a position (no symbol name ends in :digits): a FILE
+ * that does not exist is an error, not a name to look up.
+ */
 function graphTargetParams(target: string, pathArgument: string | undefined): Record<string, unknown> {
   const position = /^(.+?):(\d+)(?::(\d+))?$/.exec(target);
-  if (position && fs.existsSync(position[1]!)) {
-    const absolute = path.resolve(position[1]!);
+  if (position) {
+    const absolute = existingFile(position[1]!);
     const line = Number(position[2]);
-    const root = enclosingWorkspace(path.dirname(absolute));
-    if (position[3] !== undefined) return { root, path: absolute, position: { line, column: Number(position[3]) } };
+    const where = fileParams(absolute);
+    if (position[3] !== undefined) return { ...where, position: { line, column: Number(position[3]) } };
     // A whole line: the definitions starting on it, else the one around it.
-    return { root, path: absolute, range: { start: { line, column: 1 }, end: { line, column: 1 } } };
+    return { ...where, range: { start: { line, column: 1 }, end: { line, column: 1 } } };
   }
-  return { root: enclosingWorkspace(pathArgument ? path.resolve(pathArgument) : process.cwd()), symbol: target };
+  return { root: pathArgument ? workspaceAround(path.resolve(pathArgument)) : implicitRoot(process.cwd()), symbol: target };
 }
 
 function symbolLine(symbol: { path: string; selectionRange: WireRange; kind: string; container: string[]; name: string }): string {
@@ -175,7 +182,7 @@ async function debugCommand(rest: string[], values: Record<string, unknown>): Pr
   const [sub, ...args] = rest;
   const json = values.json === true;
   if (values['no-daemon']) throw new UsageError('debug needs the daemon (the session lives there between commands): drop --no-daemon');
-  const conversation = typeof values.conversation === 'string' ? values.conversation : `cli:${enclosingWorkspace(process.cwd())}`;
+  const conversation = typeof values.conversation === 'string' ? values.conversation : `cli:${repositoryRoot(process.cwd()) ?? process.cwd()}`;
   const number = (name: string): number | undefined => {
     if (values[name] === undefined) return undefined;
     const value = Number(values[name]);
@@ -269,11 +276,32 @@ function grepLines(result: GrepResult, withContext: boolean): string[] {
   return out;
 }
 
-function enclosingWorkspace(start: string): string {
-  for (let folder = path.resolve(start); ; folder = path.dirname(folder)) {
-    if (fs.existsSync(path.join(folder, '.git'))) return folder;
-    if (path.dirname(folder) === folder) return path.resolve(start);
+/** The workspace a named PATH narrows: the git repository around it, else the PATH itself (as named). */
+function workspaceAround(folder: string): string {
+  return repositoryRoot(folder) ?? folder;
+}
+
+/** A FILE argument that must exist (chunks, outline, diagnostics, a graph position): its absolute path. */
+function existingFile(file: string): string {
+  const absolute = path.resolve(file);
+  let stat: fs.Stats | undefined;
+  try {
+    stat = fs.statSync(absolute, { throwIfNoEntry: false });
+  } catch (error) {
+    throw new Error(`${file}: ${errorMessage(error)}`);
   }
+  if (!stat) throw new Error(`${file}: no such file`);
+  if (stat.isDirectory()) throw new Error(`${file} is a folder, not a file`);
+  return absolute;
+}
+
+/**
+ * The params that name a FILE: its path, and the git repository holding it as root. A file in no
+ * repository gets no root: the daemon answers it on its own (or from an open workspace holding it).
+ */
+function fileParams(absolute: string): { root?: string; path: string } {
+  const root = repositoryRoot(path.dirname(absolute));
+  return root === undefined ? { path: absolute } : { root, path: absolute };
 }
 
 function humanBytes(bytes: number): string {
@@ -292,7 +320,7 @@ function describe(status: WorkspaceStatus): string {
     .map(([reason, count]) => `${reason} ${count}`)
     .join(', ');
   const lines = [
-    `${status.root}: ${status.state}${status.git ? ' (git)' : ''}`,
+    `${status.root}: ${status.state}${status.git ? ' (git)' : ''}${status.file === undefined ? '' : ` (one file: ${status.file})`}`,
     `  files    ${status.files} (${humanBytes(status.bytes)})`,
     `  skipped  ${skipped || 'none'}`,
     `  merkle   ${status.merkleRoot ?? '-'}`,
@@ -472,38 +500,47 @@ async function main(argv: string[]): Promise<number> {
   if (takesFile && file === undefined) throw new UsageError(`${command} needs a FILE`);
   const [target, ...extra] = rest;
   if (extra.length > 0) throw new UsageError(`unexpected argument: ${extra[0]}`);
-  const root = target ? path.resolve(target) : enclosingWorkspace(process.cwd());
+  // The folder a command is about: PATH as named, else the workspace around the current folder
+  // (worked out only by the commands that take one: `serve` or `stop` run anywhere).
+  const root = (): string => (target ? path.resolve(target) : implicitRoot(process.cwd()));
   const json = values.json === true;
 
   switch (command) {
     case 'serve':
       await serve(values);
       return -1; // keep running
-    case 'index':
+    case 'index': {
+      const scope = root();
       await withClient(values, async ({ connection }) => {
-        const status = await request<WorkspaceStatus>(connection, Methods.index, { root, wait: !values['no-wait'] }, true);
+        const status = await request<WorkspaceStatus>(connection, Methods.index, { root: scope, wait: !values['no-wait'] }, true);
         print(json ? status : describe(status));
       });
       return 0;
-    case 'status':
+    }
+    case 'status': {
+      const params = values.all ? {} : { root: root() };
       await withClient(values, async ({ connection }) => {
-        const result = await request<StatusResult>(connection, Methods.status, values.all ? {} : { root }, false);
+        const result = await request<StatusResult>(connection, Methods.status, params, false);
         if (json) print(values.all ? result : result.workspaces[0]);
         else print(result.workspaces.length === 0 ? 'no open workspaces' : result.workspaces.map(describe).join('\n'));
       });
       return 0;
-    case 'files':
+    }
+    case 'files': {
+      const scope = root();
       await withClient(values, async ({ connection }) => {
         const limit = values.limit === undefined ? undefined : Number(values.limit);
         if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0)) throw new UsageError('--limit takes a whole number');
-        const result = await request<FilesResult>(connection, Methods.files, { root, ...(values.glob ? { glob: values.glob } : {}), ...(limit === undefined ? {} : { limit }) }, true);
+        const result = await request<FilesResult>(connection, Methods.files, { root: scope, ...(values.glob ? { glob: values.glob } : {}), ...(limit === undefined ? {} : { limit }) }, true);
         if (json) print(result.files);
         else if (result.files.length > 0) process.stdout.write(`${result.files.join('\n')}\n`);
       });
       return 0;
-    case 'merkle':
+    }
+    case 'merkle': {
+      const scope = root();
       await withClient(values, async ({ connection }) => {
-        const result = await request<MerkleResult>(connection, Methods.merkle, { root, ...(values.path ? { path: values.path } : {}) }, true);
+        const result = await request<MerkleResult>(connection, Methods.merkle, { root: scope, ...(values.path ? { path: values.path } : {}) }, true);
         if (json) print(result);
         else {
           print(`${result.path || '.'} ${result.kind} ${result.hash ?? '-'}`);
@@ -511,10 +548,12 @@ async function main(argv: string[]): Promise<number> {
         }
       });
       return 0;
+    }
     case 'grep': {
       // PATH narrows the search inside its workspace rather than opening a workspace of its own.
-      const workspaceRoot = enclosingWorkspace(root);
-      const within = path.relative(workspaceRoot, root).split(path.sep).join('/');
+      const scope = root();
+      const workspaceRoot = workspaceAround(scope);
+      const within = path.relative(workspaceRoot, scope).split(path.sep).join('/');
       const globs = [...(values['glob-filter'] ?? []), ...(within ? [`${within}/**`, within] : [])];
       let matched = false;
       await withClient(values, async ({ connection }) => {
@@ -562,8 +601,9 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'search': {
       // PATH narrows the search inside its workspace (and -g globs narrow it further).
-      const workspaceRoot = enclosingWorkspace(root);
-      const within = path.relative(workspaceRoot, root).split(path.sep).join('/');
+      const scope = root();
+      const workspaceRoot = workspaceAround(scope);
+      const within = path.relative(workspaceRoot, scope).split(path.sep).join('/');
       const globs = values['glob-filter'] ?? [];
       const max = values.max === undefined ? undefined : Number(values.max);
       if (max !== undefined && !(Number.isInteger(max) && max >= 1)) throw new UsageError('--max takes a whole number ≥ 1');
@@ -607,6 +647,7 @@ async function main(argv: string[]): Promise<number> {
       return found ? 0 : 1;
     }
     case 'model': {
+      const scope = modelCommand === 'pull' ? undefined : root();
       await withClient(values, async ({ connection }) => {
         if (modelCommand === 'pull') {
           const result = await request<ModelPullResult>(connection, Methods.modelPull, { id: modelArgument }, true);
@@ -614,35 +655,40 @@ async function main(argv: string[]): Promise<number> {
           return;
         }
         const model = modelCommand === 'off' ? null : fs.existsSync(modelArgument!) ? path.resolve(modelArgument!) : modelArgument!;
-        const result = await request<ModelUseResult>(connection, Methods.modelUse, { root, model }, true);
+        const result = await request<ModelUseResult>(connection, Methods.modelUse, { root: scope, model }, true);
         print(json ? result : result.model ? `${result.root}: semantic search with ${result.model.dir} (${result.model.dimensions}-d, ${result.model.dtype}, id ${result.model.id}${result.model.hybridWeight === undefined ? '; no measured hybrid weight: auto ranks words lexically' : `; hybrid weight ${result.model.hybridWeight}`})` : `${result.root}: semantic search off`);
       });
       return 0;
     }
     case 'trust':
     case 'untrust': {
+      const scope = root();
       await withClient(values, async ({ connection }) => {
-        const result = await request<TrustResult>(connection, Methods.trust, { path: root, trusted: command === 'trust' }, true);
+        const result = await request<TrustResult>(connection, Methods.trust, { path: scope, trusted: command === 'trust' }, true);
         print(json ? result : `${result.path}: ${result.trusted ? 'trusted: its own language servers, TypeScript and build scripts may run' : "not trusted: only Fathom's own or your configured language servers run"}${result.trustsAll ? ' (FATHOM_TRUST_ALL=1 trusts every workspace)' : ''}`);
       });
       return 0;
     }
     case 'export': {
       if (typeof values.out !== 'string') throw new UsageError('export needs --out FILE');
+      const scope = root();
       await withClient(values, async ({ connection }) => {
-        const result = await request<ExportIndexResult>(connection, Methods.exportIndex, { root, out: path.resolve(values.out as string), ...(typeof values.key === 'string' ? { keyFile: path.resolve(values.key) } : {}) }, true);
+        const result = await request<ExportIndexResult>(connection, Methods.exportIndex, { root: scope, out: path.resolve(values.out as string), ...(typeof values.key === 'string' ? { keyFile: path.resolve(values.key) } : {}) }, true);
         print(json ? result : `${result.file}: ${result.files} files, ${result.chunks} chunks, ${result.terms} terms (${humanBytes(result.bytes)}), paths masked and terms hashed with key ${result.keyId}`);
       });
       return 0;
     }
     case 'sg': {
-      // PATH (a file or folder) narrows the search inside its workspace, as for grep.
-      const workspaceRoot = enclosingWorkspace(fs.existsSync(root) && fs.statSync(root).isFile() ? path.dirname(root) : root);
-      const within = path.relative(workspaceRoot, root).split(path.sep).join('/');
+      // PATH (a file or folder) narrows the search inside its workspace, as for grep; a FILE in no
+      // repository is searched on its own (no root: the daemon answers it alone).
+      const scope = root();
+      const isFile = fs.existsSync(scope) && fs.statSync(scope).isFile();
+      const workspaceRoot = isFile ? repositoryRoot(path.dirname(scope)) : workspaceAround(scope);
+      const within = workspaceRoot === undefined ? scope : path.relative(workspaceRoot, scope).split(path.sep).join('/');
       let language = values.lang;
       if (language === undefined) {
-        const extension = path.extname(root).slice(1);
-        if (extension === '' || !fs.existsSync(root) || !fs.statSync(root).isFile()) throw new UsageError('sg needs --lang LANGUAGE (typescript, python, go, rust, java, c, cpp, …) unless PATH is a file');
+        const extension = path.extname(scope).slice(1);
+        if (extension === '' || !isFile) throw new UsageError('sg needs --lang LANGUAGE (typescript, python, go, rust, java, c, cpp, …) unless PATH is a file');
         language = extension;
       }
       let rule: unknown;
@@ -657,7 +703,7 @@ async function main(argv: string[]): Promise<number> {
       if (max !== undefined && !(Number.isInteger(max) && max >= 0)) throw new UsageError('--max takes a whole number');
       if (values.apply && values.rewrite === undefined) throw new UsageError('--apply needs --rewrite TEMPLATE');
       const params = {
-        root: workspaceRoot,
+        ...(workspaceRoot === undefined ? {} : { root: workspaceRoot }),
         language,
         ...(pattern === undefined ? {} : { pattern }),
         ...(rule === undefined ? {} : { rule }),
@@ -693,14 +739,14 @@ async function main(argv: string[]): Promise<number> {
       return matched ? 0 : 1;
     }
     case 'chunks': {
-      const absolute = path.resolve(file!);
+      const absolute = existingFile(file!);
       const budget = values.budget === undefined ? undefined : Number(values.budget);
       if (budget !== undefined && !(Number.isInteger(budget) && budget >= 64)) throw new UsageError('--budget takes a whole number of bytes (at least 64)');
       await withClient(values, async ({ connection }) => {
         const result = await request<ChunksResult>(
           connection,
           Methods.chunks,
-          { root: enclosingWorkspace(path.dirname(absolute)), path: absolute, includeText: !values['no-text'], ...(budget === undefined ? {} : { budgetBytes: budget }) },
+          { ...fileParams(absolute), includeText: !values['no-text'], ...(budget === undefined ? {} : { budgetBytes: budget }) },
           true,
         );
         if (json) return print(result);
@@ -716,7 +762,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'symbols': {
-      const workspaceRoot = enclosingWorkspace(root);
+      const workspaceRoot = workspaceAround(root());
       const limit = values.limit === undefined ? undefined : Number(values.limit);
       if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) throw new UsageError('--limit takes a whole number');
       let found = false;
@@ -748,9 +794,9 @@ async function main(argv: string[]): Promise<number> {
     case 'impact':
       return graphCommand(command, graphTarget!, target, values);
     case 'outline': {
-      const absolute = path.resolve(file!);
+      const absolute = existingFile(file!);
       await withClient(values, async ({ connection }) => {
-        const result = await request<OutlineResult>(connection, Methods.outline, { root: enclosingWorkspace(path.dirname(absolute)), path: absolute }, true);
+        const result = await request<OutlineResult>(connection, Methods.outline, fileParams(absolute), true);
         if (json) return print(result);
         const show = (symbols: OutlineSymbol[], depth: number): void => {
           for (const symbol of symbols) {
@@ -775,11 +821,12 @@ async function main(argv: string[]): Promise<number> {
         newText = fs.readFileSync(0, 'utf8');
       }
       let code = 0;
+      const where = fileParams(absolute);
       await withClient(values, async ({ connection }) => {
         const result = await request<EditFileResult>(
           connection,
           Methods.writeFile,
-          { root: enclosingWorkspace(path.dirname(absolute)), path: absolute, text: newText, conversation: values.conversation ?? `cli:${enclosingWorkspace(path.dirname(absolute))}` },
+          { ...where, text: newText, conversation: values.conversation ?? `cli:${where.root ?? absolute}` },
           true,
         );
         code = printDiagnostics(result, json, `${result.path} written (version ${result.version})`);
@@ -788,11 +835,11 @@ async function main(argv: string[]): Promise<number> {
       return code;
     }
     case 'diagnostics': {
-      const absolute = path.resolve(file!);
+      const absolute = existingFile(file!);
       let code = 0;
       await withClient(values, async ({ connection }) => {
-        const workspaceRoot = enclosingWorkspace(path.dirname(absolute));
-        const result = await request<EditFileResult>(connection, Methods.newDiagnostics, { root: workspaceRoot, path: absolute, conversation: values.conversation ?? `cli:${workspaceRoot}` }, true);
+        const where = fileParams(absolute);
+        const result = await request<EditFileResult>(connection, Methods.newDiagnostics, { ...where, conversation: values.conversation ?? `cli:${where.root ?? absolute}` }, true);
         code = printDiagnostics(result, json, result.path);
       });
       // As edit: 0 nothing new, 1 new diagnostics, 3 unknown, 2 error.
@@ -803,9 +850,10 @@ async function main(argv: string[]): Promise<number> {
       await attachStdio(typeof values.socket === 'string' ? path.resolve(values.socket) : defaultSocketPath());
       return 0;
     case 'mcp': {
+      const defaultRoot = workspaceAround(root());
       // Nothing but MCP may go to stdout: the agent reads it.
       await withClient(values, async ({ connection, lost }) =>
-        serveMcp({ connection, lost, defaultRoot: enclosingWorkspace(root), resultsFolder: path.join(defaultConfig().cacheRoot, 'mcp-results'), version: readPackageVersion() }),
+        serveMcp({ connection, lost, defaultRoot, resultsFolder: path.join(defaultConfig().cacheRoot, 'mcp-results'), version: readPackageVersion() }),
       );
       return 0;
     }
