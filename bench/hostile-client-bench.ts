@@ -10,6 +10,9 @@
 // Usage: node dist/bench/hostile-client-bench.js [CLI_MAIN]
 //   CLI_MAIN: the daemon to measure (default: this build's dist/src/cli/main.js); give another
 //   build's to compare (a checkout of an older commit, built, with a node_modules link beside it).
+//   FATHOM_BENCH_ROOT: a workspace the daemon holds meanwhile (default $FATHOM_BENCH_DIR/django
+//   when bench/corpora.sh made it; `none` for an empty daemon): indexed, grepped and searched
+//   first, so the RSS is a daemon's at work, and the survivor's status is that workspace's.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -85,11 +88,11 @@ async function largeRequests(socketPath: string, bytes: number, count: number): 
   return answered;
 }
 
-async function statusLatencies(client: RawClient, until: () => boolean, most = 2_000): Promise<number[]> {
+async function statusLatencies(client: RawClient, until: () => boolean, most = 2_000, params: Record<string, unknown> = {}): Promise<number[]> {
   const latencies: number[] = [];
   while (!until() && latencies.length < most) {
     const started = process.hrtime.bigint();
-    await client.result('fathom/status', {});
+    await client.result('fathom/status', params);
     latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
   }
   return latencies;
@@ -106,6 +109,16 @@ async function main(): Promise<void> {
     const survivorSocket = await connect(socketPath);
     const survivor = new RawClient(survivorSocket, survivorSocket);
     await survivor.result('fathom/status', {});
+    // The workspace a working daemon holds: its file set, regex index, chunk ranking and code graph.
+    const benchRoot = process.env.FATHOM_BENCH_ROOT ?? path.join(process.env.FATHOM_BENCH_DIR ?? '/tmp/fathom-bench', 'django');
+    const root = benchRoot !== 'none' && fs.existsSync(benchRoot) ? fs.realpathSync(benchRoot) : undefined;
+    if (root) {
+      await survivor.result('fathom/index', { root });
+      await survivor.result('fathom/grep', { root, pattern: 'def get_' });
+      await survivor.result('fathom/codeSearch', { root, query: 'where are expired sessions removed' });
+      await survivor.result('fathom/symbols', { root, query: 'QuerySet' });
+    }
+    const statusParams = root ? { root } : {};
 
     // (1) Memory: three clients, each up to 1 GiB into a frame announced as 99999999999 bytes.
     const idleRss = rssOf(daemon.pid!);
@@ -129,11 +142,11 @@ async function main(): Promise<void> {
 
     // (2) Latency: the survivor's status alone, then while a hostile client streams 48 MiB of header.
     const quietDeadline = Date.now() + 1_000;
-    const quiet = await statusLatencies(survivor, () => Date.now() > quietDeadline, 200);
+    const quiet = await statusLatencies(survivor, () => Date.now() > quietDeadline, 200, statusParams);
     let streaming = true;
     const garbage = hostile(socketPath, 'Content-Length: 5\r\nX-Padding: ', Buffer.alloc(64 * 1024, 0x61), 48 * mib, Date.now() + 30_000).finally(() => (streaming = false));
     await sleep(5); // the hostile client is connected and writing
-    const loaded = await statusLatencies(survivor, () => !streaming);
+    const loaded = await statusLatencies(survivor, () => !streaming, 2_000, statusParams);
     const headers = await garbage;
     survivorSocket.destroy();
 
@@ -148,11 +161,12 @@ async function main(): Promise<void> {
       ['garbage header bytes sent', `${(headers.sent / mib).toFixed(0)} MiB over ${headers.connections} connections`],
     ];
     const width = Math.max(...rows.map(([name]) => name.length));
-    console.log(`daemon: ${cliMain}`);
+    console.log(`daemon: ${cliMain}; workspace held: ${root ?? 'none'}`);
     for (const [name, value] of rows) console.log(`${name.padEnd(width)}  ${value}`);
     const report = {
       bench: 'hostile-client',
       cli: cliMain,
+      workspace: root ?? null,
       rss: { idle: idleRss, peak: peakRss, after: afterRss, peakAtLimit: peakAtLimitRss, afterAtLimit: afterAtLimitRss },
       atLimitAnswered: atLimit,
       oversized: { sentBytes: oversized.map((entry) => entry.sent), connections: oversized.map((entry) => entry.connections), ms: oversizedMs },
