@@ -12,14 +12,15 @@
 //   build's to compare (a checkout of an older commit, built, with a node_modules link beside it).
 //   FATHOM_BENCH_ROOT: a workspace the daemon holds meanwhile (default $FATHOM_BENCH_DIR/django
 //   when bench/corpora.sh made it; `none` for an empty daemon): indexed, grepped and searched
-//   first, so the RSS is a daemon's at work, and the survivor's status is that workspace's.
+//   first, so the RSS is a daemon's at work, and the survivor's status is that workspace's;
+//   FATHOM_BENCH_WORK=grep: indexed and grepped only.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { RawClient } from '../test/helpers/raw-client.js';
+import { RawClient, streamRepeated } from '../test/helpers/raw-client.js';
 
 const mib = 1024 * 1024;
 
@@ -42,16 +43,6 @@ function connect(socketPath: string): Promise<net.Socket> {
   });
 }
 
-/** Writes `chunk` until the socket closes or `total` bytes went out; answers the bytes written. */
-async function stream(socket: net.Socket, chunk: Buffer, total: number): Promise<number> {
-  let sent = 0;
-  while (sent < total && !socket.destroyed) {
-    const ok = await new Promise<boolean>((resolve) => socket.write(chunk, (error) => resolve(!error)));
-    if (!ok) break;
-    sent += chunk.length;
-  }
-  return sent;
-}
 
 /** One hostile client: `opening` then `chunk` again and again, `total` bytes in all, over as many connections as it takes. */
 async function hostile(socketPath: string, opening: string, chunk: Buffer, total: number, deadline: number): Promise<{ sent: number; connections: number }> {
@@ -63,7 +54,7 @@ async function hostile(socketPath: string, opening: string, chunk: Buffer, total
     socket.resume(); // the daemon's answers are not read
     connections += 1;
     socket.write(opening);
-    sent += await stream(socket, chunk, total - sent);
+    sent += await streamRepeated(socket, chunk, total - sent);
     socket.destroy();
   }
   return { sent, connections };
@@ -115,8 +106,11 @@ async function main(): Promise<void> {
     if (root) {
       await survivor.result('fathom/index', { root });
       await survivor.result('fathom/grep', { root, pattern: 'def get_' });
-      await survivor.result('fathom/codeSearch', { root, query: 'where are expired sessions removed' });
-      await survivor.result('fathom/symbols', { root, query: 'QuerySet' });
+      // FATHOM_BENCH_WORK=grep: the file set and regex index only (the probe's daemon: index, status, grep).
+      if (process.env.FATHOM_BENCH_WORK !== 'grep') {
+        await survivor.result('fathom/codeSearch', { root, query: 'where are expired sessions removed' });
+        await survivor.result('fathom/symbols', { root, query: 'QuerySet' });
+      }
     }
     const statusParams = root ? { root } : {};
 

@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import type net from 'node:net';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -13,7 +12,7 @@ import { ErrorCodes } from '../src/protocol/errors.js';
 import { decodeFileSet } from '../src/workspace/file-set-store.js';
 import { inspectFile } from '../src/workspace/file-content.js';
 import { sleep, tempDir, writeFixture } from './helpers/fixture.js';
-import { cliMain, connectRaw, RawClient, socketPathIn, spawnCli, spawnSocketDaemon, spawnStdioDaemon, type Message, type Spawned } from './helpers/raw-client.js';
+import { cliMain, connectRaw, RawClient, socketPathIn, spawnCli, spawnSocketDaemon, spawnStdioDaemon, streamRepeated, type Message, type Spawned } from './helpers/raw-client.js';
 import { workspaceCacheDir } from '../src/daemon/config.js';
 import { pool, readyWorkspace } from './helpers/workspace-harness.js';
 
@@ -156,16 +155,6 @@ function rssOf(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
 }
 
-/** Writes `chunk` again and again until the connection closes or `total` bytes went out. */
-async function stream(socket: net.Socket, chunk: Buffer, total: number): Promise<number> {
-  let sent = 0;
-  while (sent < total && !socket.destroyed) {
-    const ok = await new Promise<boolean>((resolve) => socket.write(chunk, (error) => resolve(!error)));
-    if (!ok) break;
-    sent += chunk.length;
-  }
-  return sent;
-}
 
 test('oversized frames: three socket clients announcing 99999999999 bytes are answered with their id and closed, unread; the daemon does not grow', async () => {
   const socketPath = socketPathIn();
@@ -183,7 +172,7 @@ test('oversized frames: three socket clients announcing 99999999999 bytes are an
         socket.on('error', () => undefined);
         client.sendRaw(`Content-Length: 99999999999\r\n\r\n{"jsonrpc":"2.0","id":${id},"method":"fathom/status","params":{"padding":"`);
         // 400 MiB each if the daemon kept reading (1.2 GB held by a daemon without the limit).
-        const [sent, answer] = await Promise.all([stream(socket, chunk, 400 * 1024 * 1024), client.waitFor((message) => message.id === id, 60_000)]);
+        const [sent, answer] = await Promise.all([streamRepeated(socket, chunk, 400 * 1024 * 1024), client.waitFor((message) => message.id === id, 60_000)]);
         return { sent, answer, closed: await new Promise((resolve) => (socket.destroyed ? resolve(true) : socket.once('close', () => resolve(true)))) };
       }),
     );
@@ -241,7 +230,7 @@ test('a header that never ends: the client is answered and closed after 8 KiB; a
       while (sent < 48 * 1024 * 1024 && Date.now() < deadline) {
         const { client, socket } = await connectRaw(socketPath);
         socket.on('error', () => undefined);
-        sent += await stream(socket, garbage, 48 * 1024 * 1024 - sent);
+        sent += await streamRepeated(socket, garbage, 48 * 1024 * 1024 - sent);
         const answer = await client.waitFor((message) => message.error !== undefined, 1_000).catch(() => undefined);
         if (answer) refusals.push(answer.error!.message);
         socket.destroy();

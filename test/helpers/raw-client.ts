@@ -152,3 +152,14 @@ export function connectRaw(socketPath: string): Promise<{ client: RawClient; soc
     socket.once('error', reject);
   });
 }
+
+/** Writes `chunk` again and again until the socket closes or `total` bytes went out; answers the bytes written (a hostile client's stream). */
+export async function streamRepeated(socket: net.Socket, chunk: Buffer, total: number): Promise<number> {
+  let sent = 0;
+  while (sent < total && !socket.destroyed) {
+    const ok = await new Promise<boolean>((resolve) => socket.write(chunk, (error) => resolve(!error)));
+    if (!ok) break;
+    sent += chunk.length;
+  }
+  return sent;
+}
