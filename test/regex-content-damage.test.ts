@@ -11,6 +11,7 @@ import { LexicalIndex } from '../src/index/lexical/lexical-index.js';
 import { BufferOverlay } from '../src/workspace/overlay.js';
 import type { Workspace } from '../src/workspace/workspace.js';
 import { tempDir } from './helpers/fixture.js';
+import { SeededRandom } from './helpers/seeded-random.js';
 import { pool, readyWorkspace } from './helpers/workspace-harness.js';
 
 const ripgrep = spawnSync('rg', ['--version']).status === 0;
@@ -63,8 +64,8 @@ function flip(file: string, offsets: number[]): void {
 }
 
 function seeded(seed: number): (n: number) => number {
-  let state = seed;
-  return (n) => ((state = (state * 1103515245 + 12345) % 2 ** 31), state % n);
+  const random = new SeededRandom(seed);
+  return (n) => random.int(n);
 }
 
 const damages: { name: string; damage: (file: string) => void }[] = [

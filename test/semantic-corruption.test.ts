@@ -18,23 +18,13 @@ import { tempDir } from './helpers/fixture.js';
 import { searchFixtureRepo } from './helpers/search-fixture.js';
 import { type Message, spawnStdioDaemon } from './helpers/raw-client.js';
 import { buildTinyModel } from './helpers/tiny-model.js';
+import { SeededRandom } from './helpers/seeded-random.js';
 
 type Semantic = NonNullable<WorkspaceStatus['search']>['semantic'];
 type SemanticStatus = Extract<Semantic, { model: unknown }>;
 
 const queries = ['pause', 'credential', 'room', 'discount tax for a customer', 'sleep between failed attempts'];
 
-/** A seeded generator (mulberry32): the same damage on every run. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 type Damage = { truncateTo: (size: number) => number; label: string } | { flips: number; seed: number; label: string } | { flipAt: number; label: string };
 
@@ -61,7 +51,8 @@ function damage(file: string, how: Damage): void {
     fs.writeFileSync(file, bytes);
     return;
   }
-  const random = generator(how.seed);
+  const seeded = new SeededRandom(how.seed);
+  const random = (): number => seeded.next();
   const places = new Set<number>();
   while (places.size < Math.min(how.flips, bytes.length)) places.add(Math.floor(random() * bytes.length));
   for (const at of places) bytes[at] = bytes[at]! ^ (1 + Math.floor(random() * 255));

@@ -6,6 +6,7 @@
 // indexed. Each secret carries a marker: text of the secret that must never be returned or stored.
 import { generateKeyPairSync } from 'node:crypto';
 import type { SecretRule } from '../../src/workspace/secret-content.js';
+import { SeededRandom } from './seeded-random.js';
 
 export interface SecretFile {
   path: string;
@@ -23,19 +24,12 @@ export interface NearMiss {
   marker: string;
 }
 
-/** A small seeded generator (mulberry32): the same strings every run, none of them in the repository. */
+/** Strings from a seeded generator (seeded-random.ts): the same every run, none of them in the repository. */
 function generator(seed: number): (alphabet: string, length: number) => string {
-  let state = seed >>> 0;
-  const next = (): number => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = new SeededRandom(seed);
   return (alphabet, length) => {
     let out = '';
-    for (let index = 0; index < length; index++) out += alphabet[Math.floor(next() * alphabet.length)];
+    for (let index = 0; index < length; index++) out += alphabet[random.int(alphabet.length)];
     return out;
   };
 }
