@@ -53,6 +53,20 @@ test('writes: no route through a symlink or .. leaves the workspace', async () =
   assert.equal(fs.existsSync(path.join(path.dirname(root), 'victim.txt')), false);
 });
 
+test('writes: a path sent alone writes only inside an open workspace, or where the client says loose', async () => {
+  const loose = path.join(outside, 'planted.txt');
+  for (const target of [loose, path.join(outside, 'sub', 'x.txt')]) {
+    const response = await daemon.client.request('fathom/writeFile', { path: target, text: 'x\n' });
+    assert.equal(response.error?.code, ErrorCodes.WorkspaceNotFound, JSON.stringify(response));
+    assert.match(response.error!.message, /nothing was written/);
+  }
+  assert.deepEqual(fs.readdirSync(outside), []);
+  const consented = await daemon.client.request('fathom/writeFile', { path: loose, text: 'x\n', loose: true });
+  assert.equal(consented.error, undefined, JSON.stringify(consented));
+  assert.equal(fs.readFileSync(loose, 'utf8'), 'x\n');
+  fs.rmSync(loose);
+});
+
 test('writes: a symlink that stays inside the workspace is written through', async () => {
   const response = await daemon.client.request('fathom/writeFile', { root, path: path.join(root, 'alias', 'new.txt'), text: 'fine\n' });
   assert.equal(response.error, undefined, JSON.stringify(response));

@@ -826,7 +826,8 @@ async function main(argv: string[]): Promise<number> {
         const result = await request<EditFileResult>(
           connection,
           Methods.writeFile,
-          { ...where, text: newText, conversation: values.conversation ?? `cli:${where.root ?? absolute}` },
+          // A file in no repository is written because the user named it (loose), on its own.
+          { ...where, ...(where.root === undefined ? { loose: true } : {}), text: newText, conversation: values.conversation ?? `cli:${where.root ?? absolute}` },
           true,
         );
         code = printDiagnostics(result, json, `${result.path} written (version ${result.version})`);

@@ -592,7 +592,10 @@ export class Session {
   private async editFile(raw: unknown, create: boolean): Promise<EditFileResult> {
     const method = create ? Methods.writeFile : Methods.editFile;
     const params = paramsObject(method, raw);
-    const { workspace, relative, absolute } = this.fileIn(params, { mayCreate: create });
+    // A write lands in a workspace the client named (root) or holds open; a file no workspace holds
+    // is written only when the client says so (`loose`: `fathom edit` of a file outside any
+    // repository), never because a path was sent alone.
+    const { workspace, relative, absolute } = this.fileIn(params, { mayCreate: create, write: optionalBoolean(params, 'loose') === true ? 'loose' : 'inWorkspace' });
     const edits = params.edits === undefined ? undefined : checkEdits(params.edits);
     const newText = params.newText === undefined ? (create ? requiredText(params, 'text') : undefined) : requiredText(params, 'newText');
     if (create && edits) throw new FathomError('invalidParams', `${method} takes text (the whole content), not edits`, { field: 'edits' });
@@ -720,7 +723,7 @@ export class Session {
    * a one-file workspace of just that file (a file outside any repository needs nothing else). The
    * file must exist then, unless the request may create it.
    */
-  private fileIn(params: Params, options: { mayCreate?: boolean } = {}): { workspace: Workspace; relative: string; absolute: string } {
+  private fileIn(params: Params, options: { mayCreate?: boolean; write?: 'inWorkspace' | 'loose' } = {}): { workspace: Workspace; relative: string; absolute: string } {
     const pathParam = requiredString(params, 'path');
     const rootParam = optionalString(params, 'root');
     const workspaces = this.services.workspaces;
@@ -734,7 +737,11 @@ export class Session {
         throw new FathomError('invalidParams', `params.path must be an absolute path or a file:// URI when params.root is not given (got the relative path ${JSON.stringify(pathParam)})`, { field: 'path' });
       }
       absolute = realPathForWrite(pathFromUriOrPath(pathParam));
-      workspace = workspaces.containing(absolute) ?? this.looseFile(absolute, pathParam, options.mayCreate === true);
+      workspace = workspaces.containing(absolute);
+      if (!workspace && options.write === 'inWorkspace') {
+        throw new FathomError('workspaceNotFound', `no open workspace holds ${absolute}: pass root (the workspace to write in), or loose: true to write a file outside any workspace; nothing was written`, { path: pathParam });
+      }
+      workspace ??= this.looseFile(absolute, pathParam, options.mayCreate === true);
     }
     const relative = toRelative(workspace.root, absolute);
     if (relative === undefined || relative === '') throw new FathomError('pathOutsideWorkspace', `path ${pathParam} is outside the workspace ${workspace.root}`, { path: pathParam });
