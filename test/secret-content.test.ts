@@ -63,6 +63,8 @@ const cases: Case[] = [
     { name: 'an AWS key id with its secret 1 KiB away', text: `${id}\n${'#'.repeat(900)}\n${secret}\n`, expected: 'awsAccessKey' },
     { name: 'an AWS key id with its secret 2 KiB away', text: `${id}\n${'#'.repeat(2100)}\n${secret}\n`, expected: undefined },
     { name: 'an AWS key id with a hex digest', text: `${id}\n${'0123456789abcdef'.repeat(3).slice(0, 40)}\n`, expected: undefined },
+    // Ids are base32 in AWS's own keys, but scanners (gitleaks, trufflehog) take any digit: so does Fathom.
+    { name: 'an AWS key id with digits 0, 1, 8, 9, and its secret', text: `${id.slice(0, 16)}0189\n${secret}\n`, expected: 'awsAccessKey' },
   );
 }
 
