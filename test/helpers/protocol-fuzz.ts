@@ -577,6 +577,11 @@ export class FuzzLedger {
    * Checks one message the daemon sent. The harness's own requests (StrictClient ids 1 to
    * 999,999) are not fuzzed ones: fuzzed ids are negative, fractional, strings or above a million.
    */
+  /** The requests given up on (dropUnanswered) that no late answer came for either. */
+  neverAnswered(): string[] {
+    return [...this.dropped].filter((id) => !this.answered.has(id)).map((id) => `${this.requests.get(id)!.method} (id ${id}) params ${JSON.stringify(this.requests.get(id)!.params)?.slice(0, 160)}`);
+  }
+
   observe(message: { id?: unknown; method?: string; error?: { code: number; message: string } }, label: string): void {
     if (message.method !== undefined) return;
     if (typeof message.id === 'number' && Number.isInteger(message.id) && message.id > 0 && message.id < 1_000_000) return;
