@@ -387,8 +387,13 @@ async function serve(values: Record<string, unknown>): Promise<void> {
   const exit = (code: number): void => {
     if (exiting) return;
     exiting = true;
-    // Replies still queued on a pipe are lost by process.exit: let stdout drain first.
-    void daemon.stop().finally(() => process.stdout.write('', () => process.exit(code)));
+    // Replies still queued on a pipe are lost by process.exit: let stdout drain first (an empty
+    // write's callback never came on a pipe: a stdio daemon whose framing broke stayed, deaf).
+    void daemon.stop().finally(() => {
+      if (process.stdout.writableLength === 0) process.exit(code);
+      process.stdout.once('drain', () => process.exit(code));
+      setTimeout(() => process.exit(code), 2_000).unref();
+    });
   };
   daemon.onStopped(() => exit(0));
   process.on('SIGTERM', () => exit(0));

@@ -92,6 +92,9 @@ export function guardConnection(reader: MessageReader, writer: MessageWriter, op
           void reply(ErrorCodes.InvalidRequest, "a message needs a string 'method' (or a response's 'result' or 'error')", validId ? id : null);
         } else if ('id' in candidate && !validId && hasMethod && id !== null) {
           void reply(ErrorCodes.InvalidRequest, "'id' must be a string or a number");
+        } else if (hasMethod && validId && (candidate.method as string).startsWith('$/')) {
+          // LSP: a request whose method starts with '$/' is answered MethodNotFound ('$/' methods are notifications here).
+          void reply(ErrorCodes.MethodNotFound, `${candidate.method as string} is a notification: sent as a request (with an id), it is not handled`, id as Id);
         } else if (candidate.method === '$/cancelRequest' && typeof (candidate.params as { id?: unknown } | null)?.id !== 'number' && typeof (candidate.params as { id?: unknown } | null)?.id !== 'string') {
           log.warn('$/cancelRequest without params.id ignored');
         } else if (hasMethod && validId && inFlight.has(String(id))) {
