@@ -248,8 +248,17 @@ export function methodFields(fixture: FuzzFixture): Record<string, Record<string
   };
 }
 
-/** Fields whose string values must come from the pools (they name folders or files to open, run or write). */
-const placeFields = new Set(['root', 'rootUri', 'rootPath', 'workspaceFolders', 'event', 'initializationOptions', 'cwd', 'program', 'out', 'keyFile', 'model', 'path', 'paths', 'textDocument', 'breakpoints']);
+/**
+ * Fields whose string values must come from the pools (they name folders or files to open, run or
+ * write), and which pool. `out` is where fathom/exportIndex writes (the user's choice, so never the
+ * canary); `program` is what a debugger would run (never a folder: delve would build it).
+ */
+function placePool(field: string, pool: Pools): string[] | undefined {
+  if (field === 'out') return [...pool.roots, ...pool.outs];
+  if (field === 'program') return pool.programs;
+  return placeFields.has(field) ? [...pool.roots, ...pool.paths] : undefined;
+}
+const placeFields = new Set(['root', 'rootUri', 'rootPath', 'workspaceFolders', 'event', 'initializationOptions', 'cwd', 'keyFile', 'model', 'path', 'paths', 'textDocument', 'breakpoints']);
 
 /** Params for `method`: a random subset of its fields, each plausible or of a random type; now and then not an object at all. */
 export function fuzzParams(random: SeededRandom, fields: Record<string, Generator>, fixture: FuzzFixture): unknown {
@@ -260,8 +269,7 @@ export function fuzzParams(random: SeededRandom, fields: Record<string, Generato
   const params: Record<string, unknown> = {};
   for (const [field, plausible] of Object.entries(fields)) {
     if (!random.chance(0.7)) continue;
-    const safe = placeFields.has(field) ? [...pool.roots, ...pool.paths] : undefined;
-    params[field] = random.chance(0.55) ? plausible(random) : wild(random, safe);
+    params[field] = random.chance(0.55) ? plausible(random) : wild(random, placePool(field, pool));
   }
   if (random.chance(0.1)) params[random.pick(junkKeys)] = wild(random, pool.roots);
   return params;

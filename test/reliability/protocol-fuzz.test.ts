@@ -82,7 +82,7 @@ interface BreakerOutcome {
 }
 
 const stdioLedger = new FuzzLedger();
-/** Requests (with a valid id, in a well-framed stream) never answered: over stdio, by the session's end; over the socket, within 5 quiet seconds. */
+/** Requests (with a valid id, in a well-framed stream) not answered before 5 s passed with no answer at all (over stdio, nor later in the session). */
 const stdioUnanswered: string[] = [];
 const socketUnanswered: string[] = [];
 const stdioOutcomes: BreakerOutcome[] = [];
@@ -144,7 +144,7 @@ async function stdioSession(session: number, frames: number, failures: string[])
     if (!(await sendFrame(client, fuzzed))) break;
   }
   // Answers still coming in while the session goes on (status, the breaker) count: what is missing is judged at its end.
-  await waitForAnswers(() => ledger.unanswered().length, () => daemon.exit !== undefined || client.closed, 3_000, 60_000);
+  await waitForAnswers(() => ledger.unanswered().length, () => daemon.exit !== undefined || client.closed, 5_000, 60_000);
   ledger.dropUnanswered();
   if (daemon.exit) failures.push(`${label}: the daemon exited during well-framed frames (${describeExit(daemon)}): ${daemon.stderrTail()}`);
   else {
@@ -155,8 +155,14 @@ async function stdioSession(session: number, frames: number, failures: string[])
   const kind = breakerKinds[session]!;
   const breaker = factory.breaker(kind);
   ledger.count(breaker);
+  const answeredAfter: string[] = [];
+  const listening = client.onMessage((message) => {
+    if (message.method === undefined && message.id === null) answeredAfter.push(String(message.error?.code));
+  });
   if (!daemon.exit) await sendFrame(client, breaker);
   const outcome = await breakerOutcome(daemon, client, kind);
+  listening.dispose();
+  outcome.outcome = `${outcome.outcome}; answers with a null id after the frame: ${answeredAfter.length === 0 ? 'none' : answeredAfter.join(', ')}`;
   stdioOutcomes.push({ session, kind, ...outcome });
   stdioUnanswered.push(...ledger.neverAnswered().map((left) => `${label}: ${left}`));
   failures.push(...client.violations, ...writesInCwd(daemon.cwd).map((problem) => `${label}: ${problem}`));
