@@ -32,9 +32,17 @@ const codes: Record<FathomErrorKind, ErrorCode> = {
   internal: ErrorCodes.InternalError,
 };
 
+/** File-system errors a request's paths cause (a missing or unnameable file): the params' fault, not a bug. */
+const pathErrors = new Set(['ENOENT', 'ENOTDIR', 'ENAMETOOLONG', 'EISDIR', 'ELOOP']);
+/** File-system errors of the machine (permissions, a full or read-only disk): I/O, not a bug. */
+const ioErrors = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'EEXIST', 'EBUSY', 'EMFILE', 'ENFILE', 'EIO', 'EXDEV']);
+
 export function toResponseError(method: string, error: unknown): ResponseError<unknown> {
   if (error instanceof ResponseError) return error;
   if (error instanceof FathomError) return new ResponseError(codes[error.kind], error.message, error.data);
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code === 'string' && pathErrors.has(code)) return new ResponseError(codes.invalidParams, `${method}: ${errorMessage(error)}`, { code, ...((error as NodeJS.ErrnoException).path ? { path: (error as NodeJS.ErrnoException).path } : {}) });
+  if (typeof code === 'string' && ioErrors.has(code)) return new ResponseError(codes.io, `${method}: ${errorMessage(error)}`, { code });
   log.error(`${method} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   return new ResponseError(ErrorCodes.InternalError, `${method} failed: ${errorMessage(error)}`);
 }
