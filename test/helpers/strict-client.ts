@@ -8,22 +8,9 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { sleep, tempDir } from './fixture.js';
+import { canConnect, cliMain } from './raw-client.js';
 
-const cliMain = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
-
-/** Whether something accepts connections on the socket. */
-function canConnect(socketPath: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(socketPath);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 export interface WireMessage {
   jsonrpc?: string;
