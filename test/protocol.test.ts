@@ -562,11 +562,18 @@ test('stdio: exit without shutdown ends the process with 1', async () => {
   assert.equal(await daemon.exited, 1);
 });
 
-test('stdio: a broken frame is answered, and closing stdin ends the process', async () => {
+test('stdio: a broken frame is answered, then the daemon exits by itself (its stream cannot be read again)', async () => {
   const daemon = spawnStdioDaemon();
   daemon.client.sendRaw('Content-Type: nothing\r\n\r\n{}');
   const answer = await daemon.client.waitFor((message) => message.error?.code === ErrorCodes.ParseError);
   assert.match(answer.error!.message, /Content-Length/);
+  // stdin stays open: the daemon must not wait for it.
+  assert.equal(await daemon.exited, 1);
+});
+
+test('stdio: closing stdin ends the process', async () => {
+  const daemon = spawnStdioDaemon();
+  await daemon.client.result('fathom/status', {});
   daemon.child.stdin.end();
   assert.equal(await daemon.exited, 0);
 });

@@ -23,6 +23,8 @@ export interface GuardOptions {
   oversizedFrames: 'close' | 'skip';
   /** Where the limit is set, for the answer. */
   limitSource: string;
+  /** The client's framing broke (the connection is closed right after): a stdio daemon then exits promptly. */
+  onBrokenFraming?: () => void;
 }
 
 type Id = string | number;
@@ -70,7 +72,10 @@ export function guardConnection(reader: MessageReader, writer: MessageWriter, op
       if (closing) void answered.finally(options.close);
     } else {
       logRefusal(`a client's framing broke (${problem.message}): connection closed`);
-      void reply(ErrorCodes.ParseError, `bad frame: ${problem.message}`).finally(options.close);
+      void reply(ErrorCodes.ParseError, `bad frame: ${problem.message}`).finally(() => {
+        options.onBrokenFraming?.();
+        options.close();
+      });
     }
   });
 

@@ -57,12 +57,13 @@ export class Daemon implements DaemonServices {
    * answers written by `writer`. `oversizedFrames`: what a frame over the limit costs the
    * connection (message-guard.ts).
    */
-  serve(input: Readable, writer: MessageWriter, options: { onExit: (code: number) => void; onClose?: () => void; oversizedFrames: 'close' | 'skip' }): void {
+  serve(input: Readable, writer: MessageWriter, options: { onExit: (code: number) => void; onClose?: () => void; onBrokenFraming?: () => void; oversizedFrames: 'close' | 'skip' }): void {
     let closed = false;
     const guarded = guardConnection(new FrameReader(input, { maxFrameBytes: this.maxFrameBytes }), writer, {
       close: () => close(),
       oversizedFrames: options.oversizedFrames,
       limitSource: 'FATHOM_MAX_FRAME_BYTES or fathom serve --max-frame-bytes',
+      ...(options.onBrokenFraming ? { onBrokenFraming: options.onBrokenFraming } : {}),
     });
     const connection = createMessageConnection(guarded.reader, guarded.writer, {
       error: (m) => log.debug(`jsonrpc: ${m}`),
@@ -89,9 +90,10 @@ export class Daemon implements DaemonServices {
     connection.listen();
   }
 
-  serveStdio(onEnd: (code: number) => void): void {
+  /** `onBroken`: the editor's stream broke (its framing): nothing more can be read from it. */
+  serveStdio(onEnd: (code: number) => void, onBroken: () => void = () => onEnd(1)): void {
     // The editor that spawned the daemon owns it: an oversized frame is refused, not the editor.
-    this.serve(process.stdin, new StreamMessageWriter(process.stdout, writerOptions), { onExit: onEnd, onClose: () => onEnd(0), oversizedFrames: 'skip' });
+    this.serve(process.stdin, new StreamMessageWriter(process.stdout, writerOptions), { onExit: onEnd, onClose: () => onEnd(0), onBrokenFraming: onBroken, oversizedFrames: 'skip' });
   }
 
   /** Listens on a Unix socket. Throws SocketInUseError if a live daemon already answers there. */
