@@ -413,9 +413,9 @@ async function serve(values: Record<string, unknown>): Promise<void> {
     }
   }
   // stdio: the editor that spawned us owns our life; when it exits or closes stdin, we stop.
-  // A stdio stream whose framing broke can never be read again: exit within a second, so that the
+  // A stdio stream whose framing broke can never be read again: exit (cleanly) within half a second, so that the
   // editor sees its server gone (and restarts it) instead of one alive and deaf.
-  if (values.stdio) daemon.serveStdio((code) => (socketWanted ? undefined : exit(code)), () => (socketWanted ? undefined : exit(1, 1_000)));
+  if (values.stdio) daemon.serveStdio((code) => (socketWanted ? undefined : exit(code)), () => (socketWanted ? undefined : exit(0, 500)));
 }
 
 async function withClient(values: Record<string, unknown>, work: (client: Client) => Promise<void>): Promise<void> {

@@ -72,10 +72,9 @@ export function guardConnection(reader: MessageReader, writer: MessageWriter, op
       if (closing) void answered.finally(options.close);
     } else {
       logRefusal(`a client's framing broke (${problem.message}): connection closed`);
-      void reply(ErrorCodes.ParseError, `bad frame: ${problem.message}`).finally(() => {
-        options.onBrokenFraming?.();
-        options.close();
-      });
+      // Told at once, not after the answer is written: the writer may wait behind answers queued before it.
+      options.onBrokenFraming?.();
+      void reply(ErrorCodes.ParseError, `bad frame: ${problem.message}`).finally(options.close);
     }
   });
 
