@@ -384,11 +384,9 @@ async function serve(values: Record<string, unknown>): Promise<void> {
   process.on('unhandledRejection', (reason) => log.error(`unhandled rejection: ${errorMessage(reason)}`));
   process.on('uncaughtException', (error) => log.error(`uncaught exception: ${error.stack ?? error.message}`));
   let exiting = false;
-  /** `withinMs`: a stop that takes longer is cut short (caches are written atomically: what is lost is rebuilt). */
-  const exit = (code: number, withinMs?: number): void => {
+  const exit = (code: number): void => {
     if (exiting) return;
     exiting = true;
-    if (withinMs !== undefined) setTimeout(() => process.exit(code), withinMs).unref();
     // Replies still queued on a pipe are lost by process.exit: let stdout drain first (an empty
     // write's callback never came on a pipe: a stdio daemon whose framing broke stayed, deaf).
     void daemon.stop().finally(() => {
@@ -415,7 +413,10 @@ async function serve(values: Record<string, unknown>): Promise<void> {
   // stdio: the editor that spawned us owns our life; when it exits or closes stdin, we stop.
   // A stdio stream whose framing broke can never be read again: exit (cleanly) within half a second, so that the
   // editor sees its server gone (and restarts it) instead of one alive and deaf.
-  if (values.stdio) daemon.serveStdio((code) => (socketWanted ? undefined : exit(code)), () => (socketWanted ? undefined : exit(0, 500)));
+  // The parse error is still written first (the close that follows it stops the daemon); the deadline only
+  // bounds a writer stuck behind answers queued before it.
+  const exitWithin = (code: number, ms: number): void => void setTimeout(() => process.exit(code), ms).unref();
+  if (values.stdio) daemon.serveStdio((code) => (socketWanted ? undefined : exit(code)), () => (socketWanted ? undefined : exitWithin(0, 500)));
 }
 
 async function withClient(values: Record<string, unknown>, work: (client: Client) => Promise<void>): Promise<void> {

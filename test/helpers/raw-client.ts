@@ -23,18 +23,26 @@ export interface Message {
 export class RawClient {
   private buffer = Buffer.alloc(0);
   readonly received: Message[] = [];
-  private readonly waiters: { predicate: (message: Message) => boolean; resolve: (message: Message) => void }[] = [];
+  private readonly waiters: { predicate: (message: Message) => boolean; resolve: (message: Message) => void; reject: (error: Error) => void }[] = [];
   private nextId = 1;
   closed = false;
+  private readEnded = false;
 
   constructor(
     readable: Readable,
     private readonly writable: Writable,
   ) {
     readable.on('data', (chunk: Buffer) => this.onData(chunk));
-    readable.on('close', () => (this.closed = true));
-    readable.on('end', () => (this.closed = true));
+    readable.on('close', () => this.ended());
+    readable.on('end', () => this.ended());
     writable.on('error', () => (this.closed = true));
+  }
+
+  /** The stream ended: a message still awaited will never come (said now, not by a test cancelled later). */
+  private ended(): void {
+    this.closed = true;
+    this.readEnded = true;
+    for (const waiter of this.waiters.splice(0)) waiter.reject(new Error('the stream ended before a matching message came'));
   }
 
   private onData(chunk: Buffer): void {
@@ -72,8 +80,9 @@ export class RawClient {
   waitFor(predicate: (message: Message) => boolean, timeoutMs = 20_000): Promise<Message> {
     const seen = this.received.find(predicate);
     if (seen) return Promise.resolve(seen);
+    if (this.readEnded) return Promise.reject(new Error('the stream ended before a matching message came'));
     return new Promise((resolve, reject) => {
-      const waiter = { predicate, resolve };
+      const waiter = { predicate, resolve, reject };
       this.waiters.push(waiter);
       setTimeout(() => {
         const index = this.waiters.indexOf(waiter);
