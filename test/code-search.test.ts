@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { defaultModelDir } from '../src/daemon/semantic-models.js';
+import { defaultModelDir } from '../src/engine/semantic-models.js';
 import { commentSpans } from '../src/index/lexical/chunk-fields.js';
 import { ChunkRanking, isTestPath } from '../src/index/lexical/chunk-ranking.js';
 import { ChunkTermsPool } from '../src/index/lexical/chunk-terms-pool.js';

@@ -1,6 +1,8 @@
 // Layers point one way (../shared/STYLE.md): base imports nothing of ours; protocol imports
-// nothing of ours; engines (workspace, and later index/, structural/, lsp/) import neither the
-// protocol nor the daemon nor the CLI. This test reads every import and fails on a wrong-way edge.
+// nothing of ours; engines (workspace, index/, structural/, lsp/, and engine/, which owns a
+// workspace's indexes) import neither the protocol nor the daemon nor the CLI; inside index/, the
+// folders import each other only as ARCHITECTURE.md's code map says (syntax is the foundation).
+// This test reads every import and fails on a wrong-way edge.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,7 +21,8 @@ const allowed: Record<string, string[]> = {
   lsp: ['base', 'workspace'],
   search: ['base', 'workspace', 'index'],
   debug: ['base', 'lsp'],
-  daemon: ['base', 'protocol', 'workspace', 'index', 'structural', 'lsp', 'search', 'debug'],
+  engine: ['base', 'workspace', 'index', 'structural', 'search'],
+  daemon: ['base', 'protocol', 'workspace', 'index', 'structural', 'lsp', 'search', 'debug', 'engine'],
   cli: ['base', 'protocol', 'daemon'],
 };
 
@@ -42,6 +45,31 @@ test('layers: no import points the wrong way', () => {
     for (const match of text.matchAll(/^(?:import|export)[^'"]*from\s+'(\.[^']+)'/gm)) {
       const target = path.relative(src, path.resolve(path.dirname(file), match[1]!)).split(path.sep)[0]!;
       if (target !== layer && !allowed[layer]!.includes(target)) problems.push(`${path.relative(src, file)} imports ${match[1]} (${layer} → ${target})`);
+    }
+  }
+  assert.deepEqual(problems, []);
+});
+
+/** Inside src/index/, which folders each may import (ARCHITECTURE.md's code map): syntax is the foundation. */
+const indexAllowed: Record<string, string[]> = {
+  syntax: [],
+  graph: ['syntax'],
+  lexical: ['syntax'],
+  semantic: ['syntax', 'lexical'],
+  export: ['lexical'],
+};
+
+test('layers: index/* folders import each other only as the code map says', () => {
+  const problems: string[] = [];
+  const indexRoot = path.join(src, 'index');
+  for (const file of sourceFiles(indexRoot)) {
+    const folder = path.relative(indexRoot, file).split(path.sep)[0]!;
+    assert.ok(folder in indexAllowed, `src/index/${folder} is not known: add it to this test and to ARCHITECTURE.md`);
+    const text = fs.readFileSync(file, 'utf8');
+    for (const match of text.matchAll(/^(?:import|export)[^'"]*from\s+'(\.[^']+)'/gm)) {
+      const target = path.relative(indexRoot, path.resolve(path.dirname(file), match[1]!)).split(path.sep);
+      if (target[0] === '..' || target.length < 2) continue;
+      if (target[0] !== folder && !indexAllowed[folder]!.includes(target[0]!)) problems.push(`${path.relative(src, file)} imports ${match[1]} (index/${folder} → index/${target[0]})`);
     }
   }
   assert.deepEqual(problems, []);

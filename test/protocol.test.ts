@@ -55,17 +55,31 @@ describe('stdio daemon', () => {
     );
   });
 
-  test('fathom/index reports $/progress and answers the ready status', async () => {
+  test('fathom/index makes every index ready, with one $/progress across its phases, and answers each index\'s facts', async () => {
     const other = makeRepo();
     const response = await client.request('fathom/index', { root: other, workDoneToken: 'index-1' });
     const status = response.result as WorkspaceStatus;
     assert.equal(status.state, 'ready');
+    // Nothing is left for a first query to build: each index is ready (semantic too: Fathom's model is the default).
+    const facts = status.indexFacts!;
+    assert.deepEqual(Object.keys(facts).sort(), ['graph', 'ranking', 'regex', 'semantic', 'trees']);
+    for (const [name, fact] of Object.entries(facts)) {
+      if (fact.state === 'off') continue;
+      assert.equal(fact.state, 'ready', `${name}: ${JSON.stringify(fact)}`);
+      assert.ok(fact.lastBuild !== null && fact.lastBuild.ms >= 0, `${name} has a build time: ${JSON.stringify(fact)}`);
+    }
+    assert.ok(facts.regex.files >= 4 && facts.regex.bytes > 0, JSON.stringify(facts.regex));
+    assert.ok(facts.graph.bytes > 0 && facts.ranking.bytes > 0, 'the graph and the ranking are on disk when fathom/index answers');
+    assert.equal(status.indexes.lexical, 'ready');
+    assert.equal(status.indexes.symbols, 'ready');
+    assert.equal(status.indexes.ranking, 'ready');
     assert.equal(status.files, 4);
     assert.deepEqual(status.skipped, { ignored: 1 });
     assert.match(status.merkleRoot ?? '', /^[0-9a-f]{64}$/);
     const progress = client.received.filter((message) => message.method === '$/progress' && (message.params as { token: string }).token === 'index-1');
     assert.equal((progress[0]?.params as { value: { kind: string } }).value.kind, 'begin');
     assert.equal((progress.at(-1)?.params as { value: { kind: string } }).value.kind, 'end');
+    assert.equal(progress.filter((message) => (message.params as { value: { kind: string } }).value.kind === 'begin').length, 1, 'one bar, not one per phase');
   });
 
   test('fathom/files lists the file set, filtered by globs and limited', async () => {

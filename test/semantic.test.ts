@@ -10,7 +10,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ChunkPool } from '../src/index/syntax/chunk-pool.js';
 import { EmbedPool, type Embedder } from '../src/index/semantic/embed-pool.js';
-import { defaultModelDir } from '../src/daemon/semantic-models.js';
+import { defaultModelDir } from '../src/engine/semantic-models.js';
 import { EmbeddingCache } from '../src/index/semantic/embedding-cache.js';
 import { openModelFolder } from '../src/index/semantic/model-folder.js';
 import { SemanticIndex } from '../src/index/semantic/semantic-index.js';

@@ -327,6 +327,10 @@ function describe(status: WorkspaceStatus): string {
     `  indexes  ${Object.entries(status.indexes)
       .map(([name, state]) => `${name} ${state}`)
       .join(', ')}`,
+    ...Object.entries(status.indexFacts ?? {}).map(
+      ([name, fact]) =>
+        `    ${name.padEnd(9)}${fact.state}${fact.state === 'off' ? (fact.reason ? ` (${fact.reason})` : '') : `: ${fact.files} files, ${humanBytes(fact.bytes)}, ${fact.lagFiles} behind${fact.lastBuild ? `, built in ${(fact.lastBuild.ms / 1000).toFixed(1)} s at ${fact.lastBuild.at}` : ''}`}`,
+    ),
     `  watcher  ${status.watcher.state}, ${status.watcher.folders} folders${status.watcher.problem ? ` (${status.watcher.problem})` : ''}`,
     `  lag      ${status.lag.pendingChanges} pending${status.lag.lastChangeAppliedAt ? `, last change applied ${status.lag.lastChangeAppliedAt}` : ''}`,
   ];

@@ -36,7 +36,8 @@ export interface SearchRequestContext {
   /** Why a workspace has no semantic index. */
   semanticOffReason(workspace: Workspace): string;
   /** Builds an index (first use) with $/progress on the client's token. */
-  buildWithProgress(index: { onProgress(listener: (done: number, total: number) => void): { dispose(): void }; ensureBuilt(signal: CancellationToken): Promise<void>; progressMessage?(done: number, total: number): string }, title: string, progressToken: ProgressToken | undefined, token: CancellationToken): Promise<void>;
+  /** Builds the workspace's semantic index when it is not ready ($/progress on the token). */
+  readySemantic(workspace: Workspace, progressToken: ProgressToken | undefined, token: CancellationToken): Promise<void>;
   /** The user's settings folder (the mask key). */
   configDir(): string;
   /** Where answers over the inline cap are written. */
@@ -101,7 +102,7 @@ export class SearchRequests {
         semantic: async (signal) => {
           const configured = this.context.semantic(workspace);
           if (!configured) return { unavailable: this.context.semanticOffReason(workspace) };
-          if (configured.index.state !== 'ready') await this.context.buildWithProgress(configured.index, `Embedding ${workspace.root} for semantic search`, progressToken, token);
+          if (configured.index.state !== 'ready') await this.context.readySemantic(workspace, progressToken, token);
           void signal;
           return { search: (text, k, accepts) => configured.index.search(text, k, accepts), ...(configured.model.settings.hybridWeight === undefined ? {} : { hybridWeight: configured.model.settings.hybridWeight }) };
         },

@@ -42,6 +42,7 @@ import {
 } from './params.js';
 import { absentStatus, toLspDocumentSymbols, toLspSymbolInformation, toResponseError, toWireChunks, toWireOutline, toWireSymbols, toWireGrep, toWireMerkle, toWireStatus, toWireStructural, toWireRewritePlan } from './to-wire.js';
 import type { WorkspaceManager } from './workspaces.js';
+import type { WorkspaceEngine } from '../engine/workspace-engine.js';
 
 export interface DaemonServices {
   workspaces: WorkspaceManager;
@@ -62,6 +63,14 @@ function contextParams(params: Params): { beforeContext?: number; afterContext?:
     if (value !== undefined && value > 1000) throw new FathomError('invalidParams', `params.${field} must be at most 1000 (got ${value})`, { field });
   }
   return { ...(before === undefined ? {} : { beforeContext: before }), ...(after === undefined ? {} : { afterContext: after }) };
+}
+
+/** What `readyIndex` answers for each index it can wait for (semantic: undefined when it is off). */
+interface ReadyIndex {
+  regex: WorkspaceEngine['regex'];
+  graph: WorkspaceEngine['graph'];
+  ranking: WorkspaceEngine['ranking'];
+  semantic: NonNullable<WorkspaceEngine['semantic']>['index'] | undefined;
 }
 
 type Handler = (params: unknown, token: CancellationToken) => Promise<unknown> | unknown;
@@ -271,7 +280,7 @@ export class Session {
     }
   }
 
-  private progress(token: ProgressToken, title: string, workspace: Workspace): { end(message?: string): void } {
+  private progress(token: ProgressToken, title: string, workspace: Workspace): { end(message?: string): void; stopFollowing(): void } {
     const send = (value: ProgressValue): void => this.sendProgress(token, value);
     send({ kind: 'begin', title, cancellable: true, percentage: 0 });
     let last = 0;
@@ -286,6 +295,7 @@ export class Session {
         subscription.dispose();
         send({ kind: 'end', ...(message ? { message } : {}) });
       },
+      stopFollowing: () => subscription.dispose(),
     };
   }
 
@@ -310,37 +320,48 @@ export class Session {
 
   private fullStatus(workspace: Workspace): WorkspaceStatus {
     const workspaces = this.services.workspaces;
-    return { ...toWireStatus(workspace.status(), workspaces.indexStates(workspace)), search: workspaces.searchStatus(workspace), languageServers: workspaces.languageServerStates(workspace) };
+    const engine = workspaces.engine(workspace);
+    const states = engine.states();
+    // `indexes` keeps the names editors read (lexical: the regex index, symbols: the code graph).
+    const indexes = { lexical: states.regex, symbols: states.graph, ranking: states.ranking, semantic: states.semantic, trees: states.trees };
+    return { ...toWireStatus(workspace.status(), indexes, engine.facts()), search: workspaces.searchStatus(workspace), languageServers: workspaces.languageServerStates(workspace) };
   }
 
+  /**
+   * fathom/index: the file set (built, or reconciled against the disk when it is), then every index
+   * the engine has, with one `$/progress` across the phases; each index is on disk when it answers.
+   */
   private async index(raw: unknown, token: CancellationToken): Promise<WorkspaceStatus> {
     const params = paramsObject(Methods.index, raw);
     const wait = optionalBoolean(params, 'wait') ?? true;
     const progressToken = optionalProgressToken(params, 'workDoneToken');
     const workspace = this.workspaceFor(params);
     if (!wait) return toWireStatus(workspace.status());
-    if (workspace.state === 'ready') {
-      // Already built: refresh, i.e. reconcile against the disk now.
-      const progress = progressToken === undefined ? undefined : this.progress(progressToken, `Refreshing ${workspace.root}`, workspace);
-      try {
+    const engine = this.services.workspaces.engine(workspace);
+    const progress = progressToken === undefined ? undefined : this.progress(progressToken, `Indexing ${workspace.root}`, workspace);
+    let ended = false;
+    try {
+      if (workspace.state === 'ready') {
+        // Already built: refresh, i.e. reconcile against the disk now.
         await workspace.settle();
         await workspace.reconcile();
-        this.services.workspaces.recheckIndexes(workspace);
-      } finally {
-        progress?.end();
+        engine.recheck();
+      } else {
+        await this.ready(workspace, token, undefined);
       }
-    } else {
-      await this.ready(workspace, token, progressToken);
-    }
-    // The tree store gets the trees of files it lacks (structural searches then parse only what changed).
-    await workspace.settle();
-    await this.buildWithProgress(this.services.workspaces.treePrebuild(workspace), `Parsing ${workspace.root} for structural search`, progressToken, token);
-    // With a model set, the semantic index syncs now too (on demand; it also syncs periodically).
-    const semantic = this.services.workspaces.models.indexFor(workspace);
-    if (semantic) {
       await workspace.settle();
-      if (semantic.index.state !== 'ready') await this.buildWithProgress(semantic.index, `Embedding ${workspace.root} for semantic search`, progressToken, token);
-      else await this.buildWithProgress({ onProgress: (listener) => semantic.index.onProgress(listener), ensureBuilt: (signal) => semantic.index.sync(signal), progressMessage: (done, total) => semantic.index.progressMessage(done, total) }, `Syncing the semantic index of ${workspace.root}`, progressToken, token);
+      // The file set is a fifth of the bar; the engine's phases share the rest.
+      progress?.stopFollowing();
+      let last = 0;
+      await engine.build(token, (report) => {
+        if (!progressToken || (!report.boundary && performance.now() - last < 100)) return;
+        last = performance.now();
+        this.sendProgress(progressToken, { kind: 'report', message: report.message, percentage: 20 + Math.floor((report.percentage * 80) / 100) });
+      });
+      progress?.end(`${workspace.status().files} files, every index ready`);
+      ended = true;
+    } finally {
+      if (!ended) progress?.end();
     }
     return this.fullStatus(workspace);
   }
@@ -406,17 +427,14 @@ export class Session {
   private async readyLexical(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined) {
     await this.ready(workspace, token, progressToken);
     await workspace.settle();
-    const index = this.services.workspaces.lexical(workspace);
-    if (index.state !== 'ready') await this.buildWithProgress(index, `Indexing ${workspace.root} for regex search`, progressToken, token);
-    return index;
+    return this.readyIndex(workspace, 'regex', `Indexing ${workspace.root} for regex search`, progressToken, token);
   }
 
   /** A workspace's chunk ranking, built (chunking every file the first time) and settled. */
   private async readyRanking(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined) {
     await this.ready(workspace, token, progressToken);
     await workspace.settle();
-    const ranking = this.services.workspaces.ranking(workspace);
-    if (ranking.state !== 'ready') await this.buildWithProgress(ranking, `Chunking ${workspace.root} for code search`, progressToken, token);
+    const ranking = await this.readyIndex(workspace, 'ranking', `Chunking ${workspace.root} for code search`, progressToken, token);
     await ranking.settle();
     return ranking;
   }
@@ -429,9 +447,11 @@ export class Session {
     readyRanking: (workspace, token, progressToken) => this.readyRanking(workspace, token, progressToken),
     resultsDir: () => this.services.workspaces.resultsDir,
     configDir: () => this.services.workspaces.configDir,
-    semantic: (workspace) => this.services.workspaces.models.indexFor(workspace),
-    semanticOffReason: (workspace) => this.services.workspaces.models.offReason(workspace),
-    buildWithProgress: (index, title, progressToken, token) => this.buildWithProgress(index, title, progressToken, token),
+    semantic: (workspace) => this.services.workspaces.engine(workspace).semantic,
+    semanticOffReason: (workspace) => this.services.workspaces.engine(workspace).semanticOffReason(),
+    readySemantic: async (workspace, progressToken, token) => {
+      await this.readyIndex(workspace, 'semantic', `Embedding ${workspace.root} for semantic search`, progressToken, token);
+    },
   });
 
   /** Reads the params shared by structural search and rewrite (the rule is checked by the engine). */
@@ -469,8 +489,7 @@ export class Session {
     const progressToken = optionalProgressToken(params, 'workDoneToken');
     await this.ready(workspace, token, progressToken);
     await workspace.settle();
-    const index = this.services.workspaces.lexical(workspace);
-    if (index.state !== 'ready') await this.buildWithProgress(index, `Indexing ${workspace.root} for regex search`, progressToken, token);
+    const index = await this.readyIndex(workspace, 'regex', `Indexing ${workspace.root} for regex search`, progressToken, token);
     const send = progressToken === undefined ? undefined : (value: ProgressValue): void => this.sendProgress(progressToken, value);
     send?.({ kind: 'begin', title, cancellable: true, percentage: 0 });
     let last = 0;
@@ -539,11 +558,12 @@ export class Session {
   private async dependentsOf(workspace: Workspace, relative: string, spec: ServerSpec): Promise<string[]> {
     // The code graph, when it is built, knows the importers exactly (imports resolved to files);
     // an edit does not start a build of it.
-    const graph = this.services.workspaces.symbols(workspace);
+    const engine = this.services.workspaces.engine(workspace);
+    const graph = engine.graph;
     if (graph.state === 'ready') {
       await graph.settle();
       const languages = new Set(Object.keys(spec.languages));
-      const importers = await this.services.workspaces.graphQueries(workspace).importersOf(relative);
+      const importers = await engine.graphQueries.importersOf(relative);
       return importers.filter((file) => languages.has(this.services.workspaces.languageOf(file) ?? '')).slice(0, 16).map((file) => `${workspace.root}/${file}`);
     }
     const base = relative.slice(relative.lastIndexOf('/') + 1).replace(/\.[^.]+$/, '');
@@ -553,9 +573,9 @@ export class Session {
     // An edit waits at most 2 s for a first index build (a small workspace); past that it goes on
     // without dependents, and the build finishes for the next edit.
     if (workspace.state !== 'ready') return [];
-    const index = this.services.workspaces.lexical(workspace);
+    const index = engine.regex;
     if (index.state !== 'ready') {
-      const built = index.ensureBuilt().catch(() => undefined);
+      const built = engine.ready('regex').catch(() => undefined);
       await Promise.race([built, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
       if ((index.state as string) !== 'ready') return [];
     }
@@ -657,27 +677,28 @@ export class Session {
     return toWireChunks(workspace.root, answer, { includeText });
   }
 
-  /** Builds an index, reporting `done/total files` as `$/progress` on the client's token when it gave one. */
-  private async buildWithProgress(
-    index: { onProgress(listener: (done: number, total: number) => void): { dispose(): void }; ensureBuilt(signal: CancellationToken): Promise<void>; progressMessage?(done: number, total: number): string },
-    title: string,
-    progressToken: ProgressToken | undefined,
-    token: CancellationToken,
-  ): Promise<void> {
+  /**
+   * One index of a workspace's engine, made ready before it answers: when it must build, `done/total
+   * files` goes as `$/progress` on the client's token (when it gave one).
+   */
+  private async readyIndex<Name extends 'regex' | 'graph' | 'ranking' | 'semantic'>(workspace: Workspace, name: Name, title: string, progressToken: ProgressToken | undefined, token: CancellationToken): Promise<ReadyIndex[Name]> {
+    const engine = this.services.workspaces.engine(workspace);
+    const indexOf = (): ReadyIndex[Name] => (name === 'regex' ? engine.regex : name === 'graph' ? engine.graph : name === 'ranking' ? engine.ranking : engine.semantic?.index) as ReadyIndex[Name];
+    const index = indexOf();
+    if (index === undefined || index.state === 'ready') return index;
     const send = progressToken === undefined ? undefined : (value: ProgressValue): void => this.sendProgress(progressToken, value);
     send?.({ kind: 'begin', title, cancellable: true, percentage: 0 });
     let last = 0;
-    const subscription = index.onProgress((done, total) => {
-      if (!send || performance.now() - last < 100) return;
-      last = performance.now();
-      send({ kind: 'report', message: index.progressMessage?.(done, total) ?? `${done}/${total} files`, percentage: Math.floor((100 * done) / Math.max(1, total)) });
-    });
     try {
-      await index.ensureBuilt(token);
+      await engine.ready(name, token, (done, total, message) => {
+        if (!send || performance.now() - last < 100) return;
+        last = performance.now();
+        send({ kind: 'report', message, percentage: Math.floor((100 * done) / Math.max(1, total)) });
+      });
     } finally {
-      subscription.dispose();
       send?.({ kind: 'end' });
     }
+    return indexOf();
   }
 
   /** The code-graph requests, sharing this session's path and readiness helpers. */
@@ -687,7 +708,7 @@ export class Session {
     readyGraph: async (workspace, token, progressToken, path) => {
       const graph = await this.readySymbols(workspace, token, progressToken);
       if (path !== undefined) this.services.workspaces.requireInFileSet(workspace, path);
-      const queries = this.services.workspaces.graphQueries(workspace);
+      const queries = this.services.workspaces.engine(workspace).graphQueries;
       // The first question starts the warm-up of the rest (in slices; later questions are faster).
       void queries.warm().catch(() => undefined);
       return { graph, queries };
@@ -698,8 +719,7 @@ export class Session {
   private async readySymbols(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined) {
     await this.ready(workspace, token, progressToken);
     await workspace.settle();
-    const index = this.services.workspaces.symbols(workspace);
-    if (index.state !== 'ready') await this.buildWithProgress(index, `Indexing the code graph of ${workspace.root}`, progressToken, token);
+    const index = await this.readyIndex(workspace, 'graph', `Indexing the code graph of ${workspace.root}`, progressToken, token);
     await index.settle();
     return index;
   }

@@ -47,7 +47,7 @@ export function toResponseError(method: string, error: unknown): ResponseError<u
   return new ResponseError(ErrorCodes.InternalError, `${method} failed: ${errorMessage(error)}`);
 }
 
-export function toWireStatus(status: WorkspaceStatusInfo, indexes: Record<string, string> = {}): WorkspaceStatus {
+export function toWireStatus(status: WorkspaceStatusInfo, indexes: Record<string, string> = {}, indexFacts?: WorkspaceStatus['indexFacts']): WorkspaceStatus {
   return {
     root: status.root,
     state: status.state,
@@ -61,6 +61,7 @@ export function toWireStatus(status: WorkspaceStatusInfo, indexes: Record<string
       merkle: status.merkleRoot ? 'ready' : 'absent',
       ...(indexes as Record<string, 'absent' | 'building' | 'ready' | 'failed' | 'off'>),
     },
+    ...(indexFacts ? { indexFacts } : {}),
     watcher: status.watcher,
     lag: status.lag,
     lastScan: status.lastScan,

@@ -8,11 +8,9 @@ import path from 'node:path';
 import { makeCacheFolder } from '../base/cache-folder.js';
 import { FathomError, errorMessage } from '../base/errors.js';
 import { pathFromUriOrPath, realPathForWrite, toRelative } from '../base/paths.js';
-import { LexicalIndex } from '../index/lexical/lexical-index.js';
-import { TreePrebuild } from '../structural/tree-prebuild.js';
-import { ChunkRanking } from '../index/lexical/chunk-ranking.js';
 import { ChunkTermsPool } from '../index/lexical/chunk-terms-pool.js';
-import { SemanticModels } from './semantic-models.js';
+import { SemanticModels } from '../engine/semantic-models.js';
+import { WorkspaceEngine } from '../engine/workspace-engine.js';
 import { DebugSessions } from '../debug/debug-sessions.js';
 import type { FileChunks } from '../index/syntax/chunk.js';
 import { ChunkFileError, ChunkPool } from '../index/syntax/chunk-pool.js';
@@ -20,8 +18,6 @@ import { chunkFile, type ChunkInput } from '../index/syntax/chunk-file.js';
 import { GrammarSet } from '../index/syntax/grammars.js';
 import { ParseCache } from '../index/syntax/parse-cache.js';
 import { type FileTags, tagFile } from '../index/syntax/tags.js';
-import { type BufferSource, CodeGraph } from '../index/graph/code-graph.js';
-import { GraphQueries } from '../index/graph/graph-queries.js';
 import { StructuralPool } from '../structural/structural-pool.js';
 import { StructuralSearch } from '../structural/structural-search.js';
 import { RewritePlans } from '../structural/rewrite-plans.js';
@@ -54,11 +50,8 @@ export class WorkspaceManager {
   private readonly workspaces = new Map<string, Workspace>();
   /** One-file workspaces by their file's absolute path, least recently used first. */
   private readonly fileWorkspaces = new Map<string, Workspace>();
-  private readonly lexicalIndexes = new Map<Workspace, LexicalIndex>();
-  private readonly symbolIndexes = new Map<Workspace, CodeGraph>();
-  private readonly graphQueryCache = new Map<Workspace, GraphQueries>();
-  private readonly rankings = new Map<Workspace, ChunkRanking>();
-  private readonly treePrebuilds = new Map<Workspace, TreePrebuild>();
+  /** Each open workspace's engine: its indexes and their lifecycle (src/engine). */
+  private readonly engines = new Map<Workspace, WorkspaceEngine>();
   /** Chunking and tokenising for the chunk ranking, on worker threads. */
   private readonly termsPool = new ChunkTermsPool();
   private readonly pool = new HashPool();
@@ -139,39 +132,14 @@ export class WorkspaceManager {
     }
   }
 
-  /** The regex index of a workspace, created on first use (its build starts with the first query). */
-  lexical(workspace: Workspace): LexicalIndex {
-    let index = this.lexicalIndexes.get(workspace);
-    if (!index) {
-      index = new LexicalIndex(workspace, this.overlay, workspace.cacheDir);
-      this.lexicalIndexes.set(workspace, index);
+  /** A workspace's engine (its indexes), made on first ask. */
+  engine(workspace: Workspace): WorkspaceEngine {
+    let engine = this.engines.get(workspace);
+    if (!engine) {
+      engine = new WorkspaceEngine(workspace, { overlay: this.overlay, chunkPool: this.chunkPool, termsPool: this.termsPool, structuralPool: this.structuralPool, languages: this.grammars.table, models: this.models });
+      this.engines.set(workspace, engine);
     }
-    return index;
-  }
-
-  /** After `fathom index`'s reconcile: the regex index's content store is checked again as it is read. */
-  recheckIndexes(workspace: Workspace): void {
-    this.lexicalIndexes.get(workspace)?.recheck();
-  }
-
-  /** The workspace's code graph (symbols, references), created on first use (its build starts with the first query). */
-  symbols(workspace: Workspace): CodeGraph {
-    let index = this.symbolIndexes.get(workspace);
-    if (!index) {
-      const overlay = this.overlay;
-      const buffers: BufferSource = {
-        text: (relative) => overlay.get(`${workspace.root}/${relative}`)?.text,
-        openPaths: () => overlay.openPaths().flatMap((absolute) => toRelative(workspace.root, absolute) ?? []),
-        onChange: (listener) =>
-          overlay.onChange((absolute) => {
-            const relative = toRelative(workspace.root, absolute);
-            if (relative) listener(relative);
-          }),
-      };
-      index = new CodeGraph(workspace, this.chunkPool, this.grammars.table, `${workspace.cacheDir}/graph.bin`, undefined, buffers);
-      this.symbolIndexes.set(workspace, index);
-    }
-    return index;
+    return engine;
   }
 
   /** The user's settings folder. */
@@ -186,57 +154,19 @@ export class WorkspaceManager {
 
   /** The search part of a workspace's status: the chunk ranking's size and lag, the regex index's sizes, and why semantic search is off. */
   searchStatus(workspace: Workspace): NonNullable<WorkspaceStatus['search']> {
-    const ranking = this.rankings.get(workspace);
+    const engine = this.engines.get(workspace);
+    const states = engine?.states();
+    const ranking = states?.ranking === 'ready' ? engine!.ranking : undefined;
     const counts = ranking?.counts();
     const semantic = this.models.indexFor(workspace);
     const model = this.models.modelInfo(workspace);
-    const regex = this.lexicalIndexes.get(workspace);
-    const regexFacts = regex?.state === 'ready' ? regex.facts() : undefined;
+    const regexFacts = states?.regex === 'ready' ? engine!.regex.facts() : undefined;
+    const rankingState = states?.ranking === 'building' || states?.ranking === 'ready' ? states.ranking : 'absent';
+    const regexState = states?.regex === 'building' || states?.regex === 'ready' ? states.regex : 'absent';
     return {
-      ranking: { state: ranking?.state ?? 'absent', files: counts?.files ?? 0, chunks: counts?.chunks ?? 0, terms: counts?.terms ?? 0, lagFiles: ranking?.state === 'ready' ? ranking.lag() : 0 },
-      regex: { state: regex?.state ?? 'absent', files: regexFacts?.files ?? 0, deltaFiles: regexFacts?.deltaFiles ?? 0, freshFiles: regexFacts?.fresh ?? 0, indexBytes: regexFacts?.indexBytes ?? 0, contentBytes: regexFacts?.contentBytes ?? 0, memoryBytes: regexFacts?.memoryBytes ?? 0 },
+      ranking: { state: rankingState, files: counts?.files ?? 0, chunks: counts?.chunks ?? 0, terms: counts?.terms ?? 0, lagFiles: ranking ? ranking.lag() : 0 },
+      regex: { state: regexState, files: regexFacts?.files ?? 0, deltaFiles: regexFacts?.deltaFiles ?? 0, freshFiles: regexFacts?.fresh ?? 0, indexBytes: regexFacts?.indexBytes ?? 0, contentBytes: regexFacts?.contentBytes ?? 0, memoryBytes: regexFacts?.memoryBytes ?? 0 },
       semantic: semantic && model ? { ...semantic.index.status(), model } : { state: 'off', reason: this.models.offReason(workspace) },
-    };
-  }
-
-  /** The workspace's chunk ranking (codeSearch's lexical ranking), created on first use (its build starts with the first query). */
-  ranking(workspace: Workspace): ChunkRanking {
-    let ranking = this.rankings.get(workspace);
-    if (!ranking) {
-      ranking = new ChunkRanking(workspace, this.termsPool, `${workspace.cacheDir}/chunks.bin`);
-      this.rankings.set(workspace, ranking);
-    }
-    return ranking;
-  }
-
-  /** Questions over the workspace's code graph (one resolver per workspace). */
-  graphQueries(workspace: Workspace): GraphQueries {
-    let queries = this.graphQueryCache.get(workspace);
-    if (!queries) {
-      queries = new GraphQueries(this.symbols(workspace));
-      this.graphQueryCache.set(workspace, queries);
-    }
-    return queries;
-  }
-
-  /** The build of a workspace's trees into the tree store (structural search), made on first use. */
-  treePrebuild(workspace: Workspace): TreePrebuild {
-    let prebuild = this.treePrebuilds.get(workspace);
-    if (!prebuild) {
-      prebuild = new TreePrebuild(this.structuralPool, this.grammars.table, workspace.root, () => workspace.files());
-      this.treePrebuilds.set(workspace, prebuild);
-    }
-    return prebuild;
-  }
-
-  /** The state of each index of a workspace, for status. */
-  indexStates(workspace: Workspace): Record<string, string> {
-    return {
-      lexical: this.lexicalIndexes.get(workspace)?.state ?? 'absent',
-      symbols: this.symbolIndexes.get(workspace)?.state ?? 'absent',
-      ranking: this.rankings.get(workspace)?.state ?? 'absent',
-      semantic: this.models.indexFor(workspace)?.index.state ?? 'off',
-      trees: this.treePrebuilds.get(workspace)?.state ?? (this.structuralPool.storing ? 'absent' : 'off'),
     };
   }
 
@@ -304,17 +234,11 @@ export class WorkspaceManager {
     return error;
   }
 
-  /** Drops a workspace's indexes; answers when the code graph's last save is written. */
+  /** Drops a workspace's engine; answers when every index wrote what it had not written. */
   private forget(workspace: Workspace): Promise<void> {
-    this.lexicalIndexes.get(workspace)?.dispose();
-    this.lexicalIndexes.delete(workspace);
-    const graph = this.symbolIndexes.get(workspace);
-    this.symbolIndexes.delete(workspace);
-    this.graphQueryCache.delete(workspace);
-    const ranking = this.rankings.get(workspace);
-    this.rankings.delete(workspace);
-    this.treePrebuilds.delete(workspace);
-    return Promise.all([graph?.dispose(), ranking?.dispose(), this.models.forget(workspace)]).then(() => undefined);
+    const engine = this.engines.get(workspace);
+    this.engines.delete(workspace);
+    return engine ? engine.dispose() : this.models.forget(workspace);
   }
 
   /**

@@ -20,8 +20,19 @@ import { EmbedPool } from '../index/semantic/embed-pool.js';
 import { EmbeddingCache } from '../index/semantic/embedding-cache.js';
 import { type ModelFolder, openModelFolder } from '../index/semantic/model-folder.js';
 import { SemanticIndex } from '../index/semantic/semantic-index.js';
-import type { ModelInfo } from '../protocol/methods.js';
 import type { Workspace } from '../workspace/workspace.js';
+
+/** A workspace's model as status and `fathom/modelUse` report it (the wire's ModelInfo has these fields). */
+export interface ModelInfo {
+  /** The model folder (transformers.js layout). */
+  dir: string;
+  /** 16 hex digits of a hash of its files (the embedding cache's key). */
+  id: string;
+  dtype: 'fp32' | 'q8';
+  dimensions: number;
+  /** The hybrid weight measured for it (fathom.json); without one, auto ranks words lexically. */
+  hybridWeight?: number;
+}
 
 /** Why semantic search is off when no model is set. */
 export const noModelReason = 'no embedding model for this workspace (`fathom model use DIR` sets one)';

@@ -70,6 +70,13 @@ export interface WorkspaceStatus {
   merkleRoot: string | null;
   /** fileSet, merkle, lexical (regex index), symbols (code graph), ranking (chunk ranking), semantic ('off' until a model is configured). */
   indexes: Record<string, 'absent' | 'building' | 'ready' | 'failed' | 'off'>;
+  /**
+   * Each index of the workspace's engine (regex, graph, ranking, trees, semantic): its state, the
+   * files it covers, its bytes in the cache folder, the files it lags by, and the last build (or
+   * load from the cache) this daemon ran for it. Absent from the answer of `fathom/index` with
+   * `wait: false`.
+   */
+  indexFacts?: Record<'regex' | 'graph' | 'ranking' | 'trees' | 'semantic', IndexFacts>;
   /** codeSearch's rankings: the chunk ranking's size and lag, and why semantic search is off. */
   search?: {
     ranking: { state: 'absent' | 'building' | 'ready'; files: number; chunks: number; terms: number; lagFiles: number };
@@ -103,6 +110,16 @@ export interface WorkspaceStatus {
   error?: string;
   /** The language servers Fathom knows, for this workspace: running (with its project root and pid), available (would start on first use), or missing (and which part: the root marker or the binary). */
   languageServers?: LanguageServerState[];
+}
+
+export interface IndexFacts {
+  state: 'off' | 'absent' | 'building' | 'ready' | 'failed';
+  files: number;
+  bytes: number;
+  lagFiles: number;
+  lastBuild: { at: string; ms: number } | null;
+  /** Why it is off. */
+  reason?: string;
 }
 
 export interface LanguageServerState {

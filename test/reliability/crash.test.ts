@@ -1,5 +1,5 @@
-// kill -9 at seeded random points of every build phase (the file-set scan, the tree store's parse in
-// fathom/index, the semantic embedding, the regex index, the chunk ranking, the code graph), 20
+// kill -9 at seeded random points of every build phase of fathom/index (the file-set scan, the regex
+// index, the code graph, the chunk ranking, the tree store's parse, the semantic embedding), 20
 // kills in all, each on the same cache folder the previous ones left (the first on a whole cache,
 // with the killed phase's files removed so that it builds again). After each, a new daemon on
 // that cache must answer exactly what a fresh daemon on a fresh cache answers (files, status, the
@@ -37,11 +37,11 @@ const index = (client: StrictClient, root: string, token: string): Promise<WireM
 
 const phases: Phase[] = [
   { name: 'file-set scan', title: (root) => `Indexing ${root}`, trigger: index, workspaceFiles: /^fileset\.bin$/, cacheFolders: [] },
-  { name: 'tree store parse (fathom index)', title: (root) => `Parsing ${root} for structural search`, trigger: index, workspaceFiles: /^$/, cacheFolders: ['trees'] },
-  { name: 'semantic embedding', title: (root) => `Embedding ${root} for semantic search`, trigger: index, workspaceFiles: /^semantic(\.bin|-.*\.usearch)$/, cacheFolders: ['embeddings'] },
-  { name: 'regex index build', title: (root) => `Indexing ${root} for regex search`, trigger: (client, root, token) => client.request('fathom/grep', { root, pattern: 'export', workDoneToken: token }, 300_000), workspaceFiles: /^(regex-index\.bin|regex-content-.*\.bin|delta)$/, cacheFolders: [] },
-  { name: 'chunk ranking build', title: (root) => `Chunking ${root} for code search`, trigger: (client, root, token) => client.request('fathom/codeSearch', { root, query: 'read the cache', mode: 'lexical', workDoneToken: token }, 300_000), workspaceFiles: /^chunks\.bin$/, cacheFolders: [] },
-  { name: 'code graph build', title: (root) => `Indexing the code graph of ${root}`, trigger: (client, root, token) => client.request('fathom/symbols', { root, query: 'parse', workDoneToken: token }, 300_000), workspaceFiles: /^graph\.bin$/, cacheFolders: [] },
+  { name: 'tree store parse (fathom index)', title: () => 'phase trees', trigger: index, workspaceFiles: /^$/, cacheFolders: ['trees'] },
+  { name: 'semantic embedding', title: () => 'phase semantic', trigger: index, workspaceFiles: /^semantic(\.bin|-.*\.usearch)$/, cacheFolders: ['embeddings'] },
+  { name: 'regex index build', title: () => 'phase regex', trigger: index, workspaceFiles: /^(regex-index\.bin|regex-content-.*\.bin|delta)$/, cacheFolders: [] },
+  { name: 'chunk ranking build', title: () => 'phase ranking', trigger: index, workspaceFiles: /^chunks\.bin$/, cacheFolders: [] },
+  { name: 'code graph build', title: () => 'phase graph', trigger: index, workspaceFiles: /^graph\.bin$/, cacheFolders: [] },
 ];
 
 /** The $/progress series on `token`: when each title began and ended. */
@@ -52,13 +52,26 @@ function watchProgress(client: StrictClient, token: string): { begun: (title: st
   let current: string | undefined;
   const subscription = client.onMessage((message) => {
     if (message.method !== '$/progress') return;
-    const params = message.params as { token: unknown; value: { kind: string; title?: string } };
+    const params = message.params as { token: unknown; value: { kind: string; title?: string; message?: string } };
     if (params.token !== token) return;
+    const begin = (title: string): void => {
+      if (!began.has(title)) began.set(title, performance.now());
+      waiting.get(title)?.(true);
+    };
+    const end = (title: string): void => {
+      if (!ended.has(title)) ended.set(title, performance.now());
+    };
+    // fathom/index: one series; the file set runs until the first index phase starts, and each
+    // phase is `NAME: starting` … `NAME: ready` in the reports' messages (titled `phase NAME` here).
+    const phase = /^(\w+): (starting|ready)$/.exec(params.value.message ?? '');
     if (params.value.kind === 'begin' && params.value.title !== undefined) {
       current = params.value.title;
-      if (!began.has(current)) began.set(current, performance.now());
-      waiting.get(current)?.(true);
-    } else if (params.value.kind === 'end' && current !== undefined && !ended.has(current)) ended.set(current, performance.now());
+      begin(current);
+    } else if (params.value.kind === 'report' && phase) {
+      if (current !== undefined) end(current);
+      if (phase[2] === 'starting') begin(`phase ${phase[1]}`);
+      else end(`phase ${phase[1]}`);
+    } else if (params.value.kind === 'end' && current !== undefined) end(current);
   });
   client.onClose(() => {
     for (const resolve of waiting.values()) resolve(false);

@@ -230,6 +230,11 @@ export class CodeGraph {
    * change during a save makes another one follow. Parts never change once made and names only
    * grow, so the snapshot taken at the start is consistent.
    */
+  /** Whether a change is not yet written. */
+  get unsaved(): boolean {
+    return this.dirty || this.saveTimer !== undefined;
+  }
+
   save(): Promise<void> {
     if (this.saveTimer) clearTimeout(this.saveTimer);
     this.saveTimer = undefined;

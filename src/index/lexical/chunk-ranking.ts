@@ -597,6 +597,11 @@ export class ChunkRanking {
     }
   }
 
+  /** Whether a change is not yet written (a save is scheduled). */
+  get unsaved(): boolean {
+    return this.saveTimer !== undefined;
+  }
+
   /** Writes the index (atomically, in pieces); one save at a time, a change meanwhile makes another follow. */
   save(): Promise<void> {
     if (this.saveTimer) clearTimeout(this.saveTimer);

@@ -333,6 +333,13 @@ export class SemanticIndex {
     if (options.save !== false && this.unsavedFiles > 0) this.save();
   }
 
+  /** Saves what changed since the last save now, whatever the deferral says (after `fathom index`, and at a stop). */
+  async flush(): Promise<void> {
+    while (this.syncing) await this.syncing.catch(() => undefined);
+    while (this.building) await this.building.catch(() => undefined);
+    if (this.built && this.unsavedFiles > 0) this.save();
+  }
+
   private markUnsaved(): void {
     if (this.unsavedFiles === 0) this.unsavedSince = Date.now();
     this.unsavedFiles += 1;

@@ -1,0 +1,294 @@
+// One workspace's engine: the indexes its file set feeds (regex index, code graph, chunk ranking,
+// tree store, semantic index), each created on first use and driven through one lifecycle
+// (index-lifecycle.ts). It owns when they build (`build` makes every one ready, in order, with one
+// progress across the phases; `ready` makes one ready for a query), that each flushes after its
+// build and when the engine is disposed, and the facts status shows (state, size, build time, lag).
+// It imports no protocol and no daemon code: the daemon reads params, calls it, converts.
+import fs from 'node:fs';
+import path from 'node:path';
+import { type CancellationSignal, neverCancelled, raceCancellation, throwIfCancelled } from '../base/cancellation.js';
+import { errorMessage } from '../base/errors.js';
+import { log } from '../base/logger.js';
+import { toRelative } from '../base/paths.js';
+import { type BufferSource, CodeGraph } from '../index/graph/code-graph.js';
+import { GraphQueries } from '../index/graph/graph-queries.js';
+import { ChunkRanking } from '../index/lexical/chunk-ranking.js';
+import type { ChunkTermsPool } from '../index/lexical/chunk-terms-pool.js';
+import { LexicalIndex } from '../index/lexical/lexical-index.js';
+import type { ChunkPool } from '../index/syntax/chunk-pool.js';
+import type { LanguageTable } from '../index/syntax/languages.js';
+import type { StructuralPool } from '../structural/structural-pool.js';
+import { TreePrebuild } from '../structural/tree-prebuild.js';
+import type { BufferOverlay } from '../workspace/overlay.js';
+import type { Workspace } from '../workspace/workspace.js';
+import { graphLifecycle, type IndexFacts, type IndexLifecycle, type IndexName, indexNames, rankingLifecycle, regexLifecycle, semanticLifecycle, treesLifecycle } from './index-lifecycle.js';
+import type { SemanticModels } from './semantic-models.js';
+
+/** What every workspace's engine shares: the worker pools, the grammars, the buffers, the models. */
+export interface EngineShared {
+  overlay: BufferOverlay;
+  chunkPool: ChunkPool;
+  termsPool: ChunkTermsPool;
+  structuralPool: StructuralPool;
+  languages: LanguageTable;
+  models: SemanticModels;
+}
+
+/** One report of `build`'s progress: the phase, how far it is, and the whole build's percentage. */
+export interface BuildProgress {
+  phase: IndexName;
+  message: string;
+  percentage: number;
+  /** A phase starting or ready (`NAME: starting`, `NAME: ready`): shown even when reports are thinned. */
+  boundary: boolean;
+}
+
+/**
+ * A phase's share of the whole build, by what it costs on a large tree (bench/RESULTS.md: embedding
+ * dominates, then parsing for the tree store).
+ */
+const phaseWeight: Record<IndexName, number> = { regex: 1, graph: 2, ranking: 2, trees: 3, semantic: 8 };
+
+export class WorkspaceEngine {
+  private regexIndex: LexicalIndex | undefined;
+  private graphIndex: CodeGraph | undefined;
+  private queries: GraphQueries | undefined;
+  private rankingIndex: ChunkRanking | undefined;
+  private prebuild: TreePrebuild | undefined;
+  private semanticIndex: NonNullable<ReturnType<SemanticModels['indexFor']>>['index'] | undefined;
+  private readonly lifecycles = new Map<IndexName, IndexLifecycle>();
+  private readonly lastBuilds = new Map<IndexName, { at: string; ms: number }>();
+  /** Builds this engine started and still runs, by index (concurrent callers share them). */
+  private readonly running = new Map<IndexName, Promise<void>>();
+  private disposed = false;
+
+  constructor(
+    readonly workspace: Workspace,
+    private readonly shared: EngineShared,
+  ) {}
+
+  /** The regex index (created on first use; built by `ready('regex')` or `build`). */
+  get regex(): LexicalIndex {
+    if (!this.regexIndex) {
+      this.regexIndex = new LexicalIndex(this.workspace, this.shared.overlay, this.workspace.cacheDir);
+      this.lifecycles.set('regex', regexLifecycle(this.regexIndex));
+    }
+    return this.regexIndex;
+  }
+
+  /** The code graph (symbols, references), its open buffers read through the overlay. */
+  get graph(): CodeGraph {
+    if (!this.graphIndex) {
+      const { overlay } = this.shared;
+      const root = this.workspace.root;
+      const buffers: BufferSource = {
+        text: (relative) => overlay.get(`${root}/${relative}`)?.text,
+        openPaths: () => overlay.openPaths().flatMap((absolute) => toRelative(root, absolute) ?? []),
+        onChange: (listener) =>
+          overlay.onChange((absolute) => {
+            const relative = toRelative(root, absolute);
+            if (relative) listener(relative);
+          }),
+      };
+      const file = this.cacheFile('graph.bin');
+      this.graphIndex = new CodeGraph(this.workspace, this.shared.chunkPool, this.shared.languages, file, undefined, buffers);
+      this.lifecycles.set('graph', graphLifecycle(this.graphIndex, () => fileBytes(file)));
+    }
+    return this.graphIndex;
+  }
+
+  /** Questions over the code graph (one resolver per workspace). */
+  get graphQueries(): GraphQueries {
+    this.queries ??= new GraphQueries(this.graph);
+    return this.queries;
+  }
+
+  /** The chunk ranking (codeSearch's BM25F ranking). */
+  get ranking(): ChunkRanking {
+    if (!this.rankingIndex) {
+      const file = this.cacheFile('chunks.bin');
+      this.rankingIndex = new ChunkRanking(this.workspace, this.shared.termsPool, file);
+      this.lifecycles.set('ranking', rankingLifecycle(this.rankingIndex, () => chunkRankingBytes(file)));
+    }
+    return this.rankingIndex;
+  }
+
+  /** The build of the workspace's trees into the (shared) tree store. */
+  get trees(): TreePrebuild {
+    if (!this.prebuild) {
+      this.prebuild = new TreePrebuild(this.shared.structuralPool, this.shared.languages, this.workspace.root, () => this.workspace.files());
+      this.lifecycles.set('trees', treesLifecycle(this.prebuild));
+    }
+    return this.prebuild;
+  }
+
+  /** The semantic index and its model, or undefined when semantic search is off for the workspace. */
+  get semantic(): ReturnType<SemanticModels['indexFor']> {
+    const configured = this.shared.models.indexFor(this.workspace);
+    // A model change replaces the semantic index: the lifecycle follows it.
+    if (!configured) this.lifecycles.delete('semantic');
+    else if (this.semanticIndex !== configured.index) {
+      const folder = this.workspace.cacheDir;
+      this.semanticIndex = configured.index;
+      this.lifecycles.set('semantic', semanticLifecycle(configured.index, () => semanticBytes(folder)));
+      this.running.delete('semantic');
+      this.lastBuilds.delete('semantic');
+    }
+    return configured;
+  }
+
+  /** Why semantic search is off, when it is. */
+  semanticOffReason(): string {
+    return this.shared.models.offReason(this.workspace);
+  }
+
+  /** The lifecycle of one index (created on first ask); undefined for semantic when it is off. */
+  private lifecycle(name: IndexName): IndexLifecycle | undefined {
+    if (name === 'semantic') void this.semantic;
+    else if (!this.lifecycles.has(name)) {
+      if (name === 'regex') void this.regex;
+      else if (name === 'graph') void this.graph;
+      else if (name === 'ranking') void this.ranking;
+      else void this.trees;
+    }
+    return this.lifecycles.get(name);
+  }
+
+  /**
+   * Makes one index ready (built or loaded, caught up), timing the build for status; concurrent
+   * callers share it, and `signal` only stops this caller waiting. `onProgress` sees files done of all.
+   */
+  async ready(name: IndexName, signal: CancellationSignal = neverCancelled, onProgress?: (done: number, total: number, message: string) => void): Promise<void> {
+    const lifecycle = this.lifecycle(name);
+    if (!lifecycle || lifecycle.state() === 'off') return;
+    const subscription = onProgress ? lifecycle.onProgress((done, total) => onProgress(done, total, lifecycle.progressMessage(done, total))) : undefined;
+    try {
+      let run = this.running.get(name);
+      if (!run) {
+        const started = performance.now();
+        const wasReady = lifecycle.state() === 'ready';
+        run = lifecycle.build(neverCancelled).then(async () => {
+          if (!wasReady) this.lastBuilds.set(name, { at: new Date().toISOString(), ms: Math.round(performance.now() - started) });
+          // What a build made is on disk before anyone is told it is ready.
+          await lifecycle.flush().catch((error: unknown) => log.warn(`${this.workspace.root}: ${name} index not flushed: ${errorMessage(error)}`));
+        });
+        this.running.set(name, run);
+        void run.finally(() => this.running.delete(name)).catch(() => undefined);
+      }
+      await raceCancellation(run, signal);
+    } finally {
+      subscription?.dispose();
+    }
+  }
+
+  /**
+   * Makes every index ready, in order (regex first: grep is the first thing most users ask), with
+   * one progress across the phases. Cancelling stops waiting; what each index built is kept.
+   */
+  async build(signal: CancellationSignal, onProgress?: (progress: BuildProgress) => void): Promise<void> {
+    const phases = indexNames.filter((name) => {
+      const lifecycle = this.lifecycle(name);
+      return lifecycle !== undefined && lifecycle.state() !== 'off';
+    });
+    const total = phases.reduce((sum, name) => sum + phaseWeight[name], 0);
+    let before = 0;
+    for (const phase of phases) {
+      throwIfCancelled(signal);
+      const weight = phaseWeight[phase];
+      const report = (fraction: number, message: string, boundary = false): void => onProgress?.({ phase, message, boundary, percentage: Math.min(100, Math.floor((100 * (before + weight * fraction)) / Math.max(1, total))) });
+      report(0, `${phase}: starting`, true);
+      await this.ready(phase, signal, (done, all, message) => report(done / Math.max(1, all), `${phase}: ${message}`));
+      before += weight;
+      report(0, `${phase}: ready`, true);
+    }
+  }
+
+  /** Each index's state, files, bytes on disk, lag and last build time, for status. */
+  facts(): Record<IndexName, IndexFacts> {
+    const facts = {} as Record<IndexName, IndexFacts>;
+    void this.semantic;
+    for (const name of indexNames) {
+      const lifecycle = this.lifecycles.get(name);
+      const lastBuild = this.lastBuilds.get(name) ?? null;
+      if (name === 'semantic' && !this.shared.models.indexFor(this.workspace)) {
+        facts[name] = { state: 'off', files: 0, bytes: 0, lagFiles: 0, lastBuild, reason: this.semanticOffReason() };
+      } else if (name === 'trees' && !this.shared.structuralPool.storing) {
+        facts[name] = { state: 'off', files: 0, bytes: 0, lagFiles: 0, lastBuild, reason: 'the tree store is off (treeStoreMb 0)' };
+      } else if (!lifecycle) {
+        facts[name] = { state: 'absent', files: 0, bytes: 0, lagFiles: 0, lastBuild };
+      } else {
+        facts[name] = { state: lifecycle.state(), ...lifecycle.facts(), lastBuild };
+      }
+    }
+    return facts;
+  }
+
+  /** Each index's state alone (status's `indexes`). */
+  states(): Record<IndexName, IndexFacts['state']> {
+    const facts = this.facts();
+    return Object.fromEntries(indexNames.map((name) => [name, facts[name].state])) as Record<IndexName, IndexFacts['state']>;
+  }
+
+  /** Changes seen so far are applied in every index that exists. */
+  async settle(): Promise<void> {
+    await Promise.all([...this.lifecycles.values()].map((lifecycle) => lifecycle.settle()));
+  }
+
+  /** Writes what every index built and has not written (atomically). */
+  async flush(): Promise<void> {
+    await Promise.all(
+      [...this.lifecycles.values()].map((lifecycle) => lifecycle.flush().catch((error: unknown) => log.warn(`${this.workspace.root}: ${lifecycle.name} index not flushed: ${errorMessage(error)}`))),
+    );
+  }
+
+  /** After `fathom index`'s reconcile: the regex index's content store is checked again as it is read. */
+  recheck(): void {
+    this.regexIndex?.recheck();
+  }
+
+  get isDisposed(): boolean {
+    return this.disposed;
+  }
+
+  /** Stops every index; each writes what it has not written first (a stop never throws finished work away). */
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.regexIndex?.dispose();
+    await Promise.all([this.graphIndex?.dispose(), this.rankingIndex?.dispose(), this.shared.models.forget(this.workspace)]);
+  }
+
+  private cacheFile(name: string): string {
+    return path.join(this.workspace.cacheDir, name);
+  }
+}
+
+function fileBytes(file: string): number {
+  return fs.statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+}
+
+/** The chunk ranking's file and its pieces (chunks.bin, chunks.bin.*). */
+function chunkRankingBytes(file: string): number {
+  const folder = path.dirname(file);
+  const base = path.basename(file);
+  try {
+    return fs
+      .readdirSync(folder)
+      .filter((name) => name === base || name.startsWith(`${base}.`))
+      .reduce((sum, name) => sum + fileBytes(path.join(folder, name)), 0);
+  } catch {
+    return 0;
+  }
+}
+
+/** The semantic store's files (semantic.bin and its vector index). */
+function semanticBytes(folder: string): number {
+  try {
+    return fs
+      .readdirSync(folder)
+      .filter((name) => name.startsWith('semantic'))
+      .reduce((sum, name) => sum + fileBytes(path.join(folder, name)), 0);
+  } catch {
+    return 0;
+  }
+}
