@@ -206,48 +206,25 @@ export class WorkspaceEngine {
   /** Each index's state, files, bytes on disk, lag and last build time, for status. */
   facts(): Record<IndexName, IndexFacts> {
     const facts = {} as Record<IndexName, IndexFacts>;
-    void this.semantic;
-    for (const name of indexNames) {
+    for (const [name, state] of Object.entries(this.states()) as [IndexName, IndexFacts['state']][]) {
       const lifecycle = this.lifecycles.get(name);
       const lastBuild = this.lastBuilds.get(name) ?? null;
-      if (name === 'semantic' && !this.shared.models.indexFor(this.workspace)) {
-        facts[name] = { state: 'off', files: 0, bytes: 0, lagFiles: 0, lastBuild, reason: this.semanticOffReason() };
-      } else if (name === 'trees' && !this.shared.structuralPool.storing) {
-        facts[name] = { state: 'off', files: 0, bytes: 0, lagFiles: 0, lastBuild, reason: 'the tree store is off (treeStoreMb 0)' };
-      } else if (!lifecycle) {
-        facts[name] = { state: 'absent', files: 0, bytes: 0, lagFiles: 0, lastBuild };
-      } else {
-        facts[name] = { state: lifecycle.state(), ...lifecycle.facts(), lastBuild };
-      }
+      const none = { state, files: 0, bytes: 0, lagFiles: 0, lastBuild };
+      if (state === 'off') facts[name] = { ...none, reason: name === 'semantic' ? this.semanticOffReason() : 'the tree store is off (treeStoreMb 0)' };
+      else facts[name] = lifecycle ? { ...none, ...lifecycle.facts() } : none;
     }
     return facts;
   }
 
-  /** Each index's state alone (status's `indexes`). */
+  /** Each index's state alone (status's `indexes`): no file is read for it. */
   states(): Record<IndexName, IndexFacts['state']> {
-    const facts = this.facts();
-    return Object.fromEntries(indexNames.map((name) => [name, facts[name].state])) as Record<IndexName, IndexFacts['state']>;
-  }
-
-  /** Changes seen so far are applied in every index that exists. */
-  async settle(): Promise<void> {
-    await Promise.all([...this.lifecycles.values()].map((lifecycle) => lifecycle.settle()));
-  }
-
-  /** Writes what every index built and has not written (atomically). */
-  async flush(): Promise<void> {
-    await Promise.all(
-      [...this.lifecycles.values()].map((lifecycle) => lifecycle.flush().catch((error: unknown) => log.warn(`${this.workspace.root}: ${lifecycle.name} index not flushed: ${errorMessage(error)}`))),
-    );
+    const on = { semantic: this.semantic !== undefined, trees: this.shared.structuralPool.storing } as Partial<Record<IndexName, boolean>>;
+    return Object.fromEntries(indexNames.map((name) => [name, on[name] === false ? 'off' : (this.lifecycles.get(name)?.state() ?? 'absent')])) as Record<IndexName, IndexFacts['state']>;
   }
 
   /** After `fathom index`'s reconcile: the regex index's content store is checked again as it is read. */
   recheck(): void {
     this.regexIndex?.recheck();
-  }
-
-  get isDisposed(): boolean {
-    return this.disposed;
   }
 
   /** Stops every index; each writes what it has not written first (a stop never throws finished work away). */
