@@ -331,6 +331,13 @@ function describe(status: WorkspaceStatus): string {
       ([name, fact]) =>
         `    ${name.padEnd(9)}${fact.state}${fact.state === 'off' ? (fact.reason ? ` (${fact.reason})` : '') : `: ${fact.files} files, ${humanBytes(fact.bytes)}, ${fact.lagFiles} behind${fact.lastBuild ? `, built in ${(fact.lastBuild.ms / 1000).toFixed(1)} s at ${fact.lastBuild.at}` : ''}`}`,
     ),
+    ...(status.syntaxPass && status.syntaxPass.files > 0
+      ? [
+          `  syntax   ${status.syntaxPass.files} files read, ${status.syntaxPass.parses} parses (${(status.syntaxPass.parseMs / 1000).toFixed(1)} s parsing, ${(status.syntaxPass.workerMs / 1000).toFixed(1)} s on workers); from another index's pass: ${Object.entries(status.syntaxPass.shared)
+            .map(([product, count]) => `${product} ${count}`)
+            .join(', ')}`,
+        ]
+      : []),
     `  watcher  ${status.watcher.state}, ${status.watcher.folders} folders${status.watcher.problem ? ` (${status.watcher.problem})` : ''}`,
     `  lag      ${status.lag.pendingChanges} pending${status.lag.lastChangeAppliedAt ? `, last change applied ${status.lag.lastChangeAppliedAt}` : ''}`,
   ];

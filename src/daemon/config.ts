@@ -62,7 +62,7 @@ export function defaultConfig(): DaemonConfig {
     cacheRoot: defaultCacheRoot(),
     maxFileBytes: positiveNumber(process.env.FATHOM_MAX_FILE_BYTES) ?? 1024 * 1024,
     reconcileIntervalMs: (positiveNumber(process.env.FATHOM_RECONCILE_SECONDS) ?? 300) * 1000,
-    semanticSyncMs: (positiveNumber(process.env.FATHOM_SEMANTIC_SYNC_SECONDS) ?? 300) * 1000,
+    semanticSyncMs: (positiveNumber(process.env.FATHOM_SEMANTIC_SYNC_SECONDS) ?? 2) * 1000,
     serverIdleMs: (positiveNumber(process.env.FATHOM_SERVER_IDLE_SECONDS) ?? 600) * 1000,
     serversFile: process.env.FATHOM_SERVERS ? path.resolve(process.env.FATHOM_SERVERS) : path.join(defaultConfigDir(), 'servers.json'),
     treeCacheMb: positiveNumber(process.env.FATHOM_TREE_CACHE_MB) ?? 96,

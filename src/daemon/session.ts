@@ -40,7 +40,7 @@ import {
   requiredText,
   type Params,
 } from './params.js';
-import { absentStatus, toLspDocumentSymbols, toLspSymbolInformation, toResponseError, toWireChunks, toWireOutline, toWireSymbols, toWireGrep, toWireMerkle, toWireStatus, toWireStructural, toWireRewritePlan } from './to-wire.js';
+import { absentStatus, toLspDocumentSymbols, toLspSymbolInformation, toResponseError, toWireChunks, toWireOutline, toWireSymbols, toWireGrep, toWireMerkle, toWireStatus, toWireStructural, toWireRewritePlan, toWireSyntaxPass } from './to-wire.js';
 import type { WorkspaceManager } from './workspaces.js';
 import type { WorkspaceEngine } from '../engine/workspace-engine.js';
 
@@ -324,7 +324,7 @@ export class Session {
     const states = engine.states();
     // `indexes` keeps the names editors read (lexical: the regex index, symbols: the code graph).
     const indexes = { lexical: states.regex, symbols: states.graph, ranking: states.ranking, semantic: states.semantic, trees: states.trees };
-    return { ...toWireStatus(workspace.status(), indexes, engine.facts()), search: workspaces.searchStatus(workspace), languageServers: workspaces.languageServerStates(workspace) };
+    return { ...toWireStatus(workspace.status(), indexes, engine.facts()), syntaxPass: toWireSyntaxPass(engine.syntax), search: workspaces.searchStatus(workspace), languageServers: workspaces.languageServerStates(workspace) };
   }
 
   /**

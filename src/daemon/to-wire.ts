@@ -20,6 +20,7 @@ import type { StructuralResult } from '../structural/structural-search.js';
 import type { BoundText } from '../structural/find.js';
 import type { RewritePlanResult } from '../structural/rewrite-planner.js';
 import type { MerkleView, WorkspaceStatusInfo } from '../workspace/workspace.js';
+import type { SyntaxPass } from '../engine/syntax-pass.js';
 
 const codes: Record<FathomErrorKind, ErrorCode> = {
   invalidParams: ErrorCodes.InvalidParams,
@@ -45,6 +46,12 @@ export function toResponseError(method: string, error: unknown): ResponseError<u
   if (typeof code === 'string' && ioErrors.has(code)) return new ResponseError(codes.io, `${method}: ${errorMessage(error)}`, { code });
   log.error(`${method} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   return new ResponseError(ErrorCodes.InternalError, `${method} failed: ${errorMessage(error)}`);
+}
+
+/** What a workspace's syntax passes cost (status). */
+export function toWireSyntaxPass(pass: SyntaxPass): NonNullable<WorkspaceStatus['syntaxPass']> {
+  const { jobs, parses, parseMs, workerMs } = pass.totals;
+  return { files: jobs, parses, parseMs: Math.round(parseMs), workerMs: Math.round(workerMs), shared: { ...pass.shared } };
 }
 
 export function toWireStatus(status: WorkspaceStatusInfo, indexes: Record<string, string> = {}, indexFacts?: WorkspaceStatus['indexFacts']): WorkspaceStatus {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { makeCacheFolder } from '../base/cache-folder.js';
 import { FathomError, errorMessage } from '../base/errors.js';
 import { pathFromUriOrPath, realPathForWrite, toRelative } from '../base/paths.js';
-import { ChunkTermsPool } from '../index/lexical/chunk-terms-pool.js';
+import { SyntaxPassPool } from '../engine/syntax-pass.js';
 import { SemanticModels } from '../engine/semantic-models.js';
 import { WorkspaceEngine } from '../engine/workspace-engine.js';
 import { DebugSessions } from '../debug/debug-sessions.js';
@@ -52,8 +52,6 @@ export class WorkspaceManager {
   private readonly fileWorkspaces = new Map<string, Workspace>();
   /** Each open workspace's engine: its indexes and their lifecycle (src/engine). */
   private readonly engines = new Map<Workspace, WorkspaceEngine>();
-  /** Chunking and tokenising for the chunk ranking, on worker threads. */
-  private readonly termsPool = new ChunkTermsPool();
   private readonly pool = new HashPool();
   /** Chunking of files on disk: worker threads, so a large file never stalls the daemon. */
   private readonly chunkPool = new ChunkPool();
@@ -65,6 +63,8 @@ export class WorkspaceManager {
   private readonly grammars = new GrammarSet();
   private readonly parseCache = new ParseCache(this.grammars);
   private readonly structuralPool: StructuralPool;
+  /** Each file's one syntax pass for every index that needs its syntax (the engines share its workers). */
+  private readonly syntaxPool: SyntaxPassPool;
   /** Structural search: shares the grammars and the buffers' trees with chunks and outline. */
   readonly structural: StructuralSearch;
   /** Staged structural rewrites of every workspace, by token (a token is the capability to apply). */
@@ -93,6 +93,8 @@ export class WorkspaceManager {
       ...(treeStoreMb > 0 ? { treeStore: { folder: path.join(config.cacheRoot, 'trees'), maxBytes: treeStoreMb * 2 ** 20 } } : {}),
     });
     this.structural = new StructuralSearch(this.grammars, this.parseCache, this.structuralPool);
+    const treeStoreFolder = this.structuralPool.treeStoreFolder;
+    this.syntaxPool = new SyntaxPassPool(treeStoreFolder === undefined ? {} : { treeStoreFolder, onStored: (bytes) => this.structuralPool.noteStored(bytes) });
     let servers: ServerSpec[] = [...knownServers];
     try {
       servers = serversFromConfig(config.serversFile);
@@ -101,7 +103,7 @@ export class WorkspaceManager {
     }
     this.serverRegistry = new ServerRegistry(servers);
     this.trust = new TrustStore(config.configDir);
-    this.models = new SemanticModels(config.cacheRoot, this.chunkPool, config.semanticSyncMs ?? 300_000);
+    this.models = new SemanticModels(config.cacheRoot, (workspace) => this.engine(workspace).syntax, config.semanticSyncMs ?? 2_000);
     this.languageServers = new LanguageServers({ idleMs: config.serverIdleMs });
     this.diagnostics = new DiagnosticsService(this.serverRegistry, this.languageServers, this.ledger);
     overlay.onChange((path) => {
@@ -136,7 +138,7 @@ export class WorkspaceManager {
   engine(workspace: Workspace): WorkspaceEngine {
     let engine = this.engines.get(workspace);
     if (!engine) {
-      engine = new WorkspaceEngine(workspace, { overlay: this.overlay, chunkPool: this.chunkPool, termsPool: this.termsPool, structuralPool: this.structuralPool, languages: this.grammars.table, models: this.models });
+      engine = new WorkspaceEngine(workspace, { overlay: this.overlay, syntaxPool: this.syntaxPool, languages: this.grammars.table, models: this.models });
       this.engines.set(workspace, engine);
     }
     return engine;
@@ -387,7 +389,7 @@ export class WorkspaceManager {
     this.fileWorkspaces.clear();
     this.pool.close();
     this.chunkPool.close();
-    this.termsPool.close();
+    this.syntaxPool.close();
     this.models.close();
     await this.debug.closeAll();
     this.structuralPool.close();

@@ -15,11 +15,10 @@ import { writeFileAtomically } from '../base/atomic-file.js';
 import { FathomError } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { isRanked } from '../index/lexical/chunk-ranking.js';
-import type { ChunkPool } from '../index/syntax/chunk-pool.js';
 import { EmbedPool } from '../index/semantic/embed-pool.js';
 import { EmbeddingCache } from '../index/semantic/embedding-cache.js';
 import { type ModelFolder, openModelFolder } from '../index/semantic/model-folder.js';
-import { SemanticIndex } from '../index/semantic/semantic-index.js';
+import { type ChunkSource, SemanticIndex } from '../index/semantic/semantic-index.js';
 import type { Workspace } from '../workspace/workspace.js';
 
 /** A workspace's model as status and `fathom/modelUse` report it (the wire's ModelInfo has these fields). */
@@ -58,7 +57,8 @@ export class SemanticModels {
 
   constructor(
     private readonly cacheRoot: string,
-    private readonly chunkPool: ChunkPool,
+    /** Where a workspace's chunks come from (its engine's syntax pass). */
+    private readonly chunksFor: (workspace: Workspace) => ChunkSource,
     private readonly syncIntervalMs: number,
   ) {}
 
@@ -107,7 +107,7 @@ export class SemanticModels {
       cache = EmbeddingCache.open(path.join(this.cacheRoot, 'embeddings'), model.id, dimensions);
       this.caches.set(model.id, cache);
     }
-    const index = new SemanticIndex(workspace, this.chunkPool, this.embedPool.embedder(model), cache, {
+    const index = new SemanticIndex(workspace, this.chunksFor(workspace), this.embedPool.embedder(model), cache, {
       folder: workspace.cacheDir,
       syncIntervalMs: this.syncIntervalMs,
       accepts: isRanked,

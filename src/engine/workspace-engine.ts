@@ -1,9 +1,11 @@
 // One workspace's engine: the indexes its file set feeds (regex index, code graph, chunk ranking,
 // tree store, semantic index), each created on first use and driven through one lifecycle
-// (index-lifecycle.ts). It owns when they build (`build` makes every one ready, in order, with one
-// progress across the phases; `ready` makes one ready for a query), that each flushes after its
-// build and when the engine is disposed, and the facts status shows (state, size, build time, lag).
-// It imports no protocol and no daemon code: the daemon reads params, calls it, converts.
+// (index-lifecycle.ts). It owns when they build (`build` makes every one ready with one progress
+// across the phases: the regex index first, then the four that need syntax together, so that
+// each file is read and parsed once for all of them by the syntax pass, syntax-pass.ts; `ready`
+// makes one ready for a query), that each flushes after its build and when the engine is disposed,
+// and the facts status shows (state, size, build time, lag). It imports no protocol and no daemon
+// code: the daemon reads params, calls it, converts.
 import fs from 'node:fs';
 import path from 'node:path';
 import { type CancellationSignal, neverCancelled, raceCancellation, throwIfCancelled } from '../base/cancellation.js';
@@ -13,23 +15,20 @@ import { toRelative } from '../base/paths.js';
 import { type BufferSource, CodeGraph } from '../index/graph/code-graph.js';
 import { GraphQueries } from '../index/graph/graph-queries.js';
 import { ChunkRanking } from '../index/lexical/chunk-ranking.js';
-import type { ChunkTermsPool } from '../index/lexical/chunk-terms-pool.js';
 import { LexicalIndex } from '../index/lexical/lexical-index.js';
-import type { ChunkPool } from '../index/syntax/chunk-pool.js';
 import type { LanguageTable } from '../index/syntax/languages.js';
-import type { StructuralPool } from '../structural/structural-pool.js';
 import { TreePrebuild } from '../structural/tree-prebuild.js';
 import type { BufferOverlay } from '../workspace/overlay.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { graphLifecycle, type IndexFacts, type IndexLifecycle, type IndexName, indexNames, rankingLifecycle, regexLifecycle, semanticLifecycle, treesLifecycle } from './index-lifecycle.js';
 import type { SemanticModels } from './semantic-models.js';
+import { SyntaxPass, type SyntaxPassPool } from './syntax-pass.js';
+import { semanticBudgetBytes } from '../index/semantic/semantic-index.js';
 
-/** What every workspace's engine shares: the worker pools, the grammars, the buffers, the models. */
+/** What every workspace's engine shares: the syntax pass's workers, the grammars, the buffers, the models. */
 export interface EngineShared {
   overlay: BufferOverlay;
-  chunkPool: ChunkPool;
-  termsPool: ChunkTermsPool;
-  structuralPool: StructuralPool;
+  syntaxPool: SyntaxPassPool;
   languages: LanguageTable;
   models: SemanticModels;
 }
@@ -61,11 +60,15 @@ export class WorkspaceEngine {
   /** Builds this engine started and still runs, by index (concurrent callers share them). */
   private readonly running = new Map<IndexName, Promise<void>>();
   private disposed = false;
+  /** Each file's one syntax pass, for the graph, the ranking, the tree store and the semantic index. */
+  readonly syntax: SyntaxPass;
 
   constructor(
     readonly workspace: Workspace,
     private readonly shared: EngineShared,
-  ) {}
+  ) {
+    this.syntax = new SyntaxPass(shared.syntaxPool, (file) => workspace.hashOf(file));
+  }
 
   /** The regex index (created on first use; built by `ready('regex')` or `build`). */
   get regex(): LexicalIndex {
@@ -91,7 +94,9 @@ export class WorkspaceEngine {
           }),
       };
       const file = this.cacheFile('graph.bin');
-      this.graphIndex = new CodeGraph(this.workspace, this.shared.chunkPool, this.shared.languages, file, undefined, buffers);
+      const graph = new CodeGraph(this.workspace, this.syntax, this.shared.languages, file, undefined, buffers);
+      this.syntax.register('tags', { awaits: (relative) => graph.awaitsTags(relative), want: { definitionsOnly: false } });
+      this.graphIndex = graph;
       this.lifecycles.set('graph', graphLifecycle(this.graphIndex, () => fileBytes(file)));
     }
     return this.graphIndex;
@@ -107,7 +112,9 @@ export class WorkspaceEngine {
   get ranking(): ChunkRanking {
     if (!this.rankingIndex) {
       const file = this.cacheFile('chunks.bin');
-      this.rankingIndex = new ChunkRanking(this.workspace, this.shared.termsPool, file);
+      const ranking = new ChunkRanking(this.workspace, this.syntax, file);
+      this.syntax.register('terms', { awaits: (relative) => ranking.awaitsTerms(relative), want: { budgetBytes: ranking.budgetBytes } });
+      this.rankingIndex = ranking;
       this.lifecycles.set('ranking', rankingLifecycle(this.rankingIndex, () => chunkRankingBytes(file)));
     }
     return this.rankingIndex;
@@ -116,7 +123,9 @@ export class WorkspaceEngine {
   /** The build of the workspace's trees into the (shared) tree store. */
   get trees(): TreePrebuild {
     if (!this.prebuild) {
-      this.prebuild = new TreePrebuild(this.shared.structuralPool, this.shared.languages, this.workspace.root, () => this.workspace.files());
+      const prebuild = new TreePrebuild(this.syntax, this.shared.languages, this.workspace.root, () => this.workspace.files());
+      this.syntax.register('tree', { awaits: (relative) => prebuild.awaitsTree(relative), want: true });
+      this.prebuild = prebuild;
       this.lifecycles.set('trees', treesLifecycle(this.prebuild));
     }
     return this.prebuild;
@@ -129,7 +138,9 @@ export class WorkspaceEngine {
     if (!configured) this.lifecycles.delete('semantic');
     else if (this.semanticIndex !== configured.index) {
       const folder = this.workspace.cacheDir;
-      this.semanticIndex = configured.index;
+      const index = configured.index;
+      this.semanticIndex = index;
+      this.syntax.register('chunks', { awaits: (relative) => index.awaitsChunks(relative), want: { budgetBytes: semanticBudgetBytes } });
       this.lifecycles.set('semantic', semanticLifecycle(configured.index, () => semanticBytes(folder)));
       this.running.delete('semantic');
       this.lastBuilds.delete('semantic');
@@ -182,8 +193,10 @@ export class WorkspaceEngine {
   }
 
   /**
-   * Makes every index ready, in order (regex first: grep is the first thing most users ask), with
-   * one progress across the phases. Cancelling stops waiting; what each index built is kept.
+   * Makes every index ready, with one progress across the phases: the regex index first, alone
+   * (grep is the first thing most users ask), then the four that need syntax together (the graph,
+   * the ranking, the tree store, the semantic index: one pass of each file feeds them all).
+   * Cancelling stops waiting; what each index built is kept.
    */
   async build(signal: CancellationSignal, onProgress?: (progress: BuildProgress) => void): Promise<void> {
     const phases = indexNames.filter((name) => {
@@ -191,16 +204,20 @@ export class WorkspaceEngine {
       return lifecycle !== undefined && lifecycle.state() !== 'off';
     });
     const total = phases.reduce((sum, name) => sum + phaseWeight[name], 0);
-    let before = 0;
-    for (const phase of phases) {
-      throwIfCancelled(signal);
-      const weight = phaseWeight[phase];
-      const report = (fraction: number, message: string, boundary = false): void => onProgress?.({ phase, message, boundary, percentage: Math.min(100, Math.floor((100 * (before + weight * fraction)) / Math.max(1, total))) });
-      report(0, `${phase}: starting`, true);
-      await this.ready(phase, signal, (done, all, message) => report(done / Math.max(1, all), `${phase}: ${message}`));
-      before += weight;
-      report(0, `${phase}: ready`, true);
-    }
+    const fractions = new Map<IndexName, number>();
+    const report = (phase: IndexName, fraction: number, message: string, boundary = false): void => {
+      fractions.set(phase, fraction);
+      const done = phases.reduce((sum, name) => sum + phaseWeight[name] * (fractions.get(name) ?? 0), 0);
+      onProgress?.({ phase, message, boundary, percentage: Math.min(100, Math.floor((100 * done) / Math.max(1, total))) });
+    };
+    const run = async (phase: IndexName): Promise<void> => {
+      report(phase, 0, `${phase}: starting`, true);
+      await this.ready(phase, signal, (done, all, message) => report(phase, done / Math.max(1, all), `${phase}: ${message}`));
+      report(phase, 1, `${phase}: ready`, true);
+    };
+    if (phases.includes('regex')) await run('regex');
+    throwIfCancelled(signal);
+    await Promise.all(phases.filter((phase) => phase !== 'regex').map(run));
   }
 
   /** Each index's state, files, bytes on disk, lag and last build time, for status. */
@@ -218,7 +235,7 @@ export class WorkspaceEngine {
 
   /** Each index's state alone (status's `indexes`): no file is read for it. */
   states(): Record<IndexName, IndexFacts['state']> {
-    const on = { semantic: this.semantic !== undefined, trees: this.shared.structuralPool.storing } as Partial<Record<IndexName, boolean>>;
+    const on = { semantic: this.semantic !== undefined, trees: this.syntax.storing } as Partial<Record<IndexName, boolean>>;
     return Object.fromEntries(indexNames.map((name) => [name, on[name] === false ? 'off' : (this.lifecycles.get(name)?.state() ?? 'absent')])) as Record<IndexName, IndexFacts['state']>;
   }
 
@@ -233,6 +250,7 @@ export class WorkspaceEngine {
     this.disposed = true;
     this.regexIndex?.dispose();
     await Promise.all([this.graphIndex?.dispose(), this.rankingIndex?.dispose(), this.shared.models.forget(this.workspace)]);
+    this.syntax.dispose();
   }
 
   private cacheFile(name: string): string {

@@ -77,6 +77,12 @@ export interface WorkspaceStatus {
    * `wait: false`.
    */
   indexFacts?: Record<'regex' | 'graph' | 'ranking' | 'trees' | 'semantic', IndexFacts>;
+  /**
+   * What this daemon's syntax passes of the workspace's files cost (each file read and parsed once
+   * for the graph, the ranking, the tree store and the semantic index): files read, parses, time in
+   * the parser and on the workers (ms), and the products one index got from another's pass.
+   */
+  syntaxPass?: { files: number; parses: number; parseMs: number; workerMs: number; shared: { tags: number; terms: number; chunks: number; tree: number } };
   /** codeSearch's rankings: the chunk ranking's size and lag, and why semantic search is off. */
   search?: {
     ranking: { state: 'absent' | 'building' | 'ready'; files: number; chunks: number; terms: number; lagFiles: number };

@@ -98,8 +98,13 @@ export class StructuralPool {
     this.pool.warm();
   }
 
-  /** Counts bytes written to the store; past an eighth of its budget (or at first) it is trimmed, in the background. */
-  private noteStored(bytes: number): void {
+  /** The tree store's folder, when trees are stored (other workers write there too: the engine's syntax pass). */
+  get treeStoreFolder(): string | undefined {
+    return this.store?.store.folder;
+  }
+
+  /** Counts bytes written to the store (by these workers or others); past an eighth of its budget (or at first) it is trimmed, in the background. */
+  noteStored(bytes: number): void {
     if (!this.store) return;
     this.written += bytes;
     if (this.trimming || this.written < this.store.maxBytes / 8) return;

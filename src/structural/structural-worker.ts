@@ -10,11 +10,11 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { FlatTree } from '../index/syntax/flat-tree.js';
-import { GrammarSet, type LoadedGrammar, parseSource, wasmBinding } from '../index/syntax/grammars.js';
+import { GrammarSet, parseSource, wasmBinding } from '../index/syntax/grammars.js';
 import { SourceText } from '../index/syntax/source-text.js';
 import { TextCache } from '../index/syntax/text-cache.js';
 import { flatCost, TreeCache } from '../index/syntax/tree-cache.js';
-import { TreeStore, treeKey } from '../index/syntax/tree-store.js';
+import { grammarStoreId, TreeStore, treeKey } from '../index/syntax/tree-store.js';
 import { type FileMatch, findInTree, mayMatch } from './find.js';
 import { parseForSearch, rangesCover, searchRanges } from './region-parse.js';
 import { type CompiledSearch, compileSearch, type SearchSpec } from './rule.js';
@@ -83,17 +83,6 @@ const store = storeFolder !== undefined ? new TreeStore(storeFolder) : undefined
 const storeFrom = 0.2;
 /** Below this many code units a file's tree comes from the store whatever its regions (a parse of any part costs more than decoding it). */
 const storeAlways = 64 * 1024;
-/** Each grammar's identity in the store: the SHA-256 of its wasm, read once. */
-const grammarIds = new Map<string, string>();
-
-function grammarId(grammar: LoadedGrammar): string {
-  let id = grammarIds.get(grammar.spec.id);
-  if (id === undefined) {
-    id = `${grammar.spec.id}:${createHash('sha256').update(fs.readFileSync(grammar.spec.wasmPath)).digest('hex')}`;
-    grammarIds.set(grammar.spec.id, id);
-  }
-  return id;
-}
 
 type RunResult = { matches: FileMatch[]; parsed: boolean; reused?: boolean; stored?: number };
 
@@ -103,7 +92,7 @@ async function storeTree(job: StructuralStoreJob, bytes: Uint8Array): Promise<{ 
   const state = await grammars.load(job.language);
   if (state.state === 'failed') throw new Error(state.reason);
   const grammar = state.grammar;
-  const storeKey = treeKey(grammarId(grammar), bytes);
+  const storeKey = treeKey(grammarStoreId(grammar), bytes);
   if (store.has(storeKey)) return { stored: 0, parsed: false };
   const source = new SourceText(bytes);
   const tree = parseSource(grammars, grammar, source);
@@ -142,7 +131,7 @@ async function run(job: StructuralSearchJob, bytes: Uint8Array): Promise<RunResu
   if (store !== undefined && key !== undefined) {
     const ranges = searchRanges(grammar.spec.id, source, search);
     if (ranges?.length === 0) return { matches: [], parsed: false };
-    if (ranges === undefined || source.length < storeAlways || rangesCover(ranges) >= storeFrom * source.length) storeKey = treeKey(grammarId(grammar), bytes);
+    if (ranges === undefined || source.length < storeAlways || rangesCover(ranges) >= storeFrom * source.length) storeKey = treeKey(grammarStoreId(grammar), bytes);
   }
   if (storeKey !== undefined) {
     const stored = store!.get(storeKey, source.text, grammar.language.types);

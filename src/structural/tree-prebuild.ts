@@ -8,7 +8,15 @@
 import { type CancellationSignal, neverCancelled, throwIfCancelled } from '../base/cancellation.js';
 import { toAbsolute } from '../base/paths.js';
 import type { LanguageTable } from '../index/syntax/languages.js';
-import type { StructuralPool } from './structural-pool.js';
+
+/** What stores a file's tree (the structural workers, or the engine's syntax pass). */
+export interface TreeSink {
+  /** Workers: the build keeps two jobs in flight for each. */
+  readonly size: number;
+  /** Whether trees are stored at all (a tree store is configured). */
+  readonly storing: boolean;
+  storeTree(request: { language: string; path: string; absolutePath: string }): Promise<{ stored: number; parsed: boolean }>;
+}
 
 export interface TreePrebuildResult {
   /** Files of a programming language. */
@@ -25,9 +33,11 @@ export class TreePrebuild {
   private readonly listeners = new Set<(done: number, total: number) => void>();
   private running: Promise<TreePrebuildResult> | undefined;
   private last: TreePrebuildResult | undefined;
+  /** Files the build under way has still to store. */
+  private readonly toStore = new Set<string>();
 
   constructor(
-    private readonly pool: StructuralPool,
+    private readonly pool: TreeSink,
     private readonly table: LanguageTable,
     private readonly root: string,
     /** The workspace's file set now (workspace-relative paths). */
@@ -75,6 +85,7 @@ export class TreePrebuild {
       if (wanted) jobs.push({ language: spec.id, path });
     }
     const result: TreePrebuildResult = { files: jobs.length, parsed: 0, storedBytes: 0, failed: 0 };
+    for (const job of jobs) this.toStore.add(job.path);
     let done = 0;
     let next = 0;
     // Two jobs in flight a worker (the pool's depth): the workers never wait for this thread.
@@ -82,6 +93,7 @@ export class TreePrebuild {
       while (next < jobs.length) {
         throwIfCancelled(signal);
         const job = jobs[next++]!;
+        this.toStore.delete(job.path);
         try {
           const stored = await this.pool.storeTree({ language: job.language, path: job.path, absolutePath: toAbsolute(this.root, job.path) });
           if (stored.parsed) result.parsed += 1;
@@ -93,7 +105,12 @@ export class TreePrebuild {
         for (const listener of this.listeners) listener(done, jobs.length);
       }
     };
-    await Promise.all(Array.from({ length: this.pool.size * 2 }, lane));
+    await Promise.all(Array.from({ length: this.pool.size * 2 }, lane)).finally(() => this.toStore.clear());
     return result;
+  }
+
+  /** Whether the build under way will ask for this file's tree soon: the engine's syntax pass stores it with another index's pass of it. */
+  awaitsTree(file: string): boolean {
+    return this.toStore.has(file);
   }
 }

@@ -16,7 +16,6 @@ import { FathomError } from '../../base/errors.js';
 import { SerialTask } from '../../base/serial-task.js';
 import { log } from '../../base/logger.js';
 import { toAbsolute } from '../../base/paths.js';
-import type { ChunkPool } from '../syntax/chunk-pool.js';
 import type { LanguageTable } from '../syntax/languages.js';
 import { oneLine } from '../syntax/entities.js';
 import type { FileTags, SymbolDefinition } from '../syntax/tags.js';
@@ -66,6 +65,11 @@ export type CodeGraphState = 'absent' | 'building' | 'ready';
 
 const inFlight = 16;
 
+/** Where a file's tags come from (a worker pool, or the engine's syntax pass): read from `absolutePath`, or the `bytes` given. */
+export interface TagSource {
+  tags(request: { path: string; absolutePath?: string; bytes?: Uint8Array }): Promise<FileTags>;
+}
+
 export class CodeGraph {
   private readonly byPath = new Map<string, FileGraph>();
   names = new NameTable();
@@ -87,6 +91,8 @@ export class CodeGraph {
   private building: Promise<void> | undefined;
   private built = false;
   private readonly pending = new Set<string>();
+  /** Files the build or the flush under way has still to tag, from disk. */
+  private readonly toTag = new Set<string>();
   private readonly removedDuringBuild = new Set<string>();
   private flushing: Promise<void> | undefined;
   private readonly subscription: { dispose(): void };
@@ -96,7 +102,7 @@ export class CodeGraph {
 
   constructor(
     private readonly source: SymbolSource,
-    private readonly pool: ChunkPool,
+    private readonly pool: TagSource,
     private readonly table: LanguageTable,
     /** Where the graph is persisted (undefined: in memory only). */
     private readonly cacheFile?: string,
@@ -165,6 +171,7 @@ export class CodeGraph {
     if (loaded > 0 || open.size > 0) files = files.filter((file) => !this.byPath.has(file) || open.has(file));
     let done = 0;
     let next = 0;
+    for (const file of files) this.toTag.add(file);
     const lane = async (): Promise<void> => {
       while (next < files.length) {
         const file = files[next++]!;
@@ -173,7 +180,7 @@ export class CodeGraph {
         if (done % 64 === 0 || done === files.length) for (const listener of this.progressListeners) listener(done, files.length);
       }
     };
-    await Promise.all(Array.from({ length: inFlight }, lane));
+    await Promise.all(Array.from({ length: inFlight }, lane)).finally(() => this.toTag.clear());
     for (const file of this.removedDuringBuild) this.replace(file, undefined);
     this.removedDuringBuild.clear();
     this.built = true;
@@ -269,7 +276,13 @@ export class CodeGraph {
     this.saveTimer.unref();
   }
 
+  /** Whether the graph will ask for this file's tags soon (its build or its flush has it to do): the engine's syntax pass makes them with another index's pass of it. */
+  awaitsTags(file: string): boolean {
+    return this.toTag.has(file);
+  }
+
   private async tagOne(file: string): Promise<void> {
+    this.toTag.delete(file);
     // The hash before reading: if the file changes meanwhile, its change event re-tags it.
     const buffer = this.buffers?.text(file);
     // A part tagged from a buffer has no disk hash: it is not saved, and a restart re-tags the disk.
@@ -315,6 +328,7 @@ export class CodeGraph {
     if (this.disposed || this.flushing || this.pending.size === 0) return;
     const files = [...this.pending];
     this.pending.clear();
+    for (const file of files) if (this.buffers?.text(file) === undefined) this.toTag.add(file);
     this.flushing = Promise.all(files.map((file) => this.tagOne(file))).then(() => {
       this.flushing = undefined;
       this.flush();

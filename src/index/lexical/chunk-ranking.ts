@@ -20,7 +20,6 @@ import { log } from '../../base/logger.js';
 import { toAbsolute } from '../../base/paths.js';
 import { fieldCount, maxFieldCount } from './chunk-fields.js';
 import { type RankingSnapshot, loadRanking, saveRanking } from './chunk-ranking-store.js';
-import type { ChunkTermsPool } from './chunk-terms-pool.js';
 import type { FileTerms } from './chunk-terms-worker.js';
 
 /** Bump when chunk-fields.ts, code-tokens.ts or the budget change what a chunk's terms are: caches made before are rebuilt. */
@@ -126,6 +125,11 @@ function grownU8(array: Uint8Array, needed: number): Uint8Array {
   return next;
 }
 
+/** Where a file's chunks and terms come from (a worker pool, or the engine's syntax pass). */
+export interface TermsSource {
+  terms(request: { path: string; absolutePath?: string; bytes?: Uint8Array; budgetBytes?: number }): Promise<FileTerms>;
+}
+
 export class ChunkRanking {
   // Terms.
   private termIds = new Map<string, number>();
@@ -150,6 +154,8 @@ export class ChunkRanking {
   private built = false;
   private disposed = false;
   private readonly pending = new Set<string>();
+  /** Files the build or the flush under way has still to chunk. */
+  private readonly toIndex = new Set<string>();
   private readonly removedDuringBuild = new Set<string>();
   private flushing: Promise<void> | undefined;
   private readonly subscription: { dispose(): void };
@@ -168,12 +174,12 @@ export class ChunkRanking {
   constructor(
     private readonly source: RankingSource,
     /** null: a ranking that never chunks (fromSnapshot). */
-    private readonly pool: ChunkTermsPool | null,
+    private readonly pool: TermsSource | null,
     /** Where the ranking is persisted (undefined: in memory only). */
     private readonly cacheFile?: string,
     private readonly saveDelayMs = 30_000,
     /** The chunk size to cut at (tests use small ones to see several chunks per file). */
-    private readonly budgetBytes = rankingBudgetBytes,
+    readonly budgetBytes = rankingBudgetBytes,
   ) {
     this.subscription = source.onChanges((changes) => {
       for (const file of changes.removed) {
@@ -208,6 +214,7 @@ export class ChunkRanking {
     const wanted = this.source.files().filter(isRanked);
     const loaded = await this.load(wanted);
     const files = wanted.filter((file) => !this.entries.has(file));
+    for (const file of files) this.toIndex.add(file);
     let done = 0;
     let next = 0;
     const lane = async (): Promise<void> => {
@@ -217,7 +224,7 @@ export class ChunkRanking {
         if (done % 64 === 0 || done === files.length) for (const listener of this.progressListeners) listener(done, files.length);
       }
     };
-    await Promise.all(Array.from({ length: inFlight }, lane));
+    await Promise.all(Array.from({ length: inFlight }, lane)).finally(() => this.toIndex.clear());
     for (const file of this.removedDuringBuild) this.drop(file);
     this.removedDuringBuild.clear();
     this.built = true;
@@ -230,7 +237,13 @@ export class ChunkRanking {
   }
 
   /** Chunks one file on a worker and puts its chunks in place of the old ones. */
+  /** Whether the ranking will ask for this file's terms soon (its build or its flush has it to do): the engine's syntax pass makes them with another index's pass of it. */
+  awaitsTerms(file: string): boolean {
+    return this.toIndex.has(file);
+  }
+
   private async index(file: string): Promise<void> {
+    this.toIndex.delete(file);
     // The hash before reading: if the file changes meanwhile, its change event indexes it again.
     const hash = this.source.hashOf(file);
     let terms: FileTerms;
@@ -370,6 +383,7 @@ export class ChunkRanking {
     if (this.disposed || this.flushing || this.pending.size === 0) return;
     const files = [...this.pending];
     this.pending.clear();
+    for (const file of files) this.toIndex.add(file);
     this.flushing = (async () => {
       let next = 0;
       const lane = async (): Promise<void> => {

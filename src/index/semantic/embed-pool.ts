@@ -1,8 +1,13 @@
-// Embeds texts on a worker thread (embed-worker.ts), so a model's inference never stalls the
-// daemon. One worker: onnxruntime already spreads one inference over every core. The worker
-// starts on first use and stops after a minute idle (base/worker-pool.ts), releasing the model.
+// Embeds texts on worker threads, so a model's inference never stalls the daemon. An ONNX model
+// runs on one worker (embed-worker.ts): onnxruntime already spreads one inference over every core.
+// A static model (Fathom's own: a table of token vectors) embeds a sync's documents on one worker
+// a core (static-embed-worker.ts) and a query on this thread (one text: no round trip, no worker
+// to start). Workers start on first use and stop after a minute idle (base/worker-pool.ts),
+// releasing the model.
+import os from 'node:os';
 import { WorkerPool } from '../../base/worker-pool.js';
 import type { EmbedJob, EmbedReply } from './embed-worker.js';
+import type { StaticEmbedJob, StaticEmbedReply } from './static-embed-worker.js';
 import type { ModelFolder } from './model-folder.js';
 import { StaticEmbedder } from './static-embedder.js';
 
@@ -23,10 +28,22 @@ export interface Embedder {
 export class EmbedPool {
   private readonly pool = new WorkerPool<EmbedJob, EmbedReply>(new URL('./embed-worker.js', import.meta.url), 1, 'embed');
   private readonly statics = new Map<string, StaticEmbedder>();
+  private readonly staticPool = new WorkerPool<StaticEmbedJob, StaticEmbedReply>(new URL('./static-embed-worker.js', import.meta.url), Math.max(1, Math.min(os.availableParallelism(), 4)), 'static embed');
 
   /** An embedder over one model folder (prefixes from its fathom.json; a static model embeds on this thread without onnxruntime). */
   embedder(model: ModelFolder): Embedder {
-    if (model.settings.static) return this.staticEmbedder(model);
+    if (model.settings.static) {
+      const local = this.staticEmbedder(model);
+      return {
+        modelId: local.modelId,
+        embed: async (texts, kind) => {
+          if (kind === 'query' || texts.length < 4) return local.embed(texts, kind);
+          const reply = await this.staticPool.run({ model, texts, kind });
+          if ('error' in reply) throw new EmbedError(`model ${model.dir}: ${reply.error}`);
+          return texts.map((_, at) => reply.vectors.subarray(at * reply.dimensions, (at + 1) * reply.dimensions));
+        },
+      };
+    }
     return {
       modelId: model.id,
       embed: async (texts, kind) => {
@@ -64,5 +81,6 @@ export class EmbedPool {
 
   close(): void {
     this.pool.close();
+    this.staticPool.close();
   }
 }

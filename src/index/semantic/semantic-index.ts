@@ -4,7 +4,8 @@
 // embedded before (any workspace, path or branch); only new text reaches the model, in batches.
 //
 // It may lag: changes (the file set's events) are gathered and synced every `syncIntervalMs`
-// (default 5 minutes) or on demand (`sync()`: fathom/index); the first search builds it. A sync
+// (default 2 s: the chunks come from the syntax pass the graph and the ranking ran for the change,
+// the vectors from workers) or on demand (`sync()`: fathom/index); the first search builds it. A sync
 // compares each file's hash with the one its vectors were made from, so a restart (the store is
 // persisted) touches only what changed. Progress reports files done of the files to do. A chunk
 // whose cached vector fails its check is embedded again in the same sync, so a sync leaves no file
@@ -16,10 +17,10 @@ import { log } from '../../base/logger.js';
 import { toAbsolute } from '../../base/paths.js';
 import { isTestPath } from '../lexical/chunk-ranking.js';
 import { contextualizedText } from '../syntax/chunk.js';
-import type { ChunkPool } from '../syntax/chunk-pool.js';
+import type { ChunkOptions, FileChunks } from '../syntax/chunk.js';
 import type { EmbeddingCache } from './embedding-cache.js';
 import type { Embedder } from './embed-pool.js';
-import { type VectorHit, VectorStore } from './vector-store.js';
+import { type NewChunk, type VectorHit, VectorStore } from './vector-store.js';
 
 /**
  * How much less similar a test file's chunk counts. Measured on the retrieval evaluation
@@ -42,7 +43,7 @@ export interface SemanticSource {
 export interface SemanticOptions {
   /** Where the store is saved (the workspace's cache folder). */
   folder: string;
-  /** How often gathered changes are synced (ms; 0: only on demand). Default 300,000. */
+  /** How often gathered changes are synced (ms; 0: only on demand). Default 2,000. */
   syncIntervalMs?: number;
   /** Chunks per model call. Default 32. */
   batchSize?: number;
@@ -83,7 +84,6 @@ export interface SemanticStatus {
   store: { loaded: 'none' | 'valid' | 'rebuilt'; reason?: string };
 }
 
-const budgetBytes = 1500;
 
 /** What a sync did: files to do and done, chunks embedded and taken from the cache, cached vectors that failed their check. */
 interface SyncCounts {
@@ -94,12 +94,33 @@ interface SyncCounts {
   repaired: number;
 }
 
+/** Where a file's chunks come from (a worker pool, or the engine's syntax pass). */
+export interface ChunkSource {
+  chunk(request: { path: string; absolutePath?: string; options?: ChunkOptions }): Promise<FileChunks>;
+}
+
+/** The chunk size the semantic index cuts at (what a code model reads). */
+export const semanticBudgetBytes = 1500;
+
+/** Vectors a sync adds to the HNSW index at once (on every core). */
+const addBatchVectors = 2048;
+
+/** Groups of 8 files a sync has under way (chunked, then embedded): enough that the workers never wait. */
+const groupsInFlight = 4;
+
 export class SemanticIndex {
   readonly store: VectorStore;
   private built = false;
   private building: Promise<void> | undefined;
   private syncing: Promise<void> | undefined;
   private readonly pending = new Map<string, number>();
+  /** Files the sync under way has still to chunk. */
+  private readonly toChunk = new Set<string>();
+  /** Files whose vectors the sync under way made, not yet in the store (added in batches), and their vectors. */
+  private readonly toAdd: Array<{ file: string; fileHash: string; chunks: NewChunk[] }> = [];
+  private toAddVectors = 0;
+  /** Whether changes are synced within seconds (not only on demand or after minutes). */
+  private readonly followsChanges: boolean;
   private readonly subscription: { dispose(): void };
   private readonly timer: NodeJS.Timeout | undefined;
   private readonly progressListeners = new Set<(done: number, total: number) => void>();
@@ -114,7 +135,7 @@ export class SemanticIndex {
 
   constructor(
     private readonly source: SemanticSource,
-    private readonly chunks: ChunkPool,
+    private readonly chunks: ChunkSource,
     private readonly embedder: Embedder,
     private readonly cache: EmbeddingCache,
     private readonly options: SemanticOptions,
@@ -130,7 +151,8 @@ export class SemanticIndex {
       const now = Date.now();
       for (const file of [...changes.added, ...changes.changed, ...changes.removed]) if (!this.pending.has(file)) this.pending.set(file, now);
     });
-    const interval = options.syncIntervalMs ?? 300_000;
+    const interval = options.syncIntervalMs ?? 2_000;
+    this.followsChanges = interval > 0 && interval <= 10_000;
     if (interval > 0) {
       this.timer = setInterval(() => {
         if (this.built && this.pending.size > 0) void this.sync().catch((error: unknown) => log.warn(`semantic sync of ${source.root}: ${(error as Error).message}`));
@@ -215,61 +237,108 @@ export class SemanticIndex {
    */
   private async syncFiles(files: string[], counts: SyncCounts): Promise<void> {
     const batchSize = this.options.batchSize ?? 32;
-    // Files are chunked a few at a time; their chunks are embedded together in batches.
-    for (let at = 0; at < files.length && !this.disposed; at += 8) {
-      const group = files.slice(at, at + 8);
-      const chunked = await Promise.all(
-        group.map(async (file) => {
-          const hash = this.source.hashOf(file);
-          try {
-            const result = await this.chunks.chunk({ path: file, absolutePath: toAbsolute(this.source.root, file), options: { budgetBytes } });
-            return { file, hash, chunks: result.chunks };
-          } catch (error) {
-            log.debug(`semantic index: ${file}: ${(error as Error).message}`);
-            return { file, hash: undefined, chunks: [] };
-          }
-        }),
-      );
-      const vectors = new Map<string, Float32Array>();
-      /** Key → the text the model embeds, for the chunks the cache cannot give. */
-      const missing = new Map<string, string>();
-      const entries = chunked.map(({ file, hash, chunks }) => ({
-        file,
-        hash,
-        chunks: chunks.map((chunk) => {
-          const key = createHash('sha256').update(chunk.text).digest('hex');
-          if (!vectors.has(key) && !missing.has(key)) {
-            const vector = this.cachedVector(key, counts);
-            if (vector) vectors.set(key, vector);
-            else missing.set(key, contextualizedText(chunk));
-          }
-          if (!missing.has(key)) counts.cached++;
-          return { startLine: chunk.start.line, endLine: chunk.end.character === 0 && chunk.end.line > chunk.start.line ? chunk.end.line - 1 : chunk.end.line, startByte: chunk.startByte, endByte: chunk.endByte, textHash: key };
-        }),
-      }));
-      const keys = [...missing.keys()];
-      for (let batch = 0; batch < keys.length; batch += batchSize) {
-        const slice = keys.slice(batch, batch + batchSize);
+    for (const file of files) this.toChunk.add(file);
+    try {
+      await this.syncGroups(files, counts, batchSize);
+    } finally {
+      for (const file of files) this.toChunk.delete(file);
+      this.addPending();
+    }
+  }
+
+  /** Adds the files a sync made vectors for to the store, in one batch. */
+  private addPending(): void {
+    const files = this.toAdd.splice(0);
+    this.toAddVectors = 0;
+    if (files.length === 0 || this.disposed) return;
+    // A file changed again since its vectors were made: its change event brings it back.
+    const current = files.filter(({ file, fileHash }) => this.source.hashOf(file) === fileHash);
+    this.store.replaceFiles(current);
+    for (let count = 0; count < current.length; count++) this.markUnsaved();
+  }
+
+  /**
+   * Whether the index will ask for this file's chunks soon (the sync under way has it to do, or the
+   * next one, due within seconds, will): the engine's syntax pass makes them with another index's
+   * pass of it.
+   */
+  awaitsChunks(file: string): boolean {
+    return this.toChunk.has(file) || (this.built && this.followsChanges && this.pending.has(file));
+  }
+
+  private async syncGroups(files: string[], counts: SyncCounts, batchSize: number): Promise<void> {
+    // Files are chunked a few at a time; their chunks are embedded together in batches, the
+    // batches at once (the model's workers take them), a few groups under way (workers never wait).
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      while (next < files.length && !this.disposed) {
+        const group = files.slice(next, next + 8);
+        next += group.length;
+        await this.syncGroup(group, counts, batchSize);
+      }
+    };
+    await Promise.all(Array.from({ length: groupsInFlight }, lane));
+  }
+
+  private async syncGroup(group: string[], counts: SyncCounts, batchSize: number): Promise<void> {
+    const chunked = await Promise.all(
+      group.map(async (file) => {
+        const hash = this.source.hashOf(file);
+        this.toChunk.delete(file);
+        try {
+          const result = await this.chunks.chunk({ path: file, absolutePath: toAbsolute(this.source.root, file), options: { budgetBytes: semanticBudgetBytes } });
+          return { file, hash, chunks: result.chunks };
+        } catch (error) {
+          log.debug(`semantic index: ${file}: ${(error as Error).message}`);
+          return { file, hash: undefined, chunks: [] };
+        }
+      }),
+    );
+    const vectors = new Map<string, Float32Array>();
+    /** Key → the text the model embeds, for the chunks the cache cannot give. */
+    const missing = new Map<string, string>();
+    const entries = chunked.map(({ file, hash, chunks }) => ({
+      file,
+      hash,
+      chunks: chunks.map((chunk) => {
+        const key = createHash('sha256').update(chunk.text).digest('hex');
+        if (!vectors.has(key) && !missing.has(key)) {
+          const vector = this.cachedVector(key, counts);
+          if (vector) vectors.set(key, vector);
+          else missing.set(key, contextualizedText(chunk));
+        }
+        if (!missing.has(key)) counts.cached++;
+        return { startLine: chunk.start.line, endLine: chunk.end.character === 0 && chunk.end.line > chunk.start.line ? chunk.end.line - 1 : chunk.end.line, startByte: chunk.startByte, endByte: chunk.endByte, textHash: key };
+      }),
+    }));
+    const keys = [...missing.keys()];
+    const slices: string[][] = [];
+    for (let batch = 0; batch < keys.length; batch += batchSize) slices.push(keys.slice(batch, batch + batchSize));
+    await Promise.all(
+      slices.map(async (slice) => {
         const embedded = await this.embedder.embed(slice.map((key) => missing.get(key)!), 'document');
         const fresh = slice.map((key, index) => ({ key, vector: embedded[index]! }));
         this.cache.putAll(fresh);
         for (const { key, vector } of fresh) vectors.set(key, vector);
         counts.embedded += slice.length;
         this.current.embedded = counts.embedded;
-      }
-      for (const { file, hash, chunks } of entries) {
-        if (hash === undefined || this.source.hashOf(file) !== hash) {
-          // Gone or changed meanwhile: its change event brings it back to the next sync.
-          this.store.removeFile(file);
-          this.markUnsaved();
-          continue;
-        }
-        this.store.replaceFile(file, hash, chunks.map((chunk) => ({ ...chunk, vector: vectors.get(chunk.textHash)! })));
+      }),
+    );
+    const replaced: Array<{ file: string; fileHash: string; chunks: NewChunk[] }> = [];
+    for (const { file, hash, chunks } of entries) {
+      if (hash === undefined || this.source.hashOf(file) !== hash) {
+        // Gone or changed meanwhile: its change event brings it back to the next sync.
+        this.store.removeFile(file);
         this.markUnsaved();
+        continue;
       }
-      counts.done += group.length;
-      for (const listener of this.progressListeners) listener(counts.done, counts.files);
+      replaced.push({ file, fileHash: hash, chunks: chunks.map((chunk) => ({ ...chunk, vector: vectors.get(chunk.textHash)! })) });
     }
+    this.toAdd.push(...replaced);
+    this.toAddVectors += replaced.reduce((sum, { chunks }) => sum + chunks.length, 0);
+    if (this.toAddVectors >= addBatchVectors) this.addPending();
+    counts.done += group.length;
+    for (const listener of this.progressListeners) listener(counts.done, counts.files);
   }
 
   /** A cached vector, checked; one the cache holds but that fails its check is counted (`repaired`). */

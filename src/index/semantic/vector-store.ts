@@ -60,6 +60,16 @@ export interface VectorHit extends StoredChunk {
 
 type StoredFile = [string, string, number[], Uint8Array, Uint8Array];
 
+/** A chunk to add: its place, its text's hash and its vector. */
+export interface NewChunk {
+  startLine: number;
+  endLine: number;
+  startByte: number;
+  endByte: number;
+  textHash: string;
+  vector: Float32Array;
+}
+
 export class VectorStore {
   private index: Index;
   private readonly files = new Map<string, FileRecord>();
@@ -96,24 +106,33 @@ export class VectorStore {
   }
 
   /** Replaces a file's chunks with new ones and their vectors (unit length, `dimensions` each). */
-  replaceFile(file: string, fileHash: string, chunks: ReadonlyArray<{ startLine: number; endLine: number; startByte: number; endByte: number; textHash: string; vector: Float32Array }>): void {
-    this.removeFile(file);
-    if (chunks.length === 0) {
-      this.files.set(file, { fileHash, chunks: [] });
-      return;
+  replaceFile(file: string, fileHash: string, chunks: ReadonlyArray<NewChunk>): void {
+    this.replaceFiles([{ file, fileHash, chunks }]);
+  }
+
+  /**
+   * Replaces several files' chunks at once: one add of all their vectors to the HNSW index (a
+   * large batch on every core: insertion is most of what a sync costs this thread).
+   */
+  replaceFiles(files: ReadonlyArray<{ file: string; fileHash: string; chunks: ReadonlyArray<NewChunk> }>): void {
+    const total = files.reduce((sum, { chunks }) => sum + chunks.length, 0);
+    const keys = new BigUint64Array(total);
+    const matrix = new Float32Array(total * this.dimensions);
+    let at = 0;
+    for (const { file, fileHash, chunks } of files) {
+      this.removeFile(file);
+      const stored: StoredChunk[] = chunks.map((chunk) => {
+        const key = this.nextKey++;
+        keys[at] = BigInt(key);
+        matrix.set(chunk.vector, at * this.dimensions);
+        at += 1;
+        const entry = { key, path: file, startLine: chunk.startLine, endLine: chunk.endLine, startByte: chunk.startByte, endByte: chunk.endByte, textHash: chunk.textHash };
+        this.byKey.set(key, entry);
+        return entry;
+      });
+      this.files.set(file, { fileHash, chunks: stored });
     }
-    const keys = new BigUint64Array(chunks.length);
-    const matrix = new Float32Array(chunks.length * this.dimensions);
-    const stored: StoredChunk[] = chunks.map((chunk, at) => {
-      const key = this.nextKey++;
-      keys[at] = BigInt(key);
-      matrix.set(chunk.vector, at * this.dimensions);
-      const entry = { key, path: file, startLine: chunk.startLine, endLine: chunk.endLine, startByte: chunk.startByte, endByte: chunk.endByte, textHash: chunk.textHash };
-      this.byKey.set(key, entry);
-      return entry;
-    });
-    this.index.add(keys, matrix, 1);
-    this.files.set(file, { fileHash, chunks: stored });
+    if (total > 0) this.index.add(keys, matrix, total >= 256 ? 0 : 1);
   }
 
   removeFile(file: string): void {

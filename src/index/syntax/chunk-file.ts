@@ -142,6 +142,10 @@ export interface ChunkInput {
   bytes: Uint8Array;
   /** A tree for exactly these bytes (from the parse cache); the caller keeps ownership. */
   tree?: Tree;
+  /** The caller parsed these bytes and got no tree (why): cut into line windows, not parsed again. */
+  parseFailure?: string;
+  /** These bytes decoded (the caller's, when it has them). */
+  source?: SourceText;
   /** Force a language id instead of detecting it. */
   language?: string;
 }
@@ -149,7 +153,7 @@ export interface ChunkInput {
 export async function chunkFile(grammars: GrammarSet, input: ChunkInput, options: ChunkOptions = {}): Promise<FileChunks> {
   const budget = options.budgetBytes ?? defaultBudgetBytes;
   const spec = input.language !== undefined ? grammars.table.languages.get(input.language) : grammars.table.detect(input.path, input.bytes.subarray(0, 256));
-  const source = new SourceText(input.bytes);
+  const source = input.source ?? new SourceText(input.bytes);
   const problems: string[] = [];
   let ranges: CutRange[] | undefined;
   let entities: FileEntities = { entities: [], imports: [] };
@@ -164,11 +168,13 @@ export async function chunkFile(grammars: GrammarSet, input: ChunkInput, options
       let tree: Tree | undefined;
       let failure: string | undefined;
       try {
-        tree = input.tree ?? parseSource(grammars, state.grammar, source, { timeoutMs: options.parseTimeoutMs ?? defaultParseTimeoutMs });
+        if (input.parseFailure === undefined) tree = input.tree ?? parseSource(grammars, state.grammar, source, { timeoutMs: options.parseTimeoutMs ?? defaultParseTimeoutMs });
       } catch (error) {
         failure = error instanceof Error ? error.message : String(error);
       }
-      if (failure !== undefined) {
+      if (input.parseFailure !== undefined) {
+        problems.push(`${input.parseFailure}; cut into line windows`);
+      } else if (failure !== undefined) {
         problems.push(`the ${spec.name} grammar failed on this file (${failure}); cut into line windows`);
       } else if (!tree) {
         problems.push(`parsing took longer than ${options.parseTimeoutMs ?? defaultParseTimeoutMs} ms; cut into line windows`);

@@ -18,6 +18,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { isVanished } from '../../base/errors.js';
 import { FlatTree } from './flat-tree.js';
+import type { LoadedGrammar } from './grammars.js';
 
 const magic = 'FTHMTREE';
 /** Bump it when the payload, or source-text.ts's decoding of bytes into the text the ranges index, changes. */
@@ -43,6 +44,19 @@ function decodeFile(bytes: Buffer): Buffer | undefined {
 }
 
 /** The store's key for a file's bytes under a grammar (hex SHA-256). */
+/** Each grammar's identity in the store: its id and the SHA-256 of its wasm, read once a thread. */
+const grammarIds = new Map<string, string>();
+
+export function grammarStoreId(grammar: LoadedGrammar): string {
+  let id = grammarIds.get(grammar.spec.id);
+  if (id === undefined) {
+    id = `${grammar.spec.id}:${createHash('sha256').update(fs.readFileSync(grammar.spec.wasmPath)).digest('hex')}`;
+    grammarIds.set(grammar.spec.id, id);
+  }
+  return id;
+}
+
+/** Where a file's tree is stored: its grammar's identity (`grammarStoreId`) and its bytes. */
 export function treeKey(grammarId: string, bytes: Uint8Array): string {
   return createHash('sha256').update(grammarId).update('\0').update(bytes).digest('hex');
 }
