@@ -19,10 +19,11 @@ import {
   type MessageConnection,
 } from 'vscode-jsonrpc/node';
 import { FrameDecoder } from '../base/framing.js';
-import { defaultCacheRoot, defaultConfig, type DaemonConfig } from '../daemon/config.js';
-import { Daemon, isLive } from '../daemon/server.js';
+import { defaultCacheRoot } from '../base/places.js';
+import { checkSocketToConnect, isLive, UnsafeSocketError } from '../base/socket-folder.js';
+import { defaultConfig, type DaemonConfig } from '../daemon/config.js';
+import { Daemon } from '../daemon/server.js';
 import { writerOptions } from '../daemon/json-encoder.js';
-import { checkSocketToConnect, UnsafeSocketError } from '../daemon/socket-folder.js';
 
 export interface Client {
   connection: MessageConnection;

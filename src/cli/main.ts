@@ -9,7 +9,8 @@ import { CancellationTokenSource, ResponseError, type MessageConnection } from '
 import { makeCacheFolder } from '../base/cache-folder.js';
 import { errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
-import { defaultConfig, defaultSocketPath, readPackageVersion } from '../daemon/config.js';
+import { defaultSocketPath, readPackageVersion } from '../base/places.js';
+import { defaultConfig } from '../daemon/config.js';
 import { Daemon, SocketInUseError } from '../daemon/server.js';
 import { Methods, type CalleesResult, type CodeSearchResult, type DebugEvaluateResult, type DebugStateResult, type ExportIndexResult, type ModelPullResult, type ModelUseResult, type TrustResult, type CallersResult, type DefinitionResult, type ImpactResult, type ReferencesResult, type RelatedSymbol, type WireRange, type ChunksResult, type OutlineResult, type OutlineSymbol, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
 import { attachStdio, connectToDaemon, inProcessDaemon, type Client } from './connect.js';
