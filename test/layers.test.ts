@@ -1,8 +1,11 @@
 // Layers point one way (../shared/STYLE.md): base imports nothing of ours; protocol imports
 // nothing of ours; engines (workspace, index/, structural/, lsp/, and engine/, which owns a
 // workspace's indexes) import neither the protocol nor the daemon nor the CLI; inside index/, the
-// folders import each other only as ARCHITECTURE.md's code map says (syntax is the foundation).
-// This test reads every import and fails on a wrong-way edge.
+// folders import each other only as ARCHITECTURE.md's code map says (syntax is the foundation);
+// the CLI's client path (what src/cli/main.ts imports statically, and what that imports) reaches
+// only base, protocol and cli and, of the packages, vscode-jsonrpc: the daemon, its engines and MCP
+// are imported dynamically by the commands that run them (test/cli-thin.test.ts checks the same at
+// run time). This test reads every import and fails on a wrong-way edge.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -42,11 +45,52 @@ test('layers: no import points the wrong way', () => {
     const layer = path.relative(src, file).split(path.sep)[0]!;
     assert.ok(layer in allowed, `src/${layer} is not a known layer: add it to this test`);
     const text = fs.readFileSync(file, 'utf8');
-    for (const match of text.matchAll(/^(?:import|export)[^'"]*from\s+'(\.[^']+)'/gm)) {
-      const target = path.relative(src, path.resolve(path.dirname(file), match[1]!)).split(path.sep)[0]!;
-      if (target !== layer && !allowed[layer]!.includes(target)) problems.push(`${path.relative(src, file)} imports ${match[1]} (${layer} → ${target})`);
+    for (const specifier of [...staticImports(text), ...dynamicImports(text)].filter((name) => name.startsWith('.'))) {
+      const target = path.relative(src, path.resolve(path.dirname(file), specifier)).split(path.sep)[0]!;
+      if (target !== layer && !allowed[layer]!.includes(target)) problems.push(`${path.relative(src, file)} imports ${specifier} (${layer} → ${target})`);
     }
   }
+  assert.deepEqual(problems, []);
+});
+
+/** What a file imports when it loads: every `import … from` and `export … from` but `import type` (erased). */
+function staticImports(text: string): string[] {
+  return [...text.matchAll(/^(import|export)(\s+type\b)?[^'"]*from\s+'([^']+)'/gm)].filter((match) => match[1] === 'export' || match[2] === undefined).map((match) => match[3]!);
+}
+
+/** What a file loads with a require() of its own (createRequire): a package the client path loads on first use. */
+function requires(text: string): string[] {
+  return [...text.matchAll(/\brequire\(\s*'([^']+)'\s*\)/g)].map((match) => match[1]!);
+}
+
+/** What a file imports when it runs a path that needs it: `import('…')`. */
+function dynamicImports(text: string): string[] {
+  return [...text.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)].map((match) => match[1]!);
+}
+
+/** The client path: where it starts, the layers it may reach, and the packages it may load. */
+const clientPath = { entry: 'cli/main.ts', layers: ['base', 'protocol', 'cli'], packages: ['vscode-jsonrpc'] };
+
+test('layers: the CLI client path loads no daemon, engine or MCP code', () => {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  const visit = (file: string, via: string[]): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const here = path.relative(src, file);
+    const chain = [...via, here].join(' → ');
+    if (!clientPath.layers.includes(here.split(path.sep)[0]!)) return void problems.push(`${chain}: ${here.split(path.sep)[0]} is not for clients`);
+    const text = fs.readFileSync(file, 'utf8');
+    for (const specifier of [...staticImports(text), ...requires(text)]) {
+      if (specifier.startsWith('.')) visit(path.resolve(path.dirname(file), specifier).replace(/\.js$/, '.ts'), [...via, here]);
+      else if (!specifier.startsWith('node:')) {
+        const name = specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+        if (!clientPath.packages.includes(name)) problems.push(`${chain} imports the package ${specifier}`);
+      }
+    }
+  };
+  visit(path.join(src, clientPath.entry), []);
+  assert.ok(seen.size > 3, 'followed the client path');
   assert.deepEqual(problems, []);
 });
 

@@ -7,7 +7,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { checkSocketFolder, checkSocketToConnect, UnsafeSocketError } from '../src/daemon/socket-folder.js';
+import { checkSocketFolder, checkSocketToConnect, UnsafeSocketError } from '../src/base/socket-folder.js';
 import { sleep, tempDir } from './helpers/fixture.js';
 import { cliMain } from './helpers/raw-client.js';
 

@@ -1,28 +1,20 @@
 // How the CLI reaches a daemon: over its Unix socket, starting one in the background when none
-// answers; or, with --no-daemon, a daemon inside this process over an in-memory pipe. Either way the
-// CLI speaks the same JSON-RPC as any other client. A daemon that goes away mid-request (killed,
-// crashed) is a DaemonClosedError, never a request left waiting forever (vscode-jsonrpc settles
-// no pending request when its stream closes).
+// answers (`fathom serve`, a process of its own). Part of the thin client path: it loads base/
+// and, on its first connection, vscode-jsonrpc (jsonrpc.ts), never the daemon (--no-daemon's
+// daemon in this process is in-process-daemon.ts, imported only then). A daemon that goes away mid-request (killed, crashed)
+// is a DaemonClosedError, never a request left waiting forever (vscode-jsonrpc settles no pending
+// request when its stream closes).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import {
-  createMessageConnection,
-  SocketMessageReader,
-  SocketMessageWriter,
-  StreamMessageReader,
-  StreamMessageWriter,
-  type MessageConnection,
-} from 'vscode-jsonrpc/node';
+import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { FrameDecoder } from '../base/framing.js';
-import { defaultCacheRoot, defaultConfig, type DaemonConfig } from '../daemon/config.js';
-import { Daemon, isLive } from '../daemon/server.js';
-import { writerOptions } from '../daemon/json-encoder.js';
-import { checkSocketToConnect, UnsafeSocketError } from '../daemon/socket-folder.js';
+import { defaultCacheRoot } from '../base/places.js';
+import { checkSocketToConnect, isLive, UnsafeSocketError } from '../base/socket-folder.js';
+import { jsonrpc } from './jsonrpc.js';
 
 export interface Client {
   connection: MessageConnection;
@@ -56,9 +48,9 @@ function connectSocket(socketPath: string): Promise<net.Socket> {
 }
 
 /** Starts `fathom serve --socket PATH` detached, logging to the cache folder, and waits for it. */
-async function startDaemon(socketPath: string, config: DaemonConfig): Promise<void> {
-  fs.mkdirSync(config.cacheRoot, { recursive: true, mode: 0o700 });
-  const logFile = path.join(config.cacheRoot, 'daemon.log');
+async function startDaemon(socketPath: string, cacheRoot: string): Promise<void> {
+  fs.mkdirSync(cacheRoot, { recursive: true, mode: 0o700 });
+  const logFile = path.join(cacheRoot, 'daemon.log');
   const logFd = fs.openSync(logFile, 'a', 0o600);
   const main = fileURLToPath(new URL('./main.js', import.meta.url));
   const child = spawn(process.execPath, [main, 'serve', '--socket', socketPath], { detached: true, stdio: ['ignore', 'ignore', logFd] });
@@ -80,7 +72,7 @@ export async function connectToDaemon(socketPath: string, options: { autoStart: 
   } catch (error) {
     if (error instanceof UnsafeSocketError) throw error;
     if (!options.autoStart) return undefined;
-    await startDaemon(socketPath, defaultConfig());
+    await startDaemon(socketPath, defaultCacheRoot());
     socket = await connectSocket(socketPath);
   }
   let closing = false;
@@ -91,6 +83,7 @@ export async function connectToDaemon(socketPath: string, options: { autoStart: 
   });
   // Nobody may be waiting on it when it rejects (between requests): that is no error.
   lost.catch(() => undefined);
+  const { createMessageConnection, SocketMessageReader, SocketMessageWriter } = jsonrpc();
   const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
   connection.listen();
   return {
@@ -118,7 +111,7 @@ export async function attachStdio(socketPath: string): Promise<void> {
     socket = await connectSocket(socketPath);
   } catch (error) {
     if (error instanceof UnsafeSocketError) throw error;
-    await startDaemon(socketPath, defaultConfig());
+    await startDaemon(socketPath, defaultCacheRoot());
     socket = await connectSocket(socketPath);
   }
   // The editor's frames are watched (not changed) for its `exit`. An exit notification is a few
@@ -151,23 +144,4 @@ export async function attachStdio(socketPath: string): Promise<void> {
     process.stdin.unpipe(socket);
     process.stdin.destroy();
   }
-}
-
-/** A daemon in this process, for --no-daemon: the caches it writes serve later daemons too. */
-export function inProcessDaemon(config: DaemonConfig): Client {
-  const daemon = new Daemon(config);
-  const toDaemon = new PassThrough();
-  const fromDaemon = new PassThrough();
-  daemon.serve(toDaemon, new StreamMessageWriter(fromDaemon, writerOptions), { onExit: () => undefined, oversizedFrames: 'skip' });
-  const connection = createMessageConnection(new StreamMessageReader(fromDaemon), new StreamMessageWriter(toDaemon));
-  connection.listen();
-  return {
-    connection,
-    // The daemon lives and dies with this process.
-    lost: new Promise<never>(() => undefined),
-    close: async () => {
-      connection.dispose();
-      await daemon.stop();
-    },
-  };
 }

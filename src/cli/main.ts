@@ -1,19 +1,21 @@
 // The `fathom` command. `serve` runs the daemon; every other command is a client of it (over the
 // socket, starting a daemon when none runs, or in-process with --no-daemon). Human output by
 // default, --json for scripts and agents (shapes in docs/protocol.md), a progress bar on a TTY.
+// The thin client path: this file's static imports load no daemon, engine or MCP code (only
+// connect.ts, base/, the protocol's names, and vscode-jsonrpc once a command connects:
+// jsonrpc.ts); `serve`, --no-daemon, `mcp` and `edit --patch` import what they run when they run
+// (test/cli-thin.test.ts, test/layers.test.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { applyPatch } from 'diff';
-import { CancellationTokenSource, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
+import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { makeCacheFolder } from '../base/cache-folder.js';
 import { errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
-import { defaultConfig, defaultSocketPath, readPackageVersion } from '../daemon/config.js';
-import { Daemon, SocketInUseError } from '../daemon/server.js';
+import { defaultCacheRoot, defaultSocketPath, readPackageVersion } from '../base/places.js';
 import { Methods, type CalleesResult, type CodeSearchResult, type DebugEvaluateResult, type DebugStateResult, type ExportIndexResult, type ModelPullResult, type ModelUseResult, type TrustResult, type CallersResult, type DefinitionResult, type ImpactResult, type ReferencesResult, type RelatedSymbol, type WireRange, type ChunksResult, type OutlineResult, type OutlineSymbol, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
-import { attachStdio, connectToDaemon, inProcessDaemon, type Client } from './connect.js';
-import { serveMcp } from './mcp.js';
+import { attachStdio, connectToDaemon, type Client } from './connect.js';
+import { jsonrpc } from './jsonrpc.js';
 import { ProgressBar } from './progress-bar.js';
 import { implicitRoot, repositoryRoot } from './workspace-root.js';
 
@@ -360,7 +362,7 @@ let progressCounter = 0;
 /** Sends a request; Ctrl-C cancels it ($/cancelRequest); progress is drawn on a TTY. */
 async function request<R>(connection: MessageConnection, method: string, params: Record<string, unknown>, withProgress: boolean): Promise<R> {
   const bar = new ProgressBar();
-  const source = new CancellationTokenSource();
+  const source = new (jsonrpc().CancellationTokenSource)();
   const token = `fathom-cli-${process.pid}-${++progressCounter}`;
   const subscription = connection.onNotification('$/progress', (message: { token: unknown; value: ProgressValue }) => {
     if (message.token === token) bar.update(message.value);
@@ -382,6 +384,7 @@ async function request<R>(connection: MessageConnection, method: string, params:
 }
 
 async function serve(values: Record<string, unknown>): Promise<void> {
+  const [{ defaultConfig }, { Daemon, SocketInUseError }] = await Promise.all([import('../daemon/config.js'), import('../daemon/server.js')]);
   const config = defaultConfig();
   if (values['max-file-bytes'] !== undefined) config.maxFileBytes = Number(values['max-file-bytes']);
   if (values['reconcile-seconds'] !== undefined) config.reconcileIntervalMs = Number(values['reconcile-seconds']) * 1000;
@@ -432,9 +435,9 @@ async function serve(values: Record<string, unknown>): Promise<void> {
 
 async function withClient(values: Record<string, unknown>, work: (client: Client) => Promise<void>): Promise<void> {
   // A daemon started here logs into the cache root: whatever is in its way (a file) is set aside first.
-  makeCacheFolder(defaultConfig().cacheRoot);
+  makeCacheFolder(defaultCacheRoot());
   const client = values['no-daemon']
-    ? inProcessDaemon(defaultConfig())
+    ? await inProcessClient()
     : await connectToDaemon(typeof values.socket === 'string' ? path.resolve(values.socket) : defaultSocketPath(), { autoStart: true });
   try {
     // A daemon that dies mid-request ends the command with an error, not a request left waiting.
@@ -442,6 +445,12 @@ async function withClient(values: Record<string, unknown>, work: (client: Client
   } finally {
     await client!.close();
   }
+}
+
+/** --no-daemon: a daemon in this process, loaded only now (with every engine it brings). */
+async function inProcessClient(): Promise<Client> {
+  const [{ defaultConfig }, { inProcessDaemon }] = await Promise.all([import('../daemon/config.js'), import('./in-process-daemon.js')]);
+  return inProcessDaemon(defaultConfig());
 }
 
 function print(value: unknown): void {
@@ -834,6 +843,7 @@ async function main(argv: string[]): Promise<number> {
       let newText: string;
       if (values.patch !== undefined) {
         const current = fs.readFileSync(absolute, 'utf8');
+        const { applyPatch } = await import('diff');
         const patched = applyPatch(current, fs.readFileSync(values.patch, 'utf8'));
         if (patched === false) throw new UsageError(`the patch ${values.patch} does not apply to ${file}`);
         newText = patched;
@@ -873,9 +883,11 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'mcp': {
       const defaultRoot = workspaceAround(root());
+      // The MCP SDK (and zod) load only for this command.
+      const { serveMcp } = await import('./mcp.js');
       // Nothing but MCP may go to stdout: the agent reads it.
       await withClient(values, async ({ connection, lost }) =>
-        serveMcp({ connection, lost, defaultRoot, resultsFolder: path.join(defaultConfig().cacheRoot, 'mcp-results'), version: readPackageVersion() }),
+        serveMcp({ connection, lost, defaultRoot, resultsFolder: path.join(defaultCacheRoot(), 'mcp-results'), version: readPackageVersion() }),
       );
       return 0;
     }
@@ -912,7 +924,7 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`fathom: ${(error as Error).message}\n\n${usage}\n`);
       process.exitCode = 2;
     } else {
-      const detail = error instanceof ResponseError ? `${error.message} (code ${error.code})` : errorMessage(error);
+      const detail = error instanceof jsonrpc().ResponseError ? `${error.message} (code ${error.code})` : errorMessage(error);
       process.stderr.write(`fathom: ${detail}\n`);
       // As ripgrep: 1 means "nothing found", 2 an error (here and for usage errors).
       process.exitCode = 2;

@@ -1,9 +1,9 @@
-// The daemon's settings and the places it keeps things: the socket, the cache folder. Defaults
-// follow the XDG base directories; environment variables and `fathom serve` flags override them.
+// The daemon's settings: defaults from the environment (FATHOM_* variables), which `fathom serve`
+// flags override, and each workspace's cache folder. Where things live (the socket, the cache and
+// settings folders) is base/places.ts, shared with the CLI's client path.
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { defaultCacheRoot, defaultConfigDir } from '../base/places.js';
 
 export interface DaemonConfig {
   /** Where the file-set caches live (one folder per workspace below it). */
@@ -45,17 +45,6 @@ function positiveNumber(value: string | undefined): number | undefined {
   return Number.isFinite(number) && number >= 0 ? number : undefined;
 }
 
-export function defaultCacheRoot(): string {
-  if (process.env.FATHOM_CACHE_DIR) return path.resolve(process.env.FATHOM_CACHE_DIR);
-  const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-  return path.join(base, 'fathom');
-}
-
-export function defaultConfigDir(): string {
-  if (process.env.FATHOM_CONFIG_DIR) return path.resolve(process.env.FATHOM_CONFIG_DIR);
-  return path.join(process.env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'fathom');
-}
-
 export function defaultConfig(): DaemonConfig {
   return {
     configDir: defaultConfigDir(),
@@ -72,15 +61,6 @@ export function defaultConfig(): DaemonConfig {
   };
 }
 
-/** The socket a user's daemon listens on: $FATHOM_SOCKET, else in $XDG_RUNTIME_DIR, else a per-user temp folder. */
-export function defaultSocketPath(): string {
-  if (process.env.FATHOM_SOCKET) return path.resolve(process.env.FATHOM_SOCKET);
-  const runtime = process.env.XDG_RUNTIME_DIR;
-  if (runtime && fs.existsSync(runtime)) return path.join(runtime, 'fathom', 'fathom.sock');
-  const uid = typeof process.getuid === 'function' ? process.getuid() : os.userInfo().username;
-  return path.join(os.tmpdir(), `fathom-${uid}`, 'fathom.sock');
-}
-
 /**
  * The cache folder of one workspace: named by a hash of its root (and, for a one-file workspace,
  * its file: never the folder workspace's), with the root written inside.
@@ -91,13 +71,4 @@ export function workspaceCacheDir(cacheRoot: string, root: string, onlyFile?: st
     .digest('hex')
     .slice(0, 16);
   return path.join(cacheRoot, 'workspaces', key);
-}
-
-export function readPackageVersion(): string {
-  try {
-    const file = new URL('../../../package.json', import.meta.url);
-    return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
-  } catch {
-    return 'unknown';
-  }
 }

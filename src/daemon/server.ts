@@ -11,10 +11,11 @@ import type { Readable } from 'node:stream';
 import { createMessageConnection, SocketMessageWriter, StreamMessageWriter, type MessageWriter } from 'vscode-jsonrpc/node';
 import { errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
+import { readPackageVersion } from '../base/places.js';
+import { checkSocketFolder, isLive } from '../base/socket-folder.js';
 import { BufferOverlay } from '../workspace/overlay.js';
-import { defaultMaxFrameBytes, readPackageVersion, type DaemonConfig } from './config.js';
+import { defaultMaxFrameBytes, type DaemonConfig } from './config.js';
 import { FrameReader } from './frame-reader.js';
-import { checkSocketFolder } from './socket-folder.js';
 import { writerOptions } from './json-encoder.js';
 import { guardConnection } from './message-guard.js';
 import { Session, type DaemonServices } from './session.js';
@@ -163,16 +164,4 @@ export class Daemon implements DaemonServices {
     await this.workspaces.closeAll();
     for (const listener of this.stopListeners) listener();
   }
-}
-
-/** Whether something accepts connections on a socket path. */
-export function isLive(socketPath: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(socketPath);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }

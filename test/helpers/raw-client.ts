@@ -6,7 +6,7 @@ import net from 'node:net';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { isLive } from '../../src/daemon/server.js';
+import { isLive } from '../../src/base/socket-folder.js';
 import { sleep, tempDir } from './fixture.js';
 
 export const cliMain = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));

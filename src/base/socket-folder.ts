@@ -6,7 +6,10 @@
 // owned by this user: only a process running as this user (or root) can have bound it, and in
 // such a folder nobody else can swap it afterwards. (Node has no getsockopt, so SO_PEERCRED is
 // out of reach; in a folder only this user can write, the socket's owner is the same fact.)
+// Also whether anything answers on a socket path (isLive): the daemon asks before it takes a path
+// over, the CLI while it waits for a daemon it started. Imports nothing of ours.
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 
 export class UnsafeSocketError extends Error {
@@ -76,4 +79,16 @@ export function checkSocketToConnect(socketPath: string): boolean {
   if (!stat.isSocket()) throw new UnsafeSocketError(`refusing ${socketPath}: it is not a socket`);
   if (me !== undefined && stat.uid !== me) throw new UnsafeSocketError(`refusing ${socketPath}: the socket belongs to uid ${stat.uid}, not to you (uid ${me}); it is not your daemon`);
   return true;
+}
+
+/** Whether something accepts connections on a socket path. */
+export function isLive(socketPath: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(socketPath);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }

@@ -1,0 +1,38 @@
+// Where a user's Fathom keeps things, and which Fathom this is: the daemon's socket, the cache and
+// settings folders (XDG base directories; FATHOM_SOCKET, FATHOM_CACHE_DIR, FATHOM_CONFIG_DIR
+// override them), and the package's version. One definition for the daemon (daemon/config.ts
+// builds its settings on these) and the CLI's client path, which finds the socket and the daemon's
+// log without loading the daemon. Imports nothing of ours.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export function defaultCacheRoot(): string {
+  if (process.env.FATHOM_CACHE_DIR) return path.resolve(process.env.FATHOM_CACHE_DIR);
+  const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+  return path.join(base, 'fathom');
+}
+
+export function defaultConfigDir(): string {
+  if (process.env.FATHOM_CONFIG_DIR) return path.resolve(process.env.FATHOM_CONFIG_DIR);
+  return path.join(process.env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'fathom');
+}
+
+/** The socket a user's daemon listens on: $FATHOM_SOCKET, else in $XDG_RUNTIME_DIR, else a per-user temp folder. */
+export function defaultSocketPath(): string {
+  if (process.env.FATHOM_SOCKET) return path.resolve(process.env.FATHOM_SOCKET);
+  const runtime = process.env.XDG_RUNTIME_DIR;
+  if (runtime && fs.existsSync(runtime)) return path.join(runtime, 'fathom', 'fathom.sock');
+  const uid = typeof process.getuid === 'function' ? process.getuid() : os.userInfo().username;
+  return path.join(os.tmpdir(), `fathom-${uid}`, 'fathom.sock');
+}
+
+/** The version in the package.json Fathom runs from (dist/src/base/ is three folders below it). */
+export function readPackageVersion(): string {
+  try {
+    const file = new URL('../../../package.json', import.meta.url);
+    return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
