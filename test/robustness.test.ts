@@ -13,7 +13,7 @@ import { decodeFileSet } from '../src/workspace/file-set-store.js';
 import { inspectFile } from '../src/workspace/file-content.js';
 import { sleep, tempDir, writeFixture } from './helpers/fixture.js';
 import { cliMain, connectRaw, RawClient, socketPathIn, spawnCli, spawnSocketDaemon, spawnStdioDaemon, streamRepeated, type Message, type Spawned } from './helpers/raw-client.js';
-import { workspaceCacheDir } from '../src/daemon/config.js';
+import { workspaceCacheDir } from '../src/base/places.js';
 import { pool, readyWorkspace } from './helpers/workspace-harness.js';
 
 after(() => pool.close());

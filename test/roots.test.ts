@@ -194,6 +194,20 @@ describe('roots from the CLI', () => {
     });
   }
 
+  test('a crowded folder outside every repository is refused unasked, indexed once named, then taken', () => {
+    // looseFolder() holds 42 files: over a limit of 20.
+    const crowded = { ...env, FATHOM_IMPLICIT_MAX_FILES: '20' };
+    const refused = fathom(['files'], { cwd: folder, env: crowded });
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /holds more than 20 files and no project's git repository holds it: .*fathom index /);
+    assert.equal(refused.stdout, '');
+    const named = fathom(['index', folder], { cwd: home, env: crowded });
+    assert.equal(named.code, 0, named.stderr);
+    const again = fathom(['files'], { cwd: folder, env: crowded });
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /^other-0\.txt$/m);
+  });
+
   test('named as PATH, the home folder is indexed', () => {
     const result = fathom(['files', home], { cwd: '/', env });
     assert.equal(result.code, 0, result.stderr);

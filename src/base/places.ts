@@ -1,8 +1,9 @@
 // Where a user's Fathom keeps things, and which Fathom this is: the daemon's socket, the cache and
 // settings folders (XDG base directories; FATHOM_SOCKET, FATHOM_CACHE_DIR, FATHOM_CONFIG_DIR
-// override them), and the package's version. One definition for the daemon (daemon/config.ts
+// override them), each workspace's folder in the cache, and the package's version. One definition for the daemon (daemon/config.ts
 // builds its settings on these) and the CLI's client path, which finds the socket and the daemon's
 // log without loading the daemon. Imports nothing of ours.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +17,18 @@ export function defaultCacheRoot(): string {
 export function defaultConfigDir(): string {
   if (process.env.FATHOM_CONFIG_DIR) return path.resolve(process.env.FATHOM_CONFIG_DIR);
   return path.join(process.env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'fathom');
+}
+
+/**
+ * The cache folder of one workspace: named by a hash of its root (and, for a one-file workspace,
+ * its file: never the folder workspace's), with the root written inside.
+ */
+export function workspaceCacheDir(cacheRoot: string, root: string, onlyFile?: string): string {
+  const key = createHash('sha256')
+    .update(onlyFile === undefined ? root : `${root}\0${onlyFile}`)
+    .digest('hex')
+    .slice(0, 16);
+  return path.join(cacheRoot, 'workspaces', key);
 }
 
 /** The socket a user's daemon listens on: $FATHOM_SOCKET, else in $XDG_RUNTIME_DIR, else a per-user temp folder. */

@@ -1,7 +1,6 @@
 // The daemon's settings: defaults from the environment (FATHOM_* variables), which `fathom serve`
 // flags override, and each workspace's cache folder. Where things live (the socket, the cache and
 // settings folders) is base/places.ts, shared with the CLI's client path.
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { defaultCacheRoot, defaultConfigDir } from '../base/places.js';
 
@@ -61,14 +60,3 @@ export function defaultConfig(): DaemonConfig {
   };
 }
 
-/**
- * The cache folder of one workspace: named by a hash of its root (and, for a one-file workspace,
- * its file: never the folder workspace's), with the root written inside.
- */
-export function workspaceCacheDir(cacheRoot: string, root: string, onlyFile?: string): string {
-  const key = createHash('sha256')
-    .update(onlyFile === undefined ? root : `${root}\0${onlyFile}`)
-    .digest('hex')
-    .slice(0, 16);
-  return path.join(cacheRoot, 'workspaces', key);
-}

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { makeCacheFolder } from '../base/cache-folder.js';
 import { FathomError, errorMessage } from '../base/errors.js';
 import { pathFromUriOrPath, realPathForWrite, toRelative } from '../base/paths.js';
-import { defaultConfigDir } from '../base/places.js';
+import { defaultConfigDir, workspaceCacheDir } from '../base/places.js';
 import { SyntaxPassPool } from '../engine/syntax-pass.js';
 import { SemanticModels } from '../engine/semantic-models.js';
 import { WorkspaceEngine } from '../engine/workspace-engine.js';
@@ -32,7 +32,7 @@ import type { LanguageServerState, WorkspaceStatus } from '../protocol/methods.j
 import { HashPool } from '../workspace/hash-pool.js';
 import type { BufferOverlay } from '../workspace/overlay.js';
 import { Workspace } from '../workspace/workspace.js';
-import { workspaceCacheDir, type DaemonConfig } from './config.js';
+import type { DaemonConfig } from './config.js';
 
 /** One-file workspaces kept open at most (each watches its folder). */
 const maxFileWorkspaces = 32;
