@@ -13,7 +13,7 @@ import { ChunkRanking, isTestPath } from '../src/index/lexical/chunk-ranking.js'
 import { ChunkTermsPool } from '../src/index/lexical/chunk-terms-pool.js';
 import { queryTerms, termsOf } from '../src/index/lexical/code-tokens.js';
 import { ErrorCodes } from '../src/protocol/errors.js';
-import type { CodeSearchResult } from '../src/protocol/methods.js';
+import type { CodeSearchResult, SymbolsResult } from '../src/protocol/methods.js';
 import { routeOf } from '../src/search/code-search.js';
 import type { Workspace } from '../src/workspace/workspace.js';
 import { tempDir } from './helpers/fixture.js';
@@ -291,6 +291,31 @@ describe('fathom/codeSearch over the protocol', () => {
     assert.equal(workspace.search?.ranking.files, 6);
     assert.match(workspace.search?.semantic.model?.dir ?? '', /models\/fathom-code$/);
     assert.equal(workspace.search?.semantic.model?.hybridWeight, (JSON.parse(fs.readFileSync(path.join(defaultModelDir, 'fathom.json'), 'utf8')) as { hybridWeight: number }).hybridWeight, 'the weight measured for the shipped model');
+  });
+});
+
+describe('a question never waits out a build unsaid', () => {
+  const root = fixtureRepo();
+  const daemon = spawnStdioDaemon();
+  const client = daemon.client;
+  after(() => daemon.child.kill());
+
+  test('past waitMs an answer comes from what the ranking holds, and says how far its build is; the build goes on', async () => {
+    const early = await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'wait longer between tries after each failure', mode: 'lexical', waitMs: 0 });
+    assert.equal(early.building?.length, 1, JSON.stringify(early.building));
+    assert.equal(early.building![0]!.index, 'ranking');
+    assert.ok(early.building![0]!.done <= early.building![0]!.total);
+    const later = await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'wait longer between tries after each failure', mode: 'lexical' });
+    assert.equal(later.building, undefined);
+    assert.equal(later.hits[0]?.path, 'src/net/retry.go');
+  });
+
+  test('fathom/symbols too: the code graph as it is, then whole', async () => {
+    const early = await client.result<SymbolsResult>('fathom/symbols', { root, query: 'isExpired', waitMs: 0 });
+    assert.deepEqual(early.building?.map((entry) => entry.index), ['graph']);
+    const later = await client.result<SymbolsResult>('fathom/symbols', { root, query: 'isExpired' });
+    assert.equal(later.building, undefined);
+    assert.ok(later.symbols.some((symbol) => symbol.name === 'isExpired'), JSON.stringify(later.symbols.map((symbol) => symbol.name)));
   });
 });
 

@@ -16,6 +16,7 @@ import { defaultCacheRoot, defaultSocketPath, readPackageVersion } from '../base
 import { Methods, type CalleesResult, type CodeSearchResult, type DebugEvaluateResult, type DebugStateResult, type ExportIndexResult, type ModelPullResult, type ModelUseResult, type TrustResult, type CallersResult, type DefinitionResult, type ImpactResult, type ReferencesResult, type RelatedSymbol, type WireRange, type ChunksResult, type OutlineResult, type OutlineSymbol, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
 import { attachStdio, connectToDaemon, type Client } from './connect.js';
 import { jsonrpc } from './jsonrpc.js';
+import { buildingNote } from './building-note.js';
 import { ProgressBar } from './progress-bar.js';
 import { implicitRoot, repositoryRoot } from './workspace-root.js';
 
@@ -662,6 +663,8 @@ async function main(argv: string[]): Promise<number> {
           return;
         }
         process.stderr.write(`fathom: ${result.route} search (${result.reason}): ${result.total} hit${result.total === 1 ? '' : 's'}${result.truncated ? ', more with --max' : ''}\n`);
+        const note = buildingNote(result.building);
+        if (note) process.stderr.write(`fathom: ${note}\n`);
         const out: string[] = [];
         for (const hit of result.hits) {
           if (hit.column !== undefined && hit.start === hit.end) {
@@ -811,6 +814,8 @@ async function main(argv: string[]): Promise<number> {
         );
         found = result.symbols.length > 0;
         if (json) return print(result);
+        const note = buildingNote(result.building);
+        if (note) process.stderr.write(`fathom: ${note}\n`);
         for (const symbol of result.symbols) {
           print(`${symbol.path}:${symbol.selectionRange.start.line}:${symbol.selectionRange.start.column}: ${symbol.kind} ${[...symbol.container, symbol.name].join('.')}  ${symbol.signature}`);
         }

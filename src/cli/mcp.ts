@@ -11,6 +11,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { z } from 'zod';
 import { Methods, type CodeSearchResult, type EditFileResult, type GrepResult, type ImpactResult, type ReferencesResult, type StatusResult, type StructuralSearchResult } from '../protocol/methods.js';
+import { buildingNote } from './building-note.js';
 
 /** Answers longer than this (characters) go to a file. */
 const inlineLimit = 24_000;
@@ -113,7 +114,7 @@ export async function serveMcp(options: McpOptions): Promise<void> {
         (result) =>
           answer(
             'code_search',
-            `${result.total} hits (${result.route}: ${result.reason})${result.truncated ? ' (truncated)' : ''}`,
+            `${result.total} hits (${result.route}: ${result.reason})${result.truncated ? ' (truncated)' : ''}${buildingNote(result.building) ? `; ${buildingNote(result.building)}` : ''}`,
             result.hits.map((hit) =>
               hit.start === hit.end && hit.column !== undefined
                 ? `${hit.path}:${hit.start}:${hit.column}:${hit.snippet}`

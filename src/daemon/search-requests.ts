@@ -10,7 +10,7 @@ import { toAbsolute, toRelative } from '../base/paths.js';
 import type { CodeGraph } from '../index/graph/code-graph.js';
 import type { ChunkRanking } from '../index/lexical/chunk-ranking.js';
 import { type LexicalIndex, globFilter, languageFilter } from '../index/lexical/lexical-index.js';
-import { Methods, type CodeSearchResult, type ProgressToken } from '../protocol/methods.js';
+import { Methods, type CodeSearchResult, type IndexBuilding, type ProgressToken } from '../protocol/methods.js';
 import { type CodeSearchMode, codeSearch, codeSearchModes } from '../search/code-search.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { type Params, optionalBoolean, optionalCount, optionalProgressToken, optionalString, optionalStringList, paramsObject, requiredNumber, requiredText } from './params.js';
@@ -24,20 +24,27 @@ import type { ExportIndexResult } from '../protocol/methods.js';
 import type { SemanticIndex } from '../index/semantic/semantic-index.js';
 import type { ModelFolder } from '../index/semantic/model-folder.js';
 
+/**
+ * How long a question waits for an index that is still building before it is answered from what
+ * the index holds (the answer says so, in `building`): a workspace's first build never makes a
+ * question wait minutes unsaid, and a small one is built within it.
+ */
+export const defaultIndexWaitMs = 5_000;
+
 /** What the requests need from the session. */
 export interface SearchRequestContext {
   workspaceFor(params: Params): Workspace;
   /** Each index built (with $/progress on the token) and settled. */
   readyLexical(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined): Promise<LexicalIndex>;
-  readySymbols(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined): Promise<CodeGraph>;
-  readyRanking(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined): Promise<ChunkRanking>;
+  /** The graph and the ranking: past `waitMs` of a build, as they are, with how far the build is. */
+  readySymbols(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined, waitMs: number): Promise<{ index: CodeGraph; building?: IndexBuilding }>;
+  readyRanking(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined, waitMs: number): Promise<{ index: ChunkRanking; building?: IndexBuilding }>;
   /** The workspace's model and semantic index, when a model is set. */
   semantic(workspace: Workspace): { index: SemanticIndex; model: ModelFolder } | undefined;
   /** Why a workspace has no semantic index. */
   semanticOffReason(workspace: Workspace): string;
-  /** Builds an index (first use) with $/progress on the client's token. */
-  /** Builds the workspace's semantic index when it is not ready ($/progress on the token). */
-  readySemantic(workspace: Workspace, progressToken: ProgressToken | undefined, token: CancellationToken): Promise<void>;
+  /** Builds the workspace's semantic index when it is not ready ($/progress on the token); past `waitMs`, how far the build is. */
+  readySemantic(workspace: Workspace, progressToken: ProgressToken | undefined, token: CancellationToken, waitMs: number): Promise<IndexBuilding | undefined>;
   /** The user's settings folder (the mask key). */
   configDir(): string;
   /** Where answers over the inline cap are written. */
@@ -64,6 +71,12 @@ export class SearchRequests {
     const hybridWeight = params.hybridWeight === undefined ? undefined : requiredNumber(params, 'hybridWeight');
     if (hybridWeight !== undefined && (hybridWeight < 0 || hybridWeight > 1)) throw new FathomError('invalidParams', `params.hybridWeight must be between 0 and 1 (got ${hybridWeight})`, { field: 'hybridWeight' });
     const maxInlineBytes = optionalCount(params, 'maxInlineBytes') ?? defaultMaxInlineBytes;
+    const waitMs = optionalCount(params, 'waitMs') ?? defaultIndexWaitMs;
+    /** Indexes the answer used while they were still building. */
+    const building: IndexBuilding[] = [];
+    const note = (entry: IndexBuilding | undefined): void => {
+      if (entry && !building.some((known) => known.index === entry.index)) building.push(entry);
+    };
     const progressToken = optionalProgressToken(params, 'workDoneToken');
     const workspace = this.context.workspaceFor(params);
     const byGlob = globs && globs.length > 0 ? globFilter(globs) : () => true;
@@ -89,9 +102,17 @@ export class SearchRequests {
         ...(hybridWeight === undefined ? {} : { hybridWeight }),
       },
       {
-        ranking: () => this.context.readyRanking(workspace, token, progressToken),
+        ranking: async () => {
+          const ready = await this.context.readyRanking(workspace, token, progressToken, waitMs);
+          note(ready.building);
+          return ready.index;
+        },
         grep: async (request, signal) => (await this.context.readyLexical(workspace, token, progressToken)).search(request, signal),
-        symbols: async (request) => (await this.context.readySymbols(workspace, token, progressToken)).search(request),
+        symbols: async (request) => {
+          const ready = await this.context.readySymbols(workspace, token, progressToken, waitMs);
+          note(ready.building);
+          return ready.index.search(request);
+        },
         readText: (file) => {
           try {
             return fs.readFileSync(toAbsolute(workspace.root, file), 'utf8');
@@ -102,7 +123,7 @@ export class SearchRequests {
         semantic: async (signal) => {
           const configured = this.context.semantic(workspace);
           if (!configured) return { unavailable: this.context.semanticOffReason(workspace) };
-          if (configured.index.state !== 'ready') await this.context.readySemantic(workspace, progressToken, token);
+          if (configured.index.state !== 'ready') note(await this.context.readySemantic(workspace, progressToken, token, waitMs));
           void signal;
           return { search: (text, k, accepts) => configured.index.search(text, k, accepts), ...(configured.model.settings.hybridWeight === undefined ? {} : { hybridWeight: configured.model.settings.hybridWeight }) };
         },
@@ -118,7 +139,7 @@ export class SearchRequests {
       },
       token,
     );
-    const result = toWireCodeSearch(workspace.root, query, answer, performance.now() - started);
+    const result = { ...toWireCodeSearch(workspace.root, query, answer, performance.now() - started), ...(building.length > 0 ? { building } : {}) };
     if (maxInlineBytes > 0 && Buffer.byteLength(JSON.stringify(result)) > maxInlineBytes) {
       const resultFile = writeResultFile(this.context.resultsDir(), 'code-search', { root: result.root, query, route: result.route, hits: result.hits });
       return { ...result, hits: result.hits.slice(0, 10), resultFile };
@@ -136,7 +157,8 @@ export class SearchRequests {
     if (keyFile !== undefined && !path.isAbsolute(keyFile)) throw new FathomError('invalidParams', `params.keyFile must be an absolute path (got ${keyFile})`, { field: 'keyFile' });
     const mask = new PathMask(keyFile === undefined ? userMaskKey(this.context.configDir()) : readMaskKey(keyFile));
     const workspace = this.context.workspaceFor(params);
-    const ranking = await this.context.readyRanking(workspace, token, optionalProgressToken(params, 'workDoneToken'));
+    // An export is of the whole ranking: it waits for the build.
+    const { index: ranking } = await this.context.readyRanking(workspace, token, optionalProgressToken(params, 'workDoneToken'), Number.POSITIVE_INFINITY);
     const summary = await exportRanking(ranking, mask, out);
     return { root: workspace.root, ...summary, bytes: fs.statSync(out).size };
   }

@@ -11,11 +11,11 @@ import { log } from '../base/logger.js';
 import { checkGlobs } from '../base/pattern-limits.js';
 import { pathFromUriOrPath, realPathForWrite, toRelative } from '../base/paths.js';
 import { ErrorCodes } from '../protocol/errors.js';
-import { Methods, type ChunksResult, type OutlineResult, type SymbolsResult, type FilesResult, type GrepResult, type ProgressToken, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type DiscardRewriteResult, type EditFileResult, type ModelPullResult, type ModelUseResult, type TrustResult, type WorkspaceStatus } from '../protocol/methods.js';
+import { Methods, type IndexBuilding, type ChunksResult, type OutlineResult, type SymbolsResult, type FilesResult, type GrepResult, type ProgressToken, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type DiscardRewriteResult, type EditFileResult, type ModelPullResult, type ModelUseResult, type TrustResult, type WorkspaceStatus } from '../protocol/methods.js';
 import { globFilter } from '../index/lexical/lexical-index.js';
 import { outlineOf } from '../index/graph/outline.js';
 import { GraphRequests } from './graph-requests.js';
-import { SearchRequests } from './search-requests.js';
+import { defaultIndexWaitMs, SearchRequests } from './search-requests.js';
 import { DebugRequests } from './debug-requests.js';
 import { adapterStates } from '../debug/adapters.js';
 import type { CandidateSource, StructuralRequest } from '../structural/structural-search.js';
@@ -430,28 +430,29 @@ export class Session {
     return this.readyIndex(workspace, 'regex', `Indexing ${workspace.root} for regex search`, progressToken, token);
   }
 
-  /** A workspace's chunk ranking, built (chunking every file the first time) and settled. */
-  private async readyRanking(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined) {
+  /**
+   * A workspace's chunk ranking, built (chunking every file the first time) and settled; past
+   * `waitMs` of a build, as it is, with how far the build is.
+   */
+  private async readyRanking(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined, waitMs = Number.POSITIVE_INFINITY) {
     await this.ready(workspace, token, progressToken);
     await workspace.settle();
-    const ranking = await this.readyIndex(workspace, 'ranking', `Chunking ${workspace.root} for code search`, progressToken, token);
-    await ranking.settle();
-    return ranking;
+    const ready = await this.readyIndexWithin(workspace, 'ranking', `Chunking ${workspace.root} for code search`, progressToken, token, waitMs);
+    if (!ready.building) await ready.index.settle();
+    return ready;
   }
 
   /** fathom/codeSearch, sharing this session's readiness helpers. */
   private readonly search = new SearchRequests({
     workspaceFor: (params) => this.workspaceFor(params),
     readyLexical: (workspace, token, progressToken) => this.readyLexical(workspace, token, progressToken),
-    readySymbols: (workspace, token, progressToken) => this.readySymbols(workspace, token, progressToken),
-    readyRanking: (workspace, token, progressToken) => this.readyRanking(workspace, token, progressToken),
+    readySymbols: (workspace, token, progressToken, waitMs) => this.readySymbolsWithin(workspace, token, progressToken, waitMs),
+    readyRanking: (workspace, token, progressToken, waitMs) => this.readyRanking(workspace, token, progressToken, waitMs),
     resultsDir: () => this.services.workspaces.resultsDir,
     configDir: () => this.services.workspaces.configDir,
     semantic: (workspace) => this.services.workspaces.engine(workspace).semantic,
     semanticOffReason: (workspace) => this.services.workspaces.engine(workspace).semanticOffReason(),
-    readySemantic: async (workspace, progressToken, token) => {
-      await this.readyIndex(workspace, 'semantic', `Embedding ${workspace.root} for semantic search`, progressToken, token);
-    },
+    readySemantic: async (workspace, progressToken, token, waitMs) => (await this.readyIndexWithin(workspace, 'semantic', `Embedding ${workspace.root} for semantic search`, progressToken, token, waitMs)).building,
   });
 
   /** Reads the params shared by structural search and rewrite (the rule is checked by the engine). */
@@ -682,23 +683,51 @@ export class Session {
    * files` goes as `$/progress` on the client's token (when it gave one).
    */
   private async readyIndex<Name extends 'regex' | 'graph' | 'ranking' | 'semantic'>(workspace: Workspace, name: Name, title: string, progressToken: ProgressToken | undefined, token: CancellationToken): Promise<ReadyIndex[Name]> {
+    return (await this.readyIndexWithin(workspace, name, title, progressToken, token, Number.POSITIVE_INFINITY)).index;
+  }
+
+  /**
+   * `readyIndex`, waiting at most `waitMs` for a build: past it, the index as it is now, with how
+   * far its build is (`building`); the build goes on (a question never waits minutes unsaid).
+   */
+  private async readyIndexWithin<Name extends 'regex' | 'graph' | 'ranking' | 'semantic'>(workspace: Workspace, name: Name, title: string, progressToken: ProgressToken | undefined, token: CancellationToken, waitMs: number): Promise<{ index: ReadyIndex[Name]; building?: IndexBuilding }> {
     const engine = this.services.workspaces.engine(workspace);
     const indexOf = (): ReadyIndex[Name] => (name === 'regex' ? engine.regex : name === 'graph' ? engine.graph : name === 'ranking' ? engine.ranking : engine.semantic?.index) as ReadyIndex[Name];
     const index = indexOf();
-    if (index === undefined || index.state === 'ready') return index;
+    if (index === undefined || index.state === 'ready') return { index };
     const send = progressToken === undefined ? undefined : (value: ProgressValue): void => this.sendProgress(progressToken, value);
     send?.({ kind: 'begin', title, cancellable: true, percentage: 0 });
     let last = 0;
+    let answered = false;
+    const seen = { done: 0, total: 0 };
     try {
-      await engine.ready(name, token, (done, total, message) => {
-        if (!send || performance.now() - last < 100) return;
+      const build = engine.ready(name, token, (done, total, message) => {
+        seen.done = done;
+        seen.total = total;
+        if (answered || !send || performance.now() - last < 100) return;
         last = performance.now();
         send({ kind: 'report', message, percentage: Math.floor((100 * done) / Math.max(1, total)) });
       });
+      if (Number.isFinite(waitMs) && name !== 'regex') {
+        // Settled either way, so that a build failing after the answer is logged, not unhandled.
+        const settled = build.then(
+          () => ({ failed: false as const }),
+          (error: unknown) => ({ failed: true as const, error }),
+        );
+        let timer: NodeJS.Timeout | undefined;
+        const first = await Promise.race([settled, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), waitMs)))]);
+        clearTimeout(timer);
+        if (first === undefined) {
+          void settled.then((outcome) => outcome.failed && log.warn(`${workspace.root}: ${name} build: ${errorMessage(outcome.error)}`));
+          return { index: indexOf(), building: { index: name as IndexBuilding['index'], done: seen.done, total: seen.total } };
+        }
+        if (first.failed) throw first.error;
+      } else await build;
     } finally {
+      answered = true;
       send?.({ kind: 'end' });
     }
-    return indexOf();
+    return { index: indexOf() };
   }
 
   /** The code-graph requests, sharing this session's path and readiness helpers. */
@@ -717,11 +746,16 @@ export class Session {
 
   /** A workspace's code graph, built (with $/progress on the token) before it answers. */
   private async readySymbols(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined) {
+    return (await this.readySymbolsWithin(workspace, token, progressToken, Number.POSITIVE_INFINITY)).index;
+  }
+
+  /** `readySymbols`, waiting at most `waitMs` for a build (then the graph as it is, with how far its build is). */
+  private async readySymbolsWithin(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined, waitMs: number) {
     await this.ready(workspace, token, progressToken);
     await workspace.settle();
-    const index = await this.readyIndex(workspace, 'graph', `Indexing the code graph of ${workspace.root}`, progressToken, token);
-    await index.settle();
-    return index;
+    const ready = await this.readyIndexWithin(workspace, 'graph', `Indexing the code graph of ${workspace.root}`, progressToken, token, waitMs);
+    if (!ready.building) await ready.index.settle();
+    return ready;
   }
 
   private async symbols(raw: unknown, token: CancellationToken): Promise<SymbolsResult> {
@@ -732,9 +766,11 @@ export class Session {
     const limit = optionalCount(params, 'limit') ?? 100;
     if (limit > 10_000) throw new FathomError('invalidParams', `params.limit must be at most 10000 (got ${limit})`, { field: 'limit' });
     const accepts = globs && globs.length > 0 ? globFilter(globs) : undefined;
+    const waitMs = optionalCount(params, 'waitMs') ?? defaultIndexWaitMs;
     const workspace = this.workspaceFor(params);
-    const index = await this.readySymbols(workspace, token, optionalProgressToken(params, 'workDoneToken'));
-    return toWireSymbols(workspace.root, index.search({ query, ...(kinds ? { kinds } : {}), ...(accepts ? { accepts } : {}), limit }));
+    const ready = await this.readySymbolsWithin(workspace, token, optionalProgressToken(params, 'workDoneToken'), waitMs);
+    const answer = toWireSymbols(workspace.root, ready.index.search({ query, ...(kinds ? { kinds } : {}), ...(accepts ? { accepts } : {}), limit }));
+    return ready.building ? { ...answer, building: [ready.building] } : answer;
   }
 
   /**

@@ -275,6 +275,12 @@ export interface CodeSearchParams {
   hybridWeight?: number;
   /** An answer whose JSON is longer than this many bytes is written to a file instead (default 262,144; 0: never). */
   maxInlineBytes?: number;
+  /**
+   * How long (ms) a question waits for an index it needs that is still building (the first one
+   * builds it) before it is answered from what that index holds so far, said in `building`; the
+   * build goes on. Default 5,000.
+   */
+  waitMs?: number;
   workDoneToken?: ProgressToken;
 }
 
@@ -317,6 +323,15 @@ export interface CodeSearchResult {
   /** Set when the answer was over maxInlineBytes: a JSON file (0600, removed after an hour) holding { hits }; `hits` here holds the first 10. */
   resultFile?: string;
   elapsedMs: number;
+  /** Indexes still building when the answer was made (after `waitMs`): the hits cover only the files each held. */
+  building?: IndexBuilding[];
+}
+
+/** An index still building when an answer was made: files done of the files it has to do. */
+export interface IndexBuilding {
+  index: 'ranking' | 'graph' | 'semantic';
+  done: number;
+  total: number;
 }
 
 export interface DebugBreakpoint {
@@ -547,6 +562,8 @@ export interface SymbolsParams {
   glob?: string | string[];
   /** At most this many (default 100, at most 10,000). */
   limit?: number;
+  /** How long (ms) to wait for a code graph that is still building before answering from what it holds (default 5,000). */
+  waitMs?: number;
   workDoneToken?: ProgressToken;
 }
 
@@ -573,6 +590,8 @@ export interface SymbolsResult {
   root: string;
   symbols: WireSymbol[];
   truncated: boolean;
+  /** The code graph was still building when the answer was made (after `waitMs`): the symbols of the files it held. */
+  building?: IndexBuilding[];
 }
 
 export interface OutlineParams {

@@ -436,7 +436,8 @@ export class CodeGraph {
   }
 
   search(request: SymbolQuery): { matches: SymbolMatch[]; truncated: boolean } {
-    if (!this.built) throw new FathomError('internal', 'code graph searched before it was built');
+    // While it builds, the files tagged so far answer (the daemon says the answer is partial).
+    if (!this.built && !this.building) throw new FathomError('internal', 'code graph searched before it was built');
     const limit = request.limit ?? 100;
     const kinds = request.kinds && request.kinds.length > 0 ? new Set(request.kinds.map((kind) => this.kinds.findKind(kind) ?? -1)) : undefined;
     const query = request.query.trim();
