@@ -205,14 +205,21 @@ export class WorkspaceEngine {
     });
     const total = phases.reduce((sum, name) => sum + phaseWeight[name], 0);
     const fractions = new Map<IndexName, number>();
+    /** The phases building now, with their files done of their files to do (one message for all of them). */
+    const counts = new Map<IndexName, { done: number; all: number; message: string }>();
     const report = (phase: IndexName, fraction: number, message: string, boundary = false): void => {
       fractions.set(phase, fraction);
       const done = phases.reduce((sum, name) => sum + phaseWeight[name] * (fractions.get(name) ?? 0), 0);
       onProgress?.({ phase, message, boundary, percentage: Math.min(100, Math.floor((100 * done) / Math.max(1, total))) });
     };
+    const together = (): string => (counts.size === 1 ? [...counts].map(([name, count]) => `${name}: ${count.message}`)[0]! : [...counts].map(([name, count]) => `${name} ${count.done}/${count.all}`).join(', '));
     const run = async (phase: IndexName): Promise<void> => {
       report(phase, 0, `${phase}: starting`, true);
-      await this.ready(phase, signal, (done, all, message) => report(phase, done / Math.max(1, all), `${phase}: ${message}`));
+      await this.ready(phase, signal, (done, all, message) => {
+        counts.set(phase, { done, all, message });
+        report(phase, done / Math.max(1, all), together());
+      });
+      counts.delete(phase);
       report(phase, 1, `${phase}: ready`, true);
     };
     if (phases.includes('regex')) await run('regex');
