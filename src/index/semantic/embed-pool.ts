@@ -38,7 +38,7 @@ export class EmbedPool {
         modelId: local.modelId,
         embed: async (texts, kind) => {
           if (kind === 'query' || texts.length < 4) return local.embed(texts, kind);
-          const reply = await this.staticPool.run({ model, texts, kind });
+          const reply = await this.staticPool.run({ model, table: local.embeddingTable, texts, kind });
           if ('error' in reply) throw new EmbedError(`model ${model.dir}: ${reply.error}`);
           return texts.map((_, at) => reply.vectors.subarray(at * reply.dimensions, (at + 1) * reply.dimensions));
         },

@@ -49,8 +49,19 @@ function* fields(bytes: Buffer): Generator<Field> {
   }
 }
 
-/** The `embeddings` initializer of an ONNX model (rows × columns as float32) and its graph's op types, in order: one read, one walk. */
-export function readEmbeddingTable(onnxFile: string): { rows: number; columns: number; table: Float32Array; ops: string[] } {
+/** A static model's table: rows × columns as float32, and its graph's op types, in order. */
+export interface EmbeddingTable {
+  rows: number;
+  columns: number;
+  table: Float32Array;
+  ops: string[];
+}
+
+/**
+ * The `embeddings` initializer of an ONNX model and its graph's op types: one read, one walk. The
+ * table lies in a SharedArrayBuffer: the embedding workers read the daemon's copy, none of their own.
+ */
+export function readEmbeddingTable(onnxFile: string): EmbeddingTable {
   const model = fs.readFileSync(onnxFile);
   const ops: string[] = [];
   let found: { rows: number; columns: number; table: Float32Array } | undefined;
@@ -76,7 +87,7 @@ export function readEmbeddingTable(onnxFile: string): { rows: number; columns: n
       }
       if (name !== 'embeddings' || !raw || dims.length !== 2) continue;
       const [rows, columns] = dims as [number, number];
-      const table = new Float32Array(rows * columns);
+      const table = new Float32Array(new SharedArrayBuffer(rows * columns * 4));
       if (type === 1 && raw.length === rows * columns * 4) table.set(new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.length)));
       else if (type === 10 && raw.length === rows * columns * 2) for (let at = 0; at < table.length; at++) table[at] = halfToFloat(raw.readUInt16LE(at * 2));
       else throw new Error(`${onnxFile}: the embeddings initializer is neither float32 nor float16 of ${rows}×${columns}`);
@@ -123,7 +134,14 @@ export class StaticEmbedder implements Embedder {
   private readonly lastSeen: Uint32Array | undefined;
   private text = 0;
 
-  constructor(private readonly model: ModelFolder) {
+  /** The table it embeds with (shared: give it to another thread's embedder of the same model). */
+  readonly embeddingTable: EmbeddingTable;
+
+  constructor(
+    private readonly model: ModelFolder,
+    /** The model's table, read already (another thread's, shared): not read again. */
+    table?: EmbeddingTable,
+  ) {
     this.modelId = model.id;
     const tokenizer = JSON.parse(fs.readFileSync(path.join(model.dir, 'tokenizer.json'), 'utf8')) as { model: { type: string; vocab: Record<string, number>; unk_token: string } };
     if (tokenizer.model.type !== 'WordPiece') throw new Error(`${model.dir}: a static model needs a WordPiece tokenizer (found ${tokenizer.model.type})`);
@@ -135,14 +153,15 @@ export class StaticEmbedder implements Embedder {
       // the default
     }
     this.maxTokens = maxLength;
-    const { rows, columns, table, ops } = readEmbeddingTable(path.join(model.dir, 'onnx', model.dtype === 'q8' ? 'model_quantized.onnx' : 'model.onnx'));
+    this.embeddingTable = table ?? readEmbeddingTable(path.join(model.dir, 'onnx', model.dtype === 'q8' ? 'model_quantized.onnx' : 'model.onnx'));
+    const { rows, columns, ops } = this.embeddingTable;
     // The pooling fathom.json names must be the graph's, or the two paths would disagree.
     const masksRepeats = ops.includes('Trilu');
     if (masksRepeats !== (model.settings.pooling === 'distinct')) {
       throw new Error(`${model.dir}: fathom.json says pooling "${model.settings.pooling ?? 'sum'}" but the ONNX graph ${masksRepeats ? 'counts each token once (pooling "distinct")' : 'sums every token (pooling "sum")'}`);
     }
     if (rows < this.vocabulary.size) throw new Error(`${model.dir}: ${rows} rows for ${this.vocabulary.size} tokens`);
-    this.table = table;
+    this.table = this.embeddingTable.table;
     this.columns = columns;
     this.unknown = this.vocabulary.get(tokenizer.model.unk_token) ?? 0;
     for (const token of ['[CLS]', '[SEP]', '[UNK]', '[PAD]', '[MASK]']) if (this.vocabulary.has(token)) this.specials.set(token, this.vocabulary.get(token)!);
