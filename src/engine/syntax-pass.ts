@@ -95,7 +95,8 @@ interface Consumer {
 interface Held {
   hash: string;
   products: PassProducts;
-  bytes: number;
+  /** Each product's estimated bytes (what `heldBytes` counts for it). */
+  sizes: Partial<Record<PassProduct, number>>;
   at: number;
 }
 
@@ -230,21 +231,24 @@ export class SyntaxPass {
     const value = held.products[product];
     delete held.products[product];
     this.heldCounts[product] -= 1;
+    this.heldBytes -= held.sizes[product] ?? 0;
+    delete held.sizes[product];
     this.shared[product] += 1;
     if (Object.keys(held.products).length === 0) this.drop(file);
+    else this.noteDrained();
     return value;
   }
 
   private hold(file: string, hash: string, products: PassProducts, kinds: PassProduct[]): void {
     const previous = this.held.get(file);
     if (previous && previous.hash !== hash) this.drop(file);
-    const entry = this.held.get(file) ?? { hash, products: {}, bytes: 0, at: Date.now() };
+    const entry = this.held.get(file) ?? { hash, products: {}, sizes: {}, at: Date.now() };
     for (const kind of kinds) {
       if (products[kind] === undefined || entry.products[kind] !== undefined) continue;
       (entry.products as Record<PassProduct, unknown>)[kind] = products[kind];
       this.heldCounts[kind] += 1;
       const size = estimateBytes(kind, products);
-      entry.bytes += size;
+      entry.sizes[kind] = size;
       this.heldBytes += size;
     }
     if (Object.keys(entry.products).length === 0) return;
@@ -272,8 +276,15 @@ export class SyntaxPass {
     const entry = this.held.get(file);
     if (!entry) return;
     this.held.delete(file);
-    for (const kind of Object.keys(entry.products) as PassProduct[]) this.heldCounts[kind] -= 1;
-    this.heldBytes -= entry.bytes;
+    for (const kind of Object.keys(entry.products) as PassProduct[]) {
+      this.heldCounts[kind] -= 1;
+      this.heldBytes -= entry.sizes[kind] ?? 0;
+    }
+    this.noteDrained();
+  }
+
+  /** Lets an index that waited for the others go on once what is held is down to a quarter of the budget. */
+  private noteDrained(): void {
     if (this.heldBytes <= this.holdBytes / 4 && this.drained) {
       this.drained.resolve();
       this.drained = undefined;
