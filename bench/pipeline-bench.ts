@@ -270,19 +270,22 @@ async function main(): Promise<void> {
   };
   console.log(`\n${root}: pipeline as a user meets it (${os.availableParallelism()} cores)`);
   console.log(`${'step'.padEnd(34)}${(base ? 'baseline' : '').padStart(12)}${'this'.padStart(12)}${(base ? 'ratio' : '').padStart(10)}`);
-  console.log(line('cold', 'index', 'cold `fathom index`'));
-  console.log(line('cold', 'lexical', '  then first lexical search'));
-  console.log(line('cold', 'symbols', '  then first `fathom symbols`'));
-  console.log(line('cold', 'hybrid', '  then first hybrid search'));
-  console.log(line('cold', 'everyIndex', 'every index, cold (sum)'));
-  console.log(line('restart', 'status', 'restart: `fathom status`'));
-  console.log(line('restart', 'grep', '  then first grep'));
-  console.log(line('restart', 'lexical', '  then first lexical search'));
-  console.log(line('restart', 'hybrid', '  then first hybrid search'));
-  console.log(line('change', 'regex', 'one file changed: grep finds it'));
-  console.log(line('change', 'ranking', '  the ranking ranks it'));
-  console.log(line('change', 'graph', '  the graph knows its name'));
-  console.log(line('change', 'vectors', '  semantic search finds it'));
+  const table: Array<['cold' | 'restart' | 'change', string, string]> = [
+    ['cold', 'index', 'cold `fathom index`'],
+    ['cold', 'lexical', '  then first lexical search'],
+    ['cold', 'symbols', '  then first `fathom symbols`'],
+    ['cold', 'hybrid', '  then first hybrid search'],
+    ['cold', 'everyIndex', 'every index, cold (sum)'],
+    ['restart', 'status', 'restart: `fathom status`'],
+    ['restart', 'grep', '  then first grep'],
+    ['restart', 'lexical', '  then first lexical search'],
+    ['restart', 'hybrid', '  then first hybrid search'],
+    ['change', 'regex', 'one file changed: grep finds it'],
+    ['change', 'ranking', '  the ranking ranks it'],
+    ['change', 'graph', '  the graph knows its name'],
+    ['change', 'vectors', '  semantic search finds it'],
+  ];
+  for (const [section, key, label] of table) console.log(line(section, key, label));
   console.log(`${'RSS, every index loaded (MiB)'.padEnd(34)}${String(base?.rssMiB ?? '').padStart(12)}${String(ours!.rssMiB ?? '').padStart(12)}`);
   console.log(`${'  after a minute idle (MiB)'.padEnd(34)}${String(base?.steadyRssMiB ?? '').padStart(12)}${String(ours!.steadyRssMiB ?? '').padStart(12)}`);
   const syntax = ours!.syntax as { files: number; parses: number; parseMs: number; workerMs: number } | undefined;

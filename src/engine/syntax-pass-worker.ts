@@ -4,10 +4,10 @@
 // the flat tree put in the tree store (unless the store holds it). A file whose parse timed out
 // or failed is not parsed again for the next product: its chunks are line windows, its tags empty.
 // Like the other syntax workers it loads its own grammars, answers and exits after a WebAssembly
-// trap, and retires after a file over 2 MB (wasm memory never grows back).
-import fs from 'node:fs';
-import { parentPort, workerData } from 'node:worker_threads';
+// trap, and retires after a file over 2 MB (base/file-job-worker.ts).
+import { workerData } from 'node:worker_threads';
 import type { Tree } from 'web-tree-sitter';
+import { serveFileJobs } from '../base/file-job-worker.js';
 import { chunkTerms } from '../index/lexical/chunk-fields.js';
 import type { FileTerms } from '../index/lexical/chunk-terms-worker.js';
 import type { ChunkOptions, FileChunks } from '../index/syntax/chunk.js';
@@ -67,7 +67,6 @@ export interface SyntaxPassWorkerData {
 }
 
 const grammars = new GrammarSet();
-const recycleAfterBytes = 2_000_000;
 const storeFolder = (workerData as SyntaxPassWorkerData | null)?.treeStoreFolder;
 const store = storeFolder !== undefined ? new TreeStore(storeFolder) : undefined;
 
@@ -129,25 +128,10 @@ async function pass(job: SyntaxPassJob, bytes: Uint8Array, counts: PassCounts): 
   return products;
 }
 
-parentPort!.on('message', (job: SyntaxPassJob) => {
-  void (async () => {
-    let reply: SyntaxPassReply;
-    let trapped = false;
-    let size = 0;
-    try {
-      const bytes = job.bytes ?? fs.readFileSync(job.absolutePath ?? job.path);
-      size = bytes.length;
-      const counts: PassCounts = { parses: 0, parseMs: 0, elapsedMs: 0, byteLength: bytes.length };
-      const started = performance.now();
-      const products = await pass(job, bytes, counts);
-      counts.elapsedMs = performance.now() - started;
-      reply = { id: job.id, products, counts };
-    } catch (error) {
-      trapped = error instanceof Error && error.constructor.name === 'RuntimeError'; // a WebAssembly trap
-      reply = { id: job.id, error: error instanceof Error ? error.message : String(error), ...((error as NodeJS.ErrnoException).code ? { code: (error as NodeJS.ErrnoException).code } : {}) };
-    }
-    if (size > recycleAfterBytes) reply.retire = true;
-    parentPort!.postMessage(reply);
-    if (trapped) process.exit(1);
-  })();
+serveFileJobs<SyntaxPassJob>(async (job, bytes) => {
+  const counts: PassCounts = { parses: 0, parseMs: 0, elapsedMs: 0, byteLength: bytes.length };
+  const started = performance.now();
+  const products = await pass(job, bytes, counts);
+  counts.elapsedMs = performance.now() - started;
+  return { products, counts };
 });

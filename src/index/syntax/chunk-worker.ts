@@ -1,9 +1,8 @@
 // Worker thread for chunk-pool.ts: reads a file (or takes bytes), chunks (or tags) it, answers. Each worker
 // loads its own grammars (web-tree-sitter state is per thread). After a WebAssembly trap the
 // worker answers the error and exits, so a grammar that crashed cannot poison later files; the
-// pool starts a fresh worker. A worker that chunked a large file ends too (see below).
-import fs from 'node:fs';
-import { parentPort } from 'node:worker_threads';
+// pool starts a fresh worker. A worker that chunked a large file ends too (base/file-job-worker.ts).
+import { serveFileJobs } from '../../base/file-job-worker.js';
 import type { ChunkOptions, FileChunks } from './chunk.js';
 import { chunkFile } from './chunk-file.js';
 import { GrammarSet, parseSource } from './grammars.js';
@@ -50,7 +49,6 @@ export type ChunkReply = ({ result: FileChunks } | { parsed: ParseSummary } | { 
 };
 
 const grammars = new GrammarSet();
-const recycleAfterBytes = 2_000_000;
 
 async function bareParse(job: ChunkJob, bytes: Uint8Array): Promise<ParseSummary> {
   const spec = job.language !== undefined ? grammars.table.languages.get(job.language) : grammars.table.detect(job.path, bytes.subarray(0, 256));
@@ -66,35 +64,14 @@ async function bareParse(job: ChunkJob, bytes: Uint8Array): Promise<ParseSummary
   }
 }
 
-parentPort!.on('message', (job: ChunkJob) => {
-  void (async () => {
-    let reply: ChunkReply;
-    let trapped = false;
-    let size = 0;
-    let started = performance.now();
-    try {
-      const bytes = job.bytes ?? fs.readFileSync(job.absolutePath ?? job.path);
-      size = bytes.length;
-      started = performance.now();
-      if (job.kind === 'parse') reply = { id: job.id, parsed: await bareParse(job, bytes) };
-      else if (job.kind === 'tags') reply = { id: job.id, tags: await tagFile(grammars, { path: job.path, bytes, definitionsOnly: job.definitionsOnly === true, ...(job.language === undefined ? {} : { language: job.language }) }) };
-      else {
-        const result = await chunkFile(grammars, { path: job.path, bytes, ...(job.language === undefined ? {} : { language: job.language }) }, job.options);
-        reply =
-          job.kind === 'count'
-            ? { id: job.id, counted: { byteLength: result.byteLength, chunks: result.chunks.length, oversized: result.chunks.filter((chunk) => chunk.oversized).length } }
-            : { id: job.id, result };
-      }
-    } catch (error) {
-      trapped = error instanceof Error && error.constructor.name === 'RuntimeError'; // a WebAssembly trap
-      reply = { id: job.id, error: error instanceof Error ? error.message : String(error), ...((error as NodeJS.ErrnoException).code ? { code: (error as NodeJS.ErrnoException).code } : {}) };
-    }
-    // WebAssembly memory only grows: after a large file the parser's heap stays at its peak (a
-    // 16 MB generated header leaves hundreds of MB). Such a worker retires; the pool starts a
-    // fresh one when it needs one.
-    if (size > recycleAfterBytes) reply.retire = true;
-    reply.elapsedMs = performance.now() - started;
-    parentPort!.postMessage(reply);
-    if (trapped) process.exit(1);
-  })();
+serveFileJobs<ChunkJob>(async (job, bytes) => {
+  const started = performance.now();
+  let body: object;
+  if (job.kind === 'parse') body = { parsed: await bareParse(job, bytes) };
+  else if (job.kind === 'tags') body = { tags: await tagFile(grammars, { path: job.path, bytes, definitionsOnly: job.definitionsOnly === true, ...(job.language === undefined ? {} : { language: job.language }) }) };
+  else {
+    const result = await chunkFile(grammars, { path: job.path, bytes, ...(job.language === undefined ? {} : { language: job.language }) }, job.options);
+    body = job.kind === 'count' ? { counted: { byteLength: result.byteLength, chunks: result.chunks.length, oversized: result.chunks.filter((chunk) => chunk.oversized).length } } : { result };
+  }
+  return { ...body, elapsedMs: performance.now() - started };
 });
