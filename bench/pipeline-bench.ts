@@ -172,11 +172,12 @@ async function measure(build: Build, root: string, options: { query: string; sym
     const grep = until(async () => JSON.stringify(await connection.sendRequest('fathom/grep', { root, pattern: name, fixedStrings: true })).includes(name), since, options.changeLimitMs);
     const ranking = until(async () => JSON.stringify(await connection.sendRequest('fathom/codeSearch', { root, query: `${name} zeppelin manifest`, mode: 'lexical', maxResults: 5 })).includes(relative), since, options.changeLimitMs);
     const graph = until(async () => JSON.stringify(await connection.sendRequest('fathom/symbols', { root, query: name, limit: 5 })).includes(name), since, options.changeLimitMs);
-    // The store holds the new chunk once a semantic hit in the file reaches past its old last line
-    // (the snippet is read from the disk, so its text says nothing about the vectors).
+    // The store holds the new chunk once the file's nearest chunk to its words reaches past the old
+    // last line (the snippet is read from the disk, so its text says nothing about the vectors).
+    // One hit: the store widens its search until it has as many inside the file as asked.
     const oldLines = original.toString('utf8').split('\n').length;
     const vectors = until(async () => {
-      const answer = (await connection.sendRequest('fathom/codeSearch', { root, query: `Tallies the zeppelin manifest for ${name}`, mode: 'semantic', paths: [relative], maxResults: 50 })) as { hits?: Array<{ path: string; end: number }> };
+      const answer = (await connection.sendRequest('fathom/codeSearch', { root, query: `Tallies the zeppelin manifest for ${name}`, mode: 'semantic', paths: [relative], maxResults: 1 })) as { hits?: Array<{ path: string; end: number }> };
       return (answer.hits ?? []).some((hit) => hit.path === relative && hit.end > oldLines);
     }, since, options.changeLimitMs);
     [row.change.regex, row.change.ranking, row.change.graph, row.change.vectors] = await Promise.all([grep, ranking, graph, vectors]);
