@@ -159,12 +159,14 @@ function rssOf(pid: number): number {
 test('oversized frames: three socket clients announcing 99999999999 bytes are answered with their id and closed, unread; the daemon does not grow', async () => {
   const socketPath = socketPathIn();
   const daemon = await spawnSocketDaemon(socketPath);
+  let sampler: NodeJS.Timeout | undefined;
   try {
     const survivor = await connectRaw(socketPath);
     await survivor.client.result('fathom/status', {});
     const before = rssOf(daemon.child.pid!);
     let most = before;
-    const sampler = setInterval(() => (most = Math.max(most, rssOf(daemon.child.pid!))), 20);
+    // Cleared in `finally` too: a sampler left running keeps this test file's process alive.
+    sampler = setInterval(() => (most = Math.max(most, rssOf(daemon.child.pid!))), 20);
     const chunk = Buffer.alloc(1024 * 1024, 0x78);
     const hostile = await Promise.all(
       [41, 42, 43].map(async (id) => {
@@ -189,6 +191,7 @@ test('oversized frames: three socket clients announcing 99999999999 bytes are an
     assert.equal(status.daemon.clients, 1, 'only the well-behaved client is left');
     survivor.socket.destroy();
   } finally {
+    clearInterval(sampler);
     daemon.child.kill('SIGKILL');
   }
 });

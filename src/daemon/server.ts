@@ -23,6 +23,22 @@ import { WorkspaceManager } from './workspaces.js';
 
 export class SocketInUseError extends Error {}
 
+/** How long a closed client's connection may take to read what it was sent before it is cut. */
+const closeGraceMs = 2_000;
+
+/**
+ * Closes a client's socket ended, not destroyed at once: what was written (the answer to a refused
+ * frame) reaches the client before the connection goes. A client still streaming into it would
+ * otherwise hit a broken pipe first, and its socket would drop the answer unread. What it sends
+ * meanwhile is read and thrown away; one that never closes is cut off after the grace period.
+ */
+function endGently(socket: net.Socket): void {
+  if (socket.destroyed) return;
+  socket.resume();
+  socket.end();
+  setTimeout(() => socket.destroy(), closeGraceMs).unref();
+}
+
 export class Daemon implements DaemonServices {
   readonly workspaces: WorkspaceManager;
   readonly overlay = new BufferOverlay();
@@ -106,11 +122,10 @@ export class Daemon implements DaemonServices {
     if (await isLive(socketPath)) throw new SocketInUseError(`a Fathom daemon is already serving ${socketPath}`);
     fs.rmSync(socketPath, { force: true });
     const server = net.createServer((socket) => {
-      this.serve(socket, new SocketMessageWriter(socket, writerOptions), {
-        onExit: () => undefined,
-        onClose: () => socket.destroy(),
-        oversizedFrames: 'close',
-      });
+      const writer = new SocketMessageWriter(socket, writerOptions);
+      // Its own dispose destroys the socket: the connection's close must end it gently instead.
+      const gentle: MessageWriter = { onError: writer.onError, onClose: writer.onClose, write: (message) => writer.write(message), end: () => writer.end(), dispose: () => endGently(socket) };
+      this.serve(socket, gentle, { onExit: () => undefined, onClose: () => endGently(socket), oversizedFrames: 'close' });
       socket.on('error', (error) => log.debug(`socket client: ${error.message}`));
     });
     const previousMask = process.umask(0o177);

@@ -16,6 +16,7 @@ import { type BufferSource, CodeGraph } from '../index/graph/code-graph.js';
 import { GraphQueries } from '../index/graph/graph-queries.js';
 import { ChunkRanking } from '../index/lexical/chunk-ranking.js';
 import { LexicalIndex } from '../index/lexical/lexical-index.js';
+import { semanticBudgetBytes } from '../index/semantic/semantic-index.js';
 import type { LanguageTable } from '../index/syntax/languages.js';
 import { TreePrebuild } from '../structural/tree-prebuild.js';
 import type { BufferOverlay } from '../workspace/overlay.js';
@@ -23,7 +24,6 @@ import type { Workspace } from '../workspace/workspace.js';
 import { graphLifecycle, type IndexFacts, type IndexLifecycle, type IndexName, indexNames, rankingLifecycle, regexLifecycle, semanticLifecycle, treesLifecycle } from './index-lifecycle.js';
 import type { SemanticModels } from './semantic-models.js';
 import { SyntaxPass, type SyntaxPassPool } from './syntax-pass.js';
-import { semanticBudgetBytes } from '../index/semantic/semantic-index.js';
 
 /** What every workspace's engine shares: the syntax pass's workers, the grammars, the buffers, the models. */
 export interface EngineShared {
