@@ -155,7 +155,8 @@ export class SemanticIndex {
     this.followsChanges = interval > 0 && interval <= 10_000;
     if (interval > 0) {
       this.timer = setInterval(() => {
-        if (this.built && this.pending.size > 0) void this.sync().catch((error: unknown) => log.warn(`semantic sync of ${source.root}: ${(error as Error).message}`));
+        // One sync at a time: a tick during a long one does not queue another behind it.
+        if (this.built && !this.syncing && this.pending.size > 0) void this.sync().catch((error: unknown) => log.warn(`semantic sync of ${source.root}: ${(error as Error).message}`));
         else if (this.built && !this.syncing && this.saveDue()) this.save();
       }, interval);
       this.timer.unref();
