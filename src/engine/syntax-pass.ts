@@ -30,7 +30,7 @@ export class SyntaxPassError extends Error {
   }
 }
 
-/** What the pass's workers did, in all (benchmarks: syntax CPU against one bare parse of every file). */
+/** What a workspace's passes cost on the workers (status; benchmarks: syntax CPU against one bare parse of every file). */
 export interface PassTotals {
   jobs: number;
   parses: number;
@@ -43,7 +43,8 @@ export interface PassTotals {
 export class SyntaxPassPool {
   private readonly pool: WorkerPool<SyntaxPassJob, SyntaxPassReply>;
   readonly size: number;
-  readonly totals: PassTotals = { jobs: 0, parses: 0, parseMs: 0, workerMs: 0, bytes: 0 };
+  /** Told the bytes each tree the workers store takes (the tree store is trimmed by them). */
+  private readonly onStored: ((bytes: number) => void) | undefined;
 
   constructor(options: { size?: number; treeStoreFolder?: string; onStored?: (bytes: number) => void } = {}) {
     this.size = options.size ?? Math.max(1, Math.min(os.availableParallelism(), 4));
@@ -53,19 +54,16 @@ export class SyntaxPassPool {
     this.onStored = options.onStored;
   }
 
-  private readonly onStored: ((bytes: number) => void) | undefined;
-
   /** Whether the workers write trees to a store. */
   get storing(): boolean {
     return this.onStored !== undefined;
   }
 
-  /** One file's pass; `totals` (and the pool's) count what the worker did. */
-  async run(job: Omit<SyntaxPassJob, 'id'>, totals?: PassTotals): Promise<PassProducts> {
+  /** One file's pass; `totals` counts what the worker did. */
+  async run(job: Omit<SyntaxPassJob, 'id'>, totals: PassTotals): Promise<PassProducts> {
     const reply = await this.pool.run(job);
     if ('error' in reply) throw new SyntaxPassError(reply.error, reply.code);
-    count(this.totals, reply.counts);
-    if (totals) count(totals, reply.counts);
+    count(totals, reply.counts);
     if (reply.products.tree?.stored) this.onStored?.(reply.products.tree.stored);
     return reply.products;
   }
