@@ -29,7 +29,7 @@ export const rankingVersion = 1;
  * The chunk size the ranking cuts at: larger than the chunker's default (1,500), so a chunk is
  * most often a whole function or a small class. Chosen on the retrieval evaluation
  * (bench/retrieval): 1,500 → 4,000 bytes raised meaning-only file Recall@1 from 47.5% to 54.2% and
- * chunk Recall@10 from 61% to 76%; the sweep is in ARCHITECTURE.md (it is noisy: ±6 points
+ * chunk Recall@10 from 61% to 76%; the sweep is in bench/RESULTS.md (it is noisy: ±6 points
  * between neighbouring budgets).
  */
 export const rankingBudgetBytes = 4000;

@@ -5,7 +5,7 @@
 // piece of its own (it is never cut). The cut depends only on the bytes: the same file always
 // gives the same pieces.
 
-/** Target size of a piece in bytes (chosen by measurement: ARCHITECTURE.md, "regex index"). */
+/** Target size of a piece in bytes (chosen by measurement: bench/RESULTS.md, "Regex index"). */
 export const pieceBytes = 1024;
 
 /**

@@ -24,7 +24,7 @@ import { type NewChunk, type VectorHit, VectorStore } from './vector-store.js';
 
 /**
  * How much less similar a test file's chunk counts. Measured on the retrieval evaluation
- * (ARCHITECTURE.md): chosen on its first question set (0.02 to 2 tried: flat from 0.1), checked on
+ * (bench/RESULTS.md): chosen on its first question set (0.02 to 2 tried: flat from 0.1), checked on
  * the second.
  */
 const defaultTestPenalty = 0.1;
