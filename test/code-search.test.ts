@@ -9,7 +9,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { defaultModelDir } from '../src/engine/semantic-models.js';
 import { commentSpans } from '../src/index/lexical/chunk-fields.js';
-import { ChunkRanking, isTestPath } from '../src/index/lexical/chunk-ranking.js';
+import { ChunkRanking, isTestPath, RankingDamaged } from '../src/index/lexical/chunk-ranking.js';
+import { RankingFile } from '../src/index/lexical/chunk-ranking-file.js';
 import { ChunkTermsPool } from '../src/index/lexical/chunk-terms-pool.js';
 import { queryTerms, termsOf } from '../src/index/lexical/code-tokens.js';
 import { ErrorCodes } from '../src/protocol/errors.js';
@@ -185,6 +186,31 @@ describe('chunk ranking on the fixture repo', () => {
     await third.ensureBuilt();
     assert.deepEqual(third.lastBuild && [third.lastBuild.loaded, third.lastBuild.chunked], [tiny.counts().files, 0]);
     await Promise.all([tiny.dispose(), reloaded.dispose(), third.dispose()]);
+  });
+
+  test('a restart reads chunks.bin where it lies: a damaged posting list is found when a question reads it, and the ranking builds again and answers the same', async () => {
+    await ranking.save();
+    const query = { terms: queryTerms('exponential backoff'), limit: 3 };
+    const lines = (hits: ReturnType<ChunkRanking['search']>) => hits.map((hit) => `${hit.path}:${hit.startLine}-${hit.endLine} ${hit.matched.join(' ')}`);
+    const expected = lines(ranking.search(query));
+    const opened = RankingFile.open(cacheFile);
+    assert.equal(opened.status, 'valid');
+    const entry = opened.status === 'valid' ? opened.file.lookup(query.terms[0]!) : undefined;
+    if (opened.status === 'valid') opened.file.close();
+    assert.ok(entry && entry.words > 0, `chunks.bin holds "${query.terms[0]}"`);
+    const fd = fs.openSync(cacheFile, 'r+');
+    fs.writeSync(fd, Buffer.from([0xa5]), 0, 1, entry.offset + 1);
+    fs.closeSync(fd);
+    const restarted = new ChunkRanking(workspace, pool, cacheFile, 50, 400);
+    await restarted.ensureBuilt();
+    assert.equal(restarted.lastBuild?.loaded, ranking.counts().files, 'the tables load: the damage is in a list nobody has read');
+    assert.throws(() => restarted.search(query), RankingDamaged);
+    assert.equal(restarted.state, 'absent', 'discarded');
+    assert.equal(fs.existsSync(cacheFile), false, 'and its file with it');
+    await restarted.ensureBuilt();
+    assert.equal(restarted.lastBuild?.loaded, 0);
+    assert.deepEqual(lines(restarted.search(query)), expected);
+    await restarted.dispose();
   });
 
   test('a corrupt cache is ignored and rebuilt', async () => {

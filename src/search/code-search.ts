@@ -20,7 +20,7 @@
 import type { CancellationSignal } from '../base/cancellation.js';
 import { FathomError } from '../base/errors.js';
 import type { SymbolMatch, SymbolQuery } from '../index/graph/code-graph.js';
-import type { ChunkRanking } from '../index/lexical/chunk-ranking.js';
+import { type ChunkRanking, RankingDamaged, type RankedChunk, type RankQuery } from '../index/lexical/chunk-ranking.js';
 import { queryTerms, termsOf } from '../index/lexical/code-tokens.js';
 import type { GrepRequest, GrepResult } from '../index/lexical/lexical-index.js';
 import type { VectorHit } from '../index/semantic/vector-store.js';
@@ -163,8 +163,7 @@ async function lexicalRoute(query: string, request: CodeSearchRequest, engines: 
   const terms = queryTerms(query);
   if (terms.length === 0) throw new FathomError('invalidParams', `the query "${query}" has no searchable words (only stop words or punctuation); try mode regex or literal`, { field: 'query' });
   const limit = request.maxResults ?? 20;
-  const ranking = await engines.ranking(signal);
-  const chunks = ranking.search({ terms, accepts: request.accepts, limit: limit + 1 });
+  const chunks = await rankedChunks(engines, { terms, accepts: request.accepts, limit: limit + 1 }, signal);
   const texts = new Map<string, string[] | undefined>();
   const hits = chunks.slice(0, limit).map((chunk): CodeSearchHit => {
     const lines = linesOf(texts, engines, chunk.path);
@@ -172,6 +171,21 @@ async function lexicalRoute(query: string, request: CodeSearchRequest, engines: 
     return { path: chunk.path, startLine: chunk.startLine, endLine: chunk.endLine, score: round(chunk.score), rankers: ['lexical'], matched: chunk.matched, ...snippet };
   });
   return { hits, truncated: chunks.length > limit };
+}
+
+/**
+ * The chunk ranking's answer; asked again once it is built again when a list it read from
+ * chunks.bin failed its check (the ranking discarded itself: never an answer from damaged lists).
+ */
+async function rankedChunks(engines: CodeSearchEngines, query: RankQuery, signal: CancellationSignal): Promise<RankedChunk[]> {
+  for (let attempt = 0; ; attempt++) {
+    const ranking = await engines.ranking(signal);
+    try {
+      return ranking.search(query);
+    } catch (error) {
+      if (!(error instanceof RankingDamaged) || attempt >= 2) throw error;
+    }
+  }
 }
 
 const defaultHybridWeight = 0.3;
@@ -196,8 +210,7 @@ async function semanticRoute(query: string, semantic: SemanticEngine, request: C
 async function hybridRoute(query: string, semantic: SemanticEngine, weight: number, request: CodeSearchRequest, engines: CodeSearchEngines, signal: CancellationSignal, snippetLines: number): Promise<{ hits: CodeSearchHit[]; truncated: boolean }> {
   const limit = request.maxResults ?? 20;
   const terms = queryTerms(query);
-  const ranking = await engines.ranking(signal);
-  const lexical = terms.length > 0 ? ranking.search({ terms, accepts: request.accepts, limit: Math.max(limit, 50) }) : [];
+  const lexical = terms.length > 0 ? await rankedChunks(engines, { terms, accepts: request.accepts, limit: Math.max(limit, 50) }, signal) : [];
   const near = await semantic.search(query, 100, request.accepts);
   const best = lexical[0]?.score ?? 1;
   const similarities = near.map((hit) => hit.similarity);

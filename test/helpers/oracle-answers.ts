@@ -14,6 +14,8 @@ import { scratchDir, type StrictClient, type WireMessage } from './strict-client
 export const repository = path.resolve(import.meta.dirname, '..', '..', '..');
 
 export const ripgrepInstalled = spawnSync('rg', ['--version']).status === 0;
+/** The oracle compares complete answers: a question waits out any build (a loaded machine takes longer than the default 5 s). */
+const completeAnswerWaitMs = 600_000;
 
 export interface Corpus {
   root: string;
@@ -122,7 +124,7 @@ export async function collectAnswers(client: StrictClient, root: string, probe: 
       return [...result.matches.map((match) => `${match.path}:${match.line}`).sort(), ...(result.timedOut.length > 0 ? [`timed out: ${result.timedOut.join(', ')}`] : [])];
     }),
     keyed(probe.symbols, async (query) => {
-      const response = await ask('fathom/symbols', { root, query, limit: 60 });
+      const response = await ask('fathom/symbols', { root, query, limit: 60, waitMs: completeAnswerWaitMs });
       if (response.error) return failed(response);
       return (response.result as SymbolsResult).symbols.map((symbol) => `${symbol.kind} ${[...symbol.container, symbol.name].join('.')} ${symbol.path}:${symbol.range.start.line}:${symbol.range.start.column}`);
     }),
@@ -137,14 +139,14 @@ export async function collectAnswers(client: StrictClient, root: string, probe: 
       },
     ),
     keyed(probe.lexical, async (query) => {
-      const response = await ask('fathom/codeSearch', { root, query, mode: 'lexical', maxResults: 10 });
+      const response = await ask('fathom/codeSearch', { root, query, mode: 'lexical', maxResults: 10, waitMs: completeAnswerWaitMs });
       if (response.error) return failed(response);
       return (response.result as CodeSearchResult).hits.map((hit) => `${hit.path}:${hit.start}-${hit.end}`);
     }),
     options.semantic === false
       ? Promise.resolve({})
       : keyed(probe.semantic, async (query) => {
-          const response = await ask('fathom/codeSearch', { root, query, mode: 'semantic', maxResults: 10 });
+          const response = await ask('fathom/codeSearch', { root, query, mode: 'semantic', maxResults: 10, waitMs: completeAnswerWaitMs });
           if (response.error) return failed(response);
           return (response.result as CodeSearchResult).hits.map((hit) => hit.path);
         }),

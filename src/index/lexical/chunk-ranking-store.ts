@@ -1,6 +1,7 @@
-// Persists a workspace's chunk ranking: the term table, every term's posting list, the chunk table
-// and which chunks belong to which file with the SHA-256 of the content they were cut from. A
-// restart keeps the files whose hash still holds and re-chunks the others.
+// A whole snapshot of a chunk ranking in records: the term table, every term's posting list, the
+// chunk table and which chunks belong to which file with the SHA-256 of the content they were cut
+// from; written and read whole. The export's format (index/export). It was chunks.bin's format 1;
+// chunks.bin is now read where it lies (chunk-ranking-file.ts).
 //
 // File: base/checked-file.ts's container, magic "FTHMCRK1", written and read as records
 // (CheckedFileWriter / readCheckedRecords, so neither holds the event loop for long):

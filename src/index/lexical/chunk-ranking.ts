@@ -11,7 +11,12 @@
 // a quarter of the table. Document frequencies count dead postings until then, as Lucene's do:
 // BM25's idf hardly moves. Kept fresh from the file set's change events (saved files: results
 // point at lines on disk; the regex index is the keystroke-fresh one). Persisted as chunks.bin
-// (chunk-ranking-store.ts): a restart re-chunks only the files whose hash changed.
+// (chunk-ranking-file.ts), used where it lies: a restart reads the chunk and file tables, and a
+// term's posting list is read (and checked) the first time a question or a change needs it; ids
+// below `baseTerms` are the file's terms, later ones terms added since. A restart re-chunks only
+// the files whose hash changed. A part of the file that fails its check discards the ranking,
+// which builds again (RankingDamaged; a search that meets it is asked again by its caller).
+import fs from 'node:fs';
 import type { CancellationSignal } from '../../base/cancellation.js';
 import { neverCancelled, throwIfCancelled } from '../../base/cancellation.js';
 import { breathe } from '../../base/event-loop.js';
@@ -19,7 +24,8 @@ import { SerialTask } from '../../base/serial-task.js';
 import { log } from '../../base/logger.js';
 import { toAbsolute } from '../../base/paths.js';
 import { fieldCount, maxFieldCount } from './chunk-fields.js';
-import { type RankingSnapshot, loadRanking, saveRanking } from './chunk-ranking-store.js';
+import { RankingDamaged, RankingFile, type RankingTables, type TermToWrite, writeRankingFile } from './chunk-ranking-file.js';
+import type { RankingSnapshot } from './chunk-ranking-store.js';
 import type { FileTerms } from './chunk-terms-worker.js';
 
 /** Bump when chunk-fields.ts, code-tokens.ts or the budget change what a chunk's terms are: caches made before are rebuilt. */
@@ -130,12 +136,23 @@ export interface TermsSource {
   terms(request: { path: string; absolutePath?: string; bytes?: Uint8Array; budgetBytes?: number }): Promise<FileTerms>;
 }
 
+export { RankingDamaged } from './chunk-ranking-file.js';
+
 export class ChunkRanking {
-  // Terms.
+  // Terms: ids below baseTerms are chunks.bin's (read from it on demand), the others added since.
+  private base: RankingFile | undefined;
+  private baseTerms = 0;
+  /** Every term looked up or added so far, by name. */
   private termIds = new Map<string, number>();
-  private termNames: string[] = [];
-  private postings: Uint32Array[] = [];
+  /** Names of the terms added since the base (id baseTerms + index). */
+  private newTermNames: string[] = [];
+  /** Posting lists in memory, by term id (undefined: a base term whose list has not been read). */
+  private postings: Array<Uint32Array | undefined> = [];
   private postingLengths: Uint32Array = new Uint32Array(1024);
+  /** Words in every posting list (dead chunks' included), for counts(). */
+  private postingWords = 0;
+  /** Bumped when a damaged base discards the ranking: work begun before it is dropped. */
+  private generation = 0;
   // Chunks (struct of arrays).
   private chunkCount = 0;
   private deadCount = 0;
@@ -211,20 +228,27 @@ export class ChunkRanking {
 
   private async build(): Promise<void> {
     const started = performance.now();
-    const wanted = this.source.files().filter(isRanked);
-    const loaded = await this.load(wanted);
-    const files = wanted.filter((file) => !this.entries.has(file));
-    for (const file of files) this.toIndex.add(file);
-    let done = 0;
-    let next = 0;
-    const lane = async (): Promise<void> => {
-      while (next < files.length && !this.disposed) {
-        await this.index(files[next++]!);
-        done += 1;
-        if (done % 64 === 0 || done === files.length) for (const listener of this.progressListeners) listener(done, files.length);
-      }
-    };
-    await Promise.all(Array.from({ length: inFlight }, lane)).finally(() => this.toIndex.clear());
+    let loaded: number;
+    let files: string[];
+    // Again from the start when a damaged base discarded what the build had (its files and chunks).
+    for (;;) {
+      const generation = this.generation;
+      const wanted = this.source.files().filter(isRanked);
+      loaded = this.load(wanted);
+      files = wanted.filter((file) => !this.entries.has(file));
+      for (const file of files) this.toIndex.add(file);
+      let done = 0;
+      let next = 0;
+      const lane = async (): Promise<void> => {
+        while (next < files.length && !this.disposed && generation === this.generation) {
+          await this.index(files[next++]!);
+          done += 1;
+          if (done % 64 === 0 || done === files.length) for (const listener of this.progressListeners) listener(done, files.length);
+        }
+      };
+      await Promise.all(Array.from({ length: inFlight }, lane)).finally(() => this.toIndex.clear());
+      if (generation === this.generation || this.disposed) break;
+    }
     for (const file of this.removedDuringBuild) this.drop(file);
     this.removedDuringBuild.clear();
     this.built = true;
@@ -244,6 +268,7 @@ export class ChunkRanking {
 
   private async index(file: string): Promise<void> {
     this.toIndex.delete(file);
+    const generation = this.generation;
     // The hash before reading: if the file changes meanwhile, its change event indexes it again.
     const hash = this.source.hashOf(file);
     let terms: FileTerms;
@@ -256,13 +281,18 @@ export class ChunkRanking {
       log.debug(`chunk ranking: ${file}: ${error instanceof Error ? error.message : String(error)}`);
       return;
     }
-    if (this.disposed) return;
+    if (this.disposed || generation !== this.generation) return;
     if (this.source.hashOf(file) === undefined) {
       this.drop(file);
       return;
     }
-    this.drop(file);
-    this.add(file, hash, terms);
+    try {
+      this.add(file, hash, terms);
+    } catch (error) {
+      if (!(error instanceof RankingDamaged)) throw error;
+      this.discard(error.message);
+      return;
+    }
     if (this.built) this.scheduleSave();
   }
 
@@ -276,19 +306,47 @@ export class ChunkRanking {
     return id;
   }
 
-  private termId(term: string): number {
+  /** The term's id, looked up in the base when not yet seen; undefined when no chunk holds it. */
+  private findTerm(term: string): number | undefined {
     let id = this.termIds.get(term);
-    if (id === undefined) {
-      id = this.termNames.length;
-      this.termNames.push(term);
-      this.termIds.set(term, id);
-      this.postings.push(new Uint32Array(4));
-      this.postingLengths = grownU32(this.postingLengths, id + 1);
+    if (id === undefined && this.base) {
+      id = this.base.lookup(term)?.id;
+      if (id !== undefined) this.termIds.set(term, id);
     }
     return id;
   }
 
+  /** The term's id, a new term when no chunk holds it yet; its list in memory. */
+  private termId(term: string): number {
+    let id = this.findTerm(term);
+    if (id === undefined) {
+      id = this.baseTerms + this.newTermNames.length;
+      this.newTermNames.push(term);
+      this.termIds.set(term, id);
+      this.postings.push(new Uint32Array(4));
+      this.postingLengths = grownU32(this.postingLengths, id + 1);
+    } else this.listOf(id);
+    return id;
+  }
+
+  /** The term's posting list (read from the base the first time); its first postingLengths[id] words count. */
+  private listOf(id: number): Uint32Array {
+    let list = this.postings[id];
+    if (list === undefined) {
+      list = this.base!.readList(this.base!.entry(id));
+      this.postings[id] = list;
+      this.postingLengths[id] = list.length;
+    }
+    return list;
+  }
+
   private add(file: string, hash: string | undefined, terms: FileTerms): void {
+    // Every term's list in memory first: a damaged base is met before anything changed.
+    const ids = terms.chunks.map((chunk) => chunk.terms.map((term) => this.termId(term)));
+    const generation = this.generation;
+    this.drop(file);
+    // The drop's compaction met a damaged base: everything was discarded.
+    if (generation !== this.generation) return;
     const fileId = this.fileId(file);
     const first = this.chunkCount;
     const needed = first + terms.chunks.length;
@@ -297,7 +355,8 @@ export class ChunkRanking {
     this.chunkBytes = grownU32(this.chunkBytes, needed * 2);
     this.chunkLengths = grownU16(this.chunkLengths, needed * fieldCount);
     this.alive = grownU8(this.alive, needed);
-    for (const chunk of terms.chunks) {
+    terms.chunks.forEach((chunk, index) => {
+      const termIds = ids[index]!;
       const id = this.chunkCount++;
       this.chunkFile[id] = fileId;
       this.chunkLines[2 * id] = chunk.startLine;
@@ -311,7 +370,7 @@ export class ChunkRanking {
         this.lengthSums[field]! += length;
       }
       for (let at = 0; at < chunk.terms.length; at++) {
-        const term = this.termId(chunk.terms[at]!);
+        const term = termIds[at]!;
         const length = this.postingLengths[term]!;
         let list = this.postings[term]!;
         if (length + 2 > list.length) this.postings[term] = list = grownU32(list, length + 2);
@@ -319,7 +378,8 @@ export class ChunkRanking {
         list[length + 1] = chunk.counts[at]!;
         this.postingLengths[term] = length + 2;
       }
-    }
+      this.postingWords += 2 * chunk.terms.length;
+    });
     this.entries.set(file, { hash, first, count: terms.chunks.length });
   }
 
@@ -342,6 +402,14 @@ export class ChunkRanking {
   /** Drops dead chunks: renumbers the live ones and filters every posting list. */
   private compact(): void {
     const started = performance.now();
+    // Renumbering rewrites every list: the base's are read first (a damaged one discards the ranking).
+    try {
+      this.readAllLists();
+    } catch (error) {
+      if (!(error instanceof RankingDamaged)) throw error;
+      this.discard(error.message);
+      return;
+    }
     const renumbered = new Int32Array(this.chunkCount).fill(-1);
     let live = 0;
     for (let id = 0; id < this.chunkCount; id++) {
@@ -356,6 +424,7 @@ export class ChunkRanking {
       this.alive[live] = 1;
       live++;
     }
+    this.postingWords = 0;
     for (let term = 0; term < this.postings.length; term++) {
       const list = this.postings[term]!;
       const length = this.postingLengths[term]!;
@@ -368,6 +437,7 @@ export class ChunkRanking {
         kept += 2;
       }
       this.postingLengths[term] = kept;
+      this.postingWords += kept;
     }
     // A file's chunks are alive and contiguous, so they stay contiguous; a file without chunks
     // (an empty file) points nowhere in particular: 0.
@@ -406,8 +476,21 @@ export class ChunkRanking {
     while (this.flushing) await this.flushing;
   }
 
-  /** The best chunks for the query terms by BM25F, each with the terms it matched. */
+  /**
+   * The best chunks for the query terms by BM25F, each with the terms it matched. Throws
+   * RankingDamaged when a list it reads from chunks.bin fails its check: the ranking is discarded
+   * (state absent) and the caller asks again once it is built.
+   */
   search(query: RankQuery): RankedChunk[] {
+    try {
+      return this.rank(query);
+    } catch (error) {
+      if (error instanceof RankingDamaged) this.discard(error.message);
+      throw error;
+    }
+  }
+
+  private rank(query: RankQuery): RankedChunk[] {
     const parameters = query.parameters ?? defaultParameters;
     const limit = Math.max(1, query.limit ?? 20);
     const terms = [...new Set(query.terms)].slice(0, 32);
@@ -430,10 +513,15 @@ export class ChunkRanking {
     const accepts = query.accepts;
     const testFactor = query.testFactor ?? defaultTestFactor;
     const total = this.chunkCount;
+    // Lists read first: a damaged one throws before any score is kept in the scratch arrays.
+    const lists = terms.map((term) => {
+      const id = this.findTerm(term);
+      return id === undefined ? undefined : this.listOf(id);
+    });
     terms.forEach((term, termIndex) => {
-      const id = this.termIds.get(term);
+      const id = this.findTerm(term);
       if (id === undefined) return;
-      const list = this.postings[id]!;
+      const list = lists[termIndex]!;
       const length = this.postingLengths[id]!;
       const frequency = length / 2;
       const idf = Math.log(1 + (total - frequency + 0.5) / (frequency + 0.5));
@@ -480,14 +568,11 @@ export class ChunkRanking {
 
   /** Sizes, for status and benchmarks. */
   counts(): { files: number; chunks: number; deadChunks: number; terms: number; postings: number; bytes: number } {
-    let postings = 0;
+    // Bytes in memory: the lists read or built so far, the chunk table.
     let bytes = 0;
-    for (let term = 0; term < this.postings.length; term++) {
-      postings += this.postingLengths[term]! / 2;
-      bytes += this.postings[term]!.byteLength;
-    }
+    for (const list of this.postings) bytes += list?.byteLength ?? 0;
     bytes += this.chunkFile.byteLength + this.chunkLines.byteLength + this.chunkBytes.byteLength + this.chunkLengths.byteLength + this.alive.byteLength;
-    return { files: this.entries.size, chunks: this.chunkCount - this.deadCount, deadChunks: this.deadCount, terms: this.termNames.length, postings, bytes };
+    return { files: this.entries.size, chunks: this.chunkCount - this.deadCount, deadChunks: this.deadCount, terms: this.baseTerms + this.newTermNames.length, postings: this.postingWords / 2, bytes };
   }
 
   /** The file set's hash each indexed file had when it was chunked (status: how far the ranking lags). */
@@ -499,40 +584,65 @@ export class ChunkRanking {
 
   // Persistence.
 
-  private async load(wanted: string[]): Promise<number> {
+  /** Takes chunks.bin's tables (its terms stay on disk until needed); answers how many files it kept. */
+  private load(wanted: string[]): number {
     if (!this.cacheFile) return 0;
-    const read = await loadRanking(this.cacheFile);
-    if (read.status === 'missing') return 0;
-    if (read.status === 'corrupt') {
-      log.warn(`chunk ranking cache ${this.cacheFile} is unusable (${read.reason}); chunking every file`);
+    const opened = RankingFile.open(this.cacheFile);
+    if (opened.status === 'missing') return 0;
+    if (opened.status === 'corrupt') {
+      log.warn(`chunk ranking cache ${this.cacheFile} is unusable (${opened.reason}); chunking every file`);
       return 0;
     }
-    const snapshot = read.snapshot;
-    if (snapshot.root !== this.source.root || snapshot.version !== rankingVersion || snapshot.budgetBytes !== this.budgetBytes) return 0;
+    const file = opened.file;
+    const tables = file.tables;
+    if (tables.root !== this.source.root || tables.version !== rankingVersion || tables.budgetBytes !== this.budgetBytes) {
+      file.close();
+      return 0;
+    }
+    this.base = file;
+    this.baseTerms = file.terms;
+    this.termIds = new Map();
+    this.newTermNames = [];
+    this.postings = new Array<Uint32Array | undefined>(file.terms);
+    this.postingLengths = new Uint32Array(file.terms + 1024);
+    this.postingWords = file.postingWords;
     const keep = new Set(wanted);
-    return this.adopt(snapshot, (path, hash) => keep.has(path) && this.source.hashOf(path) === hash);
+    return this.adoptTables(tables, (path, hash) => keep.has(path) && this.source.hashOf(path) === hash);
   }
 
-  /** Takes a snapshot's tables; the chunks of the files `revive` accepts come back to life, the others are dropped. Answers how many files it kept. */
+  /** Takes a snapshot's tables and terms (an export); see adoptTables. */
   private adopt(snapshot: RankingSnapshot, revive: (path: string, hash: string) => boolean): number {
-    this.termNames = snapshot.terms;
+    this.base = undefined;
+    this.baseTerms = 0;
+    this.newTermNames = snapshot.terms;
     this.termIds = new Map(snapshot.terms.map((term, id) => [term, id]));
     this.postings = snapshot.postings;
     this.postingLengths = Uint32Array.from(snapshot.postings, (list) => list.length);
-    this.chunkCount = snapshot.chunkFile.length;
-    this.chunkFile = snapshot.chunkFile;
-    this.chunkLines = snapshot.chunkLines;
-    this.chunkBytes = snapshot.chunkBytes;
-    this.chunkLengths = snapshot.chunkLengths;
+    this.postingWords = snapshot.postings.reduce((sum, list) => sum + list.length, 0);
+    return this.adoptTables(snapshot, revive);
+  }
+
+  /**
+   * Takes the chunk and file tables; the chunks of the files `revive` accepts come back to life,
+   * the others stay dead (skipped by queries, dropped by a compaction when they are a quarter).
+   * Answers how many files it kept.
+   */
+  private adoptTables(tables: RankingTables, revive: (path: string, hash: string) => boolean): number {
+    this.chunkCount = tables.chunkFile.length;
+    this.chunkFile = tables.chunkFile;
+    this.chunkLines = tables.chunkLines;
+    this.chunkBytes = tables.chunkBytes;
+    this.chunkLengths = tables.chunkLengths;
     this.alive = new Uint8Array(this.chunkCount);
-    this.filePaths = snapshot.files.map((file) => file.path);
+    this.filePaths = tables.files.map((file) => file.path);
     this.fileIds.clear();
     this.filePaths.forEach((path, id) => this.fileIds.set(path, id));
+    this.entries.clear();
     // Every chunk starts dead; the files whose hash still holds bring theirs back to life.
     this.deadCount = this.chunkCount;
     this.lengthSums.fill(0);
     let kept = 0;
-    for (const file of snapshot.files) {
+    for (const file of tables.files) {
       if (!revive(file.path, file.hash)) continue;
       for (let id = file.first; id < file.first + file.count; id++) {
         this.alive[id] = 1;
@@ -542,8 +652,42 @@ export class ChunkRanking {
       this.entries.set(file.path, { hash: file.hash, first: file.first, count: file.count });
       kept++;
     }
-    if (this.deadCount > 0) this.compact();
+    if (this.deadCount > 4096 && this.deadCount * 4 > this.chunkCount) this.compact();
     return kept;
+  }
+
+  /** Every base list in memory (a compaction renumbers them all). */
+  private readAllLists(): void {
+    if (!this.base) return;
+    for (const { entry } of this.base.all()) this.listOf(entry.id);
+  }
+
+  /**
+   * A damaged chunks.bin met: everything the ranking holds is dropped (and the file), so that it
+   * builds again from the files; work begun before is dropped (generation).
+   */
+  private discard(reason: string): void {
+    log.warn(`chunk ranking of ${this.source.root}: ${reason}; building it again`);
+    this.generation++;
+    this.base?.close();
+    this.base = undefined;
+    this.baseTerms = 0;
+    this.termIds = new Map();
+    this.newTermNames = [];
+    this.postings = [];
+    this.postingLengths = new Uint32Array(1024);
+    this.postingWords = 0;
+    this.chunkCount = 0;
+    this.deadCount = 0;
+    this.alive = new Uint8Array(1024);
+    this.lengthSums.fill(0);
+    this.fileIds.clear();
+    this.filePaths = [];
+    this.entries.clear();
+    this.built = false;
+    if (this.saveTimer) clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    if (this.cacheFile) fs.rmSync(this.cacheFile, { force: true });
   }
 
   /**
@@ -566,46 +710,69 @@ export class ChunkRanking {
     this.saveTimer.unref();
   }
 
-  /** A consistent copy of the index (for saving and exporting), the posting lists copied in pieces between event-loop turns. */
+  /**
+   * The chunk and file tables as they are now (`count` chunks; file ids are indexes into the
+   * files listed, a chunk of no listed file gets 0xffffffff: dead on load).
+   */
+  private tables(count: number): RankingTables {
+    const stored = [...this.entries].filter(([, entry]) => entry.hash !== undefined);
+    const chunkFile = new Uint32Array(count).fill(0xffffffff);
+    stored.forEach(([, entry], index) => chunkFile.fill(index, entry.first, Math.min(entry.first + entry.count, count)));
+    return {
+      root: this.source.root,
+      version: rankingVersion,
+      budgetBytes: this.budgetBytes,
+      chunkFile,
+      chunkLines: this.chunkLines.slice(0, 2 * count),
+      chunkBytes: this.chunkBytes.slice(0, 2 * count),
+      chunkLengths: this.chunkLengths.slice(0, count * fieldCount),
+      files: stored.map(([path, entry]) => ({ path, hash: entry.hash!, first: entry.first, count: entry.count })),
+    };
+  }
+
+  /**
+   * Every term with its list as it is now, in term order (the base's merged with the terms added
+   * since, sorted), postings of chunks past `count` left out (appended while a save runs). A base
+   * list not read so far is read for this and not kept.
+   */
+  private *termsInOrder(count: number): Generator<TermToWrite> {
+    const added = this.newTermNames.slice().sort();
+    const current = (id: number): Uint32Array => {
+      const list = this.postings[id];
+      if (list === undefined) return this.base!.readList(this.base!.entry(id));
+      const words = list.subarray(0, this.postingLengths[id]!);
+      return words.length > 0 && words[words.length - 2]! >= count ? words.filter((_, at) => (at % 2 === 1 ? words[at - 1]! < count : words[at]! < count)) : words;
+    };
+    let next = 0;
+    const base = this.base;
+    if (base) {
+      for (const { name, entry } of base.all()) {
+        while (next < added.length && added[next]! < name) yield { name: added[next]!, list: current(this.termIds.get(added[next++]!)!) };
+        yield { name, list: current(entry.id) };
+      }
+    }
+    while (next < added.length) yield { name: added[next]!, list: current(this.termIds.get(added[next++]!)!) };
+  }
+
+  /** A consistent copy of the index (an export: index/export), every list in memory. */
   async snapshot(): Promise<RankingSnapshot> {
-    // Compact first when dead chunks are a quarter (as a drop would), unless another snapshot is
-    // copying the lists. Dead chunks left in the table belong to no file: dead on load.
     if (this.snapshotting === 0 && this.deadCount > 4096 && this.deadCount * 4 > this.chunkCount) this.compact();
     this.snapshotting++;
     try {
-      // What the pieces are written from: the tables as they are now. Later appends only add
-      // chunk ids past `count` (left out below) and nothing compacts while a snapshot runs.
       const count = this.chunkCount;
-      const stored = [...this.entries].filter(([, entry]) => entry.hash !== undefined);
-      // File ids in the snapshot are indexes into its file list.
-      const chunkFile = new Uint32Array(count).fill(0xffffffff);
-      stored.forEach(([, entry], index) => chunkFile.fill(index, entry.first, Math.min(entry.first + entry.count, count)));
-      const snapshot: RankingSnapshot = {
-        root: this.source.root,
-        version: rankingVersion,
-        budgetBytes: this.budgetBytes,
-        terms: this.termNames.slice(),
-        postings: [],
-        chunkFile,
-        chunkLines: this.chunkLines.slice(0, 2 * count),
-        chunkBytes: this.chunkBytes.slice(0, 2 * count),
-        chunkLengths: this.chunkLengths.slice(0, count * fieldCount),
-        files: stored.map(([path, entry]) => ({ path, hash: entry.hash!, first: entry.first, count: entry.count })),
-      };
+      const tables = this.tables(count);
+      const terms: string[] = [];
+      const postings: Uint32Array[] = [];
       let last = performance.now();
-      for (let term = 0; term < snapshot.terms.length; term++) {
-        snapshot.postings.push(this.postings[term]!.slice(0, this.postingLengths[term]!));
+      for (const term of this.termsInOrder(count)) {
+        terms.push(term.name);
+        postings.push(term.list.slice());
         if (performance.now() - last > 20) {
           await breathe();
           last = performance.now();
         }
       }
-      // Chunks appended while the lists were copied are not in the snapshot's table: leave them out.
-      for (let term = 0; term < snapshot.postings.length; term++) {
-        const list = snapshot.postings[term]!;
-        if (list.length > 0 && list[list.length - 2]! >= count) snapshot.postings[term] = list.filter((_, at) => at % 2 === 1 ? list[at - 1]! < count : list[at]! < count);
-      }
-      return snapshot;
+      return { ...tables, terms, postings };
     } finally {
       this.snapshotting--;
     }
@@ -626,11 +793,20 @@ export class ChunkRanking {
 
   private async write(): Promise<void> {
     const started = performance.now();
+    // Compact first when dead chunks are a quarter (as a drop would); nothing compacts while the
+    // lists are written (a compaction renumbers in place), later appends only add chunk ids past `count`.
+    if (this.snapshotting === 0 && this.deadCount > 4096 && this.deadCount * 4 > this.chunkCount) this.compact();
+    if (!this.built) return;
+    this.snapshotting++;
     try {
-      await saveRanking(this.cacheFile!, await this.snapshot());
+      const count = this.chunkCount;
+      await writeRankingFile(this.cacheFile!, this.tables(count), this.termsInOrder(count));
       log.debug(`chunk ranking of ${this.source.root} saved in ${Math.round(performance.now() - started)} ms`);
     } catch (error) {
-      log.warn(`chunk ranking of ${this.source.root} not saved: ${(error as Error).message}`);
+      if (error instanceof RankingDamaged) this.discard(error.message);
+      else log.warn(`chunk ranking of ${this.source.root} not saved: ${(error as Error).message}`);
+    } finally {
+      this.snapshotting--;
     }
   }
 
@@ -648,6 +824,7 @@ export class ChunkRanking {
     }
     this.disposed = true;
     await this.saved();
+    this.base?.close();
   }
 }
 
