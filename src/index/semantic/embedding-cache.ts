@@ -14,7 +14,9 @@
 // vector checks its record (key and check bytes) and answers undefined for one that fails, so the
 // chunk is embedded again (the good record appended later is the one the next open indexes). A
 // record whose key bytes are damaged is indexed under a key no chunk has: never read, its chunk
-// embedded again. Vectors stay on disk; the cache holds key → offset in memory.
+// embedded again. Vectors stay on disk; the cache holds key → offset in memory, indexed on first use
+// (not on open: the kernel's log is over a gigabyte, and a restarted daemon's first semantic search
+// needs no cached vector, only a sync does).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,6 +30,8 @@ export class EmbeddingCache {
   private readonly fd: number;
   /** Where the next scan starts (everything before it is indexed). */
   private scanned = headerBytes;
+  /** Whether the log has been indexed once (on first use). */
+  private indexed = false;
   private readonly recordBytes: number;
 
   private constructor(
@@ -50,7 +54,6 @@ export class EmbeddingCache {
         fs.ftruncateSync(this.fd, aligned);
       }
     }
-    this.scan();
   }
 
   /** Opens (or starts) the log of a model whose vectors have `dimensions` numbers. */
@@ -94,6 +97,7 @@ export class EmbeddingCache {
 
   /** Indexes the whole records between the last scan and the end of the file (the keys only). */
   private scan(): void {
+    this.indexed = true;
     const end = fs.fstatSync(this.fd).size;
     if (end < this.scanned) {
       // Cut short under us (by hand, or a daemon that found it damaged): what it holds now is indexed again.
@@ -119,15 +123,18 @@ export class EmbeddingCache {
   }
 
   get count(): number {
+    if (!this.indexed) this.scan();
     return this.offsets.size;
   }
 
   has(key: string): boolean {
+    if (!this.indexed) this.scan();
     return this.offsets.has(key);
   }
 
   /** The vector of a key (hex SHA-256), read from disk and checked; undefined when not cached or damaged. */
   get(key: string): Float32Array | undefined {
+    if (!this.indexed) this.scan();
     const offset = this.offsets.get(key);
     if (offset === undefined) return undefined;
     const record = Buffer.alloc(this.recordBytes);

@@ -48,9 +48,23 @@ export interface StoredChunk {
   textHash: string;
 }
 
+/**
+ * A file's chunks as columns (what semantic.bin stores): a chunk becomes a StoredChunk only when a
+ * search returns it, so a load makes no object per chunk (the kernel has 830k).
+ */
 interface FileRecord {
+  path: string;
   fileHash: string;
-  chunks: StoredChunk[];
+  keys: number[];
+  /** Per chunk: start line, end line, start byte, end byte. */
+  ranges: Uint32Array;
+  /** Per chunk: the SHA-256 of its text (32 bytes). */
+  textHashes: Uint8Array;
+}
+
+function chunkOf(record: FileRecord, at: number): StoredChunk {
+  const ranges = record.ranges;
+  return { key: record.keys[at]!, path: record.path, startLine: ranges[4 * at]!, endLine: ranges[4 * at + 1]!, startByte: ranges[4 * at + 2]!, endByte: ranges[4 * at + 3]!, textHash: Buffer.from(record.textHashes.buffer, record.textHashes.byteOffset + 32 * at, 32).toString('hex') };
 }
 
 export interface VectorHit extends StoredChunk {
@@ -72,8 +86,9 @@ export interface NewChunk {
 
 export class VectorStore {
   private index: Index;
-  private readonly files = new Map<string, FileRecord>();
-  private readonly byKey = new Map<number, StoredChunk>();
+  private files = new Map<string, FileRecord>();
+  /** Each live key's file. */
+  private byKey = new Map<number, FileRecord>();
   private nextKey = 1;
   private removed = 0;
 
@@ -121,16 +136,18 @@ export class VectorStore {
     let at = 0;
     for (const { file, fileHash, chunks } of files) {
       this.removeFile(file);
-      const stored: StoredChunk[] = chunks.map((chunk) => {
+      const record: FileRecord = { path: file, fileHash, keys: [], ranges: new Uint32Array(4 * chunks.length), textHashes: new Uint8Array(32 * chunks.length) };
+      chunks.forEach((chunk, index) => {
         const key = this.nextKey++;
         keys[at] = BigInt(key);
         matrix.set(chunk.vector, at * this.dimensions);
         at += 1;
-        const entry = { key, path: file, startLine: chunk.startLine, endLine: chunk.endLine, startByte: chunk.startByte, endByte: chunk.endByte, textHash: chunk.textHash };
-        this.byKey.set(key, entry);
-        return entry;
+        record.keys.push(key);
+        record.ranges.set([chunk.startLine, chunk.endLine, chunk.startByte, chunk.endByte], 4 * index);
+        record.textHashes.set(Buffer.from(chunk.textHash, 'hex'), 32 * index);
+        this.byKey.set(key, record);
       });
-      this.files.set(file, { fileHash, chunks: stored });
+      this.files.set(file, record);
     }
     if (total > 0) this.index.add(keys, matrix, total >= 256 ? 0 : 1);
   }
@@ -139,10 +156,10 @@ export class VectorStore {
     const record = this.files.get(file);
     if (!record) return;
     this.files.delete(file);
-    if (record.chunks.length === 0) return;
-    this.index.remove(BigUint64Array.from(record.chunks, (chunk) => BigInt(chunk.key)));
-    for (const chunk of record.chunks) this.byKey.delete(chunk.key);
-    this.removed += record.chunks.length;
+    if (record.keys.length === 0) return;
+    this.index.remove(BigUint64Array.from(record.keys, (key) => BigInt(key)));
+    for (const key of record.keys) this.byKey.delete(key);
+    this.removed += record.keys.length;
   }
 
   /** Whether removals call for a rebuild (a quarter of the index). */
@@ -161,18 +178,18 @@ export class VectorStore {
     const matrix = new Float32Array(this.byKey.size * this.dimensions);
     const dropped: string[] = [];
     for (const [file, record] of this.files) {
-      const vectors = record.chunks.map((chunk) => vectorOf(chunk.textHash));
+      const vectors = record.keys.map((_, at) => vectorOf(chunkOf(record, at).textHash));
       if (vectors.some((vector) => !vector)) {
         dropped.push(file);
         continue;
       }
-      record.chunks.forEach((chunk, at) => {
+      record.keys.forEach((key, at) => {
         matrix.set(vectors[at]!, keys.length * this.dimensions);
-        keys.push(BigInt(chunk.key));
+        keys.push(BigInt(key));
       });
     }
     for (const file of dropped) {
-      for (const chunk of this.files.get(file)!.chunks) this.byKey.delete(chunk.key);
+      for (const key of this.files.get(file)!.keys) this.byKey.delete(key);
       this.files.delete(file);
     }
     if (keys.length > 0) index.add(BigUint64Array.from(keys), matrix.subarray(0, keys.length * this.dimensions), 0);
@@ -189,10 +206,11 @@ export class VectorStore {
       const matches = this.index.search(vector, wanted, 1);
       const hits: VectorHit[] = [];
       for (let at = 0; at < matches.keys.length; at++) {
-        const chunk = this.byKey.get(Number(matches.keys[at]!));
+        const key = Number(matches.keys[at]!);
+        const record = this.byKey.get(key);
         const similarity = 1 - matches.distances[at]!;
-        if (!chunk || !Number.isFinite(similarity) || (accepts && !accepts(chunk.path))) continue;
-        hits.push({ ...chunk, similarity });
+        if (!record || !Number.isFinite(similarity) || (accepts && !accepts(record.path))) continue;
+        hits.push({ ...chunkOf(record, record.keys.indexOf(key)), similarity });
         if (hits.length >= k) break;
       }
       if (hits.length >= k || wanted >= total) return hits;
@@ -209,15 +227,7 @@ export class VectorStore {
     fs.chmodSync(temporary, 0o600);
     const written = digestFile(temporary, { sync: true });
     fs.renameSync(temporary, path.join(folder, name));
-    const files: StoredFile[] = [...this.files].map(([file, record]) => {
-      const ranges = new Uint32Array(record.chunks.length * 4);
-      const hashes = Buffer.alloc(record.chunks.length * 32);
-      record.chunks.forEach((chunk, at) => {
-        ranges.set([chunk.startLine, chunk.endLine, chunk.startByte, chunk.endByte], 4 * at);
-        Buffer.from(chunk.textHash, 'hex').copy(hashes, at * 32);
-      });
-      return [file, record.fileHash, record.chunks.map((chunk) => chunk.key), new Uint8Array(ranges.buffer), hashes];
-    });
+    const files: StoredFile[] = [...this.files].map(([file, record]) => [file, record.fileHash, record.keys, new Uint8Array(record.ranges.buffer, record.ranges.byteOffset, record.ranges.byteLength), record.textHashes]);
     const payload = packr.pack({ root, modelId: this.modelId, dimensions: this.dimensions, nextKey: this.nextKey, vectors: this.index.size(), index: name, indexBytes: written.bytes, indexCrc32: written.crc32, files });
     writeFileAtomic(path.join(folder, 'semantic.bin'), encodeChecked(magic, version, payload));
     // Another daemon may have saved meanwhile: keep whatever the table on disk names now.
@@ -257,25 +267,24 @@ export class VectorStore {
       index.load(path.join(folder, table.index));
       if (index.size() !== table.vectors) return { loaded: false, reason: `the index holds ${index.size()} vectors, the table ${table.vectors}` };
       const files = new Map<string, FileRecord>();
-      const byKey = new Map<number, StoredChunk>();
+      const byKey = new Map<number, FileRecord>();
       for (const [file, fileHash, keys, rangeBytes, hashes] of table.files) {
+        if (typeof file !== 'string' || typeof fileHash !== 'string' || !Array.isArray(keys) || !(rangeBytes instanceof Uint8Array) || !(hashes instanceof Uint8Array)) return { loaded: false, reason: 'a file record has the wrong shape' };
         const copy = new Uint8Array(rangeBytes.byteLength);
         copy.set(rangeBytes);
-        const ranges = new Uint32Array(copy.buffer);
-        if (ranges.length !== keys.length * 4 || hashes.length !== keys.length * 32) return { loaded: false, reason: `${file}: arrays of different lengths` };
-        const chunks = keys.map((key, at): StoredChunk => ({ key, path: file, startLine: ranges[4 * at]!, endLine: ranges[4 * at + 1]!, startByte: ranges[4 * at + 2]!, endByte: ranges[4 * at + 3]!, textHash: Buffer.from(hashes.subarray(at * 32, (at + 1) * 32)).toString('hex') }));
-        for (const chunk of chunks) {
-          if (!Number.isInteger(chunk.key) || chunk.key <= 0 || chunk.key >= table.nextKey) return { loaded: false, reason: `${file}: a key at or past nextKey` };
-          byKey.set(chunk.key, chunk);
+        const ranges = new Uint32Array(copy.buffer, 0, copy.byteLength >>> 2);
+        if (copy.byteLength % 4 !== 0 || ranges.length !== keys.length * 4 || hashes.length !== keys.length * 32) return { loaded: false, reason: `${file}: arrays of different lengths` };
+        const record: FileRecord = { path: file, fileHash, keys, ranges, textHashes: hashes };
+        for (const key of keys) {
+          if (!Number.isInteger(key) || key <= 0 || key >= table.nextKey) return { loaded: false, reason: `${file}: a key at or past nextKey` };
+          byKey.set(key, record);
         }
-        files.set(file, { fileHash, chunks });
+        files.set(file, record);
       }
       if (byKey.size !== table.vectors) return { loaded: false, reason: `the table lists ${byKey.size} chunks for ${table.vectors} vectors` };
       this.index = index;
-      this.files.clear();
-      for (const [file, record] of files) this.files.set(file, record);
-      this.byKey.clear();
-      for (const [key, chunk] of byKey) this.byKey.set(key, chunk);
+      this.files = files;
+      this.byKey = byKey;
       this.nextKey = table.nextKey;
       this.removed = 0;
       return { loaded: true };
