@@ -123,18 +123,20 @@ export class SearchRequests {
         semantic: async (signal) => {
           const configured = this.context.semantic(workspace);
           if (!configured) return { unavailable: this.context.semanticOffReason(workspace) };
-          if (configured.index.state !== 'ready') note(await this.context.readySemantic(workspace, progressToken, token, waitMs));
+          // A store loaded from disk answers at once; its first sync catches up meanwhile (said as building).
+          if (configured.index.state !== 'ready') note(await this.context.readySemantic(workspace, progressToken, token, configured.index.loadedStore ? 0 : waitMs));
           void signal;
           return { search: (text, k, accepts) => configured.index.search(text, k, accepts), ...(configured.model.settings.hybridWeight === undefined ? {} : { hybridWeight: configured.model.settings.hybridWeight }) };
         },
         semanticReady: () => {
-          // auto uses hybrid only once the index is built: the first auto question does not wait
-          // for a whole workspace to be embedded (it starts that, and ranks lexically meanwhile).
+          // auto uses hybrid only once the index is built or loaded from disk: the first auto
+          // question does not wait for a whole workspace to be embedded (it starts that, and ranks
+          // lexically meanwhile).
           const configured = this.context.semantic(workspace);
           if (!configured) return undefined;
           const weight = configured.model.settings.hybridWeight;
           if (weight !== undefined && configured.index.state === 'absent' && workspace.state === 'ready') void configured.index.ensureBuilt().catch((error: unknown) => log.warn(`semantic index of ${workspace.root}: ${(error as Error).message}`));
-          return weight !== undefined && configured.index.state === 'ready' ? { hybridWeight: weight } : {};
+          return weight !== undefined && (configured.index.state === 'ready' || configured.index.loadedStore) ? { hybridWeight: weight } : {};
         },
       },
       token,

@@ -163,6 +163,14 @@ export class SemanticIndex {
     }
   }
 
+  /**
+   * Whether the store was loaded from disk, checked: it answers at once after a restart, while the
+   * first sync (ensureBuilt) catches up with what changed meanwhile.
+   */
+  get loadedStore(): boolean {
+    return this.loaded.loaded === 'valid';
+  }
+
   get state(): SemanticState {
     return this.built ? 'ready' : this.building ? 'building' : 'absent';
   }
