@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-debug-bench-'));
   const rows: Array<{ name: string; launchMs: number[]; stateMs: number[]; locals: number }> = [];
   for (const entry of programs(folder)) {
-    const command = adapterFor(entry.program);
+    const command = await adapterFor(entry.program);
     if ('missing' in command) {
       console.log(`${entry.name}: ${command.missing}`);
       continue;

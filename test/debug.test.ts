@@ -270,6 +270,34 @@ describe('debugging C (lldb-vscode) and Go (delve)', () => {
   });
 });
 
+describe('detection that notices installs', () => {
+  test('a python3 that cannot import debugpy is asked again after the back-off: installed meanwhile, it is found without a restart', { timeout: 60_000 }, async () => {
+    const folder = tempDir('fathom-debug-python-');
+    const installed = path.join(folder, 'installed');
+    const python = path.join(folder, 'python3');
+    // debugpy "installed" once the marker exists: then it is Debian's python3.
+    fs.writeFileSync(python, `#!/bin/sh\n[ -e ${installed} ] || exit 1\nexec /usr/bin/python3 "$@"\n`, { mode: 0o755 });
+    const daemon = spawnStdioDaemon({ FATHOM_DEBUG_PYTHON: python });
+    try {
+      const pythonState = async (): Promise<string | undefined> => (await daemon.client.result<StatusResult>('fathom/status', {})).debug?.adapters.find((entry) => entry.adapter === 'python')?.state;
+      assert.equal(await pythonState(), 'missing');
+      const program = path.join(folder, 'hello.py');
+      fs.writeFileSync(program, 'print("hello")\n');
+      const refused = await daemon.client.request('fathom/debugLaunch', { program });
+      assert.match(refused.error?.message ?? '', /no python3 here can import debugpy/);
+      fs.writeFileSync(installed, '');
+      let state = await pythonState();
+      for (let waited = 0; state !== 'available' && waited < 20_000; waited += 250) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        state = await pythonState();
+      }
+      assert.equal(state, 'available', 'found after the back-off, no restart');
+    } finally {
+      daemon.child.kill();
+    }
+  });
+});
+
 describe('adapters that crash or never answer', () => {
   test('an adapter killed mid-session ends the session with a clear answer, not a hang', async () => {
     const root = writeProgram();

@@ -13,6 +13,7 @@ import { errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { readPackageVersion } from '../base/places.js';
 import { checkSocketFolder, isLive } from '../base/socket-folder.js';
+import { findPython } from '../debug/adapters.js';
 import { BufferOverlay } from '../workspace/overlay.js';
 import { defaultMaxFrameBytes, type DaemonConfig } from './config.js';
 import { FrameReader } from './frame-reader.js';
@@ -55,6 +56,8 @@ export class Daemon implements DaemonServices {
   constructor(config: DaemonConfig) {
     this.workspaces = new WorkspaceManager(config, this.overlay);
     this.maxFrameBytes = config.maxFrameBytes ?? defaultMaxFrameBytes;
+    // Asked by every status: probed now, off the daemon's thread, so the first status finds it known.
+    void findPython();
   }
 
   get stopping(): boolean {

@@ -303,7 +303,7 @@ export class Session {
     void this.connection.sendNotification('$/progress', { token, value }).catch(() => undefined);
   }
 
-  private status(raw: unknown): StatusResult {
+  private async status(raw: unknown): Promise<StatusResult> {
     const params = paramsObject(Methods.status, raw, { optional: true });
     const rootParam = optionalString(params, 'root');
     const workspaces = this.services.workspaces;
@@ -315,7 +315,7 @@ export class Session {
       const workspace = workspaces.get(root);
       statuses = [workspace ? this.fullStatus(workspace) : absentStatus(root)];
     }
-    return { daemon: this.services.daemonInfo(), workspaces: statuses, debug: { sessions: this.services.workspaces.debug.list(), adapters: adapterStates() } };
+    return { daemon: this.services.daemonInfo(), workspaces: statuses, debug: { sessions: this.services.workspaces.debug.list(), adapters: await adapterStates() } };
   }
 
   private fullStatus(workspace: Workspace): WorkspaceStatus {

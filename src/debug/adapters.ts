@@ -1,12 +1,14 @@
 // The debug adapters Fathom knows and whether one can run for a program, detected like language
 // servers: the program's kind AND the adapter's binary found.
 //   Python   `python3 -m debugpy.adapter` (Debian python3-debugpy) over stdio, with the first
-//            python3 that imports debugpy; the program is a .py file
+//            python3 that imports debugpy (FATHOM_DEBUG_PYTHON names one); the program is a .py
+//            file. Probed off the daemon's thread; a miss is probed again after 5 s, so an
+//            install while the daemon runs is found without a restart.
 //   C, C++   `lldb-vscode` (Debian lldb-14) over stdio; the program is an ELF binary built with -g
 //   Go       `dlv dap` (Debian delve; the go toolchain builds the program) over TCP: delve listens
 //            on a port it prints; the program is a .go file or a package folder
 //   Node     no adapter installs by name from npm or Debian: listed as missing
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -38,24 +40,46 @@ export interface AdapterState {
   reason?: string;
 }
 
-const pythonCandidates = ['python3', '/usr/bin/python3'];
-let pythonWithDebugpy: string | null | undefined;
+/** The python3 to debug with: FATHOM_DEBUG_PYTHON when set (read when probed), else the first of PATH's and Debian's that imports debugpy. */
+function pythonCandidates(): string[] {
+  const chosen = process.env.FATHOM_DEBUG_PYTHON;
+  return chosen ? [chosen] : ['python3', '/usr/bin/python3'];
+}
+/** How long a miss is believed: asked after that, python3 is probed again (debugpy installed meanwhile is found). */
+export const adapterMissRetryMs = 5_000;
+let pythonFound: { path: string | undefined; at: number } | undefined;
+let pythonProbe: Promise<string | undefined> | undefined;
 
-/** The first python3 that imports debugpy (checked once per process). */
-function findPython(): string | undefined {
-  if (pythonWithDebugpy === undefined) {
-    pythonWithDebugpy = null;
-    for (const candidate of pythonCandidates) {
-      // In `/` (no one else's folder): `-c` puts the working folder first on sys.path, and the
-      // daemon's may be a repository with a debugpy/ of its own.
-      const probe = spawnSync(candidate, ['-c', 'import debugpy'], { stdio: 'ignore', timeout: 10_000, cwd: '/' });
-      if (probe.status === 0) {
-        pythonWithDebugpy = candidate;
+/** Whether `candidate -c 'import debugpy'` succeeds (asynchronously: the daemon's thread never waits on a child). */
+function importsDebugpy(candidate: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    // In `/` (no one else's folder): `-c` puts the working folder first on sys.path, and the
+    // daemon's may be a repository with a debugpy/ of its own.
+    const child = spawn(candidate, ['-c', 'import debugpy'], { stdio: 'ignore', cwd: '/', timeout: 10_000 });
+    child.on('error', () => resolve(false));
+    child.on('exit', (code) => resolve(code === 0));
+  });
+}
+
+/**
+ * The first python3 that imports debugpy. A hit is kept; a miss is probed again once it is
+ * `adapterMissRetryMs` old, so an install while the daemon runs is noticed on the next ask.
+ */
+export function findPython(): Promise<string | undefined> {
+  if (pythonFound && (pythonFound.path !== undefined || Date.now() - pythonFound.at < adapterMissRetryMs)) return Promise.resolve(pythonFound.path);
+  pythonProbe ??= (async () => {
+    let found: string | undefined;
+    for (const candidate of pythonCandidates()) {
+      if (await importsDebugpy(candidate)) {
+        found = candidate;
         break;
       }
     }
-  }
-  return pythonWithDebugpy ?? undefined;
+    pythonFound = { path: found, at: Date.now() };
+    pythonProbe = undefined;
+    return found;
+  })();
+  return pythonProbe;
 }
 
 function findBinary(names: string[], extraFolders: string[] = []): string | undefined {
@@ -119,10 +143,10 @@ function delve(binary: string): AdapterCommand {
 }
 
 /** Which adapter debugs `program` (an absolute path), or why none can. */
-export function adapterFor(program: string): AdapterCommand | { missing: string } {
+export async function adapterFor(program: string): Promise<AdapterCommand | { missing: string }> {
   const extension = path.extname(program).toLowerCase();
   if (extension === '.py') {
-    const found = findPython();
+    const found = await findPython();
     return found ? python(found) : { missing: 'no python3 here can import debugpy (Debian: apt-get install python3-debugpy)' };
   }
   if (extension === '.go' || (fs.existsSync(program) && fs.statSync(program).isDirectory() && fs.readdirSync(program).some((name) => name.endsWith('.go')))) {
@@ -141,8 +165,8 @@ export function adapterFor(program: string): AdapterCommand | { missing: string 
 }
 
 /** Every adapter's state, for status. */
-export function adapterStates(): AdapterState[] {
-  const pythonPath = findPython();
+export async function adapterStates(): Promise<AdapterState[]> {
+  const pythonPath = await findPython();
   const dlv = findBinary(['dlv']);
   const go = findBinary(['go']);
   const lldbBinary = findBinary(lldbNames, lldbFolders);

@@ -36,7 +36,7 @@ export class DebugSessions {
   }
 
   async launch(owner: string, request: LaunchRequest, timeoutMs?: number): Promise<DebugSession> {
-    const command = adapterFor(request.program);
+    const command = await adapterFor(request.program);
     if ('missing' in command) throw new FathomError('invalidParams', `cannot debug ${request.program}: ${command.missing}`, { program: request.program });
     const live = this.liveOf(owner);
     // A session whose program has ended is not live any more: it makes room for the next one.
