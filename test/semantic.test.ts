@@ -16,6 +16,8 @@ import { openModelFolder } from '../src/index/semantic/model-folder.js';
 import { SemanticIndex } from '../src/index/semantic/semantic-index.js';
 import { StaticEmbedder } from '../src/index/semantic/static-embedder.js';
 import { VectorStore } from '../src/index/semantic/vector-store.js';
+import { encodeChecked, readChecked } from '../src/base/checked-file.js';
+import { Packr } from 'msgpackr';
 import { ErrorCodes } from '../src/protocol/errors.js';
 import type { CodeSearchResult, ModelUseResult, StatusResult, WorkspaceStatus } from '../src/protocol/methods.js';
 import type { Workspace } from '../src/workspace/workspace.js';
@@ -23,6 +25,8 @@ import { tempDir } from './helpers/fixture.js';
 import { searchFixtureRepo } from './helpers/search-fixture.js';
 import { spawnStdioDaemon } from './helpers/raw-client.js';
 import { buildTinyModel, tinyDimensions } from './helpers/tiny-model.js';
+
+const packr = new Packr({ useRecords: false, mapsAsObjects: true });
 import { quiesce, readyWorkspace } from './helpers/workspace-harness.js';
 
 
@@ -104,6 +108,26 @@ describe('vector store', () => {
     assert.equal(loaded.fileHash('a.ts'), 'h3');
     assert.deepEqual(loaded.search(unit([0, 0, 1, 0]), 1).map((hit) => `${hit.path}:${hit.endLine}`), ['a.ts:3']);
     assert.equal(new VectorStore(4, 'model-b').load(folder, '/root').loaded, false, 'another model');
+    // A table of the previous version (version 4: a record a file), as an older Fathom saved it, is still read.
+    const current = readChecked(path.join(folder, 'semantic.bin'), 'FTHMSEM1', 5);
+    assert.equal(current.status, 'valid');
+    const columns = packr.unpack((current as { payload: Buffer }).payload) as { paths: string[]; fileHashes: string[]; chunkCounts: Uint8Array; keys: Uint8Array; ranges: Uint8Array; textHashes: Uint8Array } & Record<string, unknown>;
+    const counts = new Uint32Array(new Uint8Array(columns.chunkCounts).buffer);
+    const keys = new Uint32Array(new Uint8Array(columns.keys).buffer);
+    let first = 0;
+    const files = columns.paths.map((file, at) => {
+      const count = counts[at]!;
+      const record = [file, columns.fileHashes[at], Array.from(keys.subarray(first, first + count)), columns.ranges.subarray(16 * first, 16 * (first + count)), columns.textHashes.subarray(32 * first, 32 * (first + count))];
+      first += count;
+      return record;
+    });
+    const { paths: _paths, fileHashes: _hashes, chunkCounts: _counts, keys: _keys, ranges: _ranges, textHashes: _textHashes, ...rest } = columns;
+    const older = tempDir('fathom-store-v4-');
+    for (const entry of fs.readdirSync(folder)) fs.copyFileSync(path.join(folder, entry), path.join(older, entry));
+    fs.writeFileSync(path.join(older, 'semantic.bin'), encodeChecked('FTHMSEM1', 4, packr.pack({ ...rest, files })));
+    const fromOlder = new VectorStore(4, 'model-a');
+    assert.deepEqual(fromOlder.load(older, '/root'), { loaded: true });
+    assert.deepEqual(fromOlder.search(unit([0, 0, 1, 0]), 2).map((hit) => `${hit.path}:${hit.endLine}:${hit.textHash.slice(0, 4)}`), loaded.search(unit([0, 0, 1, 0]), 2).map((hit) => `${hit.path}:${hit.endLine}:${hit.textHash.slice(0, 4)}`));
     const bytes = fs.readFileSync(path.join(folder, 'semantic.bin'));
     bytes[bytes.length - 1] ^= 0xff;
     fs.writeFileSync(path.join(folder, 'semantic.bin'), bytes);

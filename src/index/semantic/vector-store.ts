@@ -9,14 +9,17 @@
 // point leaves a table and the very index it was saved with. An index file is never written
 // again once named: a later save is a new generation.
 //   semantic-<generation>.usearch   usearch's own format (index.save)
-//   semantic.bin                    base/checked-file.ts container, magic "FTHMSEM1", version 4:
+//   semantic.bin                    base/checked-file.ts container, magic "FTHMSEM1", version 5:
 //                                   msgpack { root, modelId, dimensions, nextKey, vectors (the
 //                                   index's size), index (its file name), indexBytes (its size),
-//                                   indexCrc32 (the CRC-32 of its bytes), files: [path, fileHash,
-//                                   keys[], ranges (start line, end line, start byte, end byte: u32
-//                                   as bytes), textHashes (32 bytes each)][] }
+//                                   indexCrc32 (the CRC-32 of its bytes), paths[], fileHashes[],
+//                                   chunkCounts (u32 per file), keys (u32 per chunk), ranges (start
+//                                   line, end line, start byte, end byte: u32 per chunk),
+//                                   textHashes (32 bytes per chunk) }: columns, files in order
 // Versions: 1 = semantic.usearch beside the table; 2 = the index under a generation name the table
-// names (`index`); 3 = byte ranges beside the line ranges; 4 = the index file's size and CRC-32.
+// names (`index`); 3 = byte ranges beside the line ranges; 4 = the index file's size and CRC-32;
+// 5 = the chunks as columns for the whole store (a load decodes a few arrays, not a record per
+// file; version 4 is still read).
 // A table that fails its checksum, names another model, names an index file of another size or
 // checksum (checked before usearch reads a byte of it: its loader trusts the file and a truncated
 // or damaged one corrupts the heap), disagrees with its index (size, keys at or past nextKey):
@@ -29,11 +32,14 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { Packr } from 'msgpackr';
 import { Index, MetricKind, ScalarKind } from 'usearch';
-import { encodeChecked, readChecked, writeFileAtomic } from '../../base/checked-file.js';
+import { type CheckedRead, encodeChecked, readChecked, writeFileAtomic } from '../../base/checked-file.js';
+import { bytesOf, typedCopy } from '../../base/typed-bytes.js';
 import { log } from '../../base/logger.js';
 
 const magic = 'FTHMSEM1';
-const version = 4;
+const version = 5;
+/** The previous version, still read (its files as records). */
+const recordsVersion = 4;
 const packr = new Packr({ useRecords: false, mapsAsObjects: true });
 
 export interface StoredChunk {
@@ -55,7 +61,7 @@ export interface StoredChunk {
 interface FileRecord {
   path: string;
   fileHash: string;
-  keys: number[];
+  keys: Uint32Array;
   /** Per chunk: start line, end line, start byte, end byte. */
   ranges: Uint32Array;
   /** Per chunk: the SHA-256 of its text (32 bytes). */
@@ -87,8 +93,9 @@ export interface NewChunk {
 export class VectorStore {
   private index: Index;
   private files = new Map<string, FileRecord>();
-  /** Each live key's file. */
-  private byKey = new Map<number, FileRecord>();
+  /** Each live key's file, by key (a holey array: no hashing, one slot a key). */
+  private owner: Array<FileRecord | undefined> = [];
+  private live = 0;
   private nextKey = 1;
   private removed = 0;
 
@@ -104,7 +111,7 @@ export class VectorStore {
   }
 
   get size(): number {
-    return this.byKey.size;
+    return this.live;
   }
 
   get fileCount(): number {
@@ -136,16 +143,17 @@ export class VectorStore {
     let at = 0;
     for (const { file, fileHash, chunks } of files) {
       this.removeFile(file);
-      const record: FileRecord = { path: file, fileHash, keys: [], ranges: new Uint32Array(4 * chunks.length), textHashes: new Uint8Array(32 * chunks.length) };
+      const record: FileRecord = { path: file, fileHash, keys: new Uint32Array(chunks.length), ranges: new Uint32Array(4 * chunks.length), textHashes: new Uint8Array(32 * chunks.length) };
       chunks.forEach((chunk, index) => {
         const key = this.nextKey++;
         keys[at] = BigInt(key);
         matrix.set(chunk.vector, at * this.dimensions);
         at += 1;
-        record.keys.push(key);
+        record.keys[index] = key;
         record.ranges.set([chunk.startLine, chunk.endLine, chunk.startByte, chunk.endByte], 4 * index);
         record.textHashes.set(Buffer.from(chunk.textHash, 'hex'), 32 * index);
-        this.byKey.set(key, record);
+        this.owner[key] = record;
+        this.live++;
       });
       this.files.set(file, record);
     }
@@ -158,13 +166,14 @@ export class VectorStore {
     this.files.delete(file);
     if (record.keys.length === 0) return;
     this.index.remove(BigUint64Array.from(record.keys, (key) => BigInt(key)));
-    for (const key of record.keys) this.byKey.delete(key);
+    for (const key of record.keys) this.owner[key] = undefined;
+    this.live -= record.keys.length;
     this.removed += record.keys.length;
   }
 
   /** Whether removals call for a rebuild (a quarter of the index). */
   get needsCompaction(): boolean {
-    return this.removed > 1024 && this.removed * 4 > this.byKey.size;
+    return this.removed > 1024 && this.removed * 4 > this.live;
   }
 
   /**
@@ -175,10 +184,10 @@ export class VectorStore {
   compact(vectorOf: (textHash: string) => Float32Array | undefined): string[] {
     const index = this.newIndex();
     const keys: bigint[] = [];
-    const matrix = new Float32Array(this.byKey.size * this.dimensions);
+    const matrix = new Float32Array(this.live * this.dimensions);
     const dropped: string[] = [];
     for (const [file, record] of this.files) {
-      const vectors = record.keys.map((_, at) => vectorOf(chunkOf(record, at).textHash));
+      const vectors = Array.from(record.keys, (_, at) => vectorOf(chunkOf(record, at).textHash));
       if (vectors.some((vector) => !vector)) {
         dropped.push(file);
         continue;
@@ -189,7 +198,9 @@ export class VectorStore {
       });
     }
     for (const file of dropped) {
-      for (const key of this.files.get(file)!.keys) this.byKey.delete(key);
+      const record = this.files.get(file)!;
+      for (const key of record.keys) this.owner[key] = undefined;
+      this.live -= record.keys.length;
       this.files.delete(file);
     }
     if (keys.length > 0) index.add(BigUint64Array.from(keys), matrix.subarray(0, keys.length * this.dimensions), 0);
@@ -207,7 +218,7 @@ export class VectorStore {
       const hits: VectorHit[] = [];
       for (let at = 0; at < matches.keys.length; at++) {
         const key = Number(matches.keys[at]!);
-        const record = this.byKey.get(key);
+        const record = this.owner[key];
         const similarity = 1 - matches.distances[at]!;
         if (!record || !Number.isFinite(similarity) || (accepts && !accepts(record.path))) continue;
         hits.push({ ...chunkOf(record, record.keys.indexOf(key)), similarity });
@@ -227,8 +238,34 @@ export class VectorStore {
     fs.chmodSync(temporary, 0o600);
     const written = digestFile(temporary, { sync: true });
     fs.renameSync(temporary, path.join(folder, name));
-    const files: StoredFile[] = [...this.files].map(([file, record]) => [file, record.fileHash, record.keys, new Uint8Array(record.ranges.buffer, record.ranges.byteOffset, record.ranges.byteLength), record.textHashes]);
-    const payload = packr.pack({ root, modelId: this.modelId, dimensions: this.dimensions, nextKey: this.nextKey, vectors: this.index.size(), index: name, indexBytes: written.bytes, indexCrc32: written.crc32, files });
+    const records = [...this.files.values()];
+    const chunks = records.reduce((sum, record) => sum + record.keys.length, 0);
+    const keys = new Uint32Array(chunks);
+    const ranges = new Uint32Array(4 * chunks);
+    const textHashes = new Uint8Array(32 * chunks);
+    let at = 0;
+    for (const record of records) {
+      keys.set(record.keys, at);
+      ranges.set(record.ranges, 4 * at);
+      textHashes.set(record.textHashes, 32 * at);
+      at += record.keys.length;
+    }
+    const payload = packr.pack({
+      root,
+      modelId: this.modelId,
+      dimensions: this.dimensions,
+      nextKey: this.nextKey,
+      vectors: this.index.size(),
+      index: name,
+      indexBytes: written.bytes,
+      indexCrc32: written.crc32,
+      paths: records.map((record) => record.path),
+      fileHashes: records.map((record) => record.fileHash),
+      chunkCounts: bytesOf(Uint32Array.from(records, (record) => record.keys.length)),
+      keys: bytesOf(keys),
+      ranges: bytesOf(ranges),
+      textHashes,
+    });
     writeFileAtomic(path.join(folder, 'semantic.bin'), encodeChecked(magic, version, payload));
     // Another daemon may have saved meanwhile: keep whatever the table on disk names now.
     const current = this.tableIndexName(folder);
@@ -238,7 +275,7 @@ export class VectorStore {
   }
 
   private tableIndexName(folder: string): string | undefined {
-    const read = readChecked(path.join(folder, 'semantic.bin'), magic, version);
+    const read = readTable(folder);
     if (read.status !== 'valid') return undefined;
     try {
       return (packr.unpack(read.payload) as { index?: string }).index;
@@ -252,13 +289,27 @@ export class VectorStore {
    * rebuilds, from the embedding cache where it can).
    */
   load(folder: string, root: string): { loaded: true } | { loaded: false; reason: string } {
-    const read = readChecked(path.join(folder, 'semantic.bin'), magic, version);
+    const read = readTable(folder);
     if (read.status !== 'valid') return { loaded: false, reason: read.status === 'missing' ? 'no saved store' : read.reason };
     try {
-      const table = packr.unpack(read.payload) as { root: string; modelId: string; dimensions: number; nextKey: number; vectors: number; index: string; indexBytes: number; indexCrc32: number; files: StoredFile[] };
+      const table = packr.unpack(read.payload) as StoredTable;
       if (table.root !== root || table.modelId !== this.modelId || table.dimensions !== this.dimensions) return { loaded: false, reason: 'made for another root or model' };
       if (typeof table.index !== 'string' || !/^semantic-[\w-]+\.usearch$/.test(table.index) || !fs.existsSync(path.join(folder, table.index))) return { loaded: false, reason: 'the index file it names is missing' };
       if (!Number.isSafeInteger(table.indexBytes) || !Number.isInteger(table.indexCrc32)) return { loaded: false, reason: 'no size and checksum of its index file' };
+      if (!Number.isSafeInteger(table.nextKey) || table.nextKey < 1 || table.nextKey > 0xffffffff) return { loaded: false, reason: 'nextKey out of range' };
+      const records = read.version === version ? columnRecords(table) : fileRecords(table);
+      if (typeof records === 'string') return { loaded: false, reason: records };
+      const owner = new Array<FileRecord | undefined>(table.nextKey);
+      let live = 0;
+      for (const record of records) {
+        for (const key of record.keys) {
+          if (key <= 0 || key >= table.nextKey) return { loaded: false, reason: `${record.path}: a key at or past nextKey` };
+          if (owner[key] !== undefined) return { loaded: false, reason: `key ${key} is listed twice` };
+          owner[key] = record;
+          live++;
+        }
+      }
+      if (live !== table.vectors) return { loaded: false, reason: `the table lists ${live} chunks for ${table.vectors} vectors` };
       // usearch reads what it is given as its own: only the very bytes saved reach it.
       const found = digestFile(path.join(folder, table.index));
       if (found.bytes !== table.indexBytes) return { loaded: false, reason: `the index file holds ${found.bytes} bytes, the table says ${table.indexBytes}` };
@@ -266,25 +317,11 @@ export class VectorStore {
       const index = this.newIndex();
       index.load(path.join(folder, table.index));
       if (index.size() !== table.vectors) return { loaded: false, reason: `the index holds ${index.size()} vectors, the table ${table.vectors}` };
-      const files = new Map<string, FileRecord>();
-      const byKey = new Map<number, FileRecord>();
-      for (const [file, fileHash, keys, rangeBytes, hashes] of table.files) {
-        if (typeof file !== 'string' || typeof fileHash !== 'string' || !Array.isArray(keys) || !(rangeBytes instanceof Uint8Array) || !(hashes instanceof Uint8Array)) return { loaded: false, reason: 'a file record has the wrong shape' };
-        const copy = new Uint8Array(rangeBytes.byteLength);
-        copy.set(rangeBytes);
-        const ranges = new Uint32Array(copy.buffer, 0, copy.byteLength >>> 2);
-        if (copy.byteLength % 4 !== 0 || ranges.length !== keys.length * 4 || hashes.length !== keys.length * 32) return { loaded: false, reason: `${file}: arrays of different lengths` };
-        const record: FileRecord = { path: file, fileHash, keys, ranges, textHashes: hashes };
-        for (const key of keys) {
-          if (!Number.isInteger(key) || key <= 0 || key >= table.nextKey) return { loaded: false, reason: `${file}: a key at or past nextKey` };
-          byKey.set(key, record);
-        }
-        files.set(file, record);
-      }
-      if (byKey.size !== table.vectors) return { loaded: false, reason: `the table lists ${byKey.size} chunks for ${table.vectors} vectors` };
       this.index = index;
-      this.files = files;
-      this.byKey = byKey;
+      this.files = new Map(records.map((record) => [record.path, record]));
+      if (this.files.size !== records.length) return { loaded: false, reason: 'a file is listed twice' };
+      this.owner = owner;
+      this.live = live;
       this.nextKey = table.nextKey;
       this.removed = 0;
       return { loaded: true };
@@ -293,6 +330,72 @@ export class VectorStore {
       return { loaded: false, reason: `does not decode: ${(error as Error).message}` };
     }
   }
+}
+
+interface StoredTable {
+  root: string;
+  modelId: string;
+  dimensions: number;
+  nextKey: number;
+  vectors: number;
+  index: string;
+  indexBytes: number;
+  indexCrc32: number;
+  /** Version 5. */
+  paths?: string[];
+  fileHashes?: string[];
+  chunkCounts?: Uint8Array;
+  keys?: Uint8Array;
+  ranges?: Uint8Array;
+  textHashes?: Uint8Array;
+  /** Version 4. */
+  files?: StoredFile[];
+}
+
+/** semantic.bin, version 5 or 4. */
+function readTable(folder: string): CheckedRead & { version?: number } {
+  const file = path.join(folder, 'semantic.bin');
+  const read = readChecked(file, magic, version);
+  if (read.status !== 'corrupt' || !/^format version 4,/.test(read.reason)) return { ...read, version };
+  return { ...readChecked(file, magic, recordsVersion), version: recordsVersion };
+}
+
+/** Version 5's columns as one record a file (views into the columns); a string says what is wrong. */
+function columnRecords(table: StoredTable): FileRecord[] | string {
+  const { paths, fileHashes } = table;
+  if (!Array.isArray(paths) || !Array.isArray(fileHashes) || !(table.chunkCounts instanceof Uint8Array) || !(table.keys instanceof Uint8Array) || !(table.ranges instanceof Uint8Array) || !(table.textHashes instanceof Uint8Array)) return 'the table has the wrong shape';
+  if ([table.chunkCounts, table.keys, table.ranges].some((bytes) => bytes.byteLength % 4 !== 0)) return 'a column is cut short';
+  const counts = typedCopy(table.chunkCounts, Uint32Array);
+  const keys = typedCopy(table.keys, Uint32Array);
+  const ranges = typedCopy(table.ranges, Uint32Array);
+  const textHashes = table.textHashes;
+  if (counts.length !== paths.length || fileHashes.length !== paths.length) return 'files and their columns differ in number';
+  if (ranges.length !== 4 * keys.length || textHashes.length !== 32 * keys.length) return 'chunks and their columns differ in number';
+  const records: FileRecord[] = [];
+  let at = 0;
+  for (let file = 0; file < paths.length; file++) {
+    const count = counts[file]!;
+    const filePath = paths[file];
+    const fileHash = fileHashes[file];
+    if (typeof filePath !== 'string' || typeof fileHash !== 'string' || at + count > keys.length) return 'a file record has the wrong shape';
+    records.push({ path: filePath, fileHash, keys: keys.subarray(at, at + count), ranges: ranges.subarray(4 * at, 4 * (at + count)), textHashes: textHashes.subarray(32 * at, 32 * (at + count)) });
+    at += count;
+  }
+  if (at !== keys.length) return 'chunks no file owns';
+  return records;
+}
+
+/** Version 4's records, one a file. */
+function fileRecords(table: StoredTable): FileRecord[] | string {
+  if (!Array.isArray(table.files)) return 'the table has the wrong shape';
+  const records: FileRecord[] = [];
+  for (const [file, fileHash, keys, rangeBytes, hashes] of table.files) {
+    if (typeof file !== 'string' || typeof fileHash !== 'string' || !Array.isArray(keys) || !(rangeBytes instanceof Uint8Array) || !(hashes instanceof Uint8Array)) return 'a file record has the wrong shape';
+    if (rangeBytes.byteLength % 4 !== 0 || rangeBytes.byteLength !== keys.length * 16 || hashes.length !== keys.length * 32) return `${file}: arrays of different lengths`;
+    if (!keys.every((key) => Number.isInteger(key) && key > 0 && key <= 0xffffffff)) return `${file}: a key out of range`;
+    records.push({ path: file, fileHash, keys: Uint32Array.from(keys), ranges: typedCopy(rangeBytes, Uint32Array), textHashes: hashes });
+  }
+  return records;
 }
 
 /**
