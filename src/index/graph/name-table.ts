@@ -7,8 +7,8 @@
 export class NameTable {
   private readonly ids = new Map<string, number>([['', 0]]);
   private readonly names: string[] = [''];
-  /** Lower-cased names, the same string when already lower case (symbol search). */
-  private readonly lowered: string[] = [''];
+  /** Lower-cased names, the same string when already lower case (symbol search); made on first ask. */
+  private readonly lowered: Array<string | undefined> = [''];
 
   /** The id of a name, interning it if new. */
   intern(name: string): number {
@@ -16,8 +16,6 @@ export class NameTable {
     if (id === undefined) {
       id = this.names.push(name) - 1;
       this.ids.set(name, id);
-      const lower = name.toLowerCase();
-      this.lowered.push(lower === name ? name : lower);
     }
     return id;
   }
@@ -32,7 +30,14 @@ export class NameTable {
   }
 
   lower(id: number): string {
-    return this.lowered[id] ?? '';
+    let lower = this.lowered[id];
+    if (lower === undefined) {
+      const name = this.names[id];
+      if (name === undefined) return '';
+      lower = name.toLowerCase();
+      this.lowered[id] = lower === name ? name : lower;
+    }
+    return lower;
   }
 
   get size(): number {
@@ -46,10 +51,15 @@ export class NameTable {
 
   /** A table holding exactly these names under these ids (index 0 must be ''). */
   static from(names: readonly string[]): NameTable {
+    // One set a name (a restart of the kernel's graph interns 2.6 M): a name twice shows in the size.
     const table = new NameTable();
     for (let id = 1; id < names.length; id++) {
-      if (table.intern(names[id]!) !== id) throw new Error(`name ${JSON.stringify(names[id])} appears twice`);
+      const name = names[id]!;
+      if (typeof name !== 'string') throw new Error(`name ${id} is not a string`);
+      table.ids.set(name, id);
+      table.names.push(name);
     }
+    if (table.ids.size !== names.length) throw new Error('a name appears twice');
     return table;
   }
 }
