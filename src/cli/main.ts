@@ -1,21 +1,20 @@
 // The `fathom` command. `serve` runs the daemon; every other command is a client of it (over the
 // socket, starting a daemon when none runs, or in-process with --no-daemon). Human output by
 // default, --json for scripts and agents (shapes in docs/protocol.md), a progress bar on a TTY.
-// The thin client path: this file's static imports load no daemon, engine or MCP code (only
-// connect.ts, base/, the protocol's names, and vscode-jsonrpc once a command connects:
-// jsonrpc.ts); `serve`, --no-daemon, `mcp` and `edit --patch` import what they run when they run
-// (test/cli-thin.test.ts, test/layers.test.ts).
+// The thin client path: this file's static imports load no daemon, engine, MCP code or package
+// (only connect.ts and the CLI's own JSON-RPC client, base/, the protocol's names); `serve`,
+// --no-daemon, `mcp` and `edit --patch` import what they run when they run (test/cli-thin.test.ts,
+// test/layers.test.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { makeCacheFolder } from '../base/cache-folder.js';
 import { errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { defaultCacheRoot, defaultSocketPath, readPackageVersion } from '../base/places.js';
 import { Methods, type CalleesResult, type CodeSearchResult, type DebugEvaluateResult, type DebugStateResult, type ExportIndexResult, type ModelPullResult, type ModelUseResult, type TrustResult, type CallersResult, type DefinitionResult, type ImpactResult, type ReferencesResult, type RelatedSymbol, type WireRange, type ChunksResult, type OutlineResult, type OutlineSymbol, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
 import { attachStdio, connectToDaemon, type Client } from './connect.js';
-import { jsonrpc } from './jsonrpc.js';
+import { RpcError, type RpcClient } from './rpc-client.js';
 import { buildingNote } from './building-note.js';
 import { ProgressBar } from './progress-bar.js';
 import { implicitRoot, repositoryRoot } from './workspace-root.js';
@@ -361,22 +360,23 @@ function describe(status: WorkspaceStatus): string {
 let progressCounter = 0;
 
 /** Sends a request; Ctrl-C cancels it ($/cancelRequest); progress is drawn on a TTY. */
-async function request<R>(connection: MessageConnection, method: string, params: Record<string, unknown>, withProgress: boolean): Promise<R> {
+async function request<R>(connection: RpcClient, method: string, params: Record<string, unknown>, withProgress: boolean): Promise<R> {
   const bar = new ProgressBar();
-  const source = new (jsonrpc().CancellationTokenSource)();
+  const cancel = new AbortController();
   const token = `fathom-cli-${process.pid}-${++progressCounter}`;
-  const subscription = connection.onNotification('$/progress', (message: { token: unknown; value: ProgressValue }) => {
+  const subscription = connection.onNotification('$/progress', (params) => {
+    const message = params as { token: unknown; value: ProgressValue };
     if (message.token === token) bar.update(message.value);
   });
   const onInterrupt = (): void => {
-    source.cancel();
+    cancel.abort();
     bar.clear();
     process.stderr.write('fathom: cancelled\n');
     process.exit(130);
   };
   process.once('SIGINT', onInterrupt);
   try {
-    return await connection.sendRequest<R>(method, withProgress && bar.enabled ? { ...params, workDoneToken: token } : params, source.token);
+    return await connection.sendRequest<R>(method, withProgress && bar.enabled ? { ...params, workDoneToken: token } : params, { signal: cancel.signal });
   } finally {
     bar.clear();
     subscription.dispose();
@@ -929,7 +929,7 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`fathom: ${(error as Error).message}\n\n${usage}\n`);
       process.exitCode = 2;
     } else {
-      const detail = error instanceof jsonrpc().ResponseError ? `${error.message} (code ${error.code})` : errorMessage(error);
+      const detail = error instanceof RpcError ? `${error.message} (code ${error.code})` : errorMessage(error);
       process.stderr.write(`fathom: ${detail}\n`);
       // As ripgrep: 1 means "nothing found", 2 an error (here and for usage errors).
       process.exitCode = 2;
