@@ -4,7 +4,6 @@
 // daemon (--no-daemon's daemon in this process is in-process-daemon.ts, imported only then) nor a
 // package. A daemon that goes away mid-request (killed, crashed) is a DaemonClosedError, never a
 // request left waiting forever.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -52,6 +51,8 @@ async function startDaemon(socketPath: string, cacheRoot: string): Promise<void>
   const logFile = path.join(cacheRoot, 'daemon.log');
   const logFd = fs.openSync(logFile, 'a', 0o600);
   const main = fileURLToPath(new URL('./main.js', import.meta.url));
+  // Loaded only here: a command that finds its daemon running spawns nothing (~4 ms of its start).
+  const { spawn } = await import('node:child_process');
   const child = spawn(process.execPath, [main, 'serve', '--socket', socketPath], { detached: true, stdio: ['ignore', 'ignore', logFd] });
   child.unref();
   fs.closeSync(logFd);
