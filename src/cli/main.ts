@@ -161,7 +161,7 @@ async function graphCommand(command: keyof typeof graphCommands, target: string,
       let merged: ReferencesResult | undefined;
       const done = await eachPage<ReferencesResult, number>({
         max: limit,
-        fetch: (page) => request<ReferencesResult>(connection, Methods.references, { ...rest, limit: page.maxResults, ...(page.after === undefined ? {} : { offset: page.after }) }, true),
+        fetch: (page) => request<ReferencesResult>(connection, Methods.references, { ...rest, limit: page.maxResults, paged: true, ...(page.after === undefined ? {} : { offset: page.after }) }, true),
         paths: (result) => ({ count: result.references.length }),
         print: (result) => {
           if (!merged) merged = { ...result, references: [...result.references] };
@@ -785,7 +785,7 @@ async function main(argv: string[]): Promise<number> {
         let merged: StructuralSearchResult | undefined;
         const done = await eachPage<StructuralSearchResult>({
           max,
-          fetch: (page) => request<StructuralSearchResult>(connection, Methods.structuralSearch, { ...params, maxResults: page.maxResults, ...(page.after ? { after: page.after } : {}) }, true),
+          fetch: (page) => request<StructuralSearchResult>(connection, Methods.structuralSearch, { ...params, maxResults: page.maxResults, paged: true, ...(page.after ? { after: page.after } : {}) }, true),
           paths: (result) => ({ count: result.matches.length, first: result.matches[0]?.path, last: result.matches.at(-1)?.path }),
           print: (result) => {
             if (!merged) merged = { ...result, matches: [...result.matches], errors: [...result.errors], stats: { ...result.stats } };

@@ -129,6 +129,8 @@ export class GraphRequests {
     const minConfidence = this.minConfidence(params);
     const limit = bounded(params, 'limit', 1000, 100_000);
     const offset = optionalCount(params, 'offset') ?? 0;
+    // A client that pages (`paged`, or an `offset` given) gets the offset of what follows.
+    const paged = optionalBoolean(params, 'paged') === true || params.offset !== undefined;
     const includeDeclaration = optionalBoolean(params, 'includeDeclaration') ?? false;
     const subject = await this.subject(Methods.references, params, token, false);
     const { graph } = subject;
@@ -152,7 +154,7 @@ export class GraphRequests {
       const container = file && site.enclosing >= 0 ? [...graph.kinds.chain(file.definitionChains[site.enclosing]!), graph.names.name(file.definitionNames[site.enclosing]!)] : [];
       return toWireReference(site, container, texts.get(site.path)?.get(site.line) ?? '');
     });
-    return { root: subject.workspace.root, symbols: this.graphSymbols(graph, subject.roots), references, truncated, ...(truncated ? { next: offset + limit } : {}) };
+    return { root: subject.workspace.root, symbols: this.graphSymbols(graph, subject.roots), references, truncated, ...(paged && truncated ? { next: offset + limit } : {}) };
   }
 
   /** Wire entries for related symbols, their definitions read once per file. */

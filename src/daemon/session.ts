@@ -486,6 +486,7 @@ export class Session {
       accepts: (file: string) => byGlob(file) && inPaths(file),
       ...(maxResults === undefined ? {} : { maxResults }),
       ...(after === undefined ? {} : { after }),
+      ...(optionalBoolean(params, 'paged') ? { paged: true } : {}),
     };
   }
 

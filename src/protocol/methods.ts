@@ -249,7 +249,7 @@ export interface GrepResult {
   files: number;
   /** `total` is over `maxResults` (a page: more may follow): `matches` holds the first ones in path order. */
   truncated: boolean;
-  /** When truncated: the cursor to pass back as `after` for the lines after these. */
+  /** When truncated, for a page (`paged`, or `after` given): the cursor to pass back as `after` for the lines after these. */
   next?: ResultCursor;
   /** Files given up because the regex ran past the per-file time limit (2 s) there: the result is partial. */
   timedOut: string[];
@@ -674,6 +674,8 @@ export interface ReferencesParams extends GraphTargetParams {
   limit?: number;
   /** Leave out the first this many (a previous answer's `next`): the next page. */
   offset?: number;
+  /** A client that pages: a truncated answer carries `next` (so does one given an offset). */
+  paged?: boolean;
 }
 
 export interface WireReference {
@@ -695,7 +697,7 @@ export interface ReferencesResult {
   symbols: GraphSymbol[];
   references: WireReference[];
   truncated: boolean;
-  /** When truncated: the `offset` of the references after these. */
+  /** When truncated, for a page (`paged`, or `offset` given): the `offset` of the references after these. */
   next?: number;
 }
 
@@ -787,6 +789,8 @@ export interface StructuralSearchParams {
   maxResults?: number;
   /** The matches after this cursor (a previous answer's `next`): the next page. Search only, not a rewrite. */
   after?: ResultCursor;
+  /** A client that pages: a truncated answer carries `next`. */
+  paged?: boolean;
   workDoneToken?: ProgressToken;
 }
 
@@ -823,7 +827,7 @@ export interface StructuralSearchResult {
   files: number;
   /** More matches than `maxResults`, or files left unsearched after the cut. */
   truncated: boolean;
-  /** When truncated: the cursor to pass back as `after` for the matches after these. */
+  /** When truncated, for a page (`paged`, or `after` given): the cursor to pass back as `after` for the matches after these. */
   next?: ResultCursor;
   /** Files that could not be searched (unreadable, parse timed out), with why. */
   errors: { path: string; message: string }[];

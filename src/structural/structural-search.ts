@@ -25,6 +25,8 @@ export interface StructuralRequest extends SearchSpec {
   maxResults?: number;
   /** The matches after a previous answer's `next`: files before `path` left out, and the first `skip` matches of `path`. */
   after?: StructuralCursor;
+  /** A client that pages: a truncated answer carries `next` (also with `after`). */
+  paged?: boolean;
 }
 
 /** Where an answer cut at its limit ended: its last match's file and (1-based) line, and how many matches of that file were given up to there. */
@@ -46,7 +48,7 @@ export interface StructuralResult {
   matches: StructuralHit[];
   files: number;
   truncated: boolean;
-  /** When truncated: where the next page starts (`after`). */
+  /** When truncated, for a page (`paged`, or `after` given): where the next page starts (`after`). */
   next?: StructuralCursor;
   /** Files that could not be searched (vanished, unreadable, parse timed out), with why. */
   errors: { path: string; message: string }[];
@@ -190,7 +192,7 @@ export class StructuralSearch {
       matches,
       files: fileCount,
       truncated,
-      ...(truncated && last
+      ...((request.paged || after) && truncated && last
         ? { next: { path: last.path, line: last.start.line + 1, skip: matches.filter((match) => match.path === last.path).length + (after && after.path === last.path ? after.skip : 0) } }
         : {}),
       errors,

@@ -88,7 +88,7 @@ export interface GrepResult {
   /** Files with at least one match. */
   files: number;
   truncated: boolean;
-  /** When truncated: where the next page starts (`after`). */
+  /** When truncated, for a page (`paged`, or `after` given): where the next page starts (`after`). */
   next?: GrepCursor;
   /** Files given up because the regex ran past the per-file time limit there (a partial result). */
   timedOut: string[];
@@ -655,7 +655,8 @@ export class LexicalIndex {
       total,
       files,
       truncated,
-      ...(truncated && runs.length > 0 ? { next: cursorAfter(runs.at(-1)!, resumed ? after : undefined) } : {}),
+      // A cursor only for a client that pages (a page, or one after a cursor).
+      ...((request.paged || after) && truncated && runs.length > 0 ? { next: cursorAfter(runs.at(-1)!, resumed ? after : undefined) } : {}),
       timedOut: timedOut.map((index) => toSearch[index]!),
       stats: { plan: query === all ? '*' : describeQuery(query), candidates: toSearch.length, searched: toSearch.length, fromIndex, elapsedMs: Math.round((performance.now() - started) * 100) / 100 },
     };
