@@ -1,7 +1,8 @@
 // The thin client path, at run time: `fathom --version` and client commands (against a running
-// daemon, or one they start) load no daemon, engine, structural, LSP, debugger or MCP code and, of
-// the packages, only vscode-jsonrpc; --no-daemon does load the daemon (the control that shows the
-// recording sees such loads). How a load is seen on Node 20, which lists no loaded ES modules:
+// daemon, or one they start) load no daemon, engine, structural, LSP, debugger or MCP code and no
+// package at all (not vscode-jsonrpc: the CLI speaks JSON-RPC with its own client,
+// src/cli/rpc-client.ts); --no-daemon does load the daemon and vscode-jsonrpc (the control that
+// shows the recording sees such loads, ES and CommonJS). How a load is seen on Node 20, which lists no loaded ES modules:
 // each command runs as `node --import dist/test/helpers/load-recorder.js bin/fathom.js …`, whose
 // module.register() resolve hook records every ES import (static or dynamic) and whose exit
 // handler records the CommonJS cache (what vscode-jsonrpc and other CommonJS packages require).
@@ -26,7 +27,7 @@ const thin = {
   files: [bin, recorder],
   folders: ['dist/src/base/', 'dist/src/protocol/', 'dist/src/cli/'].map((folder) => path.join(repository, folder)),
   notInFolders: ['dist/src/cli/in-process-daemon.js', 'dist/src/cli/mcp.js'].map((file) => path.join(repository, file)),
-  packages: ['vscode-jsonrpc'],
+  packages: [] as string[],
 };
 
 function packageOf(file: string): string | undefined {
@@ -68,14 +69,14 @@ gitInit(root);
 const env = { FATHOM_SOCKET: socketPathIn(), FATHOM_CACHE_DIR: tempDir('fathom-cache-') };
 
 /** In order: the first client command starts the daemon, the next ones find it running. */
-/** `connects`: it loads vscode-jsonrpc (CommonJS: the recorder's second source is seen working); --version loads no package. */
-const cases: Array<{ what: string; args: string[]; code: number; thin: boolean; connects: boolean }> = [
-  { what: '--version', args: ['--version'], code: 0, thin: true, connects: false },
-  { what: 'status, starting the daemon', args: ['status', root, '--json'], code: 0, thin: true, connects: true },
-  { what: 'grep against the running daemon', args: ['grep', '-F', 'needle', root], code: 0, thin: true, connects: true },
-  { what: 'grep --json, nothing found', args: ['grep', '--json', 'absent-from-the-fixture', root], code: 1, thin: true, connects: true },
-  { what: 'files against the running daemon', args: ['files', root], code: 0, thin: true, connects: true },
-  { what: 'grep --no-daemon (the control: the daemon loads in the process)', args: ['grep', '-F', 'needle', root, '--no-daemon'], code: 0, thin: false, connects: true },
+/** A thin command loads no package; the control loads the daemon, and vscode-jsonrpc (CommonJS: the recorder's second source is seen working). */
+const cases: Array<{ what: string; args: string[]; code: number; thin: boolean }> = [
+  { what: '--version', args: ['--version'], code: 0, thin: true },
+  { what: 'status, starting the daemon', args: ['status', root, '--json'], code: 0, thin: true },
+  { what: 'grep against the running daemon', args: ['grep', '-F', 'needle', root], code: 0, thin: true },
+  { what: 'grep --json, nothing found', args: ['grep', '--json', 'absent-from-the-fixture', root], code: 1, thin: true },
+  { what: 'files against the running daemon', args: ['files', root], code: 0, thin: true },
+  { what: 'grep --no-daemon (the control: the daemon loads in the process)', args: ['grep', '-F', 'needle', root, '--no-daemon'], code: 0, thin: false },
 ];
 
 test('cli-thin: client commands load only the client path; --no-daemon loads the daemon', async () => {
@@ -85,11 +86,12 @@ test('cli-thin: client commands load only the client path; --no-daemon loads the
       assert.equal(run.code, entry.code, `${entry.what}: ${run.stderr}`);
       assert.ok(run.loaded.includes(path.join(repository, 'dist/src/cli/main.js')), `${entry.what}: the recorder saw the CLI load`);
       const packages = [...new Set(run.loaded.map(packageOf).filter((name) => name !== undefined))];
-      if (!entry.connects) assert.deepEqual(packages, [], `${entry.what} loads no package`);
-      else assert.ok(run.loaded.some((file) => file.endsWith('/node_modules/vscode-jsonrpc/lib/common/connection.js')), `${entry.what}: the recorder saw CommonJS requires`);
-      if (entry.thin) assert.deepEqual(run.loaded.filter((file) => !allowedOnThinPath(file)), [], `${entry.what} loads only the client path`);
-      else {
+      if (entry.thin) {
+        assert.deepEqual(packages, [], `${entry.what} loads no package`);
+        assert.deepEqual(run.loaded.filter((file) => !allowedOnThinPath(file)), [], `${entry.what} loads only the client path`);
+      } else {
         for (const file of ['dist/src/daemon/server.js', 'dist/src/engine/workspace-engine.js']) assert.ok(run.loaded.includes(path.join(repository, file)), `${entry.what}: loads ${file}`);
+        assert.ok(run.loaded.some((file) => file.endsWith('/node_modules/vscode-jsonrpc/lib/common/connection.js')), `${entry.what}: the recorder saw CommonJS requires`);
       }
     }
     assert.ok(await canConnect(env.FATHOM_SOCKET), 'a client command started the daemon');

@@ -3,8 +3,8 @@
 // workspace's indexes) import neither the protocol nor the daemon nor the CLI; inside index/, the
 // folders import each other only as ARCHITECTURE.md's code map says (syntax is the foundation);
 // the CLI's client path (what src/cli/main.ts imports statically, and what that imports) reaches
-// only base, protocol and cli and, of the packages, vscode-jsonrpc: the daemon, its engines and MCP
-// are imported dynamically by the commands that run them (test/cli-thin.test.ts checks the same at
+// only base, protocol and cli and no package (the CLI's own JSON-RPC client, not vscode-jsonrpc):
+// the daemon, its engines and MCP are imported dynamically by the commands that run them (test/cli-thin.test.ts checks the same at
 // run time). This test reads every import and fails on a wrong-way edge.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -69,7 +69,7 @@ function dynamicImports(text: string): string[] {
 }
 
 /** The client path: where it starts, the layers it may reach, and the packages it may load. */
-const clientPath = { entry: 'cli/main.ts', layers: ['base', 'protocol', 'cli'], packages: ['vscode-jsonrpc'] };
+const clientPath = { entry: 'cli/main.ts', layers: ['base', 'protocol', 'cli'], packages: [] as string[] };
 
 test('layers: the CLI client path loads no daemon, engine or MCP code', () => {
   const problems: string[] = [];

@@ -3,7 +3,7 @@
 // bytes of UTF-8 JSON. Owns decoding a stream into message bodies: a message split across chunks,
 // several in one chunk, text before a frame (a banner, where the peer is a process that may print
 // one), and the limits that keep a hostile or broken peer from costing more than a frame's worth
-// of memory or time. Used by the daemon's transports (daemon/frame-reader.ts), `fathom attach`,
+// of memory or time. Used by the daemon's transports (daemon/frame-reader.ts), the CLI's client (cli/rpc-client.ts), `fathom attach`,
 // and the language-server and debug-adapter clients; the protocols on top see whole JSON values.
 //
 // Invariants: every byte is looked at a bounded number of times (a header is scanned only where

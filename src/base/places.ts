@@ -2,11 +2,12 @@
 // settings folders (XDG base directories; FATHOM_SOCKET, FATHOM_CACHE_DIR, FATHOM_CONFIG_DIR
 // override them), each workspace's folder in the cache, and the package's version. One definition for the daemon (daemon/config.ts
 // builds its settings on these) and the CLI's client path, which finds the socket and the daemon's
-// log without loading the daemon. Imports nothing of ours.
-import { createHash } from 'node:crypto';
+// log without loading the daemon (nor node:crypto: the cache folder's name is hashed by sha256.ts).
+// Imports only sha256.ts.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { sha256Hex } from './sha256.js';
 
 export function defaultCacheRoot(): string {
   if (process.env.FATHOM_CACHE_DIR) return path.resolve(process.env.FATHOM_CACHE_DIR);
@@ -24,10 +25,7 @@ export function defaultConfigDir(): string {
  * its file: never the folder workspace's), with the root written inside.
  */
 export function workspaceCacheDir(cacheRoot: string, root: string, onlyFile?: string): string {
-  const key = createHash('sha256')
-    .update(onlyFile === undefined ? root : `${root}\0${onlyFile}`)
-    .digest('hex')
-    .slice(0, 16);
+  const key = sha256Hex(onlyFile === undefined ? root : `${root}\0${onlyFile}`).slice(0, 16);
   return path.join(cacheRoot, 'workspaces', key);
 }
 

@@ -1,23 +1,21 @@
 // How the CLI reaches a daemon: over its Unix socket, starting one in the background when none
-// answers (`fathom serve`, a process of its own). Part of the thin client path: it loads base/
-// and, on its first connection, vscode-jsonrpc (jsonrpc.ts), never the daemon (--no-daemon's
-// daemon in this process is in-process-daemon.ts, imported only then). A daemon that goes away mid-request (killed, crashed)
-// is a DaemonClosedError, never a request left waiting forever (vscode-jsonrpc settles no pending
-// request when its stream closes).
-import { spawn } from 'node:child_process';
+// answers (`fathom serve`, a process of its own), with the CLI's own JSON-RPC client
+// (rpc-client.ts). Part of the thin client path: it loads base/ and rpc-client.ts, never the
+// daemon (--no-daemon's daemon in this process is in-process-daemon.ts, imported only then) nor a
+// package. A daemon that goes away mid-request (killed, crashed) is a DaemonClosedError, never a
+// request left waiting forever.
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { FrameDecoder } from '../base/framing.js';
 import { defaultCacheRoot } from '../base/places.js';
 import { checkSocketToConnect, isLive, UnsafeSocketError } from '../base/socket-folder.js';
-import { jsonrpc } from './jsonrpc.js';
+import { RpcClient } from './rpc-client.js';
 
 export interface Client {
-  connection: MessageConnection;
+  connection: RpcClient;
   /** Rejects with DaemonClosedError when the daemon's side closes before close() is called; else never settles. */
   lost: Promise<never>;
   close(): Promise<void>;
@@ -53,6 +51,8 @@ async function startDaemon(socketPath: string, cacheRoot: string): Promise<void>
   const logFile = path.join(cacheRoot, 'daemon.log');
   const logFd = fs.openSync(logFile, 'a', 0o600);
   const main = fileURLToPath(new URL('./main.js', import.meta.url));
+  // Loaded only here: a command that finds its daemon running spawns nothing (~4 ms of its start).
+  const { spawn } = await import('node:child_process');
   const child = spawn(process.execPath, [main, 'serve', '--socket', socketPath], { detached: true, stdio: ['ignore', 'ignore', logFd] });
   child.unref();
   fs.closeSync(logFd);
@@ -83,9 +83,9 @@ export async function connectToDaemon(socketPath: string, options: { autoStart: 
   });
   // Nobody may be waiting on it when it rejects (between requests): that is no error.
   lost.catch(() => undefined);
-  const { createMessageConnection, SocketMessageReader, SocketMessageWriter } = jsonrpc();
-  const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
-  connection.listen();
+  const connection = new RpcClient(socket, socket, () => new DaemonClosedError());
+  // A socket error (the daemon reset it) is its close: the client and `lost` report it.
+  socket.on('error', () => undefined);
   return {
     connection,
     lost,

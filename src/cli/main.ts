@@ -1,22 +1,23 @@
 // The `fathom` command. `serve` runs the daemon; every other command is a client of it (over the
 // socket, starting a daemon when none runs, or in-process with --no-daemon). Human output by
 // default, --json for scripts and agents (shapes in docs/protocol.md), a progress bar on a TTY.
-// The thin client path: this file's static imports load no daemon, engine or MCP code (only
-// connect.ts, base/, the protocol's names, and vscode-jsonrpc once a command connects:
-// jsonrpc.ts); `serve`, --no-daemon, `mcp` and `edit --patch` import what they run when they run
-// (test/cli-thin.test.ts, test/layers.test.ts).
+// The thin client path: this file's static imports load no daemon, engine, MCP code or package
+// (only connect.ts and the CLI's own JSON-RPC client, base/, the protocol's names); `serve`,
+// --no-daemon, `mcp` and `edit --patch` import what they run when they run (test/cli-thin.test.ts,
+// test/layers.test.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { makeCacheFolder } from '../base/cache-folder.js';
 import { errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { defaultCacheRoot, defaultSocketPath, readPackageVersion } from '../base/places.js';
 import { Methods, type CalleesResult, type CodeSearchResult, type DebugEvaluateResult, type DebugStateResult, type ExportIndexResult, type ModelPullResult, type ModelUseResult, type TrustResult, type CallersResult, type DefinitionResult, type ImpactResult, type ReferencesResult, type RelatedSymbol, type WireRange, type ChunksResult, type OutlineResult, type OutlineSymbol, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
 import { attachStdio, connectToDaemon, type Client } from './connect.js';
-import { jsonrpc } from './jsonrpc.js';
+import { RpcError, type RpcClient } from './rpc-client.js';
 import { buildingNote } from './building-note.js';
+import { GrepPrinter } from './grep-output.js';
+import { eachPage } from './pages.js';
 import { ProgressBar } from './progress-bar.js';
 import { implicitRoot, repositoryRoot } from './workspace-root.js';
 
@@ -153,6 +154,32 @@ async function graphCommand(command: keyof typeof graphCommands, target: string,
     ...(values['min-confidence'] === undefined || command === 'def' ? {} : { minConfidence: values['min-confidence'] }),
   };
   let found = false;
+  if (command === 'refs') {
+    // Every reference unless --limit, page after page (offsets), each printed as it arrives.
+    const { limit: _limit, ...rest } = params;
+    await withClient(values, async ({ connection }) => {
+      let merged: ReferencesResult | undefined;
+      const done = await eachPage<ReferencesResult, number>({
+        max: limit,
+        fetch: (page) => request<ReferencesResult>(connection, Methods.references, { ...rest, limit: page.maxResults, paged: true, ...(page.after === undefined ? {} : { offset: page.after }) }, true),
+        paths: (result) => ({ count: result.references.length }),
+        print: (result) => {
+          if (!merged) merged = { ...result, references: [...result.references] };
+          else merged.references.push(...result.references);
+          if (json) return;
+          const lines = result.references.map((reference) => `${reference.path}:${reference.range.start.line}:${reference.range.start.column}: ${reference.text}  (${reference.kind}${reference.confidence === 'exact' ? '' : `, ${reference.confidence}`})`);
+          if (lines.length > 0) process.stdout.write(`${lines.join('\n')}\n`);
+        },
+      });
+      found = done.shown > 0;
+      if (done.capped) process.stderr.write(`fathom: stopped after ${done.shown} reference${done.shown === 1 ? '' : 's'} (--limit ${limit}); there are more\n`);
+      if (json && merged) {
+        const { next: _next, ...whole } = merged;
+        print({ ...whole, truncated: done.capped });
+      }
+    });
+    return found ? 0 : 1;
+  }
   await withClient(values, async ({ connection }) => {
     const result = await request<DefinitionResult | ReferencesResult | CallersResult | CalleesResult | ImpactResult>(connection, graphCommands[command], params, true);
     if ('definitions' in result) {
@@ -169,13 +196,14 @@ async function graphCommand(command: keyof typeof graphCommands, target: string,
     }
     const entries = 'callers' in result ? result.callers : 'callees' in result ? result.callees : result.impacted;
     found = entries.length > 0 || ('unresolved' in result && result.unresolved.length > 0);
+    // A breadth-first answer full at its limit goes no deeper: said, with or without --json.
+    if (result.truncated) process.stderr.write(`fathom: stopped at ${entries.length} symbols, the limit (${limit === undefined ? 'the default' : `--limit ${limit}`}): nothing further was followed; raise --limit for more\n`);
     if (json) return print(result);
     if (result.symbols.length === 0) return print(`nothing found for ${target}`);
     print(`${command} of ${result.symbols.map((symbol) => [...symbol.container, symbol.name].join('.')).join(', ')}:`);
     for (const entry of entries) print(relatedLine(entry));
     if ('unresolved' in result && result.unresolved.length > 0) print(`outside the workspace: ${result.unresolved.map((call) => `${call.name} ×${call.count}`).join(', ')}`);
     if ('byDistance' in result) print(`\n${result.byDistance.map((level) => `distance ${level.distance}: ${level.symbols} symbols in ${level.files} files`).join('\n')}`);
-    if (result.truncated) print('(truncated: raise --limit)');
   });
   return found ? 0 : 1;
 }
@@ -257,26 +285,6 @@ function describeDebugState(state: DebugStateResult): string {
   }
   if (state.output.length > 0) lines.push('  output:', ...state.output.slice(-10).map((line) => `    ${line}`));
   return lines.join('\n');
-}
-
-/**
- * ripgrep's output: `path:line:text` for a matching line, `path-line-text` for a context line,
- * and with context a `--` between groups of lines that do not follow each other.
- */
-function grepLines(result: GrepResult, withContext: boolean): string[] {
-  const out: string[] = [];
-  let previous: { path: string; line: number } | undefined;
-  const push = (path: string, line: number, text: string, separator: string): void => {
-    if (withContext && previous && (previous.path !== path || previous.line + 1 !== line)) out.push('--');
-    out.push(`${path}${separator}${line}${separator}${text}`);
-    previous = { path, line };
-  };
-  for (const match of result.matches) {
-    for (const context of match.before ?? []) push(match.path, context.line, context.text, '-');
-    push(match.path, match.line, match.text, ':');
-    for (const context of match.after ?? []) push(match.path, context.line, context.text, '-');
-  }
-  return out;
 }
 
 /** The workspace a named PATH narrows: the git repository around it, else the PATH itself (as named). */
@@ -361,22 +369,23 @@ function describe(status: WorkspaceStatus): string {
 let progressCounter = 0;
 
 /** Sends a request; Ctrl-C cancels it ($/cancelRequest); progress is drawn on a TTY. */
-async function request<R>(connection: MessageConnection, method: string, params: Record<string, unknown>, withProgress: boolean): Promise<R> {
+async function request<R>(connection: RpcClient, method: string, params: Record<string, unknown>, withProgress: boolean): Promise<R> {
   const bar = new ProgressBar();
-  const source = new (jsonrpc().CancellationTokenSource)();
+  const cancel = new AbortController();
   const token = `fathom-cli-${process.pid}-${++progressCounter}`;
-  const subscription = connection.onNotification('$/progress', (message: { token: unknown; value: ProgressValue }) => {
+  const subscription = connection.onNotification('$/progress', (params) => {
+    const message = params as { token: unknown; value: ProgressValue };
     if (message.token === token) bar.update(message.value);
   });
   const onInterrupt = (): void => {
-    source.cancel();
+    cancel.abort();
     bar.clear();
     process.stderr.write('fathom: cancelled\n');
     process.exit(130);
   };
   process.once('SIGINT', onInterrupt);
   try {
-    return await connection.sendRequest<R>(method, withProgress && bar.enabled ? { ...params, workDoneToken: token } : params, source.token);
+    return await connection.sendRequest<R>(method, withProgress && bar.enabled ? { ...params, workDoneToken: token } : params, { signal: cancel.signal });
   } finally {
     bar.clear();
     subscription.dispose();
@@ -599,33 +608,44 @@ async function main(argv: string[]): Promise<number> {
         const context = count('-C', values.context);
         const before = count('-B', values['before-context']);
         const after = count('-A', values['after-context']);
-        const result = await request<GrepResult>(
-          connection,
-          Methods.grep,
-          {
-            root: workspaceRoot,
-            pattern,
-            fixedStrings: values['fixed-strings'] === true,
-            ignoreCase: values['ignore-case'] === true,
-            wordRegexp: values['word-regexp'] === true,
-            multiline: values.multiline === true,
-            ...(globs.length > 0 ? { glob: globs } : {}),
-            ...(max === undefined ? {} : { maxResults: max }),
-            ...(values.type ? { languages: values.type } : {}),
-            ...(context === undefined ? {} : { context }),
-            ...(before === undefined ? {} : { beforeContext: before }),
-            ...(after === undefined ? {} : { afterContext: after }),
+        const params = {
+          root: workspaceRoot,
+          pattern,
+          fixedStrings: values['fixed-strings'] === true,
+          ignoreCase: values['ignore-case'] === true,
+          wordRegexp: values['word-regexp'] === true,
+          multiline: values.multiline === true,
+          ...(globs.length > 0 ? { glob: globs } : {}),
+          ...(values.type ? { languages: values.type } : {}),
+          ...(context === undefined ? {} : { context }),
+          ...(before === undefined ? {} : { beforeContext: before }),
+          ...(after === undefined ? {} : { afterContext: after }),
+        };
+        // Every matching line unless --max, page by page, each printed as it arrives.
+        const printer = new GrepPrinter({ json, withContext: (context ?? before ?? after ?? 0) > 0 });
+        const timedOut = new Set<string>();
+        let first: GrepResult | undefined;
+        let elapsedMs = 0;
+        const done = await eachPage<GrepResult>({
+          max,
+          fetch: async (page) => request<GrepResult>(connection, Methods.grep, { ...params, ...page }, true),
+          paths: (result) => ({ count: result.matches.length, first: result.matches[0]?.path, last: result.matches.at(-1)?.path }),
+          print: (result) => {
+            first ??= result;
+            elapsedMs += result.stats.elapsedMs;
+            for (const file of result.timedOut) timedOut.add(file);
+            printer.page(result);
           },
-          true,
-        );
+        });
+        matched = done.shown > 0;
+        const given = [...timedOut].sort();
+        if (given.length > 0) process.stderr.write(`fathom: gave up on ${given.length} file${given.length === 1 ? '' : 's'} where the regex ran past 2 s (not searched to the end): ${given.slice(0, 10).join(', ')}${given.length > 10 ? ', …' : ''}\n`);
+        if (done.capped) process.stderr.write(`fathom: stopped after ${done.shown} matching line${done.shown === 1 ? '' : 's'} (--max ${max}); ${done.total} in all, in ${done.files} file${done.files === 1 ? '' : 's'}\n`);
         if (json) {
           // JSON Lines: one object per matching line, then a summary (like rg --json's).
-          const lines = result.matches.map((match) => JSON.stringify(match));
-          const { total, files, truncated, timedOut, stats } = result;
-          lines.push(JSON.stringify({ summary: { total, files, truncated, timedOut, candidates: stats.candidates, elapsedMs: stats.elapsedMs } }));
-          process.stdout.write(`${lines.join('\n')}\n`);
-        } else if (result.matches.length > 0) process.stdout.write(`${grepLines(result, (context ?? before ?? after ?? 0) > 0).join('\n')}\n`);
-        matched = result.matches.length > 0;
+          const summary = { total: done.total, files: done.files, truncated: done.capped, timedOut: given, candidates: first?.stats.candidates ?? 0, elapsedMs: Math.round(elapsedMs * 100) / 100 };
+          process.stdout.write(`${JSON.stringify({ summary })}\n`);
+        }
       });
       // Like grep and ripgrep: exit 1 when nothing matched.
       return matched ? 0 : 1;
@@ -742,12 +762,11 @@ async function main(argv: string[]): Promise<number> {
         ...(rule === undefined ? {} : { rule }),
         ...(values['glob-filter'] ? { glob: values['glob-filter'] } : {}),
         ...(within ? { paths: [within] } : {}),
-        ...(max === undefined ? {} : { maxResults: max }),
       };
       let matched = false;
       if (values.rewrite !== undefined) {
         await withClient(values, async ({ connection }) => {
-          const plan = await request<StructuralRewriteResult>(connection, Methods.structuralRewrite, { ...params, rewrite: values.rewrite }, true);
+          const plan = await request<StructuralRewriteResult>(connection, Methods.structuralRewrite, { ...params, ...(max === undefined ? {} : { maxResults: max }), rewrite: values.rewrite }, true);
           matched = plan.count > 0;
           let applied: ApplyRewriteResult | undefined;
           if (values.apply && plan.token) applied = await request<ApplyRewriteResult>(connection, Methods.applyRewrite, { token: plan.token }, false);
@@ -762,12 +781,33 @@ async function main(argv: string[]): Promise<number> {
         return matched ? 0 : 1;
       }
       await withClient(values, async ({ connection }) => {
-        const result = await request<StructuralSearchResult>(connection, Methods.structuralSearch, params, true);
-        matched = result.matches.length > 0;
-        if (json) return print(result);
-        for (const match of result.matches) print(`${match.path}:${match.range.start.line}:${match.range.start.column}:${match.lineText}`);
-        for (const problem of result.errors) process.stderr.write(`fathom: ${problem.path}: ${problem.message}\n`);
-        if (result.truncated) process.stderr.write(`fathom: stopped after ${result.matches.length} matches (--max)\n`);
+        // Every match unless --max, page by page (printed as each arrives; --json: one result of them all).
+        let merged: StructuralSearchResult | undefined;
+        const done = await eachPage<StructuralSearchResult>({
+          max,
+          fetch: (page) => request<StructuralSearchResult>(connection, Methods.structuralSearch, { ...params, maxResults: page.maxResults, paged: true, ...(page.after ? { after: page.after } : {}) }, true),
+          paths: (result) => ({ count: result.matches.length, first: result.matches[0]?.path, last: result.matches.at(-1)?.path }),
+          print: (result) => {
+            if (!merged) merged = { ...result, matches: [...result.matches], errors: [...result.errors], stats: { ...result.stats } };
+            else {
+              merged.matches.push(...result.matches);
+              merged.errors.push(...result.errors);
+              merged.stats.parsed += result.stats.parsed;
+              merged.stats.reused += result.stats.reused;
+              merged.stats.elapsedMs = Math.round((merged.stats.elapsedMs + result.stats.elapsedMs) * 100) / 100;
+            }
+            if (json) return;
+            const lines = result.matches.map((match) => `${match.path}:${match.range.start.line}:${match.range.start.column}:${match.lineText}`);
+            if (lines.length > 0) process.stdout.write(`${lines.join('\n')}\n`);
+            for (const problem of result.errors) process.stderr.write(`fathom: ${problem.path}: ${problem.message}\n`);
+          },
+        });
+        matched = done.shown > 0;
+        if (done.capped) process.stderr.write(`fathom: stopped after ${done.shown} match${done.shown === 1 ? '' : 'es'} (--max ${max}); there are more\n`);
+        if (json && merged) {
+          const { next: _next, ...whole } = merged;
+          print({ ...whole, files: done.files, truncated: done.capped });
+        }
       });
       return matched ? 0 : 1;
     }
@@ -813,6 +853,8 @@ async function main(argv: string[]): Promise<number> {
           true,
         );
         found = result.symbols.length > 0;
+        // The best-ranked first: a fuzzy query may match most names, so a limit always applies (default 100).
+        if (result.truncated) process.stderr.write(`fathom: the best ${result.symbols.length} symbols (${limit === undefined ? 'the default limit' : `--limit ${limit}`}); more match: raise --limit (at most 10000) or narrow the query\n`);
         if (json) return print(result);
         const note = buildingNote(result.building);
         if (note) process.stderr.write(`fathom: ${note}\n`);
@@ -929,7 +971,7 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`fathom: ${(error as Error).message}\n\n${usage}\n`);
       process.exitCode = 2;
     } else {
-      const detail = error instanceof jsonrpc().ResponseError ? `${error.message} (code ${error.code})` : errorMessage(error);
+      const detail = error instanceof RpcError ? `${error.message} (code ${error.code})` : errorMessage(error);
       process.stderr.write(`fathom: ${detail}\n`);
       // As ripgrep: 1 means "nothing found", 2 an error (here and for usage errors).
       process.exitCode = 2;

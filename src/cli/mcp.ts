@@ -8,10 +8,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { z } from 'zod';
 import { Methods, type CodeSearchResult, type EditFileResult, type GrepResult, type ImpactResult, type ReferencesResult, type StatusResult, type StructuralSearchResult } from '../protocol/methods.js';
 import { buildingNote } from './building-note.js';
+import type { RpcClient } from './rpc-client.js';
 
 /** Answers longer than this (characters) go to a file. */
 const inlineLimit = 24_000;
@@ -19,7 +19,7 @@ const inlineLimit = 24_000;
 const shownResults = 60;
 
 export interface McpOptions {
-  connection: MessageConnection;
+  connection: RpcClient;
   /** Rejects when the daemon goes away: calls in flight answer an error, then the server stops and this rejection is serveMcp's. */
   lost: Promise<never>;
   /** The workspace a tool call without `root` is about. */

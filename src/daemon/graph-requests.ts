@@ -128,6 +128,9 @@ export class GraphRequests {
     const params = paramsObject(Methods.references, raw);
     const minConfidence = this.minConfidence(params);
     const limit = bounded(params, 'limit', 1000, 100_000);
+    const offset = optionalCount(params, 'offset') ?? 0;
+    // A client that pages (`paged`, or an `offset` given) gets the offset of what follows.
+    const paged = optionalBoolean(params, 'paged') === true || params.offset !== undefined;
     const includeDeclaration = optionalBoolean(params, 'includeDeclaration') ?? false;
     const subject = await this.subject(Methods.references, params, token, false);
     const { graph } = subject;
@@ -136,8 +139,9 @@ export class GraphRequests {
       const declarations = graph.definitions(subject.roots).map((definition, at): ReferenceSite => ({ path: subject.roots[at]!.path, line: definition.nameStart.line, character: definition.nameStart.character, endCharacter: definition.nameEnd.character, kind: 'declaration', confidence: 'exact', via: 'scope', enclosing: graph.file(subject.roots[at]!.path)!.definitionParents[subject.roots[at]!.index]! }));
       sites = [...declarations, ...sites];
     }
-    const truncated = sites.length > limit;
-    const shown = sites.slice(0, limit);
+    // A page: the references after the first `offset` (the order is the same for the same graph).
+    const truncated = sites.length > offset + limit;
+    const shown = sites.slice(offset, offset + limit);
     const lines = new Map<string, number[]>();
     for (const site of shown) {
       const list = lines.get(site.path);
@@ -150,7 +154,7 @@ export class GraphRequests {
       const container = file && site.enclosing >= 0 ? [...graph.kinds.chain(file.definitionChains[site.enclosing]!), graph.names.name(file.definitionNames[site.enclosing]!)] : [];
       return toWireReference(site, container, texts.get(site.path)?.get(site.line) ?? '');
     });
-    return { root: subject.workspace.root, symbols: this.graphSymbols(graph, subject.roots), references, truncated };
+    return { root: subject.workspace.root, symbols: this.graphSymbols(graph, subject.roots), references, truncated, ...(paged && truncated ? { next: offset + limit } : {}) };
   }
 
   /** Wire entries for related symbols, their definitions read once per file. */

@@ -89,3 +89,19 @@ export function requiredArray(params: Params, field: string): unknown[] {
   if (!Array.isArray(value)) fail(field, 'an array', value);
   return value;
 }
+
+/**
+ * A page's cursor (`after`: a previous answer's `next`, given back as it came): `{ path, line,
+ * skip }`, a workspace-relative path, a line ≥ 1, the count of that file's results already given.
+ */
+export function optionalCursor(params: Params, field: string): { path: string; line: number; skip: number } | undefined {
+  const value = params[field];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(field, "an object (a previous answer's next)", value);
+  const cursor = value as Params;
+  const { path, line, skip } = cursor;
+  if (typeof path !== 'string' || path === '') fail(`${field}.path`, 'a non-empty string', path);
+  if (typeof line !== 'number' || !Number.isInteger(line) || line < 1) fail(`${field}.line`, 'an integer ≥ 1', line);
+  if (typeof skip !== 'number' || !Number.isInteger(skip) || skip < 0) fail(`${field}.skip`, 'a non-negative integer', skip);
+  return { path, line, skip };
+}

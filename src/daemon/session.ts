@@ -28,6 +28,7 @@ import type { Workspace } from '../workspace/workspace.js';
 import {
   optionalBoolean,
   optionalCount,
+  optionalCursor,
   optionalProgressToken,
   optionalString,
   optionalStringList,
@@ -417,7 +418,10 @@ export class Session {
       maxResults: optionalCount(params, 'maxResults'),
       languages: optionalStringList(params, 'languages'),
       ...contextParams(params),
+      after: optionalCursor(params, 'after'),
+      paged: optionalBoolean(params, 'paged'),
     };
+    if (request.paged && request.maxResults === 0) throw new FathomError('invalidParams', 'params.maxResults must be at least 1 for a page (paged)', { field: 'maxResults' });
     const workspace = this.workspaceFor(params);
     const index = await this.readyLexical(workspace, token, optionalProgressToken(params, 'workDoneToken'));
     return toWireGrep(workspace.root, await index.search(request, token));
@@ -466,6 +470,8 @@ export class Session {
     const maxResults = optionalCount(params, 'maxResults');
     if (maxResults !== undefined && maxResults > 100_000) throw new FathomError('invalidParams', `${method}: maxResults must be at most 100000`, { field: 'maxResults' });
     const globs = optionalStringList(params, 'glob');
+    const after = optionalCursor(params, 'after');
+    if (after !== undefined && method !== Methods.structuralSearch) throw new FathomError('invalidParams', `${method}: a rewrite takes every match (no after)`, { field: 'after' });
     const within = (optionalStringList(params, 'paths') ?? []).map((value) => {
       const relative = toRelative(workspace.root, realPathForWrite(pathFromUriOrPath(value, workspace.root)));
       if (relative === undefined) throw new FathomError('pathOutsideWorkspace', `path ${value} is outside the workspace ${workspace.root}`, { path: value });
@@ -479,6 +485,8 @@ export class Session {
       ...(constraints ? { constraints: constraints as StructuralRequest['constraints'] } : {}),
       accepts: (file: string) => byGlob(file) && inPaths(file),
       ...(maxResults === undefined ? {} : { maxResults }),
+      ...(after === undefined ? {} : { after }),
+      ...(optionalBoolean(params, 'paged') ? { paged: true } : {}),
     };
   }
 

@@ -98,7 +98,7 @@ export function absentStatus(root: string): WorkspaceStatus {
 export function toWireGrep(root: string, result: LexicalGrepResult): GrepResult {
   // Written to the wire from the workers' bytes by the daemon's encoder (an array of matches to any other reader).
   const matches = new GrepLinesJson(result.lines) as unknown as GrepResult['matches'];
-  return { root, matches, total: result.total, files: result.files, truncated: result.truncated, timedOut: result.timedOut, stats: result.stats };
+  return { root, matches, total: result.total, files: result.files, truncated: result.truncated, ...(result.next ? { next: result.next } : {}), timedOut: result.timedOut, stats: result.stats };
 }
 
 export function toWireCodeSearch(root: string, query: string, answer: CodeSearchAnswer, elapsedMs: number): CodeSearchResult {
@@ -270,6 +270,7 @@ export function toWireStructural(root: string, result: StructuralResult): Struct
     })),
     files: result.files,
     truncated: result.truncated,
+    ...(result.next ? { next: result.next } : {}),
     errors: result.errors,
     stats: result.stats,
   };

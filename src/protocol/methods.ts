@@ -214,6 +214,10 @@ export interface GrepParams {
   context?: number;
   beforeContext?: number;
   afterContext?: number;
+  /** The lines after this cursor (a previous answer's `next`): the next page. */
+  after?: ResultCursor;
+  /** A page: stop once `maxResults` lines are found (none after them counted); `total` and `files` are this page's, `next` is there while more may follow. */
+  paged?: boolean;
   workDoneToken?: ProgressToken;
 }
 
@@ -243,11 +247,25 @@ export interface GrepResult {
   total: number;
   /** Files with at least one match (all of them, also past `maxResults`). */
   files: number;
-  /** `total` is over `maxResults`: `matches` holds the first ones in path order. */
+  /** `total` is over `maxResults` (a page: more may follow): `matches` holds the first ones in path order. */
   truncated: boolean;
+  /** When truncated, for a page (`paged`, or `after` given): the cursor to pass back as `after` for the lines after these. */
+  next?: ResultCursor;
   /** Files given up because the regex ran past the per-file time limit (2 s) there: the result is partial. */
   timedOut: string[];
   stats: { plan: string; candidates: number; searched: number; fromIndex: boolean; elapsedMs: number };
+}
+
+/**
+ * Where an answer cut at its limit ended, in path order (`fathom/grep`, `fathom/structuralSearch`):
+ * its last result's file and line, and how many results of that file were given up to there. A
+ * client passes it back unchanged as `after`; a file changed between the pages may repeat or skip
+ * results near the cursor (each page is a search of the files as they are then).
+ */
+export interface ResultCursor {
+  path: string;
+  line: number;
+  skip: number;
 }
 
 export type CodeSearchMode = 'auto' | 'lexical' | 'semantic' | 'hybrid' | 'regex' | 'literal';
@@ -654,6 +672,10 @@ export interface ReferencesParams extends GraphTargetParams {
   includeDeclaration?: boolean;
   /** At most this many references (default 1,000, at most 100,000). */
   limit?: number;
+  /** Leave out the first this many (a previous answer's `next`): the next page. */
+  offset?: number;
+  /** A client that pages: a truncated answer carries `next` (so does one given an offset). */
+  paged?: boolean;
 }
 
 export interface WireReference {
@@ -675,6 +697,8 @@ export interface ReferencesResult {
   symbols: GraphSymbol[];
   references: WireReference[];
   truncated: boolean;
+  /** When truncated, for a page (`paged`, or `offset` given): the `offset` of the references after these. */
+  next?: number;
 }
 
 export interface RelationParams extends GraphTargetParams {
@@ -763,6 +787,10 @@ export interface StructuralSearchParams {
   paths?: string[];
   /** At most this many matches (default 1,000; at most 100,000). */
   maxResults?: number;
+  /** The matches after this cursor (a previous answer's `next`): the next page. Search only, not a rewrite. */
+  after?: ResultCursor;
+  /** A client that pages: a truncated answer carries `next`. */
+  paged?: boolean;
   workDoneToken?: ProgressToken;
 }
 
@@ -797,7 +825,10 @@ export interface StructuralSearchResult {
   variables: string[];
   matches: StructuralMatch[];
   files: number;
+  /** More matches than `maxResults`, or files left unsearched after the cut. */
   truncated: boolean;
+  /** When truncated, for a page (`paged`, or `after` given): the cursor to pass back as `after` for the matches after these. */
+  next?: ResultCursor;
   /** Files that could not be searched (unreadable, parse timed out), with why. */
   errors: { path: string; message: string }[];
   /**

@@ -3,7 +3,8 @@
 // pattern never parses the whole tree), keep those of the pattern's language and the path
 // filters, then match: open editor buffers on this thread through the parse cache (their trees
 // are reused across keystrokes), files on disk in the structural pool's workers. Results come in
-// path order; with maxResults the search stops once the files before the cut are done.
+// path order; with maxResults the search stops once the files before the cut are done, and `next`
+// says where the matches after the cut begin (`after`: the next page starts there).
 import { type CancellationSignal, neverCancelled, throwIfCancelled } from '../base/cancellation.js';
 import { FathomError } from '../base/errors.js';
 import { toAbsolute } from '../base/paths.js';
@@ -22,6 +23,17 @@ export interface StructuralRequest extends SearchSpec {
   accepts?: (relativePath: string) => boolean;
   /** Stop after this many matches (default 1,000). */
   maxResults?: number;
+  /** The matches after a previous answer's `next`: files before `path` left out, and the first `skip` matches of `path`. */
+  after?: StructuralCursor;
+  /** A client that pages: a truncated answer carries `next` (also with `after`). */
+  paged?: boolean;
+}
+
+/** Where an answer cut at its limit ended: its last match's file and (1-based) line, and how many matches of that file were given up to there. */
+export interface StructuralCursor {
+  path: string;
+  line: number;
+  skip: number;
 }
 
 export interface StructuralHit extends FileMatch {
@@ -36,6 +48,8 @@ export interface StructuralResult {
   matches: StructuralHit[];
   files: number;
   truncated: boolean;
+  /** When truncated, for a page (`paged`, or `after` given): where the next page starts (`after`). */
+  next?: StructuralCursor;
   /** Files that could not be searched (vanished, unreadable, parse timed out), with why. */
   errors: { path: string; message: string }[];
   /** `parsed`: files parsed (in part or whole); `reused`: files matched on a tree a worker kept from an earlier search. */
@@ -93,7 +107,13 @@ export class StructuralSearch {
     const limit = request.maxResults ?? 1_000;
     const table = this.grammars.table;
     const accepts = (path: string): boolean => table.detect(path)?.id === language && (request.accepts?.(path) ?? true);
-    const { files, fromIndex } = await source.candidateFiles(search.query, accepts, signal);
+    const candidates = await source.candidateFiles(search.query, accepts, signal);
+    const { fromIndex } = candidates;
+    // A page after a cursor: the files from the cursor's on (paths are in order); of its own
+    // file, the matches after the first `skip` (found too, and dropped when the file settles).
+    const after = request.after;
+    const files = after ? candidates.files.filter((file) => file.path >= after.path) : candidates.files;
+    const skipOf = (index: number): number => (after && index === 0 && files[0]!.path === after.path ? after.skip : 0);
     const spec: SearchSpec = { rule: request.rule, ...(request.constraints ? { constraints: request.constraints } : {}) };
     const key = JSON.stringify([language, spec]);
 
@@ -108,7 +128,8 @@ export class StructuralSearch {
     let prefixEnd = 0;
     let prefixMatches = 0;
     const enough = (): boolean => prefixMatches > limit;
-    const settle = (index: number, matches: FileMatch[]): void => {
+    const settle = (index: number, found: FileMatch[]): void => {
+      const matches = skipOf(index) > 0 ? found.slice(skipOf(index)) : found;
       perFile[index] = matches;
       done += 1;
       while (prefixEnd < files.length && perFile[prefixEnd] !== undefined) prefixMatches += perFile[prefixEnd++]!.length;
@@ -119,12 +140,12 @@ export class StructuralSearch {
       const file = files[index]!;
       try {
         if (file.text !== undefined && file.text.length <= 2_000_000) {
-          const matches = await this.searchBuffer(source.root, file.path, file.text, grammar, search, limit + 1, () => (parsed += 1));
+          const matches = await this.searchBuffer(source.root, file.path, file.text, grammar, search, limit + 1 + skipOf(index), () => (parsed += 1));
           if (matches.length > 0) sources.set(file.path, { buffer: file.text });
           settle(index, matches);
           return;
         }
-        const answer = await this.pool.search({ language, spec, key, search: searchId, path: file.path, limit: limit + 1, ...(file.text !== undefined ? { text: file.text } : { absolutePath: toAbsolute(source.root, file.path) }) });
+        const answer = await this.pool.search({ language, spec, key, search: searchId, path: file.path, limit: limit + 1 + skipOf(index), ...(file.text !== undefined ? { text: file.text } : { absolutePath: toAbsolute(source.root, file.path) }) });
         if (answer.parsed) parsed += 1;
         if (answer.reused) reused += 1;
         if (file.text !== undefined && answer.matches.length > 0) sources.set(file.path, { buffer: file.text });
@@ -162,13 +183,18 @@ export class StructuralSearch {
       for (const match of list.slice(0, limit - matches.length)) matches.push({ path: files[index]!.path, ...match });
     });
     errors.sort((a, b) => (a.path < b.path ? -1 : 1));
+    const truncated = total > limit || next < files.length;
+    const last = matches.at(-1);
     return {
       language,
       rung: search.rule.pattern?.rung,
       variables: search.variables,
       matches,
       files: fileCount,
-      truncated: total > limit || next < files.length,
+      truncated,
+      ...((request.paged || after) && truncated && last
+        ? { next: { path: last.path, line: last.start.line + 1, skip: matches.filter((match) => match.path === last.path).length + (after && after.path === last.path ? after.skip : 0) } }
+        : {}),
       errors,
       stats: { plan: search.query.op === 'all' ? '*' : describeQuery(search.query), fromIndex, candidates: files.length, parsed, reused, elapsedMs: Math.round((performance.now() - started) * 100) / 100 },
       sources,

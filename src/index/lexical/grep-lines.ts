@@ -4,7 +4,7 @@
 // collector: the daemon writes the views to the wire as they are (their bytes are valid UTF-8),
 // and `toArray` makes the objects, once, for a reader that wants them.
 import type { LineMatch } from './matcher.js';
-import type { KeptLines } from './match-batch.js';
+import { BatchLines, type KeptLines } from './match-batch.js';
 
 export interface GrepMatch extends LineMatch {
   path: string;
@@ -49,4 +49,23 @@ export function grepMatch(path: string, line: LineMatch): GrepMatch {
   if (line.before) match.before = line.before;
   if (line.after) match.after = line.after;
   return match;
+}
+
+/**
+ * The lines of `lines` after line number `line` (a page's cursor inside its file): a view of the
+ * same batch, or a slice of the objects. Lines are in ascending order, so those dropped are a prefix.
+ */
+export function linesAfter(lines: KeptLines, line: number): KeptLines {
+  if (Array.isArray(lines)) {
+    let drop = 0;
+    while (drop < lines.length && lines[drop]!.line <= line) drop += 1;
+    return drop === 0 ? lines : lines.slice(drop);
+  }
+  let drop = 0;
+  while (drop < lines.length && lines.numbers[(lines.first + drop) * 2]! <= line) drop += 1;
+  if (drop === 0) return lines;
+  // Each line's bytes end with a '\n' in the batch (match-batch.ts).
+  let byteStart = lines.byteStart;
+  for (let index = 0; index < drop; index++) byteStart = lines.bytes.indexOf(10, byteStart) + 1;
+  return new BatchLines(lines.numbers, lines.bytes, lines.first + drop, lines.length - drop, byteStart, lines.byteEnd);
 }

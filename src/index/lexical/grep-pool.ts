@@ -66,6 +66,10 @@ interface Running {
   retried: Set<number>;
   finish: () => void;
   stopped: boolean;
+  /** A page: stop handing out chunks once the settled chunks kept `limit` lines. */
+  stopWhenKept: boolean;
+  /** Chunks were left unverified because enough lines were kept. */
+  stoppedEarly: boolean;
 }
 
 /**
@@ -90,8 +94,11 @@ export class GrepPool {
     private readonly fileTimeoutMs = 2_000,
   ) {}
 
-  /** Verifies the files; `onFile` gets each file with matches (those kept, and how many in all). Resolves with the files given up. */
-  run(task: GrepTask, onFile: (fileIndex: number, matches: KeptLines, count: number) => boolean | void, signal?: CancellationSignal): Promise<{ timedOut: number[]; damaged: number[] }> {
+  /**
+   * Verifies the files; `onFile` gets each file with matches (those kept, and how many in all).
+   * Resolves with the files given up, and whether `stopWhenKept` (a page) left files unverified.
+   */
+  run(task: GrepTask, onFile: (fileIndex: number, matches: KeptLines, count: number) => boolean | void, signal?: CancellationSignal, options: { stopWhenKept?: boolean } = {}): Promise<{ timedOut: number[]; damaged: number[]; stoppedEarly: boolean }> {
     return new Promise((resolve) => {
       const pending: Pending[] = [];
       for (let offset = 0; offset < task.files.length; ) {
@@ -113,7 +120,9 @@ export class GrepPool {
         damaged: new Set(),
         retried: new Set(),
         stopped: false,
-        finish: () => resolve({ timedOut: running.timedOut.sort((a, b) => a - b), damaged: [...running.damaged] }),
+        stopWhenKept: options.stopWhenKept === true,
+        stoppedEarly: false,
+        finish: () => resolve({ timedOut: running.timedOut.sort((a, b) => a - b), damaged: [...running.damaged], stoppedEarly: running.stoppedEarly }),
       };
       signal?.onCancellationRequested?.(() => this.stop(running));
       if (pending.length === 0) return running.finish();
@@ -213,6 +222,12 @@ export class GrepPool {
   private settle(task: Running, record: ChunkRecord, added: number): void {
     record.outstanding += added - 1;
     while (task.settled < task.records.length && task.records[task.settled]!.outstanding === 0) task.keptSettled += task.records[task.settled++]!.kept;
+    // A page that has its lines in the settled chunks: the chunks after them are not needed (those
+    // in flight finish, and their lines come after the page's).
+    if (task.stopWhenKept && !task.stopped && task.keptSettled >= task.task.limit && task.settled < task.records.length) {
+      task.stoppedEarly = true;
+      this.stop(task);
+    }
   }
 
   /** Gives up the file a worker is stuck on: stops the thread, queues the rest of its chunk. */

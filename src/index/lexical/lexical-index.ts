@@ -24,10 +24,10 @@ import { toAbsolute, toRelative } from '../../base/paths.js';
 import { LanguageTable } from '../syntax/languages.js';
 import { sharedGrepPool, type GrepPool } from './grep-pool.js';
 import { FileLines, verifyChunk, type MatchSpec } from './verify.js';
-import { mergeWorkLists, WorkListBuilder, type PackedFiles, type WorkList } from './work-list.js';
+import { mergeWorkLists, sliceWorkList, WorkListBuilder, type PackedFiles, type WorkList } from './work-list.js';
 import type { AST } from '@eslint-community/regexpp';
 import { compileMatcher, type GrepOptions, type PlainLiteral } from './matcher.js';
-import { GrepLines, type GrepLineRun, type GrepMatch } from './grep-lines.js';
+import { GrepLines, linesAfter, type GrepLineRun, type GrepMatch } from './grep-lines.js';
 import type { KeptLines } from './match-batch.js';
 import { ContentDamaged, forgetVerified } from './content-check.js';
 import { pieceBytes } from './pieces.js';
@@ -60,6 +60,20 @@ export interface GrepRequest extends GrepOptions {
   /** Context lines before / after each match (ripgrep's -B / -A; -C sets both). */
   beforeContext?: number;
   afterContext?: number;
+  /** Resume after this line: a previous answer's `next` (files before `path`, and its lines up to `line`, are left out). */
+  after?: GrepCursor;
+  /**
+   * A page: verification stops once `maxResults` lines are kept (the lines after them are not
+   * counted); `total` and `files` count this answer's lines, `truncated` says more may follow.
+   */
+  paged?: boolean;
+}
+
+/** Where an answer cut at its limit ended: its last line, and how many lines of that file were given up to it (in this and earlier pages). */
+export interface GrepCursor {
+  path: string;
+  line: number;
+  skip: number;
 }
 
 export type { GrepMatch } from './grep-lines.js';
@@ -74,6 +88,8 @@ export interface GrepResult {
   /** Files with at least one match. */
   files: number;
   truncated: boolean;
+  /** When truncated, for a page (`paged`, or `after` given): where the next page starts (`after`). */
+  next?: GrepCursor;
   /** Files given up because the regex ran past the per-file time limit there (a partial result). */
   timedOut: string[];
   stats: { plan: string; candidates: number; searched: number; fromIndex: boolean; elapsedMs: number };
@@ -538,8 +554,13 @@ export class LexicalIndex {
     const afterContext = request.afterContext ?? 0;
     // Pieces answer for matches within a line; a multiline match, or context lines, need whole files.
     const level = matcher.multiline || beforeContext > 0 || afterContext > 0 ? 'file' : 'piece';
-    const { work, fromIndex, held, generations, base } = await this.workList(query, level, accepts, signal);
+    const listed = await this.workList(query, level, accepts, signal);
+    const { fromIndex, held, generations, base } = listed;
+    // A page after a cursor: the files from the cursor's on (its own lines up to the cursor are dropped below).
+    const after = request.after;
+    const work = after ? sliceWorkList(listed.work, after.path) : listed.work;
     const toSearch = work.paths;
+    const resumed = after !== undefined && toSearch[0] === after.path;
     // Lines to test: those holding a literal of the plan (the rarest by the index, of those every
     // match holds), or where the literals are too short to narrow much (one byte like '='), those
     // holding a run of class bytes the regex demands.
@@ -565,12 +586,14 @@ export class LexicalIndex {
       literals,
       run,
       plain: plainNeedle(request),
-      // Kept at most, the first in path order (every match is counted).
-      limit,
+      // Kept at most, the first in path order (every match is counted); a page after a cursor
+      // keeps the lines of its first file up to the cursor too, to drop them.
+      limit: resumed ? limit + after.skip : limit,
       beforeContext,
       afterContext,
     };
     let timedOut: number[] = [];
+    let stoppedEarly = false;
     let damaged: { store: number; reason: string } | undefined;
     // The work without its paths (a chunk's message carries only its files).
     const packed: PackedFiles = { files: work.files, ranges: work.ranges, rangeIndex: work.rangeIndex, stores: work.stores };
@@ -587,8 +610,9 @@ export class LexicalIndex {
       }
     } else {
       // Verification runs in the grep pool's threads: all cores, and a runaway regex is cut off.
-      const verified = await this.pool.run({ ...spec, ...packed }, onFile, signal).finally(() => held.forEach((index) => index.release()));
+      const verified = await this.pool.run({ ...spec, ...packed }, onFile, signal, { stopWhenKept: request.paged === true }).finally(() => held.forEach((index) => index.release()));
       timedOut = verified.timedOut;
+      stoppedEarly = verified.stoppedEarly;
       if (verified.damaged.length > 0) damaged = { store: verified.damaged[0]!, reason: `the regex content store ${verified.damaged[0]} is damaged` };
     }
     throwIfCancelled(signal);
@@ -602,14 +626,27 @@ export class LexicalIndex {
     let files = 0;
     let taken = 0;
     for (let index = 0; index < found.length; index++) {
-      const lines = found[index];
+      let lines = found[index];
       if (!lines) continue;
+      if (index === 0 && resumed) {
+        // The lines up to the cursor were given before: neither taken nor counted again.
+        const rest = linesAfter(lines, after.line);
+        total -= lines.length - rest.length;
+        lines = rest;
+        if (lines.length === 0) continue;
+      }
       files += 1;
       const take = Math.min(lines.length, limit - taken);
       if (take > 0) runs.push({ path: toSearch[index]!, lines, take });
       taken += take;
     }
     const answer = new GrepLines(runs, taken);
+    // A page counts its own lines; an answer that is not a page counts every line after the cursor.
+    const truncated = request.paged ? stoppedEarly || total > taken : total > limit;
+    if (request.paged) {
+      total = taken;
+      files = runs.length;
+    }
     return {
       lines: answer,
       get matches() {
@@ -617,7 +654,9 @@ export class LexicalIndex {
       },
       total,
       files,
-      truncated: total > limit,
+      truncated,
+      // A cursor only for a client that pages (a page, or one after a cursor).
+      ...((request.paged || after) && truncated && runs.length > 0 ? { next: cursorAfter(runs.at(-1)!, resumed ? after : undefined) } : {}),
       timedOut: timedOut.map((index) => toSearch[index]!),
       stats: { plan: query === all ? '*' : describeQuery(query), candidates: toSearch.length, searched: toSearch.length, fromIndex, elapsedMs: Math.round((performance.now() - started) * 100) / 100 },
     };
@@ -636,6 +675,13 @@ export class LexicalIndex {
       void Promise.allSettled([this.building, this.merging]).finally(() => fs.rmSync(folder, { recursive: true, force: true }));
     }
   }
+}
+
+/** The cursor after an answer's last run: its last line taken, and the lines of its file given so far. */
+function cursorAfter(run: GrepLineRun, after: GrepCursor | undefined): GrepCursor {
+  const { lines, take } = run;
+  const line = Array.isArray(lines) ? lines[take - 1]!.line : lines.numbers[(lines.first + take - 1) * 2]!;
+  return { path: run.path, line, skip: take + (after && after.path === run.path ? after.skip : 0) };
 }
 
 /** Bytes of content-store ranges the daemon's thread verifies itself at most (and no file to read). */

@@ -131,3 +131,17 @@ export function fileWeight(list: PackedFiles, index: number): number {
   for (let at = list.rangeIndex[index]! + 1; at < list.rangeIndex[index + 1]!; at += 3) bytes += list.ranges[at]!;
   return bytes;
 }
+
+/** The files of a work list from the first whose path is `path` or after it (a page's cursor: paths are in order). */
+export function sliceWorkList(list: WorkList, path: string): WorkList {
+  let low = 0;
+  let high = list.paths.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (list.paths[middle]! < path) low = middle + 1;
+    else high = middle;
+  }
+  if (low === 0) return list;
+  const count = list.paths.length - low;
+  return { paths: list.paths.slice(low), ...sliceFiles(list, low, count) };
+}
