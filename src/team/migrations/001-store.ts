@@ -7,7 +7,9 @@
 //   files        (team, model, file hash) → how many chunks the file has: the file's records exist
 //                exactly when this row does (its chunks are written in the same statement)
 //   file_chunks  (team, model, file hash, ordinal) → line and byte range, chunk hash; each chunk's
-//                embedding must exist (a foreign key), so a record never names a vector the store lacks
+//                embedding must exist (a foreign key: checked row by row, it stays an index probe
+//                whatever the statistics say; a set-based check in put_files hashed every vector
+//                of the team on each batch), so a record never names a vector the store lacks
 //   file_paths   (team, file hash, masked path): where teammates hold that content, masked under the
 //                team key (src/index/export/path-mask.ts)
 //   snapshots    a pushed tree: Merkle root, 64-bit simhash of its leaves, model, counts, when
@@ -162,7 +164,8 @@ BEGIN
     RAISE EXCEPTION 'put_files: a file hash given twice' USING ERRCODE = '22023';
   END IF;
   IF EXISTS (SELECT 1 FROM generate_series(0, files - 1) AS i
-             WHERE chunk_counts[i + 1] <> (SELECT count(*) FROM unnest(chunk_files) AS c WHERE c = i))
+             LEFT JOIN (SELECT c, count(*) AS n FROM unnest(chunk_files) AS c GROUP BY c) AS given ON given.c = i
+             WHERE chunk_counts[i + 1] <> coalesce(given.n, 0))
      OR EXISTS (SELECT 1 FROM unnest(chunk_files || path_files) AS c WHERE c < 0 OR c >= files) THEN
     RAISE EXCEPTION 'put_files: chunks or paths that do not match the files given' USING ERRCODE = '22023';
   END IF;
@@ -172,12 +175,12 @@ BEGIN
       ON CONFLICT DO NOTHING
       RETURNING file_hash
   ), given AS (
-    SELECT c.ordinal, substring(file_hashes FROM chunk_files[c.ordinal + 1] * 32 + 1 FOR 32) AS file_hash, c.hash AS chunk_hash,
-           row_number() OVER (PARTITION BY chunk_files[c.ordinal + 1] ORDER BY c.ordinal) - 1 AS within_file
-    FROM fathom.unpack_hashes(chunk_hashes) AS c
+    SELECT substring(file_hashes FROM u.file * 32 + 1 FOR 32) AS file_hash, substring(chunk_hashes FROM (u.ord::integer - 1) * 32 + 1 FOR 32) AS chunk_hash,
+           u.start_line, u.end_line, u.start_byte, u.end_byte, row_number() OVER (PARTITION BY u.file ORDER BY u.ord) - 1 AS within_file
+    FROM unnest(chunk_files, start_lines, end_lines, start_bytes, end_bytes) WITH ORDINALITY AS u (file, start_line, end_line, start_byte, end_byte, ord)
   ), written AS (
     INSERT INTO fathom.file_chunks (team_id, model_id, file_hash, ordinal, start_line, end_line, start_byte, end_byte, chunk_hash)
-      SELECT team, model, g.file_hash, g.within_file, start_lines[g.ordinal + 1], end_lines[g.ordinal + 1], start_bytes[g.ordinal + 1], end_bytes[g.ordinal + 1], g.chunk_hash
+      SELECT team, model, g.file_hash, g.within_file, g.start_line, g.end_line, g.start_byte, g.end_byte, g.chunk_hash
       FROM given AS g WHERE g.file_hash IN (SELECT file_hash FROM fresh)
   )
   SELECT count(*) INTO inserted FROM fresh;
