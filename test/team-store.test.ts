@@ -5,8 +5,10 @@
 // only the member functions; records written through those functions come back only to a caller
 // presenting the file's hash (1,000 random probes get zero rows, as do another team's or model's
 // probes and a chunk's hash presented as a file's); a record whose vector is missing is refused.
-// The records here are the fixture repository's real files, hashed (push.test.ts pushes them
-// through the daemon with the real model).
+// The records here are the fixture repository's real files, hashed (team-push.test.ts pushes them
+// through the daemon with the real model). A role that logs in with a password gets it from the
+// caller, the environment or a password file only its owner may read, and no error shows it. The
+// simhash of trees that share most files is near, of unrelated trees far (no PostgreSQL needed).
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -15,6 +17,9 @@ import { after, before, describe, test } from 'node:test';
 import { initStore } from '../src/team/schema.js';
 import { schemaVersion } from '../src/team/migrations.js';
 import { TeamStore, type FileRecord } from '../src/team/team-store.js';
+import { passwordFromFile } from '../src/team/connection.js';
+import { hammingDistance, leafSimhash } from '../src/team/simhash.js';
+import { tempDir } from './helpers/fixture.js';
 import { searchFixtures } from './helpers/search-fixture.js';
 import { postgresSkip, startCluster, type TestCluster } from './helpers/postgres.js';
 
@@ -172,5 +177,60 @@ describe('team store: schema, privileges and proofs', { skip }, () => {
       return true;
     });
     assert.ok(performance.now() - started < 5_000);
+  });
+});
+
+describe('leaf simhash', () => {
+  test('trees sharing most leaves are a few bits apart; unrelated trees about half the bits', () => {
+    const leaves = Array.from({ length: 2_000 }, (_, index) => sha256(`file ${index}`));
+    const base = leafSimhash(leaves);
+    assert.equal(leafSimhash([...leaves].reverse()), base, 'order does not matter');
+    assert.equal(leafSimhash([...leaves, ...leaves.slice(0, 10)]), base, 'a leaf counts once');
+    const changed = leafSimhash([...leaves.slice(20), ...Array.from({ length: 20 }, (_, index) => sha256(`changed ${index}`))]);
+    const unrelated = leafSimhash(Array.from({ length: 2_000 }, (_, index) => sha256(`other ${index}`)));
+    assert.ok(hammingDistance(base, changed) <= 12, `1% changed: ${hammingDistance(base, changed)} bits`);
+    assert.ok(hammingDistance(base, unrelated) >= 20, `unrelated: ${hammingDistance(base, unrelated)} bits`);
+    assert.equal(leafSimhash([]), '0000000000000000');
+  });
+});
+
+describe('team store: passwords', { skip }, () => {
+  let cluster: TestCluster;
+  const secret = 'correct horse battery 7';
+  before(async () => {
+    cluster = startCluster();
+    await cluster.sql('CREATE ROLE team_owner LOGIN CREATEROLE');
+    await cluster.sql('CREATE DATABASE fathom OWNER team_owner');
+    await initStore({ conninfo: cluster.conninfo('team_owner', 'fathom') });
+    await cluster.sql(`CREATE ROLE carol LOGIN PASSWORD '${secret}' IN ROLE fathom_member`);
+    await cluster.requirePassword('carol');
+  });
+  after(() => cluster?.destroy());
+
+  test('from the caller, from a password file only its owner may read, never from one others may; never in a message', async () => {
+    const conninfo = cluster.conninfo('carol', 'fathom');
+    const saved = { PGPASSFILE: process.env.PGPASSFILE, PGPASSWORD: process.env.PGPASSWORD };
+    delete process.env.PGPASSWORD;
+    const passfile = path.join(tempDir('fathom-pgpass-'), 'pgpass');
+    process.env.PGPASSFILE = passfile;
+    try {
+      await assert.rejects(TeamStore.open({ conninfo }), (error: Error) => /^team store carol@.*: could not connect: .*password/.test(error.message) && !error.message.includes(secret));
+      await assert.rejects(TeamStore.open({ conninfo, password: 'wrong one' }), (error: Error) => /password authentication failed for user "carol"/.test(error.message) && !error.message.includes('wrong one'));
+      const withPassword = await TeamStore.open({ conninfo, password: secret });
+      await withPassword.close();
+      fs.writeFileSync(passfile, `# a comment\nother:5432:*:carol:nope\n${cluster.socketDir}:${cluster.port}:fathom:carol:${secret.replace(/:/g, '\\:')}\n`, { mode: 0o644 });
+      fs.chmodSync(passfile, 0o644);
+      assert.equal(passwordFromFile({ host: cluster.socketDir, port: cluster.port, database: 'fathom', user: 'carol' }), undefined, 'a file others may read is ignored');
+      fs.chmodSync(passfile, 0o600);
+      assert.equal(passwordFromFile({ host: cluster.socketDir, port: cluster.port, database: 'fathom', user: 'carol' }), secret);
+      const fromFile = await TeamStore.open({ conninfo });
+      await fromFile.close();
+      await assert.rejects(TeamStore.open({ conninfo: `postgresql://carol:${encodeURIComponent('not it')}@${encodeURIComponent(cluster.socketDir)}:${cluster.port}/fathom` }), (error: Error) => !error.message.includes('not it') && /carol@/.test(error.message));
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
   });
 });

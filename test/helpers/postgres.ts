@@ -58,6 +58,8 @@ export interface TestCluster {
   /** `pg_ctl stop` (mode immediate: as a crash) and `start` again. */
   stop(mode?: 'fast' | 'immediate'): void;
   start(): void;
+  /** Makes `user` (on every database) log in over the socket with a password (SCRAM), others still trusted; reloads. */
+  requirePassword(user: string): Promise<void>;
   /** The postmaster's pid (for SIGSTOP: a store that accepts and never answers). */
   pid(): number;
   /** Stops the cluster and removes its folder. */
@@ -112,6 +114,16 @@ export function startCluster(): TestCluster {
     },
     stop,
     start,
+    async requirePassword(user) {
+      const hba = path.join(dataDir, 'pg_hba.conf');
+      fs.writeFileSync(hba, `local all ${user} scram-sha-256\n${fs.readFileSync(hba, 'utf8')}`);
+      const client = await connect(superuser, 'postgres');
+      try {
+        await client.query('SELECT pg_reload_conf()');
+      } finally {
+        await client.end();
+      }
+    },
     pid: () => Number(fs.readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]),
     destroy() {
       if (destroyed) return;
