@@ -29,6 +29,7 @@ export interface TeamRequestContext {
 function storeParams(params: Params): { connection: TeamConnectionOptions; mask: PathMask } {
   const url = requiredText(params, 'url');
   const keyFile = requiredText(params, 'keyFile');
+  if (keyFile.includes('\0')) throw new FathomError('invalidParams', 'params.keyFile holds a NUL character', { field: 'keyFile' });
   if (!path.isAbsolute(keyFile)) throw new FathomError('invalidParams', `params.keyFile must be an absolute path (got ${keyFile})`, { field: 'keyFile' });
   const password = optionalString(params, 'password');
   const connectTimeoutMs = optionalCount(params, 'connectTimeoutMs');
@@ -47,10 +48,12 @@ export class TeamRequests {
     const progressToken = optionalProgressToken(params, 'workDoneToken');
     const store = await TeamStore.open(connection);
     const send = progressToken === undefined ? undefined : (value: ProgressValue): void => this.context.sendProgress(progressToken, value);
+    let begun = false;
     try {
       await this.context.ready(workspace, token, progressToken);
       const engine = this.context.engine(workspace);
       send?.({ kind: 'begin', title: `Pushing ${workspace.root} to ${store.description}`, cancellable: true, percentage: 0 });
+      begun = true;
       let last = 0;
       const report = (message: string, fraction: number): void => {
         if (!send || performance.now() - last < 100) return;
@@ -62,7 +65,7 @@ export class TeamRequests {
       const summary = await pushToStore(store, mask, input, { onProgress: (message, fraction) => report(message, 0.5 + fraction / 2) });
       return { root: workspace.root, ...summary };
     } finally {
-      send?.({ kind: 'end' });
+      if (begun) send?.({ kind: 'end' });
       await store.close();
     }
   }

@@ -101,6 +101,13 @@ function uriFields(conninfo: string): Record<string, string> {
     throw new FathomError('invalidParams', 'FATHOM_TEAM_URL: not a valid postgresql:// URI');
   }
   const fields: Record<string, string> = {};
+  const decodeURIComponent = (text: string): string => {
+    try {
+      return globalThis.decodeURIComponent(text);
+    } catch {
+      throw new FathomError('invalidParams', 'FATHOM_TEAM_URL: a bad percent-encoding in the URI');
+    }
+  };
   if (url.hostname !== '') fields.host = decodeURIComponent(url.hostname);
   if (url.port !== '') fields.port = url.port;
   if (url.username !== '') fields.user = decodeURIComponent(url.username);
