@@ -6,7 +6,7 @@
 // trusted (the socket's folder is the test's). The binaries come from `FATHOM_PG_BIN`, else
 // Debian's postgresql-15 (`/usr/lib/postgresql/15/bin`), else `pg_config --bindir`; without them
 // the tests skip, and fail under CI=true (`.ci/run` installs postgresql-15). Nothing here touches
-// a system cluster.
+// a system cluster; a cluster is stopped and removed by `destroy()`, or when the process exits.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -97,7 +97,10 @@ export function startCluster(): TestCluster {
     return client;
   };
   let destroyed = false;
-  return {
+  // A test process that ends without its `after` (a crash, an uncaught error) still stops its cluster.
+  const onExit = (): void => cluster.destroy();
+  process.once('exit', onExit);
+  const cluster: TestCluster = {
     socketDir,
     port,
     dataDir,
@@ -128,6 +131,7 @@ export function startCluster(): TestCluster {
     destroy() {
       if (destroyed) return;
       destroyed = true;
+      process.off('exit', onExit);
       try {
         stop('immediate');
       } catch {
@@ -136,4 +140,5 @@ export function startCluster(): TestCluster {
       fs.rmSync(base, { recursive: true, force: true });
     },
   };
+  return cluster;
 }
