@@ -1,6 +1,6 @@
 // Layers point one way (../shared/STYLE.md): base imports nothing of ours; protocol imports
 // nothing of ours; engines (workspace, index/, structural/, lsp/, and engine/, which owns a
-// workspace's indexes) import neither the protocol nor the daemon nor the CLI; inside index/, the
+// workspace's indexes, and team/, the team store) import neither the protocol nor the daemon nor the CLI; inside index/, the
 // folders import each other only as ARCHITECTURE.md's code map says (syntax is the foundation);
 // the CLI's client path (what src/cli/main.ts imports statically, and what that imports) reaches
 // only base, protocol and cli and no package (the CLI's own JSON-RPC client, not vscode-jsonrpc):
@@ -25,8 +25,9 @@ const allowed: Record<string, string[]> = {
   search: ['base', 'workspace', 'index'],
   debug: ['base', 'lsp'],
   engine: ['base', 'workspace', 'index', 'structural', 'search'],
-  daemon: ['base', 'protocol', 'workspace', 'index', 'structural', 'lsp', 'search', 'debug', 'engine'],
-  cli: ['base', 'protocol', 'daemon'],
+  team: ['base', 'index'],
+  daemon: ['base', 'protocol', 'workspace', 'index', 'structural', 'lsp', 'search', 'debug', 'engine', 'team'],
+  cli: ['base', 'protocol', 'daemon', 'team'],
 };
 
 function sourceFiles(folder: string): string[] {

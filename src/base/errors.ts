@@ -9,6 +9,7 @@ export type FathomErrorKind =
   | 'io' // a file-system error the engine could not work around
   | 'shuttingDown' // the daemon is stopping and takes no new work
   | 'conflict' // the files changed under a staged change (a rewrite plan): nothing was written
+  | 'teamStore' // the team store is unreachable, too slow, speaks another schema version, or refused the request
   | 'internal'; // a bug: anything else
 
 export class FathomError extends Error {

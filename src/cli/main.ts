@@ -12,7 +12,7 @@ import { makeCacheFolder } from '../base/cache-folder.js';
 import { errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { defaultCacheRoot, defaultSocketPath, readPackageVersion } from '../base/places.js';
-import { Methods, type CalleesResult, type CodeSearchResult, type DebugEvaluateResult, type DebugStateResult, type ExportIndexResult, type ModelPullResult, type ModelUseResult, type TrustResult, type CallersResult, type DefinitionResult, type ImpactResult, type ReferencesResult, type RelatedSymbol, type WireRange, type ChunksResult, type OutlineResult, type OutlineSymbol, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
+import { Methods, type CalleesResult, type CodeSearchResult, type DebugEvaluateResult, type DebugStateResult, type ExportIndexResult, type TeamPushResult, type TeamStatusResult, type ModelPullResult, type ModelUseResult, type TrustResult, type CallersResult, type DefinitionResult, type ImpactResult, type ReferencesResult, type RelatedSymbol, type WireRange, type ChunksResult, type OutlineResult, type OutlineSymbol, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
 import { attachStdio, connectToDaemon, type Client } from './connect.js';
 import { RpcError, type RpcClient } from './rpc-client.js';
 import { buildingNote } from './building-note.js';
@@ -50,6 +50,15 @@ commands:
                                       language servers, its TypeScript, build scripts), or stop;
                                       untrusted (the default), only Fathom's own or configured
                                       servers run, and edits say what was declined
+  team init [--member-role NAME] [--grant ROLE]...
+                                      create or migrate the team store's schema and its member
+                                      role (FATHOM_TEAM_URL: the owner's connection)
+  team push [PATH] | team status [PATH]
+                                      upload what the team store lacks of the workspace's vectors
+                                      and records (paths masked under FATHOM_TEAM_KEY, no text), or
+                                      say what it holds for the workspace and the nearest snapshot
+                                      (FATHOM_TEAM_URL: a libpq connection string, the password
+                                      from ~/.pgpass or PGPASSWORD; FATHOM_TEAM_KEY: the key file)
   export [PATH] --out FILE [--key KEYFILE]
                                       the chunk ranking with every path masked and every term
                                       hashed (your own key, or a team's), for a shared store
@@ -206,6 +215,51 @@ async function graphCommand(command: keyof typeof graphCommands, target: string,
     if ('byDistance' in result) print(`\n${result.byDistance.map((level) => `distance ${level.distance}: ${level.symbols} symbols in ${level.files} files`).join('\n')}`);
   });
   return found ? 0 : 1;
+}
+
+/** A team-store setting from the environment, or a usage error saying what it is. */
+function teamSetting(name: 'FATHOM_TEAM_URL' | 'FATHOM_TEAM_KEY'): string {
+  const value = process.env[name];
+  if (value === undefined || value === '') throw new UsageError(name === 'FATHOM_TEAM_URL' ? 'set FATHOM_TEAM_URL to the team store (a libpq connection string: "host=… dbname=… user=…" or postgresql://user@host/db; the password from ~/.pgpass or PGPASSWORD)' : 'set FATHOM_TEAM_KEY to the team key file (at least 16 bytes, hex or raw, mode 0600)');
+  return value;
+}
+
+/** `fathom team init|push|status`. */
+async function teamCommand(rest: string[], values: Record<string, unknown>): Promise<number> {
+  const [sub, target, ...extra] = rest;
+  const json = values.json === true;
+  if (extra.length > 0) throw new UsageError(`unexpected argument: ${extra[0]}`);
+  const url = teamSetting('FATHOM_TEAM_URL');
+  const password = process.env.PGPASSWORD;
+  if (sub === 'init') {
+    if (target !== undefined) throw new UsageError('team init takes no PATH');
+    const { initStore } = await import('../team/schema.js');
+    const result = await initStore({ conninfo: url, ...(password ? { password } : {}), ...(typeof values['member-role'] === 'string' ? { memberRole: values['member-role'] } : {}), grant: (values.grant as string[] | undefined) ?? [] });
+    print(json ? result : `${result.store}: schema version ${result.version}${result.applied.length === 0 ? ' (already current)' : ` (applied ${result.applied.map((entry) => `${entry.version} ${entry.name}`).join(', ')})`}; member role ${result.memberRole}${result.granted.length > 0 ? ` granted to ${result.granted.join(', ')}` : ''}`);
+    return 0;
+  }
+  if (sub !== 'push' && sub !== 'status') throw new UsageError('team needs init, push [PATH] or status [PATH]');
+  const keyFile = path.resolve(teamSetting('FATHOM_TEAM_KEY'));
+  const scope = target ? path.resolve(target) : implicitRoot(process.cwd());
+  const params = { root: scope, url, keyFile, ...(password ? { password } : {}) };
+  await withClient(values, async ({ connection }) => {
+    if (sub === 'push') {
+      const result = await request<TeamPushResult>(connection, Methods.teamPush, params, true);
+      print(json ? result : `${result.root} → ${result.store}: ${result.uploaded.vectors} vectors and ${result.uploaded.files} files' records sent (${result.files} files checked, ${humanBytes(result.bytesSent)}, ${(result.ms / 1000).toFixed(1)} s); snapshot ${result.snapshot.id}${result.snapshot.created ? '' : ' (already there)'}${result.skippedFiles > 0 ? `; ${result.skippedFiles} files left for the next push (their vectors are being embedded again)` : ''}`);
+      return;
+    }
+    const result = await request<TeamStatusResult>(connection, Methods.teamStatus, params, true);
+    if (json) return print(result);
+    const nearest = result.nearest[0];
+    print(
+      [
+        `${result.root}: team store ${result.store} (schema ${result.schemaVersion}), team key ${result.teamKeyId}, model ${result.modelId}`,
+        `  the store holds ${result.held.files} of this workspace's ${result.held.distinctFiles} distinct files (${result.held.chunks} chunks)`,
+        nearest ? `  nearest snapshot: #${nearest.id} of ${nearest.createdAt}, ${nearest.fileCount} files, ${nearest.distance} bits from this tree${nearest.sameTree ? ' (this very tree)' : ''}` : '  no snapshot of this model yet: fathom team push',
+      ].join('\n'),
+    );
+  });
+  return 0;
 }
 
 /** `fathom debug …`: one conversation per workspace (of the current folder) unless --conversation names another. */
@@ -503,6 +557,8 @@ async function main(argv: string[]): Promise<number> {
       frame: { type: 'string' },
       out: { type: 'string' },
       key: { type: 'string' },
+      'member-role': { type: 'string' },
+      grant: { type: 'string', multiple: true },
       rule: { type: 'string' },
       rewrite: { type: 'string' },
       apply: { type: 'boolean' },
@@ -529,6 +585,8 @@ async function main(argv: string[]): Promise<number> {
   if (takesTarget && graphTarget === undefined) throw new UsageError(`${command} needs a TARGET (FILE:LINE:COL, FILE:LINE or a symbol name)`);
   // debug takes a subcommand and its arguments; the session lives in the daemon between commands.
   if (command === 'debug') return debugCommand(rest, values);
+  // team takes a subcommand: init (the owner's connection, run here), push and status (the daemon's).
+  if (command === 'team') return teamCommand(rest, values);
   // model takes a subcommand and (use, pull) a model: `fathom model use DIR [PATH]`.
   const modelCommand = command === 'model' ? rest.shift() : undefined;
   if (command === 'model' && !['use', 'off', 'pull'].includes(modelCommand ?? '')) throw new UsageError('model needs use DIR|ID, off, or pull ID');

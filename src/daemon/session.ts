@@ -17,6 +17,7 @@ import { outlineOf } from '../index/graph/outline.js';
 import { GraphRequests } from './graph-requests.js';
 import { defaultIndexWaitMs, SearchRequests } from './search-requests.js';
 import { DebugRequests } from './debug-requests.js';
+import { TeamRequests } from './team-requests.js';
 import { adapterStates } from '../debug/adapters.js';
 import type { CandidateSource, StructuralRequest } from '../structural/structural-search.js';
 import { planRewrite } from '../structural/rewrite-planner.js';
@@ -118,6 +119,8 @@ export class Session {
       [Methods.grep]: (params, token) => this.grep(params, token),
       [Methods.codeSearch]: (params, token) => this.search.codeSearch(params, token),
       [Methods.exportIndex]: (params, token) => this.search.exportIndex(params, token),
+      [Methods.teamPush]: (params, token) => this.team.push(params, token),
+      [Methods.teamStatus]: (params, token) => this.team.status(params, token),
       [Methods.modelUse]: (params, token) => this.modelUse(params, token),
       [Methods.trust]: (params) => this.trust(params),
       [Methods.modelPull]: (params) => this.modelPull(params),
@@ -457,6 +460,14 @@ export class Session {
     semantic: (workspace) => this.services.workspaces.engine(workspace).semantic,
     semanticOffReason: (workspace) => this.services.workspaces.engine(workspace).semanticOffReason(),
     readySemantic: async (workspace, progressToken, token, waitMs) => (await this.readyIndexWithin(workspace, 'semantic', `Embedding ${workspace.root} for semantic search`, progressToken, token, waitMs)).building,
+  });
+
+  /** fathom/teamPush and fathom/teamStatus. */
+  private readonly team = new TeamRequests({
+    workspaceFor: (params) => this.workspaceFor(params),
+    engine: (workspace) => this.services.workspaces.engine(workspace),
+    ready: (workspace, token, progressToken) => this.ready(workspace, token, progressToken),
+    sendProgress: (token, value) => this.sendProgress(token, value),
   });
 
   /** Reads the params shared by structural search and rewrite (the rule is checked by the engine). */

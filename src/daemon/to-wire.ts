@@ -30,6 +30,7 @@ const codes: Record<FathomErrorKind, ErrorCode> = {
   io: ErrorCodes.IoError,
   shuttingDown: ErrorCodes.ShuttingDown,
   conflict: ErrorCodes.Conflict,
+  teamStore: ErrorCodes.TeamStore,
   internal: ErrorCodes.InternalError,
 };
 

@@ -16,7 +16,7 @@ import { type BufferSource, CodeGraph } from '../index/graph/code-graph.js';
 import { GraphQueries } from '../index/graph/graph-queries.js';
 import { ChunkRanking } from '../index/lexical/chunk-ranking.js';
 import { LexicalIndex } from '../index/lexical/lexical-index.js';
-import { semanticBudgetBytes } from '../index/semantic/semantic-index.js';
+import { type SemanticRecords, semanticBudgetBytes } from '../index/semantic/semantic-index.js';
 import type { LanguageTable } from '../index/syntax/languages.js';
 import { TreePrebuild } from '../structural/tree-prebuild.js';
 import type { BufferOverlay } from '../workspace/overlay.js';
@@ -146,6 +146,31 @@ export class WorkspaceEngine {
       this.lastBuilds.delete('semantic');
     }
     return configured;
+  }
+
+  /**
+   * The semantic index's records, synced with the file set first (a team push reads them), with
+   * the Merkle root and every file's hash they go with; undefined when semantic search is off.
+   */
+  async semanticRecords(signal: CancellationSignal = neverCancelled, onProgress?: (done: number, total: number, message: string) => void): Promise<{ merkleRoot: string; fileHashes: string[]; records: SemanticRecords } | undefined> {
+    await this.workspace.whenReady(signal);
+    await this.workspace.settle();
+    const configured = this.semantic;
+    if (!configured) return undefined;
+    await this.ready('semantic', signal, onProgress);
+    await this.workspace.settle();
+    const records = configured.index.records();
+    const files = this.workspace.files();
+    // Only vectors of the content the file set holds now (a file changed since the sync waits for the next push).
+    records.files = records.files.filter((file) => this.workspace.hashOf(file.path) === file.fileHash);
+    return { merkleRoot: this.workspace.rootHash(), fileHashes: files.map((file) => this.workspace.hashOf(file)!), records };
+  }
+
+  /** The tree a team status compares with the store: its Merkle root, every file's hash, the model; no index is built for it. */
+  async treeFacts(): Promise<{ merkleRoot: string; fileHashes: string[]; modelId: string | undefined }> {
+    await this.workspace.whenReady();
+    await this.workspace.settle();
+    return { merkleRoot: this.workspace.rootHash(), fileHashes: this.workspace.files().map((file) => this.workspace.hashOf(file)!), modelId: this.semantic?.index.modelId };
   }
 
   /** Why semantic search is off, when it is. */

@@ -14,6 +14,8 @@ export const ErrorCodes = {
   ShuttingDown: -32013,
   /** A staged rewrite no longer matches the files (edited, formatted, rewritten since): nothing was written. */
   Conflict: -32014,
+  /** The team store is unreachable, too slow, speaks another schema version, or refused the request: nothing local changed. */
+  TeamStore: -32015,
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

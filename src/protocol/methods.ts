@@ -9,6 +9,8 @@ export const Methods = {
   grep: 'fathom/grep',
   codeSearch: 'fathom/codeSearch',
   exportIndex: 'fathom/exportIndex',
+  teamPush: 'fathom/teamPush',
+  teamStatus: 'fathom/teamStatus',
   modelUse: 'fathom/modelUse',
   modelPull: 'fathom/modelPull',
   debugLaunch: 'fathom/debugLaunch',
@@ -497,6 +499,63 @@ export interface ModelPullResult {
   id: string;
   /** Where it was put (give it to fathom/modelUse). */
   dir: string;
+}
+
+/** Where the team store is and which key masks paths for it (fathom/teamPush, fathom/teamStatus). */
+export interface TeamStoreParams {
+  root: string;
+  /** A libpq connection string (keyword/value or postgresql:// URI): the CLI's FATHOM_TEAM_URL. */
+  url: string;
+  /** The team key file (absolute; hex or raw, at least 16 bytes, mode 0600): the CLI's FATHOM_TEAM_KEY. */
+  keyFile: string;
+  /** A password when the connection string has none (the CLI's PGPASSWORD); never logged. */
+  password?: string;
+  /** How long connecting may take (ms, default 5,000). */
+  connectTimeoutMs?: number;
+  workDoneToken?: ProgressToken;
+}
+
+export interface TeamPushResult {
+  root: string;
+  /** user@host:port/db. */
+  store: string;
+  teamKeyId: string;
+  modelId: string;
+  /** Files of the semantic index pushed. */
+  files: number;
+  /** What the store lacked and was sent. */
+  uploaded: { vectors: number; files: number; paths: number };
+  /** Files whose vectors the embedding cache could not give (the next sync embeds them again; the next push sends them). */
+  skippedFiles: number;
+  snapshot: { id: number; created: boolean; merkleRoot: string; simhash: string };
+  bytesSent: number;
+  ms: number;
+}
+
+export interface TeamSnapshot {
+  id: number;
+  merkleRoot: string;
+  simhash: string;
+  /** Hamming distance of its simhash to the workspace's. */
+  distance: number;
+  fileCount: number;
+  chunkCount: number;
+  createdAt: string;
+  /** Its Merkle root is the workspace's. */
+  sameTree: boolean;
+}
+
+export interface TeamStatusResult {
+  root: string;
+  store: string;
+  schemaVersion: number;
+  teamKeyId: string;
+  modelId: string;
+  local: { files: number; merkleRoot: string; simhash: string };
+  /** Of the workspace's distinct file contents, how many the store holds records of, and their chunks. */
+  held: { files: number; distinctFiles: number; chunks: number };
+  /** The team's snapshots of the model nearest to the workspace's tree, nearest first (at most 5). */
+  nearest: TeamSnapshot[];
 }
 
 export interface ExportIndexParams {

@@ -20,7 +20,7 @@ import { contextualizedText } from '../syntax/chunk.js';
 import type { ChunkOptions, FileChunks } from '../syntax/chunk.js';
 import type { EmbeddingCache } from './embedding-cache.js';
 import type { Embedder } from './embed-pool.js';
-import { type NewChunk, type VectorHit, VectorStore } from './vector-store.js';
+import { type NewChunk, type StoredChunk, type VectorHit, VectorStore } from './vector-store.js';
 
 /**
  * How much less similar a test file's chunk counts. Measured on the retrieval evaluation
@@ -69,6 +69,17 @@ export interface SaveDeferral {
 const defaultSaveDeferral: SaveDeferral = { minVectors: 100_000, fraction: 0.01, maxAgeMs: 600_000 };
 
 export type SemanticState = 'absent' | 'building' | 'ready';
+
+/**
+ * What the index holds, for a team push: each file's hash and chunks, and a chunk's vector by its
+ * text hash (from the embedding cache, checked: undefined for one it lacks or that fails its check).
+ */
+export interface SemanticRecords {
+  modelId: string;
+  dimensions: number;
+  files: Array<{ path: string; fileHash: string; chunks: readonly StoredChunk[] }>;
+  vector(textHash: string): Float32Array | undefined;
+}
 
 export interface SemanticStatus {
   state: SemanticState;
@@ -373,6 +384,16 @@ export class SemanticIndex {
       .map((hit) => (isTestPath(hit.path) ? { ...hit, similarity: hit.similarity - testPenalty } : hit))
       .sort((a, b) => b.similarity - a.similarity)
       .slice(0, k);
+  }
+
+  /** The model's id (its embedding cache's name). */
+  get modelId(): string {
+    return this.embedder.modelId;
+  }
+
+  /** The files and chunks the index holds now, their vectors read from the embedding cache on demand. */
+  records(): SemanticRecords {
+    return { modelId: this.embedder.modelId, dimensions: this.cache.dimensions, files: [...this.store.records()], vector: (textHash) => this.cache.get(textHash) };
   }
 
   /** A progress line: files done, chunks embedded, and the time left at the pace so far. */

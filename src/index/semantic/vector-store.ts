@@ -127,6 +127,11 @@ export class VectorStore {
     return this.files.keys();
   }
 
+  /** Each file's hash and chunks (places and text hashes), as they are now (a team push reads them). */
+  *records(): IterableIterator<{ path: string; fileHash: string; chunks: readonly StoredChunk[] }> {
+    for (const [path, record] of this.files) yield { path, fileHash: record.fileHash, chunks: Array.from(record.keys, (_, at) => chunkOf(record, at)) };
+  }
+
   /** Replaces a file's chunks with new ones and their vectors (unit length, `dimensions` each). */
   replaceFile(file: string, fileHash: string, chunks: ReadonlyArray<NewChunk>): void {
     this.replaceFiles([{ file, fileHash, chunks }]);

@@ -1,0 +1,88 @@
+// fathom/teamPush and fathom/teamStatus for a connection: reads and checks the params (the store's
+// connection string, the team key file, refused when others may read it), asks the engine for the
+// workspace's records or tree facts, and hands them to src/team (push.ts, status.ts). The store is
+// opened (and its schema version checked) before any index work, so a store that is down, slow
+// or of another version is answered at once, as a TeamStore error; the indexes go on regardless.
+import path from 'node:path';
+import type { CancellationToken } from 'vscode-jsonrpc/node';
+import { FathomError } from '../base/errors.js';
+import { readMaskKey } from '../index/export/mask-keys.js';
+import { PathMask } from '../index/export/path-mask.js';
+import type { WorkspaceEngine } from '../engine/workspace-engine.js';
+import { Methods, type ProgressToken, type ProgressValue, type TeamPushResult, type TeamStatusResult } from '../protocol/methods.js';
+import type { TeamConnectionOptions } from '../team/connection.js';
+import { pushToStore } from '../team/push.js';
+import { teamStatus } from '../team/status.js';
+import { TeamStore } from '../team/team-store.js';
+import type { Workspace } from '../workspace/workspace.js';
+import { type Params, optionalCount, optionalProgressToken, optionalString, paramsObject, requiredText } from './params.js';
+
+export interface TeamRequestContext {
+  workspaceFor(params: Params): Workspace;
+  engine(workspace: Workspace): WorkspaceEngine;
+  /** Waits for the workspace's first build (progress on the token). */
+  ready(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined): Promise<void>;
+  sendProgress(token: ProgressToken, value: ProgressValue): void;
+}
+
+/** The store's connection and the team's key, from params shared by both methods. */
+function storeParams(params: Params): { connection: TeamConnectionOptions; mask: PathMask } {
+  const url = requiredText(params, 'url');
+  const keyFile = requiredText(params, 'keyFile');
+  if (keyFile.includes('\0')) throw new FathomError('invalidParams', 'params.keyFile holds a NUL character', { field: 'keyFile' });
+  if (!path.isAbsolute(keyFile)) throw new FathomError('invalidParams', `params.keyFile must be an absolute path (got ${keyFile})`, { field: 'keyFile' });
+  const password = optionalString(params, 'password');
+  const connectTimeoutMs = optionalCount(params, 'connectTimeoutMs');
+  if (connectTimeoutMs !== undefined && (connectTimeoutMs < 100 || connectTimeoutMs > 600_000)) throw new FathomError('invalidParams', `params.connectTimeoutMs must be between 100 and 600000 (got ${connectTimeoutMs})`, { field: 'connectTimeoutMs' });
+  const mask = new PathMask(readMaskKey(keyFile));
+  return { connection: { conninfo: url, ...(password === undefined ? {} : { password }), ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }) }, mask };
+}
+
+export class TeamRequests {
+  constructor(private readonly context: TeamRequestContext) {}
+
+  async push(raw: unknown, token: CancellationToken): Promise<TeamPushResult> {
+    const params = paramsObject(Methods.teamPush, raw);
+    const { connection, mask } = storeParams(params);
+    const workspace = this.context.workspaceFor(params);
+    const progressToken = optionalProgressToken(params, 'workDoneToken');
+    const store = await TeamStore.open(connection);
+    const send = progressToken === undefined ? undefined : (value: ProgressValue): void => this.context.sendProgress(progressToken, value);
+    let begun = false;
+    try {
+      await this.context.ready(workspace, token, progressToken);
+      const engine = this.context.engine(workspace);
+      send?.({ kind: 'begin', title: `Pushing ${workspace.root} to ${store.description}`, cancellable: true, percentage: 0 });
+      begun = true;
+      let last = 0;
+      const report = (message: string, fraction: number): void => {
+        if (!send || performance.now() - last < 100) return;
+        last = performance.now();
+        send({ kind: 'report', message, percentage: Math.floor(100 * fraction) });
+      };
+      const input = await engine.semanticRecords(token, (done, total, message) => report(`embedding: ${message}`, (0.5 * done) / Math.max(1, total)));
+      if (!input) throw new FathomError('invalidParams', `semantic search is off for ${workspace.root} (${engine.semanticOffReason()}): nothing to push`);
+      const summary = await pushToStore(store, mask, input, { onProgress: (message, fraction) => report(message, 0.5 + fraction / 2) });
+      return { root: workspace.root, ...summary };
+    } finally {
+      if (begun) send?.({ kind: 'end' });
+      await store.close();
+    }
+  }
+
+  async status(raw: unknown, token: CancellationToken): Promise<TeamStatusResult> {
+    const params = paramsObject(Methods.teamStatus, raw);
+    const { connection, mask } = storeParams(params);
+    const workspace = this.context.workspaceFor(params);
+    const store = await TeamStore.open(connection);
+    try {
+      await this.context.ready(workspace, token, optionalProgressToken(params, 'workDoneToken'));
+      const engine = this.context.engine(workspace);
+      const tree = await engine.treeFacts();
+      if (tree.modelId === undefined) throw new FathomError('invalidParams', `semantic search is off for ${workspace.root} (${engine.semanticOffReason()}): the store keeps vectors by model`);
+      return { root: workspace.root, ...(await teamStatus(store, mask, { ...tree, modelId: tree.modelId })) };
+    } finally {
+      await store.close();
+    }
+  }
+}

@@ -1,0 +1,34 @@
+// The team store's schema migrations, in order; `schemaVersion` is the version this Fathom speaks
+// (the last one). Each migration is SQL in its own file under migrations/, applied once by
+// `fathom team init` (schema.ts) and recorded in fathom.schema_version. A released migration is
+// never edited: a change is a new one, with a line here.
+//   1  the content-addressed tables (embeddings, files, file_chunks, file_paths), snapshots, and
+//      the member's functions
+import { sql as store } from './migrations/001-store.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const migrations: readonly Migration[] = [{ version: 1, name: 'store', sql: store }];
+
+export const schemaVersion = migrations[migrations.length - 1]!.version;
+
+/**
+ * The functions a member may call (signatures as GRANT EXECUTE names them); every other function
+ * of the schema stays the owner's. Keep in step with the migrations.
+ */
+export const memberFunctions: readonly string[] = [
+  'fathom.store_version()',
+  'fathom.missing_files(text, text, bytea, text[])',
+  'fathom.missing_chunks(text, text, bytea)',
+  'fathom.put_embeddings(text, text, integer, bytea, bytea)',
+  'fathom.put_files(text, text, bytea, integer[], integer[], integer[], integer[], bigint[], bigint[], bytea, integer[], text[])',
+  'fathom.put_snapshot(text, text, bytea, bigint, integer, integer)',
+  'fathom.held_files(text, text, bytea)',
+  'fathom.file_records(text, text, bytea)',
+  'fathom.file_vectors(text, text, bytea)',
+  'fathom.nearest_snapshots(text, text, bigint, integer)',
+];

@@ -1,0 +1,112 @@
+// `fathom team push`: uploads what the team store lacks of a workspace's semantic index. In order,
+// each step its own transactions: which (file hash, masked path) pairs the store lacks; of those
+// files' chunks, which vectors it lacks; those vectors (batches of `vectorsPerBatch`, read from
+// the embedding cache); the files' records with their paths (batches of `filesPerBatch`, each
+// file whole with its chunks); last the snapshot row (Merkle root, simhash of the leaves). So a
+// push stopped anywhere (killed, the store gone) leaves the store consistent: vectors nobody's
+// record names yet (found and not sent again by the next push), and whole files, never part of
+// one; a snapshot only after everything before it. A second push of the same tree sends nothing
+// but the checks. Paths are masked under the team key (index/export/path-mask.ts) before they
+// leave; no text is read. The daemon calls it with the engine's records (`semanticRecords`).
+import type { PathMask } from '../index/export/path-mask.js';
+import type { SemanticRecords } from '../index/semantic/semantic-index.js';
+import { leafSimhash } from './simhash.js';
+import type { FileRecord, TeamStore } from './team-store.js';
+
+export interface PushInput {
+  merkleRoot: string;
+  /** Every file's content hash (the tree's leaves), for the snapshot's simhash. */
+  fileHashes: string[];
+  records: SemanticRecords;
+}
+
+export interface PushOptions {
+  vectorsPerBatch?: number;
+  filesPerBatch?: number;
+  onProgress?: (message: string, fraction: number) => void;
+}
+
+export interface PushSummary {
+  store: string;
+  teamKeyId: string;
+  modelId: string;
+  /** Files of the semantic index pushed (with the content the file set holds now). */
+  files: number;
+  /** What the store lacked and got: vectors, files' records, (file, path) pairs. */
+  uploaded: { vectors: number; files: number; paths: number };
+  /** Files left out because the embedding cache could not give a vector of theirs (the next sync embeds them again). */
+  skippedFiles: number;
+  snapshot: { id: number; created: boolean; merkleRoot: string; simhash: string };
+  bytesSent: number;
+  ms: number;
+}
+
+export async function pushToStore(store: TeamStore, mask: PathMask, input: PushInput, options: PushOptions = {}): Promise<PushSummary> {
+  const started = performance.now();
+  const team = mask.keyId;
+  const { modelId: model, dimensions } = input.records;
+  const progress = options.onProgress ?? (() => undefined);
+  const vectorsPerBatch = options.vectorsPerBatch ?? 2_000;
+  const filesPerBatch = options.filesPerBatch ?? 500;
+  let bytesSent = 0;
+
+  const files = input.records.files;
+  const pairs = files.map((file) => ({ fileHash: file.fileHash, maskedPath: mask.mask(file.path) }));
+  progress(`checking ${pairs.length} files against the store`, 0);
+  bytesSent += pairs.length * 40;
+  const missingPairs = (await store.missingFiles(team, model, pairs)).map((index) => ({ ...pairs[index]!, chunks: files[index]!.chunks }));
+
+  // The vectors the store lacks, of the chunks of the files it lacks.
+  const wanted = [...new Set(missingPairs.flatMap((pair) => pair.chunks.map((chunk) => chunk.textHash)))];
+  bytesSent += wanted.length * 32;
+  const missingVectors = wanted.length === 0 ? [] : await store.missingChunks(team, model, wanted);
+  const unavailable = new Set<string>();
+  let vectors = 0;
+  for (let start = 0; start < missingVectors.length; start += vectorsPerBatch) {
+    const batch: Array<{ chunkHash: string; vector: Float32Array }> = [];
+    for (const chunkHash of missingVectors.slice(start, start + vectorsPerBatch)) {
+      const vector = input.records.vector(chunkHash);
+      if (vector && vector.length === dimensions) batch.push({ chunkHash, vector });
+      else unavailable.add(chunkHash);
+    }
+    if (batch.length > 0) vectors += await store.putEmbeddings(team, model, dimensions, batch);
+    bytesSent += batch.length * (32 + dimensions * 4);
+    progress(`${Math.min(missingVectors.length, start + vectorsPerBatch)}/${missingVectors.length} vectors`, (0.8 * Math.min(missingVectors.length, start + vectorsPerBatch)) / missingVectors.length);
+  }
+
+  // Each file hash once, with every masked path the store lacks for it.
+  const byHash = new Map<string, FileRecord>();
+  let skippedFiles = 0;
+  for (const pair of missingPairs) {
+    if (pair.chunks.some((chunk) => unavailable.has(chunk.textHash))) {
+      skippedFiles++;
+      continue;
+    }
+    let record = byHash.get(pair.fileHash);
+    if (!record) byHash.set(pair.fileHash, (record = { fileHash: pair.fileHash, maskedPaths: [], chunks: pair.chunks.map((chunk) => ({ startLine: chunk.startLine, endLine: chunk.endLine, startByte: chunk.startByte, endByte: chunk.endByte, chunkHash: chunk.textHash })) }));
+    if (!record.maskedPaths.includes(pair.maskedPath)) record.maskedPaths.push(pair.maskedPath);
+  }
+  const records = [...byHash.values()];
+  let uploadedFiles = 0;
+  for (let start = 0; start < records.length; start += filesPerBatch) {
+    const batch = records.slice(start, start + filesPerBatch);
+    uploadedFiles += await store.putFiles(team, model, batch);
+    bytesSent += batch.reduce((sum, record) => sum + 36 + record.chunks.length * 56 + record.maskedPaths.reduce((bytes, masked) => bytes + masked.length + 4, 0), 0);
+    progress(`${Math.min(records.length, start + filesPerBatch)}/${records.length} files' records`, 0.8 + (0.2 * Math.min(records.length, start + filesPerBatch)) / records.length);
+  }
+
+  const simhash = leafSimhash(input.fileHashes);
+  const chunkCount = files.reduce((sum, file) => sum + file.chunks.length, 0);
+  const snapshot = await store.putSnapshot(team, model, { merkleRoot: input.merkleRoot, simhash, fileCount: input.fileHashes.length, chunkCount });
+  return {
+    store: store.description,
+    teamKeyId: team,
+    modelId: model,
+    files: files.length,
+    uploaded: { vectors, files: uploadedFiles, paths: missingPairs.length - skippedFiles },
+    skippedFiles,
+    snapshot: { ...snapshot, merkleRoot: input.merkleRoot, simhash },
+    bytesSent,
+    ms: Math.round(performance.now() - started),
+  };
+}

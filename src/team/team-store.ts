@@ -1,0 +1,233 @@
+// A member's connection to the team store: every call is one of the schema's member functions
+// (migrations/001-store.ts), which the database runs as its owner and which answer only about the
+// file hashes presented. Opening checks the store's schema version against this Fathom's and
+// refuses another, naming what to do. Hashes travel packed (32 bytes each, one bytea: a binary
+// parameter), lists in batches small enough for one statement. Used by push.ts and status.ts;
+// `join` (building local indexes from the store) will read through `fileRecords`/`fileVectors`.
+import type pg from 'pg';
+import { FathomError } from '../base/errors.js';
+import { connectTeamStore, storeError, type TeamConnectionOptions } from './connection.js';
+import { schemaVersion } from './migrations.js';
+
+/** One chunk of a file's records. */
+export interface ChunkRecord {
+  startLine: number;
+  endLine: number;
+  startByte: number;
+  endByte: number;
+  /** SHA-256 (hex) of the chunk's text. */
+  chunkHash: string;
+}
+
+/** A file's records as pushed: its content hash (hex), where it sits (masked), its chunks. */
+export interface FileRecord {
+  fileHash: string;
+  maskedPaths: string[];
+  chunks: ChunkRecord[];
+}
+
+export interface Snapshot {
+  id: number;
+  /** Hex. */
+  merkleRoot: string;
+  /** The 64-bit simhash as 16 hex digits. */
+  simhash: string;
+  distance: number;
+  fileCount: number;
+  chunkCount: number;
+  createdAt: string;
+}
+
+/** Hashes a call takes at most (1.6 MB packed). */
+const hashesPerCall = 50_000;
+
+/** Packs hex SHA-256 hashes into one buffer. */
+export function packHashes(hashes: readonly string[]): Buffer {
+  const packed = Buffer.alloc(hashes.length * 32);
+  hashes.forEach((hash, at) => {
+    if (!/^[0-9a-f]{64}$/.test(hash)) throw new FathomError('internal', `not a SHA-256 hash: ${hash.slice(0, 80)}`);
+    packed.write(hash, at * 32, 'hex');
+  });
+  return packed;
+}
+
+function unpackHashes(packed: Buffer): string[] {
+  const hashes: string[] = [];
+  for (let at = 0; at + 32 <= packed.length; at += 32) hashes.push(packed.toString('hex', at, at + 32));
+  return hashes;
+}
+
+/** A simhash as the signed 64-bit integer PostgreSQL keeps, and back. */
+export function simhashToSql(hex: string): string {
+  return BigInt.asIntN(64, BigInt(`0x${hex}`)).toString();
+}
+
+function simhashFromSql(value: string): string {
+  return BigInt.asUintN(64, BigInt(value)).toString(16).padStart(16, '0');
+}
+
+export class TeamStore {
+  private constructor(
+    private readonly client: pg.Client,
+    /** user@host:port/db, for messages (never the connection string). */
+    readonly description: string,
+    readonly version: number,
+  ) {}
+
+  /** Connects as a member and checks the schema version; a store without Fathom's schema, or of another version, is refused. */
+  static async open(options: TeamConnectionOptions): Promise<TeamStore> {
+    const { client, description } = await connectTeamStore(options);
+    try {
+      const schema = await client.query<{ present: boolean }>("SELECT to_regprocedure('fathom.store_version()') IS NOT NULL AS present");
+      if (!schema.rows[0]?.present) throw new FathomError('teamStore', `team store ${description} has no Fathom schema (or this role may not see it): run \`fathom team init\` with the owner's connection, and grant this role the member role`, { store: description });
+      const version = Number((await client.query<{ version: number | null }>('SELECT fathom.store_version() AS version')).rows[0]?.version ?? 0);
+      if (version !== schemaVersion) {
+        const todo = version < schemaVersion ? "run `fathom team init` with the owner's connection to migrate it" : 'upgrade Fathom';
+        throw new FathomError('teamStore', `team store ${description} speaks schema version ${version}, this Fathom ${schemaVersion}: ${todo}`, { store: description, version, expected: schemaVersion });
+      }
+      return new TeamStore(client, description, version);
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw storeError(description, 'open', error);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.client.end().catch(() => undefined);
+  }
+
+  private async call<R extends pg.QueryResultRow>(doing: string, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.client.query<R>(text, values);
+    } catch (error) {
+      throw storeError(this.description, doing, error);
+    }
+  }
+
+  /** Of the (file hash, masked path) pairs, the indexes of those whose records or path the store lacks. */
+  async missingFiles(team: string, model: string, pairs: ReadonlyArray<{ fileHash: string; maskedPath: string }>): Promise<number[]> {
+    const missing: number[] = [];
+    for (let start = 0; start < pairs.length; start += hashesPerCall) {
+      const slice = pairs.slice(start, start + hashesPerCall);
+      const result = await this.call<{ missing: number[] }>('missing_files', 'SELECT fathom.missing_files($1, $2, $3, $4) AS missing', [team, model, packHashes(slice.map((pair) => pair.fileHash)), slice.map((pair) => pair.maskedPath)]);
+      for (const index of result.rows[0]!.missing) missing.push(start + index);
+    }
+    return missing;
+  }
+
+  /** Of the chunk hashes, those the store has no vector for. */
+  async missingChunks(team: string, model: string, chunkHashes: readonly string[]): Promise<string[]> {
+    const missing: string[] = [];
+    for (let start = 0; start < chunkHashes.length; start += hashesPerCall) {
+      const result = await this.call<{ missing: Buffer }>('missing_chunks', 'SELECT fathom.missing_chunks($1, $2, $3) AS missing', [team, model, packHashes(chunkHashes.slice(start, start + hashesPerCall))]);
+      missing.push(...unpackHashes(result.rows[0]!.missing));
+    }
+    return missing;
+  }
+
+  /** Uploads vectors (one statement, one transaction); answers how many were new. */
+  async putEmbeddings(team: string, model: string, dimensions: number, entries: ReadonlyArray<{ chunkHash: string; vector: Float32Array }>): Promise<number> {
+    const vectors = Buffer.alloc(entries.length * dimensions * 4);
+    entries.forEach((entry, at) => {
+      if (entry.vector.length !== dimensions) throw new FathomError('internal', `a vector of ${entry.vector.length} numbers for a model of ${dimensions}`);
+      // Little-endian f32, as the embedding cache keeps them (x86 and ARM are little-endian).
+      Buffer.from(entry.vector.buffer, entry.vector.byteOffset, entry.vector.byteLength).copy(vectors, at * dimensions * 4);
+    });
+    const result = await this.call<{ inserted: number }>('put_embeddings', 'SELECT fathom.put_embeddings($1, $2, $3, $4, $5) AS inserted', [team, model, dimensions, packHashes(entries.map((entry) => entry.chunkHash)), vectors]);
+    return result.rows[0]!.inserted;
+  }
+
+  /** Uploads files' records and paths (each file hash once; one statement, one transaction); answers how many files were new. */
+  async putFiles(team: string, model: string, files: readonly FileRecord[]): Promise<number> {
+    const chunkFiles: number[] = [];
+    const startLines: number[] = [];
+    const endLines: number[] = [];
+    const startBytes: number[] = [];
+    const endBytes: number[] = [];
+    const chunkHashes: string[] = [];
+    const pathFiles: number[] = [];
+    const maskedPaths: string[] = [];
+    files.forEach((file, index) => {
+      for (const chunk of file.chunks) {
+        chunkFiles.push(index);
+        startLines.push(chunk.startLine);
+        endLines.push(chunk.endLine);
+        startBytes.push(chunk.startByte);
+        endBytes.push(chunk.endByte);
+        chunkHashes.push(chunk.chunkHash);
+      }
+      for (const masked of file.maskedPaths) {
+        pathFiles.push(index);
+        maskedPaths.push(masked);
+      }
+    });
+    const result = await this.call<{ inserted: number }>('put_files', 'SELECT fathom.put_files($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS inserted', [
+      team,
+      model,
+      packHashes(files.map((file) => file.fileHash)),
+      files.map((file) => file.chunks.length),
+      chunkFiles,
+      startLines,
+      endLines,
+      startBytes,
+      endBytes,
+      packHashes(chunkHashes),
+      pathFiles,
+      maskedPaths,
+    ]);
+    return result.rows[0]!.inserted;
+  }
+
+  /** Records a pushed tree (the same tree again is the row already there). */
+  async putSnapshot(team: string, model: string, snapshot: { merkleRoot: string; simhash: string; fileCount: number; chunkCount: number }): Promise<{ id: number; created: boolean }> {
+    const result = await this.call<{ id: string; created: boolean }>('put_snapshot', 'SELECT id, created FROM fathom.put_snapshot($1, $2, $3, $4, $5, $6)', [team, model, packHashes([snapshot.merkleRoot]), simhashToSql(snapshot.simhash), snapshot.fileCount, snapshot.chunkCount]);
+    return { id: Number(result.rows[0]!.id), created: result.rows[0]!.created };
+  }
+
+  /** How many of these files (by hash) the store holds records of, and their chunks. */
+  async heldFiles(team: string, model: string, fileHashes: readonly string[]): Promise<{ files: number; chunks: number }> {
+    const held = { files: 0, chunks: 0 };
+    const distinct = [...new Set(fileHashes)];
+    for (let start = 0; start < distinct.length; start += hashesPerCall) {
+      const result = await this.call<{ files: string; chunks: string }>('held_files', 'SELECT files, chunks FROM fathom.held_files($1, $2, $3)', [team, model, packHashes(distinct.slice(start, start + hashesPerCall))]);
+      held.files += Number(result.rows[0]!.files);
+      held.chunks += Number(result.rows[0]!.chunks);
+    }
+    return held;
+  }
+
+  /** The records the store holds of these files (by hash); nothing about any other file. */
+  async fileRecords(team: string, model: string, fileHashes: readonly string[]): Promise<FileRecord[]> {
+    const records = new Map<string, FileRecord>();
+    for (let start = 0; start < fileHashes.length; start += hashesPerCall) {
+      const result = await this.call<{ file_hash: Buffer; masked_paths: string[] | null; ordinal: number | null; start_line: number; end_line: number; start_byte: string; end_byte: string; chunk_hash: Buffer }>('file_records', 'SELECT * FROM fathom.file_records($1, $2, $3)', [team, model, packHashes(fileHashes.slice(start, start + hashesPerCall))]);
+      for (const row of result.rows) {
+        const fileHash = row.file_hash.toString('hex');
+        let record = records.get(fileHash);
+        if (!record) records.set(fileHash, (record = { fileHash, maskedPaths: row.masked_paths ?? [], chunks: [] }));
+        if (row.ordinal !== null) record.chunks.push({ startLine: row.start_line, endLine: row.end_line, startByte: Number(row.start_byte), endByte: Number(row.end_byte), chunkHash: row.chunk_hash.toString('hex') });
+      }
+    }
+    return [...records.values()];
+  }
+
+  /** The vectors of these files' chunks (by file hash), each chunk once. */
+  async fileVectors(team: string, model: string, fileHashes: readonly string[]): Promise<Map<string, Float32Array>> {
+    const vectors = new Map<string, Float32Array>();
+    for (let start = 0; start < fileHashes.length; start += hashesPerCall) {
+      const result = await this.call<{ chunk_hash: Buffer; vector: Buffer }>('file_vectors', 'SELECT chunk_hash, vector FROM fathom.file_vectors($1, $2, $3)', [team, model, packHashes(fileHashes.slice(start, start + hashesPerCall))]);
+      for (const row of result.rows) {
+        const vector = new Float32Array(row.vector.length / 4);
+        new Uint8Array(vector.buffer).set(row.vector);
+        vectors.set(row.chunk_hash.toString('hex'), vector);
+      }
+    }
+    return vectors;
+  }
+
+  /** The team's snapshots of a model nearest to a simhash (Hamming distance), nearest first. */
+  async nearestSnapshots(team: string, model: string, simhash: string, k = 5): Promise<Snapshot[]> {
+    const result = await this.call<{ id: string; merkle_root: Buffer; simhash: string; distance: number; file_count: number; chunk_count: number; created_at: Date }>('nearest_snapshots', 'SELECT * FROM fathom.nearest_snapshots($1, $2, $3, $4)', [team, model, simhashToSql(simhash), k]);
+    return result.rows.map((row) => ({ id: Number(row.id), merkleRoot: row.merkle_root.toString('hex'), simhash: simhashFromSql(row.simhash), distance: row.distance, fileCount: row.file_count, chunkCount: row.chunk_count, createdAt: row.created_at.toISOString() }));
+  }
+}
