@@ -391,6 +391,18 @@ test('line literals: of the sets every match holds, the rarest by the index, els
   assert.deepEqual(lineLiterals(planRegex(parseRegex('ab\\w+_long_literal'), { ignoreCase: false }), (text) => (text.length < 3 ? Infinity : 5)), ['_long_literal']);
 });
 
+test('plan: a long run of literal characters becomes literals of at most 256, each required; a long byte run is one run', () => {
+  // A 64 KiB pattern of one letter (the fuzzer's): planned in one pass, not a character at a time.
+  const plan = planRegex(parseRegex('z'.repeat(1000)), { ignoreCase: false });
+  assert.deepEqual(plan, { op: 'and', args: [...Array(3).fill({ op: 'literal', text: 'z'.repeat(256) }), { op: 'literal', text: 'z'.repeat(232) }] });
+  assert.equal(requiredRun(parseRegex('z'.repeat(1000)), { ignoreCase: false })?.length, 1000);
+  // Broken runs each stay a conjunct: every match holds each.
+  assert.deepEqual(planRegex(parseRegex('abc\\d'.repeat(3)), { ignoreCase: false }), { op: 'and', args: Array(3).fill({ op: 'literal', text: 'abc' }) });
+  // A repeated element's table is shared, never merged into (the run's union is its own).
+  assert.deepEqual([...requiredRun(parseRegex('[ab][ab]x[ab]'), { ignoreCase: false })!.bytes.subarray(0x61, 0x63)], [1, 1]);
+  assert.equal(requiredRun(parseRegex('[ab][ab]x[ab]'), { ignoreCase: false })!.bytes[0x63], 0);
+});
+
 test('plan: never excludes a line that matches (random strings)', () => {
   const patterns = ['ab(c|d)e', 'x[yz]{2}w', 'foo.*bar', '(abc)+d', 'a?bcd', 'abc|cde|efg', '[ab]{2}cx', 'q(?:rs|tu)v'];
   const alphabet = 'abcdefqrstuvwxyz.';

@@ -585,6 +585,20 @@ test('stdio: a broken frame is answered, then the daemon exits by itself (its st
   assert.equal(await daemon.exited, 0);
 });
 
+test('stdio: requests read before a broken frame are answered before the daemon exits', async () => {
+  const daemon = spawnStdioDaemon();
+  // One write: the daemon reads all of it at once, the break with the requests still queued.
+  const requests = [1, 2, 3].map((id) => RawClient.frame(JSON.stringify({ jsonrpc: '2.0', id, method: 'fathom/status', params: {} })));
+  requests.push(RawClient.frame(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'fathom/grep' })));
+  daemon.client.sendRaw(`${requests.join('')}garbage without a length\r\n\r\n`);
+  assert.equal(await daemon.exited, 0);
+  const answers = daemon.client.received.filter((message) => typeof message.id === 'number' && !('method' in message));
+  assert.deepEqual(answers.map((message) => message.id).sort(), [1, 2, 3, 4]);
+  assert.ok(answers.filter((message) => message.id !== 4).every((message) => message.result !== undefined), 'the statuses answered');
+  assert.equal(answers.find((message) => message.id === 4)!.error?.code, ErrorCodes.InvalidParams);
+  assert.ok(daemon.client.received.some((message) => message.id === null && message.error?.code === ErrorCodes.ParseError), 'the break answered');
+});
+
 test('stdio: closing stdin ends the process', async () => {
   const daemon = spawnStdioDaemon();
   await daemon.client.result('fathom/status', {});

@@ -7,7 +7,8 @@
 //   - a frame over the limit: InvalidRequest (with the request's id when its first KiB names one);
 //     its bytes are dropped unread, then a socket connection closes, a stdio one goes on;
 //   - broken framing (a header that cannot be read, or longer than 8 KiB): ParseError, then the
-//     connection closes (the stream cannot be trusted to be back in step);
+//     connection closes (the stream cannot be trusted to be back in step) once the requests read
+//     before it are answered, or after `drainMs`;
 //   - a request id in flight already: InvalidRequest for the second, the first is answered as
 //     usual (vscode-jsonrpc would let the second replace the first in its queue, unanswered).
 import type { DataCallback, Disposable, Message, MessageReader, MessageWriter } from 'vscode-jsonrpc/node';
@@ -29,6 +30,13 @@ export interface GuardOptions {
 
 type Id = string | number;
 
+/**
+ * How long a connection whose framing broke waits for the answers to requests read before the
+ * break (they were read whole; a client deserves them): under the 500 ms a stdio daemon then has
+ * before it exits.
+ */
+export const drainMs = 400;
+
 /** Refusals logged: at most one line a second, so that a client that reconnects to be refused again and again cannot fill the log. */
 const refusalLog = { lastAt: 0, unlogged: 0 };
 
@@ -47,6 +55,19 @@ function logRefusal(line: string): void {
 export function guardConnection(reader: MessageReader, writer: MessageWriter, options: GuardOptions): { reader: MessageReader; writer: MessageWriter } {
   // Requests read and not yet answered, by id as vscode-jsonrpc keys them (1 and "1" are one key).
   const inFlight = new Set<string>();
+  let drained: (() => void)[] = [];
+  /** Resolves once no request read is unanswered, or after `ms`. */
+  const answeredOrAfter = (ms: number): Promise<void> =>
+    inFlight.size === 0
+      ? Promise.resolve()
+      : new Promise((resolve) => {
+          const timer = setTimeout(resolve, ms);
+          timer.unref();
+          drained.push(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
   const reply = (code: number, message: string, id: Id | null = null, data?: unknown): Promise<void> =>
     writer.write({ jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } } as Message).catch(() => undefined);
 
@@ -74,7 +95,9 @@ export function guardConnection(reader: MessageReader, writer: MessageWriter, op
       logRefusal(`a client's framing broke (${problem.message}): connection closed`);
       // Told at once, not after the answer is written: the writer may wait behind answers queued before it.
       options.onBrokenFraming?.();
-      void reply(ErrorCodes.ParseError, `bad frame: ${problem.message}`).finally(options.close);
+      void reply(ErrorCodes.ParseError, `bad frame: ${problem.message}`)
+        .then(() => answeredOrAfter(drainMs))
+        .finally(options.close);
     }
   });
 
@@ -124,7 +147,14 @@ export function guardConnection(reader: MessageReader, writer: MessageWriter, op
     write: (message: Message): Promise<void> => {
       const sent = message as unknown as Record<string, unknown>;
       if (!('method' in sent) && (typeof sent.id === 'string' || typeof sent.id === 'number')) inFlight.delete(String(sent.id));
-      return writer.write(message);
+      const written = writer.write(message);
+      if (inFlight.size === 0 && drained.length > 0) {
+        const waiting = drained;
+        drained = [];
+        // Once the last answer is written, not merely queued.
+        void written.finally(() => waiting.forEach((resolve) => resolve()));
+      }
+      return written;
     },
   };
   return { reader: guardedReader, writer: guardedWriter };

@@ -304,7 +304,13 @@ export class Session {
   }
 
   private sendProgress(token: ProgressToken, value: ProgressValue): void {
-    void this.connection.sendNotification('$/progress', { token, value }).catch(() => undefined);
+    // A closed client gets no progress: vscode-jsonrpc throws at once on a disposed connection
+    // (not a rejected promise), and the work it reports on must not fail for that.
+    try {
+      void this.connection.sendNotification('$/progress', { token, value }).catch(() => undefined);
+    } catch {
+      // disposed: nobody to tell
+    }
   }
 
   private async status(raw: unknown): Promise<StatusResult> {

@@ -20,6 +20,8 @@ interface Info {
 }
 
 const maxExact = 16;
+/** A run of exact strings is ended (kept as a literal every match holds) once this long: longer says little more to the index. */
+const maxRunLength = 256;
 
 export function and(...args: Query[]): Query {
   const kept: Query[] = [];
@@ -111,28 +113,32 @@ class Planner {
   }
 
   private sequence(elements: readonly AST.Element[]): Info {
-    let current: Info = empty;
-    // Once a run of exact strings is broken, `current.exact` holds only the last run: the sequence
-    // as a whole is then no longer exact.
+    // Every element's own query holds, and so does each run of exact strings once it ends: the
+    // conjuncts are gathered in one list (a 64 KiB pattern has 64k elements: re-flattening an
+    // AND per element, or growing one literal by a character at a time, is quadratic). `run`
+    // is the exact strings of the run still open.
+    const conjuncts: Query[] = [];
+    let run: string[] | null = [''];
+    // Once a run of exact strings is broken, `run` holds only the last one: the sequence as a
+    // whole is then no longer exact.
     let broken = false;
     for (const element of elements) {
       const next = this.element(element);
-      const a = current.exact;
+      conjuncts.push(next.query);
       const b = next.exact;
-      if (a && b && a.length * b.length <= maxExact) {
+      if (run && b && run.length * b.length <= maxExact && run[0]!.length < maxRunLength) {
         const joined = new Set<string>();
-        for (const left of a) for (const right of b) joined.add(left + right);
-        current = { exact: [...joined], query: and(current.query, next.query) };
-      } else if (b) {
-        // The run so far ends here (as a query); a new exact run starts with this element.
-        current = { exact: b, query: and(asQuery(current), next.query) };
-        broken = true;
-      } else {
-        current = { exact: null, query: and(asQuery(current), next.query) };
-        broken = true;
+        for (const left of run) for (const right of b) joined.add(left + right);
+        run = [...joined];
+        continue;
       }
+      // The run so far ends here (as a query); a new exact run starts with this element, if exact.
+      if (run) conjuncts.push(exactQuery(run));
+      run = b;
+      broken = true;
     }
-    return broken && current.exact ? { exact: null, query: asQuery(current) } : current;
+    if (broken && run) conjuncts.push(exactQuery(run));
+    return broken ? { exact: null, query: and(...conjuncts) } : { exact: run, query: and(...conjuncts) };
   }
 
   alternatives(alternatives: readonly AST.Alternative[]): Info {
@@ -308,6 +314,7 @@ export function requiredRun(pattern: AST.Pattern, options: { ignoreCase: boolean
   let best: ByteRun | undefined;
   let bestScore = 0;
   let current: ByteRun | undefined;
+  const tables = new Map<string, Uint8Array | undefined>();
   const close = (): void => {
     if (!current || current.length < 2) return;
     let members = 0;
@@ -322,14 +329,19 @@ export function requiredRun(pattern: AST.Pattern, options: { ignoreCase: boolean
   for (const element of pattern.alternatives[0]!.elements) {
     const inner = element.type === 'Quantifier' ? element.element : element;
     const count = element.type === 'Quantifier' ? element.min : 1;
-    const table = count >= 1 ? asciiMembers(inner, options.ignoreCase) : undefined;
+    let table: Uint8Array | undefined;
+    if (count >= 1) {
+      // One table per distinct element (a pattern may repeat one 64k times: each is a RegExp tried on 128 characters).
+      if (!tables.has(inner.raw)) tables.set(inner.raw, asciiMembers(inner, options.ignoreCase));
+      table = tables.get(inner.raw);
+    }
     if (element.type === 'Assertion') continue;
     if (!table || count > 4096) {
       close();
       current = undefined;
       continue;
     }
-    if (!current) current = { bytes: table, length: count };
+    if (!current) current = { bytes: table.slice(), length: count };
     else {
       for (let byte = 0; byte < 256; byte++) current.bytes[byte] = current.bytes[byte]! | table[byte]!;
       current.length += count;
