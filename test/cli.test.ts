@@ -96,6 +96,29 @@ test('cli: --help prints usage and exits 0', () => {
   assert.match(result.stdout, /usage: fathom <command>/);
 });
 
+test('cli: -g means rg -g in every command, and a folder argument narrows grep AND its globs', () => {
+  const root = writeFixture(`
+    //- drivers/net/e1000.c
+    int hit;
+    //- drivers/net/e1000.h
+    int hit;
+    //- drivers/gpu/drm.c
+    int hit;
+    //- src/deep/a.ts
+    const hit = 1;
+  `);
+  gitInit(root);
+  const env = { FATHOM_CACHE_DIR: tempDir('fathom-cache-') };
+  const scoped = fathom(['grep', '-g', '*.c', 'hit', `${root}/drivers/net`, '--no-daemon'], env);
+  assert.equal(scoped.code, 0, scoped.stderr);
+  assert.equal(scoped.stdout, 'drivers/net/e1000.c:1:int hit;\n');
+  const files = fathom(['files', root, '-g', '*.ts', '--no-daemon'], env);
+  assert.equal(files.code, 0, files.stderr);
+  assert.equal(files.stdout, 'src/deep/a.ts\n', 'a glob without a slash matches a name in any folder');
+  const excluded = fathom(['files', root, '--glob', '!drivers', '--no-daemon'], env);
+  assert.equal(excluded.stdout, 'src/deep/a.ts\n', 'an excluded folder hides what is under it');
+});
+
 test('cli: grep prints ripgrep lines with context and separators; -t filters by language; chunks prints headers', () => {
   const root = writeFixture(`
     //- notes.txt

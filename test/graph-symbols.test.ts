@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { outlineOf } from '../src/index/graph/outline.js';
 import { CodeGraph } from '../src/index/graph/code-graph.js';
 import { symbolScore } from '../src/index/graph/symbol-search.js';
-import { globFilter } from '../src/index/lexical/lexical-index.js';
+import { globFilter } from '../src/base/path-glob.js';
 import { ChunkPool } from '../src/index/syntax/chunk-pool.js';
 import { LanguageTable } from '../src/index/syntax/languages.js';
 import type { Workspace } from '../src/workspace/workspace.js';

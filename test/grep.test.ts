@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import type { Generation } from '../src/index/lexical/generation.js';
 import { GrepPool } from '../src/index/lexical/grep-pool.js';
-import { globFilter, LexicalIndex, type GrepRequest } from '../src/index/lexical/lexical-index.js';
+import { globFilter } from '../src/base/path-glob.js';
+import { LexicalIndex, type GrepRequest } from '../src/index/lexical/lexical-index.js';
 import { compileMatcher, loopRunLineStarts, matchBytes, matchLines, runLineStarts } from '../src/index/lexical/matcher.js';
 import { plainGaveUp, plainLine, scanBuffer, scanCountNewlines, scanPlain, scanRegionBytes } from '../src/index/lexical/run-scan.js';
 import { countNewlines } from '../src/index/lexical/pieces.js';
@@ -310,7 +311,7 @@ for (const pieceTarget of [undefined, 48]) describe(`grep against ripgrep${piece
     }
     // The memo is what answers: a header marked as refused there drops out of the next search with that glob.
     const generation = (index as unknown as { base: Generation }).base;
-    const key = JSON.stringify([['*.h'], []]);
+    const key = JSON.stringify([['*.h'], [], []]);
     const answers = generation.filterAnswers(key);
     const matched = (await index.search({ pattern: 'static', globs: ['*.h'] })).matches[0]!.path;
     const header = generation.files.indexOf(matched);

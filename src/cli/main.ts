@@ -31,7 +31,7 @@ commands:
                                       an editor's LSP command that shares the one daemon
   index [PATH] [--no-wait]            index or refresh a workspace, waiting with a progress bar
   status [PATH] [--all]               a workspace's file set, skipped files, index states, lag
-  files [PATH] [--glob G]... [--limit N]   the file set, one path per line
+  files [PATH] [-g GLOB]... [--limit N]   the file set, one path per line
   merkle [PATH] [--path P]            the Merkle root hash, or a path's subtree hashes
   search QUERY [PATH] [--mode M] [-g GLOB]... [-t LANG]... [--max N] [-i]
                                       code search: words ranked over whole chunks, an identifier's
@@ -517,6 +517,11 @@ async function inProcessClient(): Promise<Client> {
   return inProcessDaemon(defaultConfig());
 }
 
+/** The command's globs: -g/--glob (and --glob-filter, its older long name). */
+function globsOf(values: { glob?: string[] | undefined; 'glob-filter'?: string[] | undefined }): string[] {
+  return [...(values.glob ?? []), ...(values['glob-filter'] ?? [])];
+}
+
 function print(value: unknown): void {
   process.stdout.write(typeof value === 'string' ? `${value}\n` : `${JSON.stringify(value, null, 2)}\n`);
 }
@@ -532,7 +537,8 @@ async function main(argv: string[]): Promise<number> {
       'no-wait': { type: 'boolean' },
       json: { type: 'boolean' },
       all: { type: 'boolean' },
-      glob: { type: 'string', multiple: true },
+      // -g/--glob: ripgrep's globs (base/path-glob.ts), the same in every command.
+      glob: { type: 'string', short: 'g', multiple: true },
       limit: { type: 'string' },
       path: { type: 'string' },
       'max-file-bytes': { type: 'string' },
@@ -541,7 +547,7 @@ async function main(argv: string[]): Promise<number> {
       'ignore-case': { type: 'boolean', short: 'i' },
       'word-regexp': { type: 'boolean', short: 'w' },
       multiline: { type: 'boolean', short: 'U' },
-      'glob-filter': { type: 'string', short: 'g', multiple: true },
+      'glob-filter': { type: 'string', multiple: true },
       max: { type: 'string' },
       budget: { type: 'string' },
       kind: { type: 'string', multiple: true },
@@ -629,7 +635,7 @@ async function main(argv: string[]): Promise<number> {
       await withClient(values, async ({ connection }) => {
         const limit = values.limit === undefined ? undefined : Number(values.limit);
         if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0)) throw new UsageError('--limit takes a whole number');
-        const result = await request<FilesResult>(connection, Methods.files, { root: scope, ...(values.glob ? { glob: values.glob } : {}), ...(limit === undefined ? {} : { limit }) }, true);
+        const result = await request<FilesResult>(connection, Methods.files, { root: scope, ...(globsOf(values).length > 0 ? { glob: globsOf(values) } : {}), ...(limit === undefined ? {} : { limit }) }, true);
         if (json) print(result.files);
         else if (result.files.length > 0) process.stdout.write(`${result.files.join('\n')}\n`);
       });
@@ -652,7 +658,7 @@ async function main(argv: string[]): Promise<number> {
       const scope = root();
       const workspaceRoot = workspaceAround(scope);
       const within = path.relative(workspaceRoot, scope).split(path.sep).join('/');
-      const globs = [...(values['glob-filter'] ?? []), ...(within ? [`${within}/**`, within] : [])];
+      const globs = globsOf(values);
       let matched = false;
       await withClient(values, async ({ connection }) => {
         const max = values.max === undefined ? undefined : Number(values.max);
@@ -674,6 +680,7 @@ async function main(argv: string[]): Promise<number> {
           wordRegexp: values['word-regexp'] === true,
           multiline: values.multiline === true,
           ...(globs.length > 0 ? { glob: globs } : {}),
+          ...(within ? { paths: [within] } : {}),
           ...(values.type ? { languages: values.type } : {}),
           ...(context === undefined ? {} : { context }),
           ...(before === undefined ? {} : { beforeContext: before }),
@@ -713,7 +720,7 @@ async function main(argv: string[]): Promise<number> {
       const scope = root();
       const workspaceRoot = workspaceAround(scope);
       const within = path.relative(workspaceRoot, scope).split(path.sep).join('/');
-      const globs = values['glob-filter'] ?? [];
+      const globs = globsOf(values);
       const max = values.max === undefined ? undefined : Number(values.max);
       if (max !== undefined && !(Number.isInteger(max) && max >= 1)) throw new UsageError('--max takes a whole number ≥ 1');
       let found = false;
@@ -818,7 +825,7 @@ async function main(argv: string[]): Promise<number> {
         language,
         ...(pattern === undefined ? {} : { pattern }),
         ...(rule === undefined ? {} : { rule }),
-        ...(values['glob-filter'] ? { glob: values['glob-filter'] } : {}),
+        ...(globsOf(values).length > 0 ? { glob: globsOf(values) } : {}),
         ...(within ? { paths: [within] } : {}),
       };
       let matched = false;
@@ -905,7 +912,7 @@ async function main(argv: string[]): Promise<number> {
             root: workspaceRoot,
             query: pattern,
             ...(values.kind ? { kinds: values.kind } : {}),
-            ...(values['glob-filter'] ? { glob: values['glob-filter'] } : {}),
+            ...(globsOf(values).length > 0 ? { glob: globsOf(values) } : {}),
             ...(limit === undefined ? {} : { limit }),
           },
           true,

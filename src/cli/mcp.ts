@@ -18,6 +18,9 @@ const inlineLimit = 24_000;
 /** Results listed in an answer. */
 const shownResults = 60;
 
+/** What an agent needs to know about globs (docs/protocol.md, "Globs"). */
+const globHelp = 'ripgrep -g globs over workspace-relative paths: "*.ts" matches in every folder, "src/**" what is under src, "!test" leaves a folder out; the last matching glob decides';
+
 export interface McpOptions {
   connection: RpcClient;
   /** Rejects when the daemon goes away: calls in flight answer an error, then the server stops and this rejection is serveMcp's. */
@@ -81,7 +84,7 @@ export async function serveMcp(options: McpOptions): Promise<void> {
         pattern: z.string().describe('The regex (or a literal with fixed_strings)'),
         fixed_strings: z.boolean().optional(),
         ignore_case: z.boolean().optional(),
-        glob: z.array(z.string()).optional().describe('rg -g style globs over workspace-relative paths'),
+        glob: z.array(z.string()).optional().describe(globHelp),
         max_results: z.number().int().positive().optional(),
         root,
       },
@@ -102,7 +105,7 @@ export async function serveMcp(options: McpOptions): Promise<void> {
       inputSchema: {
         query: z.string(),
         mode: z.enum(['auto', 'lexical', 'regex', 'literal']).optional().describe('default auto: chosen from the shape of the query'),
-        glob: z.array(z.string()).optional().describe('rg -g style globs over workspace-relative paths'),
+        glob: z.array(z.string()).optional().describe(globHelp),
         max_results: z.number().int().positive().optional(),
         root,
       },

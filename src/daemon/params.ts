@@ -1,6 +1,7 @@
 // Checks a request's raw params and turns them into typed values, naming the offending field in an
 // invalidParams error. Every handler reads its params through here.
 import { FathomError } from '../base/errors.js';
+import { pathFromUriOrPath, realPathForWrite, toRelative } from '../base/paths.js';
 
 export type Params = Record<string, unknown>;
 
@@ -104,4 +105,16 @@ export function optionalCursor(params: Params, field: string): { path: string; l
   if (typeof line !== 'number' || !Number.isInteger(line) || line < 1) fail(`${field}.line`, 'an integer ≥ 1', line);
   if (typeof skip !== 'number' || !Number.isInteger(skip) || skip < 0) fail(`${field}.skip`, 'a non-negative integer', skip);
   return { path, line, skip };
+}
+
+/**
+ * `paths`: files or folders (absolute, file:// or relative to `root`) inside the workspace, as
+ * workspace-relative paths ('' for the root itself); one outside is a pathOutsideWorkspace error.
+ */
+export function optionalPathsWithin(params: Params, root: string, field = 'paths'): string[] {
+  return (optionalStringList(params, field) ?? []).map((value) => {
+    const relative = toRelative(root, realPathForWrite(pathFromUriOrPath(value, root)));
+    if (relative === undefined) throw new FathomError('pathOutsideWorkspace', `path ${value} is outside the workspace ${root}`, { path: value });
+    return relative;
+  });
 }

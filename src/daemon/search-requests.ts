@@ -6,14 +6,15 @@ import fs from 'node:fs';
 import type { CancellationToken } from 'vscode-jsonrpc/node';
 import { FathomError } from '../base/errors.js';
 import { log } from '../base/logger.js';
-import { toAbsolute, toRelative } from '../base/paths.js';
+import { toAbsolute } from '../base/paths.js';
 import type { CodeGraph } from '../index/graph/code-graph.js';
 import type { ChunkRanking } from '../index/lexical/chunk-ranking.js';
-import { type LexicalIndex, globFilter, languageFilter } from '../index/lexical/lexical-index.js';
+import { globFilter, pathsFilter } from '../base/path-glob.js';
+import { type LexicalIndex, languageFilter } from '../index/lexical/lexical-index.js';
 import { Methods, type CodeSearchResult, type IndexBuilding, type ProgressToken } from '../protocol/methods.js';
 import { type CodeSearchMode, codeSearch, codeSearchModes } from '../search/code-search.js';
 import type { Workspace } from '../workspace/workspace.js';
-import { type Params, optionalBoolean, optionalCount, optionalProgressToken, optionalString, optionalStringList, paramsObject, requiredNumber, requiredText } from './params.js';
+import { type Params, optionalBoolean, optionalCount, optionalPathsWithin, optionalProgressToken, optionalString, optionalStringList, paramsObject, requiredNumber, requiredText } from './params.js';
 import { defaultMaxInlineBytes, writeResultFile } from './result-files.js';
 import { toWireCodeSearch } from './to-wire.js';
 import path from 'node:path';
@@ -82,19 +83,16 @@ export class SearchRequests {
     const byGlob = globs && globs.length > 0 ? globFilter(globs) : () => true;
     const byLanguage = languages && languages.length > 0 ? languageFilter(languages) : () => true;
     // paths: folders or files inside the workspace; a hit must be in one of them AND pass the globs.
-    const within = (optionalStringList(params, 'paths') ?? []).map((value) => {
-      const relative = toRelative(workspace.root, path.isAbsolute(value) ? value : path.join(workspace.root, value));
-      if (relative === undefined) throw new FathomError('pathOutsideWorkspace', `path ${value} is outside the workspace ${workspace.root}`, { path: value });
-      return relative;
-    });
-    const inPaths = (file: string): boolean => within.length === 0 || within.some((folder) => folder === '' || file === folder || file.startsWith(`${folder}/`));
+    const within = optionalPathsWithin(params, workspace.root);
+    const inPaths = pathsFilter(within);
     const answer = await codeSearch(
       {
         query,
         mode,
         accepts: (file) => byGlob(file) && byLanguage(file) && inPaths(file),
-        // The regex index narrows by paths when given (else by the globs); `accepts` checks all.
-        ...(within.length > 0 ? { globs: within.flatMap((folder) => (folder === '' ? ['**'] : [folder, `${folder}/**`])) } : globs ? { globs } : {}),
+        // The regex index narrows by the globs and paths too; `accepts` checks all.
+        ...(globs ? { globs } : {}),
+        ...(within.length > 0 ? { paths: within } : {}),
         ...(languages ? { languages } : {}),
         ...(maxResults === undefined ? {} : { maxResults }),
         ...(snippetLines === undefined ? {} : { snippetLines }),

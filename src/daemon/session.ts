@@ -12,7 +12,7 @@ import { checkGlobs } from '../base/pattern-limits.js';
 import { pathFromUriOrPath, realPathForWrite, toRelative } from '../base/paths.js';
 import { ErrorCodes } from '../protocol/errors.js';
 import { Methods, type IndexBuilding, type ChunksResult, type OutlineResult, type SymbolsResult, type FilesResult, type GrepResult, type ProgressToken, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type DiscardRewriteResult, type EditFileResult, type ModelPullResult, type ModelUseResult, type TrustResult, type WorkspaceStatus } from '../protocol/methods.js';
-import { globFilter } from '../index/lexical/lexical-index.js';
+import { globFilter, pathsFilter } from '../base/path-glob.js';
 import { outlineOf } from '../index/graph/outline.js';
 import { GraphRequests } from './graph-requests.js';
 import { defaultIndexWaitMs, SearchRequests } from './search-requests.js';
@@ -30,6 +30,7 @@ import {
   optionalBoolean,
   optionalCount,
   optionalCursor,
+  optionalPathsWithin,
   optionalProgressToken,
   optionalString,
   optionalStringList,
@@ -432,8 +433,9 @@ export class Session {
     };
     if (request.paged && request.maxResults === 0) throw new FathomError('invalidParams', 'params.maxResults must be at least 1 for a page (paged)', { field: 'maxResults' });
     const workspace = this.workspaceFor(params);
+    const paths = optionalPathsWithin(params, workspace.root);
     const index = await this.readyLexical(workspace, token, optionalProgressToken(params, 'workDoneToken'));
-    return toWireGrep(workspace.root, await index.search(request, token));
+    return toWireGrep(workspace.root, await index.search({ ...request, ...(paths.length > 0 ? { paths } : {}) }, token));
   }
 
   /** A workspace's regex index, built before it answers: the first query says how far it is. */
@@ -489,13 +491,8 @@ export class Session {
     const globs = optionalStringList(params, 'glob');
     const after = optionalCursor(params, 'after');
     if (after !== undefined && method !== Methods.structuralSearch) throw new FathomError('invalidParams', `${method}: a rewrite takes every match (no after)`, { field: 'after' });
-    const within = (optionalStringList(params, 'paths') ?? []).map((value) => {
-      const relative = toRelative(workspace.root, realPathForWrite(pathFromUriOrPath(value, workspace.root)));
-      if (relative === undefined) throw new FathomError('pathOutsideWorkspace', `path ${value} is outside the workspace ${workspace.root}`, { path: value });
-      return relative;
-    });
     const byGlob = globs && globs.length > 0 ? globFilter(globs) : () => true;
-    const inPaths = (file: string): boolean => within.length === 0 || within.some((folder) => folder === '' || file === folder || file.startsWith(`${folder}/`));
+    const inPaths = pathsFilter(optionalPathsWithin(params, workspace.root));
     return {
       language,
       rule: { ...rule, ...(pattern === undefined ? {} : { pattern }) },

@@ -158,7 +158,7 @@ export interface IndexParams {
 
 export interface FilesParams {
   root: string;
-  /** picomatch glob(s) over workspace-relative paths; a file matching any is listed. */
+  /** ripgrep's -g globs over workspace-relative paths, as grep's (`*.ts` in every folder; `!` excludes). */
   glob?: string | string[];
   /** At most this many paths (default: all). */
   limit?: number;
@@ -206,8 +206,10 @@ export interface GrepParams {
   wordRegexp?: boolean;
   /** rg -U: a match may span lines. */
   multiline?: boolean;
-  /** rg -g: globs over workspace-relative paths; one without a slash matches the name in any folder. */
+  /** rg -g: globs over workspace-relative paths; one without a slash matches the name in any folder (docs/protocol.md, "Globs"). */
   glob?: string | string[];
+  /** Only files in these (files or folders: absolute, file:// or relative to the root); a file must be in one AND pass the globs. */
+  paths?: string[];
   /** At most this many matching lines (default 10,000). */
   maxResults?: number;
   /** Only files of these languages: ids of grammars/manifest.json ("python", "cpp"), names ("C++") or extensions ("py"). */
@@ -279,7 +281,7 @@ export interface CodeSearchParams {
   query: string;
   /** Default auto: regex-shaped → regex; an identifier → its definitions, then where it is written; code → literal; words → lexical. */
   mode?: CodeSearchMode;
-  /** picomatch globs over workspace-relative paths (as grep's), applied before ranking. */
+  /** ripgrep's -g globs over workspace-relative paths (as grep's), applied before ranking. */
   glob?: string | string[];
   /** Only files of these languages (as grep's). */
   languages?: string[];

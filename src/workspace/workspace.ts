@@ -8,12 +8,11 @@
 // is replaced whole by a full scan (diffed against the old one) or patched per path by updates.
 import fs from 'node:fs';
 import path from 'node:path';
-import picomatch from 'picomatch';
 import { CancellationSource, raceCancellation, type CancellationSignal } from '../base/cancellation.js';
 import { FathomError, errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { baseName, isAtOrBelow, parentOf, toAbsolute, toRelative } from '../base/paths.js';
-import { checkGlobs } from '../base/pattern-limits.js';
+import { globFilter } from '../base/path-glob.js';
 import { loadFileSet, saveFileSet, type FileSetSnapshot } from './file-set-store.js';
 import type { HashPool } from './hash-pool.js';
 import { IgnoreRules, type FolderMode } from './ignore-rules.js';
@@ -609,19 +608,12 @@ export class Workspace {
   }
 
   /**
-   * The file set's paths, sorted; filtered by globs (any may match) when given. A glob past the
-   * limits (base/pattern-limits.ts) or that picomatch refuses is an invalidParams error.
+   * The file set's paths, sorted; filtered by globs when given, with ripgrep's -g rules
+   * (base/path-glob.ts: `*.ts` matches in every folder). A glob past the limits or that picomatch
+   * refuses is an invalidParams error.
    */
   files(globs: readonly string[] = []): string[] {
-    let matches: ((file: string) => boolean) | undefined;
-    if (globs.length > 0) {
-      checkGlobs(globs);
-      try {
-        matches = picomatch(globs as string[], { dot: true });
-      } catch (error) {
-        throw new FathomError('invalidParams', `bad glob: ${errorMessage(error)}`, { field: 'glob' });
-      }
-    }
+    const matches = globs.length > 0 ? globFilter(globs) : undefined;
     const files = [...this.tree.filesUnder('')].map(([file]) => file);
     return (matches ? files.filter((file) => matches(file)) : files).sort();
   }

@@ -14,8 +14,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import picomatch from 'picomatch';
-import { checkGlobs } from '../../base/pattern-limits.js';
+import { globFilter, pathsFilter } from '../../base/path-glob.js';
 import { CancellationSource, neverCancelled, raceCancellation, throwIfCancelled, type CancellationSignal } from '../../base/cancellation.js';
 import { Generation } from './generation.js';
 import { FathomError, errorMessage } from '../../base/errors.js';
@@ -51,8 +50,10 @@ export interface BufferSource {
 }
 
 export interface GrepRequest extends GrepOptions {
-  /** picomatch globs over workspace-relative paths; a file matching any is searched. */
+  /** ripgrep's -g globs over workspace-relative paths (base/path-glob.ts). */
   globs?: string[];
+  /** Only files in these (workspace-relative files or folders; '' the root): a file must be in one AND pass the globs. */
+  paths?: string[];
   /** Stop after this many matching lines (default 10,000). */
   maxResults?: number;
   /** Only files of these languages (ids, names or extensions of grammars/manifest.json, matched by file name and extension). */
@@ -120,35 +121,6 @@ export function languageFilter(names: readonly string[]): (relativePath: string)
     const spec = table.detect(relativePath);
     return spec !== undefined && wanted.has(spec.id);
   };
-}
-
-/**
- * A path filter from globs, as ripgrep's -g reads them: a glob without a slash matches the file
- * name in any folder, one with a slash (a leading one anchors it at the root) the whole
- * workspace-relative path; `!glob` excludes; with any positive glob, a file must match one.
- * Globs are checked for size and shape here: a bad one is an invalidParams error.
- */
-export function globFilter(globs: readonly string[]): (relativePath: string) => boolean {
-  const compile = (list: string[]): ((relativePath: string) => boolean) => {
-    const byPath = list.filter((glob) => glob.includes('/')).map((glob) => glob.replace(/^\//, ''));
-    const byName = list.filter((glob) => !glob.includes('/'));
-    const options = { dot: true, noextglob: true, posix: true };
-    const pathMatches = byPath.length > 0 ? picomatch(byPath, options) : () => false;
-    const nameMatches = byName.length > 0 ? picomatch(byName, options) : () => false;
-    return (relativePath) => pathMatches(relativePath) || nameMatches(relativePath.slice(relativePath.lastIndexOf('/') + 1));
-  };
-  // picomatch turns '*' into a backtracking regex: many of them in one glob can take exponential
-  // time on the daemon's thread.
-  checkGlobs(globs);
-  const positive = globs.filter((glob) => !glob.startsWith('!'));
-  const negative = globs.filter((glob) => glob.startsWith('!')).map((glob) => glob.slice(1));
-  try {
-    const included = positive.length > 0 ? compile(positive) : () => true;
-    const excluded = negative.length > 0 ? compile(negative) : () => false;
-    return (relativePath) => included(relativePath) && !excluded(relativePath);
-  } catch (error) {
-    throw new FathomError('invalidParams', `bad glob: ${errorMessage(error)}`);
-  }
 }
 
 /** A filter on workspace-relative paths; `key` names it ('' for one that takes every path). */
@@ -549,7 +521,9 @@ export class LexicalIndex {
     const limit = request.maxResults ?? 10_000;
     const byGlob = request.globs && request.globs.length > 0 ? globFilter(request.globs) : () => true;
     const byLanguage = request.languages && request.languages.length > 0 ? languageFilter(request.languages) : () => true;
-    const accepts: PathFilter = Object.assign((file: string): boolean => byGlob(file) && byLanguage(file), { key: request.globs?.length || request.languages?.length ? JSON.stringify([request.globs ?? [], request.languages ?? []]) : '' });
+    const inPaths = pathsFilter(request.paths ?? []);
+    const filtered = Boolean(request.globs?.length || request.languages?.length || request.paths?.length);
+    const accepts: PathFilter = Object.assign((file: string): boolean => byGlob(file) && byLanguage(file) && inPaths(file), { key: filtered ? JSON.stringify([request.globs ?? [], request.languages ?? [], request.paths ?? []]) : '' });
     const beforeContext = request.beforeContext ?? 0;
     const afterContext = request.afterContext ?? 0;
     // Pieces answer for matches within a line; a multiline match, or context lines, need whole files.
