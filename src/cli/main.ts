@@ -517,9 +517,10 @@ async function inProcessClient(): Promise<Client> {
   return inProcessDaemon(defaultConfig());
 }
 
-/** The command's globs: -g/--glob (and --glob-filter, its older long name). */
-function globsOf(values: { glob?: string[] | undefined; 'glob-filter'?: string[] | undefined }): string[] {
-  return [...(values.glob ?? []), ...(values['glob-filter'] ?? [])];
+/** The command's globs as a request's `glob` param (absent when none): -g/--glob, and --glob-filter, its older long name. */
+function globParam(values: { glob?: string[] | undefined; 'glob-filter'?: string[] | undefined }): { glob?: string[] } {
+  const globs = [...(values.glob ?? []), ...(values['glob-filter'] ?? [])];
+  return globs.length > 0 ? { glob: globs } : {};
 }
 
 function print(value: unknown): void {
@@ -635,7 +636,7 @@ async function main(argv: string[]): Promise<number> {
       await withClient(values, async ({ connection }) => {
         const limit = values.limit === undefined ? undefined : Number(values.limit);
         if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0)) throw new UsageError('--limit takes a whole number');
-        const result = await request<FilesResult>(connection, Methods.files, { root: scope, ...(globsOf(values).length > 0 ? { glob: globsOf(values) } : {}), ...(limit === undefined ? {} : { limit }) }, true);
+        const result = await request<FilesResult>(connection, Methods.files, { root: scope, ...globParam(values), ...(limit === undefined ? {} : { limit }) }, true);
         if (json) print(result.files);
         else if (result.files.length > 0) process.stdout.write(`${result.files.join('\n')}\n`);
       });
@@ -658,7 +659,6 @@ async function main(argv: string[]): Promise<number> {
       const scope = root();
       const workspaceRoot = workspaceAround(scope);
       const within = path.relative(workspaceRoot, scope).split(path.sep).join('/');
-      const globs = globsOf(values);
       let matched = false;
       await withClient(values, async ({ connection }) => {
         const max = values.max === undefined ? undefined : Number(values.max);
@@ -679,7 +679,7 @@ async function main(argv: string[]): Promise<number> {
           ignoreCase: values['ignore-case'] === true,
           wordRegexp: values['word-regexp'] === true,
           multiline: values.multiline === true,
-          ...(globs.length > 0 ? { glob: globs } : {}),
+          ...globParam(values),
           ...(within ? { paths: [within] } : {}),
           ...(values.type ? { languages: values.type } : {}),
           ...(context === undefined ? {} : { context }),
@@ -720,7 +720,6 @@ async function main(argv: string[]): Promise<number> {
       const scope = root();
       const workspaceRoot = workspaceAround(scope);
       const within = path.relative(workspaceRoot, scope).split(path.sep).join('/');
-      const globs = globsOf(values);
       const max = values.max === undefined ? undefined : Number(values.max);
       if (max !== undefined && !(Number.isInteger(max) && max >= 1)) throw new UsageError('--max takes a whole number ≥ 1');
       let found = false;
@@ -732,7 +731,7 @@ async function main(argv: string[]): Promise<number> {
             root: workspaceRoot,
             query: pattern,
             ...(values.mode === undefined ? {} : { mode: values.mode }),
-            ...(globs.length > 0 ? { glob: globs } : {}),
+            ...globParam(values),
             ...(within ? { paths: [within] } : {}),
             ...(values.type ? { languages: values.type } : {}),
             ...(max === undefined ? {} : { maxResults: max }),
@@ -825,7 +824,7 @@ async function main(argv: string[]): Promise<number> {
         language,
         ...(pattern === undefined ? {} : { pattern }),
         ...(rule === undefined ? {} : { rule }),
-        ...(globsOf(values).length > 0 ? { glob: globsOf(values) } : {}),
+        ...globParam(values),
         ...(within ? { paths: [within] } : {}),
       };
       let matched = false;
@@ -912,7 +911,7 @@ async function main(argv: string[]): Promise<number> {
             root: workspaceRoot,
             query: pattern,
             ...(values.kind ? { kinds: values.kind } : {}),
-            ...(globsOf(values).length > 0 ? { glob: globsOf(values) } : {}),
+            ...globParam(values),
             ...(limit === undefined ? {} : { limit }),
           },
           true,
