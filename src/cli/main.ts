@@ -448,7 +448,7 @@ async function request<R>(connection: RpcClient, method: string, params: Record<
 }
 
 async function serve(values: Record<string, unknown>): Promise<void> {
-  const [{ defaultConfig }, { Daemon, SocketInUseError }] = await Promise.all([import('../daemon/config.js'), import('../daemon/server.js')]);
+  const [{ defaultConfig }, { Daemon, SocketInUseError, drainMs }] = await Promise.all([import('../daemon/config.js'), import('../daemon/server.js')]);
   const config = defaultConfig();
   if (values['max-file-bytes'] !== undefined) config.maxFileBytes = Number(values['max-file-bytes']);
   if (values['reconcile-seconds'] !== undefined) config.reconcileIntervalMs = Number(values['reconcile-seconds']) * 1000;
@@ -489,12 +489,12 @@ async function serve(values: Record<string, unknown>): Promise<void> {
     }
   }
   // stdio: the editor that spawned us owns our life; when it exits or closes stdin, we stop.
-  // A stdio stream whose framing broke can never be read again: exit (cleanly) within half a second, so that the
-  // editor sees its server gone (and restarts it) instead of one alive and deaf.
-  // The parse error is still written first (the close that follows it stops the daemon); the deadline only
-  // bounds a writer stuck behind answers queued before it.
+  // A stdio stream whose framing broke can never be read again: exit (cleanly) once the requests read before
+  // the break are answered, so that the editor sees its server gone (and restarts it) instead of one alive and deaf.
+  // The parse error and those answers are written first (the close that follows them stops the daemon); the
+  // deadline only bounds a writer stuck behind them.
   const exitWithin = (code: number, ms: number): void => void setTimeout(() => process.exit(code), ms).unref();
-  if (values.stdio) daemon.serveStdio((code) => (socketWanted ? undefined : exit(code)), () => (socketWanted ? undefined : exitWithin(0, 500)));
+  if (values.stdio) daemon.serveStdio((code) => (socketWanted ? undefined : exit(code)), () => (socketWanted ? undefined : exitWithin(0, drainMs + 1_000)));
 }
 
 async function withClient(values: Record<string, unknown>, work: (client: Client) => Promise<void>): Promise<void> {

@@ -32,10 +32,11 @@ type Id = string | number;
 
 /**
  * How long a connection whose framing broke waits for the answers to requests read before the
- * break (they were read whole; a client deserves them): under the 500 ms a stdio daemon then has
- * before it exits.
+ * break (they were read whole; a client deserves them). Seconds, not a fraction of one: on a cold
+ * machine a daemon's first status takes over half a second (stop 40's CI lost three that way). A
+ * stdio daemon exits at the latest a second after this, should its writer be stuck.
  */
-export const drainMs = 400;
+export const drainMs = 3_000;
 
 /** Refusals logged: at most one line a second, so that a client that reconnects to be refused again and again cannot fill the log. */
 const refusalLog = { lastAt: 0, unlogged: 0 };

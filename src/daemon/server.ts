@@ -22,6 +22,9 @@ import { guardConnection } from './message-guard.js';
 import { Session, type DaemonServices } from './session.js';
 import { WorkspaceManager } from './workspaces.js';
 
+/** How long a connection whose framing broke waits for the answers it owes (a stdio daemon's exit deadline builds on it). */
+export { drainMs } from './message-guard.js';
+
 export class SocketInUseError extends Error {}
 
 /** How long a closed client's connection may take to read what it was sent before it is cut. */
