@@ -280,7 +280,13 @@ describe('detection that notices installs', () => {
     const daemon = spawnStdioDaemon({ FATHOM_DEBUG_PYTHON: python });
     try {
       const pythonState = async (): Promise<string | undefined> => (await daemon.client.result<StatusResult>('fathom/status', {})).debug?.adapters.find((entry) => entry.adapter === 'python')?.state;
-      assert.equal(await pythonState(), 'missing');
+      // A fresh daemon is still probing (`checking`: status never waits on the child); then the miss.
+      let first = await pythonState();
+      for (let waited = 0; first === 'checking' && waited < 20_000; waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        first = await pythonState();
+      }
+      assert.equal(first, 'missing');
       const program = path.join(folder, 'hello.py');
       fs.writeFileSync(program, 'print("hello")\n');
       const refused = await daemon.client.request('fathom/debugLaunch', { program });

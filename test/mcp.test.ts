@@ -15,9 +15,25 @@ import { cliMain } from './helpers/raw-client.js';
 let root: string;
 let client: Client;
 
+/** A program for the graph's callers/callees, the staged rewrite and the debugger. */
+const calc = `def square(x):
+    return x * x
+
+
+def main():
+    total = 0
+    for i in range(3):
+        total += square(i)
+    print(total)
+
+
+main()
+`;
+
 before(async () => {
   root = editorFixture();
   fs.writeFileSync(path.join(root, 'notes.txt'), Array.from({ length: 200 }, (_, index) => `needle ${index}`).join('\n') + '\n');
+  fs.writeFileSync(path.join(root, 'calc.py'), calc);
   const environment: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined) environment[name] = value;
   const transport = new StdioClientTransport({
@@ -41,7 +57,34 @@ async function call(name: string, args: Record<string, unknown>): Promise<{ text
 
 test('mcp: the tools are listed with their schemas', async () => {
   const { tools } = await client.listTools();
-  assert.deepEqual(tools.map((tool) => tool.name).sort(), ['code_search', 'edit_file', 'grep', 'impact', 'references', 'status', 'structural_search']);
+  assert.deepEqual(
+    tools.map((tool) => tool.name).sort(),
+    [
+      'apply_rewrite',
+      'callees',
+      'callers',
+      'code_search',
+      'debug_break',
+      'debug_continue',
+      'debug_eval',
+      'debug_launch',
+      'debug_state',
+      'debug_step',
+      'debug_terminate',
+      'definition',
+      'diagnostics',
+      'discard_rewrite',
+      'edit_file',
+      'grep',
+      'impact',
+      'outline',
+      'references',
+      'status',
+      'structural_rewrite',
+      'structural_search',
+      'symbols',
+    ],
+  );
   const grep = tools.find((tool) => tool.name === 'grep')!;
   assert.deepEqual((grep.inputSchema as { required?: string[] }).required, ['pattern']);
 });
@@ -53,7 +96,65 @@ test('mcp: grep, code_search, structural_search, references, impact and status a
   assert.match((await call('structural_search', { pattern: 'greet($A)', language: 'typescript' })).text, /^1 matches\nsrc\/app\.ts:2:24:export const message = greet\('you'\);$/);
   assert.match((await call('references', { symbol: 'greet' })).text, /^2 references to 1 definitions\nsrc\/app\.ts:1:10: import \{ greet \} from '\.\/util'; \(import, exact\)\nsrc\/app\.ts:2:24: .* \(call, exact\)$/);
   assert.match((await call('impact', { symbol: 'greet' })).text, /^1 dependents \(distance 1: 0 symbols in 1 files\)\n1 src\/app\.ts \(top level\) \(exact\)$/);
-  assert.match((await call('status', {})).text, new RegExp(`^${root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ready, 3 files`));
+  const status = (await call('status', {})).text;
+  assert.match(status, new RegExp(`^${root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ready \\(git\\)\n  files    4 `));
+  assert.match(status, /\n {4}graph {4}ready: 3 files, [^,]+, 0 behind/, 'each index with its state, size and lag');
+});
+
+test('mcp: definition, symbols, outline, callers and callees answer from the code graph; a target named badly is an error answer', async () => {
+  const definition = /^1 definitions\nsrc\/util\.ts:1:17: function greet  /;
+  assert.match((await call('definition', { symbol: 'greet' })).text, definition);
+  assert.match((await call('definition', { path: 'src/app.ts', line: 2, column: 24 })).text, definition, 'the reference at app.ts:2:24 resolves to its definition');
+  assert.match((await call('symbols', { query: 'squ' })).text, /^1 symbols\ncalc\.py:1:5: function square  /);
+  assert.match((await call('outline', { path: 'calc.py' })).text, /^calc\.py \(python\): 2 top-level definitions\nfunction square  calc\.py:1\nfunction main  calc\.py:5$/);
+  assert.match((await call('callers', { symbol: 'square' })).text, /^1 callers of square\n1 {2}calc\.py:5:5: function main {2}\(\w[\w-]*, 1 site\)$/);
+  assert.match((await call('callees', { symbol: 'main' })).text, /^1 callees of main\n1 {2}calc\.py:1:5: function square .*\noutside the workspace: .*print ×1/s);
+  const bad = await call('callers', { line: 3 });
+  assert.equal(bad.isError, true);
+  assert.equal(bad.text, 'line needs path');
+});
+
+test('mcp: a structural rewrite is staged with its diff, then applied or discarded; a plan applies once', async () => {
+  const staged = await call('structural_rewrite', { pattern: 'square($X)', rewrite: 'square(abs($X))', language: 'python' });
+  const plan = /^plan (\S+): 1 changes in 1 files/.exec(staged.text)?.[1];
+  assert.ok(plan, staged.text);
+  assert.match(staged.text, /\n-        total \+= square\(i\)\n\+        total \+= square\(abs\(i\)\)/);
+  assert.equal(fs.readFileSync(path.join(root, 'calc.py'), 'utf8'), calc, 'staging writes nothing');
+  assert.equal((await call('discard_rewrite', { plan })).text, 'discarded');
+  assert.equal((await call('apply_rewrite', { plan })).isError, true, 'a discarded plan is gone');
+  const again = /^plan (\S+):/.exec((await call('structural_rewrite', { pattern: 'square($X)', rewrite: 'square(abs($X))', language: 'python' })).text)?.[1];
+  assert.equal((await call('apply_rewrite', { plan: again })).text, '1 files written: calc.py');
+  assert.match(fs.readFileSync(path.join(root, 'calc.py'), 'utf8'), /total \+= square\(abs\(i\)\)/);
+  const twice = await call('apply_rewrite', { plan: again });
+  assert.equal(twice.isError, true);
+  fs.writeFileSync(path.join(root, 'calc.py'), calc);
+});
+
+test('mcp: diagnostics answers what this conversation has not been told of, or says why it is unknown', async () => {
+  const answer = await call('diagnostics', { path: 'src/util.ts' });
+  assert.equal(answer.isError, false, answer.text);
+  assert.match(answer.text, /^src\/util\.ts: (\d+ new diagnostics|diagnostics unknown: \S+)/);
+});
+
+test('mcp: the debugger: launch to a breakpoint, state, eval, continue, clear the breakpoint, run to the end, terminate', { timeout: 90_000 }, async () => {
+  const launched = await call('debug_launch', { program: 'calc.py', breakpoints: [{ path: 'calc.py', line: 2 }], conversation: 'mcp-test' });
+  assert.equal(launched.isError, false, launched.text);
+  assert.match(launched.text, /^\S+ stopped \(breakpoint/);
+  assert.match(launched.text, /#\d+ square at \S*calc\.py:2\n {6}x = 0/);
+  assert.match(launched.text, /breakpoints \S*calc\.py:2\b/);
+  assert.match((await call('debug_eval', { expression: 'x + 40', conversation: 'mcp-test' })).text, /^40\b/);
+  assert.match((await call('debug_continue', { conversation: 'mcp-test' })).text, /square at \S*calc\.py:2\n {6}x = 1/);
+  assert.match((await call('debug_state', { conversation: 'mcp-test' })).text, /stopped/);
+  assert.match((await call('debug_step', { kind: 'out', conversation: 'mcp-test' })).text, /#\d+ main at \S*calc\.py:8/);
+  const cleared = await call('debug_break', { path: 'calc.py', lines: [], conversation: 'mcp-test' });
+  assert.equal(cleared.isError, false, cleared.text);
+  assert.doesNotMatch(cleared.text, /breakpoints/);
+  const ended = await call('debug_continue', { conversation: 'mcp-test' });
+  assert.match(ended.text, /ended/);
+  assert.match(ended.text, /output:\n {4}5$/m);
+  assert.match((await call('debug_terminate', { conversation: 'mcp-test' })).text, /terminated$/);
+  const none = await call('debug_state', { conversation: 'mcp-test' });
+  assert.equal(none.isError, true, 'no live session after terminate');
 });
 
 test('mcp: a large result is a summary plus the path of a JSON file with all of it', async () => {

@@ -60,7 +60,7 @@ async function startDaemon(socketPath: string, cacheRoot: string): Promise<void>
   while (Date.now() < deadline) {
     if (await isLive(socketPath)) return;
     if (child.exitCode !== null && !(await isLive(socketPath))) throw new Error(`the daemon exited with code ${child.exitCode}; see ${logFile}`);
-    await new Promise((resolve) => setTimeout(resolve, 40));
+    await new Promise((resolve) => setTimeout(resolve, 10));
   }
   throw new Error(`the daemon did not start within 15 s; see ${logFile}`);
 }

@@ -12,9 +12,10 @@ import { makeCacheFolder } from '../base/cache-folder.js';
 import { errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { defaultCacheRoot, defaultSocketPath, readPackageVersion } from '../base/places.js';
-import { Methods, type CalleesResult, type CodeSearchResult, type DebugEvaluateResult, type DebugStateResult, type ExportIndexResult, type TeamPushResult, type TeamStatusResult, type ModelPullResult, type ModelUseResult, type TrustResult, type CallersResult, type DefinitionResult, type ImpactResult, type ReferencesResult, type RelatedSymbol, type WireRange, type ChunksResult, type OutlineResult, type OutlineSymbol, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
+import { Methods, type CalleesResult, type CodeSearchResult, type DebugEvaluateResult, type DebugStateResult, type ExportIndexResult, type TeamPushResult, type TeamStatusResult, type ModelPullResult, type ModelUseResult, type TrustResult, type CallersResult, type DefinitionResult, type ImpactResult, type ReferencesResult, type ChunksResult, type OutlineResult, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
 import { attachStdio, connectToDaemon, type Client } from './connect.js';
 import { RpcError, type RpcClient } from './rpc-client.js';
+import { describeDebugState, describeWorkspace, diagnosticLine, humanBytes, outlineLines, relatedLine, symbolLine } from './answer-lines.js';
 import { buildingNote } from './building-note.js';
 import { GrepPrinter } from './grep-output.js';
 import { eachPage } from './pages.js';
@@ -107,11 +108,10 @@ function printDiagnostics(result: EditFileResult, json: boolean, what: string): 
     print(result);
     return code;
   }
-  const severities = ['', 'error', 'warning', 'info', 'hint'];
   if (result.notice) process.stderr.write(`fathom: ${result.notice}\n`);
   process.stderr.write(`fathom: ${what}; ${result.status === 'ok' ? `${count} new diagnostic${count === 1 ? '' : 's'}` : `diagnostics unknown: ${result.status}${result.reason ? ` (${result.reason})` : ''}`}${result.crash ? `; ${result.crash}, restarted` : ''}\n`);
   for (const entry of result.newDiagnostics) {
-    for (const diagnostic of entry.diagnostics) print(`${entry.path}:${diagnostic.range.start.line + 1}:${diagnostic.range.start.character + 1}: ${severities[diagnostic.severity ?? 1] ?? 'error'}: ${diagnostic.message.split('\n')[0]}${diagnostic.code !== undefined ? ` [${diagnostic.source ?? ''}${diagnostic.source ? ' ' : ''}${diagnostic.code}]` : ''}`);
+    for (const diagnostic of entry.diagnostics) print(diagnosticLine(entry.path, diagnostic));
   }
   return code;
 }
@@ -134,16 +134,6 @@ function graphTargetParams(target: string, pathArgument: string | undefined): Re
     return { ...where, range: { start: { line, column: 1 }, end: { line, column: 1 } } };
   }
   return { root: pathArgument ? workspaceAround(path.resolve(pathArgument)) : implicitRoot(process.cwd()), symbol: target };
-}
-
-function symbolLine(symbol: { path: string; selectionRange: WireRange; kind: string; container: string[]; name: string }): string {
-  return `${symbol.path}:${symbol.selectionRange.start.line}:${symbol.selectionRange.start.column}: ${symbol.kind} ${[...symbol.container, symbol.name].join('.')}`;
-}
-
-function relatedLine(entry: RelatedSymbol): string {
-  const where = entry.symbol ? symbolLine(entry.symbol) : `${entry.path}: (top-level code)`;
-  const sites = entry.sites.length === 1 ? '1 site' : `${entry.sites.length} sites`;
-  return `${entry.distance}  ${where}  (${entry.confidence}, ${sites}${entry.from && entry.distance > 1 ? `, via ${entry.from.name}` : ''})`;
 }
 
 async function graphCommand(command: keyof typeof graphCommands, target: string, pathArgument: string | undefined, values: Record<string, unknown>): Promise<number> {
@@ -331,16 +321,6 @@ async function debugCommand(rest: string[], values: Record<string, unknown>): Pr
   return 0;
 }
 
-function describeDebugState(state: DebugStateResult): string {
-  const lines = [`${state.session} ${state.phase}${state.stop ? ` (${state.stop.reason}${state.stop.description ? `: ${state.stop.description}` : ''})` : ''}${state.exitCode === undefined ? '' : `, exit code ${state.exitCode}`}; ${state.remainingSeconds} s left`];
-  for (const frame of state.frames) {
-    lines.push(`  #${frame.id} ${frame.name} at ${frame.path ?? '?'}:${frame.line}`);
-    for (const variable of frame.locals ?? []) lines.push(`      ${variable.name} = ${variable.value}${variable.type ? `  (${variable.type})` : ''}`);
-  }
-  if (state.output.length > 0) lines.push('  output:', ...state.output.slice(-10).map((line) => `    ${line}`));
-  return lines.join('\n');
-}
-
 /** The workspace a named PATH narrows: the git repository around it, else the PATH itself (as named). */
 function workspaceAround(folder: string): string {
   return repositoryRoot(folder) ?? folder;
@@ -367,57 +347,6 @@ function existingFile(file: string): string {
 function fileParams(absolute: string): { root?: string; path: string } {
   const root = repositoryRoot(path.dirname(absolute));
   return root === undefined ? { path: absolute } : { root, path: absolute };
-}
-
-function humanBytes(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${value.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`;
-}
-
-function describe(status: WorkspaceStatus): string {
-  const skipped = Object.entries(status.skipped)
-    .map(([reason, count]) => `${reason} ${count}`)
-    .join(', ');
-  const lines = [
-    `${status.root}: ${status.state}${status.git ? ' (git)' : ''}${status.file === undefined ? '' : ` (one file: ${status.file})`}`,
-    `  files    ${status.files} (${humanBytes(status.bytes)})`,
-    `  skipped  ${skipped || 'none'}`,
-    `  merkle   ${status.merkleRoot ?? '-'}`,
-    `  indexes  ${Object.entries(status.indexes)
-      .map(([name, state]) => `${name} ${state}`)
-      .join(', ')}`,
-    ...Object.entries(status.indexFacts ?? {}).map(
-      ([name, fact]) =>
-        `    ${name.padEnd(9)}${fact.state}${fact.state === 'off' ? (fact.reason ? ` (${fact.reason})` : '') : `: ${fact.files} files, ${humanBytes(fact.bytes)}, ${fact.lagFiles} behind${fact.lastBuild ? `, built in ${(fact.lastBuild.ms / 1000).toFixed(1)} s at ${fact.lastBuild.at}` : ''}`}`,
-    ),
-    ...(status.syntaxPass && status.syntaxPass.files > 0
-      ? [
-          `  syntax   ${status.syntaxPass.files} files read, ${status.syntaxPass.parses} parses (${(status.syntaxPass.parseMs / 1000).toFixed(1)} s parsing, ${(status.syntaxPass.workerMs / 1000).toFixed(1)} s on workers); from another index's pass: ${Object.entries(status.syntaxPass.shared)
-            .map(([product, count]) => `${product} ${count}`)
-            .join(', ')}`,
-        ]
-      : []),
-    `  watcher  ${status.watcher.state}, ${status.watcher.folders} folders${status.watcher.problem ? ` (${status.watcher.problem})` : ''}`,
-    `  lag      ${status.lag.pendingChanges} pending${status.lag.lastChangeAppliedAt ? `, last change applied ${status.lag.lastChangeAppliedAt}` : ''}`,
-  ];
-  if (status.search) {
-    const ranking = status.search.ranking;
-    const semantic = status.search.semantic;
-    const semanticText = semantic.state === 'off' ? `off (${semantic.reason})` : `${semantic.state}: ${semantic.model.dir} (${semantic.model.dimensions}-d), ${semantic.files} files, ${semantic.chunks} chunks, ${semantic.pendingFiles} changed since the last sync${semantic.store.loaded === 'rebuilt' ? `; saved store rebuilt (${semantic.store.reason ?? 'refused'})` : ''}${semantic.lastSync && semantic.lastSync.repaired > 0 ? `; ${semantic.lastSync.repaired} damaged cached vectors embedded again` : ''}`;
-    lines.push(`  search   ranking ${ranking.state}${ranking.state === 'ready' ? `: ${ranking.files} files, ${ranking.chunks} chunks, ${ranking.lagFiles} behind` : ''}; semantic ${semanticText}`);
-    const regex = status.search.regex;
-    const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
-    if (regex) lines.push(`  grep     regex index ${regex.state}${regex.state === 'ready' ? `: ${regex.files} files + ${regex.deltaFiles} in its delta, ${regex.freshFiles} read fresh; ${mib(regex.indexBytes)} index + ${mib(regex.contentBytes)} content on disk, ${mib(regex.memoryBytes)} in memory` : ''}`);
-  }
-  if (status.lastScan) lines.push(`  scan     ${status.lastScan.kind} at ${status.lastScan.at}: ${status.lastScan.durationMs} ms, ${status.lastScan.hashed} hashed, ${status.lastScan.reused} reused`);
-  if (status.error) lines.push(`  error    ${status.error}`);
-  return lines.join('\n');
 }
 
 let progressCounter = 0;
@@ -618,7 +547,7 @@ async function main(argv: string[]): Promise<number> {
       const scope = root();
       await withClient(values, async ({ connection }) => {
         const status = await request<WorkspaceStatus>(connection, Methods.index, { root: scope, wait: !values['no-wait'] }, true);
-        print(json ? status : describe(status));
+        print(json ? status : describeWorkspace(status));
       });
       return 0;
     }
@@ -627,7 +556,7 @@ async function main(argv: string[]): Promise<number> {
       await withClient(values, async ({ connection }) => {
         const result = await request<StatusResult>(connection, Methods.status, params, false);
         if (json) print(values.all ? result : result.workspaces[0]);
-        else print(result.workspaces.length === 0 ? 'no open workspaces' : result.workspaces.map(describe).join('\n'));
+        else print(result.workspaces.length === 0 ? 'no open workspaces' : result.workspaces.map(describeWorkspace).join('\n'));
       });
       return 0;
     }
@@ -939,13 +868,7 @@ async function main(argv: string[]): Promise<number> {
       await withClient(values, async ({ connection }) => {
         const result = await request<OutlineResult>(connection, Methods.outline, fileParams(absolute), true);
         if (json) return print(result);
-        const show = (symbols: OutlineSymbol[], depth: number): void => {
-          for (const symbol of symbols) {
-            print(`${'  '.repeat(depth)}${symbol.kind} ${symbol.name}  ${result.path}:${symbol.selectionRange.start.line}`);
-            show(symbol.children, depth + 1);
-          }
-        };
-        show(result.symbols, 0);
+        for (const line of outlineLines(result.path, result.symbols)) print(line);
       });
       return 0;
     }

@@ -9,7 +9,27 @@ import path from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
-import { Methods, type CodeSearchResult, type EditFileResult, type GrepResult, type ImpactResult, type ReferencesResult, type StatusResult, type StructuralSearchResult } from '../protocol/methods.js';
+import {
+  Methods,
+  type ApplyRewriteResult,
+  type CalleesResult,
+  type CallersResult,
+  type CodeSearchResult,
+  type DebugEvaluateResult,
+  type DebugStateResult,
+  type DefinitionResult,
+  type DiscardRewriteResult,
+  type EditFileResult,
+  type GrepResult,
+  type ImpactResult,
+  type OutlineResult,
+  type ReferencesResult,
+  type StatusResult,
+  type StructuralRewriteResult,
+  type StructuralSearchResult,
+  type SymbolsResult,
+} from '../protocol/methods.js';
+import { describeDebugState, describeWorkspace, diagnosticLine, outlineLines, relatedLine, symbolLine } from './answer-lines.js';
 import { buildingNote } from './building-note.js';
 import type { RpcClient } from './rpc-client.js';
 
@@ -36,6 +56,12 @@ type ToolAnswer = { content: Array<{ type: 'text'; text: string }>; isError?: bo
 
 function text(value: string): ToolAnswer {
   return { content: [{ type: 'text', text: value }] };
+}
+
+/** `N new diagnostics`, or why they are unknown (a timeout is NOT a clean result), then the trust notice. */
+function diagnosticsState(result: EditFileResult, count: number): string {
+  const state = result.status === 'ok' ? `${count} new diagnostics` : `diagnostics unknown: ${result.status}${result.reason ? ` (${result.reason})` : ''}`;
+  return `${state}${result.crash ? `; ${result.crash}, restarted` : ''}${result.notice ? `\n${result.notice}` : ''}`;
 }
 
 export async function serveMcp(options: McpOptions): Promise<void> {
@@ -74,6 +100,32 @@ export async function serveMcp(options: McpOptions): Promise<void> {
   };
 
   const root = z.string().optional().describe(`The workspace root (default: ${defaultRoot})`);
+  /** What a graph tool is about: a symbol by name, or the symbol at (or the definitions on) a line of a file. */
+  const target = {
+    symbol: z.string().optional().describe('A name, or Container.name (or give path and line instead)'),
+    path: z.string().optional().describe('A file, absolute or relative to the root: with line (and column), the symbol there'),
+    line: z.number().int().positive().optional().describe('1-based; without column: the definitions on that line, else the one around it'),
+    column: z.number().int().positive().optional().describe('1-based UTF-16 column: the symbol (a reference means what it refers to) at line:column'),
+    root,
+  };
+  const targetParams = (args: { symbol?: string | undefined; path?: string | undefined; line?: number | undefined; column?: number | undefined; root?: string | undefined }): Record<string, unknown> | string => {
+    const workspaceRoot = args.root ?? defaultRoot;
+    if (args.line !== undefined) {
+      if (args.path === undefined) return 'line needs path';
+      const where = { root: workspaceRoot, path: path.resolve(workspaceRoot, args.path) };
+      return args.column !== undefined ? { ...where, position: { line: args.line, column: args.column } } : { ...where, range: { start: { line: args.line, column: 1 }, end: { line: args.line, column: 1 } } };
+    }
+    if (args.symbol === undefined || args.symbol === '') return 'give symbol, or path and line';
+    return { root: workspaceRoot, symbol: args.symbol, ...(args.path === undefined ? {} : { path: path.resolve(workspaceRoot, args.path) }) };
+  };
+  /** A graph request, or an error answer when its target is not named well. */
+  const graphCall = <R>(method: string, args: Parameters<typeof targetParams>[0], extra: Record<string, unknown>, render: (result: R) => ToolAnswer): Promise<ToolAnswer> => {
+    const params = targetParams(args);
+    if (typeof params === 'string') return Promise.resolve({ ...text(params), isError: true });
+    return call<R>(method, { ...params, ...extra }, render);
+  };
+  const confidence = z.enum(['exact', 'unique', 'name-only']).optional().describe('follow only edges at least this sure');
+  const symbolsOf = (result: { symbols: Array<{ name: string; container: string[] }> }): string => result.symbols.map((symbol) => [...symbol.container, symbol.name].join('.')).join(', ');
   const grepLines = (result: GrepResult) => result.matches.map((match) => `${match.path}:${match.line}:${match.column}:${match.text}`);
 
   server.registerTool(
@@ -178,21 +230,89 @@ export async function serveMcp(options: McpOptions): Promise<void> {
       }
       if (newText === undefined) return { ...text('give new_text or patch'), isError: true };
       return call<EditFileResult>(Methods.writeFile, { root: workspaceRoot, path: absolute, text: newText, conversation: args.conversation ?? 'mcp' }, (result) => {
-        const lines = result.newDiagnostics.flatMap((entry) => entry.diagnostics.map((diagnostic) => `${entry.path}:${diagnostic.range.start.line + 1}:${diagnostic.range.start.character + 1}: ${diagnostic.message.split('\n')[0]}`));
-        const state = result.status === 'ok' ? `${lines.length} new diagnostics` : `diagnostics unknown: ${result.status}${result.reason ? ` (${result.reason})` : ''}`;
-        return answer('edit_file', `${result.path} written (version ${result.version}); ${state}${result.notice ? `\n${result.notice}` : ''}`, lines, result);
+        const lines = result.newDiagnostics.flatMap((entry) => entry.diagnostics.map((diagnostic) => diagnosticLine(entry.path, diagnostic)));
+        return answer('edit_file', `${result.path} written (version ${result.version}); ${diagnosticsState(result, lines.length)}`, lines, result);
       });
     },
   );
 
   server.registerTool(
+    'definition',
+    { description: 'Where a symbol is defined, through the code graph (a reference at path:line:column resolves through scope and imports), with how sure each answer is.', inputSchema: target },
+    (args) =>
+      graphCall<DefinitionResult>(Methods.definition, args, {}, (result) =>
+        answer(
+          'definition',
+          `${result.definitions.length} definitions`,
+          result.definitions.map((symbol) => `${symbolLine(symbol)}  ${symbol.signature}${symbol.confidence === 'exact' ? '' : `  (${symbol.confidence})`}`),
+          result,
+        ),
+      ),
+  );
+
+  server.registerTool(
+    'symbols',
+    {
+      description: 'Definitions by fuzzy name across the workspace (exact, prefix, initials like gU for getUser, substring), from the code graph.',
+      inputSchema: {
+        query: z.string().describe('The name, or part of it; empty lists all'),
+        kinds: z.array(z.string()).optional().describe('only these kinds: function, method, class, interface, type, constant, macro, …'),
+        glob: z.array(z.string()).optional().describe(globHelp),
+        limit: z.number().int().positive().max(10_000).optional(),
+        root,
+      },
+    },
+    (args) =>
+      call<SymbolsResult>(
+        Methods.symbols,
+        { root: args.root ?? defaultRoot, query: args.query, ...(args.kinds ? { kinds: args.kinds } : {}), ...(args.glob ? { glob: args.glob } : {}), limit: args.limit ?? 100 },
+        (result) =>
+          answer(
+            'symbols',
+            `${result.symbols.length} symbols${result.truncated ? ' (truncated)' : ''}${buildingNote(result.building) ? `; ${buildingNote(result.building)}` : ''}`,
+            result.symbols.map((symbol) => `${symbolLine(symbol)}  ${symbol.signature}`),
+            result,
+          ),
+      ),
+  );
+
+  server.registerTool(
+    'outline',
+    { description: "A file's definitions as a tree (fresh to unsaved editor buffers).", inputSchema: { path: z.string().describe('Absolute, or relative to the workspace root'), root } },
+    (args) =>
+      call<OutlineResult>(Methods.outline, { root: args.root ?? defaultRoot, path: path.resolve(args.root ?? defaultRoot, args.path) }, (result) =>
+        answer('outline', `${result.path} (${result.language ?? 'no grammar'}): ${result.symbols.length} top-level definitions`, outlineLines(result.path, result.symbols), result),
+      ),
+  );
+
+  for (const [tool, method, what] of [
+    ['callers', Methods.callers, 'Who calls a symbol'],
+    ['callees', Methods.callees, 'What a symbol calls'],
+  ] as const) {
+    server.registerTool(
+      tool,
+      {
+        description: `${what}, through the code graph, breadth first to a depth, each with the weakest edge's confidence and its call sites.`,
+        inputSchema: { ...target, depth: z.number().int().min(1).max(10).optional().describe('steps to follow (default 1)'), limit: z.number().int().positive().optional(), min_confidence: confidence },
+      },
+      (args) =>
+        graphCall<CallersResult | CalleesResult>(method, args, { ...(args.depth ? { depth: args.depth } : {}), ...(args.limit ? { limit: args.limit } : {}), ...(args.min_confidence ? { minConfidence: args.min_confidence } : {}) }, (result) => {
+          const entries = 'callers' in result ? result.callers : result.callees;
+          const unresolved = 'unresolved' in result && result.unresolved.length > 0 ? [`outside the workspace: ${result.unresolved.map((entry) => `${entry.name} ×${entry.count}`).join(', ')}`] : [];
+          const summary = result.symbols.length === 0 ? `nothing found for ${args.symbol ?? `${args.path}:${args.line}`}` : `${entries.length} ${tool} of ${symbolsOf(result)}${result.truncated ? ' (stopped at the limit: nothing further was followed)' : ''}`;
+          return answer(tool, summary, [...entries.map(relatedLine), ...unresolved], result);
+        }),
+    );
+  }
+
+  server.registerTool(
     'references',
     {
       description: 'Every reference to a symbol through the code graph, each with how sure the edge is (exact: scope or import; unique; name-only).',
-      inputSchema: { symbol: z.string().describe('A name, or Container.name'), min_confidence: z.enum(['exact', 'unique', 'name-only']).optional(), root },
+      inputSchema: { ...target, min_confidence: confidence },
     },
     (args) =>
-      call<ReferencesResult>(Methods.references, { root: args.root ?? defaultRoot, symbol: args.symbol, ...(args.min_confidence ? { minConfidence: args.min_confidence } : {}) }, (result) =>
+      graphCall<ReferencesResult>(Methods.references, args, { ...(args.min_confidence ? { minConfidence: args.min_confidence } : {}) }, (result) =>
         answer(
           'references',
           `${result.references.length} references to ${result.symbols.length} definitions${result.truncated ? ' (truncated)' : ''}`,
@@ -206,10 +326,10 @@ export async function serveMcp(options: McpOptions): Promise<void> {
     'impact',
     {
       description: 'The blast radius of a symbol: what depends on it through the code graph, nearest first, with counts by distance.',
-      inputSchema: { symbol: z.string(), depth: z.number().int().min(1).max(10).optional(), root },
+      inputSchema: { ...target, depth: z.number().int().min(1).max(10).optional() },
     },
     (args) =>
-      call<ImpactResult>(Methods.impact, { root: args.root ?? defaultRoot, symbol: args.symbol, depth: args.depth ?? 3 }, (result) =>
+      graphCall<ImpactResult>(Methods.impact, args, { depth: args.depth ?? 3 }, (result) =>
         answer(
           'impact',
           `${result.impacted.length} dependents (${result.byDistance.map((level) => `distance ${level.distance}: ${level.symbols} symbols in ${level.files} files`).join('; ')})${result.truncated ? ' (truncated)' : ''}`,
@@ -220,13 +340,136 @@ export async function serveMcp(options: McpOptions): Promise<void> {
   );
 
   server.registerTool(
+    'structural_rewrite',
+    {
+      description:
+        'Step 1 of a structural rewrite: stage it and preview it. Matches the pattern (metavariables $X, $$$X) and replaces each match with the rewrite (using the same metavariables); nothing is written. Answers a plan id and the unified diff; apply_rewrite writes it (refused if a file changed meanwhile), discard_rewrite drops it.',
+      inputSchema: {
+        pattern: z.string(),
+        rewrite: z.string().describe('The replacement, with the pattern\'s metavariables'),
+        language: z.string().describe('typescript, python, go, rust, c, … or an extension'),
+        glob: z.array(z.string()).optional().describe(globHelp),
+        root,
+      },
+    },
+    (args) =>
+      call<StructuralRewriteResult>(Methods.structuralRewrite, { root: args.root ?? defaultRoot, pattern: args.pattern, rewrite: args.rewrite, language: args.language, ...(args.glob ? { glob: args.glob } : {}) }, (result) => {
+        const skipped = result.skipped.map((entry) => `skipped ${entry.path}: ${entry.reason}`);
+        const summary =
+          result.token === null
+            ? `nothing would change (${result.count} matches)`
+            : `plan ${result.token}: ${result.count} changes in ${result.files.length} files (until ${result.expiresAt}); apply_rewrite with this plan writes them`;
+        return answer('structural_rewrite', summary, [...skipped, ...result.diff.split('\n')], result);
+      }),
+  );
+
+  server.registerTool(
+    'apply_rewrite',
+    { description: 'Step 2 of a structural rewrite: write a staged plan (its id from structural_rewrite). Refused, writing nothing, when any of its files changed since it was staged.', inputSchema: { plan: z.string() } },
+    (args) => call<ApplyRewriteResult>(Methods.applyRewrite, { token: args.plan }, (result) => text(`${result.written.length} files written: ${result.written.join(', ')}`)),
+  );
+
+  server.registerTool(
+    'discard_rewrite',
+    { description: 'Drop a staged structural rewrite without writing anything.', inputSchema: { plan: z.string() } },
+    (args) => call<DiscardRewriteResult>(Methods.discardRewrite, { token: args.plan }, (result) => text(result.discarded ? 'discarded' : 'no such plan (applied, discarded or expired)')),
+  );
+
+  server.registerTool(
+    'diagnostics',
+    {
+      description: "The file's diagnostics from the project's language server that this conversation has not been told of yet (after an edit made elsewhere, for instance).",
+      inputSchema: { path: z.string().describe('Absolute, or relative to the workspace root'), conversation: z.string().optional().describe('default: mcp'), root },
+    },
+    (args) =>
+      call<EditFileResult>(Methods.newDiagnostics, { root: args.root ?? defaultRoot, path: path.resolve(args.root ?? defaultRoot, args.path), conversation: args.conversation ?? 'mcp' }, (result) => {
+        const lines = result.newDiagnostics.flatMap((entry) => entry.diagnostics.map((diagnostic) => diagnosticLine(entry.path, diagnostic)));
+        return answer('diagnostics', `${result.path}: ${diagnosticsState(result, lines.length)}`, lines, result);
+      }),
+  );
+
+  registerDebugTools();
+
+  server.registerTool(
     'status',
-    { description: "The workspace's file set, index states and language servers.", inputSchema: { root } },
+    { description: "The workspace's file set and each index's state, size, build time and lag (files still to do while one builds), as `fathom status` prints it.", inputSchema: { root } },
     (args) =>
       call<StatusResult>(Methods.status, { root: args.root ?? defaultRoot }, (result) =>
-        text(result.workspaces.map((workspace) => `${workspace.root}: ${workspace.state}, ${workspace.files} files; indexes ${Object.entries(workspace.indexes).map(([name, state]) => `${name} ${state}`).join(', ')}`).join('\n') || 'no open workspace'),
+        text(result.workspaces.map(describeWorkspace).join('\n\n') || 'no open workspace'),
       ),
   );
+
+  /**
+   * The debugger (fathom/debug*): one live session per conversation (default `mcp`), living in the
+   * daemon between calls. Paths are absolute or relative to the workspace root.
+   */
+  function registerDebugTools(): void {
+    const conversation = z.string().optional().describe('The session belongs to this conversation (default: mcp); one live session each');
+    const owner = (args: { conversation?: string | undefined }): { conversation: string } => ({ conversation: args.conversation ?? 'mcp' });
+    const state = (result: DebugStateResult): ToolAnswer => text(describeDebugState(result));
+    const debugRoot = defaultRoot;
+    server.registerTool(
+      'debug_launch',
+      {
+        description:
+          'Start a program under a real debugger (Python: debugpy; C/C++ built with -g: lldb; Go: delve) and answer its first stop: frames with locals, output. One live session per conversation; debug_terminate ends it.',
+        inputSchema: {
+          program: z.string().describe('A .py file, an ELF binary, a .go file or package folder; absolute or relative to the root'),
+          args: z.array(z.string()).optional(),
+          cwd: z.string().optional().describe("default: the program's folder"),
+          breakpoints: z.array(z.object({ path: z.string(), line: z.number().int().positive(), condition: z.string().optional() })).optional(),
+          stop_on_entry: z.boolean().optional(),
+          conversation,
+        },
+      },
+      (args) =>
+        call<DebugStateResult>(
+          Methods.debugLaunch,
+          {
+            program: path.resolve(debugRoot, args.program),
+            ...(args.args ? { args: args.args } : {}),
+            ...(args.cwd ? { cwd: path.resolve(debugRoot, args.cwd) } : {}),
+            breakpoints: (args.breakpoints ?? []).map((entry) => ({ ...entry, path: path.resolve(debugRoot, entry.path) })),
+            stopOnEntry: args.stop_on_entry ?? false,
+            ...owner(args),
+          },
+          state,
+        ),
+    );
+    server.registerTool(
+      'debug_state',
+      { description: "The session's state now: phase, frames (with the top frame's locals), output.", inputSchema: { frames: z.number().int().positive().optional(), conversation } },
+      (args) => call<DebugStateResult>(Methods.debugState, { ...(args.frames ? { frames: args.frames } : {}), ...owner(args) }, state),
+    );
+    server.registerTool(
+      'debug_eval',
+      { description: 'Evaluate an expression in the stopped program (default: the top frame).', inputSchema: { expression: z.string(), frame_id: z.number().int().optional(), conversation } },
+      (args) =>
+        call<DebugEvaluateResult>(Methods.debugEvaluate, { expression: args.expression, ...(args.frame_id === undefined ? {} : { frameId: args.frame_id }), ...owner(args) }, (result) =>
+          text(`${result.value}${result.type ? `  (${result.type})` : ''}${result.truncated ? ' (truncated)' : ''}`),
+        ),
+    );
+    server.registerTool(
+      'debug_step',
+      { description: 'Step in, over or out, and answer the next stop.', inputSchema: { kind: z.enum(['in', 'over', 'out']), conversation } },
+      (args) => call<DebugStateResult>(Methods.debugStep, { kind: args.kind, ...owner(args) }, state),
+    );
+    server.registerTool(
+      'debug_continue',
+      { description: 'Run to the next breakpoint or the end, and answer that stop (or the exit code and output).', inputSchema: { conversation } },
+      (args) => call<DebugStateResult>(Methods.debugContinue, owner(args), state),
+    );
+    server.registerTool(
+      'debug_break',
+      { description: "Set a file's breakpoints (replacing its others; no lines clears them).", inputSchema: { path: z.string(), lines: z.array(z.number().int().positive()), conversation } },
+      (args) => call<DebugStateResult>(Methods.debugSetBreakpoints, { path: path.resolve(debugRoot, args.path), breakpoints: args.lines.map((line) => ({ line })), ...owner(args) }, state),
+    );
+    server.registerTool(
+      'debug_terminate',
+      { description: 'End the session and its program.', inputSchema: { conversation } },
+      (args) => call<{ session: string; terminated: boolean }>(Methods.debugTerminate, owner(args), (result) => text(`${result.session} terminated`)),
+    );
+  }
 
   await server.connect(new StdioServerTransport());
   // Until the agent closes the connection (or stdin), or the daemon goes away.

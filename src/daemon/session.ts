@@ -326,7 +326,7 @@ export class Session {
       const workspace = workspaces.get(root);
       statuses = [workspace ? this.fullStatus(workspace) : absentStatus(root)];
     }
-    return { daemon: this.services.daemonInfo(), workspaces: statuses, debug: { sessions: this.services.workspaces.debug.list(), adapters: await adapterStates() } };
+    return { daemon: this.services.daemonInfo(), workspaces: statuses, debug: { sessions: this.services.workspaces.debug.list(), adapters: adapterStates() } };
   }
 
   private fullStatus(workspace: Workspace): WorkspaceStatus {

@@ -36,7 +36,8 @@ export interface AdapterCommand {
 
 export interface AdapterState {
   adapter: string;
-  state: 'available' | 'missing';
+  /** `checking`: python3 is being probed for debugpy right now (status never waits on a child process). */
+  state: 'available' | 'missing' | 'checking';
   reason?: string;
 }
 
@@ -164,14 +165,25 @@ export async function adapterFor(program: string): Promise<AdapterCommand | { mi
   return { missing: `no debug adapter for ${extension || 'this file (not an ELF binary)'}` };
 }
 
-/** Every adapter's state, for status. */
-export async function adapterStates(): Promise<AdapterState[]> {
-  const pythonPath = await findPython();
+/** What the last finished probe found (a stale miss starts another), or `checking` while the first one runs. */
+function pythonKnown(): { path: string | undefined } | 'checking' {
+  const known = pythonFound;
+  if (!known || (known.path === undefined && Date.now() - known.at >= adapterMissRetryMs)) void findPython();
+  return known ?? 'checking';
+}
+
+/** Every adapter's state, for status: answered at once, never after a probe (a fresh daemon's first status says python is `checking`). */
+export function adapterStates(): AdapterState[] {
+  const python = pythonKnown();
   const dlv = findBinary(['dlv']);
   const go = findBinary(['go']);
   const lldbBinary = findBinary(lldbNames, lldbFolders);
   return [
-    pythonPath ? { adapter: 'python', state: 'available' } : { adapter: 'python', state: 'missing', reason: 'no python3 can import debugpy (apt-get install python3-debugpy)' },
+    python === 'checking'
+      ? { adapter: 'python', state: 'checking', reason: 'probing python3 for debugpy' }
+      : python.path
+        ? { adapter: 'python', state: 'available' }
+        : { adapter: 'python', state: 'missing', reason: 'no python3 can import debugpy (apt-get install python3-debugpy)' },
     dlv && go ? { adapter: 'go', state: 'available' } : { adapter: 'go', state: 'missing', reason: !dlv ? 'dlv not found (apt-get install delve)' : 'the go toolchain is not found (apt-get install golang-go)' },
     lldbBinary ? { adapter: 'c', state: 'available' } : { adapter: 'c', state: 'missing', reason: 'lldb-vscode not found (apt-get install lldb-14)' },
     { adapter: 'node', state: 'missing', reason: 'no Node.js debug adapter installs by name from npm or Debian' },

@@ -143,7 +143,7 @@ export interface LanguageServerState {
 
 export interface StatusResult {
   /** Live debug sessions of every client, and the debug adapters. */
-  debug?: { sessions: Array<{ id: string; owner: string; program: string; phase: string; remainingSeconds: number }>; adapters: Array<{ adapter: string; state: 'available' | 'missing'; reason?: string }> };
+  debug?: { sessions: Array<{ id: string; owner: string; program: string; phase: string; remainingSeconds: number }>; adapters: Array<{ adapter: string; state: 'available' | 'missing' | 'checking'; reason?: string }> };
   daemon: { pid: number; version: string; uptimeSeconds: number; clients: number; buffers: number; socket: string | null };
   workspaces: WorkspaceStatus[];
 }

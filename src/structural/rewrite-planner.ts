@@ -6,7 +6,6 @@
 // unified diff of all files.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { createTwoFilesPatch } from 'diff';
 import { type CancellationSignal, neverCancelled } from '../base/cancellation.js';
 import { FathomError } from '../base/errors.js';
 import { toAbsolute } from '../base/paths.js';
@@ -103,6 +102,8 @@ export async function planRewrite(
     files.push({ path, before: bytes, after, count: edits.length });
   }
   files.sort((a, b) => (a.path < b.path ? -1 : 1));
+  // `diff` (19 modules) is loaded by the first rewrite, not by every daemon's start.
+  const { createTwoFilesPatch } = await import('diff');
   const diff = files.map((file) => createTwoFilesPatch(`a/${file.path}`, `b/${file.path}`, file.before.toString('utf8'), file.after.toString('utf8'), undefined, undefined, { context: 3 }).replace(/^=+\n/, '')).join('');
   const plan = files.length > 0 ? plans.stage(source.root, files.map(({ path, before, after }) => ({ path, before, after }))) : undefined;
   return {

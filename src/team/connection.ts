@@ -10,7 +10,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
+// Loaded on the first connection: `pg` (and the fetch machinery its streams probe for) costs ~50 ms
+// of every daemon's start otherwise, and most daemons never meet a team store.
+import type pg from 'pg';
 import { FathomError, errorMessage } from '../base/errors.js';
 
 export interface TeamConnectionOptions {
@@ -123,7 +125,8 @@ export async function connectTeamStore(options: TeamConnectionOptions): Promise<
   const { config, description } = parseConninfo(options.conninfo);
   const statementTimeoutMs = options.statementTimeoutMs ?? 120_000;
   const known = (typeof config.password === 'string' ? config.password : undefined) ?? options.password ?? process.env.PGPASSWORD;
-  const client = new pg.Client({
+  const { default: postgres } = await import('pg');
+  const client = new postgres.Client({
     ...config,
     // Asked for only when the server wants a password; an empty answer fails the login, as in libpq.
     password: () => Promise.resolve(known ?? passwordFromFile(config) ?? ''),
