@@ -5,9 +5,8 @@
 // costs a few reads, not the decoding of every term and list (bench/RESULTS.md, pipeline rows).
 //
 // Layout (integers little-endian):
-//   0-7     magic "FTHMCRK2"
-//   8-11    format version (rankingFileVersion), 12-15 zero
-//   16-23   meta offset (f64), 24-31 meta length (f64), 32-63 SHA-256 of the meta
+//   0-63    the header (base/trailing-meta.ts): magic "FTHMCRK2", format version
+//           (rankingFileVersion), the meta's offset, length and SHA-256
 //   64-     for each block of 64 terms, in term order (JavaScript string order): the posting lists
 //           of its terms (u32 pairs: chunk id, packed per-field counts), then the block itself:
 //           per term, u16 name length in bytes, the name (UTF-8), f64 the list's byte offset,
@@ -29,7 +28,7 @@
 //
 // Versions: 1 (magic FTHMCRK1, chunk-ranking-store.ts's records, decoded whole on load; still the
 // export's format) → 2 this layout (a version-1 chunks.bin is rebuilt).
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -37,12 +36,12 @@ import { Packr } from 'msgpackr';
 import { breathe } from '../../base/event-loop.js';
 import { isVanished } from '../../base/errors.js';
 import { readExactly, syncFolder, writeAll } from '../../base/positioned-io.js';
+import { readTrailingMeta, trailingMetaHeader, trailingMetaHeaderBytes as headerBytes } from '../../base/trailing-meta.js';
 import { bytesOf, typedCopy } from '../../base/typed-bytes.js';
 import { fieldCount } from './chunk-fields.js';
 
 export const rankingFileVersion = 2;
 const magic = 'FTHMCRK2';
-const headerBytes = 64;
 /** Terms per block: a lookup reads one block (a few KiB) after a binary search over the blocks' first terms. */
 export const termsPerBlock = 64;
 const packr = new Packr({ useRecords: false, mapsAsObjects: true });
@@ -130,18 +129,10 @@ export class RankingFile {
   }
 
   private static read(fd: number): RankingFileOpen {
-    const size = fs.fstatSync(fd).size;
-    if (size < headerBytes) return { status: 'corrupt', reason: 'shorter than its header' };
-    const header = readExactly(fd, headerBytes, 0);
-    if (header.toString('ascii', 0, 8) !== magic) return { status: 'corrupt', reason: 'not a Fathom chunk ranking (version 2)' };
-    const version = header.readUInt32LE(8);
-    if (version !== rankingFileVersion) return { status: 'corrupt', reason: `format version ${version}, expected ${rankingFileVersion}` };
-    const metaOffset = header.readDoubleLE(16);
-    const metaLength = header.readDoubleLE(24);
-    if (!Number.isSafeInteger(metaOffset) || !Number.isSafeInteger(metaLength) || metaOffset < headerBytes || metaOffset + metaLength !== size) return { status: 'corrupt', reason: 'the meta is not where the header says (truncated?)' };
-    const metaBytes = readExactly(fd, metaLength, metaOffset);
-    if (!createHash('sha256').update(metaBytes).digest().equals(header.subarray(32, 64))) return { status: 'corrupt', reason: 'the meta fails its checksum' };
-    const meta = packr.unpack(metaBytes) as StoredMeta;
+    const read = readTrailingMeta(fd, magic, rankingFileVersion, 'chunk ranking (version 2)');
+    if ('reason' in read) return { status: 'corrupt', reason: read.reason };
+    const { metaOffset, size } = read;
+    const meta = packr.unpack(read.meta) as StoredMeta;
     const chunks = meta.chunks;
     const chunkFile = typedCopy(meta.chunkFile, Uint32Array);
     const chunkLines = typedCopy(meta.chunkLines, Uint32Array);
@@ -338,14 +329,8 @@ export async function writeRankingFile(file: string, tables: RankingTables, term
     };
     const metaBytes = packr.pack(meta);
     writeAll(fd, metaBytes, position);
-    const header = Buffer.alloc(headerBytes);
-    header.write(magic, 0, 8, 'ascii');
-    header.writeUInt32LE(rankingFileVersion, 8);
-    header.writeDoubleLE(position, 16);
-    header.writeDoubleLE(metaBytes.length, 24);
-    createHash('sha256').update(metaBytes).digest().copy(header, 32);
     fs.fsyncSync(fd);
-    writeAll(fd, header, 0);
+    writeAll(fd, trailingMetaHeader(magic, rankingFileVersion, position, metaBytes), 0);
     fs.fsyncSync(fd);
     fs.closeSync(fd);
     fs.renameSync(temporary, file);

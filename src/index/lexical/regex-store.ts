@@ -5,9 +5,8 @@
 //   instead of opening thousands of files. No header: it is valid when its size is the one the
 //   index records and each 4 KiB block its CRC-32 (content-check.ts, checked as it is first read);
 //   it is never rewritten (a rebuild writes a new generation).
-// - `regex-index.bin`: bytes 0-7 magic "FTHMRIX1", 8-11 format version (u32 LE), 12-15 zero,
-//   16-23 meta offset (f64 LE), 24-31 meta length (f64 LE), 32-63 SHA-256 of the meta; from 64 the
-//   postings region (postings.ts); then the meta, msgpack of { root, generation, contentBytes,
+// - `regex-index.bin`: a 64-byte header (base/trailing-meta.ts: magic "FTHMRIX1", format version,
+//   the meta's offset, length and SHA-256); from 64 the postings region (postings.ts); then the meta, msgpack of { root, generation, contentBytes,
 //   files, hashes (32 bytes each), fileOffsets (f64, files + 1), fileFirstPiece (u32, files + 1),
 //   pieceStarts (f64, pieces + 1), pieceLines (u32), keys, counts, offsets (f64), lengths, crcs,
 //   blockBytes, blockCrcs (u32, one per block of the content store) }.
@@ -20,19 +19,19 @@
 // fsync, rename, fsync of the folder; then older generations' content files are removed. A crash
 // leaves the previous pair (or none), never a torn one. Loads check magic, version, the meta's
 // checksum and the content file's size; each posting list carries its own CRC-32 (postings.ts).
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Packr } from 'msgpackr';
 import { isVanished } from '../../base/errors.js';
 import { readExactly, readExactlyInto, syncFolder, writeAll } from '../../base/positioned-io.js';
+import { readTrailingMeta, trailingMetaHeader, trailingMetaHeaderBytes as headerBytes } from '../../base/trailing-meta.js';
 import { bytesOf, typedCopy } from '../../base/typed-bytes.js';
 import { BlockChecksums, contentBlockBytes, newContentCheck, type ContentCheck } from './content-check.js';
 import { BufferedWriter, Postings, PostingsWriter, type PostingsTable } from './postings.js';
 
 export const regexFormatVersion = 3;
 const magic = 'FTHMRIX1';
-const headerBytes = 64;
 const indexName = 'regex-index.bin';
 const contentPattern = /^regex-content-([0-9a-f]{16})\.bin$/;
 const packr = new Packr({ useRecords: false, mapsAsObjects: true });
@@ -143,13 +142,7 @@ export class RegexIndexWriter {
       const packed = packr.pack(meta);
       const metaOffset = headerBytes + length;
       writeAll(fd, packed, metaOffset);
-      const header = Buffer.alloc(headerBytes);
-      header.write(magic, 0, 8, 'ascii');
-      header.writeUInt32LE(regexFormatVersion, 8);
-      header.writeDoubleLE(metaOffset, 16);
-      header.writeDoubleLE(packed.length, 24);
-      createHash('sha256').update(packed).digest().copy(header, 32);
-      writeAll(fd, header, 0);
+      writeAll(fd, trailingMetaHeader(magic, regexFormatVersion, metaOffset, packed), 0);
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
@@ -214,18 +207,10 @@ export function loadRegexIndex(folder: string): RegexLoad {
   }
   let contentFd: number | undefined;
   try {
-    const size = fs.fstatSync(fd).size;
-    if (size < headerBytes) throw new Error('shorter than its header');
-    const header = readExactly(fd, headerBytes, 0);
-    if (header.toString('ascii', 0, 8) !== magic) throw new Error(`not a Fathom ${magic} file`);
-    const version = header.readUInt32LE(8);
-    if (version !== regexFormatVersion) throw new Error(`format version ${version}, expected ${regexFormatVersion}`);
-    const metaOffset = header.readDoubleLE(16);
-    const metaLength = header.readDoubleLE(24);
-    if (!(metaOffset >= headerBytes && metaLength > 0 && metaOffset + metaLength === size)) throw new Error('truncated or extended');
-    const packed = readExactly(fd, metaLength, metaOffset);
-    if (!createHash('sha256').update(packed).digest().equals(header.subarray(32, 64))) throw new Error('checksum mismatch');
-    const meta = packr.unpack(packed) as StoredMeta;
+    const read = readTrailingMeta(fd, magic, regexFormatVersion, 'regex index');
+    if ('reason' in read) throw new Error(read.reason);
+    const { metaOffset } = read;
+    const meta = packr.unpack(read.meta) as StoredMeta;
     const contentFile = path.join(folder, `regex-content-${meta.generation}.bin`);
     try {
       contentFd = fs.openSync(contentFile, 'r');
