@@ -77,6 +77,47 @@ test('restart: nothing changed reads no file', async () => {
   }
 });
 
+test('restart of a 5,000-file tree: edits, removals and touched files anywhere are found, nothing else is read', async () => {
+  const root = tempDir();
+  for (let folder = 0; folder < 50; folder++) {
+    fs.mkdirSync(path.join(root, `f${folder}`));
+    for (let file = 0; file < 100; file++) fs.writeFileSync(path.join(root, `f${folder}`, `${file}.txt`), `file ${folder}/${file}\n`);
+  }
+  const cacheDir = path.join(tempDir('fathom-cache-'), 'ws');
+  const first = await readyWorkspace(root, { cacheDir });
+  assert.equal(first.status().files, 5_000);
+  await first.close();
+
+  // In every folder (so in the part the workers stat, whichever order the walk takes): one edited,
+  // in every fifth one removed, and one touched with its content the same (read again, not a change).
+  const changed: string[] = [];
+  const removed: string[] = [];
+  const later = new Date(Date.now() + 60_000);
+  for (let folder = 0; folder < 50; folder++) {
+    fs.writeFileSync(path.join(root, `f${folder}`, '7.txt'), `edited ${folder}\n`);
+    changed.push(`f${folder}/7.txt`);
+    fs.utimesSync(path.join(root, `f${folder}`, '8.txt'), later, later);
+    if (folder % 5 === 0) {
+      fs.rmSync(path.join(root, `f${folder}`, '9.txt'));
+      removed.push(`f${folder}/9.txt`);
+    }
+  }
+  const second = openWorkspace(root, { cacheDir });
+  const seen: FileSetChanges[] = [];
+  second.onChanges((changes) => seen.push(changes));
+  await second.whenReady();
+  try {
+    const status = second.status();
+    assert.equal(status.lastScan?.kind, 'restart');
+    assert.equal(status.lastScan?.hashed, 100, 'the 50 edited and the 50 touched are read, nothing else');
+    assert.equal(status.lastScan?.reused, 5_000 - 100 - removed.length);
+    assert.deepEqual({ added: seen[0]!.added, changed: [...seen[0]!.changed].sort(), removed: [...seen[0]!.removed].sort() }, { added: [], changed: changed.sort(), removed: removed.sort() });
+    await assertMatchesFreshScan(second);
+  } finally {
+    await second.close();
+  }
+});
+
 const damages: { name: string; damage: (file: string) => void; loaded: string }[] = [
   { name: 'a flipped byte', damage: (file) => fs.writeFileSync(file, Buffer.from(fs.readFileSync(file).map((byte, index) => (index === 60 ? byte ^ 1 : byte)))), loaded: 'rebuilt' },
   { name: 'truncation', damage: (file) => fs.truncateSync(file, 30), loaded: 'rebuilt' },

@@ -188,6 +188,24 @@ describe('damaged semantic cache files: detected, rebuilt, the same answers, no 
     }
   });
 
+  test('status after a restart opens no store (unopened, 0 files) until a search in words loads it', async () => {
+    const cache = tempDir('fathom-cache-case-');
+    fs.cpSync(built, cache, { recursive: true });
+    const { daemon, ask } = daemonOn(cache);
+    try {
+      assert.equal((await ask('fathom/files', { root })).error, undefined, 'the workspace is open');
+      const before = (await ask<StatusResult>('fathom/status', { root })).result!.workspaces[0]!.search!.semantic as SemanticStatus;
+      assert.deepEqual([before.store.loaded, before.files, before.chunks], ['unopened', 0, 0]);
+      assert.deepEqual(await answers(ask), fresh);
+      const afterSearch = (await ask<StatusResult>('fathom/status', { root })).result!.workspaces[0]!.search!.semantic as SemanticStatus;
+      assert.equal(afterSearch.store.loaded, 'valid');
+      assert.ok(afterSearch.files > 0 && afterSearch.chunks > 0, JSON.stringify(afterSearch));
+    } finally {
+      daemon.child.kill();
+      fs.rmSync(cache, { recursive: true, force: true });
+    }
+  });
+
   for (const kind of kinds) {
     for (const how of damages) {
       test(`${kind.name} ${how.label}`, async () => {

@@ -81,7 +81,7 @@ export function describeWorkspace(status: WorkspaceStatus): string {
   if (status.search) {
     const ranking = status.search.ranking;
     const semantic = status.search.semantic;
-    const semanticText = semantic.state === 'off' ? `off (${semantic.reason})` : `${semantic.state}: ${semantic.model.dir} (${semantic.model.dimensions}-d), ${semantic.files} files, ${semantic.chunks} chunks, ${semantic.pendingFiles} changed since the last sync${semantic.store.loaded === 'rebuilt' ? `; saved store rebuilt (${semantic.store.reason ?? 'refused'})` : ''}${semantic.lastSync && semantic.lastSync.repaired > 0 ? `; ${semantic.lastSync.repaired} damaged cached vectors embedded again` : ''}`;
+    const semanticText = semantic.state === 'off' ? `off (${semantic.reason})` : `${semantic.state}: ${semantic.model.dir} (${semantic.model.dimensions}-d), ${semantic.store.loaded === 'unopened' ? 'saved store not opened yet (the first search in words opens it)' : `${semantic.files} files, ${semantic.chunks} chunks`}, ${semantic.pendingFiles} changed since the last sync${semantic.store.loaded === 'rebuilt' ? `; saved store rebuilt (${semantic.store.reason ?? 'refused'})` : ''}${semantic.lastSync && semantic.lastSync.repaired > 0 ? `; ${semantic.lastSync.repaired} damaged cached vectors embedded again` : ''}`;
     lines.push(`  search   ranking ${ranking.state}${ranking.state === 'ready' ? `: ${ranking.files} files, ${ranking.chunks} chunks, ${ranking.lagFiles} behind` : ''}; semantic ${semanticText}`);
     const regex = status.search.regex;
     const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;

@@ -103,7 +103,8 @@ export interface WorkspaceStatus {
           /** `repaired`: vectors the embedding cache held that failed their check, embedded again in that sync. */
           lastSync: { at: string; files: number; embedded: number; cached: number; repaired: number; ms: number } | null;
           /** The store saved in the cache folder: none, loaded, or refused (why) and rebuilt from the embedding cache. */
-          store: { loaded: 'none' | 'valid' | 'rebuilt'; reason?: string };
+          /** unopened: a saved store not read yet (status never loads it; files and chunks are then 0). */
+          store: { loaded: 'none' | 'valid' | 'rebuilt' | 'unopened'; reason?: string };
         };
   };
   watcher: { state: 'watching' | 'degraded' | 'off'; folders: number; problem?: string };

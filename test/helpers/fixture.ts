@@ -5,8 +5,22 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+/** Every folder tempDir made in this test process: removed when it exits (a suite left ~1,000 behind in /tmp). */
+const made: string[] = [];
+process.once('exit', () => {
+  for (const folder of made) {
+    try {
+      fs.rmSync(folder, { recursive: true, force: true });
+    } catch {
+      // A folder made unreadable by its test, or still written by a daemon that outlived it: left.
+    }
+  }
+});
+
 export function tempDir(prefix = 'fathom-test-'): string {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  const folder = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  made.push(folder);
+  return folder;
 }
 
 /**

@@ -91,8 +91,8 @@ export interface SemanticStatus {
   oldestPendingMs: number;
   /** `repaired`: vectors the embedding cache held that failed their check (embedded again in the same sync). */
   lastSync: { at: string; files: number; embedded: number; cached: number; repaired: number; ms: number } | null;
-  /** The saved store: none, loaded, or refused (why) and rebuilt from the embedding cache. */
-  store: { loaded: 'none' | 'valid' | 'rebuilt'; reason?: string };
+  /** The saved store: none, loaded, refused (why) and rebuilt from the embedding cache, or not opened yet (files and chunks then 0: the first use loads it). */
+  store: { loaded: 'none' | 'valid' | 'rebuilt' | 'unopened'; reason?: string };
 }
 
 
@@ -120,7 +120,8 @@ const addBatchVectors = 2048;
 const groupsInFlight = 4;
 
 export class SemanticIndex {
-  readonly store: VectorStore;
+  /** The vector store, loaded from disk on first use (not by status: on the kernel its load is ~2.4 s). */
+  private storeValue: VectorStore | undefined;
   private built = false;
   private building: Promise<void> | undefined;
   private syncing: Promise<void> | undefined;
@@ -142,7 +143,7 @@ export class SemanticIndex {
   /** Files replaced or removed in the store since it was last saved, and when the first of them was. */
   private unsavedFiles = 0;
   private unsavedSince = 0;
-  private readonly loaded: SemanticStatus['store'] = { loaded: 'none' };
+  private loaded: SemanticStatus['store'] = { loaded: 'unopened' };
 
   constructor(
     private readonly source: SemanticSource,
@@ -151,13 +152,6 @@ export class SemanticIndex {
     private readonly cache: EmbeddingCache,
     private readonly options: SemanticOptions,
   ) {
-    this.store = new VectorStore(cache.dimensions, embedder.modelId);
-    const loaded = this.store.load(options.folder, source.root);
-    if (loaded.loaded) this.loaded = { loaded: 'valid' };
-    else if (loaded.reason !== 'no saved store') {
-      this.loaded = { loaded: 'rebuilt', reason: loaded.reason };
-      log.warn(`semantic store of ${source.root}: ${loaded.reason}; rebuilding it (cached vectors are reused)`);
-    }
     this.subscription = source.onChanges((changes) => {
       const now = Date.now();
       for (const file of [...changes.added, ...changes.changed, ...changes.removed]) if (!this.pending.has(file)) this.pending.set(file, now);
@@ -174,11 +168,26 @@ export class SemanticIndex {
     }
   }
 
+  /** The vector store: the saved one, checked, on first use; else an empty one (the first sync fills it). */
+  get store(): VectorStore {
+    if (this.storeValue) return this.storeValue;
+    const store = new VectorStore(this.cache.dimensions, this.embedder.modelId);
+    const loaded = store.load(this.options.folder, this.source.root);
+    if (loaded.loaded) this.loaded = { loaded: 'valid' };
+    else if (loaded.reason !== 'no saved store') {
+      this.loaded = { loaded: 'rebuilt', reason: loaded.reason };
+      log.warn(`semantic store of ${this.source.root}: ${loaded.reason}; rebuilding it (cached vectors are reused)`);
+    } else this.loaded = { loaded: 'none' };
+    this.storeValue = store;
+    return store;
+  }
+
   /**
    * Whether the store was loaded from disk, checked: it answers at once after a restart, while the
-   * first sync (ensureBuilt) catches up with what changed meanwhile.
+   * first sync (ensureBuilt) catches up with what changed meanwhile. Opens the store.
    */
   get loadedStore(): boolean {
+    void this.store;
     return this.loaded.loaded === 'valid';
   }
 
@@ -259,6 +268,7 @@ export class SemanticIndex {
     const batchSize = this.options.batchSize ?? 32;
     for (const file of files) this.toChunk.add(file);
     try {
+      if (files.length > 0) await this.cache.indexInSlices();
       await this.syncGroups(files, counts, batchSize);
     } finally {
       for (const file of files) this.toChunk.delete(file);
@@ -409,8 +419,8 @@ export class SemanticIndex {
     return {
       state: this.state,
       modelId: this.embedder.modelId,
-      files: this.store.fileCount,
-      chunks: this.store.size,
+      files: this.storeValue?.fileCount ?? 0,
+      chunks: this.storeValue?.size ?? 0,
       pendingFiles: this.pending.size,
       oldestPendingMs: this.pending.size > 0 ? Date.now() - oldest : 0,
       lastSync: this.lastSync,
