@@ -66,7 +66,7 @@ export function describeWorkspace(status: WorkspaceStatus): string {
       .join(', ')}`,
     ...Object.entries(status.indexFacts ?? {}).map(
       ([name, fact]) =>
-        `    ${name.padEnd(9)}${fact.state}${fact.state === 'off' ? (fact.reason ? ` (${fact.reason})` : '') : `: ${fact.files} files, ${humanBytes(fact.bytes)}, ${fact.lagFiles} behind${fact.lastBuild ? `, built in ${(fact.lastBuild.ms / 1000).toFixed(1)} s at ${fact.lastBuild.at}` : ''}`}`,
+        `    ${name.padEnd(9)}${fact.state}${fact.state === 'off' ? (fact.reason ? ` (${fact.reason})` : '') : fact.state === 'absent' && fact.bytes > 0 ? ` in memory; ${humanBytes(fact.bytes)} on disk, read on first use` : `: ${fact.files} files, ${humanBytes(fact.bytes)}, ${fact.lagFiles} behind${fact.lastBuild ? `, built in ${(fact.lastBuild.ms / 1000).toFixed(1)} s at ${fact.lastBuild.at}` : ''}`}`,
     ),
     ...(status.syntaxPass && status.syntaxPass.files > 0
       ? [
