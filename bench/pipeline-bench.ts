@@ -20,23 +20,16 @@
 //   --probe FILE: the corpus file the change step appends to (default: the first .py, .c or .ts
 //   file under the corpus, by name); --query: the words searched (default "parse the header");
 //   --symbol: the name looked up (default "main").
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createMessageConnection, type MessageConnection, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
 import { ChunkPool } from '../src/index/syntax/chunk-pool.js';
 import { LanguageTable } from '../src/index/syntax/languages.js';
+import { type CliBuild, runCli, thisMain } from './cli-build.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const thisMain = path.resolve(here, '../src/cli/main.js');
-
-interface Build {
-  label: string;
-  main: string;
-  env: NodeJS.ProcessEnv;
+interface Build extends CliBuild {
   socket: string;
 }
 
@@ -44,15 +37,6 @@ function makeBuild(label: string, main: string): Build {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), `fathom-pipeline-${label}-`));
   const socket = path.join(folder, 'fathom.sock');
   return { label, main, socket, env: { ...process.env, FATHOM_SOCKET: socket, FATHOM_CACHE_DIR: path.join(folder, 'cache'), FATHOM_LOG: 'warn' } };
-}
-
-/** A CLI command's wall time (ms) and output. */
-function cli(build: Build, args: string[]): { ms: number; stdout: string; status: number | null } {
-  const started = performance.now();
-  const result = spawnSync(process.execPath, [build.main, ...args], { env: build.env, encoding: 'utf8', maxBuffer: 1 << 28 });
-  const ms = performance.now() - started;
-  if (result.status !== 0) process.stderr.write(`[${build.label}] fathom ${args.join(' ')}: exit ${result.status}: ${result.stderr.slice(-400)}\n`);
-  return { ms, stdout: result.stdout, status: result.status };
 }
 
 function daemonPid(build: Build): number | undefined {
@@ -139,14 +123,14 @@ interface Row {
 async function measure(build: Build, root: string, options: { query: string; symbol: string; probe: string; changeLimitMs: number }): Promise<Row> {
   const row: Row = { label: build.label, cold: {}, restart: {}, change: {}, rssMiB: undefined };
   process.stderr.write(`[${build.label}] cold index of ${root}\n`);
-  row.cold.index = cli(build, ['index', root]).ms;
-  row.cold.lexical = cli(build, ['search', options.query, root, '--mode', 'lexical', '--max', '5']).ms;
-  row.cold.symbols = cli(build, ['symbols', options.symbol, root, '--limit', '5']).ms;
-  row.cold.hybrid = cli(build, ['search', options.query, root, '--max', '5']).ms;
+  row.cold.index = runCli(build, ['index', root]).ms;
+  row.cold.lexical = runCli(build, ['search', options.query, root, '--mode', 'lexical', '--max', '5']).ms;
+  row.cold.symbols = runCli(build, ['symbols', options.symbol, root, '--limit', '5']).ms;
+  row.cold.hybrid = runCli(build, ['search', options.query, root, '--max', '5']).ms;
   row.cold.everyIndex = row.cold.index + row.cold.lexical + row.cold.symbols + row.cold.hybrid;
-  cli(build, ['grep', '-F', options.symbol, root, '--max', '1']);
+  runCli(build, ['grep', '-F', options.symbol, root, '--max', '1']);
   row.rssMiB = rssMiB(daemonPid(build));
-  const status = cli(build, ['status', root, '--json']);
+  const status = runCli(build, ['status', root, '--json']);
   try {
     const parsed = JSON.parse(status.stdout) as { syntaxPass?: unknown; indexFacts?: unknown; indexes?: unknown };
     row.syntax = parsed.syntaxPass;
@@ -155,12 +139,12 @@ async function measure(build: Build, root: string, options: { query: string; sym
     // an older build's status may not be JSON: left out
   }
   process.stderr.write(`[${build.label}] restart\n`);
-  cli(build, ['stop']);
+  runCli(build, ['stop']);
   await sleep(500);
-  row.restart.status = cli(build, ['status', root]).ms;
-  row.restart.grep = cli(build, ['grep', '-F', options.symbol, root, '--max', '1']).ms;
-  row.restart.lexical = cli(build, ['search', options.query, root, '--mode', 'lexical', '--max', '5']).ms;
-  row.restart.hybrid = cli(build, ['search', options.query, root, '--max', '5']).ms;
+  row.restart.status = runCli(build, ['status', root]).ms;
+  row.restart.grep = runCli(build, ['grep', '-F', options.symbol, root, '--max', '1']).ms;
+  row.restart.lexical = runCli(build, ['search', options.query, root, '--mode', 'lexical', '--max', '5']).ms;
+  row.restart.hybrid = runCli(build, ['search', options.query, root, '--max', '5']).ms;
   process.stderr.write(`[${build.label}] one file changed: ${options.probe}\n`);
   const connection = await connect(build.socket);
   const original = fs.readFileSync(options.probe);
@@ -188,7 +172,7 @@ async function measure(build: Build, root: string, options: { query: string; sym
   // Steady state: the workers of the build stop after a minute idle.
   await sleep(65_000);
   row.steadyRssMiB = rssMiB(daemonPid(build));
-  cli(build, ['stop']);
+  runCli(build, ['stop']);
   return row;
 }
 

@@ -16,27 +16,15 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const thisMain = path.resolve(here, '../src/cli/main.js');
-
-interface Build {
-  label: string;
-  main: string;
-  env: NodeJS.ProcessEnv;
-}
+import { type CliBuild, runCli, thisMain } from './cli-build.js';
 
 const steps = ['status', 'grep', 'statusRoot', 'lexical', 'words'] as const;
 type Step = (typeof steps)[number];
 
-function cli(build: Build, args: string[]): number {
-  const started = performance.now();
-  const result = spawnSync(process.execPath, [build.main, ...args], { env: build.env, encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
-  const ms = performance.now() - started;
-  if (result.status !== 0 && args[0] !== 'stop') process.stderr.write(`[${build.label}] fathom ${args.join(' ')}: exit ${result.status}: ${result.stderr.slice(-300)}\n`);
-  return ms;
+/** A command's wall time; `stop` may find no daemon (not a failure). */
+function cli(build: CliBuild, args: string[]): number {
+  return runCli(build, args, { reportFailure: args[0] !== 'stop' }).ms;
 }
 
 /** Reads every file under `folder` once (page cache), without keeping it. */
@@ -57,7 +45,7 @@ async function main(): Promise<void> {
   const cacheDir = path.resolve(cacheArgument);
   const rounds = Number(values.rounds);
   const sockets = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-restart-bench-'));
-  const build = (label: string, main: string): Build => ({ label, main, env: { ...process.env, FATHOM_SOCKET: path.join(sockets, `${label}.sock`), FATHOM_CACHE_DIR: cacheDir, FATHOM_LOG: 'warn' } });
+  const build = (label: string, main: string): CliBuild => ({ label, main, env: { ...process.env, FATHOM_SOCKET: path.join(sockets, `${label}.sock`), FATHOM_CACHE_DIR: cacheDir, FATHOM_LOG: 'warn' } });
   const builds = [build('this', thisMain), ...(baselineMain ? [build('baseline', path.resolve(baselineMain))] : [])];
   const times = new Map<string, Record<Step, number[]>>(builds.map((entry) => [entry.label, { status: [], grep: [], statusRoot: [], lexical: [], words: [] }]));
   const rg: number[] = [];

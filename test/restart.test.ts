@@ -24,6 +24,15 @@ const spec = `
   unchanged
 `;
 
+/** Opens the workspace again on its cache, with what it reports changed on the way to ready. */
+async function reopen(root: string, cacheDir: string): Promise<{ workspace: ReturnType<typeof openWorkspace>; seen: FileSetChanges[] }> {
+  const workspace = openWorkspace(root, { cacheDir });
+  const seen: FileSetChanges[] = [];
+  workspace.onChanges((changes) => seen.push(changes));
+  await workspace.whenReady();
+  return { workspace, seen };
+}
+
 test('restart: changes made while stopped are detected, unchanged files are reused', async () => {
   const root = writeFixture(spec);
   const cacheDir = path.join(tempDir('fathom-cache-'), 'ws');
@@ -40,10 +49,7 @@ test('restart: changes made while stopped are detected, unchanged files are reus
   fs.mkdirSync(path.join(root, 'lib/x'), { recursive: true });
   fs.writeFileSync(path.join(root, 'lib/x/y.ts'), 'y\n');
 
-  const second = openWorkspace(root, { cacheDir });
-  const seen: FileSetChanges[] = [];
-  second.onChanges((changes) => seen.push(changes));
-  await second.whenReady();
+  const { workspace: second, seen } = await reopen(root, cacheDir);
   try {
     const status = second.status();
     assert.equal(status.cache.loaded, 'valid');
@@ -102,10 +108,7 @@ test('restart of a 5,000-file tree: edits, removals and touched files anywhere a
       removed.push(`f${folder}/9.txt`);
     }
   }
-  const second = openWorkspace(root, { cacheDir });
-  const seen: FileSetChanges[] = [];
-  second.onChanges((changes) => seen.push(changes));
-  await second.whenReady();
+  const { workspace: second, seen } = await reopen(root, cacheDir);
   try {
     const status = second.status();
     assert.equal(status.lastScan?.kind, 'restart');

@@ -407,7 +407,6 @@ export async function serveMcp(options: McpOptions): Promise<void> {
     const conversation = z.string().optional().describe('The session belongs to this conversation (default: mcp); one live session each');
     const owner = (args: { conversation?: string | undefined }): { conversation: string } => ({ conversation: args.conversation ?? 'mcp' });
     const state = (result: DebugStateResult): ToolAnswer => text(describeDebugState(result));
-    const debugRoot = defaultRoot;
     server.registerTool(
       'debug_launch',
       {
@@ -426,10 +425,10 @@ export async function serveMcp(options: McpOptions): Promise<void> {
         call<DebugStateResult>(
           Methods.debugLaunch,
           {
-            program: path.resolve(debugRoot, args.program),
+            program: path.resolve(defaultRoot, args.program),
             ...(args.args ? { args: args.args } : {}),
-            ...(args.cwd ? { cwd: path.resolve(debugRoot, args.cwd) } : {}),
-            breakpoints: (args.breakpoints ?? []).map((entry) => ({ ...entry, path: path.resolve(debugRoot, entry.path) })),
+            ...(args.cwd ? { cwd: path.resolve(defaultRoot, args.cwd) } : {}),
+            breakpoints: (args.breakpoints ?? []).map((entry) => ({ ...entry, path: path.resolve(defaultRoot, entry.path) })),
             stopOnEntry: args.stop_on_entry ?? false,
             ...owner(args),
           },
@@ -462,7 +461,7 @@ export async function serveMcp(options: McpOptions): Promise<void> {
     server.registerTool(
       'debug_break',
       { description: "Set a file's breakpoints (replacing its others; no lines clears them).", inputSchema: { path: z.string(), lines: z.array(z.number().int().positive()), conversation } },
-      (args) => call<DebugStateResult>(Methods.debugSetBreakpoints, { path: path.resolve(debugRoot, args.path), breakpoints: args.lines.map((line) => ({ line })), ...owner(args) }, state),
+      (args) => call<DebugStateResult>(Methods.debugSetBreakpoints, { path: path.resolve(defaultRoot, args.path), breakpoints: args.lines.map((line) => ({ line })), ...owner(args) }, state),
     );
     server.registerTool(
       'debug_terminate',
