@@ -15,7 +15,12 @@
 (defvar fathom-tests--root (getenv "FATHOM_TEST_ROOT"))
 
 (setq fathom-command (list (getenv "FATHOM_TEST_NODE") (getenv "FATHOM_TEST_MAIN") "serve" "--stdio")
-      fathom-process-environment (list "FATHOM_LOG=warn"))
+      fathom-process-environment (list "FATHOM_LOG=warn")
+      fathom-echo-progress nil)
+
+(defmacro fathom-tests--answered (&rest body)
+  "Run BODY (commands, which return at once) and wait for their answers."
+  `(progn ,@body (should (fathom-wait 20))))
 
 (defun fathom-tests--locations ()
   "The \"path:line:column\" of each match line in *fathom*, sorted."
@@ -33,7 +38,7 @@
 
 (ert-deftest fathom-grep-fills-a-grep-buffer ()
   (fathom-tests--visit "src/app.ts")
-  (fathom-grep "greet\\(")
+  (fathom-tests--answered (fathom-grep "greet\\("))
   (should (equal (fathom-tests--locations) '("src/app.ts:2:24" "src/util.ts:1:17"))))
 
 (ert-deftest fathom-an-unsaved-buffer-is-searched ()
@@ -42,7 +47,7 @@
       (progn
         (goto-char (point-max))
         (insert "export const typedNotSaved = greet(\"later\");\n")
-        (fathom-grep "typedNotSaved")
+        (fathom-tests--answered (fathom-grep "typedNotSaved"))
         (should (equal (fathom-tests--locations) '("src/app.ts:4:14")))
         (should (buffer-modified-p))
         (should-not (string-match-p "typedNotSaved"
@@ -50,7 +55,7 @@
                                       (insert-file-contents (expand-file-name "src/app.ts" fathom-tests--root))
                                       (buffer-string))))
         ;; Structural search sees it too.
-        (fathom-structural-search "greet($A)")
+        (fathom-tests--answered (fathom-structural-search "greet($A)"))
         (should (equal (fathom-tests--locations) '("src/app.ts:2:24" "src/app.ts:4:30"))))
     ;; Back to the disk's text (the daemon is told), for the other tests.
     (revert-buffer t t)))
@@ -58,10 +63,10 @@
 (ert-deftest fathom-code-search-ranks-words-and-finds-identifiers ()
   (fathom-tests--visit "src/app.ts")
   ;; Words: the chunk that holds them, at its line with the most of them.
-  (fathom-code-search "hello world")
+  (fathom-tests--answered (fathom-code-search "hello world"))
   (should (equal (fathom-tests--locations) '("src/util.ts:2:1")))
   ;; An identifier: its definition, then where it is written.
-  (fathom-code-search "greet")
+  (fathom-tests--answered (fathom-code-search "greet"))
   (should (equal (fathom-tests--locations) '("src/app.ts:1:10" "src/app.ts:2:24" "src/util.ts:1:1"))))
 
 (ert-deftest fathom-xref-definitions-and-references ()
@@ -83,7 +88,8 @@
 
 (ert-deftest fathom-status-answers-the-workspace ()
   (fathom-tests--visit "src/app.ts")
-  (let ((result (fathom-status)))
+  (let (result)
+    (fathom-tests--answered (fathom-status (lambda (answer) (setq result answer))))
     (should (equal (plist-get (aref (plist-get result :workspaces) 0) :root)
                    (directory-file-name (file-truename fathom-tests--root))))))
 

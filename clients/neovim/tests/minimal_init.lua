@@ -27,6 +27,13 @@ local function quickfix()
   return out
 end
 
+-- Runs an Ex command and waits for the answer it asked for (commands return at once).
+local function run(command)
+  vim.cmd(command)
+  local answered = require('fathom').wait(20000)
+  check(command .. ' was answered', answered, require('fathom').statusline())
+end
+
 local ok, err = pcall(function()
   vim.cmd('cd ' .. root)
   local fathom = require('fathom')
@@ -34,37 +41,43 @@ local ok, err = pcall(function()
     cmd = { os.getenv('FATHOM_TEST_NODE'), os.getenv('FATHOM_TEST_MAIN'), 'serve', '--stdio' },
     cmd_env = { FATHOM_CACHE_DIR = os.getenv('FATHOM_CACHE_DIR'), FATHOM_LOG = 'warn' },
     open_quickfix = false,
-    timeout_ms = 20000,
+    echo_progress = false,
   })
   vim.cmd('edit ' .. root .. '/src/app.ts')
-  vim.cmd('FathomGrep greet\\(')
+  run('FathomGrep greet\\(')
   check(':FathomGrep fills the quickfix list', vim.deep_equal(quickfix(), { 'src/app.ts:2:24', 'src/util.ts:1:17' }), quickfix())
   check('the buffer is attached to the fathom client', #vim.lsp.buf_get_clients(0) == 1, vim.lsp.buf_get_clients(0))
 
   -- An unsaved edit: the next search sees it (Neovim's LSP sync sends didChange).
   vim.api.nvim_buf_set_lines(0, -1, -1, false, { 'export const typedNotSaved = greet("later");' })
   -- Neovim sends didChange after its debounce (150 ms by default in 0.7).
-  vim.wait(3000, function()
+  for _ = 1, 15 do
     vim.cmd('FathomGrep typedNotSaved')
-    return #vim.fn.getqflist() > 0
-  end, 200)
+    fathom.wait(20000)
+    if #vim.fn.getqflist() > 0 then
+      break
+    end
+    vim.wait(200)
+  end
   check('an unsaved buffer is searched', vim.deep_equal(quickfix(), { 'src/app.ts:4:14' }), quickfix())
   check('nothing was written', not vim.fn.readfile(root .. '/src/app.ts')[4], vim.fn.readfile(root .. '/src/app.ts'))
 
-  vim.cmd('CodeSearch hello world')
+  run('CodeSearch hello world')
   check(':CodeSearch ranks words: the chunk, at its best line', vim.deep_equal(quickfix(), { 'src/util.ts:2:1' }), quickfix())
-  vim.cmd('CodeSearch greet')
+  run('CodeSearch greet')
   check(':CodeSearch of an identifier: its definition, then its uses (the unsaved one too)', vim.deep_equal(quickfix(), { 'src/app.ts:1:10', 'src/app.ts:2:24', 'src/app.ts:4:30', 'src/util.ts:1:1' }), quickfix())
 
-  vim.cmd('StructuralSearch greet($A)')
+  run('StructuralSearch greet($A)')
   check(':StructuralSearch matches calls, the unsaved one too', vim.deep_equal(quickfix(), { 'src/app.ts:2:24', 'src/app.ts:4:30' }), quickfix())
 
   vim.cmd('edit ' .. root .. '/src/util.ts')
   vim.api.nvim_win_set_cursor(0, { 1, 17 })
-  vim.cmd('FathomRefs')
+  run('FathomRefs')
   check(':FathomRefs lists the references of the symbol under the cursor', vim.deep_equal(quickfix(), { 'src/app.ts:1:10', 'src/app.ts:2:24', 'src/app.ts:4:30' }), quickfix())
 
-  local status = fathom.status()
+  local status
+  fathom.status(function(result) status = result end)
+  fathom.wait(20000)
   check(':FathomStatus answers the workspace', status ~= nil and status.workspaces[1] ~= nil and status.workspaces[1].root == vim.loop.fs_realpath(root), status)
   check('the health check loads', type(require('fathom.health').check) == 'function')
 end)

@@ -18,7 +18,7 @@ function M.check()
     error(cmd[1] .. ' is not executable; set cmd in require("fathom").setup({ cmd = { ... } })')
     return
   end
-  local result, err = fathom.request('fathom/status', {})
+  local result, err = fathom.request_sync('fathom/status', {})
   if result then
     ok(string.format('the daemon answers (%d open workspaces)', #result.workspaces))
     for _, workspace in ipairs(result.workspaces) do
