@@ -1,12 +1,15 @@
 // A workspace across restarts: changes made while Fathom was down are found by (size, mtime, inode)
 // and reported as a diff, unchanged files are not read again, and a corrupt or foreign cache file
-// is detected and rebuilt, never trusted.
+// is detected and rebuilt, never trusted; a restarted daemon's first symbol search waits for the
+// saved code graph to be read back.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import type { FileSetChanges } from '../src/workspace/workspace.js';
-import { tempDir, writeFixture } from './helpers/fixture.js';
+import type { SymbolsResult } from '../src/protocol/methods.js';
+import { gitInit, tempDir, writeFixture } from './helpers/fixture.js';
+import { spawnStdioDaemon } from './helpers/raw-client.js';
 import { assertMatchesFreshScan, openWorkspace, pool, readyWorkspace } from './helpers/workspace-harness.js';
 
 after(() => pool.close());
@@ -166,5 +169,33 @@ test('restart: a cache written for another root is not trusted', async () => {
     assert.equal(workspace.status().cache.loaded, 'none');
   } finally {
     await workspace.close();
+  }
+});
+
+test('restart: a restarted daemon\'s first fathom/symbols waits for the saved code graph to be read back, and answers whole', async () => {
+  const root = writeFixture(`
+    //- src/util.ts
+    export function greetUser(name: string): string { return 'hi ' + name; }
+    //- src/app.ts
+    import { greetUser } from './util';
+    export const message = greetUser('you');
+  `);
+  gitInit(root);
+  const env = { FATHOM_CACHE_DIR: tempDir('fathom-cache-') };
+  const names = (result: SymbolsResult) => result.symbols.map((symbol) => `${symbol.path}:${symbol.range.start.line} ${symbol.name}`);
+  const first = spawnStdioDaemon(env);
+  const built = await first.client.result<SymbolsResult>('fathom/symbols', { root, query: 'greetUser' });
+  assert.deepEqual(names(built), ['src/util.ts:1 greetUser']);
+  await first.client.request('shutdown');
+  first.client.notify('exit');
+  assert.equal(await first.exited, 0);
+  const second = spawnStdioDaemon(env);
+  try {
+    // No wait granted: past it, a graph being read from disk is waited for (seconds), a build is not.
+    const restarted = await second.client.result<SymbolsResult>('fathom/symbols', { root, query: 'greetUser', waitMs: 0 });
+    assert.equal(restarted.building, undefined, 'answered from the whole graph');
+    assert.deepEqual(names(restarted), names(built));
+  } finally {
+    second.child.kill();
   }
 });

@@ -94,6 +94,9 @@ function textChange(value: unknown): TextChange {
 
 let sessionCounter = 0;
 
+/** How long a question waits, at most, for an index being read back from its saved copy (the kernel's graph: ~10 s). */
+const loadWaitMs = 60_000;
+
 export class Session {
   /** The default new-diagnostics ledger of this connection. */
   private readonly ledgerKey = `connection:${++sessionCounter}`;
@@ -737,11 +740,15 @@ export class Session {
           (error: unknown) => ({ failed: true as const, error }),
         );
         let timer: NodeJS.Timeout | undefined;
-        const first = await Promise.race([settled, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), waitMs)))]);
-        clearTimeout(timer);
+        const within = (ms: number) => Promise.race([settled, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]).finally(() => clearTimeout(timer));
+        const started = performance.now();
+        let first = await within(waitMs);
+        // An index read back from disk (a restart) is seconds from whole, not minutes: the
+        // question waits for it (its progress on the token) rather than answering from part of it.
+        while (first === undefined && engine.loading(name) && performance.now() - started < loadWaitMs) first = await within(250);
         if (first === undefined) {
           void settled.then((outcome) => outcome.failed && log.warn(`${workspace.root}: ${name} build: ${errorMessage(outcome.error)}`));
-          return { index: indexOf(), building: { index: name as IndexBuilding['index'], done: seen.done, total: seen.total } };
+          return { index: indexOf(), building: { index: name as IndexBuilding['index'], done: seen.done, total: seen.total, ...(engine.loading(name) ? { loading: true } : {}) } };
         }
         if (first.failed) throw first.error;
       } else await build;

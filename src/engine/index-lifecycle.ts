@@ -36,6 +36,8 @@ export interface IndexLifecycle {
   state(): IndexState;
   onProgress(listener: (done: number, total: number) => void): { dispose(): void };
   progressMessage(done: number, total: number): string;
+  /** True while it is read from its saved copy (a restart), not built: progress counts files read. */
+  loading?(): boolean;
   /** Ready (built, or loaded and caught up); concurrent callers share one build; `signal` stops waiting. */
   build(signal: CancellationSignal): Promise<void>;
   /** Changes seen so far are applied. */
@@ -68,7 +70,8 @@ export function graphLifecycle(graph: CodeGraph, bytesOnDisk: () => number): Ind
     name: 'graph',
     state: () => graph.state,
     onProgress: (listener) => graph.onProgress(listener),
-    progressMessage: (done, total) => `${done}/${total} files tagged for the code graph`,
+    progressMessage: (done, total) => (graph.loading ? `${done}/${total} files read from the saved code graph` : `${done}/${total} files tagged for the code graph`),
+    loading: () => graph.loading,
     build: (signal) => graph.ensureBuilt(signal),
     settle: () => graph.settle(),
     flush: async () => {

@@ -190,6 +190,11 @@ export class WorkspaceEngine {
     return this.lifecycles.get(name);
   }
 
+  /** Whether an index is being read from its saved copy (a restart) rather than built. */
+  loading(name: IndexName): boolean {
+    return this.lifecycles.get(name)?.loading?.() ?? false;
+  }
+
   /**
    * Makes one index ready (built or loaded, caught up), timing the build for status; concurrent
    * callers share it, and `signal` only stops this caller waiting. `onProgress` sees files done of all.

@@ -355,6 +355,8 @@ export interface IndexBuilding {
   index: 'ranking' | 'graph' | 'semantic';
   done: number;
   total: number;
+  /** Set when it is being read from its saved copy (a restarted daemon), not built: `done` counts files read. */
+  loading?: true;
 }
 
 export interface DebugBreakpoint {

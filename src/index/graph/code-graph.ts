@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import type { CancellationSignal } from '../../base/cancellation.js';
 import { neverCancelled, throwIfCancelled } from '../../base/cancellation.js';
 import { FathomError } from '../../base/errors.js';
+import { breathe, slicedPause } from '../../base/event-loop.js';
 import { SerialTask } from '../../base/serial-task.js';
 import { log } from '../../base/logger.js';
 import { toAbsolute } from '../../base/paths.js';
@@ -21,9 +22,10 @@ import { oneLine } from '../syntax/entities.js';
 import type { FileTags, SymbolDefinition } from '../syntax/tags.js';
 import { type FileGraph, KindTable, definitionAt, fileGraphBytes, packFileTags } from './file-graph.js';
 import { ModuleResolver } from './module-resolver.js';
+import { NameFiles } from './name-files.js';
 import { NameTable } from './name-table.js';
 import { loadGraph, saveGraph } from './graph-store.js';
-import { symbolScore } from './symbol-search.js';
+import { characterMask, symbolScore } from './symbol-search.js';
 
 /** Bump when tags.ts or file-graph.ts change what a part holds: caches made before are re-tagged. */
 const extractionVersion = 2;
@@ -72,7 +74,7 @@ export interface TagSource {
 
 export class CodeGraph {
   private readonly byPath = new Map<string, FileGraph>();
-  names = new NameTable();
+  names = NameTable.empty();
   kinds = new KindTable();
   /** The hash each indexed file had when it was tagged (persistence). */
   private readonly hashes = new Map<string, string>();
@@ -85,9 +87,9 @@ export class CodeGraph {
   lastBuild: { loaded: number; tagged: number } | undefined;
   private dirty = false;
   readonly modules: ModuleResolver;
-  /** Interned name → the files that define it / reference it (each file once; a long list becomes a set). */
-  private readonly definers = new Map<number, FileList>();
-  private readonly referrers = new Map<number, FileList>();
+  /** Interned name → the files that define it / reference it (each file once). */
+  private readonly definers = new NameFiles('definitionNames');
+  private readonly referrers = new NameFiles('referenceNames');
   private building: Promise<void> | undefined;
   private built = false;
   private readonly pending = new Set<string>();
@@ -98,6 +100,8 @@ export class CodeGraph {
   private readonly subscription: { dispose(): void };
   private readonly bufferSubscription: { dispose(): void } | undefined;
   private readonly progressListeners = new Set<(done: number, total: number) => void>();
+  /** While the saved copy is read: its files taken of its files. */
+  private loadProgress: { done: number; total: number } | undefined;
 
 
   constructor(
@@ -198,38 +202,94 @@ export class CodeGraph {
     return hash.digest('hex');
   }
 
-  /** Takes every cached part whose file still has the hash it was tagged from; answers how many. */
+  /**
+   * Takes every cached part whose file still has the hash it was tagged from, as the snapshot is
+   * read (the graph answers from what it holds meanwhile: `loading` says so); answers how many.
+   */
   private async load(files: string[]): Promise<number> {
     if (!this.cacheFile) return 0;
-    const read = await loadGraph(this.cacheFile);
-    if (read.status === 'missing') return 0;
-    if (read.status === 'corrupt') {
-      log.warn(`code graph cache ${this.cacheFile} is unusable (${read.reason}); re-tagging every file`);
-      return 0;
-    }
-    const snapshot = read.snapshot;
-    if (snapshot.root !== this.source.root || snapshot.queries !== this.queriesKey()) return 0;
+    // Loading from the start (reading and checking the file comes before its first part) to
+    // the end (the name tables made from the parts).
+    this.loadProgress = { done: 0, total: 0 };
     try {
-      this.names = NameTable.from(snapshot.names);
-      this.kinds = KindTable.from(snapshot);
-    } catch (error) {
-      log.warn(`code graph cache ${this.cacheFile}: ${(error as Error).message}; re-tagging every file`);
-      this.names = new NameTable();
-      this.kinds = new KindTable();
+      return await this.loadParts(this.cacheFile, new Set(files));
+    } finally {
+      this.loadProgress = undefined;
+    }
+  }
+
+  private async loadParts(cacheFile: string, wanted: Set<string>): Promise<number> {
+    const started = performance.now();
+    let loaded = 0;
+    let taken = false;
+    let last = 0;
+    let tables = 0;
+    let read = await loadGraph(cacheFile, {
+      begin: async (header) => {
+        if (header.root !== this.source.root || header.queries !== this.queriesKey()) return false;
+        const names = NameTable.adopt(header.names);
+        const kinds = KindTable.from(header);
+        this.names = names;
+        this.kinds = kinds;
+        this.loadProgress!.total = header.files;
+        taken = true;
+        tables = performance.now();
+        return true;
+      },
+      file: (part, hash) => {
+        const progress = this.loadProgress!;
+        progress.done++;
+        if (!wanted.has(part.path) || this.source.hashOf(part.path) !== hash) this.dirty = true;
+        else {
+          // Into place only: the name tables are made in one go once every part is read.
+          this.byPath.set(part.path, part);
+          this.hashes.set(part.path, hash);
+          loaded++;
+        }
+        if (progress.done - last >= 512 || progress.done === progress.total) {
+          last = progress.done;
+          for (const listener of this.progressListeners) listener(progress.done, progress.total);
+        }
+      },
+    });
+    const partsRead = performance.now();
+    if (read.status === 'valid' && loaded > 0) {
+      try {
+        const parts = [...this.byPath.values()];
+        const current = (path: string): FileGraph | undefined => this.byPath.get(path);
+        const pause = slicedPause();
+        await this.definers.rebuild(parts, this.names.size, current, pause);
+        await this.referrers.rebuild(parts, this.names.size, current, pause);
+      } catch (error) {
+        read = { status: 'corrupt', reason: (error as Error).message };
+      }
+    }
+    if (read.status === 'corrupt') {
+      log.warn(`code graph cache ${cacheFile} is unusable (${read.reason}); re-tagging every file`);
+      if (taken) {
+        this.byPath.clear();
+        this.hashes.clear();
+        this.names = NameTable.empty();
+        this.kinds = new KindTable();
+      }
       return 0;
     }
-    const wanted = new Set(files);
-    let loaded = 0;
-    for (const { part, hash } of snapshot.files) {
-      if (!wanted.has(part.path) || this.source.hashOf(part.path) !== hash) {
-        this.dirty = true;
-        continue;
-      }
-      this.replace(part.path, part);
-      this.hashes.set(part.path, hash);
-      loaded++;
-    }
+    if (read.status !== 'valid') return 0;
+    const ms = (from: number, to: number) => Math.round(to - from);
+    log.info(`code graph of ${this.source.root}: ${loaded} files read back in ${ms(started, performance.now())} ms (file and name table ${ms(started, tables)} ms, parts ${ms(tables, partsRead)} ms, name → files tables ${ms(partsRead, performance.now())} ms)`);
+    // Lookups by name (a question naming a symbol, tagging a changed file) need the name → id map.
+    void this.names.index(breathe);
     return loaded;
+  }
+
+  /** Whether the graph is being read from its saved copy (a restart) rather than tagged. */
+  get loading(): boolean {
+    return this.loadProgress !== undefined;
+  }
+
+  /** Whether a change is not yet written. */
+  get unsaved(): boolean {
+    return this.dirty || this.saveTimer !== undefined;
   }
 
   /**
@@ -237,11 +297,6 @@ export class CodeGraph {
    * change during a save makes another one follow. Parts never change once made and names only
    * grow, so the snapshot taken at the start is consistent.
    */
-  /** Whether a change is not yet written. */
-  get unsaved(): boolean {
-    return this.dirty || this.saveTimer !== undefined;
-  }
-
   save(): Promise<void> {
     if (this.saveTimer) clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
@@ -312,14 +367,14 @@ export class CodeGraph {
     if (this.built) this.scheduleSave();
     const previous = this.byPath.get(file);
     if (previous) {
-      for (const name of new Set(previous.definitionNames)) removeFrom(this.definers, name, file);
-      for (const name of new Set(previous.referenceNames)) removeFrom(this.referrers, name, file);
+      this.definers.remove(file, previous);
+      this.referrers.remove(file, previous);
       this.byPath.delete(file);
     }
     if (next) {
       this.byPath.set(file, next);
-      for (const name of new Set(next.definitionNames)) addTo(this.definers, name, file);
-      for (const name of new Set(next.referenceNames)) addTo(this.referrers, name, file);
+      this.definers.add(file, next);
+      this.referrers.add(file, next);
     }
   }
 
@@ -397,11 +452,11 @@ export class CodeGraph {
 
   /** Files that define / reference an interned name. */
   definersOf(name: number): Iterable<string> {
-    return this.definers.get(name) ?? [];
+    return this.definers.files(name);
   }
 
   referrersOf(name: number): Iterable<string> {
-    return this.referrers.get(name) ?? [];
+    return this.referrers.files(name);
   }
 
   /** A definition with its first line read back from the file. */
@@ -443,34 +498,48 @@ export class CodeGraph {
     const query = request.query.trim();
     const lowerQuery = query.toLowerCase();
     const found: Array<{ file: string; packed: FileGraph; index: number; score: number }> = [];
-    // A name is scored once per query, however many files define it.
-    const scores = new Map<number, number | undefined>();
-    for (const [file, packed] of this.byPath) {
-      if (request.accepts && !request.accepts(file)) continue;
-      const nameIds = packed.definitionNames;
-      for (let index = 0; index < nameIds.length; index++) {
-        const nameId = nameIds[index]!;
-        if (kinds && !kinds.has(packed.definitionKinds[index]!)) continue;
-        if (scores.has(nameId)) {
-          const score = scores.get(nameId);
-          if (score !== undefined) found.push({ file, packed, index, score });
-          continue;
-        }
-        // Cheap rejection first: the query's characters must occur in order (every tier needs it).
-        const name = this.names.lower(nameId);
-        let at = 0;
-        let ok = true;
-        for (let char = 0; char < lowerQuery.length; char++) {
-          const position = name.indexOf(lowerQuery[char]!, at);
-          if (position < 0) {
-            ok = false;
-            break;
+    const inOrder = (name: string): boolean => {
+      let at = 0;
+      for (let char = 0; char < lowerQuery.length; char++) {
+        const position = name.indexOf(lowerQuery[char]!, at);
+        if (position < 0) return false;
+        at = position + 1;
+      }
+      return true;
+    };
+    if (this.loadProgress) {
+      // Read back from disk, the name tables not made yet: the parts read so far, one by one.
+      const scores = new Map<number, number | undefined>();
+      for (const [file, packed] of this.byPath) {
+        if (request.accepts && !request.accepts(file)) continue;
+        const nameIds = packed.definitionNames;
+        for (let index = 0; index < nameIds.length; index++) {
+          const nameId = nameIds[index]!;
+          if (kinds && !kinds.has(packed.definitionKinds[index]!)) continue;
+          let score = scores.get(nameId);
+          if (!scores.has(nameId)) {
+            score = inOrder(this.names.lower(nameId)) ? symbolScore(query, this.names.name(nameId)) : undefined;
+            scores.set(nameId, score);
           }
-          at = position + 1;
+          if (score !== undefined) found.push({ file, packed, index, score });
         }
-        const score = ok ? symbolScore(query, this.names.name(nameId)) : undefined;
-        scores.set(nameId, score);
-        if (score !== undefined) found.push({ file, packed, index, score });
+      }
+    } else {
+      // Each name scored once (most rejected by their character mask, then by the query's
+      // characters not occurring in order: every tier needs both), then its definers' definitions.
+      const queryMask = characterMask(lowerQuery);
+      for (let nameId = 1; nameId < this.names.size; nameId++) {
+        if ((this.names.mask(nameId) & queryMask) !== queryMask || !inOrder(this.names.lower(nameId))) continue;
+        const score = symbolScore(query, this.names.name(nameId));
+        if (score === undefined) continue;
+        for (const file of this.definers.files(nameId)) {
+          if (request.accepts && !request.accepts(file)) continue;
+          const packed = this.byPath.get(file)!;
+          const nameIds = packed.definitionNames;
+          for (let index = 0; index < nameIds.length; index++) {
+            if (nameIds[index] === nameId && (!kinds || kinds.has(packed.definitionKinds[index]!))) found.push({ file, packed, index, score });
+          }
+        }
       }
     }
     const nameLength = (hit: { packed: FileGraph; index: number }) => this.names.name(hit.packed.definitionNames[hit.index]!).length;
@@ -501,31 +570,4 @@ export class CodeGraph {
     this.saveTimer = undefined;
     return this.saved();
   }
-}
-
-/** A name's files: an array while short, a set once long (removing a file from the kernel's 20,000 users of kmalloc must not scan them). */
-type FileList = string[] | Set<string>;
-const setAbove = 32;
-
-function addTo(table: Map<number, FileList>, name: number, file: string): void {
-  const list = table.get(name);
-  if (!list) table.set(name, [file]);
-  else if (list instanceof Set) list.add(file);
-  else if (list.length >= setAbove) table.set(name, new Set([...list, file]));
-  else list.push(file);
-}
-
-function removeFrom(table: Map<number, FileList>, name: number, file: string): void {
-  const list = table.get(name);
-  if (!list) return;
-  if (list instanceof Set) {
-    list.delete(file);
-    if (list.size === 0) table.delete(name);
-    return;
-  }
-  const at = list.indexOf(file);
-  if (at < 0) return;
-  list[at] = list[list.length - 1]!;
-  list.pop();
-  if (list.length === 0) table.delete(name);
 }

@@ -92,7 +92,28 @@ export async function saveGraph(file: string, snapshot: GraphSnapshot): Promise<
   }
 }
 
-export type GraphLoad = { status: 'valid'; snapshot: GraphSnapshot } | { status: 'missing' } | { status: 'corrupt'; reason: string };
+export type GraphLoad = { status: 'valid' } | { status: 'skipped' } | { status: 'missing' } | { status: 'corrupt'; reason: string };
+
+/** What a snapshot holds before its files: the name, kind and container tables its ids point into. */
+export interface GraphHeader {
+  root: string;
+  queries: string;
+  names: string[];
+  kinds: string[];
+  chains: string[][];
+  /** How many file records follow. */
+  files: number;
+}
+
+/**
+ * Takes a snapshot as it is read, so the graph fills (and answers from what it holds) while the
+ * rest is read: `begin` gets the tables (false: skip the files, e.g. a cache made for other tag
+ * queries; a throw: the tables are unusable), then `file` each checked part in order.
+ */
+export interface GraphSink {
+  begin(header: GraphHeader): boolean | Promise<boolean>;
+  file(part: FileGraph, hash: string): void;
+}
 
 function decodeFile(entry: StoredFile, limits: { names: number; kinds: number; chains: number }): { part: FileGraph; hash: string } {
   if (!Array.isArray(entry.arrays) || entry.arrays.length !== arrayFields.length || entry.hash.length !== 32) throw new Error(`${entry.path}: wrong shape`);
@@ -145,29 +166,48 @@ function decodeFile(entry: StoredFile, limits: { names: number; kinds: number; c
   return { part: graph, hash: Buffer.from(entry.hash).toString('hex') };
 }
 
-/** Reads and checks a snapshot, pausing every ~20 ms so other work runs. */
-export async function loadGraph(file: string): Promise<GraphLoad> {
+/**
+ * Reads and checks a snapshot into `sink`, pausing every ~20 ms so other work runs. A 'corrupt'
+ * answer may come after `sink` took some files: the caller drops them.
+ */
+export async function loadGraph(file: string, sink: GraphSink): Promise<GraphLoad> {
   const read = await readCheckedRecords(file, magic, graphFormatVersion);
   if (read.status !== 'valid') return read;
+  const records = read.records;
+  let header: StoredHeader;
+  const names: string[] = [];
   try {
-    const records = read.records;
-    const header = packr.unpack(records[0]!) as StoredHeader;
+    header = packr.unpack(records[0]!) as StoredHeader;
     const nameRecords = Math.ceil(header.names / namesPerRecord);
     if (typeof header.root !== 'string' || !Array.isArray(header.kinds) || !Array.isArray(header.chains) || records.length !== 1 + nameRecords + header.files) return { status: 'corrupt', reason: 'payload has the wrong shape' };
-    const names: string[] = [];
-    for (let at = 1; at <= nameRecords; at++) for (const name of packr.unpack(records[at]!) as string[]) names.push(name);
-    if (names.length !== header.names || names[0] !== '') return { status: 'corrupt', reason: 'the name table has the wrong shape' };
-    const files: Array<{ part: FileGraph; hash: string }> = [];
-    let last = performance.now();
-    for (let at = 1 + nameRecords; at < records.length; at++) {
-      files.push(decodeFile(packr.unpack(records[at]!) as StoredFile, { names: names.length, kinds: header.kinds.length, chains: header.chains.length }));
-      if (performance.now() - last > 20) {
-        await breathe();
-        last = performance.now();
-      }
+    for (let at = 1; at <= nameRecords; at++) {
+      for (const name of packr.unpack(records[at]!) as string[]) names.push(name);
+      await breathe();
     }
-    return { status: 'valid', snapshot: { root: header.root, queries: header.queries, names, kinds: header.kinds, chains: header.chains, files } };
   } catch (error) {
     return { status: 'corrupt', reason: `payload does not decode: ${(error as Error).message}` };
   }
+  if (names.length !== header.names || names[0] !== '') return { status: 'corrupt', reason: 'the name table has the wrong shape' };
+  const first = 1 + Math.ceil(header.names / namesPerRecord);
+  try {
+    if (!(await sink.begin({ root: header.root, queries: header.queries, names, kinds: header.kinds, chains: header.chains, files: header.files }))) return { status: 'skipped' };
+  } catch (error) {
+    return { status: 'corrupt', reason: (error as Error).message };
+  }
+  const limits = { names: names.length, kinds: header.kinds.length, chains: header.chains.length };
+  let last = performance.now();
+  for (let at = first; at < records.length; at++) {
+    let decoded: { part: FileGraph; hash: string };
+    try {
+      decoded = decodeFile(packr.unpack(records[at]!) as StoredFile, limits);
+    } catch (error) {
+      return { status: 'corrupt', reason: `payload does not decode: ${(error as Error).message}` };
+    }
+    sink.file(decoded.part, decoded.hash);
+    if (performance.now() - last > 20) {
+      await breathe();
+      last = performance.now();
+    }
+  }
+  return { status: 'valid' };
 }

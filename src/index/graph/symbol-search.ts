@@ -67,3 +67,24 @@ export function symbolScore(query: string, name: string): number | undefined {
   }
   return 400 - Math.min(299, gaps);
 }
+
+/**
+ * Which kinds of character a lower-cased text holds, one bit each (a-z, a digit, `_`, `$`, other
+ * ASCII, anything else): a name can match a query only if its mask holds the query's, so symbol
+ * search rejects most of the kernel's 2.6 M names with one AND. A name with a character outside
+ * ASCII gets every bit (its lower case may hold ASCII letters: never rejected by the mask).
+ */
+export function characterMask(lower: string): number {
+  let mask = 0;
+  for (let index = 0; index < lower.length; index++) {
+    const code = lower.charCodeAt(index);
+    if (code >= 0x61 && code <= 0x7a) mask |= 1 << (code - 0x61);
+    else if (code >= 0x41 && code <= 0x5a) mask |= 1 << (code - 0x41);
+    else if (code >= 0x30 && code <= 0x39) mask |= 1 << 26;
+    else if (code === 0x5f) mask |= 1 << 27;
+    else if (code === 0x24) mask |= 1 << 28;
+    else if (code < 0x80) mask |= 1 << 29;
+    else return -1 >>> 0;
+  }
+  return mask >>> 0;
+}
