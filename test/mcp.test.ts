@@ -182,3 +182,20 @@ test('mcp: edit_file writes new text or a patch, then the edit is searchable; ba
   assert.equal(unapplied.isError, true);
   assert.match((await call('status', {})).text, /ready/, 'the server is still up');
 });
+
+test('mcp: grep, code_search and symbols across roots: each line starts with its root; root and roots together are an error answer', async () => {
+  const other = editorFixture();
+  const grep = await call('grep', { pattern: 'greet\\(', roots: [root, other] });
+  assert.equal(grep.isError, false, grep.text);
+  const lines = grep.text.split('\n');
+  assert.deepEqual(lines.slice(0, 2), [`${root}: 2 matches in 2 files`, `${other}: 2 matches in 2 files`]);
+  assert.deepEqual(lines.slice(2).map((line) => line.split(':')[0]), [`${root}/src/app.ts`, `${root}/src/util.ts`, `${other}/src/app.ts`, `${other}/src/util.ts`]);
+  const symbols = await call('symbols', { query: 'greet', roots: 'all' });
+  assert.ok(symbols.text.includes(`${other}/src/util.ts:1:17`), symbols.text);
+  assert.ok(symbols.text.includes(`${root}/src/util.ts:1:17`), symbols.text);
+  const search = await call('code_search', { query: 'hello world', roots: [other] });
+  assert.match(search.text, new RegExp(`^${other.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: 1 hits`));
+  const both = await call('grep', { pattern: 'x', root, roots: [other] });
+  assert.equal(both.isError, true);
+  assert.match(both.text, /give root or roots, not both/);
+});

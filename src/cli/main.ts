@@ -12,7 +12,7 @@ import { makeCacheFolder } from '../base/cache-folder.js';
 import { errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { defaultCacheRoot, defaultSocketPath, readPackageVersion } from '../base/places.js';
-import { Methods, type CalleesResult, type CodeSearchResult, type DebugEvaluateResult, type DebugStateResult, type ExportIndexResult, type TeamPushResult, type TeamStatusResult, type ModelPullResult, type ModelUseResult, type TrustResult, type CallersResult, type DefinitionResult, type ImpactResult, type ReferencesResult, type ChunksResult, type OutlineResult, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
+import { Methods, type AcrossRootsResult, type CalleesResult, type CodeSearchResult, type DebugEvaluateResult, type DebugStateResult, type ExportIndexResult, type TeamPushResult, type TeamStatusResult, type ModelPullResult, type ModelUseResult, type TrustResult, type CallersResult, type DefinitionResult, type ImpactResult, type ReferencesResult, type ChunksResult, type OutlineResult, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
 import { attachStdio, connectToDaemon, type Client } from './connect.js';
 import { RpcError, type RpcClient } from './rpc-client.js';
 import { describeDebugState, describeWorkspace, diagnosticLine, humanBytes, outlineLines, relatedLine, symbolLine } from './answer-lines.js';
@@ -20,6 +20,8 @@ import { buildingNote } from './building-note.js';
 import { GrepPrinter } from './grep-output.js';
 import { eachPage } from './pages.js';
 import { ProgressBar } from './progress-bar.js';
+import { labelled, rootLabel, scopeOf, type Scope } from './scope.js';
+import { UsageError } from './usage-error.js';
 import { implicitRoot, repositoryRoot } from './workspace-root.js';
 
 const usage = `usage: fathom <command> [options]
@@ -34,7 +36,7 @@ commands:
   status [PATH] [--all]               a workspace's file set, skipped files, index states, lag
   files [PATH] [-g GLOB]... [--limit N]   the file set, one path per line
   merkle [PATH] [--path P]            the Merkle root hash, or a path's subtree hashes
-  search QUERY [PATH] [--mode M] [-g GLOB]... [-t LANG]... [--max N] [-i]
+  search QUERY [PATH]... [--all] [--mode M] [-g GLOB]... [-t LANG]... [--max N] [-i]
                                       code search: words ranked over whole chunks, an identifier's
                                       definitions then uses, a regex, or code as written (--mode
                                       auto|lexical|regex|literal; semantic|hybrid need a model);
@@ -63,10 +65,10 @@ commands:
   export [PATH] --out FILE [--key KEYFILE]
                                       the chunk ranking with every path masked and every term
                                       hashed (your own key, or a team's), for a shared store
-  grep PATTERN [PATH] [-F] [-i] [-w] [-U] [-g GLOB]... [-t LANG]... [-A N] [-B N] [-C N] [--max N]
+  grep PATTERN [PATH]... [--all] [-F] [-i] [-w] [-U] [-g GLOB]... [-t LANG]... [-A N] [-B N] [-C N] [--max N]
                                       regex search through the index, ripgrep's output and flags
   chunks FILE [--budget N] [--no-text] the syntax-aware chunks of a file with their context headers
-  symbols QUERY [PATH] [--kind K]... [-g GLOB]... [--limit N]
+  symbols QUERY [PATH]... [--all] [--kind K]... [-g GLOB]... [--limit N]
                                       workspace symbols by fuzzy name (definitions from tags.scm)
   outline FILE                        a file's definitions as a tree
   def TARGET [PATH]                   where the symbol at TARGET is defined
@@ -83,8 +85,8 @@ commands:
   diagnostics FILE [--conversation ID]
                                       the diagnostics of FILE this conversation has not been told
                                       (for edits made elsewhere; exit codes as edit)
-  mcp [PATH]                          an MCP server on stdio for agents (tools grep, code_search,
-                                      structural_search, edit_file, references, impact, status)
+  mcp [PATH]                          an MCP server on stdio for agents: every mechanism a tool
+                                      (search, the graph, staged rewrite, edits, the debugger, status)
   edit FILE [--patch DIFF] [--conversation ID]
                                       write FILE (new content on stdin, or a unified diff applied
                                       to it) and print the diagnostics the edit introduced
@@ -96,9 +98,9 @@ options for client commands:
   --no-daemon     run the work in this process instead of the daemon
 PATH defaults to the workspace containing the current folder: its git root, else the folder itself,
 but never /, a top-level folder (/etc, /usr, /tmp…) or your home folder or above unless named as PATH.
-A FILE outside any git repository is answered on its own: nothing else in its folder is indexed.`;
-
-class UsageError extends Error {}
+A FILE outside any git repository is answered on its own: nothing else in its folder is indexed.
+grep, search and symbols take several PATHs: in one workspace they narrow it; in several (or with
+--all, every workspace the daemon holds) they ask each, and print each path after its root's.`;
 
 /** Prints an edit's (or a check's) new diagnostics; answers the exit code: 0 none, 1 some, 3 unknown. */
 function printDiagnostics(result: EditFileResult, json: boolean, what: string): number {
@@ -452,6 +454,40 @@ function globParam(values: { glob?: string[] | undefined; 'glob-filter'?: string
   return globs.length > 0 ? { glob: globs } : {};
 }
 
+/** The roots of the folder workspaces the daemon holds (`--all`). */
+async function openRoots(connection: RpcClient): Promise<string[]> {
+  const status = await request<StatusResult>(connection, Methods.status, {}, false);
+  const roots = status.workspaces.map((workspace) => workspace.root).filter((root) => fs.statSync(root, { throwIfNoEntry: false })?.isDirectory() === true);
+  if (roots.length === 0) throw new Error('the daemon holds no workspace yet: name one as PATH, or run fathom index PATH');
+  return roots.sort();
+}
+
+/**
+ * Asks a question of a scope (scope.ts): one root (narrowed to its paths), or several in one
+ * request (`roots` / `allWorkspaces`); each root's answer, a root that failed told on stderr.
+ */
+async function ask<R extends { root: string }>(connection: RpcClient, method: string, where: Scope, params: Record<string, unknown>): Promise<Array<{ root: string; result: R }>> {
+  if (where.kind === 'one') {
+    const result = await request<R>(connection, method, { root: where.root, ...params, ...(where.paths.length > 0 ? { paths: where.paths } : {}) }, true);
+    return [{ root: result.root, result }];
+  }
+  const across = await request<AcrossRootsResult<R>>(connection, method, { ...params, ...(where.kind === 'all' ? { allWorkspaces: true } : { roots: where.roots }) }, true);
+  const answers: Array<{ root: string; result: R }> = [];
+  for (const answer of across.answers) {
+    if (answer.error === undefined) answers.push({ root: answer.root, result: answer.result });
+    else process.stderr.write(`fathom: ${answer.root}: ${answer.error.message}\n`);
+  }
+  if (answers.length === 0) throw new Error('no workspace answered');
+  return answers;
+}
+
+/** Ranked lists of several roots as one: each root's first, then each root's second, and so on (ranks, unlike scores, compare across corpora). */
+function byRank<T>(lists: T[][]): T[] {
+  const out: T[] = [];
+  for (let rank = 0; lists.some((list) => rank < list.length); rank++) for (const list of lists) if (rank < list.length) out.push(list[rank]!);
+  return out;
+}
+
 function print(value: unknown): void {
   process.stdout.write(typeof value === 'string' ? `${value}\n` : `${JSON.stringify(value, null, 2)}\n`);
 }
@@ -533,7 +569,10 @@ async function main(argv: string[]): Promise<number> {
   const file = takesFile ? rest.shift() : undefined;
   if (takesFile && file === undefined) throw new UsageError(`${command} needs a FILE`);
   const [target, ...extra] = rest;
-  if (extra.length > 0) throw new UsageError(`unexpected argument: ${extra[0]}`);
+  // grep, search and symbols take several PATHs (scope.ts); the others one.
+  const manyPaths = command === 'grep' || command === 'search' || command === 'symbols';
+  if (extra.length > 0 && !manyPaths) throw new UsageError(`unexpected argument: ${extra[0]}`);
+  const scope = (): Scope => scopeOf(rest, values.all === true, () => workspaceAround(root()));
   // The folder a command is about: PATH as named, else the workspace around the current folder
   // (worked out only by the commands that take one: `serve` or `stop` run anywhere).
   const root = (): string => (target ? path.resolve(target) : implicitRoot(process.cwd()));
@@ -584,60 +623,68 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'grep': {
-      // PATH narrows the search inside its workspace rather than opening a workspace of its own.
-      const scope = root();
-      const workspaceRoot = workspaceAround(scope);
-      const within = path.relative(workspaceRoot, scope).split(path.sep).join('/');
+      // PATH narrows the search inside its workspace rather than opening a workspace of its own;
+      // PATHs in several workspaces (or --all) search each, one after the other.
+      const where = scope();
+      const max = values.max === undefined ? undefined : Number(values.max);
+      if (max !== undefined && !(Number.isInteger(max) && max >= 0)) throw new UsageError('--max takes a whole number');
+      const count = (flag: string, value: string | undefined): number | undefined => {
+        if (value === undefined) return undefined;
+        const number = Number(value);
+        if (!(Number.isInteger(number) && number >= 0)) throw new UsageError(`${flag} takes a whole number`);
+        return number;
+      };
+      const context = count('-C', values.context);
+      const before = count('-B', values['before-context']);
+      const after = count('-A', values['after-context']);
+      const params = {
+        pattern,
+        fixedStrings: values['fixed-strings'] === true,
+        ignoreCase: values['ignore-case'] === true,
+        wordRegexp: values['word-regexp'] === true,
+        multiline: values.multiline === true,
+        ...globParam(values),
+        ...(values.type ? { languages: values.type } : {}),
+        ...(context === undefined ? {} : { context }),
+        ...(before === undefined ? {} : { beforeContext: before }),
+        ...(after === undefined ? {} : { afterContext: after }),
+      };
       let matched = false;
       await withClient(values, async ({ connection }) => {
-        const max = values.max === undefined ? undefined : Number(values.max);
-        if (max !== undefined && !(Number.isInteger(max) && max >= 0)) throw new UsageError('--max takes a whole number');
-        const count = (flag: string, value: string | undefined): number | undefined => {
-          if (value === undefined) return undefined;
-          const number = Number(value);
-          if (!(Number.isInteger(number) && number >= 0)) throw new UsageError(`${flag} takes a whole number`);
-          return number;
-        };
-        const context = count('-C', values.context);
-        const before = count('-B', values['before-context']);
-        const after = count('-A', values['after-context']);
-        const params = {
-          root: workspaceRoot,
-          pattern,
-          fixedStrings: values['fixed-strings'] === true,
-          ignoreCase: values['ignore-case'] === true,
-          wordRegexp: values['word-regexp'] === true,
-          multiline: values.multiline === true,
-          ...globParam(values),
-          ...(within ? { paths: [within] } : {}),
-          ...(values.type ? { languages: values.type } : {}),
-          ...(context === undefined ? {} : { context }),
-          ...(before === undefined ? {} : { beforeContext: before }),
-          ...(after === undefined ? {} : { afterContext: after }),
-        };
-        // Every matching line unless --max, page by page, each printed as it arrives.
-        const printer = new GrepPrinter({ json, withContext: (context ?? before ?? after ?? 0) > 0 });
+        const roots = where.kind === 'one' ? [where.root] : where.kind === 'across' ? where.roots : await openRoots(connection);
         const timedOut = new Set<string>();
-        let first: GrepResult | undefined;
-        let elapsedMs = 0;
-        const done = await eachPage<GrepResult>({
-          max,
-          fetch: async (page) => request<GrepResult>(connection, Methods.grep, { ...params, ...page }, true),
-          paths: (result) => ({ count: result.matches.length, first: result.matches[0]?.path, last: result.matches.at(-1)?.path }),
-          print: (result) => {
-            first ??= result;
-            elapsedMs += result.stats.elapsedMs;
-            for (const file of result.timedOut) timedOut.add(file);
-            printer.page(result);
-          },
-        });
-        matched = done.shown > 0;
+        const totals = { shown: 0, total: 0, files: 0, capped: false, candidates: 0, elapsedMs: 0 };
+        for (const workspaceRoot of roots) {
+          const left = max === undefined ? undefined : max - totals.shown;
+          const label = where.kind === 'one' ? '' : rootLabel(workspaceRoot);
+          // Every matching line unless --max, page by page, each printed as it arrives.
+          const printer = new GrepPrinter({ json, withContext: (context ?? before ?? after ?? 0) > 0, ...(where.kind === 'one' ? {} : { root: workspaceRoot, label }) });
+          let first: GrepResult | undefined;
+          const done = await eachPage<GrepResult>({
+            max: left,
+            fetch: async (page) => request<GrepResult>(connection, Methods.grep, { root: workspaceRoot, ...params, ...(where.kind === 'one' && where.paths.length > 0 ? { paths: where.paths } : {}), ...page }, true),
+            paths: (result) => ({ count: result.matches.length, first: result.matches[0]?.path, last: result.matches.at(-1)?.path }),
+            print: (result) => {
+              first ??= result;
+              totals.elapsedMs += result.stats.elapsedMs;
+              for (const file of result.timedOut) timedOut.add(labelled(label, file));
+              printer.page(result);
+            },
+          });
+          totals.shown += done.shown;
+          totals.total += done.total;
+          totals.files += done.files;
+          totals.candidates += first?.stats.candidates ?? 0;
+          // Past --max, the roots left are still asked, for their counts (maxResults 0: no lines).
+          if (done.capped) totals.capped = true;
+        }
+        matched = totals.shown > 0;
         const given = [...timedOut].sort();
         if (given.length > 0) process.stderr.write(`fathom: gave up on ${given.length} file${given.length === 1 ? '' : 's'} where the regex ran past 2 s (not searched to the end): ${given.slice(0, 10).join(', ')}${given.length > 10 ? ', …' : ''}\n`);
-        if (done.capped) process.stderr.write(`fathom: stopped after ${done.shown} matching line${done.shown === 1 ? '' : 's'} (--max ${max}); ${done.total} in all, in ${done.files} file${done.files === 1 ? '' : 's'}\n`);
+        if (totals.capped) process.stderr.write(`fathom: stopped after ${totals.shown} matching line${totals.shown === 1 ? '' : 's'} (--max ${max}); ${totals.total} in all, in ${totals.files} file${totals.files === 1 ? '' : 's'}\n`);
         if (json) {
           // JSON Lines: one object per matching line, then a summary (like rg --json's).
-          const summary = { total: done.total, files: done.files, truncated: done.capped, timedOut: given, candidates: first?.stats.candidates ?? 0, elapsedMs: Math.round(elapsedMs * 100) / 100 };
+          const summary = { total: totals.total, files: totals.files, truncated: totals.capped, timedOut: given, candidates: totals.candidates, elapsedMs: Math.round(totals.elapsedMs * 100) / 100, ...(where.kind === 'one' ? {} : { roots }) };
           process.stdout.write(`${JSON.stringify({ summary })}\n`);
         }
       });
@@ -645,47 +692,44 @@ async function main(argv: string[]): Promise<number> {
       return matched ? 0 : 1;
     }
     case 'search': {
-      // PATH narrows the search inside its workspace (and -g globs narrow it further).
-      const scope = root();
-      const workspaceRoot = workspaceAround(scope);
-      const within = path.relative(workspaceRoot, scope).split(path.sep).join('/');
+      // PATH narrows the search inside its workspace (and -g globs narrow it further); PATHs in
+      // several workspaces (or --all) ask each, the hits interleaved by rank.
+      const where = scope();
       const max = values.max === undefined ? undefined : Number(values.max);
       if (max !== undefined && !(Number.isInteger(max) && max >= 1)) throw new UsageError('--max takes a whole number ≥ 1');
       let found = false;
       await withClient(values, async ({ connection }) => {
-        const result = await request<CodeSearchResult>(
-          connection,
-          Methods.codeSearch,
-          {
-            root: workspaceRoot,
-            query: pattern,
-            ...(values.mode === undefined ? {} : { mode: values.mode }),
-            ...globParam(values),
-            ...(within ? { paths: [within] } : {}),
-            ...(values.type ? { languages: values.type } : {}),
-            ...(max === undefined ? {} : { maxResults: max }),
-            ...(values['ignore-case'] ? { ignoreCase: true } : {}),
-            // The CLI prints every hit itself: never a result file.
-            maxInlineBytes: 0,
-          },
-          true,
-        );
-        found = result.hits.length > 0;
+        const params = {
+          query: pattern,
+          ...(values.mode === undefined ? {} : { mode: values.mode }),
+          ...globParam(values),
+          ...(values.type ? { languages: values.type } : {}),
+          ...(max === undefined ? {} : { maxResults: max }),
+          ...(values['ignore-case'] ? { ignoreCase: true } : {}),
+          // The CLI prints every hit itself: never a result file.
+          maxInlineBytes: 0,
+        };
+        const answers = await ask<CodeSearchResult>(connection, Methods.codeSearch, where, params);
+        const hits = byRank(answers.map(({ root, result }) => result.hits.map((hit) => ({ ...hit, root, label: where.kind === 'one' ? '' : rootLabel(root) })))).slice(0, max ?? Number.POSITIVE_INFINITY);
+        found = hits.length > 0;
         if (json) {
-          if (found) process.stdout.write(`${result.hits.map((hit) => JSON.stringify(hit)).join('\n')}\n`);
+          if (found) process.stdout.write(`${hits.map(({ label: _label, ...hit }) => JSON.stringify(where.kind === 'one' ? { ...hit, root: undefined } : hit)).join('\n')}\n`);
           return;
         }
-        process.stderr.write(`fathom: ${result.route} search (${result.reason}): ${result.total} hit${result.total === 1 ? '' : 's'}${result.truncated ? ', more with --max' : ''}\n`);
-        const note = buildingNote(result.building);
-        if (note) process.stderr.write(`fathom: ${note}\n`);
+        for (const { root, result } of answers) {
+          process.stderr.write(`fathom: ${where.kind === 'one' ? '' : `${rootLabel(root) || '.'}: `}${result.route} search (${result.reason}): ${result.total} hit${result.total === 1 ? '' : 's'}${result.truncated ? ', more with --max' : ''}\n`);
+          const note = buildingNote(result.building);
+          if (note) process.stderr.write(`fathom: ${note}\n`);
+        }
         const out: string[] = [];
-        for (const hit of result.hits) {
+        for (const hit of hits) {
+          const file = labelled(hit.label, hit.path);
           if (hit.column !== undefined && hit.start === hit.end) {
-            out.push(`${hit.path}:${hit.start}:${hit.column}:${hit.snippet}`);
+            out.push(`${file}:${hit.start}:${hit.column}:${hit.snippet}`);
             continue;
           }
           const what = hit.symbol ? `${hit.symbol.kind} ${[...hit.symbol.container, hit.symbol.name].join('.')}` : `score ${hit.score}${hit.matched ? `  (${hit.matched.join(' ')})` : ''}`;
-          out.push(`${hit.path}:${hit.start}-${hit.end}  ${what}`);
+          out.push(`${file}:${hit.start}-${hit.end}  ${what}`);
           hit.snippet.split('\n').forEach((line, at) => out.push(`  ${String(hit.snippetStart + at).padStart(5)}  ${line}`));
         }
         if (out.length > 0) process.stdout.write(`${out.join('\n')}\n`);
@@ -828,31 +872,28 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'symbols': {
-      const workspaceRoot = workspaceAround(root());
+      const where = scope();
       const limit = values.limit === undefined ? undefined : Number(values.limit);
       if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) throw new UsageError('--limit takes a whole number');
       let found = false;
       await withClient(values, async ({ connection }) => {
-        const result = await request<SymbolsResult>(
-          connection,
-          Methods.symbols,
-          {
-            root: workspaceRoot,
-            query: pattern,
-            ...(values.kind ? { kinds: values.kind } : {}),
-            ...globParam(values),
-            ...(limit === undefined ? {} : { limit }),
-          },
-          true,
-        );
-        found = result.symbols.length > 0;
-        // The best-ranked first: a fuzzy query may match most names, so a limit always applies (default 100).
-        if (result.truncated) process.stderr.write(`fathom: the best ${result.symbols.length} symbols (${limit === undefined ? 'the default limit' : `--limit ${limit}`}); more match: raise --limit (at most 10000) or narrow the query\n`);
-        if (json) return print(result);
-        const note = buildingNote(result.building);
-        if (note) process.stderr.write(`fathom: ${note}\n`);
-        for (const symbol of result.symbols) {
-          print(`${symbol.path}:${symbol.selectionRange.start.line}:${symbol.selectionRange.start.column}: ${symbol.kind} ${[...symbol.container, symbol.name].join('.')}  ${symbol.signature}`);
+        const params = { query: pattern, ...(values.kind ? { kinds: values.kind } : {}), ...globParam(values), ...(limit === undefined ? {} : { limit }) };
+        const answers = await ask<SymbolsResult>(connection, Methods.symbols, where, params);
+        // The best-scored first across roots (a name's score does not depend on its workspace).
+        const symbols = answers
+          .flatMap(({ root, result }) => result.symbols.map((symbol) => ({ ...symbol, root, label: where.kind === 'one' ? '' : rootLabel(root) })))
+          .sort((a, b) => (b.score ?? 0) - (a.score ?? 0) || a.name.length - b.name.length)
+          .slice(0, limit ?? 100);
+        found = symbols.length > 0;
+        // A fuzzy query may match most names, so a limit always applies (default 100).
+        if (answers.some(({ result }) => result.truncated) || symbols.length < answers.reduce((sum, { result }) => sum + result.symbols.length, 0)) process.stderr.write(`fathom: the best ${symbols.length} symbols (${limit === undefined ? 'the default limit' : `--limit ${limit}`}); more match: raise --limit (at most 10000) or narrow the query\n`);
+        if (json) return print(where.kind === 'one' ? answers[0]!.result : { answers: answers.map(({ root, result }) => ({ root, result })) });
+        for (const { result } of answers) {
+          const note = buildingNote(result.building);
+          if (note) process.stderr.write(`fathom: ${note}\n`);
+        }
+        for (const symbol of symbols) {
+          print(`${labelled(symbol.label, symbol.path)}:${symbol.selectionRange.start.line}:${symbol.selectionRange.start.column}: ${symbol.kind} ${[...symbol.container, symbol.name].join('.')}  ${symbol.signature}`);
         }
       });
       return found ? 0 : 1;

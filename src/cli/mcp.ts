@@ -11,6 +11,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { z } from 'zod';
 import {
   Methods,
+  type AcrossRootsResult,
   type ApplyRewriteResult,
   type CalleesResult,
   type CallersResult,
@@ -100,6 +101,36 @@ export async function serveMcp(options: McpOptions): Promise<void> {
   };
 
   const root = z.string().optional().describe(`The workspace root (default: ${defaultRoot})`);
+  const roots = z
+    .union([z.array(z.string()).min(1).max(64), z.literal('all')])
+    .optional()
+    .describe('Ask several workspaces at once instead of root: their roots, or "all" (every workspace the daemon holds); each line starts with its root');
+  /**
+   * A search tool's request for `root`, or for each of `roots` (one request: AcrossRootsResult):
+   * `render` words one root's answer; across roots each summary is prefixed by its root, each line
+   * by its root's path.
+   */
+  const searchCall = <R extends { root: string }>(tool: string, method: string, params: Record<string, unknown>, where: { root?: string | undefined; roots?: string[] | 'all' | undefined }, render: (result: R) => { summary: string; lines: string[] }): Promise<ToolAnswer> => {
+    if (where.roots === undefined) return call<R>(method, { root: where.root ?? defaultRoot, ...params }, (result) => {
+      const { summary, lines } = render(result);
+      return answer(tool, summary, lines, result);
+    });
+    if (where.root !== undefined) return Promise.resolve({ ...text('give root or roots, not both'), isError: true });
+    return call<AcrossRootsResult<R>>(method, { ...params, ...(where.roots === 'all' ? { allWorkspaces: true } : { roots: where.roots }) }, (across) => {
+      const summaries: string[] = [];
+      const lines: string[] = [];
+      for (const entry of across.answers) {
+        if (entry.error !== undefined) {
+          summaries.push(`${entry.root}: ${entry.error.message}`);
+          continue;
+        }
+        const one = render(entry.result);
+        summaries.push(`${entry.root}: ${one.summary}`);
+        for (const line of one.lines) lines.push(`${entry.root}/${line}`);
+      }
+      return answer(tool, summaries.join('\n'), lines, across);
+    });
+  };
   /** What a graph tool is about: a symbol by name, or the symbol at (or the definitions on) a line of a file. */
   const target = {
     symbol: z.string().optional().describe('A name, or Container.name (or give path and line instead)'),
@@ -137,15 +168,18 @@ export async function serveMcp(options: McpOptions): Promise<void> {
         fixed_strings: z.boolean().optional(),
         ignore_case: z.boolean().optional(),
         glob: z.array(z.string()).optional().describe(globHelp),
-        max_results: z.number().int().positive().optional(),
+        max_results: z.number().int().positive().optional().describe('per root (default 1000)'),
         root,
+        roots,
       },
     },
     (args) =>
-      call<GrepResult>(
+      searchCall<GrepResult>(
+        'grep',
         Methods.grep,
-        { root: args.root ?? defaultRoot, pattern: args.pattern, ...(args.fixed_strings ? { fixedStrings: true } : {}), ...(args.ignore_case ? { ignoreCase: true } : {}), ...(args.glob ? { glob: args.glob } : {}), maxResults: args.max_results ?? 1000 },
-        (result) => answer('grep', `${result.total} matches in ${result.files} files${result.truncated ? ` (the first ${result.matches.length} kept)` : ''}`, grepLines(result), result),
+        { pattern: args.pattern, ...(args.fixed_strings ? { fixedStrings: true } : {}), ...(args.ignore_case ? { ignoreCase: true } : {}), ...(args.glob ? { glob: args.glob } : {}), maxResults: args.max_results ?? 1000 },
+        args,
+        (result) => ({ summary: `${result.total} matches in ${result.files} files${result.truncated ? ` (the first ${result.matches.length} kept)` : ''}`, lines: grepLines(result) }),
       ),
   );
 
@@ -158,28 +192,28 @@ export async function serveMcp(options: McpOptions): Promise<void> {
         query: z.string(),
         mode: z.enum(['auto', 'lexical', 'regex', 'literal']).optional().describe('default auto: chosen from the shape of the query'),
         glob: z.array(z.string()).optional().describe(globHelp),
-        max_results: z.number().int().positive().optional(),
+        max_results: z.number().int().positive().optional().describe('per root (default 20)'),
         root,
+        roots,
       },
     },
     (args) =>
-      call<CodeSearchResult>(
+      searchCall<CodeSearchResult>(
+        'code_search',
         Methods.codeSearch,
-        { root: args.root ?? defaultRoot, query: args.query, ...(args.mode ? { mode: args.mode } : {}), ...(args.glob ? { glob: args.glob } : {}), maxResults: args.max_results ?? 20, maxInlineBytes: 0 },
-        (result) =>
-          answer(
-            'code_search',
-            `${result.total} hits (${result.route}: ${result.reason})${result.truncated ? ' (truncated)' : ''}${buildingNote(result.building) ? `; ${buildingNote(result.building)}` : ''}`,
-            result.hits.map((hit) =>
-              hit.start === hit.end && hit.column !== undefined
-                ? `${hit.path}:${hit.start}:${hit.column}:${hit.snippet}`
-                : `${hit.path}:${hit.start}-${hit.end}${hit.symbol ? ` ${hit.symbol.kind} ${[...hit.symbol.container, hit.symbol.name].join('.')}` : ''}\n${hit.snippet
-                    .split('\n')
-                    .map((line, at) => `  ${hit.snippetStart + at}  ${line}`)
-                    .join('\n')}`,
-            ),
-            result,
+        { query: args.query, ...(args.mode ? { mode: args.mode } : {}), ...(args.glob ? { glob: args.glob } : {}), maxResults: args.max_results ?? 20, maxInlineBytes: 0 },
+        args,
+        (result) => ({
+          summary: `${result.total} hits (${result.route}: ${result.reason})${result.truncated ? ' (truncated)' : ''}${buildingNote(result.building) ? `; ${buildingNote(result.building)}` : ''}`,
+          lines: result.hits.map((hit) =>
+            hit.start === hit.end && hit.column !== undefined
+              ? `${hit.path}:${hit.start}:${hit.column}:${hit.snippet}`
+              : `${hit.path}:${hit.start}-${hit.end}${hit.symbol ? ` ${hit.symbol.kind} ${[...hit.symbol.container, hit.symbol.name].join('.')}` : ''}\n${hit.snippet
+                  .split('\n')
+                  .map((line, at) => `  ${hit.snippetStart + at}  ${line}`)
+                  .join('\n')}`,
           ),
+        }),
       ),
   );
 
@@ -258,21 +292,21 @@ export async function serveMcp(options: McpOptions): Promise<void> {
         query: z.string().describe('The name, or part of it; empty lists all'),
         kinds: z.array(z.string()).optional().describe('only these kinds: function, method, class, interface, type, constant, macro, …'),
         glob: z.array(z.string()).optional().describe(globHelp),
-        limit: z.number().int().positive().max(10_000).optional(),
+        limit: z.number().int().positive().max(10_000).optional().describe('per root (default 100)'),
         root,
+        roots,
       },
     },
     (args) =>
-      call<SymbolsResult>(
+      searchCall<SymbolsResult>(
+        'symbols',
         Methods.symbols,
-        { root: args.root ?? defaultRoot, query: args.query, ...(args.kinds ? { kinds: args.kinds } : {}), ...(args.glob ? { glob: args.glob } : {}), limit: args.limit ?? 100 },
-        (result) =>
-          answer(
-            'symbols',
-            `${result.symbols.length} symbols${result.truncated ? ' (truncated)' : ''}${buildingNote(result.building) ? `; ${buildingNote(result.building)}` : ''}`,
-            result.symbols.map((symbol) => `${symbolLine(symbol)}  ${symbol.signature}`),
-            result,
-          ),
+        { query: args.query, ...(args.kinds ? { kinds: args.kinds } : {}), ...(args.glob ? { glob: args.glob } : {}), limit: args.limit ?? 100 },
+        args,
+        (result) => ({
+          summary: `${result.symbols.length} symbols${result.truncated ? ' (truncated)' : ''}${buildingNote(result.building) ? `; ${buildingNote(result.building)}` : ''}`,
+          lines: result.symbols.map((symbol) => `${symbolLine(symbol)}  ${symbol.signature}`),
+        }),
       ),
   );
 

@@ -43,6 +43,7 @@ import {
   requiredText,
   type Params,
 } from './params.js';
+import { acrossRoots } from './across-roots.js';
 import { absentStatus, toLspDocumentSymbols, toLspSymbolInformation, toResponseError, toWireChunks, toWireOutline, toWireSymbols, toWireGrep, toWireMerkle, toWireStatus, toWireStructural, toWireRewritePlan, toWireSyntaxPass } from './to-wire.js';
 import type { WorkspaceManager } from './workspaces.js';
 import type { WorkspaceEngine } from '../engine/workspace-engine.js';
@@ -120,8 +121,8 @@ export class Session {
       [Methods.index]: (params, token) => this.index(params, token),
       [Methods.files]: (params, token) => this.files(params, token),
       [Methods.merkle]: (params, token) => this.merkle(params, token),
-      [Methods.grep]: (params, token) => this.grep(params, token),
-      [Methods.codeSearch]: (params, token) => this.search.codeSearch(params, token),
+      [Methods.grep]: (params, token) => acrossRoots(Methods.grep, params, token, this.openRoots, (one, cancel) => this.grep(one, cancel)),
+      [Methods.codeSearch]: (params, token) => acrossRoots(Methods.codeSearch, params, token, this.openRoots, (one, cancel) => this.search.codeSearch(one, cancel)),
       [Methods.exportIndex]: (params, token) => this.search.exportIndex(params, token),
       [Methods.teamPush]: (params, token) => this.team.push(params, token),
       [Methods.teamStatus]: (params, token) => this.team.status(params, token),
@@ -136,7 +137,7 @@ export class Session {
       [Methods.debugSetBreakpoints]: (params) => this.debug.setBreakpoints(params),
       [Methods.debugTerminate]: (params) => this.debug.terminate(params),
       [Methods.chunks]: (params, token) => this.chunks(params, token),
-      [Methods.symbols]: (params, token) => this.symbols(params, token),
+      [Methods.symbols]: (params, token) => acrossRoots(Methods.symbols, params, token, this.openRoots, (one, cancel) => this.symbols(one, cancel)),
       [Methods.outline]: (params, token) => this.outline(params, token),
       [Methods.structuralSearch]: (params, token) => this.structuralSearch(params, token),
       [Methods.structuralRewrite]: (params, token) => this.structuralRewrite(params, token),
@@ -247,6 +248,9 @@ export class Session {
       log.warn(`cannot open workspace folder ${uri}: ${errorMessage(error)}`);
     }
   }
+
+  /** The roots of the open folder workspaces (a question with allWorkspaces asks each). */
+  private readonly openRoots = (): string[] => this.services.workspaces.folderRoots();
 
   private initialize(raw: unknown): unknown {
     const params = paramsObject('initialize', raw);

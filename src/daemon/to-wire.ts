@@ -175,7 +175,7 @@ function toWireSymbol(match: SymbolMatch): WireSymbol {
 }
 
 export function toWireSymbols(root: string, result: { matches: SymbolMatch[]; truncated: boolean }): SymbolsResult {
-  return { root, symbols: result.matches.map(toWireSymbol), truncated: result.truncated };
+  return { root, symbols: result.matches.map((match) => ({ ...toWireSymbol(match), score: match.score })), truncated: result.truncated };
 }
 
 function toOutlineSymbol(node: OutlineNode): OutlineSymbol {

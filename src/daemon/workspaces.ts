@@ -293,6 +293,11 @@ export class WorkspaceManager {
     return this.workspaces.get(root);
   }
 
+  /** The roots of the open folder workspaces, sorted. */
+  folderRoots(): string[] {
+    return [...this.workspaces.keys()].sort();
+  }
+
   /** Every open workspace: folder workspaces, then one-file workspaces. */
   all(): Workspace[] {
     return [...this.workspaces.values(), ...this.fileWorkspaces.values()];

@@ -195,7 +195,8 @@ export interface MerkleResult {
   children?: MerkleChild[];
 }
 
-export interface GrepParams {
+/** With `roots` or `allWorkspaces` instead of `root`: an AcrossRootsResult of the result. */
+export interface GrepParams extends AcrossRootsParams {
   root: string;
   /** A JavaScript (u-mode) regular expression, or a literal with fixedStrings. */
   pattern: string;
@@ -262,6 +263,23 @@ export interface GrepResult {
 }
 
 /**
+ * fathom/grep, fathom/codeSearch and fathom/symbols asked of several workspaces (`roots`, or
+ * `allWorkspaces: true`, in place of `root`): each root's own answer, or its error, in the order
+ * given. Paths stay relative to their root; limits (maxResults, limit) apply per root.
+ */
+export interface AcrossRootsResult<T> {
+  answers: Array<{ root: string; result: T; error?: undefined } | { root: string; error: { code: number; message: string }; result?: undefined }>;
+}
+
+/** The params that ask one question of several workspaces (instead of `root`). */
+export interface AcrossRootsParams {
+  /** Workspace roots (paths or file:// URIs), at most 64. */
+  roots?: string[];
+  /** Every folder workspace the daemon holds. */
+  allWorkspaces?: true;
+}
+
+/**
  * Where an answer cut at its limit ended, in path order (`fathom/grep`, `fathom/structuralSearch`):
  * its last result's file and line, and how many results of that file were given up to there. A
  * client passes it back unchanged as `after`; a file changed between the pages may repeat or skip
@@ -275,7 +293,8 @@ export interface ResultCursor {
 
 export type CodeSearchMode = 'auto' | 'lexical' | 'semantic' | 'hybrid' | 'regex' | 'literal';
 
-export interface CodeSearchParams {
+/** With `roots` or `allWorkspaces` instead of `root`: an AcrossRootsResult of the result. */
+export interface CodeSearchParams extends AcrossRootsParams {
   /** The workspace root (path or file:// URI). */
   root: string;
   /** Words ("where are cookies parsed"), an identifier, a regex or a fragment of code. */
@@ -634,7 +653,8 @@ export interface ChunksResult {
   chunks: WireChunk[];
 }
 
-export interface SymbolsParams {
+/** With `roots` or `allWorkspaces` instead of `root`: an AcrossRootsResult of the result. */
+export interface SymbolsParams extends AcrossRootsParams {
   root: string;
   /** Fuzzy name: exact, prefix, word initials (`gU` for getUser), substring, subsequence; empty lists all. */
   query: string;
@@ -670,7 +690,8 @@ export interface WireSymbol {
 
 export interface SymbolsResult {
   root: string;
-  symbols: WireSymbol[];
+  /** Best first; `score` (symbol-search.ts's tiers: higher is better) depends on the name and query only, so answers of several roots merge by it. */
+  symbols: Array<WireSymbol & { score: number }>;
   truncated: boolean;
   /** The code graph was still building when the answer was made (after `waitMs`): the symbols of the files it held. */
   building?: IndexBuilding[];
