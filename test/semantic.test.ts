@@ -135,6 +135,35 @@ describe('vector store', () => {
   });
 });
 
+describe('vector store read where it lies', () => {
+  test('a loaded store is a view of its saved file until the first change, which loads it whole; both answer alike, and save', () => {
+    const store = new VectorStore(4, 'model-a');
+    store.replaceFile('a.ts', 'h1', [{ startLine: 0, endLine: 9, startByte: 0, endByte: 1, textHash: '01'.repeat(32), vector: unit([1, 0, 0, 0]) }]);
+    store.replaceFile('b.ts', 'h2', [{ startLine: 0, endLine: 4, startByte: 0, endByte: 1, textHash: '02'.repeat(32), vector: unit([0, 1, 0, 0]) }]);
+    const folder = tempDir('fathom-store-view-');
+    store.save(folder, '/root');
+    assert.equal(store.viewed, false, 'a store built in memory is no view');
+    const loaded = new VectorStore(4, 'model-a');
+    assert.deepEqual(loaded.load(folder, '/root'), { loaded: true });
+    assert.equal(loaded.viewed, true, 'read where it lies');
+    assert.deepEqual(loaded.search(unit([0, 1, 0, 0]), 2).map((hit) => hit.path), ['b.ts', 'a.ts']);
+    loaded.replaceFile('c.ts', 'h3', [{ startLine: 0, endLine: 2, startByte: 0, endByte: 1, textHash: '03'.repeat(32), vector: unit([0, 0, 1, 0]) }]);
+    assert.equal(loaded.viewed, false, 'a change loads it whole');
+    assert.deepEqual(loaded.search(unit([0, 0, 1, 0]), 1).map((hit) => hit.path), ['c.ts']);
+    assert.deepEqual(loaded.search(unit([0, 1, 0, 0]), 1).map((hit) => hit.path), ['b.ts'], 'the viewed vectors are kept');
+    const viewedAgain = new VectorStore(4, 'model-a');
+    assert.deepEqual(viewedAgain.load(folder, '/root'), { loaded: true });
+    viewedAgain.removeFile('a.ts');
+    assert.equal(viewedAgain.viewed, false, 'a removal loads it whole too');
+    assert.deepEqual(viewedAgain.search(unit([1, 0, 0, 0]), 2).map((hit) => hit.path), ['b.ts']);
+    loaded.save(folder, '/root');
+    const reread = new VectorStore(4, 'model-a');
+    assert.deepEqual(reread.load(folder, '/root'), { loaded: true });
+    assert.equal(reread.size, 3);
+    assert.deepEqual(reread.search(unit([0, 0, 1, 0]), 1).map((hit) => hit.path), ['c.ts']);
+  });
+});
+
 describe('model folders', () => {
   test('what is missing is named; a model is named by its files', () => {
     const empty = tempDir('fathom-no-model-');
