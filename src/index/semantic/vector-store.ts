@@ -169,6 +169,8 @@ export class VectorStore {
    */
   replaceFiles(files: ReadonlyArray<{ file: string; fileHash: string; chunks: ReadonlyArray<NewChunk> }>): void {
     const total = files.reduce((sum, { chunks }) => sum + chunks.length, 0);
+    // Loaded whole before anything changes (a failure then leaves the table as it was).
+    if (files.length > 0) this.writable();
     const keys = new BigUint64Array(total);
     const matrix = new Float32Array(total * this.dimensions);
     let at = 0;
@@ -188,15 +190,16 @@ export class VectorStore {
       });
       this.files.set(file, record);
     }
-    if (total > 0) this.writable().add(keys, matrix, total >= 256 ? 0 : 1);
+    if (total > 0) this.index.add(keys, matrix, total >= 256 ? 0 : 1);
   }
 
   removeFile(file: string): void {
     const record = this.files.get(file);
     if (!record) return;
+    if (record.keys.length > 0) this.writable();
     this.files.delete(file);
     if (record.keys.length === 0) return;
-    this.writable().remove(BigUint64Array.from(record.keys, (key) => BigInt(key)));
+    this.index.remove(BigUint64Array.from(record.keys, (key) => BigInt(key)));
     for (const key of record.keys) this.owner[key] = undefined;
     this.live -= record.keys.length;
     this.removed += record.keys.length;
