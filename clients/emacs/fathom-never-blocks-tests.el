@@ -15,23 +15,13 @@
 
 (require 'ert)
 (require 'fathom)
-
-(defvar fathom-tests--root (getenv "FATHOM_TEST_ROOT"))
+(require 'fathom-test-helpers)
 
 (ert-deftest fathom-the-default-command-is-the-shared-daemon ()
   (should (equal (eval (car (get 'fathom-command 'standard-value))) '("fathom" "attach"))))
 
 (setq fathom-command (list (getenv "FATHOM_TEST_NODE") (getenv "FATHOM_TEST_MAIN") "attach")
       fathom-process-environment (list "FATHOM_LOG=warn"))
-
-(defun fathom-tests--locations ()
-  "The \"path:line:column\" of each match line in *fathom*, sorted."
-  (with-current-buffer "*fathom*"
-    (let (found)
-      (goto-char (point-min))
-      (while (re-search-forward "^\\([^:\n]+\\):\\([0-9]+\\):\\([0-9]+\\):" nil t)
-        (push (format "%s:%s:%s" (match-string 1) (match-string 2) (match-string 3)) found))
-      (sort found #'string<))))
 
 (ert-deftest fathom-never-blocks-during-a-first-index ()
   (find-file (expand-file-name "notes.txt" fathom-tests--root))

@@ -11,8 +11,8 @@
 
 (require 'ert)
 (require 'fathom)
+(require 'fathom-test-helpers)
 
-(defvar fathom-tests--root (getenv "FATHOM_TEST_ROOT"))
 
 (setq fathom-command (list (getenv "FATHOM_TEST_NODE") (getenv "FATHOM_TEST_MAIN") "serve" "--stdio")
       fathom-process-environment (list "FATHOM_LOG=warn")
@@ -21,15 +21,6 @@
 (defmacro fathom-tests--answered (&rest body)
   "Run BODY (commands, which return at once) and wait for their answers."
   `(progn ,@body (should (fathom-wait 20))))
-
-(defun fathom-tests--locations ()
-  "The \"path:line:column\" of each match line in *fathom*, sorted."
-  (with-current-buffer "*fathom*"
-    (let (found)
-      (goto-char (point-min))
-      (while (re-search-forward "^\\([^:\n]+\\):\\([0-9]+\\):\\([0-9]+\\):" nil t)
-        (push (format "%s:%s:%s" (match-string 1) (match-string 2) (match-string 3)) found))
-      (sort found #'string<))))
 
 (defun fathom-tests--visit (relative)
   "Visit RELATIVE in the fixture with `fathom-mode' on."

@@ -9,23 +9,8 @@ vim.opt.swapfile = false
 vim.cmd('filetype on')
 
 local root = assert(os.getenv('FATHOM_TEST_ROOT'), 'FATHOM_TEST_ROOT')
-local failures = 0
-
-local function check(name, ok, detail)
-  io.stdout:write((ok and 'ok ' or 'FAIL ') .. name .. (ok and '' or (': ' .. vim.inspect(detail))) .. '\n')
-  if not ok then
-    failures = failures + 1
-  end
-end
-
-local function quickfix()
-  local out = {}
-  for _, item in ipairs(vim.fn.getqflist()) do
-    table.insert(out, string.format('%s:%d:%d', vim.fn.fnamemodify(vim.fn.bufname(item.bufnr), ':.'), item.lnum, item.col))
-  end
-  table.sort(out)
-  return out
-end
+local harness = dofile(here .. '/tests/harness.lua')
+local check, quickfix = harness.check, harness.quickfix
 
 -- Runs an Ex command and waits for the answer it asked for (commands return at once).
 local function run(command)
@@ -82,15 +67,6 @@ local ok, err = pcall(function()
   check('the health check loads', type(require('fathom.health').check) == 'function')
 end)
 if not ok then
-  io.stdout:write('FAIL error: ' .. tostring(err) .. '\n')
-  failures = failures + 1
+  check('no error', false, err)
 end
-for _, client in ipairs(vim.lsp.get_active_clients()) do
-  client.stop()
-end
-vim.wait(200)
-if failures > 0 then
-  vim.cmd('cquit 1')
-else
-  vim.cmd('qa!')
-end
+harness.finish()

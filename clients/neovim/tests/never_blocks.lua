@@ -11,35 +11,10 @@ vim.opt.runtimepath:prepend(here)
 vim.opt.swapfile = false
 
 local root = assert(os.getenv('FATHOM_TEST_ROOT'), 'FATHOM_TEST_ROOT')
-local failures = 0
+local harness = dofile(here .. '/tests/harness.lua')
+local check, quickfix = harness.check, harness.quickfix
 
-local function check(name, ok, detail)
-  io.stdout:write((ok and 'ok ' or 'FAIL ') .. name .. (ok and '' or (': ' .. vim.inspect(detail))) .. '\n')
-  if not ok then
-    failures = failures + 1
-  end
-end
-
-local function quickfix()
-  local out = {}
-  for _, item in ipairs(vim.fn.getqflist()) do
-    table.insert(out, string.format('%s:%d:%d', vim.fn.fnamemodify(vim.fn.bufname(item.bufnr), ':.'), item.lnum, item.col))
-  end
-  table.sort(out)
-  return out
-end
-
-local function finish()
-  for _, client in ipairs(vim.lsp.get_active_clients()) do
-    client.stop()
-  end
-  vim.wait(200)
-  if failures > 0 then
-    vim.cmd('cquit 1')
-  else
-    vim.cmd('qa!')
-  end
-end
+local finish = harness.finish
 
 local fathom = require('fathom')
 fathom.setup({
