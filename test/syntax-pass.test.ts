@@ -5,6 +5,7 @@
 // content than the file has now; a buffer's bytes are never held; a budget too small to hold
 // anything costs parses, never answers.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
@@ -60,7 +61,13 @@ test('syntax pass: each product equals what the index\'s own pool makes', async 
   const result = await pass.storeTree({ path: 'app/views.py', absolutePath: absolute('app/views.py') });
   assert.equal(result.parsed, true);
   assert.ok(result.stored > 0 && stored >= result.stored);
-  assert.ok(new TreeStore(storeFolder).has(treeKey(grammarStoreId(state.grammar), fs.readFileSync(absolute('app/views.py')))));
+  assert.ok(new TreeStore(storeFolder).has(treeKey(grammarStoreId(state.grammar.spec), fs.readFileSync(absolute('app/views.py')))));
+  // Known to be there from the file set's content hash alone (what `fathom index` asks, reading nothing).
+  const contentHash = createHash('sha256').update(fs.readFileSync(absolute('app/views.py'))).digest('hex');
+  const byHash = new SyntaxPass(pool, (file) => (file === 'app/views.py' ? contentHash : undefined));
+  assert.equal(byHash.hasTree(state.grammar.spec, 'app/views.py'), true);
+  assert.equal(byHash.hasTree(state.grammar.spec, 'src/other.py'), false, 'not in the file set');
+  assert.equal(new SyntaxPass(pool, () => 'f'.repeat(64)).hasTree(state.grammar.spec, 'app/views.py'), false, 'other content');
   // Stored once: the next pass finds it there and parses nothing for it.
   assert.deepEqual(await pass.storeTree({ path: 'app/views.py', absolutePath: absolute('app/views.py') }), { stored: 0, parsed: false });
 });

@@ -7,6 +7,7 @@
 // prebuild (`fathom index`) stores the trees of a workspace's code files only, skips what is
 // stored, counts a file that vanished, and stops when cancelled.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -18,6 +19,7 @@ import { decodeFlatTree, encodeFlatTree, treeKey, TreeStore } from '../src/index
 import { CancellationSource } from '../src/base/cancellation.js';
 import { StructuralPool } from '../src/structural/structural-pool.js';
 import { TreePrebuild } from '../src/structural/tree-prebuild.js';
+import { SyntaxPass, SyntaxPassPool } from '../src/engine/syntax-pass.js';
 import { type CandidateSource, StructuralSearch } from '../src/structural/structural-search.js';
 import { tempDir } from './helpers/fixture.js';
 
@@ -199,6 +201,35 @@ describe('tree prebuild', () => {
     const result = await new StructuralSearch(grammars, new ParseCache(grammars), pool()).search(source, { language: 'python', rule: { pattern: 'return $X' } });
     assert.equal(result.matches.length, 1);
     assert.deepEqual([result.stats.parsed, result.stats.reused], [0, 1], 'matched on the stored tree');
+  });
+
+  test('with the file set\'s content hashes, a second build reads no file: a stat each', async () => {
+    const folder = tempDir('fathom-tree-prebuild-hashed-');
+    const syntaxPool = new SyntaxPassPool({ size: 1, treeStoreFolder: folder, onStored: () => undefined });
+    try {
+      const hashes = new Map(Object.keys(files).map((name) => [name, createHash('sha256').update(fs.readFileSync(path.join(root, name))).digest('hex')]));
+      const pass = new SyntaxPass(syntaxPool, (file) => hashes.get(file));
+      const asked: string[] = [];
+      const sink = { size: pass.size, storing: pass.storing, hasTree: pass.hasTree.bind(pass), storeTree: (request: { language: string; path: string; absolutePath: string }) => (asked.push(request.path), pass.storeTree(request)) };
+      const first = new TreePrebuild(sink, grammars.table, root, () => Object.keys(files));
+      await first.ensureBuilt();
+      assert.deepEqual([first.result!.parsed, asked.sort()], [3, ['a.py', 'b.ts', 'c.go']]);
+      // A restarted daemon's build: every tree is known stored from its hash, no file is read.
+      asked.length = 0;
+      const progress: number[] = [];
+      const second = new TreePrebuild(sink, grammars.table, root, () => Object.keys(files));
+      second.onProgress((done) => progress.push(done));
+      await second.ensureBuilt();
+      assert.deepEqual([second.result!.parsed, asked, progress], [0, [], [1, 2, 3]]);
+      // A changed file (a new hash) is stored again, the others still not read.
+      fs.writeFileSync(path.join(root, 'a.py'), 'def a(x):\n    return x + 1\n');
+      hashes.set('a.py', createHash('sha256').update(fs.readFileSync(path.join(root, 'a.py'))).digest('hex'));
+      await new TreePrebuild(sink, grammars.table, root, () => Object.keys(files)).ensureBuilt();
+      assert.deepEqual(asked, ['a.py']);
+    } finally {
+      fs.writeFileSync(path.join(root, 'a.py'), files['a.py']!);
+      syntaxPool.close();
+    }
   });
 
   test('a cancelled build stops and keeps what it stored', async () => {

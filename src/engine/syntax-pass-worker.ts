@@ -97,7 +97,7 @@ async function pass(job: SyntaxPassJob, bytes: Uint8Array, counts: PassCounts): 
   if (want.tree) {
     if (!store || !grammar) products.tree = { stored: 0, parsed: false };
     else {
-      storeKey = treeKey(grammarStoreId(grammar), bytes);
+      storeKey = treeKey(grammarStoreId(grammar.spec), bytes);
       if (store.has(storeKey)) {
         products.tree = { stored: 0, parsed: false };
         storeKey = undefined;

@@ -15,6 +15,8 @@
 // they go straight to a pass of their own.
 import os from 'node:os';
 import { WorkerPool } from '../base/worker-pool.js';
+import { grammarStoreId, TreeStore, treeKeyOfHash } from '../index/syntax/tree-store.js';
+import type { LanguageSpec } from '../index/syntax/languages.js';
 import type { FileTerms } from '../index/lexical/chunk-terms-worker.js';
 import type { FileChunks } from '../index/syntax/chunk.js';
 import type { FileTags } from '../index/syntax/tags.js';
@@ -45,6 +47,8 @@ export class SyntaxPassPool {
   readonly size: number;
   /** Told the bytes each tree the workers store takes (the tree store is trimmed by them). */
   private readonly onStored: ((bytes: number) => void) | undefined;
+  /** The store the workers write to, for `hasTree` (a stat on this thread). */
+  private readonly treeStore: TreeStore | undefined;
 
   constructor(options: { size?: number; treeStoreFolder?: string; onStored?: (bytes: number) => void } = {}) {
     this.size = options.size ?? Math.max(1, Math.min(os.availableParallelism(), 4));
@@ -52,11 +56,17 @@ export class SyntaxPassPool {
     // Two jobs in flight a worker: the next file waits in its queue, not for this thread.
     this.pool = new WorkerPool(new URL('./syntax-pass-worker.js', import.meta.url), this.size, 'syntax pass', 60_000, workerData, 2);
     this.onStored = options.onStored;
+    this.treeStore = options.treeStoreFolder === undefined ? undefined : new TreeStore(options.treeStoreFolder);
   }
 
   /** Whether the workers write trees to a store. */
   get storing(): boolean {
     return this.onStored !== undefined;
+  }
+
+  /** Whether the store holds the tree of a file with this content hash under this grammar (a stat, no read). */
+  hasTree(spec: LanguageSpec, contentHash: string): boolean {
+    return this.treeStore !== undefined && this.treeStore.has(treeKeyOfHash(grammarStoreId(spec), contentHash));
   }
 
   /** One file's pass; `totals` counts what the worker did. */
@@ -164,6 +174,12 @@ export class SyntaxPass {
   /** Whether the workers write trees to a store. */
   get storing(): boolean {
     return this.pool.storing;
+  }
+
+  /** Whether the store holds the file's tree for its content now (the file set's hash; a stat, no read). */
+  hasTree(spec: LanguageSpec, file: string): boolean {
+    const hash = this.hashOf(file);
+    return hash !== undefined && this.pool.hasTree(spec, hash);
   }
 
   get size(): number {

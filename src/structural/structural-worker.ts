@@ -92,7 +92,7 @@ async function storeTree(job: StructuralStoreJob, bytes: Uint8Array): Promise<{ 
   const state = await grammars.load(job.language);
   if (state.state === 'failed') throw new Error(state.reason);
   const grammar = state.grammar;
-  const storeKey = treeKey(grammarStoreId(grammar), bytes);
+  const storeKey = treeKey(grammarStoreId(grammar.spec), bytes);
   if (store.has(storeKey)) return { stored: 0, parsed: false };
   const source = new SourceText(bytes);
   const tree = parseSource(grammars, grammar, source);
@@ -131,7 +131,7 @@ async function run(job: StructuralSearchJob, bytes: Uint8Array): Promise<RunResu
   if (store !== undefined && key !== undefined) {
     const ranges = searchRanges(grammar.spec.id, source, search);
     if (ranges?.length === 0) return { matches: [], parsed: false };
-    if (ranges === undefined || source.length < storeAlways || rangesCover(ranges) >= storeFrom * source.length) storeKey = treeKey(grammarStoreId(grammar), bytes);
+    if (ranges === undefined || source.length < storeAlways || rangesCover(ranges) >= storeFrom * source.length) storeKey = treeKey(grammarStoreId(grammar.spec), bytes);
   }
   if (storeKey !== undefined) {
     const stored = store!.get(storeKey, source.text, grammar.language.types);

@@ -3,8 +3,10 @@
 // what a pattern common in a large tree costs: web-tree-sitter parses at about half of native
 // tree-sitter's speed). Shared by every workspace and worker of the user's daemon.
 //
-// A tree is found by the SHA-256 of the grammar's identity (its wasm's hash) and the file's bytes,
-// so an edited file or an upgraded grammar simply misses (nothing to invalidate); the text is not
+// A tree is found by the SHA-256 of the grammar's identity (its wasm's hash) and the file's content
+// hash (the SHA-256 of its bytes, as the workspace's Merkle tree has it: `fathom index` asks which
+// files' trees are stored with a stat each, reading none of them), so an edited file or an
+// upgraded grammar simply misses (nothing to invalidate); the text is not
 // stored (the caller has it). One file a tree, `<folder>/<2 hex>/<62 hex>.tree`: magic, version,
 // CRC-32 of the payload (checked-file.ts's SHA-256 would hash every stored byte again on each read),
 // written to a temporary file and renamed into place without fsync: a torn or damaged file fails
@@ -18,7 +20,6 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { isVanished } from '../../base/errors.js';
 import { FlatTree } from './flat-tree.js';
-import type { LoadedGrammar } from './grammars.js';
 
 const magic = 'FTHMTREE';
 /** Bump it when the payload, or source-text.ts's decoding of bytes into the text the ranges index, changes. */
@@ -43,22 +44,26 @@ function decodeFile(bytes: Buffer): Buffer | undefined {
   return zlib.crc32(payload) >>> 0 === bytes.readUInt32LE(12) ? payload : undefined;
 }
 
-/** The store's key for a file's bytes under a grammar (hex SHA-256). */
 /** Each grammar's identity in the store: its id and the SHA-256 of its wasm, read once a thread. */
 const grammarIds = new Map<string, string>();
 
-export function grammarStoreId(grammar: LoadedGrammar): string {
-  let id = grammarIds.get(grammar.spec.id);
+export function grammarStoreId(spec: { readonly id: string; readonly wasmPath: string }): string {
+  let id = grammarIds.get(spec.id);
   if (id === undefined) {
-    id = `${grammar.spec.id}:${createHash('sha256').update(fs.readFileSync(grammar.spec.wasmPath)).digest('hex')}`;
-    grammarIds.set(grammar.spec.id, id);
+    id = `${spec.id}:${createHash('sha256').update(fs.readFileSync(spec.wasmPath)).digest('hex')}`;
+    grammarIds.set(spec.id, id);
   }
   return id;
 }
 
-/** Where a file's tree is stored: its grammar's identity (`grammarStoreId`) and its bytes. */
+/** Where a file's tree is stored: its grammar's identity (`grammarStoreId`) and its content hash (hex SHA-256 of its bytes). */
+export function treeKeyOfHash(grammarId: string, contentHash: string): string {
+  return createHash('sha256').update(grammarId).update('\0').update(contentHash).digest('hex');
+}
+
+/** `treeKeyOfHash` for bytes at hand. */
 export function treeKey(grammarId: string, bytes: Uint8Array): string {
-  return createHash('sha256').update(grammarId).update('\0').update(bytes).digest('hex');
+  return treeKeyOfHash(grammarId, createHash('sha256').update(bytes).digest('hex'));
 }
 
 /** The payload of a flat tree (see the module comment). */
