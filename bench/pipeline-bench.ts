@@ -15,11 +15,14 @@
 // Also one bare parse of every programming file of the corpus on the chunk workers (the syntax
 // CPU the pass is measured against). Prints a table with ratios and one `BENCH_JSON` line.
 //
-// Usage: node dist/bench/pipeline-bench.js CORPUS [BASELINE_CLI_MAIN] [--probe FILE] [--query Q] [--symbol NAME]
+// Usage: node dist/bench/pipeline-bench.js CORPUS [BASELINE_CLI_MAIN] [--probe FILE] [--query Q] [--symbol NAME] [--cache DIR]
 //   CORPUS: a folder (bench/corpora.sh makes /tmp/fathom-bench/{linux,django,...});
 //   --probe FILE: the corpus file the change step appends to (default: the first .py, .c or .ts
 //   file under the corpus, by name); --query: the words searched (default "parse the header");
-//   --symbol: the name looked up (default "main").
+//   --symbol: the name looked up (default "main");
+//   --cache DIR: this build uses DIR, a cache where its `fathom index CORPUS` ran already (the
+//   kernel's cold index takes a quarter of an hour): step 1 then times a `fathom index` with
+//   everything cached (a restarted daemon's), not a cold one, and says so.
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -33,10 +36,10 @@ interface Build extends CliBuild {
   socket: string;
 }
 
-function makeBuild(label: string, main: string): Build {
+function makeBuild(label: string, main: string, cache?: string): Build {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), `fathom-pipeline-${label}-`));
   const socket = path.join(folder, 'fathom.sock');
-  return { label, main, socket, env: { ...process.env, FATHOM_SOCKET: socket, FATHOM_CACHE_DIR: path.join(folder, 'cache'), FATHOM_LOG: 'warn' } };
+  return { label, main, socket, env: { ...process.env, FATHOM_SOCKET: socket, FATHOM_CACHE_DIR: cache ?? path.join(folder, 'cache'), FATHOM_LOG: 'warn' } };
 }
 
 function daemonPid(build: Build): number | undefined {
@@ -232,6 +235,7 @@ async function main(): Promise<void> {
     return value;
   };
   const probeOption = option('--probe');
+  const cache = option('--cache');
   const query = option('--query') ?? 'parse the header';
   const symbol = option('--symbol') ?? 'main';
   const [corpus, baselineMain] = args;
@@ -243,7 +247,7 @@ async function main(): Promise<void> {
     console.log(JSON.stringify(await bareParse(root)));
     return;
   }
-  const builds = [...(baselineMain ? [makeBuild('baseline', path.resolve(baselineMain))] : []), makeBuild('this', thisMain)];
+  const builds = [...(baselineMain ? [makeBuild('baseline', path.resolve(baselineMain))] : []), makeBuild('this', thisMain, cache === undefined ? undefined : path.resolve(cache))];
   const rows: Row[] = [];
   for (const build of builds) rows.push(await measure(build, root, { query, symbol, probe, changeLimitMs }));
   const parse = await bareParse(root);
@@ -253,7 +257,7 @@ async function main(): Promise<void> {
     const mine = ours![section][key];
     return `${label.padEnd(34)}${(base ? show(theirs, changeLimitMs) : '').padStart(12)}${show(mine, changeLimitMs).padStart(12)}${ratio(theirs, mine).padStart(10)}`;
   };
-  console.log(`\n${root}: pipeline as a user meets it (${os.availableParallelism()} cores)`);
+  console.log(`\n${root}: pipeline as a user meets it (${os.availableParallelism()} cores)${cache === undefined ? '' : `; this build on ${cache}, indexed before: its "cold" rows are a restarted daemon's \`fathom index\` with everything cached`}`);
   console.log(`${'step'.padEnd(34)}${(base ? 'baseline' : '').padStart(12)}${'this'.padStart(12)}${(base ? 'ratio' : '').padStart(10)}`);
   const table: Array<['cold' | 'restart' | 'change', string, string]> = [
     ['cold', 'index', 'cold `fathom index`'],
