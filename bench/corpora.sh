@@ -8,6 +8,8 @@
 #   typescript  the typescript 5.9.3 npm package, unpacked
 #   werkzeug, jinja2   Debian's python3-werkzeug / python3-jinja2 sources (retrieval evaluation)
 #   zod         the src/ folder of the zod 3.25.76 npm package (retrieval evaluation)
+#   ovs         Open vSwitch 3.1's C sources (lib, include, ofproto, ovsdb, vswitchd, utilities,
+#               vtep) from Debian's openvswitch-source tarball (retrieval evaluation, C)
 set -euo pipefail
 
 DIR=${FATHOM_BENCH_DIR:-/tmp/fathom-bench}
@@ -15,6 +17,7 @@ KERNEL_TARBALL=/usr/src/linux-source-6.1.tar.xz
 DJANGO_SOURCE=/usr/lib/python3/dist-packages/django
 TYPESCRIPT_VERSION=5.9.3
 ZOD_VERSION=3.25.76
+OVS_TARBALL=/usr/src/openvswitch/openvswitch.tar.gz
 
 log() { printf '[corpora] %s\n' "$*" >&2; }
 
@@ -24,7 +27,7 @@ is_installed() {
 
 install_packages() {
   local missing=()
-  for package in linux-source-6.1 python3-django python3-werkzeug python3-jinja2 ripgrep universal-ctags; do
+  for package in linux-source-6.1 python3-django python3-werkzeug python3-jinja2 openvswitch-source ripgrep universal-ctags; do
     is_installed "$package" || missing+=("$package")
   done
   if ((${#missing[@]} == 0)); then return; fi
@@ -78,6 +81,10 @@ build_zod() {
   rm "$1/$tarball"
 }
 
+build_ovs() {
+  tar -xzf "$OVS_TARBALL" -C "$1" --strip-components=1 openvswitch/lib openvswitch/include openvswitch/ofproto openvswitch/ovsdb openvswitch/vswitchd openvswitch/utilities openvswitch/vtep
+}
+
 build_linux_git() {
   cp -a "$DIR/linux/." "$1"
   # Debian's root .gitignore ends in `/*` (ignore everything): inside git the tree would look empty.
@@ -98,6 +105,7 @@ main() {
   build_corpus werkzeug build_werkzeug
   build_corpus jinja2 build_jinja2
   build_corpus zod build_zod
+  build_corpus ovs build_ovs
   log "ready in $DIR"
 }
 
