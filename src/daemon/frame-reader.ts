@@ -18,6 +18,7 @@ export class FrameError extends Error {
 
 export class FrameReader extends AbstractMessageReader {
   private listening: Disposable | undefined;
+  private decoder: FrameDecoder | undefined;
 
   constructor(
     private readonly input: Readable,
@@ -26,12 +27,17 @@ export class FrameReader extends AbstractMessageReader {
     super();
   }
 
+  /** Bytes of this client's frames held now (a header, a body so far): 0 once its stream closed. For tests and status. */
+  get heldBytes(): number {
+    return this.decoder?.heldBytes ?? 0;
+  }
+
   listen(callback: DataCallback): Disposable {
-    const decoder = new FrameDecoder(
+    const decoder = (this.decoder = new FrameDecoder(
       (message) => callback(message as Message),
       (problem) => this.fireError(new FrameError(problem)),
       { strayBytes: 'fatal', maxBodyBytes: this.limits.maxFrameBytes },
-    );
+    ));
     let ended = false;
     const onData = (chunk: Buffer): void => decoder.push(chunk);
     const onEnd = (): void => {
