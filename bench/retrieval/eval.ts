@@ -236,7 +236,14 @@ function cliDefault(root: string, main: string): { ranker: Ranker; indexMs: numb
   run(['index', root]);
   const indexMs = performance.now() - started;
   return {
-    ranker: (question) => (JSON.parse(run(['search', question.question, root, '--json', '--max', '50'])) as Array<{ path: string; start: number; end: number }>).map((hit) => ({ path: path.isAbsolute(hit.path) ? path.relative(root, hit.path) : hit.path, start: hit.start, end: hit.end })),
+    // --json prints one hit a line (and a summary line without a path when a cap is reached).
+    ranker: (question) =>
+      run(['search', question.question, root, '--json', '--max', '50'])
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line) as { path?: string; start: number; end: number })
+        .filter((hit): hit is { path: string; start: number; end: number } => typeof hit.path === 'string')
+        .map((hit) => ({ path: path.isAbsolute(hit.path) ? path.relative(root, hit.path) : hit.path, start: hit.start, end: hit.end })),
     indexMs,
     close: () => {
       spawnSync(process.execPath, [main, 'stop'], { env });
