@@ -273,6 +273,11 @@ test('the same id twice: every request gets its own answer (a duplicate of one i
     { name: 'two requests with one id in one write', id: 905, send: async () => client.sendRaw(request(905) + request(905, 'fathom/files')), answers: ['result', 'duplicate'] },
     { name: 'three in one write', id: 906, send: async () => client.sendRaw(request(906) + request(906) + request(906)), answers: ['result', 'duplicate', 'duplicate'] },
     { name: 'a string id', id: 'twice', send: async () => client.sendRaw(request('twice') + request('twice')), answers: ['result', 'duplicate'] },
+    // JSON-RPC: 1 and "1" are two ids (vscode-jsonrpc's queue alone would take them for one and drop the first).
+    { name: 'a number and a string of the same digits in one write', id: 908, send: async () => client.sendRaw(request(908) + request('908')), answers: ['result'] },
+    { name: 'the string of the same digits', id: '908', send: async () => undefined, answers: ['result'] },
+    { name: 'a string and a number, the string first', id: '909', send: async () => client.sendRaw(request('909') + request(909) + request('909')), answers: ['result', 'duplicate'] },
+    { name: 'the number after the string', id: 909, send: async () => undefined, answers: ['result'] },
     {
       name: 'an id used again after its answer',
       id: 907,

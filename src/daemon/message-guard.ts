@@ -11,6 +11,9 @@
 //     before it are answered, or after `drainMs`;
 //   - a request id in flight already: InvalidRequest for the second, the first is answered as
 //     usual (vscode-jsonrpc would let the second replace the first in its queue, unanswered).
+//     Ids are told apart as JSON-RPC does: 1 and "1" are two. vscode-jsonrpc's queue keys requests
+//     by String(id), so the second of two such in flight at once is passed on under an id of the
+//     guard's own, and its answer written with the client's id again.
 import type { DataCallback, Disposable, Message, MessageReader, MessageWriter } from 'vscode-jsonrpc/node';
 import { errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
@@ -29,6 +32,10 @@ export interface GuardOptions {
 }
 
 type Id = string | number;
+
+/** A request id as JSON-RPC tells ids apart: 1 and "1" are two. */
+const idKey = (id: Id): string => `${typeof id}:${id}`;
+const isId = (value: unknown): value is Id => typeof value === 'string' || typeof value === 'number';
 
 /**
  * How long a connection whose framing broke waits for the answers to requests read before the
@@ -54,8 +61,24 @@ function logRefusal(line: string): void {
 
 /** The reader and writer vscode-jsonrpc gets: the reader passes on only messages that passed; the writer notes answers. */
 export function guardConnection(reader: MessageReader, writer: MessageWriter, options: GuardOptions): { reader: MessageReader; writer: MessageWriter } {
-  // Requests read and not yet answered, by id as vscode-jsonrpc keys them (1 and "1" are one key).
-  const inFlight = new Set<string>();
+  // Requests read and not yet answered: by the client's id (idKey), the id vscode-jsonrpc was given;
+  // and by that id as vscode-jsonrpc keys its queue (String(id): 1 and "1" are one key there), the client's.
+  const inFlight = new Map<string, Id>();
+  const passedOn = new Map<string, Id>();
+  let aliases = 0;
+  /** The id vscode-jsonrpc is given for a request of the client's `id`: the same, unless its queue would take it for another in flight. */
+  const admit = (id: Id): Id => {
+    let given: Id = id;
+    while (passedOn.has(String(given))) given = `fathom-guard:${(aliases += 1)}`;
+    inFlight.set(idKey(id), given);
+    passedOn.set(String(given), id);
+    return given;
+  };
+  const forget = (id: Id): void => {
+    const given = inFlight.get(idKey(id));
+    inFlight.delete(idKey(id));
+    if (given !== undefined) passedOn.delete(String(given));
+  };
   let drained: (() => void)[] = [];
   /** Resolves once no request read is unanswered, or after `ms`. */
   const answeredOrAfter = (ms: number): Promise<void> =>
@@ -82,7 +105,7 @@ export function guardConnection(reader: MessageReader, writer: MessageWriter, op
       void reply(ErrorCodes.ParseError, `parse error: ${problem.message}`);
     } else if (problem.kind === 'tooLarge') {
       const found = leadingRequestId(problem.head.toString('utf8'));
-      const id = found !== null && !inFlight.has(String(found)) ? found : null;
+      const id = found !== null && !inFlight.has(idKey(found)) ? found : null;
       const closing = options.oversizedFrames === 'close';
       logRefusal(`a client sent a frame of ${problem.length} bytes (limit ${problem.limit}): dropped${closing ? ', connection closed' : ''}`);
       const answered = reply(
@@ -111,7 +134,7 @@ export function guardConnection(reader: MessageReader, writer: MessageWriter, op
       reader.listen((message) => {
         const candidate = message as unknown as Record<string, unknown>;
         const id = candidate?.id;
-        const validId = typeof id === 'string' || typeof id === 'number';
+        const validId = isId(id);
         const hasMethod = typeof candidate?.method === 'string';
         const isResponse = validId && !('method' in candidate) && ('result' in candidate || 'error' in candidate);
         if (typeof candidate !== 'object' || candidate === null || Array.isArray(candidate)) {
@@ -123,17 +146,27 @@ export function guardConnection(reader: MessageReader, writer: MessageWriter, op
         } else if (hasMethod && validId && (candidate.method as string).startsWith('$/')) {
           // LSP: a request whose method starts with '$/' is answered MethodNotFound ('$/' methods are notifications here).
           void reply(ErrorCodes.MethodNotFound, `${candidate.method as string} is a notification: sent as a request (with an id), it is not handled`, id as Id);
-        } else if (candidate.method === '$/cancelRequest' && typeof (candidate.params as { id?: unknown } | null)?.id !== 'number' && typeof (candidate.params as { id?: unknown } | null)?.id !== 'string') {
+        } else if (candidate.method === '$/cancelRequest' && !isId((candidate.params as { id?: unknown } | null)?.id)) {
           log.warn('$/cancelRequest without params.id ignored');
-        } else if (hasMethod && validId && inFlight.has(String(id))) {
+        } else if (candidate.method === '$/cancelRequest' && !inFlight.has(idKey((candidate.params as { id: Id }).id)) && passedOn.has(String((candidate.params as { id: Id }).id))) {
+          // It names no request in flight, but vscode-jsonrpc would take it for one that is (1 for "1"): nothing to cancel.
+        } else if (hasMethod && validId && inFlight.has(idKey(id))) {
           void reply(ErrorCodes.InvalidRequest, `request id ${JSON.stringify(id)} is already in use by a request not yet answered on this connection (ids must be unique among a client's requests in flight)`, id);
         } else {
-          if (hasMethod && validId) inFlight.add(String(id));
+          let passed = message;
+          if (hasMethod && validId) {
+            const given = admit(id);
+            if (given !== id) passed = { ...candidate, id: given } as unknown as Message;
+          } else if (candidate.method === '$/cancelRequest') {
+            const params = candidate.params as { id: Id };
+            const given = inFlight.get(idKey(params.id));
+            if (given !== undefined && given !== params.id) passed = { ...candidate, params: { ...params, id: given } } as unknown as Message;
+          }
           try {
-            callback(message);
+            callback(passed);
           } catch (error) {
             // Dispatch failed on this message alone: never mistake that for broken framing.
-            if (hasMethod && validId) inFlight.delete(String(id));
+            if (hasMethod && validId) forget(id);
             log.warn(`message ${String(candidate.method ?? candidate.id)} dropped: ${errorMessage(error)}`);
           }
         }
@@ -147,8 +180,16 @@ export function guardConnection(reader: MessageReader, writer: MessageWriter, op
     dispose: () => writer.dispose(),
     write: (message: Message): Promise<void> => {
       const sent = message as unknown as Record<string, unknown>;
-      if (!('method' in sent) && (typeof sent.id === 'string' || typeof sent.id === 'number')) inFlight.delete(String(sent.id));
-      const written = writer.write(message);
+      let answer = message;
+      if (!('method' in sent) && isId(sent.id)) {
+        // An answer: to the request vscode-jsonrpc was given under this id, whose client's id it takes again.
+        const id = passedOn.get(String(sent.id));
+        if (id !== undefined) {
+          forget(id);
+          if (id !== sent.id) answer = { ...sent, id } as unknown as Message;
+        }
+      }
+      const written = writer.write(answer);
       if (inFlight.size === 0 && drained.length > 0) {
         const waiting = drained;
         drained = [];
