@@ -3,6 +3,10 @@
 // outside, or, a link that stays inside, it lands where the link leads); language servers,
 // TypeScript and a debugpy of its own that would run the moment Fathom edits, checks or debugs
 // there (each leaves a marker file if it runs: none may, until the user trusts the workspace).
+// Under root (CI) the daemons and the CLI run as the system user fathom-ci, which owns every
+// fixture (the repositories, the folder outside, the marker's folder): the OS would let it write
+// each refused path, so only Fathom's own checks refuse it (test/helpers/unprivileged.ts); not
+// root, they run as the current user.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,15 +15,28 @@ import { after, before, test } from 'node:test';
 import { ErrorCodes } from '../src/protocol/errors.js';
 import { gitInit, tempDir } from './helpers/fixture.js';
 import { spawnCli, spawnStdioDaemon, type RawClient, type Spawned } from './helpers/raw-client.js';
+import { unprivileged } from './helpers/unprivileged.js';
 import type { EditFileResult, TrustResult } from '../src/protocol/methods.js';
+
+const user = unprivileged();
+const skip = user.skip;
+/** Who runs Fathom here, said in every test's name. */
+const who = ` (${user.who})`;
 
 let daemon: Spawned & { client: RawClient };
 let root: string;
 let outside: string;
 
+/** A refusal is Fathom's, not the OS's: no permission error in it. */
+function notThePermissions(message: string, name: string): void {
+  assert.doesNotMatch(message, /EACCES|EPERM|permission denied/i, `${name}: refused by the OS, not by Fathom`);
+}
+
 before(async () => {
+  if (skip) return;
+  // Made here and then given to the user (git, run as root here, refuses a repository of another user's).
   root = tempDir('fathom-hostile-');
-  outside = tempDir('fathom-victim-');
+  outside = user.tempDir('fathom-victim-');
   gitInit(root);
   fs.writeFileSync(path.join(root, 'a.txt'), 'a\n');
   fs.mkdirSync(path.join(root, 'inner'));
@@ -27,8 +44,15 @@ before(async () => {
   fs.symlinkSync(path.join(outside, 'planted.txt'), path.join(root, 'dangling.txt'));
   fs.symlinkSync(path.join(root, 'inner'), path.join(root, 'alias'));
   fs.symlinkSync(path.join(root, 'docs'), path.join(root, 'chain'));
-  daemon = spawnStdioDaemon();
+  user.own(root);
+  // The user itself may write outside (and in the folder above the workspace): only Fathom stands in the way.
+  for (const folder of [outside, path.dirname(root)]) {
+    const probe = user.spawnSync('sh', ['-c', 'echo x > "$1/.fathom-probe" && rm "$1/.fathom-probe"', 'sh', folder]);
+    assert.equal(probe.status, 0, `${user.name} can write in ${folder}: ${probe.stderr}`);
+  }
+  daemon = spawnStdioDaemon({}, user);
   await daemon.client.result('initialize', { processId: null, rootUri: null, capabilities: {} });
+  if (user.switched) assert.match(fs.readFileSync(`/proc/${daemon.child.pid}/status`, 'utf8'), new RegExp(`^Uid:\\s+${user.uid}\\s+${user.uid}\\s`, 'm'), `the daemon runs as ${user.name}`);
 });
 
 after(() => {
@@ -43,22 +67,24 @@ const escapes: { name: string; path: () => string }[] = [
   { name: 'a relative path climbing out', path: () => '../victim.txt' },
 ];
 
-test('writes: no route through a symlink or .. leaves the workspace', async () => {
+test(`writes: no route through a symlink or .. leaves the workspace${who}`, { skip }, async () => {
   for (const { name, path: target } of escapes) {
     const response = await daemon.client.request('fathom/writeFile', { root, path: target(), text: 'key\n' });
     assert.equal(response.error?.code, ErrorCodes.PathOutsideWorkspace, `${name}: ${JSON.stringify(response)}`);
     assert.match(response.error!.message, /outside the workspace/, name);
+    notThePermissions(response.error!.message, name);
     assert.deepEqual(fs.readdirSync(outside), [], `${name}: nothing was written outside`);
   }
   assert.equal(fs.existsSync(path.join(path.dirname(root), 'victim.txt')), false);
 });
 
-test('writes: a path sent alone writes only inside an open workspace, or where the client says loose', async () => {
+test(`writes: a path sent alone writes only inside an open workspace, or where the client says loose${who}`, { skip }, async () => {
   const loose = path.join(outside, 'planted.txt');
   for (const target of [loose, path.join(outside, 'sub', 'x.txt')]) {
     const response = await daemon.client.request('fathom/writeFile', { path: target, text: 'x\n' });
     assert.equal(response.error?.code, ErrorCodes.WorkspaceNotFound, JSON.stringify(response));
     assert.match(response.error!.message, /nothing was written/);
+    notThePermissions(response.error!.message, target);
   }
   assert.deepEqual(fs.readdirSync(outside), []);
   const consented = await daemon.client.request('fathom/writeFile', { path: loose, text: 'x\n', loose: true });
@@ -67,26 +93,29 @@ test('writes: a path sent alone writes only inside an open workspace, or where t
   fs.rmSync(loose);
 });
 
-test('writes: a symlink that stays inside the workspace is written through', async () => {
+test(`writes: a symlink that stays inside the workspace is written through${who}`, { skip }, async () => {
   const response = await daemon.client.request('fathom/writeFile', { root, path: path.join(root, 'alias', 'new.txt'), text: 'fine\n' });
   assert.equal(response.error, undefined, JSON.stringify(response));
   assert.equal(fs.readFileSync(path.join(root, 'inner', 'new.txt'), 'utf8'), 'fine\n');
 });
 
-test('writes: fathom edit from the shell refuses the symlinked folder and says why', async () => {
-  const cli = spawnCli(['edit', path.join(root, 'docs', 'authorized_keys'), '--no-daemon'], { FATHOM_CACHE_DIR: tempDir('fathom-cache-') });
+test(`writes: fathom edit from the shell refuses the symlinked folder and says why${who}`, { skip }, async () => {
+  const cli = spawnCli(['edit', path.join(root, 'docs', 'authorized_keys'), '--no-daemon'], { FATHOM_CACHE_DIR: user.tempDir('fathom-cache-') }, user);
   cli.child.stdin.end('key\n');
   const code = await cli.exited;
   assert.notEqual(code, 0);
   assert.match(cli.stderr(), /outside the workspace/);
+  notThePermissions(cli.stderr(), 'fathom edit');
   assert.deepEqual(fs.readdirSync(outside), []);
 });
 
-const repository = path.resolve(import.meta.dirname, '..', '..');
+/** The Fathom package as the user reaches it (the repository, or its mirror: test/helpers/unprivileged.ts). */
+const repository = user.repository;
 
 /** A repository whose own language servers, TypeScript and debugpy leave `marker` when they run. */
 function hostileRepository(marker: string): string {
   const hostile = tempDir('fathom-hostile-');
+  // Made by the test, then the user's (below): as the user's own clone would be.
   gitInit(hostile);
   const write = (name: string, text: string, mode = 0o644): void => {
     fs.mkdirSync(path.dirname(path.join(hostile, name)), { recursive: true });
@@ -109,16 +138,21 @@ function hostileRepository(marker: string): string {
   write('debugpy/adapter/__init__.py', '');
   write('debugpy/adapter/__main__.py', `open(${JSON.stringify(marker)}, 'a').write('debugpy.adapter\\n')\n`);
   write('prog.py', 'print("hello")\n');
-  return hostile;
+  return user.own(hostile);
 }
 
 const readMarker = (marker: string): string => (fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : '');
-const debugpy = spawnSync('python3', ['-c', 'import debugpy'], { cwd: '/' }).status === 0 || spawnSync('/usr/bin/python3', ['-c', 'import debugpy'], { cwd: '/' }).status === 0;
+/** Whether the user (whose daemon launches it) can import debugpy; a debugpy only root can import would drop the debug half unsaid: an error. */
+const debugpy = ['python3', '/usr/bin/python3'].some((python) => user.spawnSync(python, ['-c', 'import debugpy'], { cwd: '/' }).status === 0);
+if (!debugpy && !skip && ['python3', '/usr/bin/python3'].some((python) => spawnSync(python, ['-c', 'import debugpy'], { cwd: '/' }).status === 0)) {
+  throw new Error(`root can import debugpy and ${user.name} cannot: install it system-wide (python3-debugpy)`);
+}
 
-test('trust: an untrusted repository runs none of its own servers, TypeScript or debugpy; trusted, it does', async () => {
-  const marker = path.join(tempDir('fathom-marker-'), 'ran.txt');
+test(`trust: an untrusted repository runs none of its own servers, TypeScript or debugpy; trusted, it does${who}`, { skip }, async () => {
+  // The marker's folder is the user's: a payload that ran could write it (the trusted half proves it).
+  const marker = path.join(user.tempDir('fathom-marker-'), 'ran.txt');
   const hostile = hostileRepository(marker);
-  const hostileDaemon = spawnStdioDaemon({ FATHOM_CONFIG_DIR: tempDir('fathom-config-') });
+  const hostileDaemon = spawnStdioDaemon({ FATHOM_CONFIG_DIR: user.tempDir('fathom-config-') }, user);
   const client = hostileDaemon.client;
   try {
     await client.result('initialize', { processId: null, rootUri: null, capabilities: {} });
@@ -151,12 +185,12 @@ test('trust: an untrusted repository runs none of its own servers, TypeScript or
   }
 });
 
-test('trust: fathom trust is remembered across daemons, and fathom edit prints the notice', async () => {
-  const marker = path.join(tempDir('fathom-marker-'), 'ran.txt');
+test(`trust: fathom trust is remembered across daemons, and fathom edit prints the notice${who}`, { skip }, async () => {
+  const marker = path.join(user.tempDir('fathom-marker-'), 'ran.txt');
   const hostile = hostileRepository(marker);
-  const env = { FATHOM_CONFIG_DIR: tempDir('fathom-config-'), FATHOM_CACHE_DIR: tempDir('fathom-cache-') };
+  const env = { FATHOM_CONFIG_DIR: user.tempDir('fathom-config-'), FATHOM_CACHE_DIR: user.tempDir('fathom-cache-') };
   const run = async (args: string[], input?: string): Promise<{ code: number | null; stderr: string }> => {
-    const cli = spawnCli([...args, '--no-daemon'], env);
+    const cli = spawnCli([...args, '--no-daemon'], env, user);
     cli.child.stdin.end(input ?? '');
     const code = await cli.exited;
     return { code, stderr: cli.stderr() };

@@ -8,6 +8,7 @@ import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { isLive } from '../../src/base/socket-folder.js';
 import { sleep, tempDir } from './fixture.js';
+import type { RunAs } from './unprivileged.js';
 
 export const cliMain = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
@@ -122,17 +123,19 @@ export interface Spawned {
   exited: Promise<number | null>;
 }
 
-export function spawnCli(args: string[], env: Record<string, string> = {}): Spawned {
-  const child = spawn(process.execPath, [cliMain, ...args], { env: { ...process.env, FATHOM_LOG: 'warn', ...env } });
+/** Runs the CLI; `as`: as that user (test/helpers/unprivileged.ts), in its environment with `env` on top. */
+export function spawnCli(args: string[], env: Record<string, string> = {}, as?: RunAs): Spawned {
+  const options = as ? as.spawnOptions({ FATHOM_LOG: 'warn', ...env }) : { env: { ...process.env, FATHOM_LOG: 'warn', ...env } };
+  const child = spawn(process.execPath, [as?.cliMain ?? cliMain, ...args], { ...options, stdio: 'pipe' });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, stderr: () => stderr, exited };
 }
 
-/** A daemon over stdio with a private cache folder. */
-export function spawnStdioDaemon(env: Record<string, string> = {}): Spawned & { client: RawClient } {
-  const spawned = spawnCli(['serve', '--stdio'], { FATHOM_CACHE_DIR: tempDir('fathom-cache-'), ...env });
+/** A daemon over stdio with a private cache folder (`as`: run as that user, the folder its). */
+export function spawnStdioDaemon(env: Record<string, string> = {}, as?: RunAs): Spawned & { client: RawClient } {
+  const spawned = spawnCli(['serve', '--stdio'], { FATHOM_CACHE_DIR: (as?.tempDir ?? tempDir)('fathom-cache-'), ...env }, as);
   return { ...spawned, client: new RawClient(spawned.child.stdout, spawned.child.stdin) };
 }
 
@@ -140,9 +143,9 @@ export function socketPathIn(folder: string = tempDir('fathom-sock-')): string {
   return path.join(folder, 'run', 'fathom.sock');
 }
 
-/** A daemon on a Unix socket; resolves once it accepts connections. */
-export async function spawnSocketDaemon(socketPath: string, env: Record<string, string> = {}): Promise<Spawned> {
-  const spawned = spawnCli(['serve', '--socket', socketPath], { FATHOM_CACHE_DIR: tempDir('fathom-cache-'), ...env });
+/** A daemon on a Unix socket; resolves once it accepts connections (`as`: run as that user). */
+export async function spawnSocketDaemon(socketPath: string, env: Record<string, string> = {}, as?: RunAs): Promise<Spawned> {
+  const spawned = spawnCli(['serve', '--socket', socketPath], { FATHOM_CACHE_DIR: (as?.tempDir ?? tempDir)('fathom-cache-'), ...env }, as);
   for (let attempt = 0; attempt < 400; attempt++) {
     if (await canConnect(socketPath)) return spawned;
     if (spawned.child.exitCode !== null) throw new Error(`daemon exited: ${spawned.stderr()}`);
