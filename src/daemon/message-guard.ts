@@ -193,8 +193,9 @@ export function guardConnection(reader: MessageReader, writer: MessageWriter, op
       if (inFlight.size === 0 && drained.length > 0) {
         const waiting = drained;
         drained = [];
-        // Once the last answer is written, not merely queued.
-        void written.finally(() => waiting.forEach((resolve) => resolve()));
+        // Once the last answer is written, not merely queued (or could not be: the client left).
+        const release = (): void => waiting.forEach((resolve) => resolve());
+        void written.then(release, release);
       }
       return written;
     },
