@@ -95,3 +95,19 @@ export function inspectFile(check: FileCheck, maxFileBytes: number, attempt = 0)
     if (handle !== undefined) fs.closeSync(handle);
   }
 }
+
+/** One byte a file: whether its lstat still matches what is known (anything else is looked at again, whole). */
+export function statSame(paths: string, known: Float64Array): Uint8Array {
+  const list = paths.split('\0');
+  const same = new Uint8Array(list.length);
+  list.forEach((file, index) => {
+    let stat: fs.Stats | undefined;
+    try {
+      stat = fs.lstatSync(file, { throwIfNoEntry: false });
+    } catch {
+      return;
+    }
+    if (stat !== undefined && stat.isFile() && stat.size === known[3 * index] && stat.mtimeMs === known[3 * index + 1] && stat.ino === known[3 * index + 2]) same[index] = 1;
+  });
+  return same;
+}

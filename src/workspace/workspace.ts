@@ -219,8 +219,9 @@ export class Workspace {
       }
       this.rules = await rules;
       this.watchRepositoryState();
-      // Without a cache every file is read: start the hash workers while the walk begins.
-      if (this.cacheLoaded !== 'valid') this.options.pool.warm();
+      // Without a cache every file is read, and with a large one most are stat'ed on the workers:
+      // start the hash workers while the walk begins.
+      if (this.cacheLoaded !== 'valid' || this.tree.fileCount > 2_048) this.options.pool.warm();
       await this.fullScan(this.cacheLoaded === 'valid' ? 'restart' : 'build', this.buildCancel);
       this.stateValue = 'ready';
       this.startReconcileTimer();
