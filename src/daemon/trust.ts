@@ -4,6 +4,9 @@
 // only the servers Fathom ships or the user configured, and says so. Remembered in the user's
 // settings folder as `trusted.json` ({ "version": 1, "folders": [real paths] }, 0600, written
 // atomically); a folder trusts everything below it. FATHOM_TRUST_ALL=1 trusts every workspace.
+// A damaged file trusts nothing.
+// Versions (the file's `version`, one line per bump):
+//   1  the first
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../base/checked-file.js';

@@ -2,6 +2,7 @@
 // (the last one). Each migration is SQL in its own file under migrations/, applied once by
 // `fathom team init` (schema.ts) and recorded in fathom.schema_version. A released migration is
 // never edited: a change is a new one, with a line here.
+// Versions (one line per migration):
 //   1  the content-addressed tables (embeddings, files, file_chunks, file_paths), snapshots, and
 //      the member's functions
 import { sql as store } from './migrations/001-store.js';

@@ -1,9 +1,15 @@
 // Persists a workspace's file set (the Merkle tree's files with their stat, and the skipped paths
 // with theirs) in the cache folder, so a restart rehashes only what changed.
 //
-// File: base/checked-file.ts's container, magic "FTHMFSET", payload msgpack of FileSetSnapshot.
-// Versions: 1 = first format; 2 = secrets also found by content (secret-content.ts): a file a
-// version 1 cache lists may hold a key, and is read again.
+// File: `fileset.bin` in the workspace's cache folder, in base/checked-file.ts's container (magic
+// "FTHMFSET", version `fileSetFormatVersion`, SHA-256 of the payload; written atomically). Payload:
+// msgpack of FileSetSnapshot, { root, savedAt, files: [path, size, mtimeMs, ino, sha256 hex][],
+// skipped: [path, reason, size, mtimeMs, ino][], ignoredEntries }. Wrong magic, another version,
+// a checksum mismatch or another root: the file set is scanned again (logged).
+// Versions (one line per bump):
+//   1  the first format
+//   2  secrets also found by content (secret-content.ts): a file a version 1 cache lists may
+//      hold a key, so a version 1 set is scanned again
 import { Packr } from 'msgpackr';
 import { decodeChecked, encodeChecked, readChecked, writeFileAtomic, type CheckedRead } from '../base/checked-file.js';
 import type { SkipReason } from './skip-reason.js';

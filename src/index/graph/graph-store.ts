@@ -3,12 +3,20 @@
 // the parts whose file still has that hash and re-tags only the others (and every file when the
 // tag queries changed: `queries` is a hash of their text).
 //
-// File: base/checked-file.ts's container, magic "FTHMGRF1", written and read as records
-// (CheckedFileWriter / readCheckedRecords, so neither holds the event loop for long): record 0 is
-// msgpack { root, queries, kinds, chains, names (count), files (count) }; then the names in
+// File: `graph.bin` in the workspace's cache folder, base/checked-file.ts's container (magic
+// "FTHMGRF1", version `graphFormatVersion`), written and read as records (a u32 length, then
+// msgpack; CheckedFileWriter / readCheckedRecords, pausing every ~20 ms so the daemon keeps
+// answering): record 0 is msgpack { root, queries (SHA-256 of every tags.scm and code-graph.ts's
+// extractionVersion), kinds, chains, names (count), files (count) }; then the interned names in
 // chunks of 65,536 (msgpack string arrays); then one record per file: msgpack { path, hash (32
-// bytes), language, arrays (the 12 typed arrays as bytes), imports as [source, name, local,
-// reexport (0/1), line] }. Versions: 1 = one msgpack payload (not read any more), 2 = records.
+// bytes: the content tagged), language, arrays (the part's 12 typed arrays as bytes), imports as
+// [source, name, local, reexport (0/1), line] }. On load a part whose file's hash differs (or
+// another `queries`) is re-tagged; a bad checksum, ids out of range or arrays of different
+// lengths: the cache is ignored (logged). Saved after a build, 30 s after the last change, and
+// when the workspace closes.
+// Versions (one line per bump):
+//   1  one msgpack payload (not read any more)
+//   2  records, written and read in pieces
 import { Packr } from 'msgpackr';
 import { bytesOf } from '../../base/typed-bytes.js';
 import { CheckedFileWriter, readCheckedRecords } from '../../base/checked-file.js';

@@ -18,16 +18,23 @@
 //           blockBytes (u32), blockCrcs (u32) }; a chunk's file id is its file's index in `files`
 //           (0xffffffff: a chunk of no stored file, dead on load)
 //
+// Loads: the header and the meta only; every chunk starts dead, the files whose hash still holds
+// revive theirs, the rest are re-chunked. Saved after a build and 30 s after the last change.
+//
 // Checks: magic, version and the meta's SHA-256 on open (and the tables' shapes); a block's
 // CRC-32 when it is read, a list's CRC-32 and its chunk ids when it is read. What fails is
-// RankingDamaged: the ranking discards the file and builds again (chunk-ranking.ts).
+// RankingDamaged: the ranking discards the file and builds again (chunk-ranking.ts; the search
+// that met it asks again). Nothing read unchecked is ranked.
 //
 // Writes: a temporary file beside, the header last, fsync, rename over, fsync of the folder: a
 // crash leaves the old file or the new one. A reader keeps its descriptor, so a ranking loaded
 // from the old file goes on reading it (its inode) after a save renamed a new one over it.
 //
-// Versions: 1 (magic FTHMCRK1, chunk-ranking-store.ts's records, decoded whole on load; still the
-// export's format) → 2 this layout (a version-1 chunks.bin is rebuilt).
+// Versions (`rankingFileVersion`, one line per bump; a chunks.bin of another version is rebuilt).
+// The meta's `version` is chunk-ranking.ts's rankingVersion (what a chunk's terms are), apart.
+//   1  magic FTHMCRK1, chunk-ranking-store.ts's records, decoded whole on load (still the
+//      export's format)
+//   2  this layout, magic FTHMCRK2, read where it lies
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -13,6 +13,10 @@
 //              bytes (u32 pairs), field lengths (u16, five per chunk)
 //   last       msgpack [path, hash (32 bytes), first chunk, chunk count][]: a chunk's file id is its
 //              file's index in this list (0xffffffff: a chunk of no stored file, dead on load)
+// An export (fathom/exportIndex, index/export/ranking-export.ts) is this format under the magic
+// "FTHMXRK1", `root` = `key:<keyId>`, every path masked and every term hashed.
+// Versions (`rankingFormatVersion`, one line per bump):
+//   1  the first (chunks.bin's format until chunk-ranking-file.ts's FTHMCRK2; now the export's)
 import { Packr } from 'msgpackr';
 import { bytesOf, typedCopy } from '../../base/typed-bytes.js';
 import { CheckedFileWriter, readCheckedRecords } from '../../base/checked-file.js';

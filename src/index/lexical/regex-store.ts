@@ -11,9 +11,16 @@
 //   pieceStarts (f64, pieces + 1), pieceLines (u32), keys, counts, offsets (f64), lengths, crcs,
 //   blockBytes, blockCrcs (u32, one per block of the content store) }.
 //
-// Format versions: 1 the first; 2 adds blockBytes and blockCrcs (a version-1 index is rebuilt);
-// 3: the content store holds only bytes the file set vetted, so never a file's that holds a secret
-// (secret-content.ts; an older store may hold one: it is rebuilt).
+// The base generation lives in the cache folder, the delta in `delta/` below it (the same pair).
+// On load, a file whose hash in the file set differs from the base's is answered by the delta when
+// the delta's hash matches, else read fresh (lexical-index.ts). The `lexical.bin` of earlier
+// versions is removed by the first build.
+//
+// Format versions (`regexFormatVersion`, one line per bump; an index of another version is rebuilt):
+//   1  the first
+//   2  adds blockBytes and blockCrcs (the content store's block checksums)
+//   3  the content store holds only bytes the file set vetted, so never a file's that holds a
+//      secret (secret-content.ts; an older store may hold one)
 //
 // Writes: content first (fsynced), postings and meta into a temporary index file, header last,
 // fsync, rename, fsync of the folder; then older generations' content files are removed. A crash

@@ -8,18 +8,23 @@
 // the table that names it (atomically), then older index files are removed; so a kill at any
 // point leaves a table and the very index it was saved with. An index file is never written
 // again once named: a later save is a new generation.
-//   semantic-<generation>.usearch   usearch's own format (index.save)
-//   semantic.bin                    base/checked-file.ts container, magic "FTHMSEM1", version 5:
+//   semantic-<generation>.usearch   usearch's own format (index.save; fsynced, 0600)
+//   semantic.bin                    base/checked-file.ts container, magic "FTHMSEM1", `version`:
 //                                   msgpack { root, modelId, dimensions, nextKey, vectors (the
 //                                   index's size), index (its file name), indexBytes (its size),
 //                                   indexCrc32 (the CRC-32 of its bytes), paths[], fileHashes[],
 //                                   chunkCounts (u32 per file), keys (u32 per chunk), ranges (start
 //                                   line, end line, start byte, end byte: u32 per chunk),
 //                                   textHashes (32 bytes per chunk) }: columns, files in order
-// Versions: 1 = semantic.usearch beside the table; 2 = the index under a generation name the table
-// names (`index`); 3 = byte ranges beside the line ranges; 4 = the index file's size and CRC-32;
-// 5 = the chunks as columns for the whole store (a load decodes a few arrays, not a record per
-// file; version 4 is still read).
+// Versions (`version`, one line per bump; another version is rebuilt from the embedding cache):
+//   1  semantic.usearch beside the table
+//   2  the index under a generation name the table names (`index`)
+//   3  byte ranges beside the line ranges
+//   4  the index file's size and CRC-32 (files as records [path, fileHash, keys, ranges,
+//      textHashes]; still read: `recordsVersion`)
+//   5  the chunks as columns for the whole store (a load decodes a few arrays, not a record per
+//      file)
+// When a sync's changes are saved is semantic-index.ts' `SaveDeferral` (a large store waits).
 // A table that fails its checksum, names another model, names an index file of another size or
 // checksum (checked before usearch reads a byte of it: its loader trusts the file and a truncated
 // or damaged one corrupts the heap), disagrees with its index (size, keys at or past nextKey):

@@ -7,13 +7,28 @@
 // hash (the SHA-256 of its bytes, as the workspace's Merkle tree has it: `fathom index` asks which
 // files' trees are stored with a stat each, reading none of them), so an edited file or an
 // upgraded grammar simply misses (nothing to invalidate); the text is not
-// stored (the caller has it). One file a tree, `<folder>/<2 hex>/<62 hex>.tree`: magic, version,
-// CRC-32 of the payload (checked-file.ts's SHA-256 would hash every stored byte again on each read),
-// written to a temporary file and renamed into place without fsync: a torn or damaged file fails
-// its checksum (or its decoding), is deleted and the file is parsed again. Payload: node count and text length (u32 each), then per node in
-// preorder four varints: type id × 8 + flags, start − the previous node's start, length, subtree
-// size − 1 (0.94 bytes on disk a byte of the kernel's C, 0.57 of TypeScript's lib). The folder is kept under its budget by
-// `trim`: the trees written longest ago go first.
+// stored (the caller has it). One file a tree, `<folder>/<2 hex>/<62 hex>.tree` (the folder is
+// `<cacheRoot>/trees`, not per workspace: trees are found by content), named by the SHA-256 of
+// `<language>:<SHA-256 of the grammar's wasm>`, a NUL and the hex SHA-256 of the file's bytes
+// (treeKeyOfHash; until 2026-12-05 of the bytes themselves: trees stored before miss once and are
+// trimmed as the oldest). Layout (integers little-endian):
+//   0-7    the magic "FTHMTREE"
+//   8-11   the version (u32)
+//   12-15  the CRC-32 of the payload (checked-file.ts's SHA-256 would hash every stored byte again
+//          on each read)
+//   16-    the payload: node count and text length (u32 each), then per node in preorder four
+//          unsigned LEB128 varints: type id × 8 + flags (1 named, 2 missing, 4 extra), start − the
+//          previous node's start, length, subtree size − 1 (all in UTF-16 units)
+// (0.94 bytes on disk a byte of the kernel's C, 0.57 of TypeScript's lib.) Written to
+// `<name>.<pid>.<random>.tmp` and renamed into place without fsync: a torn or damaged file fails
+// its checksum (or its decoding), is deleted and the file is parsed again; a `.tmp` an hour old is
+// a dead writer's and `trim` deletes it. The folder is kept under its budget by `trim`: the trees
+// written longest ago go first.
+// Versions (`version` below; bump it when the payload, or source-text.ts's decoding of bytes into
+// the text the ranges index, changes; one line per bump):
+//   1  the payload in base/checked-file.ts's container (a SHA-256 of the payload)
+//   2  a 16-byte header with the payload's CRC-32 in place of the container (hashing the payload
+//      on each read cost as much as decoding it); the payload unchanged
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
