@@ -14,7 +14,7 @@ import { defaultModelDir } from '../src/engine/semantic-models.js';
 import { EmbeddingCache } from '../src/index/semantic/embedding-cache.js';
 import { openModelFolder } from '../src/index/semantic/model-folder.js';
 import { SemanticIndex } from '../src/index/semantic/semantic-index.js';
-import { StaticEmbedder } from '../src/index/semantic/static-embedder.js';
+import { readEmbeddingDimensions, readEmbeddingTable, StaticEmbedder, staticModelFile } from '../src/index/semantic/static-embedder.js';
 import { VectorStore } from '../src/index/semantic/vector-store.js';
 import { encodeChecked, readChecked } from '../src/base/checked-file.js';
 import { Packr } from 'msgpackr';
@@ -221,6 +221,22 @@ describe('a static model embeds without onnxruntime, the same vectors', () => {
       const shipped = openModelFolder(defaultModelDir);
       assert.equal(shipped.settings.static, true);
       await compare(pool.embedder({ ...shipped, settings: {} }), new StaticEmbedder(shipped), 'fathom-code');
+    } finally {
+      pool.close();
+    }
+  });
+
+  test('a static model\'s dimensions are read from its table\'s shape, as the loaded table has them (what status asks)', () => {
+    const pool = new EmbedPool();
+    try {
+      for (const model of [openModelFolder(buildTinyModel({ static: true })), openModelFolder(defaultModelDir)]) {
+        const table = readEmbeddingTable(staticModelFile(model));
+        assert.equal(readEmbeddingDimensions(model), table.columns);
+        assert.equal(pool.staticDimensions(model), new StaticEmbedder(model).dimensions);
+      }
+      // A fathom.json whose pooling the graph does not do is refused here too, before any table is read.
+      const shipped = openModelFolder(defaultModelDir);
+      assert.throws(() => readEmbeddingDimensions({ ...shipped, settings: { ...shipped.settings, pooling: 'sum' } }), /says pooling "sum" but the ONNX graph counts each token once/);
     } finally {
       pool.close();
     }

@@ -9,7 +9,7 @@ import { WorkerPool } from '../../base/worker-pool.js';
 import type { EmbedJob, EmbedReply } from './embed-worker.js';
 import type { StaticEmbedJob, StaticEmbedReply } from './static-embed-worker.js';
 import type { ModelFolder } from './model-folder.js';
-import { StaticEmbedder } from './static-embedder.js';
+import { readEmbeddingDimensions, StaticEmbedder } from './static-embedder.js';
 
 export class EmbedError extends Error {
   constructor(message: string) {
@@ -28,15 +28,18 @@ export interface Embedder {
 export class EmbedPool {
   private readonly pool = new WorkerPool<EmbedJob, EmbedReply>(new URL('./embed-worker.js', import.meta.url), 1, 'embed');
   private readonly statics = new Map<string, StaticEmbedder>();
+  /** Static models' vector sizes read from their table's shape (before any embedder is made). */
+  private readonly staticShapes = new Map<string, number>();
   private readonly staticPool = new WorkerPool<StaticEmbedJob, StaticEmbedReply>(new URL('./static-embed-worker.js', import.meta.url), Math.max(1, Math.min(os.availableParallelism(), 4)), 'static embed');
 
   /** An embedder over one model folder (prefixes from its fathom.json; a static model embeds on this thread without onnxruntime). */
   embedder(model: ModelFolder): Embedder {
     if (model.settings.static) {
-      const local = this.staticEmbedder(model);
+      // Its table is read at the first embedding, not when an index opens (status opens indexes).
       return {
-        modelId: local.modelId,
+        modelId: model.id,
         embed: async (texts, kind) => {
+          const local = this.staticEmbedder(model);
           if (kind === 'query' || texts.length < 4) return local.embed(texts, kind);
           const reply = await this.staticPool.run({ model, table: local.embeddingTable, texts, kind });
           if ('error' in reply) throw new EmbedError(`model ${model.dir}: ${reply.error}`);
@@ -63,10 +66,21 @@ export class EmbedPool {
     };
   }
 
-  /** The vector size of a static model (read from its table; no embedding needed). */
+  /**
+   * The vector size of a static model: its table's shape, read without converting the table
+   * (`fathom status` of a workspace opens its semantic index, and must not pay for the table:
+   * 0.45 s of the daemon's thread for fathom-code; the first search in words reads it).
+   */
   staticDimensions(model: ModelFolder): number {
     if (!model.settings.static) throw new Error(`${model.dir} is not a static model: its dimensions come from a probe`);
-    return this.staticEmbedder(model).dimensions;
+    const loaded = this.statics.get(model.id);
+    if (loaded) return loaded.dimensions;
+    let dimensions = this.staticShapes.get(model.id);
+    if (dimensions === undefined) {
+      dimensions = readEmbeddingDimensions(model);
+      this.staticShapes.set(model.id, dimensions);
+    }
+    return dimensions;
   }
 
   /** One per model (its table is read once). */

@@ -57,14 +57,26 @@ export interface EmbeddingTable {
   ops: string[];
 }
 
-/**
- * The `embeddings` initializer of an ONNX model and its graph's op types: one read, one walk. The
- * table lies in a SharedArrayBuffer: the embedding workers read the daemon's copy, none of their own.
- */
-export function readEmbeddingTable(onnxFile: string): EmbeddingTable {
+/** A static model's ONNX file (q8 or fp32, as its folder has it). */
+export function staticModelFile(model: ModelFolder): string {
+  return path.join(model.dir, 'onnx', model.dtype === 'q8' ? 'model_quantized.onnx' : 'model.onnx');
+}
+
+/** The `embeddings` initializer of an ONNX model as it lies in the file (no copy), and its graph's op types. */
+interface StoredEmbeddings {
+  rows: number;
+  columns: number;
+  /** ONNX's TensorProto data type: 1 float32, 10 float16. */
+  type: number;
+  raw: Buffer;
+  ops: string[];
+}
+
+/** One walk of an ONNX model's graph: its op types and its 2-d `embeddings` initializer. */
+function storedEmbeddings(onnxFile: string): StoredEmbeddings {
   const model = fs.readFileSync(onnxFile);
   const ops: string[] = [];
-  let found: { rows: number; columns: number; table: Float32Array } | undefined;
+  let found: Omit<StoredEmbeddings, 'ops'> | undefined;
   for (const field of fields(model)) {
     if (field.number !== 7 || !Buffer.isBuffer(field.value)) continue; // ModelProto.graph
     for (const graphField of fields(field.value)) {
@@ -87,20 +99,47 @@ export function readEmbeddingTable(onnxFile: string): EmbeddingTable {
       }
       if (name !== 'embeddings' || !raw || dims.length !== 2) continue;
       const [rows, columns] = dims as [number, number];
-      const table = new Float32Array(new SharedArrayBuffer(rows * columns * 4));
-      if (type === 1 && raw.length === rows * columns * 4) table.set(new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.length)));
-      else if (type === 10 && raw.length === rows * columns * 2) {
-        // Through a table of all 65,536 halves: a lookup a number (the kernel's restart paid 0.9 s converting each one).
-        const halves = new Uint16Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.length));
-        const floats = halfFloats();
-        for (let at = 0; at < table.length; at++) table[at] = floats[halves[at]!]!;
-      }
-      else throw new Error(`${onnxFile}: the embeddings initializer is neither float32 nor float16 of ${rows}×${columns}`);
-      found = { rows, columns, table };
+      if (!((type === 1 && raw.length === rows * columns * 4) || (type === 10 && raw.length === rows * columns * 2))) throw new Error(`${onnxFile}: the embeddings initializer is neither float32 nor float16 of ${rows}×${columns}`);
+      found = { rows, columns, type, raw };
     }
   }
   if (!found) throw new Error(`${onnxFile} has no 2-d "embeddings" initializer: not a static model`);
   return { ...found, ops };
+}
+
+/**
+ * The `embeddings` initializer of an ONNX model and its graph's op types: one read, one walk. The
+ * table lies in a SharedArrayBuffer: the embedding workers read the daemon's copy, none of their own.
+ */
+export function readEmbeddingTable(onnxFile: string): EmbeddingTable {
+  const { rows, columns, type, raw, ops } = storedEmbeddings(onnxFile);
+  const table = new Float32Array(new SharedArrayBuffer(rows * columns * 4));
+  if (type === 1) table.set(new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.length)));
+  else {
+    // Through a table of all 65,536 halves: a lookup a number (the kernel's restart paid 0.9 s converting each one).
+    const halves = new Uint16Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.length));
+    const floats = halfFloats();
+    for (let at = 0; at < table.length; at++) table[at] = floats[halves[at]!]!;
+  }
+  return { rows, columns, table, ops };
+}
+
+/** The pooling fathom.json names must be the graph's, or the two paths would disagree. */
+function checkPooling(model: ModelFolder, ops: readonly string[]): void {
+  const masksRepeats = ops.includes('Trilu');
+  if (masksRepeats !== (model.settings.pooling === 'distinct')) {
+    throw new Error(`${model.dir}: fathom.json says pooling "${model.settings.pooling ?? 'sum'}" but the ONNX graph ${masksRepeats ? 'counts each token once (pooling "distinct")' : 'sums every token (pooling "sum")'}`);
+  }
+}
+
+/**
+ * The vector size of a static model, from its table's shape alone (no conversion of the table:
+ * status asks it), its pooling checked against the graph as the embedder checks it.
+ */
+export function readEmbeddingDimensions(model: ModelFolder): number {
+  const { columns, ops } = storedEmbeddings(staticModelFile(model));
+  checkPooling(model, ops);
+  return columns;
 }
 
 let halfTable: Float32Array | undefined;
@@ -169,13 +208,9 @@ export class StaticEmbedder implements Embedder {
       // the default
     }
     this.maxTokens = maxLength;
-    this.embeddingTable = table ?? readEmbeddingTable(path.join(model.dir, 'onnx', model.dtype === 'q8' ? 'model_quantized.onnx' : 'model.onnx'));
+    this.embeddingTable = table ?? readEmbeddingTable(staticModelFile(model));
     const { rows, columns, ops } = this.embeddingTable;
-    // The pooling fathom.json names must be the graph's, or the two paths would disagree.
-    const masksRepeats = ops.includes('Trilu');
-    if (masksRepeats !== (model.settings.pooling === 'distinct')) {
-      throw new Error(`${model.dir}: fathom.json says pooling "${model.settings.pooling ?? 'sum'}" but the ONNX graph ${masksRepeats ? 'counts each token once (pooling "distinct")' : 'sums every token (pooling "sum")'}`);
-    }
+    checkPooling(model, ops);
     if (rows < this.vocabulary.size) throw new Error(`${model.dir}: ${rows} rows for ${this.vocabulary.size} tokens`);
     this.table = this.embeddingTable.table;
     this.columns = columns;
