@@ -4,8 +4,9 @@
 // persistence of the file set. Later indexes subscribe to `onChanges`. A one-file workspace
 // (`onlyFile`) holds one entry of its root folder and nothing else: a file answered on its own.
 //
-// Invariants: every mutation of the tree runs in `queue`, one at a time, in arrival order; the tree
-// is replaced whole by a full scan (diffed against the old one) or patched per path by updates.
+// Invariants: every mutation of the tree runs in `queue`, one at a time, in arrival order; a full
+// scan patches the tree in place (files gone first, then every file whose entry changed), and
+// updates patch it per path.
 import fs from 'node:fs';
 import path from 'node:path';
 import { CancellationSource, raceCancellation, type CancellationSignal } from '../base/cancellation.js';
