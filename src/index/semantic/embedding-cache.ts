@@ -129,8 +129,11 @@ export class EmbeddingCache {
 
   /** Indexes the records from the last scan up to `whole` (a record boundary). */
   private scanRecords(whole: number): void {
+    // Every append scans (another daemon may have written): most scans find only what this one
+    // wrote, so the buffer is sized to what is there, never zeroed (only bytes read are looked at).
+    if (this.scanned >= whole) return;
     const batch = 4096;
-    const buffer = Buffer.alloc(this.recordBytes * batch);
+    const buffer = Buffer.allocUnsafe(Math.min(this.recordBytes * batch, whole - this.scanned));
     while (this.scanned < whole) {
       const want = Math.min(buffer.length, whole - this.scanned);
       const read = fs.readSync(this.fd, buffer, 0, want, this.scanned);
