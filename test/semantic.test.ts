@@ -180,6 +180,11 @@ describe('model folders', () => {
     assert.notEqual(openModelFolder(dir).id, one.id, 'a prefix changes every vector');
     fs.writeFileSync(path.join(dir, 'fathom.json'), JSON.stringify({ hybridWeight: 0.4, pooling: 'distinct' }));
     assert.notEqual(openModelFolder(dir).id, one.id, 'distinct pooling changes every vector');
+    // Opened again (each workspace opens its model): the id remembered, or computed anew for a changed file.
+    fs.writeFileSync(path.join(dir, 'fathom.json'), JSON.stringify({}));
+    assert.equal(openModelFolder(dir).id, one.id, 'the same files, the same id');
+    fs.appendFileSync(path.join(dir, 'tokenizer.json'), ' ');
+    assert.notEqual(openModelFolder(dir).id, one.id, 'a changed tokenizer names another model');
     fs.writeFileSync(path.join(dir, 'fathom.json'), JSON.stringify({ pooling: 'max' }));
     assert.throws(() => openModelFolder(dir), /pooling must be "sum" or "distinct", not "max"/);
   });

@@ -35,6 +35,9 @@ export interface ModelFolder {
 
 const required = ['config.json', 'tokenizer.json'];
 
+/** Ids this process computed, by the files they were computed from (path, size, mtime, inode) and the settings. */
+const knownIds = new Map<string, string>();
+
 export function openModelFolder(dir: string): ModelFolder {
   const absolute = path.resolve(dir);
   if (!fs.existsSync(absolute) || !fs.statSync(absolute).isDirectory()) throw new FathomError('invalidParams', `no model folder at ${absolute}`, { path: absolute });
@@ -57,8 +60,19 @@ export function openModelFolder(dir: string): ModelFolder {
   // The name: the small files' bytes, the weights' size and modification time (hashing hundreds
   // of MB on the daemon's thread is not worth it: new weights get a new mtime), and the settings
   // that change what is embedded.
+  const named = [...required, ...(fs.existsSync(path.join(absolute, 'tokenizer_config.json')) ? ['tokenizer_config.json'] : [])];
+  const embedded = [settings.queryPrefix ?? '', settings.documentPrefix ?? '', ...(settings.pooling === 'distinct' ? ['distinct'] : [])];
+  // Known already when no file it is named by changed (size, mtime, inode, as the file set judges
+  // files): each workspace opens its model, and hashing a static model's 23 MB held the daemon's
+  // thread 60-600 ms at every first open.
+  const signature = JSON.stringify([weights, settings.static === true, embedded, ...[...named.map((file) => path.join(absolute, file)), weights!].map((file) => {
+    const stat = fs.statSync(file);
+    return [file, stat.size, stat.mtimeMs, stat.ino];
+  })]);
+  const known = knownIds.get(signature);
+  if (known !== undefined) return { dir: absolute, id: known, dtype: weights === fp32 ? 'fp32' : 'q8', settings };
   const hash = createHash('sha256');
-  for (const file of [...required, ...(fs.existsSync(path.join(absolute, 'tokenizer_config.json')) ? ['tokenizer_config.json'] : [])]) {
+  for (const file of named) {
     hash.update(`${file}\0`);
     hash.update(fs.readFileSync(path.join(absolute, file)));
   }
@@ -66,6 +80,8 @@ export function openModelFolder(dir: string): ModelFolder {
   // A static model's weights are read whole anyway (and are small): hash them; others by size and time.
   if (settings.static) hash.update(fs.readFileSync(weights!));
   else hash.update(`${path.relative(absolute, weights!)}\0${stat.size}\0${stat.mtimeMs}\0`);
-  hash.update(JSON.stringify([settings.queryPrefix ?? '', settings.documentPrefix ?? '', ...(settings.pooling === 'distinct' ? ['distinct'] : [])]));
-  return { dir: absolute, id: hash.digest('hex').slice(0, 16), dtype: weights === fp32 ? 'fp32' : 'q8', settings };
+  hash.update(JSON.stringify(embedded));
+  const id = hash.digest('hex').slice(0, 16);
+  knownIds.set(signature, id);
+  return { dir: absolute, id, dtype: weights === fp32 ? 'fp32' : 'q8', settings };
 }
