@@ -38,6 +38,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { RawClient, streamRepeated } from '../test/helpers/raw-client.js';
+import { SeededRandom } from '../test/helpers/seeded-random.js';
 
 const mib = 1024 * 1024;
 const mb = 1e6;
@@ -117,16 +118,10 @@ async function hostile(socketPath: string, opening: string, chunk: Buffer, total
   return { sent, connections };
 }
 
-/** mulberry32: a small seeded generator, so that a run's garbage can be sent again. */
+/** A seeded generator (mulberry32), so that a run's garbage can be sent again. */
 function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const source = new SeededRandom(seed);
+  return () => source.next();
 }
 
 /** Read-only methods (none writes a file, starts a process, opens another root or stops the daemon), and some that do not exist. */

@@ -23,19 +23,14 @@ import { contextualizedText } from '../src/index/syntax/chunk.js';
 import { HashPool } from '../src/workspace/hash-pool.js';
 import { Workspace } from '../src/workspace/workspace.js';
 import { buildTinyModel } from '../test/helpers/tiny-model.js';
+import { SeededRandom } from '../test/helpers/seeded-random.js';
 
 const dimensions = 384;
 
-/** A deterministic generator (mulberry32) and Gaussian-ish noise. */
+/** A deterministic generator (mulberry32); Gaussian-ish noise below. */
 function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const source = new SeededRandom(seed);
+  return () => source.next();
 }
 
 function clustered(count: number, seed: number, centers: Float32Array): Float32Array {
