@@ -1,7 +1,7 @@
 // WorkerPool: jobs with an affinity go to the worker whose slot it names when that worker is free,
 // and stay with the worker that took one while its own was busy; jobs without one are taken in
 // order by any worker. With a depth of 2, a busy worker is sent its next job ahead; when it dies,
-// only the job it was running fails.
+// only the job it was running fails. Idle, the workers beyond the first stop first.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { WorkerPool } from '../src/base/worker-pool.js';
@@ -93,7 +93,7 @@ test('jobs without an affinity are all answered, in any worker', async () => {
 });
 
 test('with a depth of 2, jobs are sent ahead to busy workers and all answered', async () => {
-  const pool = new WorkerPool<Job, Reply>(script, 2, 'test', 60_000, undefined, 2);
+  const pool = new WorkerPool<Job, Reply>(script, 2, 'test', { depth: 2 });
   try {
     const replies = await Promise.all(Array.from({ length: 60 }, (_, index) => pool.run({ delayMs: index % 7 === 0 ? 20 : 0 }, index % 5)));
     assert.equal(new Set(replies.map((reply) => reply.id)).size, 60);
@@ -104,7 +104,7 @@ test('with a depth of 2, jobs are sent ahead to busy workers and all answered', 
 });
 
 test('with a depth of 2, a worker that dies fails the job it ran; the one sent ahead is answered elsewhere', async () => {
-  const pool = new WorkerPool<Job, Reply>(script, 1, 'test', 60_000, undefined, 2);
+  const pool = new WorkerPool<Job, Reply>(script, 1, 'test', { depth: 2 });
   try {
     // One worker: the second job waits in the dying worker's queue when it exits.
     const dying = pool.run({ delayMs: 50, exit: true });
@@ -122,12 +122,38 @@ test('with a depth of 2, a worker that dies fails the job it ran; the one sent a
 });
 
 test('with a depth of 2, a worker that asks to retire answers the job sent ahead, then is replaced', async () => {
-  const pool = new WorkerPool<Job, Reply>(script, 1, 'test', 60_000, undefined, 2);
+  const pool = new WorkerPool<Job, Reply>(script, 1, 'test', { depth: 2 });
   try {
     const [retiring, ahead] = await Promise.all([pool.run({ delayMs: 30, retire: true }), pool.run({})]);
     assert.equal(ahead!.threadId, retiring!.threadId, 'the job sent ahead was answered by the retiring worker');
     const next = await pool.run({});
     assert.notEqual(next.threadId, retiring!.threadId, 'a fresh worker took the next job');
+  } finally {
+    pool.close();
+  }
+});
+
+test('after a short idle the workers beyond the first stop; the first stays until the long one', async () => {
+  const pool = new WorkerPool<Job, Reply>(script, 2, 'test', { idleMs: 60_000, spareIdleMs: 100 });
+  try {
+    const busy = () => Promise.all([pool.run({ delayMs: 50 }), pool.run({ delayMs: 50 })]);
+    const before = new Set((await busy()).map((reply) => reply.threadId));
+    assert.equal(before.size, 2, 'two workers ran the batch');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const after = (await busy()).map((reply) => reply.threadId);
+    assert.equal(after.filter((thread) => before.has(thread)).length, 1, 'one worker was kept, the other started again');
+  } finally {
+    pool.close();
+  }
+});
+
+test('a pool given no shorter spare idle keeps every worker until the long one', async () => {
+  const pool = new WorkerPool<Job, Reply>(script, 2, 'test', { idleMs: 60_000, spareIdleMs: 60_000 });
+  try {
+    const busy = () => Promise.all([pool.run({ delayMs: 50 }), pool.run({ delayMs: 50 })]);
+    const before = new Set((await busy()).map((reply) => reply.threadId));
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    assert.deepEqual(new Set((await busy()).map((reply) => reply.threadId)), before);
   } finally {
     pool.close();
   }

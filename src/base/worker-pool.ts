@@ -1,6 +1,6 @@
 // A pool of worker threads that answer one message per job, matched by id. Workers start lazily
-// (at most `size`), stop after a idle period so an idle daemon holds no threads, keep the process
-// alive only while busy, and a worker that dies or errors fails its job alone: the next job gets
+// (at most `size`), stop after an idle period so an idle daemon holds no threads (all but one
+// sooner: a build needs every core, an edit one worker), keep the process alive only while busy, and a worker that dies or errors fails its job alone: the next job gets
 // a fresh worker. A job may name an affinity (a number): an idle worker takes the first queued job
 // whose affinity falls to its slot, else the oldest, so that what a worker keeps between jobs (the
 // structural workers' decoded files and trees) is found again without holding up the queue. An
@@ -11,7 +11,7 @@
 // that wait was ~8% of a structural worker's time. The hash pool
 // (file set), the chunk pool (syntax) and the structural pool are built on it; the grep pool is
 // not (it needs a watchdog per file and shared progress).
-import { Worker } from 'node:worker_threads';
+import { type ResourceLimits, Worker } from 'node:worker_threads';
 
 export interface PoolMessage {
   id: number;
@@ -23,6 +23,39 @@ interface Pending<Reply> {
   resolve: (reply: Reply) => void;
   reject: (error: Error) => void;
 }
+
+export interface WorkerPoolOptions {
+  /** Every worker stops after the pool was idle this long (default a minute). */
+  idleMs?: number;
+  /**
+   * Workers beyond the first stop after the pool was idle this long (default 3 s): a build needs
+   * every core, an edit one worker, and each worker holds its heap and its WebAssembly memory at
+   * their peak (a syntax pass worker ~85 MiB after Django) until it stops.
+   */
+  spareIdleMs?: number;
+  /** Given to each worker as its `workerData`. */
+  workerData?: unknown;
+  /** Jobs in flight per worker (1: a job is sent when the worker is free). */
+  depth?: number;
+  /** Caps each worker's young generation (V8's default lets it grow to 48 MiB, held at its peak). */
+  youngGenerationMb?: number;
+}
+
+const defaultSpareIdleMs = 3_000;
+
+/**
+ * The young generation of a worker that answers one file or one batch at a time (12 MiB: 4 MiB
+ * semi-spaces; V8 lets it grow to 16 MiB ones and keeps them). Django's indexed daemon, holding
+ * three such workers, idled 30 MB lower with it, the build no slower (bench/RESULTS.md, "A
+ * daemon's memory after a build").
+ */
+export const jobWorkerYoungGenerationMb = 12;
+
+/**
+ * The idle period of a pool only large batches use (a scan's hashing, a sync's embedding: an
+ * edit's few files are done on the daemon's thread): its workers start again in ~50 ms.
+ */
+export const batchPoolIdleMs = 5_000;
 
 /** Affinities whose last slot is remembered (a file searched lately; older ones fall back to the modulo). */
 const remembered = 1 << 17;
@@ -47,18 +80,27 @@ export class WorkerPool<Job extends PoolMessage, Reply extends PoolMessage> {
   private pumpQueued = false;
   private idleTimer: NodeJS.Timeout | undefined;
 
+  private readonly idleMs: number;
+  private readonly spareIdleMs: number;
+  private readonly workerData: unknown;
+  private readonly depth: number;
+  private readonly resourceLimits: ResourceLimits | undefined;
+  private spareTimer: NodeJS.Timeout | undefined;
+
   constructor(
     /** The worker's module (compiled .js next to the pool's own file). */
     private readonly script: URL,
     readonly size: number,
     /** Named in errors: "<name> worker exited with code 1". */
     private readonly name: string,
-    private readonly idleMs = 60_000,
-    /** Given to each worker as its `workerData`. */
-    private readonly workerData?: unknown,
-    /** Jobs in flight per worker (1: a job is sent when the worker is free). */
-    private readonly depth = 1,
-  ) {}
+    options: WorkerPoolOptions = {},
+  ) {
+    this.idleMs = options.idleMs ?? 60_000;
+    this.spareIdleMs = Math.min(options.spareIdleMs ?? defaultSpareIdleMs, this.idleMs);
+    this.workerData = options.workerData;
+    this.depth = options.depth ?? 1;
+    this.resourceLimits = options.youngGenerationMb === undefined ? undefined : { maxYoungGenerationSizeMb: options.youngGenerationMb };
+  }
 
   /** Runs one job; its id is assigned here. Jobs of the same `affinity` go to the same worker when it is free. */
   run(job: Omit<Job, 'id'>, affinity?: number): Promise<Reply> {
@@ -79,13 +121,34 @@ export class WorkerPool<Job extends PoolMessage, Reply extends PoolMessage> {
 
   /** Starts every worker now (they take ~50 ms to boot), so a large batch finds them ready. */
   warm(): void {
-    clearTimeout(this.idleTimer);
     while (this.workers.length < this.size) this.idle.push(this.start()!);
+    this.armIdleTimers();
+  }
+
+  /** The pool is idle: every worker stops after `idleMs`, those beyond the first after `spareIdleMs`. */
+  private armIdleTimers(): void {
+    this.clearIdleTimers();
     this.idleTimer = setTimeout(() => this.close(), this.idleMs).unref();
+    if (this.spareIdleMs < this.idleMs) this.spareTimer = setTimeout(() => this.stopSpares(), this.spareIdleMs).unref();
+  }
+
+  private clearIdleTimers(): void {
+    clearTimeout(this.idleTimer);
+    clearTimeout(this.spareTimer);
+  }
+
+  /** Stops the idle workers but the one in the lowest slot (what an edit's job needs). */
+  private stopSpares(): void {
+    const kept = this.idle.reduce<Worker | undefined>((best, worker) => (best === undefined || this.slots.get(worker)! < this.slots.get(best)! ? worker : best), undefined);
+    for (const worker of [...this.idle]) {
+      if (worker === kept) continue;
+      this.forget(worker);
+      void worker.terminate();
+    }
   }
 
   private pump(): void {
-    clearTimeout(this.idleTimer);
+    this.clearIdleTimers();
     while (this.queue.length > 0) {
       // A job whose worker is idle goes to it; else an idle (or new) worker takes the first job
       // that falls to it, or the oldest; else a busy worker with room ahead does the same.
@@ -110,7 +173,7 @@ export class WorkerPool<Job extends PoolMessage, Reply extends PoolMessage> {
       worker.ref();
       worker.postMessage(queued.job);
     }
-    if (this.busy.size === 0) this.idleTimer = setTimeout(() => this.close(), this.idleMs).unref();
+    if (this.busy.size === 0) this.armIdleTimers();
   }
 
   /** A busy worker that may be sent another job ahead: the one with the fewest in flight. */
@@ -136,7 +199,7 @@ export class WorkerPool<Job extends PoolMessage, Reply extends PoolMessage> {
 
   private start(): Worker | undefined {
     if (this.workers.length >= this.size) return undefined;
-    const worker = new Worker(this.script, this.workerData === undefined ? undefined : { workerData: this.workerData });
+    const worker = new Worker(this.script, { workerData: this.workerData, resourceLimits: this.resourceLimits });
     const taken = new Set(this.slots.values());
     let slot = 0;
     while (taken.has(slot)) slot += 1;
@@ -201,7 +264,7 @@ export class WorkerPool<Job extends PoolMessage, Reply extends PoolMessage> {
 
   /** Stops idle workers; busy ones finish their job first. */
   close(): void {
-    clearTimeout(this.idleTimer);
+    this.clearIdleTimers();
     for (const worker of [...this.idle]) {
       this.forget(worker);
       void worker.terminate();

@@ -379,7 +379,7 @@ async function request<R>(connection: RpcClient, method: string, params: Record<
 }
 
 async function serve(values: Record<string, unknown>): Promise<void> {
-  const [{ defaultConfig }, { Daemon, SocketInUseError, drainMs }] = await Promise.all([import('../daemon/config.js'), import('../daemon/server.js')]);
+  const [{ daemonHeapGrowingPercent, defaultConfig }, { Daemon, SocketInUseError, drainMs }, { setFlagsFromString }] = await Promise.all([import('../daemon/config.js'), import('../daemon/server.js'), import('node:v8')]);
   const config = defaultConfig();
   if (values['max-file-bytes'] !== undefined) config.maxFileBytes = Number(values['max-file-bytes']);
   if (values['reconcile-seconds'] !== undefined) config.reconcileIntervalMs = Number(values['reconcile-seconds']) * 1000;
@@ -389,6 +389,7 @@ async function serve(values: Record<string, unknown>): Promise<void> {
     if (!Number.isSafeInteger(bytes) || bytes < 1) throw new UsageError('--max-frame-bytes takes a whole number of bytes (at least 1)');
     config.maxFrameBytes = bytes;
   }
+  setFlagsFromString(`--heap-growing-percent=${daemonHeapGrowingPercent}`);
   const daemon = new Daemon(config);
   process.on('unhandledRejection', (reason) => log.error(`unhandled rejection: ${errorMessage(reason)}`));
   process.on('uncaughtException', (error) => log.error(`uncaught exception: ${error.stack ?? error.message}`));

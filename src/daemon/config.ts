@@ -4,6 +4,15 @@
 import path from 'node:path';
 import { defaultCacheRoot, defaultConfigDir } from '../base/places.js';
 
+/**
+ * A daemon lives for days: `fathom serve` lets its heap grow to twice what the last full
+ * collection kept (V8's factor for memory-constrained devices) instead of up to four times (its
+ * default on a machine with several GiB). On Django under hostile clients for 20 s the daemon
+ * peaked at 574 MB with it against 633-730 MB without, the build as fast (bench/RESULTS.md, "A
+ * daemon's memory after a build").
+ */
+export const daemonHeapGrowingPercent = 100;
+
 export interface DaemonConfig {
   /** Where the file-set caches live (one folder per workspace below it). */
   cacheRoot: string;

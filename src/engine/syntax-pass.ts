@@ -14,7 +14,7 @@
 // pace instead of dropping what they made. Bytes from a buffer (an editor's text) are never held:
 // they go straight to a pass of their own.
 import os from 'node:os';
-import { WorkerPool } from '../base/worker-pool.js';
+import { jobWorkerYoungGenerationMb, WorkerPool } from '../base/worker-pool.js';
 import { grammarStoreId, TreeStore, treeKeyOfHash } from '../index/syntax/tree-store.js';
 import type { LanguageSpec } from '../index/syntax/languages.js';
 import type { FileTerms } from '../index/lexical/chunk-terms-worker.js';
@@ -54,7 +54,7 @@ export class SyntaxPassPool {
     this.size = options.size ?? Math.max(1, Math.min(os.availableParallelism(), 4));
     const workerData: SyntaxPassWorkerData = options.treeStoreFolder === undefined ? {} : { treeStoreFolder: options.treeStoreFolder };
     // Two jobs in flight a worker: the next file waits in its queue, not for this thread.
-    this.pool = new WorkerPool(new URL('./syntax-pass-worker.js', import.meta.url), this.size, 'syntax pass', 60_000, workerData, 2);
+    this.pool = new WorkerPool(new URL('./syntax-pass-worker.js', import.meta.url), this.size, 'syntax pass', { workerData, depth: 2, youngGenerationMb: jobWorkerYoungGenerationMb });
     this.onStored = options.onStored;
     this.treeStore = options.treeStoreFolder === undefined ? undefined : new TreeStore(options.treeStoreFolder);
   }

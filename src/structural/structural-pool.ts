@@ -58,7 +58,7 @@ export class StructuralPool {
     this.store = options.treeStore ? { store: new TreeStore(options.treeStore.folder), maxBytes: options.treeStore.maxBytes } : undefined;
     const workerData: StructuralWorkerData = { treeCacheBytes: options.treeCacheBytes ?? 96 * 2 ** 20, ...(options.treeStore ? { treeStoreFolder: options.treeStore.folder } : {}) };
     // Two jobs in flight a worker: the next file waits in its queue, not for this thread.
-    this.pool = new WorkerPool(new URL('./structural-worker.js', import.meta.url), this.size, 'structural', idleMs, workerData, 2);
+    this.pool = new WorkerPool(new URL('./structural-worker.js', import.meta.url), this.size, 'structural', { idleMs, spareIdleMs: idleMs, workerData, depth: 2 });
   }
 
   /**

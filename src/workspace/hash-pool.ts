@@ -3,7 +3,7 @@
 // while it walks; `inspect` resolves with one outcome per file, in order. Workers are started lazily and
 // stopped after a short idle time so an idle daemon holds no threads (base/worker-pool.ts).
 import os from 'node:os';
-import { WorkerPool } from '../base/worker-pool.js';
+import { batchPoolIdleMs, jobWorkerYoungGenerationMb, WorkerPool } from '../base/worker-pool.js';
 import type { FileCheck, FileOutcome } from './file-content.js';
 import type { HashJob, HashReply } from './hash-worker.js';
 
@@ -11,7 +11,7 @@ export class HashPool {
   private readonly pool: WorkerPool<HashJob, HashReply>;
 
   constructor(size: number = Math.max(1, Math.min(os.availableParallelism(), 4))) {
-    this.pool = new WorkerPool(new URL('./hash-worker.js', import.meta.url), size, 'hash');
+    this.pool = new WorkerPool(new URL('./hash-worker.js', import.meta.url), size, 'hash', { idleMs: batchPoolIdleMs, youngGenerationMb: jobWorkerYoungGenerationMb });
   }
 
   /** Inspects files in a worker; resolves with one outcome per check, in order. */

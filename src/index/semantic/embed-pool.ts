@@ -2,10 +2,11 @@
 // runs on one worker (embed-worker.ts): onnxruntime already spreads one inference over every core.
 // A static model (Fathom's own: a table of token vectors) embeds a sync's documents on one worker
 // a core (static-embed-worker.ts) and a query on this thread (one text: no round trip, no worker
-// to start). Workers start on first use and stop after a minute idle (base/worker-pool.ts),
-// releasing the model.
+// to start). Workers start on first use (base/worker-pool.ts) and release the model when they
+// stop: the static ones 5 s after the last batch (they start again in ~50 ms: the table is the
+// daemon's, shared), the ONNX one after a minute idle (its session takes seconds to load).
 import os from 'node:os';
-import { WorkerPool } from '../../base/worker-pool.js';
+import { batchPoolIdleMs, jobWorkerYoungGenerationMb, WorkerPool } from '../../base/worker-pool.js';
 import type { EmbedJob, EmbedReply } from './embed-worker.js';
 import type { StaticEmbedJob, StaticEmbedReply } from './static-embed-worker.js';
 import type { ModelFolder } from './model-folder.js';
@@ -30,7 +31,7 @@ export class EmbedPool {
   private readonly statics = new Map<string, StaticEmbedder>();
   /** Static models' vector sizes read from their table's shape (before any embedder is made). */
   private readonly staticShapes = new Map<string, number>();
-  private readonly staticPool = new WorkerPool<StaticEmbedJob, StaticEmbedReply>(new URL('./static-embed-worker.js', import.meta.url), Math.max(1, Math.min(os.availableParallelism(), 4)), 'static embed');
+  private readonly staticPool = new WorkerPool<StaticEmbedJob, StaticEmbedReply>(new URL('./static-embed-worker.js', import.meta.url), Math.max(1, Math.min(os.availableParallelism(), 4)), 'static embed', { idleMs: batchPoolIdleMs, youngGenerationMb: jobWorkerYoungGenerationMb });
 
   /** An embedder over one model folder (prefixes from its fathom.json; a static model embeds on this thread without onnxruntime). */
   embedder(model: ModelFolder): Embedder {

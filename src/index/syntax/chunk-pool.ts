@@ -1,9 +1,9 @@
 // Chunks files on worker threads: bulk chunking (benchmarks, the property test, later the
 // semantic index) uses every core, a 10 MB file does not stall the daemon, and a grammar that traps
 // inside wasm takes down only its worker (the file's promise rejects; a fresh worker takes the
-// next job). Workers start lazily and stop after a minute idle (base/worker-pool.ts).
+// next job). Workers start lazily and stop after a minute idle, all but one after 3 s (base/worker-pool.ts).
 import os from 'node:os';
-import { WorkerPool } from '../../base/worker-pool.js';
+import { jobWorkerYoungGenerationMb, WorkerPool } from '../../base/worker-pool.js';
 import type { ChunkOptions, FileChunks } from './chunk.js';
 import type { ChunkCounts, ChunkJob, ChunkReply, ParseSummary } from './chunk-worker.js';
 import type { FileTags } from './tags.js';
@@ -31,7 +31,7 @@ export class ChunkPool {
   private readonly pool: WorkerPool<ChunkJob, ChunkReply>;
 
   constructor(readonly size: number = Math.max(1, Math.min(os.availableParallelism(), 4))) {
-    this.pool = new WorkerPool(new URL('./chunk-worker.js', import.meta.url), size, 'chunk');
+    this.pool = new WorkerPool(new URL('./chunk-worker.js', import.meta.url), size, 'chunk', { youngGenerationMb: jobWorkerYoungGenerationMb });
   }
 
   /** Chunks one file (read by the worker from `absolutePath ?? path` unless `bytes` are given). */
