@@ -10,9 +10,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ChunkRanking } from '../src/index/lexical/chunk-ranking.js';
-import { ChunkTermsPool } from '../src/index/lexical/chunk-terms-pool.js';
-import { isStopWord, queryTerms } from '../src/index/lexical/code-tokens.js';
+import { ChunkRanking } from '../src/index/ranking/chunk-ranking.js';
+import { ChunkTermsPool } from '../src/index/ranking/chunk-terms-pool.js';
+import { isStopWord, queryTerms } from '../src/index/ranking/code-tokens.js';
 import { HashPool } from '../src/workspace/hash-pool.js';
 import { Workspace } from '../src/workspace/workspace.js';
 

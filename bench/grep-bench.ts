@@ -1,4 +1,4 @@
-// Benchmark of the regex index (src/index/lexical) against ripgrep on the same tree, in one run:
+// Benchmark of the regex index (src/index/regex) against ripgrep on the same tree, in one run:
 // index build time, peak RSS and index size; then each query of the table, median of warm runs
 // on each side (ripgrep 5, ~1 s each; Fathom 11: a query of 1 ms moves by 2× with the machine's
 // noise, and a median of 5 took one such spike as its value), with identical matching-line counts asserted (ripgrep is told to skip exactly
@@ -17,7 +17,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { LexicalIndex, type GrepRequest } from '../src/index/lexical/lexical-index.js';
+import { RegexIndex, type GrepRequest } from '../src/index/regex/regex-index.js';
 import { HashPool } from '../src/workspace/hash-pool.js';
 import { BufferOverlay } from '../src/workspace/overlay.js';
 import { Workspace } from '../src/workspace/workspace.js';
@@ -74,7 +74,7 @@ async function steady(root: string, workspaceCache: string, cacheFolder: string)
   const pool = new HashPool();
   const workspace = new Workspace({ root, cacheDir: workspaceCache, maxFileBytes: 1 << 20, reconcileIntervalMs: 0, pool });
   await workspace.whenReady();
-  const index = new LexicalIndex(workspace, new BufferOverlay(), cacheFolder);
+  const index = new RegexIndex(workspace, new BufferOverlay(), cacheFolder);
   await index.ensureBuilt();
   for (const query of queries) await index.search({ ...query.request, maxResults: 10_000_000 });
   for (let round = 0; round < 3; round++) (globalThis as { gc?: () => void }).gc?.();
@@ -96,14 +96,14 @@ async function main(): Promise<void> {
   await workspace.whenReady();
   const status = workspace.status();
   const cacheFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-grep-bench-'));
-  const built = new LexicalIndex(workspace, overlay, cacheFolder);
+  const built = new RegexIndex(workspace, overlay, cacheFolder);
   const rssBefore = process.memoryUsage().rss;
   const buildStarted = performance.now();
   await built.ensureBuilt();
   const buildMs = performance.now() - buildStarted;
   built.dispose();
   // A restart: the index loaded from its cache, checked against the file set's hashes.
-  const index = new LexicalIndex(workspace, overlay, cacheFolder);
+  const index = new RegexIndex(workspace, overlay, cacheFolder);
   const loadStarted = performance.now();
   await index.ensureBuilt();
   const loadMs = performance.now() - loadStarted;
@@ -186,7 +186,7 @@ async function main(): Promise<void> {
   // After a restart: a query's first run reads blocks no one has checked yet, and checks them
   // (content-check.ts: a CRC-32 of each 16 KiB block the first time it is read); its second run
   // is what the table above measured. Each row: first run, second run, ripgrep's median above.
-  const restarted = new LexicalIndex(workspace, overlay, cacheFolder);
+  const restarted = new RegexIndex(workspace, overlay, cacheFolder);
   await restarted.ensureBuilt();
   const firstRuns: { label: string; firstMs: number; secondMs: number; rgMs: number }[] = [];
   for (const row of rows) {
@@ -228,7 +228,7 @@ async function main(): Promise<void> {
   let withFresh = 0;
   let foldedMs = 0;
   const afterFold: number[] = [];
-  let folded: ReturnType<LexicalIndex['facts']>;
+  let folded: ReturnType<RegexIndex['facts']>;
   try {
     edited.forEach((file, position) => fs.writeFileSync(path.join(root, file), Buffer.concat([originals[position]!, Buffer.from(`\n/* fathom bench edit ${process.pid} */\n`)])));
     for (let waited = 0; index.facts().fresh < edited.length && index.facts().deltaFiles === 0 && waited < 100; waited++) await new Promise((resolve) => setTimeout(resolve, 20));

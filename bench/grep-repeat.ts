@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { LexicalIndex, type GrepRequest } from '../src/index/lexical/lexical-index.js';
+import { RegexIndex, type GrepRequest } from '../src/index/regex/regex-index.js';
 import { HashPool } from '../src/workspace/hash-pool.js';
 import { BufferOverlay } from '../src/workspace/overlay.js';
 import { Workspace } from '../src/workspace/workspace.js';
@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   const pool = new HashPool();
   const workspace = new Workspace({ root, cacheDir: path.join(cacheRoot, 'workspace'), maxFileBytes: 1 << 20, reconcileIntervalMs: 0, pool });
   await workspace.whenReady();
-  const index = new LexicalIndex(workspace, new BufferOverlay(), path.join(cacheRoot, 'index'));
+  const index = new RegexIndex(workspace, new BufferOverlay(), path.join(cacheRoot, 'index'));
   await index.ensureBuilt();
   for (let run = 0; run < 10; run++) await index.search({ ...request, ...full });
   const elapsed: number[] = [];

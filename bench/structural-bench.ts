@@ -37,7 +37,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { LexicalIndex } from '../src/index/lexical/lexical-index.js';
+import { RegexIndex } from '../src/index/regex/regex-index.js';
 import { GrammarSet, parseSource } from '../src/index/syntax/grammars.js';
 import { ParseCache } from '../src/index/syntax/parse-cache.js';
 import { SourceText } from '../src/index/syntax/source-text.js';
@@ -328,7 +328,7 @@ async function main(): Promise<void> {
   await workspace.whenReady();
   const workspaceMs = performance.now() - started;
   const status = workspace.status();
-  const index = new LexicalIndex(workspace, { get: () => undefined, openPaths: () => [] });
+  const index = new RegexIndex(workspace, { get: () => undefined, openPaths: () => [] });
   started = performance.now();
   await index.ensureBuilt();
   const indexBuildMs = performance.now() - started;

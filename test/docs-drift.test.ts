@@ -10,23 +10,23 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { graphFormatVersion } from '../src/index/graph/graph-store.js';
-import { rankingFileVersion } from '../src/index/lexical/chunk-ranking-file.js';
-import { rankingFormatVersion } from '../src/index/lexical/chunk-ranking-store.js';
-import { regexFormatVersion } from '../src/index/lexical/regex-store.js';
+import { rankingFileVersion } from '../src/index/ranking/chunk-ranking-file.js';
+import { rankingFormatVersion } from '../src/index/ranking/chunk-ranking-store.js';
+import { regexFormatVersion } from '../src/index/regex/regex-store.js';
 import { Methods } from '../src/protocol/methods.js';
 import { schemaVersion } from '../src/team/migrations.js';
 import { fileSetFormatVersion } from '../src/workspace/file-set-store.js';
 
-const repository = fileURLToPath(new URL('../../', import.meta.url));
+const repository = fileURLToPath(new URL('../..', import.meta.url));
 const read = (relative: string): string => fs.readFileSync(path.join(repository, relative), 'utf8');
 
 /** The version constants a module exports, by `path name` as the formats table names them. */
 const exported: Record<string, number> = {
   'src/workspace/file-set-store.ts fileSetFormatVersion': fileSetFormatVersion,
-  'src/index/lexical/regex-store.ts regexFormatVersion': regexFormatVersion,
+  'src/index/regex/regex-store.ts regexFormatVersion': regexFormatVersion,
   'src/index/graph/graph-store.ts graphFormatVersion': graphFormatVersion,
-  'src/index/lexical/chunk-ranking-file.ts rankingFileVersion': rankingFileVersion,
-  'src/index/lexical/chunk-ranking-store.ts rankingFormatVersion': rankingFormatVersion,
+  'src/index/ranking/chunk-ranking-file.ts rankingFileVersion': rankingFileVersion,
+  'src/index/ranking/chunk-ranking-store.ts rankingFormatVersion': rankingFormatVersion,
   'src/team/migrations.ts schemaVersion': schemaVersion,
 };
 

@@ -4,9 +4,9 @@
 // lines, lines with context given as objects, answers cut after some of a file's lines.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { GrepLines, type GrepLineRun } from '../src/index/lexical/grep-lines.js';
-import { MatchBatchWriter, readBatch } from '../src/index/lexical/match-batch.js';
-import type { LineMatch } from '../src/index/lexical/matcher.js';
+import { GrepLines, type GrepLineRun } from '../src/index/regex/grep-lines.js';
+import { MatchBatchWriter, readBatch } from '../src/index/regex/match-batch.js';
+import type { LineMatch } from '../src/index/regex/matcher.js';
 import { GrepLinesJson } from '../src/daemon/grep-json.js';
 import { RawJson, encodeMessage } from '../src/daemon/json-encoder.js';
 

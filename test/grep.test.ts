@@ -9,15 +9,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import type { Generation } from '../src/index/lexical/generation.js';
-import { GrepPool } from '../src/index/lexical/grep-pool.js';
+import type { Generation } from '../src/index/regex/generation.js';
+import { GrepPool } from '../src/index/regex/grep-pool.js';
 import { globFilter } from '../src/base/path-glob.js';
-import { LexicalIndex, type GrepRequest } from '../src/index/lexical/lexical-index.js';
-import { compileMatcher, loopRunLineStarts, matchBytes, matchLines, runLineStarts } from '../src/index/lexical/matcher.js';
-import { plainGaveUp, plainLine, scanBuffer, scanCountNewlines, scanPlain, scanRegionBytes } from '../src/index/lexical/run-scan.js';
-import { countNewlines } from '../src/index/lexical/pieces.js';
-import { runScanModule } from '../src/index/lexical/run-scan-module.js';
-import { all, lineLiterals, parseRegex, planRegex, requiredRun } from '../src/index/lexical/regex-plan.js';
+import { RegexIndex, type GrepRequest } from '../src/index/regex/regex-index.js';
+import { compileMatcher, loopRunLineStarts, matchBytes, matchLines, runLineStarts } from '../src/index/regex/matcher.js';
+import { plainGaveUp, plainLine, scanBuffer, scanCountNewlines, scanPlain, scanRegionBytes } from '../src/index/regex/run-scan.js';
+import { countNewlines } from '../src/index/regex/pieces.js';
+import { runScanModule } from '../src/index/regex/run-scan-module.js';
+import { all } from '../src/index/regex/query.js';
+import { lineLiterals, parseRegex, planRegex, requiredRun } from '../src/index/regex/regex-plan.js';
 import { BufferOverlay } from '../src/workspace/overlay.js';
 import { checkRegex, maxRegexLength, maxRegexNesting, regexNesting } from '../src/base/pattern-limits.js';
 import type { Workspace } from '../src/workspace/workspace.js';
@@ -193,7 +194,7 @@ function rgLines(root: string, files: string[], request: GrepRequest): string[] 
 // 48-byte pieces, so most files are cut into many and the piece-level plan is exercised.
 for (const pieceTarget of [undefined, 48]) describe(`grep against ripgrep${pieceTarget ? `, ${pieceTarget}-byte pieces` : ''}`, { skip: !ripgrep && 'ripgrep is not installed' }, () => {
   let workspace: Workspace;
-  let index: LexicalIndex;
+  let index: RegexIndex;
   const overlay = new BufferOverlay();
 
   before(async () => {
@@ -203,7 +204,7 @@ for (const pieceTarget of [undefined, 48]) describe(`grep against ripgrep${piece
     fs.writeFileSync(path.join(root, 'logo.bin'), Buffer.from([0x47, 0x49, 0, 0x46, 0x6b, 0x66, 0x72, 0x65, 0x65]));
     gitInit(root);
     workspace = await readyWorkspace(root);
-    index = new LexicalIndex(workspace, overlay, undefined, undefined, pieceTarget);
+    index = new RegexIndex(workspace, overlay, undefined, undefined, pieceTarget);
     await index.ensureBuilt();
   });
   after(async () => {
@@ -334,7 +335,7 @@ for (const pieceTarget of [undefined, 48]) describe(`grep against ripgrep${piece
 });
 
 test('lookarounds see only their own line (ripgrep has none; its line model decides)', async () => {
-  const { compileMatcher, matchLines } = await import('../src/index/lexical/matcher.js');
+  const { compileMatcher, matchLines } = await import('../src/index/regex/matcher.js');
   const text = 'a\nbx\nc\n';
   for (const pattern of ['(?<=\\s)b', '(?<=\\s)[bcd]', 'a(?=\\s)', '[acd](?=\\s)']) {
     assert.deepEqual(matchLines(text, compileMatcher({ pattern }), 100), [], pattern);
@@ -577,7 +578,7 @@ test('newlines: the SIMD count equals the byte loop (random bytes, offsets, leng
 
 test('the SIMD scan module embedded is run-scan.wat compiled (when wat2wasm is installed)', { skip: spawnSync('wat2wasm', ['--version']).status !== 0 && 'wat2wasm (Debian wabt) is not installed' }, () => {
   const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-wasm-')), 'run-scan.wasm');
-  const source = fileURLToPath(new URL('../../src/index/lexical/run-scan.wat', import.meta.url));
+  const source = fileURLToPath(new URL('../../src/index/regex/run-scan.wat', import.meta.url));
   const result = spawnSync('wat2wasm', [source, '-o', out]);
   assert.equal(result.status, 0, result.stderr?.toString());
   assert.equal(fs.readFileSync(out).toString('base64'), runScanModule, 'run scripts/build-run-scan.sh');
@@ -721,7 +722,7 @@ test('a literal with a lone surrogate finds nothing (its UTF-8 would be U+FFFD\'
   `);
   gitInit(root);
   const workspace = await readyWorkspace(root);
-  const index = new LexicalIndex(workspace, new BufferOverlay());
+  const index = new RegexIndex(workspace, new BufferOverlay());
   try {
     await index.ensureBuilt();
     assert.equal((await index.search({ pattern: '\ufffd', fixedStrings: true })).matches.length, 1);
@@ -741,7 +742,7 @@ test('a truncated answer over many chunks: the first lines in path order, every 
   gitInit(root);
   const workspace = await readyWorkspace(root);
   const onePool = new GrepPool(1);
-  const index = new LexicalIndex(workspace, new BufferOverlay(), undefined, onePool);
+  const index = new RegexIndex(workspace, new BufferOverlay(), undefined, onePool);
   try {
     await index.ensureBuilt();
     const full = await index.search({ pattern: 'needle \\d+', maxResults: 10_000 });
@@ -771,7 +772,7 @@ test('a cut with context: the last kept line\'s after-context stops before the n
   const pools = [new GrepPool(1), new GrepPool(2)];
   try {
     for (const onePool of pools) {
-      const index = new LexicalIndex(workspace, new BufferOverlay(), undefined, onePool);
+      const index = new RegexIndex(workspace, new BufferOverlay(), undefined, onePool);
       try {
         await index.ensureBuilt();
         const full = await index.search({ pattern: 'hit', afterContext: 2 });
@@ -806,7 +807,7 @@ test('files counts only files with a match: candidates searched with context, or
   gitInit(root);
   const overlay = new BufferOverlay();
   const workspace = await readyWorkspace(root);
-  const index = new LexicalIndex(workspace, overlay);
+  const index = new RegexIndex(workspace, overlay);
   try {
     await index.ensureBuilt();
     for (const request of [{ pattern: 'abcd', afterContext: 1 }, { pattern: 'ab[c]d', beforeContext: 1 }, { pattern: 'ab[c]d' }]) {
@@ -843,7 +844,7 @@ describe('grep freshness', () => {
     gitInit(root);
     const overlay = new BufferOverlay();
     const workspace = await readyWorkspace(root);
-    const index = new LexicalIndex(workspace, overlay);
+    const index = new RegexIndex(workspace, overlay);
     try {
       await index.ensureBuilt();
       const find = async (pattern: string): Promise<string[]> => (await index.search({ pattern })).matches.map((match) => `${match.path}:${match.line}`);
@@ -883,9 +884,9 @@ describe('grep freshness', () => {
     const overlay = new BufferOverlay();
     const workspace = await readyWorkspace(root);
     try {
-      const first = new LexicalIndex(workspace, overlay, cacheFolder);
+      const first = new RegexIndex(workspace, overlay, cacheFolder);
       await first.ensureBuilt();
-      const find = async (index: LexicalIndex, pattern: string): Promise<string[]> => (await index.search({ pattern })).matches.map((match) => `${match.path}:${match.line}`);
+      const find = async (index: RegexIndex, pattern: string): Promise<string[]> => (await index.search({ pattern })).matches.map((match) => `${match.path}:${match.line}`);
       // 100 files edited on disk (over the delta's minimum of 64): they go into a delta.
       for (let index = 0; index < 100; index++) fs.writeFileSync(path.join(root, `src/f${String(index).padStart(3, '0')}.ts`), `// edited\nexport const edited${index} = ${index};\n`);
       await quiesce(workspace);
@@ -908,7 +909,7 @@ describe('grep freshness', () => {
       first.dispose();
 
       // A restart loads the base and the delta; only what changed since the delta is fresh.
-      const second = new LexicalIndex(workspace, overlay, cacheFolder);
+      const second = new RegexIndex(workspace, overlay, cacheFolder);
       await second.ensureBuilt();
       assert.equal(second.facts().loadedFromCache, true);
       assert.equal(second.facts().deltaFiles, folded);
@@ -931,7 +932,7 @@ describe('grep freshness', () => {
     const root = writeFixture(names.map((name) => `//- ${name}\nseed text for ${name}`).join('\n'));
     const overlay = new BufferOverlay();
     const workspace = await readyWorkspace(root);
-    const index = new LexicalIndex(workspace, overlay);
+    const index = new RegexIndex(workspace, overlay);
     try {
       await index.ensureBuilt();
       const words = ['apple', 'banana', 'cherry', 'date', 'elder', 'fig'];
@@ -983,7 +984,7 @@ describe('grep persistence', () => {
     const overlay = new BufferOverlay();
     const workspace = await readyWorkspace(root);
     try {
-      const first = new LexicalIndex(workspace, overlay, cacheFolder);
+      const first = new RegexIndex(workspace, overlay, cacheFolder);
       await first.ensureBuilt();
       assert.equal(first.facts().loadedFromCache, false);
       first.dispose();
@@ -994,11 +995,11 @@ describe('grep persistence', () => {
       fs.writeFileSync(path.join(root, 'd.ts'), 'const delta = 4;\n');
       await quiesce(workspace);
 
-      const second = new LexicalIndex(workspace, overlay, cacheFolder);
+      const second = new RegexIndex(workspace, overlay, cacheFolder);
       await second.ensureBuilt();
       assert.equal(second.facts().loadedFromCache, true);
       assert.equal(second.facts().changed, 3, 'b.ts edited, c.ts gone, d.ts new');
-      const find = async (index: LexicalIndex, pattern: string): Promise<string[]> => (await index.search({ pattern })).matches.map((match) => match.path);
+      const find = async (index: RegexIndex, pattern: string): Promise<string[]> => (await index.search({ pattern })).matches.map((match) => match.path);
       assert.deepEqual(await find(second, 'alpha'), ['a.ts']);
       assert.deepEqual(await find(second, 'betaEdited'), ['b.ts']);
       assert.deepEqual(await find(second, 'gamma'), []);
@@ -1006,7 +1007,7 @@ describe('grep persistence', () => {
       second.dispose();
 
       fs.truncateSync(indexFile, 100);
-      const third = new LexicalIndex(workspace, overlay, cacheFolder);
+      const third = new RegexIndex(workspace, overlay, cacheFolder);
       await third.ensureBuilt();
       assert.equal(third.facts().loadedFromCache, false);
       assert.deepEqual(await find(third, 'const \\w+ ='), ['a.ts', 'b.ts', 'd.ts']);
@@ -1019,7 +1020,7 @@ describe('grep persistence', () => {
       const bytes = fs.readFileSync(indexFile);
       for (let offset = 64; offset < 64 + 40; offset++) bytes[offset] ^= 0xff;
       fs.writeFileSync(indexFile, bytes);
-      const fourth = new LexicalIndex(workspace, overlay, cacheFolder);
+      const fourth = new RegexIndex(workspace, overlay, cacheFolder);
       await fourth.ensureBuilt();
       assert.equal(fourth.facts().loadedFromCache, true, 'the meta is intact, so it loads');
       for (const pattern of ['alpha', 'betaEdited', 'delta', 'const']) await find(fourth, pattern);
@@ -1029,7 +1030,7 @@ describe('grep persistence', () => {
 
       // A missing content store: rebuilt.
       fs.rmSync(path.join(cacheFolder, contentFiles()[0]!));
-      const fifth = new LexicalIndex(workspace, overlay, cacheFolder);
+      const fifth = new RegexIndex(workspace, overlay, cacheFolder);
       await fifth.ensureBuilt();
       assert.equal(fifth.facts().loadedFromCache, false);
       assert.deepEqual(await find(fifth, 'alpha'), ['a.ts']);
@@ -1053,7 +1054,7 @@ describe('grep multiline across pieces', () => {
       baz
     `);
     const workspace = await readyWorkspace(root);
-    const index = new LexicalIndex(workspace, new BufferOverlay(), undefined, undefined, 16);
+    const index = new RegexIndex(workspace, new BufferOverlay(), undefined, undefined, 16);
     try {
       const lines = async (request: GrepRequest): Promise<string[]> => (await index.search(request)).matches.map((match) => `${match.path}:${match.line}`);
       assert.deepEqual(await lines({ pattern: 'foo\\nbar', multiline: true }), ['a.txt:1', 'a.txt:2']);
@@ -1076,7 +1077,7 @@ describe('grep robustness', () => {
     `);
     fs.writeFileSync(path.join(root, 'evil.txt'), `${'a'.repeat(40)}!\n`);
     const workspace = await readyWorkspace(root);
-    const index = new LexicalIndex(workspace, new BufferOverlay(), undefined, new GrepPool(2, 300));
+    const index = new RegexIndex(workspace, new BufferOverlay(), undefined, new GrepPool(2, 300));
     try {
       let ticks = 0;
       const ticker = setInterval(() => (ticks += 1), 20);
@@ -1099,7 +1100,7 @@ describe('grep robustness', () => {
     gitInit(root);
     const workspace = await readyWorkspace(root);
     const onePool = new GrepPool(1, 300);
-    const index = new LexicalIndex(workspace, new BufferOverlay(), undefined, onePool);
+    const index = new RegexIndex(workspace, new BufferOverlay(), undefined, onePool);
     try {
       const result = await index.search({ pattern: '^(a+)+$|fine', maxResults: 10_000 });
       assert.deepEqual(result.timedOut, ['a-evil.txt']);

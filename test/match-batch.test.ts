@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isUtf8 } from 'node:buffer';
-import { BatchLines, MatchBatchWriter, linesOf, readBatch, type MatchBatch } from '../src/index/lexical/match-batch.js';
-import type { LineMatch } from '../src/index/lexical/matcher.js';
+import { BatchLines, MatchBatchWriter, linesOf, readBatch, type MatchBatch } from '../src/index/regex/match-batch.js';
+import type { LineMatch } from '../src/index/regex/matcher.js';
 
 /** A line as bytes: `bytes` in one buffer with other bytes around it, as a content window holds it. */
 interface ByteLine {

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { globFilter, pathsFilter } from '../src/base/path-glob.js';
 import { FathomError } from '../src/base/errors.js';
-import { LexicalIndex } from '../src/index/lexical/lexical-index.js';
+import { RegexIndex } from '../src/index/regex/regex-index.js';
 import { BufferOverlay } from '../src/workspace/overlay.js';
 import type { Workspace } from '../src/workspace/workspace.js';
 import { writeFixture } from './helpers/fixture.js';
@@ -113,10 +113,10 @@ test('pathsFilter keeps files in a folder or equal to a file, never a sibling wi
 
 describe('the methods read globs the same way', () => {
   let workspace: Workspace;
-  let index: LexicalIndex;
+  let index: RegexIndex;
   before(async () => {
     workspace = await readyWorkspace(writeFixture(tree));
-    index = new LexicalIndex(workspace, new BufferOverlay());
+    index = new RegexIndex(workspace, new BufferOverlay());
     await index.ensureBuilt();
   });
   after(async () => {

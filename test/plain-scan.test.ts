@@ -5,9 +5,9 @@
 // neighbour of a -w occurrence), lines longer than the batch's area, and more lines than it holds.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { linesOf, MatchBatchWriter, readBatch } from '../src/index/lexical/match-batch.js';
-import { compileMatcher, matchBytes, matchBytesInto, matchLines, type LineMatch } from '../src/index/lexical/matcher.js';
-import { scanBatchBytes, scanBatchLines, scanBuffer, scanRegionBytes } from '../src/index/lexical/run-scan.js';
+import { linesOf, MatchBatchWriter, readBatch } from '../src/index/regex/match-batch.js';
+import { compileMatcher, matchBytes, matchBytesInto, matchLines, type LineMatch } from '../src/index/regex/matcher.js';
+import { scanBatchBytes, scanBatchLines, scanBuffer, scanRegionBytes } from '../src/index/regex/run-scan.js';
 
 // The thread's one writer in the scanner's memory (the first made claims it), and one beside it.
 const writer = new MatchBatchWriter();

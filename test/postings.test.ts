@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
 import { describe, test } from 'node:test';
-import { intersect, Postings, PostingsCorrupt, union } from '../src/index/lexical/postings.js';
+import { intersect, Postings, PostingsCorrupt, union } from '../src/index/regex/postings.js';
 import { rng } from './helpers/region-fuzz.js';
 
 /** `count` distinct sorted ids below `range`. */

@@ -70,8 +70,8 @@ describe('stdio daemon', () => {
     }
     assert.ok(facts.regex.files >= 4 && facts.regex.bytes > 0, JSON.stringify(facts.regex));
     assert.ok(facts.graph.bytes > 0 && facts.ranking.bytes > 0, 'the graph and the ranking are on disk when fathom/index answers');
-    assert.equal(status.indexes.lexical, 'ready');
-    assert.equal(status.indexes.symbols, 'ready');
+    assert.equal(status.indexes.regex, 'ready');
+    assert.equal(status.indexes.graph, 'ready');
     assert.equal(status.indexes.ranking, 'ready');
     assert.equal(status.files, 4);
     assert.deepEqual(status.skipped, { ignored: 1 });
@@ -151,7 +151,7 @@ describe('stdio daemon', () => {
     const closed = await client.result<GrepResult>('fathom/grep', { root, pattern: 'typedJustNow' });
     assert.deepEqual(closed.matches, []);
     const status = await client.result<StatusResult>('fathom/status', { root });
-    assert.equal(status.workspaces[0]!.indexes.lexical, 'ready');
+    assert.equal(status.workspaces[0]!.indexes.regex, 'ready');
     const regex = status.workspaces[0]!.search!.regex;
     assert.equal(regex.state, 'ready');
     assert.ok(regex.files >= 2 && regex.indexBytes > 0 && regex.contentBytes > 0 && regex.memoryBytes > 0, JSON.stringify(regex));

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { LexicalIndex } from '../src/index/lexical/lexical-index.js';
+import { RegexIndex } from '../src/index/regex/regex-index.js';
 import { BufferOverlay } from '../src/workspace/overlay.js';
 import type { Workspace } from '../src/workspace/workspace.js';
 import { tempDir } from './helpers/fixture.js';
@@ -41,7 +41,7 @@ function rg(root: string, files: string[], pattern: string): string[] {
     .sort();
 }
 
-async function answers(index: LexicalIndex, pattern: string): Promise<string[]> {
+async function answers(index: RegexIndex, pattern: string): Promise<string[]> {
   return (await index.search({ pattern, maxResults: 1_000_000 })).matches.map((match) => `${match.path}:${match.line}`).sort();
 }
 
@@ -95,11 +95,11 @@ async function withWorkspace(work: (workspace: Workspace, cacheFolder: string, o
 test('a damaged content store never answers wrong, and is rebuilt', { skip: !ripgrep }, async () => {
   for (const { name, damage } of damages) {
     await withWorkspace(async (workspace, cacheFolder, overlay) => {
-      const first = new LexicalIndex(workspace, overlay, cacheFolder);
+      const first = new RegexIndex(workspace, overlay, cacheFolder);
       await first.ensureBuilt();
       first.dispose();
       damage(contentFile(cacheFolder));
-      const second = new LexicalIndex(workspace, overlay, cacheFolder);
+      const second = new RegexIndex(workspace, overlay, cacheFolder);
       try {
         for (const pattern of queries) assert.deepEqual(await answers(second, pattern), rg(workspace.root, workspace.files(), pattern), `${name}: ${pattern}`);
         await second.settled();
@@ -114,7 +114,7 @@ test('a damaged content store never answers wrong, and is rebuilt', { skip: !rip
 
 test('a byte flipped under a running index is caught after a recheck', { skip: !ripgrep }, async () => {
   await withWorkspace(async (workspace, cacheFolder, overlay) => {
-    const index = new LexicalIndex(workspace, overlay, cacheFolder);
+    const index = new RegexIndex(workspace, overlay, cacheFolder);
     try {
       await index.ensureBuilt();
       // Every block read and checked once.

@@ -12,9 +12,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { CodeSearchResult, FilesResult, GrepResult, StatusResult, SymbolsResult, WorkspaceStatus } from '../src/protocol/methods.js';
-import { GrepPool } from '../src/index/lexical/grep-pool.js';
+import { GrepPool } from '../src/index/regex/grep-pool.js';
 import { ErrorCodes } from '../src/protocol/errors.js';
-import { LexicalIndex, type FileSource } from '../src/index/lexical/lexical-index.js';
+import { RegexIndex, type FileSource } from '../src/index/regex/regex-index.js';
 import { BufferOverlay } from '../src/workspace/overlay.js';
 import { gitInit, sleep, tempDir } from './helpers/fixture.js';
 import { spawnStdioDaemon } from './helpers/raw-client.js';
@@ -166,7 +166,7 @@ test('regex index: bytes that changed since the file set judged them are not sto
   fs.writeFileSync(path.join(root, 'a.ts'), `export const a = 1;\n${key.text}`);
   const cacheFolder = tempDir('fathom-regex-');
   const onePool = new GrepPool(1);
-  const index = new LexicalIndex(source, new BufferOverlay(), cacheFolder, onePool);
+  const index = new RegexIndex(source, new BufferOverlay(), cacheFolder, onePool);
   try {
     await index.ensureBuilt();
     for (const pattern of [key.marker, `${key.marker.slice(0, 20)}.*`]) {

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { SyntaxPass, SyntaxPassPool } from '../src/engine/syntax-pass.js';
-import { ChunkTermsPool } from '../src/index/lexical/chunk-terms-pool.js';
+import { ChunkTermsPool } from '../src/index/ranking/chunk-terms-pool.js';
 import { ChunkPool } from '../src/index/syntax/chunk-pool.js';
 import { GrammarSet } from '../src/index/syntax/grammars.js';
 import { grammarStoreId, TreeStore, treeKey } from '../src/index/syntax/tree-store.js';

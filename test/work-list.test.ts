@@ -3,7 +3,7 @@
 // holds exactly its files (ranges re-based to the slice), with each file's weight.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fileWeight, mergeWorkLists, sliceFiles, WorkListBuilder, type PackedFiles, type WorkList } from '../src/index/lexical/work-list.js';
+import { fileWeight, mergeWorkLists, sliceFiles, WorkListBuilder, type PackedFiles, type WorkList } from '../src/index/regex/work-list.js';
 
 /** A file as a test states it: ranges in a store, or a file object. */
 type Entry = { path: string; store: number; ranges: [number, number, number][] } | { path: string; text: string };

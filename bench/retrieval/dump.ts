@@ -10,9 +10,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ChunkRanking, defaultParameters } from '../../src/index/lexical/chunk-ranking.js';
-import { ChunkTermsPool } from '../../src/index/lexical/chunk-terms-pool.js';
-import { queryTerms } from '../../src/index/lexical/code-tokens.js';
+import { ChunkRanking, defaultParameters } from '../../src/index/ranking/chunk-ranking.js';
+import { ChunkTermsPool } from '../../src/index/ranking/chunk-terms-pool.js';
+import { queryTerms } from '../../src/index/ranking/code-tokens.js';
 import { ChunkPool } from '../../src/index/syntax/chunk-pool.js';
 import { contextualizedText } from '../../src/index/syntax/chunk.js';
 import { HashPool } from '../../src/workspace/hash-pool.js';

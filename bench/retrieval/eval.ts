@@ -14,7 +14,7 @@
 // Rankings:
 //   rg-bm25   the baseline the issue measured: the question's words searched with ripgrep (any case,
 //             substrings), files ranked by BM25 over the counts, the best 40-line window per file
-//   lexical   Fathom's chunk ranking (BM25F over syntax chunks, src/index/lexical/chunk-ranking.ts)
+//   lexical   Fathom's chunk ranking (BM25F over syntax chunks, src/index/ranking/chunk-ranking.ts)
 //   semantic, hybrid@W   with FATHOM_EVAL_MODEL=DIR (a model folder in transformers.js' layout):
 //             the semantic index alone, and codeSearch's hybrid fusion at each weight W; the best
 //             weight on set 1's meaning-only MRR@10 is what goes into the model's fathom.json
@@ -32,9 +32,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type RankingParameters, ChunkRanking, defaultParameters } from '../../src/index/lexical/chunk-ranking.js';
-import { ChunkTermsPool } from '../../src/index/lexical/chunk-terms-pool.js';
-import { isStopWord, queryTerms } from '../../src/index/lexical/code-tokens.js';
+import { type RankingParameters, ChunkRanking, defaultParameters } from '../../src/index/ranking/chunk-ranking.js';
+import { ChunkTermsPool } from '../../src/index/ranking/chunk-terms-pool.js';
+import { isStopWord, queryTerms } from '../../src/index/ranking/code-tokens.js';
 import { codeSearch } from '../../src/search/code-search.js';
 import { EmbedPool } from '../../src/index/semantic/embed-pool.js';
 import { EmbeddingCache } from '../../src/index/semantic/embedding-cache.js';

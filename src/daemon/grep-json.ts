@@ -3,7 +3,7 @@
 // copied from the batch's bytes (valid UTF-8: match-batch.ts) with `"`, `\` and control
 // characters escaped. No object or string is made per line; lines that came as objects (with
 // context lines) are stringified one by one.
-import { grepMatch, type GrepLines, type GrepMatch } from '../index/lexical/grep-lines.js';
+import { grepMatch, type GrepLines, type GrepMatch } from '../index/regex/grep-lines.js';
 import { JsonBytes, RawJson } from './json-encoder.js';
 
 const columnKey = Buffer.from(',"column":');

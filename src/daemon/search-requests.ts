@@ -8,9 +8,9 @@ import { FathomError } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { toAbsolute } from '../base/paths.js';
 import type { CodeGraph } from '../index/graph/code-graph.js';
-import type { ChunkRanking } from '../index/lexical/chunk-ranking.js';
+import type { ChunkRanking } from '../index/ranking/chunk-ranking.js';
 import { globFilter, pathsFilter } from '../base/path-glob.js';
-import { type LexicalIndex, languageFilter } from '../index/lexical/lexical-index.js';
+import { type RegexIndex, languageFilter } from '../index/regex/regex-index.js';
 import { Methods, type CodeSearchResult, type IndexBuilding, type ProgressToken } from '../protocol/methods.js';
 import { type CodeSearchMode, codeSearch, codeSearchModes } from '../search/code-search.js';
 import type { Workspace } from '../workspace/workspace.js';
@@ -36,7 +36,7 @@ export const defaultIndexWaitMs = 5_000;
 export interface SearchRequestContext {
   workspaceFor(params: Params): Workspace;
   /** Each index built (with $/progress on the token) and settled. */
-  readyLexical(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined): Promise<LexicalIndex>;
+  readyLexical(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined): Promise<RegexIndex>;
   /** The graph and the ranking: past `waitMs` of a build, as they are, with how far the build is. */
   readySymbols(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined, waitMs: number): Promise<{ index: CodeGraph; building?: IndexBuilding }>;
   readyRanking(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined, waitMs: number): Promise<{ index: ChunkRanking; building?: IndexBuilding }>;

@@ -340,8 +340,7 @@ export class Session {
     const workspaces = this.services.workspaces;
     const engine = workspaces.engine(workspace);
     const states = engine.states();
-    // `indexes` keeps the names editors read (lexical: the regex index, symbols: the code graph).
-    const indexes = { lexical: states.regex, symbols: states.graph, ranking: states.ranking, semantic: states.semantic, trees: states.trees };
+    const indexes = { regex: states.regex, graph: states.graph, ranking: states.ranking, semantic: states.semantic, trees: states.trees };
     return { ...toWireStatus(workspace.status(), indexes, engine.facts()), syntaxPass: toWireSyntaxPass(engine.syntax), search: workspaces.searchStatus(workspace), languageServers: workspaces.languageServerStates(workspace) };
   }
 

@@ -5,7 +5,7 @@ import { FathomError, errorMessage, type FathomErrorKind } from '../base/errors.
 import { log } from '../base/logger.js';
 import { GrepLinesJson } from './grep-json.js';
 import { ErrorCodes, type ErrorCode } from '../protocol/errors.js';
-import type { GrepResult as LexicalGrepResult } from '../index/lexical/lexical-index.js';
+import type { GrepResult as IndexGrepResult } from '../index/regex/regex-index.js';
 import { pathToFileURL } from 'node:url';
 import type { CodeSearchAnswer } from '../search/code-search.js';
 import type { StructuralBinding, StructuralRewriteResult, CodeSearchResult, CodeSearchHit as WireCodeSearchHit, StructuralSearchResult, ChunksResult, GrepResult, GraphSymbol, MerkleResult, OutlineResult, OutlineSymbol, RelatedSymbol as WireRelatedSymbol, SymbolsResult, WireChunk, WireRange, WireReference, WireSymbol, WorkspaceStatus } from '../protocol/methods.js';
@@ -88,7 +88,7 @@ export function absentStatus(root: string): WorkspaceStatus {
     bytes: 0,
     skipped: {},
     merkleRoot: null,
-    indexes: { fileSet: 'absent', merkle: 'absent', lexical: 'absent' },
+    indexes: { fileSet: 'absent', merkle: 'absent', regex: 'absent' },
     watcher: { state: 'off', folders: 0 },
     lag: { pendingChanges: 0, oldestPendingMs: 0, lastChangeAppliedAt: null },
     lastScan: null,
@@ -96,7 +96,7 @@ export function absentStatus(root: string): WorkspaceStatus {
   };
 }
 
-export function toWireGrep(root: string, result: LexicalGrepResult): GrepResult {
+export function toWireGrep(root: string, result: IndexGrepResult): GrepResult {
   // Written to the wire from the workers' bytes by the daemon's encoder (an array of matches to any other reader).
   const matches = new GrepLinesJson(result.lines) as unknown as GrepResult['matches'];
   return { root, matches, total: result.total, files: result.files, truncated: result.truncated, ...(result.next ? { next: result.next } : {}), timedOut: result.timedOut, stats: result.stats };

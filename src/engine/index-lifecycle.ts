@@ -5,8 +5,8 @@
 // here map each index's own methods onto it, so the engine treats the five alike.
 import type { CancellationSignal } from '../base/cancellation.js';
 import type { CodeGraph } from '../index/graph/code-graph.js';
-import type { ChunkRanking } from '../index/lexical/chunk-ranking.js';
-import type { LexicalIndex } from '../index/lexical/lexical-index.js';
+import type { ChunkRanking } from '../index/ranking/chunk-ranking.js';
+import type { RegexIndex } from '../index/regex/regex-index.js';
 import type { SemanticIndex } from '../index/semantic/semantic-index.js';
 import type { TreePrebuild } from '../structural/tree-prebuild.js';
 
@@ -47,7 +47,7 @@ export interface IndexLifecycle {
   facts(): Omit<IndexFacts, 'state' | 'lastBuild'>;
 }
 
-export function regexLifecycle(index: LexicalIndex): IndexLifecycle {
+export function regexLifecycle(index: RegexIndex): IndexLifecycle {
   return {
     name: 'regex',
     state: () => index.state,

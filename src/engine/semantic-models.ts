@@ -14,7 +14,7 @@ import path from 'node:path';
 import { writeFileAtomically } from '../base/atomic-file.js';
 import { FathomError } from '../base/errors.js';
 import { log } from '../base/logger.js';
-import { isRanked } from '../index/lexical/chunk-ranking.js';
+import { isRanked } from '../index/ranking/chunk-ranking.js';
 import { EmbedPool } from '../index/semantic/embed-pool.js';
 import { EmbeddingCache } from '../index/semantic/embedding-cache.js';
 import { type ModelFolder, openModelFolder } from '../index/semantic/model-folder.js';

@@ -8,8 +8,8 @@
 import { workerData } from 'node:worker_threads';
 import type { Tree } from 'web-tree-sitter';
 import { serveFileJobs } from '../base/file-job-worker.js';
-import { chunkTerms } from '../index/lexical/chunk-fields.js';
-import type { FileTerms } from '../index/lexical/chunk-terms-worker.js';
+import { chunkTerms } from '../index/ranking/chunk-fields.js';
+import type { FileTerms } from '../index/ranking/chunk-terms-worker.js';
 import type { ChunkOptions, FileChunks } from '../index/syntax/chunk.js';
 import { chunkFile } from '../index/syntax/chunk-file.js';
 import { FlatTree } from '../index/syntax/flat-tree.js';

@@ -17,7 +17,7 @@ import os from 'node:os';
 import { jobWorkerYoungGenerationMb, WorkerPool } from '../base/worker-pool.js';
 import { grammarStoreId, TreeStore, treeKeyOfHash } from '../index/syntax/tree-store.js';
 import type { LanguageSpec } from '../index/syntax/languages.js';
-import type { FileTerms } from '../index/lexical/chunk-terms-worker.js';
+import type { FileTerms } from '../index/ranking/chunk-terms-worker.js';
 import type { FileChunks } from '../index/syntax/chunk.js';
 import type { FileTags } from '../index/syntax/tags.js';
 import type { PassCounts, PassProducts, PassWants, SyntaxPassJob, SyntaxPassReply, SyntaxPassWorkerData } from './syntax-pass-worker.js';

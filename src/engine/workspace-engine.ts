@@ -14,8 +14,8 @@ import { log } from '../base/logger.js';
 import { toRelative } from '../base/paths.js';
 import { type BufferSource, CodeGraph } from '../index/graph/code-graph.js';
 import { GraphQueries } from '../index/graph/graph-queries.js';
-import { ChunkRanking } from '../index/lexical/chunk-ranking.js';
-import { LexicalIndex } from '../index/lexical/lexical-index.js';
+import { ChunkRanking } from '../index/ranking/chunk-ranking.js';
+import { RegexIndex } from '../index/regex/regex-index.js';
 import { type SemanticRecords, semanticBudgetBytes } from '../index/semantic/semantic-index.js';
 import type { LanguageTable } from '../index/syntax/languages.js';
 import { TreePrebuild } from '../structural/tree-prebuild.js';
@@ -49,7 +49,7 @@ export interface BuildProgress {
 const phaseWeight: Record<IndexName, number> = { regex: 1, graph: 2, ranking: 2, trees: 3, semantic: 8 };
 
 export class WorkspaceEngine {
-  private regexIndex: LexicalIndex | undefined;
+  private regexIndex: RegexIndex | undefined;
   private graphIndex: CodeGraph | undefined;
   private queries: GraphQueries | undefined;
   private rankingIndex: ChunkRanking | undefined;
@@ -71,9 +71,9 @@ export class WorkspaceEngine {
   }
 
   /** The regex index (created on first use; built by `ready('regex')` or `build`). */
-  get regex(): LexicalIndex {
+  get regex(): RegexIndex {
     if (!this.regexIndex) {
-      this.regexIndex = new LexicalIndex(this.workspace, this.shared.overlay, this.workspace.cacheDir);
+      this.regexIndex = new RegexIndex(this.workspace, this.shared.overlay, this.workspace.cacheDir);
       this.lifecycles.set('regex', regexLifecycle(this.regexIndex));
     }
     return this.regexIndex;

@@ -70,7 +70,7 @@ export interface WorkspaceStatus {
   bytes: number;
   skipped: Partial<Record<SkipReason, number>>;
   merkleRoot: string | null;
-  /** fileSet, merkle, lexical (regex index), symbols (code graph), ranking (chunk ranking), semantic ('off' until a model is configured). */
+  /** fileSet, merkle, regex (the regex index), graph (the code graph), ranking (the chunk ranking), semantic ('off' until a model is configured), trees (the tree store). */
   indexes: Record<string, 'absent' | 'building' | 'ready' | 'failed' | 'off'>;
   /**
    * Each index of the workspace's engine (regex, graph, ranking, trees, semantic): its state, the

@@ -4,7 +4,7 @@
 // use, with progress), so this module imports only engine types.
 //
 // Modes:
-//   lexical   the chunk ranking (BM25F over whole syntax chunks, index/lexical/chunk-ranking.ts)
+//   lexical   the chunk ranking (BM25F over whole syntax chunks, index/ranking/chunk-ranking.ts)
 //   regex     the regex index (ripgrep's results), one hit per matching line
 //   literal   the same, the query taken as a fixed string
 //   semantic  the workspace's semantic index (an embedding model the user set): nearest chunks
@@ -20,9 +20,9 @@
 import type { CancellationSignal } from '../base/cancellation.js';
 import { FathomError } from '../base/errors.js';
 import type { SymbolMatch, SymbolQuery } from '../index/graph/code-graph.js';
-import { type ChunkRanking, RankingDamaged, type RankedChunk, type RankQuery } from '../index/lexical/chunk-ranking.js';
-import { queryTerms, termsOf } from '../index/lexical/code-tokens.js';
-import type { GrepRequest, GrepResult } from '../index/lexical/lexical-index.js';
+import { type ChunkRanking, RankingDamaged, type RankedChunk, type RankQuery } from '../index/ranking/chunk-ranking.js';
+import { queryTerms, termsOf } from '../index/ranking/code-tokens.js';
+import type { GrepRequest, GrepResult } from '../index/regex/regex-index.js';
 import type { VectorHit } from '../index/semantic/vector-store.js';
 
 export const codeSearchModes = ['auto', 'lexical', 'semantic', 'hybrid', 'regex', 'literal'] as const;

@@ -11,7 +11,7 @@ import type { SyntaxNode as Node } from '../index/syntax/flat-tree.js';
 import { FathomError, errorMessage } from '../base/errors.js';
 import { checkRegex } from '../base/pattern-limits.js';
 import type { GrammarSet, LoadedGrammar } from '../index/syntax/grammars.js';
-import { and, or, type Query } from '../index/lexical/regex-plan.js';
+import { and, or, type Query } from '../index/regex/query.js';
 import { Bindings, type Matcher } from './match.js';
 import { compilePattern, type Pattern } from './pattern.js';
 

@@ -8,8 +8,7 @@
 import { type CancellationSignal, neverCancelled, throwIfCancelled } from '../base/cancellation.js';
 import { FathomError } from '../base/errors.js';
 import { toAbsolute } from '../base/paths.js';
-import type { Query } from '../index/lexical/regex-plan.js';
-import { describeQuery } from '../index/lexical/regex-plan.js';
+import { describeQuery, type Query } from '../index/regex/query.js';
 import type { GrammarSet, LoadedGrammar } from '../index/syntax/grammars.js';
 import type { ParseCache } from '../index/syntax/parse-cache.js';
 import { type FileMatch, findInTree, mayMatch } from './find.js';

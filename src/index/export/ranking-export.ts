@@ -1,13 +1,13 @@
 // An exported chunk ranking: what may leave the machine to be shared (a team store) and searched
-// elsewhere. It is chunks.bin's format (lexical/chunk-ranking-store.ts) under the magic
+// elsewhere. It is chunks.bin's format (ranking/chunk-ranking-store.ts) under the magic
 // "FTHMXRK1", with every path masked and every term hashed by a PathMask, and `root` replaced by
 // `key:<keyId>`: no real path, folder or identifier is written. Line and byte ranges and content
 // hashes stay (a holder of the same content can check it holds it). Opening an export with the
 // same key answers queries (the query's terms hashed alike) over the files this machine holds,
 // each shown by its real path; files it does not hold, or holds with other content, are left out.
 import { FathomError } from '../../base/errors.js';
-import { ChunkRanking, rankingVersion } from '../lexical/chunk-ranking.js';
-import { type RankingSnapshot, loadRanking, saveRanking } from '../lexical/chunk-ranking-store.js';
+import { ChunkRanking, rankingVersion } from '../ranking/chunk-ranking.js';
+import { type RankingSnapshot, loadRanking, saveRanking } from '../ranking/chunk-ranking-store.js';
 import { type PathMask, PathUnmasker } from './path-mask.js';
 
 export const exportMagic = 'FTHMXRK1';

@@ -15,7 +15,7 @@ import { neverCancelled, raceCancellation, throwIfCancelled } from '../../base/c
 import { createHash } from 'node:crypto';
 import { log } from '../../base/logger.js';
 import { toAbsolute } from '../../base/paths.js';
-import { isTestPath } from '../lexical/chunk-ranking.js';
+import { isTestPath } from '../ranking/chunk-ranking.js';
 import { contextualizedText } from '../syntax/chunk.js';
 import type { ChunkOptions, FileChunks } from '../syntax/chunk.js';
 import type { EmbeddingCache } from './embedding-cache.js';

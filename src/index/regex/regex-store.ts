@@ -13,7 +13,7 @@
 //
 // The base generation lives in the cache folder, the delta in `delta/` below it (the same pair).
 // On load, a file whose hash in the file set differs from the base's is answered by the delta when
-// the delta's hash matches, else read fresh (lexical-index.ts). The `lexical.bin` of earlier
+// the delta's hash matches, else read fresh (regex-index.ts). The `lexical.bin` of earlier
 // versions is removed by the first build.
 //
 // Format versions (`regexFormatVersion`, one line per bump; an index of another version is rebuilt):

@@ -1,14 +1,15 @@
 // One generation of the regex index: an index file and its content store (regex-store.ts) loaded
 // from a folder, with what a query needs in memory (the piece → file map); how a generation is
 // written from a list of files; and how a query becomes candidate pieces or files in it.
-// LexicalIndex keeps two: the base over a snapshot of the workspace, and a smaller delta over the
+// RegexIndex keeps two: the base over a snapshot of the workspace, and a smaller delta over the
 // files changed since, rewritten as they accumulate (a merge that touches only changed files).
 import { createHash } from 'node:crypto';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { throwIfCancelled, type CancellationSignal } from '../../base/cancellation.js';
 import { forEachPiece } from './pieces.js';
 import { intersect, union } from './postings.js';
-import { indexable, type Query } from './regex-plan.js';
+import type { Query } from './query.js';
+import { indexable } from './regex-plan.js';
 import { RegexIndexWriter, type LoadedRegexIndex } from './regex-store.js';
 import { literalTrigrams, newTrigramBitmap, rangeTrigrams } from './trigrams.js';
 
@@ -22,7 +23,7 @@ export class Generation {
   /** File ids by path. */
   private byPath: Map<string, number> | undefined;
   private readonly filterMemos = new Map<string, Int8Array>();
-  /** Its content store failed a checksum: candidates are read from the disk (lexical-index.ts). */
+  /** Its content store failed a checksum: candidates are read from the disk (regex-index.ts). */
   contentDamaged = false;
 
   constructor(readonly index: LoadedRegexIndex) {

@@ -32,7 +32,8 @@ import { ContentDamaged, forgetVerified } from './content-check.js';
 import { pieceBytes } from './pieces.js';
 import { PostingsCorrupt } from './postings.js';
 import { loadRegexIndex, type LoadedRegexIndex } from './regex-store.js';
-import { all, describeQuery, lineLiterals, parseRegex, planLiteral, planRegex, requiredRun, type Query } from './regex-plan.js';
+import { all, describeQuery, type Query } from './query.js';
+import { lineLiterals, parseRegex, planLiteral, planRegex, requiredRun } from './regex-plan.js';
 
 /** What the index needs from a workspace. */
 export interface FileSource {
@@ -134,7 +135,7 @@ const deltaMinimum = 64;
 
 type Level = 'piece' | 'file';
 
-export class LexicalIndex {
+export class RegexIndex {
   private base: Generation | undefined;
   /** Files changed since the base, as they were when the delta was written. */
   private delta: Generation | undefined;

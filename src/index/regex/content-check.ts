@@ -5,7 +5,7 @@
 // torn store is caught before its lines are matched); which blocks passed is kept in shared
 // memory, so the grep workers and the daemon's thread check each block once between them. A
 // block that fails throws ContentDamaged: the search is answered from the files on disk and the
-// generation is rebuilt (lexical-index.ts); nothing is ever answered from damaged bytes.
+// generation is rebuilt (regex-index.ts); nothing is ever answered from damaged bytes.
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 

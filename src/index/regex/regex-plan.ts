@@ -7,10 +7,7 @@
 // query is sound: a file it excludes cannot hold a match.
 import { RegExpParser, type AST } from '@eslint-community/regexpp';
 import { checkRegex } from '../../base/pattern-limits.js';
-
-export type Query = { op: 'all' } | { op: 'and'; args: Query[] } | { op: 'or'; args: Query[] } | { op: 'literal'; text: string };
-
-export const all: Query = { op: 'all' };
+import { all, and, or, type Query } from './query.js';
 
 interface Info {
   /** Every string the node can match (folded), when there are few: null when unknown or too many. */
@@ -22,26 +19,6 @@ interface Info {
 const maxExact = 16;
 /** A run of exact strings is ended (kept as a literal every match holds) once this long: longer says little more to the index. */
 const maxRunLength = 256;
-
-export function and(...args: Query[]): Query {
-  const kept: Query[] = [];
-  for (const arg of args) {
-    if (arg.op === 'all') continue;
-    if (arg.op === 'and') kept.push(...arg.args);
-    else kept.push(arg);
-  }
-  return kept.length === 0 ? all : kept.length === 1 ? kept[0]! : { op: 'and', args: kept };
-}
-
-export function or(...args: Query[]): Query {
-  const kept: Query[] = [];
-  for (const arg of args) {
-    if (arg.op === 'all') return all;
-    if (arg.op === 'or') kept.push(...arg.args);
-    else kept.push(arg);
-  }
-  return kept.length === 0 ? all : kept.length === 1 ? kept[0]! : { op: 'or', args: kept };
-}
 
 /** Whether -i matching can equate this character with one the index folds differently. */
 function foldsBeyondAscii(character: string): boolean {
@@ -253,19 +230,6 @@ export function lineLiterals(query: Query, rarity?: (text: string) => number): s
     }
     case 'all':
       return undefined;
-  }
-}
-
-export function describeQuery(query: Query): string {
-  switch (query.op) {
-    case 'all':
-      return '*';
-    case 'literal':
-      return JSON.stringify(query.text);
-    case 'and':
-      return `(${query.args.map(describeQuery).join(' AND ')})`;
-    case 'or':
-      return `(${query.args.map(describeQuery).join(' OR ')})`;
   }
 }
 
