@@ -16,9 +16,11 @@ import { SourceText } from '../src/index/syntax/source-text.js';
 import { findInTree, mayMatch } from '../src/structural/find.js';
 import { parseForSearch, searchRanges } from '../src/structural/region-parse.js';
 import { compileSearch, type SearchSpec } from '../src/structural/rule.js';
-import { cutsHold, itemSpans, rangesToParse, type Region, regionSyntax, topLevelRegions } from '../src/structural/top-level-regions.js';
+import { itemSpans, rangesToParse } from '../src/structural/region-ranges.js';
+import { type Region, regionSyntax, topLevelRegions } from '../src/structural/region-scanner.js';
+import { cutsHold } from '../src/structural/region-trust.js';
 
-const repository = fileURLToPath(new URL('../../', import.meta.url));
+const repository = fileURLToPath(new URL('../..', import.meta.url));
 const grammars = new GrammarSet();
 
 /** A region shown as its first line, trimmed; `[n]` after it: its block's member count. */

@@ -1,5 +1,5 @@
 // Top-level regions of a Python file, found without parsing: the indentation counterpart of
-// top-level-regions.ts' bracket scanner. Owns splitting the text into logical lines (brackets,
+// region-scanner.ts' bracket scanner. Owns splitting the text into logical lines (brackets,
 // strings and triple-quoted strings, comments and backslash continuations joined) and cutting them.
 //
 // A region starts at a logical line at column 0 that begins with an identifier (not `else`,
@@ -8,7 +8,7 @@
 // column 0 may sit inside an indented body. A region whose header ends with `:` and whose body is
 // indented consistently records its members the same way at the body's indentation, and so on
 // down: a member that is itself a header with a consistently indented body records its own.
-import type { Block, Region } from './top-level-regions.js';
+import type { Block, Region } from './region-scanner.js';
 
 interface LogicalLine {
   start: number;

@@ -7,7 +7,9 @@ import type { Tree } from 'web-tree-sitter';
 import { type GrammarSet, type LoadedGrammar, parseSource } from '../index/syntax/grammars.js';
 import type { SourceText } from '../index/syntax/source-text.js';
 import type { CompiledSearch } from './rule.js';
-import { cutsHold, gapsMayMatch, itemSpans, rangesToParse, type Region, type RegionSyntax, regionSyntax, topLevelRegions } from './top-level-regions.js';
+import { itemSpans, rangesToParse } from './region-ranges.js';
+import { type Region, type RegionSyntax, regionSyntax, topLevelRegions } from './region-scanner.js';
+import { cutsHold, gapsMayMatch } from './region-trust.js';
 
 export type SearchParse =
   /** `partial`: only some ranges were parsed (nodes outside them are absent). */
