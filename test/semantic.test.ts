@@ -24,6 +24,7 @@ import type { Workspace } from '../src/workspace/workspace.js';
 import { tempDir } from './helpers/fixture.js';
 import { searchFixtureRepo } from './helpers/search-fixture.js';
 import { spawnStdioDaemon } from './helpers/raw-client.js';
+import { runSeed, SeededRandom } from './helpers/seeded-random.js';
 import { buildTinyModel, tinyDimensions } from './helpers/tiny-model.js';
 
 const packr = new Packr({ useRecords: false, mapsAsObjects: true });
@@ -190,6 +191,12 @@ describe('model folders', () => {
   });
 });
 
+/** Code-like ASCII: words of the tiny model's vocabulary and others, punctuation, spaces, tabs, newlines, now and then a control. */
+function asciiSamples(random: SeededRandom, count: number): string[] {
+  const pieces = ['retry', 'cache', 'session', 'token', 'Entry', 'full', 'x', '42', '_', 'zzq', ' ', ' ', '\t', '\n', '\r\n', '(', ')', '->', ';', '{', '}', '##', '*/', '"', "'", '\x0b', '\x7f'];
+  return Array.from({ length: count }, () => Array.from({ length: random.between(1, 400) }, () => pieces[random.int(pieces.length)]!).join(''));
+}
+
 describe('a static model embeds without onnxruntime, the same vectors', () => {
   test('static and transformers.js vectors agree (punctuation, accents, CJK, truncation past 512 tokens)', async () => {
     const pool = new EmbedPool();
@@ -212,6 +219,12 @@ describe('a static model embeds without onnxruntime, the same vectors', () => {
         '[SEP] retry the session [CLS] cache', // special tokens written in the text
         `${'token '.repeat(510)}`, // 510 words + [CLS] + [SEP] = 512: no cut
         `${'token '.repeat(511)}retry`, // past it: cut, [SEP] dropped
+        // Plain ASCII takes a path of its own (asciiIds): every printable byte, tabs, CRLF, a
+        // control inside a word (that text takes the general path), past 512 tokens.
+        `int\tmain(void)\r\n{ return a->b[0] + (c ? d : e) ; } // !"#$%&'()*+,-./:;<=>?@[\\]^_\`{|}~`,
+        'cache\x01entry retry',
+        `${'a_b.c '.repeat(300)}`,
+        ...asciiSamples(new SeededRandom(runSeed(33)), 40),
       ];
       const compare = async (onnx: Embedder, fast: Embedder, what: string): Promise<void> => {
         const [expected, actual] = [await onnx.embed(texts, 'document'), await fast.embed(texts, 'document')];
