@@ -1,8 +1,9 @@
 // A pool of worker threads that answer one message per job, matched by id. Workers start lazily
 // (at most `size`), stop after an idle period so an idle daemon holds no threads (all but one
-// sooner: a build needs every core, an edit one worker), keep the process alive only while busy, and a worker that dies or errors fails its job alone: the next job gets
-// a fresh worker. A job may name an affinity (a number): an idle worker takes the first queued job
-// whose affinity falls to its slot, else the oldest, so that what a worker keeps between jobs (the
+// sooner: a build needs every core, an edit one worker), keep the process alive only while busy,
+// and a worker that dies or errors fails its job alone: the next job gets a fresh worker. A job
+// may name an affinity (a number): an idle worker takes the first queued job whose affinity falls
+// to its slot, else the oldest, so that what a worker keeps between jobs (the
 // structural workers' decoded files and trees) is found again without holding up the queue. An
 // affinity falls to the slot of the worker that took it last (a job taken by another worker
 // while its own was busy leaves what it kept there), else to its value modulo the size. With a

@@ -180,9 +180,20 @@ const plainAscii = /^[\t\n\r\x20-\x7e]*$/;
 const wordByte = 0;
 const spaceByte = 1;
 const punctuationByte = 2;
-/** What BERT's pre-tokeniser makes of each ASCII byte `asciiIds` meets (as `words` does). */
+const droppedByte = 3;
+/**
+ * What BERT's pre-tokeniser makes of each ASCII byte (`words` and `asciiIds` alike): tab, newline,
+ * return and space separate; other controls (VT, FF…) are dropped; ASCII punctuation is a word of
+ * its own.
+ */
 const asciiKinds = new Uint8Array(128).map((_, code) =>
-  code === 32 || code === 9 || code === 10 || code === 13 ? spaceByte : (code >= 33 && code <= 47) || (code >= 58 && code <= 64) || (code >= 91 && code <= 96) || (code >= 123 && code <= 126) ? punctuationByte : wordByte,
+  code === 32 || code === 9 || code === 10 || code === 13
+    ? spaceByte
+    : code < 32 || code === 127
+      ? droppedByte
+      : (code >= 33 && code <= 47) || (code >= 58 && code <= 64) || (code >= 91 && code <= 96) || (code >= 123 && code <= 126)
+        ? punctuationByte
+        : wordByte,
 );
 
 export class StaticEmbedder implements Embedder {
@@ -246,13 +257,12 @@ export class StaticEmbedder implements Embedder {
     for (const raw of ascii ? lower : lower.normalize('NFD')) {
       const code = raw.codePointAt(0)!;
       if (code < 128) {
-        // The fast path for ASCII (most code): tab, newline, return and space separate; other controls (VT, FF…) are dropped.
-        if (code === 32 || code === 9 || code === 10 || code === 13) flush();
-        else if (code < 32 || code === 127) continue;
-        else if ((code >= 33 && code <= 47) || (code >= 58 && code <= 64) || (code >= 91 && code <= 96) || (code >= 123 && code <= 126)) {
+        const kind = asciiKinds[code]!;
+        if (kind === spaceByte) flush();
+        else if (kind === punctuationByte) {
           flush();
           out.push(raw);
-        } else current += raw;
+        } else if (kind === wordByte) current += raw;
         continue;
       }
       if (code === 0xfffd || /\p{Cc}|\p{Cf}|\p{Co}|\p{Cs}/u.test(raw)) continue;
