@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { gitInit, tempDir, writeFixture } from './helpers/fixture.js';
 import { canConnect, socketPathIn } from './helpers/raw-client.js';
 
-const repository = fileURLToPath(new URL('../..', import.meta.url));
+const repository = fileURLToPath(new URL('../../', import.meta.url));
 const bin = path.join(repository, 'bin/fathom.js');
 const recorder = fileURLToPath(new URL('./helpers/load-recorder.js', import.meta.url));
 

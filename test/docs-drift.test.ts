@@ -17,7 +17,7 @@ import { Methods } from '../src/protocol/methods.js';
 import { schemaVersion } from '../src/team/migrations.js';
 import { fileSetFormatVersion } from '../src/workspace/file-set-store.js';
 
-const repository = fileURLToPath(new URL('../..', import.meta.url));
+const repository = fileURLToPath(new URL('../../', import.meta.url));
 const read = (relative: string): string => fs.readFileSync(path.join(repository, relative), 'utf8');
 
 /** The version constants a module exports, by `path name` as the formats table names them. */

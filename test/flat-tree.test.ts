@@ -12,7 +12,7 @@ import { GrammarSet, parseSource, wasmBinding } from '../src/index/syntax/gramma
 import { SourceText } from '../src/index/syntax/source-text.js';
 
 const grammars = new GrammarSet();
-const fixtures = new URL('../../test/fixtures/syntax', import.meta.url);
+const fixtures = new URL('../../test/fixtures/syntax/', import.meta.url);
 
 /** Every node of a live tree in preorder. */
 function liveNodes(tree: Tree): Node[] {

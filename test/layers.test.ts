@@ -12,7 +12,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-const src = fileURLToPath(new URL('../../src', import.meta.url));
+const src = fileURLToPath(new URL('../../src/', import.meta.url));
 
 /** For each layer (first folder under src/), the layers it may import. */
 const allowed: Record<string, string[]> = {

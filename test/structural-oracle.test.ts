@@ -19,7 +19,7 @@ import { findInTree } from '../src/structural/find.js';
 import { compileSearch } from '../src/structural/rule.js';
 import { tempDir } from './helpers/fixture.js';
 
-const repository = fileURLToPath(new URL('../..', import.meta.url));
+const repository = fileURLToPath(new URL('../../', import.meta.url));
 const astGrep = path.join(repository, 'node_modules', '.bin', 'ast-grep');
 const grammars = new GrammarSet();
 

@@ -20,7 +20,7 @@ import { itemSpans, rangesToParse } from '../src/structural/region-ranges.js';
 import { type Region, regionSyntax, topLevelRegions } from '../src/structural/region-scanner.js';
 import { cutsHold } from '../src/structural/region-trust.js';
 
-const repository = fileURLToPath(new URL('../..', import.meta.url));
+const repository = fileURLToPath(new URL('../../', import.meta.url));
 const grammars = new GrammarSet();
 
 /** A region shown as its first line, trimmed; `[n]` after it: its block's member count. */

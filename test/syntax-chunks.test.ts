@@ -14,7 +14,7 @@ import { GrammarSet, parseSource } from '../src/index/syntax/grammars.js';
 import { SourceText } from '../src/index/syntax/source-text.js';
 import { chunkProblems } from './helpers/chunk-checks.js';
 
-const repo = fileURLToPath(new URL('../..', import.meta.url));
+const repo = fileURLToPath(new URL('../../', import.meta.url));
 const fixtures = path.join(repo, 'test/fixtures/syntax');
 const snapshots = path.join(repo, 'test/snapshots/syntax');
 const update = process.env.FATHOM_UPDATE_SNAPSHOTS === '1';

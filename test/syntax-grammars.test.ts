@@ -18,7 +18,7 @@ const samples: Record<string, string> = {
 };
 
 test('grammars: every language in the manifest loads, parses and compiles its queries', async () => {
-  const fixtures = new URL('../../test/fixtures/syntax', import.meta.url);
+  const fixtures = new URL('../../test/fixtures/syntax/', import.meta.url);
   const ids = [...grammars.table.languages.keys()];
   assert.ok(ids.length >= 21, `${ids.length} languages`);
   for (const id of ids) {

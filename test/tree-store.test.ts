@@ -24,7 +24,7 @@ import { type CandidateSource, StructuralSearch } from '../src/structural/struct
 import { tempDir } from './helpers/fixture.js';
 
 const grammars = new GrammarSet();
-const fixtures = new URL('../../test/fixtures/syntax', import.meta.url);
+const fixtures = new URL('../../test/fixtures/syntax/', import.meta.url);
 
 async function flat(language: string, text: string): Promise<{ source: SourceText; tree: FlatTree; types: readonly string[] }> {
   const state = await grammars.load(language);

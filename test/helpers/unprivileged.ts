@@ -19,7 +19,7 @@ import { tempDir } from './fixture.js';
 export const userName = 'fathom-ci';
 
 /** The Fathom repository these tests were built in (dist/test/helpers/ is three folders below it). */
-const repository = fileURLToPath(new URL('../../..', import.meta.url)).replace(/\/$/, '');
+const repository = fileURLToPath(new URL('../../../', import.meta.url)).replace(/\/$/, '');
 
 /** What the package needs at run time, relative to its root. */
 const packageEntries = ['package.json', 'bin', 'dist', 'node_modules', 'grammars', 'models', 'model'];
