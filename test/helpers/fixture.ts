@@ -29,7 +29,9 @@ export function tempDir(prefix = 'fathom-test-'): string {
  *   export const a = 1;
  *   //- .gitignore
  *   *.log
- * into `root` (created if needed). Returns root.
+ * into `root` (created if needed). Returns root. Each file's lines lose the indentation they all
+ * share (their common leading whitespace, blank lines aside), so nested Python or YAML keeps its
+ * shape while the spec stays indented with the test around it; whitespace-only lines become empty.
  */
 export function writeFixture(spec: string, root: string = tempDir()): string {
   let current: string | undefined;
@@ -38,7 +40,8 @@ export function writeFixture(spec: string, root: string = tempDir()): string {
     if (current === undefined) return;
     const file = path.join(root, current);
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, lines.length > 0 ? `${lines.join('\n')}\n` : '');
+    const text = dedent(lines);
+    fs.writeFileSync(file, text.length > 0 ? `${text.join('\n')}\n` : '');
   };
   for (const line of spec.replace(/^\n/, '').split('\n')) {
     const marker = /^\s*\/\/- (.+?)\s*$/.exec(line);
@@ -47,11 +50,28 @@ export function writeFixture(spec: string, root: string = tempDir()): string {
       current = marker[1]!;
       lines = [];
     } else if (current !== undefined) {
-      lines.push(line.replace(/^\s+/, ''));
+      lines.push(line);
     }
   }
   flush();
   return root;
+}
+
+/** Lines without the leading whitespace every non-blank one shares; blank lines become empty. */
+export function dedent(lines: readonly string[]): string[] {
+  let common: string | undefined;
+  for (const line of lines) {
+    if (line.trim() === '') continue;
+    const indent = /^[ \t]*/.exec(line)![0];
+    if (common === undefined || !indent.startsWith(common)) {
+      let shared = 0;
+      const base = common ?? indent;
+      while (shared < base.length && shared < indent.length && base[shared] === indent[shared]) shared += 1;
+      common = common === undefined ? indent : base.slice(0, shared);
+    }
+  }
+  const strip = common?.length ?? 0;
+  return lines.map((line) => (line.trim() === '' ? '' : line.slice(strip)));
 }
 
 export function git(cwd: string, ...args: string[]): string {
