@@ -569,6 +569,43 @@ test('socket: an existing folder keeps its mode; a folder made for the socket is
   }
 });
 
+test('a daemon answers status while it loads its engines, as it does after (the same roots refused, the same absent root)', async () => {
+  const root = makeRepo();
+  const cache = tempDir('fathom-cache-');
+  const socketPath = socketPathIn();
+  // A saved file set for the root, as a daemon before this one left it.
+  const first = await spawnSocketDaemon(socketPath, { FATHOM_CACHE_DIR: cache });
+  const opener = await connectRaw(socketPath);
+  await opener.client.result('fathom/index', { root });
+  await opener.client.result('fathom/stop');
+  await first.exited;
+  const daemon = await spawnSocketDaemon(socketPath, { FATHOM_CACHE_DIR: cache });
+  try {
+    const { client } = await connectRaw(socketPath);
+    const asks = [{}, { root }, { root: 'relative/path' }, { root: path.join(root, 'missing') }, { root: cache }, { root: 42 }];
+    const shape = (message: Message): unknown => (message.error ? { code: message.error.code, message: message.error.message } : { workspaces: (message.result as StatusResult).workspaces.map((workspace) => ({ state: workspace.state, cache: workspace.cache })) });
+    // At once after the daemon listens (its engines load meanwhile), then once a request needed them.
+    const early = await Promise.all(asks.map(async (params) => shape(await client.request('fathom/status', params))));
+    await client.result('fathom/stop');
+    await daemon.exited;
+    const again = await spawnSocketDaemon(socketPath, { FATHOM_CACHE_DIR: cache });
+    try {
+      const late = await connectRaw(socketPath);
+      // Any other request waits for the engines (this one opens nothing: its params are refused).
+      await late.client.request('fathom/trust', {});
+      const loaded = await Promise.all(asks.map(async (params) => shape(await late.client.request('fathom/status', params))));
+      assert.deepEqual(early, loaded);
+    } finally {
+      again.child.kill();
+    }
+    assert.deepEqual(early[0], { workspaces: [] });
+    assert.deepEqual(early[1], { workspaces: [{ state: 'absent', cache: { path: path.join(cache, 'workspaces', fs.readdirSync(path.join(cache, 'workspaces'))[0]!, 'fileset.bin'), loaded: 'none' } }] });
+    assert.deepEqual(early.slice(2).map((answer) => (answer as { code: number }).code), [ErrorCodes.InvalidParams, ErrorCodes.WorkspaceNotFound, ErrorCodes.InvalidParams, ErrorCodes.InvalidParams]);
+  } finally {
+    daemon.child.kill();
+  }
+});
+
 test('stdio: exit without shutdown ends the process with 1', async () => {
   const daemon = spawnStdioDaemon();
   await daemon.client.result('initialize', { processId: null, rootUri: null, capabilities: {} });

@@ -29,6 +29,11 @@ export function workspaceCacheDir(cacheRoot: string, root: string, onlyFile?: st
   return path.join(cacheRoot, 'workspaces', key);
 }
 
+/** A workspace's saved file set in its cache folder (workspace/file-set-store.ts writes it). */
+export function fileSetFile(cacheDir: string): string {
+  return path.join(cacheDir, 'fileset.bin');
+}
+
 /** The socket a user's daemon listens on: $FATHOM_SOCKET, else in $XDG_RUNTIME_DIR, else a per-user temp folder. */
 export function defaultSocketPath(): string {
   if (process.env.FATHOM_SOCKET) return path.resolve(process.env.FATHOM_SOCKET);

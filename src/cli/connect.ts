@@ -50,10 +50,11 @@ async function startDaemon(socketPath: string, cacheRoot: string): Promise<void>
   fs.mkdirSync(cacheRoot, { recursive: true, mode: 0o700 });
   const logFile = path.join(cacheRoot, 'daemon.log');
   const logFd = fs.openSync(logFile, 'a', 0o600);
-  const main = fileURLToPath(new URL('./main.js', import.meta.url));
+  // The daemon's own entry: it loads none of the client commands before it listens.
+  const entry = fileURLToPath(new URL('./serve-main.js', import.meta.url));
   // Loaded only here: a command that finds its daemon running spawns nothing (~4 ms of its start).
   const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, [main, 'serve', '--socket', socketPath], { detached: true, stdio: ['ignore', 'ignore', logFd] });
+  const child = spawn(process.execPath, [entry, '--socket', socketPath], { detached: true, stdio: ['ignore', 'ignore', logFd] });
   child.unref();
   fs.closeSync(logFd);
   const deadline = Date.now() + 15_000;
@@ -93,6 +94,9 @@ export async function connectToDaemon(socketPath: string, options: { autoStart: 
       closing = true;
       connection.dispose();
       socket.end();
+      // Every answer is in: the command's exit need not wait for the daemon's end of the socket
+      // (a daemon still loading its engines sends it late).
+      socket.unref();
     },
   };
 }

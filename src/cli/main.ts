@@ -10,7 +10,6 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { makeCacheFolder } from '../base/cache-folder.js';
 import { errorMessage } from '../base/errors.js';
-import { log } from '../base/logger.js';
 import { defaultCacheRoot, defaultSocketPath, readPackageVersion } from '../base/places.js';
 import { Methods, type AcrossRootsResult, type CalleesResult, type CodeSearchResult, type DebugEvaluateResult, type DebugStateResult, type ExportIndexResult, type TeamPushResult, type TeamStatusResult, type ModelPullResult, type ModelUseResult, type TrustResult, type CallersResult, type DefinitionResult, type ImpactResult, type ReferencesResult, type ChunksResult, type OutlineResult, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
 import { attachStdio, connectToDaemon, type Client } from './connect.js';
@@ -378,57 +377,6 @@ async function request<R>(connection: RpcClient, method: string, params: Record<
   }
 }
 
-async function serve(values: Record<string, unknown>): Promise<void> {
-  const [{ daemonHeapGrowingPercent, defaultConfig }, { Daemon, SocketInUseError, drainMs }, { setFlagsFromString }] = await Promise.all([import('../daemon/config.js'), import('../daemon/server.js'), import('node:v8')]);
-  const config = defaultConfig();
-  if (values['max-file-bytes'] !== undefined) config.maxFileBytes = Number(values['max-file-bytes']);
-  if (values['reconcile-seconds'] !== undefined) config.reconcileIntervalMs = Number(values['reconcile-seconds']) * 1000;
-  if (!Number.isFinite(config.maxFileBytes) || !Number.isFinite(config.reconcileIntervalMs)) throw new UsageError('--max-file-bytes and --reconcile-seconds take numbers');
-  if (values['max-frame-bytes'] !== undefined) {
-    const bytes = Number(values['max-frame-bytes']);
-    if (!Number.isSafeInteger(bytes) || bytes < 1) throw new UsageError('--max-frame-bytes takes a whole number of bytes (at least 1)');
-    config.maxFrameBytes = bytes;
-  }
-  setFlagsFromString(`--heap-growing-percent=${daemonHeapGrowingPercent}`);
-  const daemon = new Daemon(config);
-  process.on('unhandledRejection', (reason) => log.error(`unhandled rejection: ${errorMessage(reason)}`));
-  process.on('uncaughtException', (error) => log.error(`uncaught exception: ${error.stack ?? error.message}`));
-  let exiting = false;
-  const exit = (code: number): void => {
-    if (exiting) return;
-    exiting = true;
-    // Replies still queued on a pipe are lost by process.exit: let stdout drain first (an empty
-    // write's callback never came on a pipe: a stdio daemon whose framing broke stayed, deaf).
-    void daemon.stop().finally(() => {
-      if (process.stdout.writableLength === 0) process.exit(code);
-      process.stdout.once('drain', () => process.exit(code));
-      setTimeout(() => process.exit(code), 2_000).unref();
-    });
-  };
-  daemon.onStopped(() => exit(0));
-  process.on('SIGTERM', () => exit(0));
-  process.on('SIGINT', () => exit(0));
-  const socketWanted = values.socket !== undefined || !values.stdio;
-  if (socketWanted) {
-    try {
-      await daemon.listen(typeof values.socket === 'string' ? path.resolve(values.socket) : defaultSocketPath());
-    } catch (error) {
-      if (error instanceof SocketInUseError) {
-        process.stderr.write(`fathom: ${error.message}\n`);
-        process.exit(values.stdio ? 1 : 0);
-      }
-      throw error;
-    }
-  }
-  // stdio: the editor that spawned us owns our life; when it exits or closes stdin, we stop.
-  // A stdio stream whose framing broke can never be read again: exit (cleanly) once the requests read before
-  // the break are answered, so that the editor sees its server gone (and restarts it) instead of one alive and deaf.
-  // The parse error and those answers are written first (the close that follows them stops the daemon); the
-  // deadline only bounds a writer stuck behind them.
-  const exitWithin = (code: number, ms: number): void => void setTimeout(() => process.exit(code), ms).unref();
-  if (values.stdio) daemon.serveStdio((code) => (socketWanted ? undefined : exit(code)), () => (socketWanted ? undefined : exitWithin(0, drainMs + 1_000)));
-}
-
 async function withClient(values: Record<string, unknown>, work: (client: Client) => Promise<void>): Promise<void> {
   // A daemon started here logs into the cache root: whatever is in its way (a file) is set aside first.
   makeCacheFolder(defaultCacheRoot());
@@ -580,9 +528,11 @@ async function main(argv: string[]): Promise<number> {
   const json = values.json === true;
 
   switch (command) {
-    case 'serve':
+    case 'serve': {
+      const { serve } = await import('./commands/serve.js');
       await serve(values);
       return -1; // keep running
+    }
     case 'index': {
       const scope = root();
       await withClient(values, async ({ connection }) => {

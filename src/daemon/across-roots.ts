@@ -7,7 +7,7 @@ import { FathomError } from '../base/errors.js';
 import type { CancellationToken } from 'vscode-jsonrpc/node';
 import type { AcrossRootsResult } from '../protocol/methods.js';
 import { type Params, paramsObject } from './params.js';
-import { toResponseError } from './to-wire.js';
+import { toResponseError } from './to-wire-error.js';
 
 /** At most this many roots in one question. */
 const maxRoots = 64;

@@ -4,23 +4,29 @@
 // clobber it) and removal of a stale socket file. Builds connections on vscode-jsonrpc directly:
 // vscode-languageserver's connection would end the process on one socket client's `exit`; reads
 // frames with its own reader (frame-reader.ts: limits vscode-jsonrpc's reader lacks) and checks
-// every message before dispatch (message-guard.ts).
+// every message before dispatch (message-guard.ts). Listens before it loads its engines: the
+// session and everything behind it (~180 modules) load right after, and until they have, status is
+// answered at once (loading.ts) while every other message waits for them.
 import fs from 'node:fs';
 import net from 'node:net';
 import type { Readable } from 'node:stream';
-import { createMessageConnection, SocketMessageWriter, StreamMessageWriter, type MessageWriter } from 'vscode-jsonrpc/node';
+import { createMessageConnection, SocketMessageWriter, StreamMessageWriter, type MessageConnection, type MessageWriter } from 'vscode-jsonrpc/node';
 import { errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
-import { readPackageVersion } from '../base/places.js';
+import { defaultConfigDir, readPackageVersion } from '../base/places.js';
 import { checkSocketFolder, isLive } from '../base/socket-folder.js';
 import { findPython } from '../debug/adapters.js';
+import { Methods } from '../protocol/methods.js';
 import { BufferOverlay } from '../workspace/overlay.js';
 import { defaultMaxFrameBytes, type DaemonConfig } from './config.js';
 import { FrameReader } from './frame-reader.js';
 import { writerOptions } from './json-encoder.js';
+import { statusWhileLoading } from './loading.js';
 import { guardConnection } from './message-guard.js';
-import { Session, type DaemonServices } from './session.js';
-import { WorkspaceManager } from './workspaces.js';
+import { ownFoldersOf } from './root-param.js';
+import { toResponseError } from './to-wire-error.js';
+import type { Session, DaemonServices } from './session.js';
+import type { WorkspaceManager } from './workspaces.js';
 
 /** How long a connection whose framing broke waits for the answers it owes (a stdio daemon's exit deadline builds on it). */
 export { drainMs } from './message-guard.js';
@@ -43,8 +49,13 @@ function endGently(socket: net.Socket): void {
   setTimeout(() => socket.destroy(), closeGraceMs).unref();
 }
 
+/** What the daemon loads once it listens: the session and, through it, every engine. */
+interface Loaded {
+  Session: typeof Session;
+  workspaces: WorkspaceManager;
+}
+
 export class Daemon implements DaemonServices {
-  readonly workspaces: WorkspaceManager;
   readonly overlay = new BufferOverlay();
   readonly version = readPackageVersion();
   private readonly started = Date.now();
@@ -55,12 +66,29 @@ export class Daemon implements DaemonServices {
   private ownershipTimer: NodeJS.Timeout | undefined;
   private readonly stopListeners: (() => void)[] = [];
   private readonly maxFrameBytes: number;
+  private loaded: Loaded | undefined;
+  private loading: Promise<Loaded> | undefined;
 
-  constructor(config: DaemonConfig) {
-    this.workspaces = new WorkspaceManager(config, this.overlay);
+  constructor(private readonly config: DaemonConfig) {
     this.maxFrameBytes = config.maxFrameBytes ?? defaultMaxFrameBytes;
     // Asked by every status: probed now, off the daemon's thread, so the first status finds it known.
     void findPython();
+  }
+
+  /** The workspaces of every client (the session's; there are none before it has loaded). */
+  get workspaces(): WorkspaceManager {
+    if (!this.loaded) throw new Error('the daemon has not loaded its workspaces yet');
+    return this.loaded.workspaces;
+  }
+
+  /** Loads the session and every engine behind it, once (started by listen, or by the first client). */
+  load(): Promise<Loaded> {
+    this.loading ??= Promise.all([import('./session.js'), import('./workspaces.js')]).then(([session, workspaces]) => {
+      this.loaded = { Session: session.Session, workspaces: new workspaces.WorkspaceManager(this.config, this.overlay) };
+      return this.loaded;
+    });
+    this.loading.catch((error: unknown) => log.error(`the daemon could not load its engines: ${errorMessage(error)}`));
+    return this.loading;
   }
 
   get stopping(): boolean {
@@ -94,24 +122,72 @@ export class Daemon implements DaemonServices {
       info: () => undefined,
       log: () => undefined,
     });
-    const session = new Session(connection, this, (code) => {
-      options.onExit(code);
-      close();
-    });
+    let session: Session | undefined;
     const entry = { dispose: () => close() };
     const close = (): void => {
       if (closed) return;
       closed = true;
       this.sessions.delete(entry);
-      session.dispose();
+      session?.dispose();
       connection.dispose();
       options.onClose?.();
     };
+    const start = (loaded: Loaded): Session =>
+      new loaded.Session(connection, this, (code) => {
+        options.onExit(code);
+        close();
+      });
     connection.onClose(() => close());
     connection.onError(([error]) => log.debug(`connection error: ${errorMessage(error)}`));
     this.sessions.add(entry);
+    if (this.loaded) session = start(this.loaded);
+    else this.holdUntilLoaded(connection, (loaded) => (closed ? undefined : (session = start(loaded))));
     connection.listen();
   }
+
+  /**
+   * Until the session has loaded: status answered at once (when nothing of this client's is
+   * held), every other request and notification held and then given to the session in the order
+   * they came (the session's own handlers
+   * replace these as it is made). A load that fails answers the held requests with its error.
+   */
+  private holdUntilLoaded(connection: MessageConnection, start: (loaded: Loaded) => Session | undefined): void {
+    // Each held message, in arrival order: given the session (undefined: the load failed or the client left).
+    const held: ((session: Session | undefined) => void)[] = [];
+    let failure: unknown = new Error('the connection closed while the daemon was loading');
+    this.load().then(
+      (loaded) => {
+        const session = start(loaded);
+        for (const take of held.splice(0)) take(session);
+      },
+      (error: unknown) => {
+        failure = error;
+        for (const take of held.splice(0)) take(undefined);
+      },
+    );
+    connection.onRequest((method, params, token) => {
+      // Status at once, unless this client sent something before it (a didOpen it would count).
+      if (method === Methods.status && held.length === 0) {
+        try {
+          return statusWhileLoading(params, this.daemonInfo(), this.config.cacheRoot, this.ownFolders);
+        } catch (error) {
+          return toResponseError(method, error);
+        }
+      }
+      return new Promise<unknown>((resolve) => held.push((session) => resolve(session ? session.handle(method, params, token) : toResponseError(method, failure))));
+    });
+    connection.onNotification((method, params) => {
+      held.push((session) => session?.notify(method, params));
+    });
+  }
+
+  /** Fathom's cache and settings folders: roots inside them are refused, before the load as after. */
+  private get ownFolders() {
+    this.ownFoldersValue ??= ownFoldersOf(this.config.cacheRoot, this.config.configDir ?? defaultConfigDir());
+    return this.ownFoldersValue;
+  }
+
+  private ownFoldersValue: ReturnType<typeof ownFoldersOf> | undefined;
 
   /** `onBroken`: the editor's stream broke (its framing): nothing more can be read from it. */
   serveStdio(onEnd: (code: number) => void, onBroken: () => void = () => onEnd(1)): void {
@@ -168,6 +244,8 @@ export class Daemon implements DaemonServices {
     }, 2_000);
     this.ownershipTimer.unref();
     log.info(`fathom ${this.version} serving ${socketPath} (pid ${process.pid})`);
+    // Now that clients can connect (and ask for status), the rest: a failure is logged and answered to each request.
+    this.load().catch(() => undefined);
   }
 
   requestStop(): void {
@@ -182,7 +260,9 @@ export class Daemon implements DaemonServices {
     for (const session of [...this.sessions]) session.dispose();
     this.server?.close();
     if (this.socketPath) fs.rmSync(this.socketPath, { force: true });
-    await this.workspaces.closeAll();
+    // A load under way finishes first: what it opens is then closed (and saved) like the rest.
+    const loaded = this.loading ? await this.loading.catch(() => undefined) : undefined;
+    await loaded?.workspaces.closeAll();
     for (const listener of this.stopListeners) listener();
   }
 }

@@ -44,7 +44,9 @@ import {
   type Params,
 } from './params.js';
 import { acrossRoots } from './across-roots.js';
-import { absentStatus, toLspDocumentSymbols, toLspSymbolInformation, toResponseError, toWireChunks, toWireOutline, toWireSymbols, toWireGrep, toWireMerkle, toWireStatus, toWireStructural, toWireRewritePlan, toWireSyntaxPass } from './to-wire.js';
+import { absentStatus } from './loading.js';
+import { toResponseError } from './to-wire-error.js';
+import { toLspDocumentSymbols, toLspSymbolInformation, toWireChunks, toWireOutline, toWireSymbols, toWireGrep, toWireMerkle, toWireStatus, toWireStructural, toWireRewritePlan, toWireSyntaxPass } from './to-wire.js';
 import type { WorkspaceManager } from './workspaces.js';
 import type { WorkspaceEngine } from '../engine/workspace-engine.js';
 
@@ -164,7 +166,8 @@ export class Session {
     connection.onNotification((method, params) => this.notify(method, params));
   }
 
-  private async handle(method: string, params: unknown, token: CancellationToken): Promise<unknown> {
+  /** Answers one request (registered for every method; server.ts also forwards requests held while the session loaded). */
+  async handle(method: string, params: unknown, token: CancellationToken): Promise<unknown> {
     const handler = Object.hasOwn(this.requests, method) ? this.requests[method] : undefined;
     if (!handler) return new ResponseError(ErrorCodes.MethodNotFound, `unknown method: ${method}`);
     if (this.shutdownRequested && method !== 'shutdown') return new ResponseError(ErrorCodes.InvalidRequest, `${method}: the client asked for shutdown; only exit is accepted now`);
@@ -176,7 +179,8 @@ export class Session {
     }
   }
 
-  private notify(method: string, params: unknown): void {
+  /** Takes one notification (as handle does requests). */
+  notify(method: string, params: unknown): void {
     try {
       switch (method) {
         case 'exit':
@@ -331,7 +335,7 @@ export class Session {
     } else {
       const root = workspaces.resolveRoot(rootParam);
       const workspace = workspaces.get(root);
-      statuses = [workspace ? this.fullStatus(workspace) : absentStatus(root)];
+      statuses = [workspace ? this.fullStatus(workspace) : absentStatus(root, workspaces.cacheRoot)];
     }
     return { daemon: this.services.daemonInfo(), workspaces: statuses, debug: { sessions: this.services.workspaces.debug.list(), adapters: adapterStates() } };
   }

@@ -1,10 +1,6 @@
-// The one place that converts between engine values and wire values: engine errors to JSON-RPC
-// ResponseErrors, engine status to the protocol's WorkspaceStatus.
-import { ResponseError } from 'vscode-jsonrpc/node';
-import { FathomError, errorMessage, type FathomErrorKind } from '../base/errors.js';
-import { log } from '../base/logger.js';
+// The one place that converts engine values to wire values: engine status to the protocol's
+// WorkspaceStatus, answers to their wire shapes (errors: to-wire-error.ts).
 import { GrepLinesJson } from './grep-json.js';
-import { ErrorCodes, type ErrorCode } from '../protocol/errors.js';
 import type { GrepResult as IndexGrepResult } from '../index/regex/regex-index.js';
 import { pathToFileURL } from 'node:url';
 import type { CodeSearchAnswer } from '../search/code-search.js';
@@ -21,33 +17,6 @@ import type { BoundText } from '../structural/find.js';
 import type { RewritePlanResult } from '../structural/rewrite-planner.js';
 import type { MerkleView, WorkspaceStatusInfo } from '../workspace/workspace.js';
 import type { SyntaxPass } from '../engine/syntax-pass.js';
-
-const codes: Record<FathomErrorKind, ErrorCode> = {
-  invalidParams: ErrorCodes.InvalidParams,
-  workspaceNotFound: ErrorCodes.WorkspaceNotFound,
-  pathOutsideWorkspace: ErrorCodes.PathOutsideWorkspace,
-  cancelled: ErrorCodes.RequestCancelled,
-  io: ErrorCodes.IoError,
-  shuttingDown: ErrorCodes.ShuttingDown,
-  conflict: ErrorCodes.Conflict,
-  teamStore: ErrorCodes.TeamStore,
-  internal: ErrorCodes.InternalError,
-};
-
-/** File-system errors a request's paths cause (a missing or unnameable file): the params' fault, not a bug. */
-const pathErrors = new Set(['ENOENT', 'ENOTDIR', 'ENAMETOOLONG', 'EISDIR', 'ELOOP']);
-/** File-system errors of the machine (permissions, a full or read-only disk): I/O, not a bug. */
-const ioErrors = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'EEXIST', 'EBUSY', 'EMFILE', 'ENFILE', 'EIO', 'EXDEV']);
-
-export function toResponseError(method: string, error: unknown): ResponseError<unknown> {
-  if (error instanceof ResponseError) return error;
-  if (error instanceof FathomError) return new ResponseError(codes[error.kind], error.message, error.data);
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (typeof code === 'string' && pathErrors.has(code)) return new ResponseError(codes.invalidParams, `${method}: ${errorMessage(error)}`, { code, ...((error as NodeJS.ErrnoException).path ? { path: (error as NodeJS.ErrnoException).path } : {}) });
-  if (typeof code === 'string' && ioErrors.has(code)) return new ResponseError(codes.io, `${method}: ${errorMessage(error)}`, { code });
-  log.error(`${method} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  return new ResponseError(ErrorCodes.InternalError, `${method} failed: ${errorMessage(error)}`);
-}
 
 /** What a workspace's syntax passes cost (status). */
 export function toWireSyntaxPass(pass: SyntaxPass): NonNullable<WorkspaceStatus['syntaxPass']> {
@@ -76,23 +45,6 @@ export function toWireStatus(status: WorkspaceStatusInfo, indexes: Record<string
     cache: status.cache,
     ...(status.file === undefined ? {} : { file: status.file }),
     ...(status.error ? { error: status.error } : {}),
-  };
-}
-
-export function absentStatus(root: string): WorkspaceStatus {
-  return {
-    root,
-    state: 'absent',
-    git: false,
-    files: 0,
-    bytes: 0,
-    skipped: {},
-    merkleRoot: null,
-    indexes: { fileSet: 'absent', merkle: 'absent', regex: 'absent' },
-    watcher: { state: 'off', folders: 0 },
-    lag: { pendingChanges: 0, oldestPendingMs: 0, lastChangeAppliedAt: null },
-    lastScan: null,
-    cache: { path: '', loaded: 'none' },
   };
 }
 

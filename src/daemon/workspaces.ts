@@ -7,7 +7,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { makeCacheFolder } from '../base/cache-folder.js';
 import { FathomError, errorMessage } from '../base/errors.js';
-import { pathFromUriOrPath, realPathForWrite, toRelative } from '../base/paths.js';
 import { defaultConfigDir, workspaceCacheDir } from '../base/places.js';
 import { SyntaxPassPool } from '../engine/syntax-pass.js';
 import { SemanticModels } from '../engine/semantic-models.js';
@@ -26,6 +25,7 @@ import { DiagnosticsService } from '../lsp/diagnostics-service.js';
 import { LanguageServers } from '../lsp/language-servers.js';
 import { DiagnosticLedger } from '../lsp/ledger.js';
 import { TrustStore } from './trust.js';
+import { ownFoldersOf, refuseOwnFolder, resolveRootParam, type OwnFolder } from './root-param.js';
 import { findProjectRoot, knownServers, resolveBinary, ServerRegistry, serversFromConfig, type ServerSpec } from '../lsp/registry.js';
 import { log } from '../base/logger.js';
 import type { LanguageServerState, WorkspaceStatus } from '../protocol/methods.js';
@@ -145,6 +145,17 @@ export class WorkspaceManager {
     return engine;
   }
 
+  /** The cache root every workspace's cache folder is in. */
+  get cacheRoot(): string {
+    return this.config.cacheRoot;
+  }
+
+  /** Fathom's cache and settings folders (real paths): never part of any file set. */
+  private get ownFolders(): OwnFolder[] {
+    this.ownFoldersValue ??= ownFoldersOf(this.config.cacheRoot, this.configDir);
+    return this.ownFoldersValue;
+  }
+
   /** The user's settings folder. */
   get configDir(): string {
     return this.config.configDir ?? defaultConfigDir();
@@ -251,42 +262,10 @@ export class WorkspaceManager {
    * does not exist, is not a folder, or cannot be read. `field` names the param in messages.
    */
   resolveRoot(value: string, field = 'root'): string {
-    if (value === '') throw new FathomError('invalidParams', `params.${field} must be a folder's absolute path or file:// URI, not empty`, { field });
-    if (!value.startsWith('file:') && !path.isAbsolute(value)) throw new FathomError('invalidParams', `params.${field} must be an absolute path or a file:// URI (got the relative path ${JSON.stringify(value)}; it would be read against the daemon's working folder)`, { field });
-    const absolute = pathFromUriOrPath(value);
-    let real: string;
-    try {
-      real = fs.realpathSync(absolute);
-    } catch {
-      throw new FathomError('workspaceNotFound', `workspace root ${absolute} does not exist`, { root: value });
-    }
-    if (!fs.statSync(real).isDirectory()) throw new FathomError('workspaceNotFound', `workspace root ${real} is not a folder`, { root: value });
-    try {
-      fs.accessSync(real, fs.constants.R_OK | fs.constants.X_OK);
-    } catch {
-      throw new FathomError('workspaceNotFound', `workspace root ${real} cannot be read`, { root: value });
-    }
-    this.refuseOwnFolder(real, field);
-    return real;
+    return resolveRootParam(value, field, this.ownFolders);
   }
 
-  /** Fathom's cache and settings folders (real paths): never part of any file set. */
-  private get ownFolders(): { name: string; folder: string }[] {
-    this.ownFoldersValue ??= [
-      { name: 'cache folder', folder: realPathForWrite(this.config.cacheRoot) },
-      { name: 'settings folder', folder: realPathForWrite(this.configDir) },
-    ];
-    return this.ownFoldersValue;
-  }
-
-  private ownFoldersValue: { name: string; folder: string }[] | undefined;
-
-  /** Throws invalidParams for a path at or inside Fathom's cache or settings folder. */
-  private refuseOwnFolder(absolute: string, field: string): void {
-    for (const { name, folder } of this.ownFolders) {
-      if (toRelative(folder, absolute) !== undefined) throw new FathomError('invalidParams', `${absolute} is inside Fathom's ${name} ${folder}, which is never indexed`, { field });
-    }
-  }
+  private ownFoldersValue: OwnFolder[] | undefined;
 
   /** An open folder workspace by its resolved root (one-file workspaces are not found here). */
   get(root: string): Workspace | undefined {
@@ -324,7 +303,7 @@ export class WorkspaceManager {
    * used 32 are kept; opening another closes the oldest.
    */
   openFile(absolute: string): Workspace {
-    this.refuseOwnFolder(absolute, 'path');
+    refuseOwnFolder(absolute, 'path', this.ownFolders);
     let workspace = this.fileWorkspaces.get(absolute);
     if (workspace && workspace.state !== 'failed') {
       // Most recently used last.

@@ -13,6 +13,7 @@ import { CancellationSource, raceCancellation, type CancellationSignal } from '.
 import { FathomError, errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { baseName, isAtOrBelow, parentOf, toAbsolute, toRelative } from '../base/paths.js';
+import { fileSetFile } from '../base/places.js';
 import { globFilter } from '../base/path-glob.js';
 import { loadFileSet, saveFileSet, type FileSetSnapshot } from './file-set-store.js';
 import type { HashPool } from './hash-pool.js';
@@ -129,7 +130,7 @@ export class Workspace {
     this.root = options.root;
     this.cacheDir = options.cacheDir;
     this.onlyFile = options.onlyFile;
-    this.cacheFile = path.join(options.cacheDir, 'fileset.bin');
+    this.cacheFile = fileSetFile(options.cacheDir);
     this.isSecretName = secretMatcher(options.secretPatterns);
     this.watcher = new TreeWatcher(this.root, {
       onPath: (relativePath) => this.onWatchedPath(relativePath),

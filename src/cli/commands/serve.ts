@@ -1,0 +1,78 @@
+// `fathom serve`: runs the daemon on the user's socket and/or stdio until it is stopped. Its own
+// module and entry (serve-main.ts), so that a daemon the CLI starts loads none of the client's
+// commands before it listens; main.ts runs it for `fathom serve` too.
+import path from 'node:path';
+import { errorMessage } from '../../base/errors.js';
+import { log } from '../../base/logger.js';
+import { defaultSocketPath } from '../../base/places.js';
+import { UsageError } from '../usage-error.js';
+
+/** serve's options (parseArgs): refused when unknown by serve-main.ts. */
+export const serveOptions = {
+  stdio: { type: 'boolean' },
+  socket: { type: 'string' },
+  'max-file-bytes': { type: 'string' },
+  'reconcile-seconds': { type: 'string' },
+  'max-frame-bytes': { type: 'string' },
+} as const;
+
+/** What serve reads of the parsed command line. */
+export interface ServeValues {
+  stdio?: boolean | undefined;
+  socket?: string | boolean | undefined;
+  'max-file-bytes'?: string | undefined;
+  'reconcile-seconds'?: string | undefined;
+  'max-frame-bytes'?: string | undefined;
+  [option: string]: unknown;
+}
+
+export async function serve(values: ServeValues): Promise<void> {
+  const [{ daemonHeapGrowingPercent, defaultConfig }, { Daemon, SocketInUseError, drainMs }, { setFlagsFromString }] = await Promise.all([import('../../daemon/config.js'), import('../../daemon/server.js'), import('node:v8')]);
+  const config = defaultConfig();
+  if (values['max-file-bytes'] !== undefined) config.maxFileBytes = Number(values['max-file-bytes']);
+  if (values['reconcile-seconds'] !== undefined) config.reconcileIntervalMs = Number(values['reconcile-seconds']) * 1000;
+  if (!Number.isFinite(config.maxFileBytes) || !Number.isFinite(config.reconcileIntervalMs)) throw new UsageError('--max-file-bytes and --reconcile-seconds take numbers');
+  if (values['max-frame-bytes'] !== undefined) {
+    const bytes = Number(values['max-frame-bytes']);
+    if (!Number.isSafeInteger(bytes) || bytes < 1) throw new UsageError('--max-frame-bytes takes a whole number of bytes (at least 1)');
+    config.maxFrameBytes = bytes;
+  }
+  setFlagsFromString(`--heap-growing-percent=${daemonHeapGrowingPercent}`);
+  const daemon = new Daemon(config);
+  process.on('unhandledRejection', (reason) => log.error(`unhandled rejection: ${errorMessage(reason)}`));
+  process.on('uncaughtException', (error) => log.error(`uncaught exception: ${error.stack ?? error.message}`));
+  let exiting = false;
+  const exit = (code: number): void => {
+    if (exiting) return;
+    exiting = true;
+    // Replies still queued on a pipe are lost by process.exit: let stdout drain first (an empty
+    // write's callback never came on a pipe: a stdio daemon whose framing broke stayed, deaf).
+    void daemon.stop().finally(() => {
+      if (process.stdout.writableLength === 0) process.exit(code);
+      process.stdout.once('drain', () => process.exit(code));
+      setTimeout(() => process.exit(code), 2_000).unref();
+    });
+  };
+  daemon.onStopped(() => exit(0));
+  process.on('SIGTERM', () => exit(0));
+  process.on('SIGINT', () => exit(0));
+  const socketWanted = values.socket !== undefined || !values.stdio;
+  if (socketWanted) {
+    try {
+      await daemon.listen(typeof values.socket === 'string' ? path.resolve(values.socket) : defaultSocketPath());
+    } catch (error) {
+      if (error instanceof SocketInUseError) {
+        process.stderr.write(`fathom: ${error.message}\n`);
+        process.exit(values.stdio ? 1 : 0);
+      }
+      throw error;
+    }
+  }
+  // stdio: the editor that spawned us owns our life; when it exits or closes stdin, we stop.
+  // A stdio stream whose framing broke can never be read again: exit (cleanly) once the requests read before
+  // the break are answered, so that the editor sees its server gone (and restarts it) instead of one alive and deaf.
+  // The parse error and those answers are written first (the close that follows them stops the daemon); the
+  // deadline only bounds a writer stuck behind them.
+  const exitWithin = (code: number, ms: number): void => void setTimeout(() => process.exit(code), ms).unref();
+  if (values.stdio) daemon.serveStdio((code) => (socketWanted ? undefined : exit(code)), () => (socketWanted ? undefined : exitWithin(0, drainMs + 1_000)));
+}

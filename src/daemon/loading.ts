@@ -1,0 +1,39 @@
+// What the daemon answers before its engines are loaded. `fathom serve` listens first and loads the
+// session and every engine behind it afterwards (~180 modules, a few hundred ms of the daemon's
+// start); meanwhile nothing can be open, so `fathom/status` is answered here at once: the daemon,
+// no open workspaces, and a root asked about as absent (with its saved file set, when one is on
+// disk). Every other message waits for the session (server.ts). The loaded session answers an
+// unopened root's status with the same absentStatus.
+import fs from 'node:fs';
+import { fileSetFile, workspaceCacheDir } from '../base/places.js';
+import { adapterStates } from '../debug/adapters.js';
+import { Methods, type StatusResult, type WorkspaceStatus } from '../protocol/methods.js';
+import { optionalString, paramsObject } from './params.js';
+import { resolveRootParam, type OwnFolder } from './root-param.js';
+
+/** A root no workspace of this daemon has open: nothing known but its saved file set, if one is on disk. */
+export function absentStatus(root: string, cacheRoot: string): WorkspaceStatus {
+  const saved = fileSetFile(workspaceCacheDir(cacheRoot, root));
+  return {
+    root,
+    state: 'absent',
+    git: false,
+    files: 0,
+    bytes: 0,
+    skipped: {},
+    merkleRoot: null,
+    indexes: { fileSet: 'absent', merkle: 'absent', regex: 'absent' },
+    watcher: { state: 'off', folders: 0 },
+    lag: { pendingChanges: 0, oldestPendingMs: 0, lastChangeAppliedAt: null },
+    lastScan: null,
+    cache: { path: fs.existsSync(saved) ? saved : '', loaded: 'none' },
+  };
+}
+
+/** fathom/status while the engines load: the same params, checks and errors as the session's. */
+export function statusWhileLoading(raw: unknown, daemon: StatusResult['daemon'], cacheRoot: string, ownFolders: readonly OwnFolder[]): StatusResult {
+  const params = paramsObject(Methods.status, raw, { optional: true });
+  const rootParam = optionalString(params, 'root');
+  const workspaces = rootParam === undefined ? [] : [absentStatus(resolveRootParam(rootParam, 'root', ownFolders), cacheRoot)];
+  return { daemon, workspaces, debug: { sessions: [], adapters: adapterStates() } };
+}
