@@ -5,7 +5,7 @@
 #   for r in 1 2 3 4 5; do bench/restart-status.sh OLD/dist/src/cli/main.js ROOT CACHE old; \
 #     bench/restart-status.sh dist/src/cli/main.js ROOT CACHE new; done
 set -euo pipefail
-main=$1 root=$2 cache=$3 label=$4 pattern=${5:-ksys_sync_helper}
+main=$(realpath "$1") root=$2 cache=$3 label=$4 pattern=${5:-ksys_sync_helper}
 export FATHOM_SOCKET=/tmp/fathom-restart-status-$label.sock FATHOM_CACHE_DIR=$cache
 node "$main" stop >/dev/null 2>&1 || true
 sleep 0.5
