@@ -45,7 +45,11 @@ function peakRssMb(): number {
   return process.resourceUsage().maxRSS / 1024;
 }
 
-async function throughput(pool: ChunkPool, files: string[], kind: 'parse' | 'count' | 'chunk'): Promise<{ seconds: number; workerSeconds: number; bytes: number; chunks: number; oversized: number; failed: number }> {
+async function throughput(
+  pool: ChunkPool,
+  files: string[],
+  kind: 'parse' | 'count' | 'chunk',
+): Promise<{ seconds: number; workerSeconds: number; bytes: number; chunks: number; oversized: number; failed: number }> {
   const started = performance.now();
   let workerMs = 0;
   let bytes = 0;
@@ -141,7 +145,9 @@ async function main(): Promise<void> {
     typescript: { name: 'typescript (TS/JS)', root: path.join(benchDir, 'typescript'), extensions: /\.(ts|js)$/ },
   };
   const wanted = process.argv.slice(2);
-  const corpora = (wanted.length > 0 ? wanted : ['typescript', 'linux']).map((name) => named[name] ?? { name, root: path.resolve(name), extensions: /\.(c|h|ts|tsx|js|py|go|rs|java)$/ });
+  const corpora = (wanted.length > 0 ? wanted : ['typescript', 'linux']).map(
+    (name) => named[name] ?? { name, root: path.resolve(name), extensions: /\.(c|h|ts|tsx|js|py|go|rs|java)$/ },
+  );
   const sampleFor = (count: number): number => Number(process.env.FATHOM_BENCH_SAMPLE ?? Math.max(1, Math.floor(count / 500)));
   const pool = new ChunkPool(2);
   const grammars = new GrammarSet();
@@ -164,11 +170,19 @@ async function main(): Promise<void> {
     console.log('| pass | wall seconds | worker seconds | MB/s per core | chunks/s per core | chunks | oversized | failed |');
     console.log('|---|---|---|---|---|---|---|---|');
     console.log(`| bare parse | ${parse.seconds.toFixed(1)} | ${parse.workerSeconds.toFixed(1)} | ${perCore(parse)} | - | - | - | ${parse.failed} |`);
-    console.log(`| chunk + headers (counted in the workers) | ${count.seconds.toFixed(1)} | ${count.workerSeconds.toFixed(1)} | ${perCore(count)} | ${(count.chunks / count.workerSeconds).toFixed(0)} | ${count.chunks} | ${count.oversized} | ${count.failed} |`);
-    console.log(`| chunk + headers, every chunk copied to the main thread | ${chunk.seconds.toFixed(1)} | - | - | - | ${chunk.chunks} | ${chunk.oversized} | ${chunk.failed} |`);
+    console.log(
+      `| chunk + headers (counted in the workers) | ${count.seconds.toFixed(1)} | ${count.workerSeconds.toFixed(1)} | ${perCore(count)} | ${(count.chunks / count.workerSeconds).toFixed(0)} | ${count.chunks} | ${count.oversized} | ${count.failed} |`,
+    );
+    console.log(
+      `| chunk + headers, every chunk copied to the main thread | ${chunk.seconds.toFixed(1)} | - | - | - | ${chunk.chunks} | ${chunk.oversized} | ${chunk.failed} |`,
+    );
     const overhead = count.workerSeconds / parse.workerSeconds - 1;
-    console.log(`chunking + headers cost ${(100 * overhead).toFixed(0)}% of worker time on top of the bare parse; the whole corpus chunked and shipped in ${chunk.seconds.toFixed(0)} s wall on ${pool.size} workers`);
-    console.log(`peak RSS of the process (workers included) after the parse pass ${rssAfterParse.toFixed(0)} MB, after chunking in the workers ${rssAfterCount.toFixed(0)} MB, after shipping every chunk to the main thread ${rssAfterChunk.toFixed(0)} MB`);
+    console.log(
+      `chunking + headers cost ${(100 * overhead).toFixed(0)}% of worker time on top of the bare parse; the whole corpus chunked and shipped in ${chunk.seconds.toFixed(0)} s wall on ${pool.size} workers`,
+    );
+    console.log(
+      `peak RSS of the process (workers included) after the parse pass ${rssAfterParse.toFixed(0)} MB, after chunking in the workers ${rssAfterCount.toFixed(0)} MB, after shipping every chunk to the main thread ${rssAfterChunk.toFixed(0)} MB`,
+    );
     let inProcess: { parseSeconds: number; chunkSeconds: number; overhead: number } | undefined;
     if (totalBytes < 100e6) {
       // A small corpus is dominated by its largest files' scheduling on the workers: measure it
@@ -189,7 +203,9 @@ async function main(): Promise<void> {
         ratios.push({ parseSeconds, chunkSeconds, overhead: chunkSeconds / parseSeconds - 1 });
       }
       inProcess = ratios.sort((a, b) => a.overhead - b.overhead)[1]!;
-      console.log(`one thread, in process (median of 3): parse ${inProcess.parseSeconds.toFixed(2)} s, chunk + headers ${inProcess.chunkSeconds.toFixed(2)} s: ${(100 * inProcess.overhead).toFixed(0)}% on top of the parse`);
+      console.log(
+        `one thread, in process (median of 3): parse ${inProcess.parseSeconds.toFixed(2)} s, chunk + headers ${inProcess.chunkSeconds.toFixed(2)} s: ${(100 * inProcess.overhead).toFixed(0)}% on top of the parse`,
+      );
     }
     const sampleEvery = sampleFor(files.length);
     const sample = files.filter((_, index) => index % sampleEvery === 0);
@@ -199,8 +215,20 @@ async function main(): Promise<void> {
     console.log('| chunker | chunks | syntactically whole | functions that fit | cut in two |');
     console.log('|---|---|---|---|---|');
     console.log(`| Fathom (tree-sitter) | ${ast.chunks} | ${percent(ast.whole, ast.chunks)} | ${ast.functions} | ${percent(ast.cut, ast.functions)} |`);
-    console.log(`| fixed ${budget}-char windows | ${windows.chunks} | ${percent(windows.whole, windows.chunks)} | ${windows.functions} | ${percent(windows.cut, windows.functions)} |`);
-    report[corpus.name] = { files: files.length, bytes: totalBytes, parse, count, chunk, overhead, inProcess, peakRssMb: { afterParse: rssAfterParse, afterCount: rssAfterCount, afterChunk: rssAfterChunk }, quality: { ast, windows } };
+    console.log(
+      `| fixed ${budget}-char windows | ${windows.chunks} | ${percent(windows.whole, windows.chunks)} | ${windows.functions} | ${percent(windows.cut, windows.functions)} |`,
+    );
+    report[corpus.name] = {
+      files: files.length,
+      bytes: totalBytes,
+      parse,
+      count,
+      chunk,
+      overhead,
+      inProcess,
+      peakRssMb: { afterParse: rssAfterParse, afterCount: rssAfterCount, afterChunk: rssAfterChunk },
+      quality: { ast, windows },
+    };
   }
   pool.close();
   console.log(`\nBENCH_JSON ${JSON.stringify(report)}`);

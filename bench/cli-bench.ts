@@ -83,7 +83,9 @@ async function prepare(root: string, rare: string): Promise<WorkspaceStatus> {
     const workspace = JSON.parse(status.stdout) as WorkspaceStatus;
     const regex = workspace.indexFacts?.regex.state ?? workspace.search?.regex?.state;
     if (regex === 'ready') {
-      console.log(`daemon ready and regex index built in ${((performance.now() - started) / 1000).toFixed(1)} s (first grep ${first.status === 0 ? 'found' : 'did not find'} ${rare})`);
+      console.log(
+        `daemon ready and regex index built in ${((performance.now() - started) / 1000).toFixed(1)} s (first grep ${first.status === 0 ? 'found' : 'did not find'} ${rare})`,
+      );
       return workspace;
     }
     await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -103,8 +105,13 @@ async function main(): Promise<void> {
   const wasRunning = await isLive(socket);
   try {
     const status = await prepare(root, rare);
-    const load = os.loadavg().map((value) => value.toFixed(2)).join(' ');
-    console.log(`corpus ${root}: ${status.files} files, ${Math.round(status.bytes / 2 ** 20)} MiB; ${os.availableParallelism()} CPUs (load ${load}), Node ${process.version}; socket ${socket}${wasRunning ? ' (a daemon already running)' : ''}`);
+    const load = os
+      .loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ');
+    console.log(
+      `corpus ${root}: ${status.files} files, ${Math.round(status.bytes / 2 ** 20)} MiB; ${os.availableParallelism()} CPUs (load ${load}), Node ${process.version}; socket ${socket}${wasRunning ? ' (a daemon already running)' : ''}`,
+    );
     const rows: Row[] = [
       {
         label: '--version',
@@ -122,11 +129,15 @@ async function main(): Promise<void> {
     const ours = matchLines(timed(rows[1]!.ours, root).stdout);
     const theirs = matchLines(timed(rows[1]!.peer, root).stdout.replace(/^\.\//gm, ''));
     const same = ours.length === theirs.length && ours.every((line, at) => line === theirs[at]);
-    console.log(`grep -F ${rare}: fathom ${ours.length} lines in ${new Set(ours.map((line) => line.split(':')[0])).size} files, rg ${theirs.length} lines${same ? ', the same lines' : ' (differ!)'}`);
+    console.log(
+      `grep -F ${rare}: fathom ${ours.length} lines in ${new Set(ours.map((line) => line.split(':')[0])).size} files, rg ${theirs.length} lines${same ? ', the same lines' : ' (differ!)'}`,
+    );
     const results = [];
     const ourWidth = Math.max(...rows.map((row) => row.ours.label.length));
     const peerWidth = Math.max(...rows.map((row) => row.peer.label.length));
-    console.log(`\n${'command'.padEnd(ourWidth)} ${'ms'.padStart(7)} ${'p25–p75'.padStart(9)}   ${'peer'.padEnd(peerWidth)} ${'ms'.padStart(7)} ${'p25–p75'.padStart(9)} ${'ratio'.padStart(18)}`);
+    console.log(
+      `\n${'command'.padEnd(ourWidth)} ${'ms'.padStart(7)} ${'p25–p75'.padStart(9)}   ${'peer'.padEnd(peerWidth)} ${'ms'.padStart(7)} ${'p25–p75'.padStart(9)} ${'ratio'.padStart(18)}`,
+    );
     for (const row of rows) {
       for (let run = 0; run < warmRuns; run++) {
         timed(row.ours, root);
@@ -143,15 +154,27 @@ async function main(): Promise<void> {
       const ratio = row.ratio === 'fathom/peer' ? fathomMedian / peerMedian : peerMedian / fathomMedian;
       const spread = (values: number[]): string => `${quantile(values, 0.25).toFixed(0)}–${quantile(values, 0.75).toFixed(0)}`;
       const ratioText = `${ratio.toFixed(2)} ${row.ratio.replace('peer', row.peer.label.split(' ')[0]!)}`;
-      console.log(`${row.ours.label.padEnd(ourWidth)} ${fathomMedian.toFixed(1).padStart(7)} ${spread(ourMs).padStart(9)}   ${row.peer.label.padEnd(peerWidth)} ${peerMedian.toFixed(1).padStart(7)} ${spread(peerMs).padStart(9)} ${ratioText.padStart(18)}`);
+      console.log(
+        `${row.ours.label.padEnd(ourWidth)} ${fathomMedian.toFixed(1).padStart(7)} ${spread(ourMs).padStart(9)}   ${row.peer.label.padEnd(peerWidth)} ${peerMedian.toFixed(1).padStart(7)} ${spread(peerMs).padStart(9)} ${ratioText.padStart(18)}`,
+      );
       results.push({ label: row.label, fathomMs: ourMs, peerMs, fathomMedianMs: fathomMedian, peerMedianMs: peerMedian, ratio, ratioKind: row.ratio });
     }
     const grep = results[1]!;
     // Of a grep's wall time, the daemon's own part: the search as it measures it (--json's summary).
-    const daemonMs = median(Array.from({ length: 5 }, () => (JSON.parse(fathom(['grep', '--json', '-F', rare], root).stdout.trim().split('\n').at(-1)!) as { summary: { elapsedMs: number } }).summary.elapsedMs));
-    console.log(`(${runs} timed runs a side, interleaved, after ${warmRuns} untimed; wall time from spawn to exit; the daemon's own search took ${daemonMs.toFixed(1)} ms of fathom's grep)`);
+    const daemonMs = median(
+      Array.from(
+        { length: 5 },
+        () =>
+          (JSON.parse(fathom(['grep', '--json', '-F', rare], root).stdout.trim().split('\n').at(-1)!) as { summary: { elapsedMs: number } }).summary.elapsedMs,
+      ),
+    );
+    console.log(
+      `(${runs} timed runs a side, interleaved, after ${warmRuns} untimed; wall time from spawn to exit; the daemon's own search took ${daemonMs.toFixed(1)} ms of fathom's grep)`,
+    );
     console.log(`goal for grep: ≤ 80 ms (${grep.fathomMedianMs <= 80 ? 'met' : 'not met'}), ≥ 6× ripgrep (${grep.ratio >= 6 ? 'met' : 'not met'})`);
-    console.log(`BENCH_JSON ${JSON.stringify({ corpus: root, files: status.files, bytes: status.bytes, rare, sameLines: same, lines: ours.length, daemonMs, runs, loadAverage: os.loadavg(), rows: results })}`);
+    console.log(
+      `BENCH_JSON ${JSON.stringify({ corpus: root, files: status.files, bytes: status.bytes, rare, sameLines: same, lines: ours.length, daemonMs, runs, loadAverage: os.loadavg(), rows: results })}`,
+    );
   } finally {
     if (!wasRunning) fathom(['stop'], root);
   }

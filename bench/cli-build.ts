@@ -19,6 +19,7 @@ export function runCli(build: CliBuild, args: string[], options: { reportFailure
   const started = performance.now();
   const result = spawnSync(process.execPath, [build.main, ...args], { env: build.env, encoding: 'utf8', maxBuffer: 1 << 28 });
   const ms = performance.now() - started;
-  if (result.status !== 0 && options.reportFailure !== false) process.stderr.write(`[${build.label}] fathom ${args.join(' ')}: exit ${result.status}: ${result.stderr.slice(-400)}\n`);
+  if (result.status !== 0 && options.reportFailure !== false)
+    process.stderr.write(`[${build.label}] fathom ${args.join(' ')}: exit ${result.status}: ${result.stderr.slice(-400)}\n`);
   return { ms, stdout: result.stdout, status: result.status };
 }

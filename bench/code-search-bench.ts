@@ -107,7 +107,9 @@ async function main(): Promise<void> {
   clearInterval(sampler);
   const counts = ranking.counts();
   const heldRss = process.memoryUsage().rss;
-  console.log(`${name}: ${counts.files} files, ${counts.chunks} chunks, ${counts.terms} terms, ${counts.postings} postings (${mib(counts.bytes)} of arrays); ${fresh ? 'build' : 'load'} ${(buildMs / 1000).toFixed(1)} s (${ranking.lastBuild?.loaded} from the cache, ${ranking.lastBuild?.chunked} chunked), peak RSS ${mib(peak)}, held ${mib(heldRss)}`);
+  console.log(
+    `${name}: ${counts.files} files, ${counts.chunks} chunks, ${counts.terms} terms, ${counts.postings} postings (${mib(counts.bytes)} of arrays); ${fresh ? 'build' : 'load'} ${(buildMs / 1000).toFixed(1)} s (${ranking.lastBuild?.loaded} from the cache, ${ranking.lastBuild?.chunked} chunked), peak RSS ${mib(peak)}, held ${mib(heldRss)}`,
+  );
   const saveStarted = performance.now();
   await ranking.save();
   const saveMs = performance.now() - saveStarted;
@@ -119,7 +121,9 @@ async function main(): Promise<void> {
   const restarted = new ChunkRanking(workspace, pool, cacheFile);
   await restarted.ensureBuilt();
   const restartMs = performance.now() - restartStarted;
-  console.log(`save ${(saveMs / 1000).toFixed(1)} s (${mib(cacheBytes)}), restart ${(restartMs / 1000).toFixed(2)} s (${restarted.lastBuild?.loaded} files from the cache, ${restarted.lastBuild?.chunked} chunked)`);
+  console.log(
+    `save ${(saveMs / 1000).toFixed(1)} s (${mib(cacheBytes)}), restart ${(restartMs / 1000).toFixed(2)} s (${restarted.lastBuild?.loaded} files from the cache, ${restarted.lastBuild?.chunked} chunked)`,
+  );
 
   // Queries: the ranking vs ripgrep for the same words (warm page cache for both: one untimed round first).
   const ours: number[] = [];
@@ -131,7 +135,11 @@ async function main(): Promise<void> {
       const t1 = performance.now();
       const words = [...new Set(question.toLowerCase().match(/[a-z0-9_]+/g) ?? [])].filter((word) => word.length >= 2 && !isStopWord(word));
       try {
-        execFileSync('rg', ['-i', '-F', '-c', ...words.flatMap((word) => ['-e', word]), '.'], { cwd: root, maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore'] });
+        execFileSync('rg', ['-i', '-F', '-c', ...words.flatMap((word) => ['-e', word]), '.'], {
+          cwd: root,
+          maxBuffer: 1 << 28,
+          stdio: ['ignore', 'pipe', 'ignore'],
+        });
       } catch {
         // exit 1: no match
       }
@@ -147,7 +155,11 @@ async function main(): Promise<void> {
   const query = { p50: percentile(ours, 50), p95: percentile(ours, 95), rgP50: percentile(theirs, 50), rgP95: percentile(theirs, 95) };
 
   // One file changed: from the write to its new chunks answering, and the re-chunking alone.
-  const target = workspace.files().filter((file) => /\.(py|c|ts)$/.test(file)).sort((a, b) => fs.statSync(path.join(root, b)).size - fs.statSync(path.join(root, a)).size)[200] ?? workspace.files()[0]!;
+  const target =
+    workspace
+      .files()
+      .filter((file) => /\.(py|c|ts)$/.test(file))
+      .sort((a, b) => fs.statSync(path.join(root, b)).size - fs.statSync(path.join(root, a)).size)[200] ?? workspace.files()[0]!;
   const absolute = path.join(root, target);
   const original = fs.readFileSync(absolute);
   const marker = `zyxwvutsrq${Date.now().toString(36)}`;
@@ -174,7 +186,9 @@ async function main(): Promise<void> {
   }
   changes.sort((a, b) => a - b);
   refreshes.sort((a, b) => a - b);
-  console.log(`| corpus | files | chunks | build | restart | query p50 / p95 | rg same words p50 / p95 | ratio (p50) | change → searchable (median) | re-chunk one file |`);
+  console.log(
+    `| corpus | files | chunks | build | restart | query p50 / p95 | rg same words p50 / p95 | ratio (p50) | change → searchable (median) | re-chunk one file |`,
+  );
   console.log(`|---|---|---|---|---|---|---|---|---|---|`);
   console.log(
     `| ${name} | ${counts.files} | ${counts.chunks} | ${(buildMs / 1000).toFixed(1)} s | ${(restartMs / 1000).toFixed(2)} s | ${query.p50.toFixed(1)} / ${query.p95.toFixed(1)} ms | ${query.rgP50.toFixed(0)} / ${query.rgP95.toFixed(0)} ms | ${(query.rgP50 / Math.max(query.p50, 0.001)).toFixed(0)}× | ${percentile(changes, 50).toFixed(0)} ms (${target}, ${original.length} B) | ${percentile(refreshes, 50).toFixed(0)} ms |`,

@@ -101,9 +101,14 @@ async function main(): Promise<void> {
   console.log('| build | ms | ratio (other / fathom) |');
   console.log('|---|---|---|');
   console.log(`| fathom graph (2 workers${fromCache ? ', from the cache of an earlier run' : ''}) | ${buildMs.toFixed(0)} | |`);
-  console.log(`| fathom graph: restart from graph.bin (${(cacheBytes / 1048576).toFixed(0)} MiB, saved in ${saveMs.toFixed(0)} ms holding the event loop ≤ ${longestPause.toFixed(0)} ms at a time; ${restart.loaded} parts loaded, ${restart.tagged} re-tagged) | ${restartMs.toFixed(0)} | ${(buildMs / restartMs).toFixed(1)} (cold build / restart) |`);
-  if (cscopeMs !== undefined) console.log(`| cscope -b -q -k (${cFiles.length} C files, 1 thread) | ${cscopeMs.toFixed(0)} | ${(cscopeMs / buildMs).toFixed(2)} |`);
-  console.log(`definitions ${counts.definitions}, references ${counts.references}, import bindings ${counts.imports}, distinct names ${counts.names}, packed arrays ${(counts.packedBytes / 1048576).toFixed(0)} MiB; peak RSS after the build ${buildRssMb.toFixed(0)} MB`);
+  console.log(
+    `| fathom graph: restart from graph.bin (${(cacheBytes / 1048576).toFixed(0)} MiB, saved in ${saveMs.toFixed(0)} ms holding the event loop ≤ ${longestPause.toFixed(0)} ms at a time; ${restart.loaded} parts loaded, ${restart.tagged} re-tagged) | ${restartMs.toFixed(0)} | ${(buildMs / restartMs).toFixed(1)} (cold build / restart) |`,
+  );
+  if (cscopeMs !== undefined)
+    console.log(`| cscope -b -q -k (${cFiles.length} C files, 1 thread) | ${cscopeMs.toFixed(0)} | ${(cscopeMs / buildMs).toFixed(2)} |`);
+  console.log(
+    `definitions ${counts.definitions}, references ${counts.references}, import bindings ${counts.imports}, distinct names ${counts.names}, packed arrays ${(counts.packedBytes / 1048576).toFixed(0)} MiB; peak RSS after the build ${buildRssMb.toFixed(0)} MB`,
+  );
 
   // Every reference resolved once: the graph's edges, by confidence.
   started = performance.now();
@@ -121,7 +126,9 @@ async function main(): Promise<void> {
   }
   const resolveMs = performance.now() - started;
   const edgeTotal = edges.exact + edges.unique + edges['name-only'];
-  console.log(`\nedges: ${edgeTotal} (exact ${edges.exact}, unique ${edges.unique}, name-only ${edges['name-only']}); ${edges.none} of ${referencesResolved} references resolve to nothing in the workspace; resolving all took ${resolveMs.toFixed(0)} ms`);
+  console.log(
+    `\nedges: ${edgeTotal} (exact ${edges.exact}, unique ${edges.unique}, name-only ${edges['name-only']}); ${edges.none} of ${referencesResolved} references resolve to nothing in the workspace; resolving all took ${resolveMs.toFixed(0)} ms`,
+  );
 
   // Queries about one widely used symbol.
   const roots: Place[] = queries.definitionsNamed(symbol);
@@ -129,33 +136,62 @@ async function main(): Promise<void> {
   console.log(`\n| query (${symbol}: ${roots.length} definitions) | fathom ms (median of 5) | results | baseline | baseline ms | ratio |`);
   console.log('|---|---|---|---|---|---|');
   const references = await timed(async () => new Set((await queries.referencesTo(roots)).map((site) => `${site.path}:${site.line}:${site.character}`)));
-  const rg = await timed(() => spawnSync('rg', ['-w', '-c', '--no-messages', symbol, root], { encoding: 'utf8', maxBuffer: 1 << 28 }).stdout.split('\n').filter(Boolean).reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(':') + 1)), 0), 3);
-  console.log(`| references | ${references.ms.toFixed(1)} | ${references.value.size} | rg -w (lines) | ${rg.ms.toFixed(0)} | ${(rg.ms / references.ms).toFixed(1)} |`);
+  const rg = await timed(
+    () =>
+      spawnSync('rg', ['-w', '-c', '--no-messages', symbol, root], { encoding: 'utf8', maxBuffer: 1 << 28 })
+        .stdout.split('\n')
+        .filter(Boolean)
+        .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(':') + 1)), 0),
+    3,
+  );
+  console.log(
+    `| references | ${references.ms.toFixed(1)} | ${references.value.size} | rg -w (lines) | ${rg.ms.toFixed(0)} | ${(rg.ms / references.ms).toFixed(1)} |`,
+  );
   report.references = { ms: references.ms, results: references.value.size, rgMs: rg.ms, rgLines: rg.value };
   const callers = await timed(async () => (await queries.callers(roots, 1, 100_000)).symbols);
   let cscopeQuery: { ms: number; value: number } | undefined;
-  if (cscopeMs !== undefined || fs.existsSync(path.join(cacheDir, 'cscope.out'))) cscopeQuery = await timed(() => spawnSync('cscope', ['-d', '-L', '-3', symbol], { cwd: cacheDir, encoding: 'utf8', maxBuffer: 1 << 28 }).stdout.split('\n').filter(Boolean).length, 3);
-  console.log(`| callers (depth 1) | ${callers.ms.toFixed(1)} | ${callers.value.length} | ${cscopeQuery ? 'cscope -L -3 (call lines)' : '-'} | ${cscopeQuery ? cscopeQuery.ms.toFixed(0) : '-'} | ${cscopeQuery ? (cscopeQuery.ms / callers.ms).toFixed(1) : '-'} |`);
+  if (cscopeMs !== undefined || fs.existsSync(path.join(cacheDir, 'cscope.out')))
+    cscopeQuery = await timed(
+      () =>
+        spawnSync('cscope', ['-d', '-L', '-3', symbol], { cwd: cacheDir, encoding: 'utf8', maxBuffer: 1 << 28 })
+          .stdout.split('\n')
+          .filter(Boolean).length,
+      3,
+    );
+  console.log(
+    `| callers (depth 1) | ${callers.ms.toFixed(1)} | ${callers.value.length} | ${cscopeQuery ? 'cscope -L -3 (call lines)' : '-'} | ${cscopeQuery ? cscopeQuery.ms.toFixed(0) : '-'} | ${cscopeQuery ? (cscopeQuery.ms / callers.ms).toFixed(1) : '-'} |`,
+  );
   report.callers = { ms: callers.ms, results: callers.value.length, cscopeMs: cscopeQuery?.ms, cscopeLines: cscopeQuery?.value };
   // As `fathom impact SYMBOL` asks by default: depth 3, at most 1,000 symbols (truncated beyond).
   const asked = await timed(() => queries.impact(roots, 3, 1000));
-  console.log(`| impact as asked by default (depth 3, limit 1,000) | ${asked.ms.toFixed(1)} | ${asked.value.symbols.length} symbols${asked.value.truncated ? ' (truncated)' : ''} | | | |`);
+  console.log(
+    `| impact as asked by default (depth 3, limit 1,000) | ${asked.ms.toFixed(1)} | ${asked.value.symbols.length} symbols${asked.value.truncated ? ' (truncated)' : ''} | | | |`,
+  );
   report.impactDefault = { ms: asked.ms, symbols: asked.value.symbols.length, truncated: asked.value.truncated };
   for (const depth of [1, 2, 3]) {
     const impact = await timed(() => queries.impact(roots, depth, 100_000), depth === 3 ? 3 : 5);
     const files = new Set(impact.value.symbols.map((entry) => entry.path)).size;
-    console.log(`| impact depth ${depth}, no limit | ${impact.ms.toFixed(1)} | ${impact.value.symbols.length} symbols, ${files} files${impact.value.truncated ? ' (truncated)' : ''} | | | |`);
+    console.log(
+      `| impact depth ${depth}, no limit | ${impact.ms.toFixed(1)} | ${impact.value.symbols.length} symbols, ${files} files${impact.value.truncated ? ' (truncated)' : ''} | | | |`,
+    );
     report[`impact${depth}`] = { ms: impact.ms, symbols: impact.value.symbols.length, files };
   }
 
   // A change on disk → the graph answers with it.
   // The largest ordinary source file under 64 KB (a typical edit, not a generated bundle).
-  const sized = tagged.filter((file) => /\.(c|ts|js|py)$/.test(file) && !file.endsWith('.d.ts')).map((file) => ({ file, size: fs.statSync(path.join(root, file)).size })).filter((entry) => entry.size <= 65_536);
+  const sized = tagged
+    .filter((file) => /\.(c|ts|js|py)$/.test(file) && !file.endsWith('.d.ts'))
+    .map((file) => ({ file, size: fs.statSync(path.join(root, file)).size }))
+    .filter((entry) => entry.size <= 65_536);
   const target = sized.sort((a, b) => b.size - a.size)[0]?.file ?? tagged[0]!;
   const absolute = path.join(root, target);
   const original = fs.readFileSync(absolute);
   const marker = `fathomBenchMarker${Date.now()}`;
-  const addition = target.endsWith('.c') ? `\nint ${marker}(void) { return 0; }\n` : target.endsWith('.py') ? `\ndef ${marker}():\n    return 0\n` : `\nexport function ${marker}() {}\n`;
+  const addition = target.endsWith('.c')
+    ? `\nint ${marker}(void) { return 0; }\n`
+    : target.endsWith('.py')
+      ? `\ndef ${marker}():\n    return 0\n`
+      : `\nexport function ${marker}() {}\n`;
   started = performance.now();
   fs.writeFileSync(absolute, Buffer.concat([original, Buffer.from(addition)]));
   while (queries.definitionsNamed(marker).length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
@@ -167,7 +203,9 @@ async function main(): Promise<void> {
     retag.push(performance.now() - t);
   }
   fs.writeFileSync(absolute, original);
-  console.log(`\nfile change → graph answers with it: ${updateMs.toFixed(1)} ms, watcher included (${target}, ${original.length} bytes); re-tag and replace alone: ${median(retag).toFixed(1)} ms (median of 5)`);
+  console.log(
+    `\nfile change → graph answers with it: ${updateMs.toFixed(1)} ms, watcher included (${target}, ${original.length} bytes); re-tag and replace alone: ${median(retag).toFixed(1)} ms (median of 5)`,
+  );
 
   await graph.dispose();
   await workspace.close();
@@ -175,7 +213,9 @@ async function main(): Promise<void> {
   hashPool.close();
   const peakRssMb = process.resourceUsage().maxRSS / 1024;
   console.log(`peak RSS ${peakRssMb.toFixed(0)} MB`);
-  console.log(`\nBENCH_JSON ${JSON.stringify({ corpus: name, symbol, files: tagged.length, buildMs, fromCache, saveMs, cacheBytes, restartMs, restart, longestSavePauseMs: longestPause, cscopeMs, counts, edges, resolveMs, queries: report, updateMs, retagMs: median(retag), buildRssMb, peakRssMb })}`);
+  console.log(
+    `\nBENCH_JSON ${JSON.stringify({ corpus: name, symbol, files: tagged.length, buildMs, fromCache, saveMs, cacheBytes, restartMs, restart, longestSavePauseMs: longestPause, cscopeMs, counts, edges, resolveMs, queries: report, updateMs, retagMs: median(retag), buildRssMb, peakRssMb })}`,
+  );
 }
 
 await main();

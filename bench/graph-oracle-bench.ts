@@ -42,7 +42,13 @@ async function main(): Promise<void> {
   const folder = process.argv[3] ?? (name === 'django' ? 'django/utils' : '');
   const samples = Number(process.argv[4] ?? 60);
   const hashPool = new HashPool();
-  const workspace = new Workspace({ root, cacheDir: fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-oracle-bench-')), maxFileBytes: 4 * 1024 * 1024, reconcileIntervalMs: 0, pool: hashPool });
+  const workspace = new Workspace({
+    root,
+    cacheDir: fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-oracle-bench-')),
+    maxFileBytes: 4 * 1024 * 1024,
+    reconcileIntervalMs: 0,
+    pool: hashPool,
+  });
   await workspace.whenReady();
   const table = new LanguageTable();
   const pool = new ChunkPool(2);
@@ -82,22 +88,39 @@ async function main(): Promise<void> {
     }
     const at = place.index * 8;
     let started = performance.now();
-    const answer = await server.request<LspLocation[] | null>('textDocument/references', { textDocument: { uri }, position: { line: part.definitionPositions[at + 4], character: part.definitionPositions[at + 5] }, context: { includeDeclaration: false } }, 300_000);
+    const answer = await server.request<LspLocation[] | null>(
+      'textDocument/references',
+      {
+        textDocument: { uri },
+        position: { line: part.definitionPositions[at + 4], character: part.definitionPositions[at + 5] },
+        context: { includeDeclaration: false },
+      },
+      300_000,
+    );
     serverMs += performance.now() - started;
-    const expected = new Set((answer ?? []).map((location) => `${path.relative(root, fileURLToPath(location.uri))}:${location.range.start.line}:${location.range.start.character}`));
+    const expected = new Set(
+      (answer ?? []).map((location) => `${path.relative(root, fileURLToPath(location.uri))}:${location.range.start.line}:${location.range.start.character}`),
+    );
     started = performance.now();
     const all = await queries.referencesTo(place);
     fathomMs += performance.now() - started;
     const nameLength = graph.names.name(part.definitionNames[place.index]!).length;
     for (const level of ['all', 'exact', 'exactDirect'] as const) {
-      const kept = all.filter((site) => level === 'all' || (site.confidence === 'exact' && (level === 'exact' || site.endCharacter - site.character === nameLength)));
+      const kept = all.filter(
+        (site) => level === 'all' || (site.confidence === 'exact' && (level === 'exact' || site.endCharacter - site.character === nameLength)),
+      );
       const actual = new Set(kept.map((site) => `${site.path}:${site.line}:${site.character}`));
       tally[level].ours += actual.size;
       tally[level].theirs += expected.size;
       let agreed = 0;
       for (const site of actual) if (expected.has(site)) agreed++;
       tally[level].agreed += agreed;
-      if (level === 'all') worst.push({ symbol: `${place.path}#${[...graph.kinds.chain(part.definitionChains[place.index]!), graph.names.name(part.definitionNames[place.index]!)].join('.')}`, missed: expected.size - agreed, extra: actual.size - agreed });
+      if (level === 'all')
+        worst.push({
+          symbol: `${place.path}#${[...graph.kinds.chain(part.definitionChains[place.index]!), graph.names.name(part.definitionNames[place.index]!)].join('.')}`,
+          missed: expected.size - agreed,
+          extra: actual.size - agreed,
+        });
     }
   }
   const ratio = (part: number, whole: number) => (whole === 0 ? 1 : part / whole);
@@ -108,21 +131,34 @@ async function main(): Promise<void> {
     samples: chosen.length,
     all: { precision: ratio(tally.all.agreed, tally.all.ours), recall: ratio(tally.all.agreed, tally.all.theirs), ...tally.all },
     exact: { precision: ratio(tally.exact.agreed, tally.exact.ours), recall: ratio(tally.exact.agreed, tally.exact.theirs), ...tally.exact },
-    exactDirect: { precision: ratio(tally.exactDirect.agreed, tally.exactDirect.ours), recall: ratio(tally.exactDirect.agreed, tally.exactDirect.theirs), ...tally.exactDirect },
+    exactDirect: {
+      precision: ratio(tally.exactDirect.agreed, tally.exactDirect.ours),
+      recall: ratio(tally.exactDirect.agreed, tally.exactDirect.theirs),
+      ...tally.exactDirect,
+    },
     serverMsPerQuery: serverMs / chosen.length,
     fathomMsPerQuery: fathomMs / chosen.length,
   };
   console.log(`\n## ${name} (${folder || 'all'}): ${chosen.length} definitions, references vs ${availability.spec.id}`);
   console.log('| edges | precision | recall | agreed | Fathom | server |');
   console.log('|---|---|---|---|---|---|');
-  console.log(`| every edge | ${result.all.precision.toFixed(3)} | ${result.all.recall.toFixed(3)} | ${tally.all.agreed} | ${tally.all.ours} | ${tally.all.theirs} |`);
-  console.log(`| exact only | ${result.exact.precision.toFixed(3)} | ${result.exact.recall.toFixed(3)} | ${tally.exact.agreed} | ${tally.exact.ours} | ${tally.exact.theirs} |`);
-  console.log(`| exact, uses through an import alias set aside | ${result.exactDirect.precision.toFixed(3)} | ${result.exactDirect.recall.toFixed(3)} | ${tally.exactDirect.agreed} | ${tally.exactDirect.ours} | ${tally.exactDirect.theirs} |`);
-  console.log(`per query: Fathom ${result.fathomMsPerQuery.toFixed(1)} ms, ${availability.spec.id} ${result.serverMsPerQuery.toFixed(0)} ms (${(result.serverMsPerQuery / result.fathomMsPerQuery).toFixed(0)}×)`);
+  console.log(
+    `| every edge | ${result.all.precision.toFixed(3)} | ${result.all.recall.toFixed(3)} | ${tally.all.agreed} | ${tally.all.ours} | ${tally.all.theirs} |`,
+  );
+  console.log(
+    `| exact only | ${result.exact.precision.toFixed(3)} | ${result.exact.recall.toFixed(3)} | ${tally.exact.agreed} | ${tally.exact.ours} | ${tally.exact.theirs} |`,
+  );
+  console.log(
+    `| exact, uses through an import alias set aside | ${result.exactDirect.precision.toFixed(3)} | ${result.exactDirect.recall.toFixed(3)} | ${tally.exactDirect.agreed} | ${tally.exactDirect.ours} | ${tally.exactDirect.theirs} |`,
+  );
+  console.log(
+    `per query: Fathom ${result.fathomMsPerQuery.toFixed(1)} ms, ${availability.spec.id} ${result.serverMsPerQuery.toFixed(0)} ms (${(result.serverMsPerQuery / result.fathomMsPerQuery).toFixed(0)}×)`,
+  );
   console.log('largest differences (missed by Fathom / extra in Fathom):');
-  for (const entry of worst.sort((a, b) => b.missed + b.extra - (a.missed + a.extra)).slice(0, 8)) console.log(`  ${entry.symbol}: ${entry.missed} / ${entry.extra}`);
+  for (const entry of worst.sort((a, b) => b.missed + b.extra - (a.missed + a.extra)).slice(0, 8))
+    console.log(`  ${entry.symbol}: ${entry.missed} / ${entry.extra}`);
   await servers.stopAll();
-  graph.dispose();
+  await graph.dispose();
   await workspace.close();
   pool.close();
   hashPool.close();

@@ -48,7 +48,12 @@ const queries: Query[] = [
   { label: '\\b(kmalloc|kzalloc|kcalloc)\\(', request: { pattern: '\\b(kmalloc|kzalloc|kcalloc)\\(' }, rgFlags: [], kind: 'common' },
   { label: "-i 'copy_from_user'", request: { pattern: 'copy_from_user', ignoreCase: true }, rgFlags: ['-i'], kind: 'common' },
   { label: '\\w+\\s*=\\s*\\d{5,} (no literal)', request: { pattern: '\\w+\\s*=\\s*\\d{5,}' }, rgFlags: [], kind: 'no literal' },
-  { label: "-g '*.h' -F 'static inline'", request: { pattern: 'static inline', fixedStrings: true, globs: ['*.h'] }, rgFlags: ['-F', '-g', '*.h'], kind: 'common' },
+  {
+    label: "-g '*.h' -F 'static inline'",
+    request: { pattern: 'static inline', fixedStrings: true, globs: ['*.h'] },
+    rgFlags: ['-F', '-g', '*.h'],
+    kind: 'common',
+  },
   { label: "-F 'TODO'", request: { pattern: 'TODO', fixedStrings: true }, rgFlags: ['-F'], kind: 'common' },
 ];
 
@@ -58,7 +63,21 @@ function median(values: number[]): number {
 }
 
 function rgCount(root: string, query: Query, excludes: string[]): { ms: number; lines: number } {
-  const args = ['-n', '--no-heading', '--no-config', '--hidden', '--no-ignore', '--no-messages', '-g', '!.git', ...excludes.flatMap((file) => ['-g', `!/${file}`]), ...query.rgFlags, '-e', query.request.pattern, '.'];
+  const args = [
+    '-n',
+    '--no-heading',
+    '--no-config',
+    '--hidden',
+    '--no-ignore',
+    '--no-messages',
+    '-g',
+    '!.git',
+    ...excludes.flatMap((file) => ['-g', `!/${file}`]),
+    ...query.rgFlags,
+    '-e',
+    query.request.pattern,
+    '.',
+  ];
   const started = performance.now();
   const result = spawnSync('rg', args, { cwd: root, maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] });
   const ms = performance.now() - started;
@@ -79,7 +98,9 @@ async function steady(root: string, workspaceCache: string, cacheFolder: string)
   for (const query of queries) await index.search({ ...query.request, maxResults: 10_000_000 });
   for (let round = 0; round < 3; round++) (globalThis as { gc?: () => void }).gc?.();
   const usage = process.memoryUsage();
-  console.log(`STEADY_JSON ${JSON.stringify({ rss: usage.rss, heapUsed: usage.heapUsed, external: usage.external, arrayBuffers: usage.arrayBuffers, loadedFromCache: index.facts().loadedFromCache })}`);
+  console.log(
+    `STEADY_JSON ${JSON.stringify({ rss: usage.rss, heapUsed: usage.heapUsed, external: usage.external, arrayBuffers: usage.arrayBuffers, loadedFromCache: index.facts().loadedFromCache })}`,
+  );
   index.dispose();
   await workspace.close();
   pool.close();
@@ -113,8 +134,12 @@ async function main(): Promise<void> {
   console.log(`corpus ${root}: ${status.files} files, ${Math.round(status.bytes / 2 ** 20)} MiB; ${os.availableParallelism()} CPUs, Node ${process.version}`);
   const mib = (bytes: number): number => Math.round(bytes / 2 ** 20);
   console.log(`index load from cache ${Math.round(loadMs)} ms (loaded: ${facts.loadedFromCache}); ${facts.files} files in ${facts.pieces} pieces`);
-  console.log(`on disk: index ${mib(facts.indexBytes)} MiB (${(facts.indexBytes / status.bytes).toFixed(2)}× corpus), content store ${mib(facts.contentBytes)} MiB (${(facts.contentBytes / status.bytes).toFixed(2)}×); in memory ${mib(facts.memoryBytes)} MiB`);
-  console.log(`index build ${Math.round(buildMs)} ms; this process's RSS ${mib(rssBefore)} → ${mib(rssAfter)} MiB, peak ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);
+  console.log(
+    `on disk: index ${mib(facts.indexBytes)} MiB (${(facts.indexBytes / status.bytes).toFixed(2)}× corpus), content store ${mib(facts.contentBytes)} MiB (${(facts.contentBytes / status.bytes).toFixed(2)}×); in memory ${mib(facts.memoryBytes)} MiB`,
+  );
+  console.log(
+    `index build ${Math.round(buildMs)} ms; this process's RSS ${mib(rssBefore)} → ${mib(rssAfter)} MiB, peak ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`,
+  );
 
   // ripgrep skips exactly what the file set skips (secrets, binaries, large files, links…).
   const excludes: string[] = [];
@@ -176,12 +201,16 @@ async function main(): Promise<void> {
     }
     rows.push({ label: query.label, kind: query.kind, fathomMs: median(ours), pageMs: median(page), rgMs: median(theirs), lines, rgLines, candidates });
   }
-  console.log(`\n${'query'.padEnd(36)} ${'kind'.padEnd(11)} ${'fathom ms'.padStart(10)} ${'rg ms'.padStart(8)} ${'rg/fathom'.padStart(10)} ${'page ms'.padStart(8)} ${'rg/page'.padStart(8)} ${'lines'.padStart(7)} ${'rg lines'.padStart(8)} ${'candidates'.padStart(10)}`);
+  console.log(
+    `\n${'query'.padEnd(36)} ${'kind'.padEnd(11)} ${'fathom ms'.padStart(10)} ${'rg ms'.padStart(8)} ${'rg/fathom'.padStart(10)} ${'page ms'.padStart(8)} ${'rg/page'.padStart(8)} ${'lines'.padStart(7)} ${'rg lines'.padStart(8)} ${'candidates'.padStart(10)}`,
+  );
   for (const row of rows) {
     const same = row.lines === row.rgLines ? '' : '  MISMATCH';
-    console.log(`${row.label.padEnd(36)} ${row.kind.padEnd(11)} ${row.fathomMs.toFixed(1).padStart(10)} ${row.rgMs.toFixed(0).padStart(8)} ${(row.rgMs / row.fathomMs).toFixed(1).padStart(10)} ${row.pageMs.toFixed(1).padStart(8)} ${(row.rgMs / row.pageMs).toFixed(1).padStart(8)} ${String(row.lines).padStart(7)} ${String(row.rgLines).padStart(8)} ${String(row.candidates).padStart(10)}${same}`);
+    console.log(
+      `${row.label.padEnd(36)} ${row.kind.padEnd(11)} ${row.fathomMs.toFixed(1).padStart(10)} ${row.rgMs.toFixed(0).padStart(8)} ${(row.rgMs / row.fathomMs).toFixed(1).padStart(10)} ${row.pageMs.toFixed(1).padStart(8)} ${(row.rgMs / row.pageMs).toFixed(1).padStart(8)} ${String(row.lines).padStart(7)} ${String(row.rgLines).padStart(8)} ${String(row.candidates).padStart(10)}${same}`,
+    );
   }
-  console.log('(fathom: every matching line, as rg -n prints them; page: the daemon\'s default answer, the first 10,000 lines and the count of all)');
+  console.log("(fathom: every matching line, as rg -n prints them; page: the daemon's default answer, the first 10,000 lines and the count of all)");
 
   // After a restart: a query's first run reads blocks no one has checked yet, and checks them
   // (content-check.ts: a CRC-32 of each 16 KiB block the first time it is read); its second run
@@ -198,7 +227,10 @@ async function main(): Promise<void> {
   const checkedBlocks = restarted.facts();
   restarted.dispose();
   console.log(`\nafter a restart (the blocks each first run reads are checked; ${mib(checkedBlocks.contentBytes)} MiB store):`);
-  for (const row of firstRuns) console.log(`${row.label.padEnd(36)} first ${row.firstMs.toFixed(1).padStart(8)} ms (rg/first ${(row.rgMs / row.firstMs).toFixed(1)}), second ${row.secondMs.toFixed(1).padStart(8)} ms`);
+  for (const row of firstRuns)
+    console.log(
+      `${row.label.padEnd(36)} first ${row.firstMs.toFixed(1).padStart(8)} ms (rg/first ${(row.rgMs / row.firstMs).toFixed(1)}), second ${row.secondMs.toFixed(1).padStart(8)} ms`,
+    );
 
   // A buffer change, searchable how soon.
   const file = workspace.files().find((candidate) => candidate.endsWith('.c')) ?? workspace.files()[0]!;
@@ -218,20 +250,26 @@ async function main(): Promise<void> {
 
   // A burst of disk edits (a branch switch): 400 files rewritten; the time until they are folded
   // into a delta, and a common query before and after.
-  const edited = workspace.files().filter((candidate) => candidate.endsWith('.c')).slice(0, 400);
+  const edited = workspace
+    .files()
+    .filter((candidate) => candidate.endsWith('.c'))
+    .slice(0, 400);
   const originals = edited.map((file) => fs.readFileSync(path.join(root, file)));
   const common: GrepRequest = { pattern: 'spin_lock_irqsave', fixedStrings: true, maxResults: 10_000_000 };
   const beforeRuns: number[] = [];
   for (let run = 0; run < runs; run++) beforeRuns.push((await index.search(common)).stats.elapsedMs);
   const beforeBurst = median(beforeRuns);
   const burstStarted = performance.now();
-  let withFresh = 0;
-  let foldedMs = 0;
+  let withFresh: number;
+  let foldedMs: number;
   const afterFold: number[] = [];
   let folded: ReturnType<RegexIndex['facts']>;
   try {
-    edited.forEach((file, position) => fs.writeFileSync(path.join(root, file), Buffer.concat([originals[position]!, Buffer.from(`\n/* fathom bench edit ${process.pid} */\n`)])));
-    for (let waited = 0; index.facts().fresh < edited.length && index.facts().deltaFiles === 0 && waited < 100; waited++) await new Promise((resolve) => setTimeout(resolve, 20));
+    edited.forEach((file, position) =>
+      fs.writeFileSync(path.join(root, file), Buffer.concat([originals[position]!, Buffer.from(`\n/* fathom bench edit ${process.pid} */\n`)])),
+    );
+    for (let waited = 0; index.facts().fresh < edited.length && index.facts().deltaFiles === 0 && waited < 100; waited++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     withFresh = (await index.search(common)).stats.elapsedMs;
     await index.settled();
     foldedMs = performance.now() - burstStarted;
@@ -241,15 +279,25 @@ async function main(): Promise<void> {
     // The corpus is left as it was.
     edited.forEach((file, position) => fs.writeFileSync(path.join(root, file), originals[position]!));
   }
-  console.log(`400 files edited on disk: -F spin_lock_irqsave ${beforeBurst.toFixed(1)} ms before, ${withFresh.toFixed(1)} ms while they are searched fresh, ${median(afterFold).toFixed(1)} ms once folded into a delta (${folded.deltaFiles} files, ${folded.fresh} fresh; folded ${Math.round(foldedMs)} ms after the writes began)`);
+  console.log(
+    `400 files edited on disk: -F spin_lock_irqsave ${beforeBurst.toFixed(1)} ms before, ${withFresh.toFixed(1)} ms while they are searched fresh, ${median(afterFold).toFixed(1)} ms once folded into a delta (${folded.deltaFiles} files, ${folded.fresh} fresh; folded ${Math.round(foldedMs)} ms after the writes began)`,
+  );
 
   // What a steady daemon holds: a separate process loads the caches and runs the table once.
-  const child = spawnSync(process.execPath, ['--expose-gc', process.argv[1]!, '--steady', root, workspaceCache, cacheFolder], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const child = spawnSync(process.execPath, ['--expose-gc', process.argv[1]!, '--steady', root, workspaceCache, cacheFolder], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+  });
   const steadyLine = child.stdout.split('\n').find((line) => line.startsWith('STEADY_JSON '));
   const steadyFacts = steadyLine ? (JSON.parse(steadyLine.slice('STEADY_JSON '.length)) as { rss: number; heapUsed: number; arrayBuffers: number }) : undefined;
-  if (steadyFacts) console.log(`steady process (file set + regex index loaded, every query run once): RSS ${mib(steadyFacts.rss)} MiB (${(steadyFacts.rss / status.bytes).toFixed(2)}× corpus), heap ${mib(steadyFacts.heapUsed)} MiB, array buffers ${mib(steadyFacts.arrayBuffers)} MiB`);
+  if (steadyFacts)
+    console.log(
+      `steady process (file set + regex index loaded, every query run once): RSS ${mib(steadyFacts.rss)} MiB (${(steadyFacts.rss / status.bytes).toFixed(2)}× corpus), heap ${mib(steadyFacts.heapUsed)} MiB, array buffers ${mib(steadyFacts.arrayBuffers)} MiB`,
+    );
   else console.log(`steady process failed: ${child.stderr.slice(-2000)}`);
-  console.log(`BENCH_JSON ${JSON.stringify({ corpus: root, files: status.files, bytes: status.bytes, buildMs: Math.round(buildMs), loadMs: Math.round(loadMs), indexBytes: facts.indexBytes, contentBytes: facts.contentBytes, memoryBytes: facts.memoryBytes, pieces: facts.pieces, rssMB: Math.round(rssAfter / 2 ** 20), peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024), queries: rows, afterRestart: firstRuns, bufferChangeMs: median(latencies), steadyRss: steadyFacts?.rss, burst: { beforeMs: beforeBurst, freshMs: withFresh, foldedMs: median(afterFold), foldMs: Math.round(foldedMs), deltaFiles: folded.deltaFiles } })}`);
+  console.log(
+    `BENCH_JSON ${JSON.stringify({ corpus: root, files: status.files, bytes: status.bytes, buildMs: Math.round(buildMs), loadMs: Math.round(loadMs), indexBytes: facts.indexBytes, contentBytes: facts.contentBytes, memoryBytes: facts.memoryBytes, pieces: facts.pieces, rssMB: Math.round(rssAfter / 2 ** 20), peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024), queries: rows, afterRestart: firstRuns, bufferChangeMs: median(latencies), steadyRss: steadyFacts?.rss, burst: { beforeMs: beforeBurst, freshMs: withFresh, foldedMs: median(afterFold), foldMs: Math.round(foldedMs), deltaFiles: folded.deltaFiles } })}`,
+  );
   index.dispose();
   await workspace.close();
   pool.close();

@@ -54,7 +54,7 @@ function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 /** The RSS of the process and its descendants (language servers, should a request start one). */
 function treeRss(pid: number): number {
   let total = procStatus(pid, 'VmRSS');
-  let tasks: string[] = [];
+  let tasks: string[];
   try {
     tasks = fs.readdirSync(`/proc/${pid}/task`);
   } catch {
@@ -125,7 +125,24 @@ function random(seed: number): () => number {
 }
 
 /** Read-only methods (none writes a file, starts a process, opens another root or stops the daemon), and some that do not exist. */
-const fuzzMethods = ['fathom/status', 'fathom/files', 'fathom/grep', 'fathom/symbols', 'fathom/outline', 'fathom/definition', 'fathom/references', 'fathom/callers', 'fathom/merkle', 'fathom/chunks', 'fathom/structuralSearch', 'fathom/codeSearch', 'fathom/nope', '$/nope', 'textDocument/didClose', 'initialized'];
+const fuzzMethods = [
+  'fathom/status',
+  'fathom/files',
+  'fathom/grep',
+  'fathom/symbols',
+  'fathom/outline',
+  'fathom/definition',
+  'fathom/references',
+  'fathom/callers',
+  'fathom/merkle',
+  'fathom/chunks',
+  'fathom/structuralSearch',
+  'fathom/codeSearch',
+  'fathom/nope',
+  '$/nope',
+  'textDocument/didClose',
+  'initialized',
+];
 
 /** Garbage frames: each a byte string to write as one piece, and whether the daemon may keep the connection after it. */
 function fuzzFrames(next: () => number, root: string | undefined): () => { bytes: Buffer; kind: string } {
@@ -137,7 +154,8 @@ function fuzzFrames(next: () => number, root: string | undefined): () => { bytes
     return Buffer.concat([Buffer.from(`Content-Length: ${bytes.length}\r\n\r\n`, 'ascii'), bytes]);
   };
   // Never a real folder but the workspace's: a root the daemon can open would have it index that folder (the whole disk, for `/`).
-  const junkRoot = (): unknown => pick<unknown>([root, `${root ?? ''}/no such folder`, '/nonexistent/fathom-fuzz', '', 'relative/path', 42, null, [], {}, '\u0000']);
+  const junkRoot = (): unknown =>
+    pick<unknown>([root, `${root ?? ''}/no such folder`, '/nonexistent/fathom-fuzz', '', 'relative/path', 42, null, [], {}, '\u0000']);
   const junkValue = (depth = 0): unknown =>
     pick<() => unknown>([
       () => null,
@@ -146,7 +164,16 @@ function fuzzFrames(next: () => number, root: string | undefined): () => { bytes
       () => 'x'.repeat(int(64)),
       () => pick(['', '..', '/', '/etc/passwd', '\u0000', '\ud800', '(?:a+)+$', '.*', '[', 'def get_', root ?? '/nowhere']),
       () => (depth < 3 ? Array.from({ length: int(4) }, () => junkValue(depth + 1)) : []),
-      () => (depth < 3 ? Object.fromEntries(Array.from({ length: int(4) }, () => ((key: string) => [key, key === 'root' ? junkRoot() : junkValue(depth + 1)])(pick(['root', 'pattern', 'query', 'path', 'line', 'uri', 'maxResults', 'glob', 'x'])))) : {}),
+      () =>
+        depth < 3
+          ? Object.fromEntries(
+              Array.from({ length: int(4) }, () =>
+                ((key: string) => [key, key === 'root' ? junkRoot() : junkValue(depth + 1)])(
+                  pick(['root', 'pattern', 'query', 'path', 'line', 'uri', 'maxResults', 'glob', 'x']),
+                ),
+              ),
+            )
+          : {},
       () => true,
     ])();
   const params = (): unknown => {
@@ -162,20 +189,71 @@ function fuzzFrames(next: () => number, root: string | undefined): () => { bytes
   return () =>
     pick<() => { bytes: Buffer; kind: string }>([
       () => ({ kind: 'random bytes', bytes: randomBytes(1 + int(4096)) }),
-      () => ({ kind: 'header that never ends', bytes: Buffer.concat([Buffer.from(`Content-Length: ${int(100)}\r\nX-Padding: `), Buffer.alloc(int(64 * 1024), 0x61)]) }),
-      () => ({ kind: 'bad Content-Length', bytes: Buffer.from(`${pick(['Content-Length: -1', 'Content-Length: abc', 'Content-Length: 1e3', 'Content-Length: 1\r\nContent-Length: 2', 'Content-Type: x', 'Content-Length:', `Content-Length: ${'9'.repeat(40)}`])}\r\n\r\n{}`) }),
-      () => ({ kind: 'not JSON', bytes: frame(pick([randomBytes(int(2048)), Buffer.from('{"jsonrpc":"2.0","id":1,"method":"fathom/status","params":{'), Buffer.from('\xff\xfe{}', 'latin1')])) }),
-      () => ({ kind: 'not a request', bytes: frame(JSON.stringify(pick<unknown>([[{ jsonrpc: '2.0', id: 1, method: 'fathom/status' }], 42, 'x', null, { jsonrpc: '2.0' }, { id: int(9), result: null }, { method: 7 }]))) }),
-      () => ({ kind: 'wrong params', bytes: frame(JSON.stringify({ jsonrpc: '2.0', ...(next() < 0.8 ? { id: id() } : {}), method: pick(fuzzMethods), params: params() })) }),
-      () => ({ kind: 'wrong params', bytes: frame(JSON.stringify({ jsonrpc: '2.0', ...(next() < 0.8 ? { id: id() } : {}), method: pick(fuzzMethods), params: params() })) }),
-      () => ({ kind: 'wrong params', bytes: frame(JSON.stringify({ jsonrpc: '2.0', ...(next() < 0.8 ? { id: id() } : {}), method: pick(fuzzMethods), params: params() })) }),
-      () => ({ kind: 'over the limit', bytes: Buffer.concat([Buffer.from(`Content-Length: ${2 ** 40 + int(1e6)}\r\n\r\n{"jsonrpc":"2.0","id":${int(99)},"method":"fathom/grep","params":{"x":"`), Buffer.alloc(int(256 * 1024), 0x78)]) }),
-      () => ({ kind: 'length too short', bytes: Buffer.from(`Content-Length: 5\r\n\r\n${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'fathom/status' })}`) }),
+      () => ({
+        kind: 'header that never ends',
+        bytes: Buffer.concat([Buffer.from(`Content-Length: ${int(100)}\r\nX-Padding: `), Buffer.alloc(int(64 * 1024), 0x61)]),
+      }),
+      () => ({
+        kind: 'bad Content-Length',
+        bytes: Buffer.from(
+          `${pick(['Content-Length: -1', 'Content-Length: abc', 'Content-Length: 1e3', 'Content-Length: 1\r\nContent-Length: 2', 'Content-Type: x', 'Content-Length:', `Content-Length: ${'9'.repeat(40)}`])}\r\n\r\n{}`,
+        ),
+      }),
+      () => ({
+        kind: 'not JSON',
+        bytes: frame(
+          pick([randomBytes(int(2048)), Buffer.from('{"jsonrpc":"2.0","id":1,"method":"fathom/status","params":{'), Buffer.from('\xff\xfe{}', 'latin1')]),
+        ),
+      }),
+      () => ({
+        kind: 'not a request',
+        bytes: frame(
+          JSON.stringify(
+            pick<unknown>([
+              [{ jsonrpc: '2.0', id: 1, method: 'fathom/status' }],
+              42,
+              'x',
+              null,
+              { jsonrpc: '2.0' },
+              { id: int(9), result: null },
+              { method: 7 },
+            ]),
+          ),
+        ),
+      }),
+      () => ({
+        kind: 'wrong params',
+        bytes: frame(JSON.stringify({ jsonrpc: '2.0', ...(next() < 0.8 ? { id: id() } : {}), method: pick(fuzzMethods), params: params() })),
+      }),
+      () => ({
+        kind: 'wrong params',
+        bytes: frame(JSON.stringify({ jsonrpc: '2.0', ...(next() < 0.8 ? { id: id() } : {}), method: pick(fuzzMethods), params: params() })),
+      }),
+      () => ({
+        kind: 'wrong params',
+        bytes: frame(JSON.stringify({ jsonrpc: '2.0', ...(next() < 0.8 ? { id: id() } : {}), method: pick(fuzzMethods), params: params() })),
+      }),
+      () => ({
+        kind: 'over the limit',
+        bytes: Buffer.concat([
+          Buffer.from(`Content-Length: ${2 ** 40 + int(1e6)}\r\n\r\n{"jsonrpc":"2.0","id":${int(99)},"method":"fathom/grep","params":{"x":"`),
+          Buffer.alloc(int(256 * 1024), 0x78),
+        ]),
+      }),
+      () => ({
+        kind: 'length too short',
+        bytes: Buffer.from(`Content-Length: 5\r\n\r\n${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'fathom/status' })}`),
+      }),
     ])();
 }
 
 /** One fuzzer client: garbage frames until `stop()`, over as many connections as it takes (at most 40 frames each). */
-async function fuzzer(socketPath: string, seed: number, root: string | undefined, stop: () => boolean): Promise<{ frames: number; bytes: number; connections: number; answerBytes: number; kinds: Record<string, number> }> {
+async function fuzzer(
+  socketPath: string,
+  seed: number,
+  root: string | undefined,
+  stop: () => boolean,
+): Promise<{ frames: number; bytes: number; connections: number; answerBytes: number; kinds: Record<string, number> }> {
   const nextFrame = fuzzFrames(random(seed), root);
   const result = { frames: 0, bytes: 0, connections: 0, answerBytes: 0, kinds: {} as Record<string, number> };
   while (!stop()) {
@@ -293,9 +371,28 @@ async function grepAgainstRg(client: RawClient, root: string, literal: string): 
     const relative = path.relative(root, path.join(entry.parentPath ?? (entry as unknown as { path: string }).path, entry.name));
     if (!known.has(relative) && !relative.startsWith('.git/')) excludes.push(relative);
   }
-  const grep = await call<{ matches: { path: string; line: number }[] }>(client, 'fathom/grep', { root, pattern: literal, fixedStrings: true, maxResults: 10_000_000 });
+  const grep = await call<{ matches: { path: string; line: number }[] }>(client, 'fathom/grep', {
+    root,
+    pattern: literal,
+    fixedStrings: true,
+    maxResults: 10_000_000,
+  });
   const ours = new Set(grep.matches.map((match) => `${match.path}:${match.line}`));
-  const args = ['-n', '--no-heading', '--no-config', '--hidden', '--no-ignore', '--no-messages', '-g', '!.git', ...excludes.flatMap((file) => ['-g', `!/${file}`]), '-F', '-e', literal, '.'];
+  const args = [
+    '-n',
+    '--no-heading',
+    '--no-config',
+    '--hidden',
+    '--no-ignore',
+    '--no-messages',
+    '-g',
+    '!.git',
+    ...excludes.flatMap((file) => ['-g', `!/${file}`]),
+    '-F',
+    '-e',
+    literal,
+    '.',
+  ];
   const output = spawnSync('rg', args, { cwd: root, maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] }).stdout.toString('utf8');
   const theirs = new Set(
     output
@@ -319,10 +416,14 @@ async function main(): Promise<void> {
   const gcHook = path.join(folder, 'gc-on-sigusr2.mjs');
   fs.writeFileSync(gcHook, "process.on('SIGUSR2', () => { globalThis.gc(); globalThis.gc(); });\n");
   const withGc = process.env.FATHOM_BENCH_GC !== '0';
-  const daemon = spawn(process.execPath, [...(withGc ? ['--expose-gc', '--import', pathToFileURL(gcHook).href] : []), cliMain, 'serve', '--socket', socketPath], {
-    env: { ...process.env, FATHOM_SOCKET: socketPath, FATHOM_CACHE_DIR: path.join(folder, 'cache'), FATHOM_LOG: 'error' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const daemon = spawn(
+    process.execPath,
+    [...(withGc ? ['--expose-gc', '--import', pathToFileURL(gcHook).href] : []), cliMain, 'serve', '--socket', socketPath],
+    {
+      env: { ...process.env, FATHOM_SOCKET: socketPath, FATHOM_CACHE_DIR: path.join(folder, 'cache'), FATHOM_LOG: 'error' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   const pid = daemon.pid!;
   let died = false;
   daemon.on('exit', () => (died = true));
@@ -371,7 +472,9 @@ async function main(): Promise<void> {
     const stop = (): boolean => (hostileDone && Date.now() > atLeast) || died || Date.now() > deadline;
     const opening = 'Content-Length: 99999999999\r\n\r\n{"jsonrpc":"2.0","id":1,"method":"fathom/status","params":{"padding":"';
     const lanes = new Set((process.env.FATHOM_BENCH_LANES ?? 'oversized,fuzz').split(','));
-    const oversizedRun = Promise.all((lanes.has('oversized') ? [0, 1, 2] : []).map(() => hostile(socketPath, opening, Buffer.alloc(64 * 1024, 0x78), 1024 * mib, deadline))).finally(() => (hostileDone = true));
+    const oversizedRun = Promise.all(
+      (lanes.has('oversized') ? [0, 1, 2] : []).map(() => hostile(socketPath, opening, Buffer.alloc(64 * 1024, 0x78), 1024 * mib, deadline)),
+    ).finally(() => (hostileDone = true));
     const seed = Number(process.env.FATHOM_BENCH_SEED ?? 1);
     const fuzzRuns = Promise.all((lanes.has('fuzz') ? [seed, seed + 1] : []).map((each) => fuzzer(socketPath, each, root, stop)));
     const loadedRun = statusEvery(socketPath, 50, statusParams);
@@ -428,18 +531,43 @@ async function main(): Promise<void> {
 
     const fmt = (bytes: number): string => `${(bytes / mb).toFixed(0)} MB`;
     const ms = (value: number): string => value.toFixed(1);
-    const fuzzTotals = fuzzed.reduce((sum, entry) => ({ frames: sum.frames + entry.frames, bytes: sum.bytes + entry.bytes, connections: sum.connections + entry.connections, answerBytes: sum.answerBytes + entry.answerBytes }), { frames: 0, bytes: 0, connections: 0, answerBytes: 0 });
+    const fuzzTotals = fuzzed.reduce(
+      (sum, entry) => ({
+        frames: sum.frames + entry.frames,
+        bytes: sum.bytes + entry.bytes,
+        connections: sum.connections + entry.connections,
+        answerBytes: sum.answerBytes + entry.answerBytes,
+      }),
+      { frames: 0, bytes: 0, connections: 0, answerBytes: 0 },
+    );
     const rows: [string, string][] = [
       ['workspace held', `${root ?? 'none'} (indexed in ${indexMs} ms; VmHWM while indexing ${fmt(indexHwm)})`],
       ['daemon RSS idle, indexed', fmt(idleRss)],
-      ['hostile phase', `${hostileMs} ms: ${oversized.length} × ${(oversized.reduce((sum, entry) => sum + entry.sent, 0) / mib / Math.max(1, oversized.length)).toFixed(0)} MiB oversized over ${oversized.reduce((sum, entry) => sum + entry.connections, 0)} connections; ${fuzzed.length} fuzzers ${fuzzTotals.frames} frames, ${(fuzzTotals.bytes / mib).toFixed(0)} MiB over ${fuzzTotals.connections} connections`],
-      ['daemon RSS peak (VmHWM)', `${hwmReset ? `${fmt(hwm)}, +${fmt(hwm - idleRss)} over idle` : 'not reset'} (sampled every 100 ms: ${fmt(peakSampled)}; with children ${fmt(peakTree)}) goal <= 600 MB`],
+      [
+        'hostile phase',
+        `${hostileMs} ms: ${oversized.length} × ${(oversized.reduce((sum, entry) => sum + entry.sent, 0) / mib / Math.max(1, oversized.length)).toFixed(0)} MiB oversized over ${oversized.reduce((sum, entry) => sum + entry.connections, 0)} connections; ${fuzzed.length} fuzzers ${fuzzTotals.frames} frames, ${(fuzzTotals.bytes / mib).toFixed(0)} MiB over ${fuzzTotals.connections} connections`,
+      ],
+      [
+        'daemon RSS peak (VmHWM)',
+        `${hwmReset ? `${fmt(hwm)}, +${fmt(hwm - idleRss)} over idle` : 'not reset'} (sampled every 100 ms: ${fmt(peakSampled)}; with children ${fmt(peakTree)}) goal <= 600 MB`,
+      ],
       ['daemon RSS after they left', `${fmt(after2s)} at 2 s, ${fmt(after5s)} at 5 s${afterGc === undefined ? '' : `; after a full GC ${fmt(afterGc)}`}`],
-      ['status alone: p50 / p99 / max', `${ms(percentile(quiet.latencies, 0.5))} / ${ms(percentile(quiet.latencies, 0.99))} / ${ms(Math.max(...quiet.latencies))} ms (${quiet.latencies.length})`],
-      ['status under attack: p50 / p99 / max', `${ms(percentile(loaded.latencies, 0.5))} / ${ms(percentile(loaded.latencies, 0.99))} / ${ms(Math.max(...loaded.latencies))} ms (${loaded.latencies.length}, ${loaded.failures} failed) goal <= 100 ms`],
+      [
+        'status alone: p50 / p99 / max',
+        `${ms(percentile(quiet.latencies, 0.5))} / ${ms(percentile(quiet.latencies, 0.99))} / ${ms(Math.max(...quiet.latencies))} ms (${quiet.latencies.length})`,
+      ],
+      [
+        'status under attack: p50 / p99 / max',
+        `${ms(percentile(loaded.latencies, 0.5))} / ${ms(percentile(loaded.latencies, 0.99))} / ${ms(Math.max(...loaded.latencies))} ms (${loaded.latencies.length}, ${loaded.failures} failed) goal <= 100 ms`,
+      ],
       ['alive after', `${alive ? 'yes' : 'NO'}${afterStatusMs === undefined ? '' : ` (a new client's status ${ms(afterStatusMs)} ms)`}`],
       ['grep -F equal to rg', grep ? `${grep.equal ? 'yes' : 'NO'} (${grep.literal}: ${grep.fathom} lines, rg ${grep.rg})` : 'not run'],
-      ['(d) 3 clients × 4 requests of 64 MiB', atLimit ? `peak ${fmt(atLimit.peak)}, 2 s later ${fmt(atLimit.after)}; ${atLimit.answered.reduce((sum, count) => sum + count, 0)} of 12 answered` : 'not run'],
+      [
+        '(d) 3 clients × 4 requests of 64 MiB',
+        atLimit
+          ? `peak ${fmt(atLimit.peak)}, 2 s later ${fmt(atLimit.after)}; ${atLimit.answered.reduce((sum, count) => sum + count, 0)} of 12 answered`
+          : 'not run',
+      ],
     ];
     const width = Math.max(...rows.map(([name]) => name.length));
     console.log(`daemon: ${cliMain}; ${os.availableParallelism()} CPUs, Node ${process.version}`);

@@ -62,7 +62,10 @@ const fixtures: Fixture[] = [
   {
     server: 'typescript',
     language: 'typescript',
-    files: { 'tsconfig.json': '{"compilerOptions":{"strict":true,"noEmit":true}}', 'src/lib.ts': Array.from({ length: 200 }, (_, index) => `export function f${index}(a: number): number {\n  return a + ${index};\n}\n`).join('') },
+    files: {
+      'tsconfig.json': '{"compilerOptions":{"strict":true,"noEmit":true}}',
+      'src/lib.ts': Array.from({ length: 200 }, (_, index) => `export function f${index}(a: number): number {\n  return a + ${index};\n}\n`).join(''),
+    },
     file: 'src/main.ts',
     good: 'import { f1, f2 } from "./lib";\nexport const total: number = f1(1) + f2(2);\n',
     bad: 'import { f1, f2 } from "./lib";\nexport const total: string = f1(1) + f2(2);\n',
@@ -70,7 +73,11 @@ const fixtures: Fixture[] = [
   {
     server: 'pyright',
     language: 'python',
-    files: { 'pyproject.toml': '[project]\nname = "bench"\n', 'pkg/__init__.py': '', 'pkg/lib.py': Array.from({ length: 200 }, (_, index) => `def f${index}(a: int) -> int:\n    return a + ${index}\n\n`).join('') },
+    files: {
+      'pyproject.toml': '[project]\nname = "bench"\n',
+      'pkg/__init__.py': '',
+      'pkg/lib.py': Array.from({ length: 200 }, (_, index) => `def f${index}(a: int) -> int:\n    return a + ${index}\n\n`).join(''),
+    },
     file: 'pkg/main.py',
     good: 'from pkg.lib import f1, f2\n\ntotal: int = f1(1) + f2(2)\n',
     bad: 'from pkg.lib import f1, f2\n\ntotal: str = f1(1) + f2(2)\n',
@@ -149,7 +156,9 @@ async function main(): Promise<void> {
       afterReapRssMb: Math.round(afterKb / 1024),
     };
     rows.push(row);
-    console.log(`${row.server.padEnd(28)} server ${String(row.serverMedianMs).padStart(5)} ms   fathom ${String(row.fathomMedianMs).padStart(5)} ms   overhead ${String(row.overheadMs).padStart(4)} ms   idle RSS ${row.idleRssMb} MB → ${row.afterReapRssMb} MB after reaping`);
+    console.log(
+      `${row.server.padEnd(28)} server ${String(row.serverMedianMs).padStart(5)} ms   fathom ${String(row.fathomMedianMs).padStart(5)} ms   overhead ${String(row.overheadMs).padStart(4)} ms   idle RSS ${row.idleRssMb} MB → ${row.afterReapRssMb} MB after reaping`,
+    );
   }
   console.log(`BENCH_JSON ${JSON.stringify({ bench: 'lsp', rows })}`);
 }

@@ -169,7 +169,13 @@ async function restarts(root: string, cacheDir: string): Promise<Restart> {
  * Runs `write` and resolves with the ms until `onChanges` reports `relativePath` in `list` and the
  * tree holds `expectedHash` there (null: the path is gone); undefined when that never happens.
  */
-function changeLatency(workspace: Workspace, relativePath: string, list: keyof FileSetChanges, expectedHash: string | null, write: () => void): Promise<number | undefined> {
+function changeLatency(
+  workspace: Workspace,
+  relativePath: string,
+  list: keyof FileSetChanges,
+  expectedHash: string | null,
+  write: () => void,
+): Promise<number | undefined> {
   return new Promise((resolve) => {
     const started = performance.now();
     const finish = (ms: number | undefined): void => {
@@ -231,10 +237,13 @@ async function newFolderLatencies(workspace: Workspace): Promise<{ added: Latenc
     const relativePath = `${top}/a/b/c/new.c`;
     const absolutePath = path.join(workspace.root, relativePath);
     const content = `int fathom_bench_${run};\n`;
-    record(added, await changeLatency(workspace, relativePath, 'added', sha256(content), () => {
-      fs.mkdirSync(path.dirname(absolutePath), { recursive: true });
-      fs.writeFileSync(absolutePath, content);
-    }));
+    record(
+      added,
+      await changeLatency(workspace, relativePath, 'added', sha256(content), () => {
+        fs.mkdirSync(path.dirname(absolutePath), { recursive: true });
+        fs.writeFileSync(absolutePath, content);
+      }),
+    );
     record(removed, await changeLatency(workspace, relativePath, 'removed', null, () => fs.rmSync(path.join(workspace.root, top), { recursive: true })));
   }
   return { added, removed };
@@ -276,7 +285,10 @@ function printTable(rows: readonly Row[]): void {
 
 function printLatency(label: string, latencies: Latencies, goalMs?: number): void {
   const s = summarize(latencies);
-  const verdict = goalMs === undefined ? '' : `   goal ≤ ${goalMs} ms: ${s.maxMs <= goalMs && s.missed === 0 ? 'met' : s.medianMs <= goalMs && s.missed === 0 ? 'met at the median' : 'MISSED'}`;
+  const verdict =
+    goalMs === undefined
+      ? ''
+      : `   goal ≤ ${goalMs} ms: ${s.maxMs <= goalMs && s.missed === 0 ? 'met' : s.medianMs <= goalMs && s.missed === 0 ? 'met at the median' : 'MISSED'}`;
   console.log(`${label.padEnd(44)} median ${s.medianMs} ms  p90 ${s.p90Ms} ms  max ${s.maxMs} ms  (${s.runs} runs, ${s.missed} missed)${verdict}`);
 }
 
@@ -368,7 +380,8 @@ async function measureGitCopy(gitRoot: string, anomalies: string[]): Promise<Git
     const build = await firstBuild(gitRoot, cacheDir);
     const restart = await restarts(gitRoot, cacheDir);
     checkRestart('git copy restart', restart.status, anomalies);
-    if (accounted(build.status) !== trackedPaths) anomalies.push(`git copy: ${accounted(build.status)} paths in the set or skipped, git tracks ${trackedPaths}`);
+    if (accounted(build.status) !== trackedPaths)
+      anomalies.push(`git copy: ${accounted(build.status)} paths in the set or skipped, git tracks ${trackedPaths}`);
     return { root: gitRoot, statWalkMs, gitStatusMs, trackedPaths, build, restart };
   } finally {
     fs.rmSync(cacheDir, { recursive: true, force: true });
@@ -389,10 +402,14 @@ function printReport(peers: Peers, fathom: FathomSide, git: GitSide | undefined,
   console.log(`set: ${describe(build.status)}`);
   console.log(`stat walk: ${peers.walk.files} files (${mb(peers.walk.bytes)} MB), ${peers.walk.symlinks} symlinks, ${peers.walk.others} others`);
   console.log(`first build: ready ${build.readyMs.toFixed(0)} ms (${describeScan(build.status)}) + close ${build.closeMs.toFixed(0)} ms`);
-  console.log(`restart (median of ${cheapRuns}): ready ${restart.readyMs.toFixed(0)} ms (${describeScan(restart.status)}) + close ${restart.closeMs.toFixed(0)} ms`);
+  console.log(
+    `restart (median of ${cheapRuns}): ready ${restart.readyMs.toFixed(0)} ms (${describeScan(restart.status)}) + close ${restart.closeMs.toFixed(0)} ms`,
+  );
   if (git) {
     console.log(`git copy: ${describe(git.build.status)}; git tracks ${git.trackedPaths} paths`);
-    console.log(`git copy first build: ready ${git.build.readyMs.toFixed(0)} ms (${describeScan(git.build.status)}); restart ready ${git.restart.readyMs.toFixed(0)} ms (${describeScan(git.restart.status)})`);
+    console.log(
+      `git copy first build: ready ${git.build.readyMs.toFixed(0)} ms (${describeScan(git.build.status)}); restart ready ${git.restart.readyMs.toFixed(0)} ms (${describeScan(git.restart.status)})`,
+    );
   }
   console.log('');
   const rows: Row[] = [
@@ -413,7 +430,9 @@ function printReport(peers: Peers, fathom: FathomSide, git: GitSide | undefined,
   printLatency('c. file changed → onChanges with new hash', fathom.change, goals.changeMs);
   printLatency('c. new file in new a/b/c folder → added', fathom.folder.added, goals.changeMs);
   printLatency('c. that folder removed → removed', fathom.folder.removed);
-  console.log(`d. memory after the first build: RSS ${build.memory.rssMB} MB, heap used ${build.memory.heapUsedMB} MB, peak RSS so far ${build.memory.peakRssMB} MB`);
+  console.log(
+    `d. memory after the first build: RSS ${build.memory.rssMB} MB, heap used ${build.memory.heapUsedMB} MB, peak RSS so far ${build.memory.peakRssMB} MB`,
+  );
   for (const anomaly of anomalies) console.log(`ANOMALY: ${anomaly}`);
 }
 
@@ -427,16 +446,32 @@ function reportJson(root: string, peers: Peers, fathom: FathomSide, git: GitSide
     skipped: build.status.skipped,
     firstBuild: { readyMs: Math.round(build.readyMs), closeMs: Math.round(build.closeMs), lastScan: build.status.lastScan, memory: build.memory },
     restart: { readyMs: Math.round(restart.readyMs), closeMs: Math.round(restart.closeMs), lastScan: restart.status.lastScan },
-    peers: { statWalkMs: Math.round(peers.statWalkMs), sha256P2Ms: Math.round(peers.sha256P2Ms), sha256P1Ms: Math.round(peers.sha256P1Ms), sha256AtMost1MiBP2Ms: Math.round(peers.sha256ReadP2Ms) },
+    peers: {
+      statWalkMs: Math.round(peers.statWalkMs),
+      sha256P2Ms: Math.round(peers.sha256P2Ms),
+      sha256P1Ms: Math.round(peers.sha256P1Ms),
+      sha256AtMost1MiBP2Ms: Math.round(peers.sha256ReadP2Ms),
+    },
     ratios: {
       firstBuildVsSha256P2: ratio(buildMs, peers.sha256P2Ms),
       firstBuildVsSha256P1: ratio(buildMs, peers.sha256P1Ms),
       firstBuildVsSha256AtMost1MiBP2: ratio(buildMs, peers.sha256ReadP2Ms),
       firstBuildVsStatWalk: ratio(buildMs, peers.statWalkMs),
       restartVsStatWalk: ratio(restart.readyMs, peers.statWalkMs),
-      ...(git && { gitCopyRestartVsGitStatus: ratio(git.restart.readyMs, git.gitStatusMs), gitCopyRestartVsStatWalk: ratio(git.restart.readyMs, git.statWalkMs) }),
+      ...(git && {
+        gitCopyRestartVsGitStatus: ratio(git.restart.readyMs, git.gitStatusMs),
+        gitCopyRestartVsStatWalk: ratio(git.restart.readyMs, git.statWalkMs),
+      }),
     },
-    git: git && { root: git.root, files: git.build.status.files, trackedPaths: git.trackedPaths, statWalkMs: Math.round(git.statWalkMs), gitStatusMs: Math.round(git.gitStatusMs), firstBuildReadyMs: Math.round(git.build.readyMs), restartReadyMs: Math.round(git.restart.readyMs) },
+    git: git && {
+      root: git.root,
+      files: git.build.status.files,
+      trackedPaths: git.trackedPaths,
+      statWalkMs: Math.round(git.statWalkMs),
+      gitStatusMs: Math.round(git.gitStatusMs),
+      firstBuildReadyMs: Math.round(git.build.readyMs),
+      restartReadyMs: Math.round(git.restart.readyMs),
+    },
     change: summarize(fathom.change),
     newNestedFile: summarize(fathom.folder.added),
     removedNestedFolder: summarize(fathom.folder.removed),

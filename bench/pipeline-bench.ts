@@ -96,7 +96,8 @@ function firstProbe(root: string): string {
   const walk = (folder: string, depth: number): void => {
     if (found.length > 0 || depth > 4) return;
     const entries = fs.readdirSync(folder, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
-    for (const entry of entries) if (entry.isFile() && /\.(py|c|ts)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) return void found.push(path.join(folder, entry.name));
+    for (const entry of entries)
+      if (entry.isFile() && /\.(py|c|ts)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) return void found.push(path.join(folder, entry.name));
     for (const entry of entries) if (entry.isDirectory() && !entry.name.startsWith('.')) walk(path.join(folder, entry.name), depth + 1);
   };
   walk(root, 0);
@@ -156,17 +157,42 @@ async function measure(build: Build, root: string, options: { query: string; sym
   try {
     const since = performance.now();
     fs.appendFileSync(options.probe, probeText(options.probe, name));
-    const grep = until(async () => JSON.stringify(await connection.sendRequest('fathom/grep', { root, pattern: name, fixedStrings: true })).includes(name), since, options.changeLimitMs);
-    const ranking = until(async () => JSON.stringify(await connection.sendRequest('fathom/codeSearch', { root, query: `${name} zeppelin manifest`, mode: 'lexical', maxResults: 5 })).includes(relative), since, options.changeLimitMs);
-    const graph = until(async () => JSON.stringify(await connection.sendRequest('fathom/symbols', { root, query: name, limit: 5 })).includes(name), since, options.changeLimitMs);
+    const grep = until(
+      async () => JSON.stringify(await connection.sendRequest('fathom/grep', { root, pattern: name, fixedStrings: true })).includes(name),
+      since,
+      options.changeLimitMs,
+    );
+    const ranking = until(
+      async () =>
+        JSON.stringify(
+          await connection.sendRequest('fathom/codeSearch', { root, query: `${name} zeppelin manifest`, mode: 'lexical', maxResults: 5 }),
+        ).includes(relative),
+      since,
+      options.changeLimitMs,
+    );
+    const graph = until(
+      async () => JSON.stringify(await connection.sendRequest('fathom/symbols', { root, query: name, limit: 5 })).includes(name),
+      since,
+      options.changeLimitMs,
+    );
     // The store holds the new chunk once the file's nearest chunk to its words reaches past the old
     // last line (the snippet is read from the disk, so its text says nothing about the vectors).
     // One hit: the store widens its search until it has as many inside the file as asked.
     const oldLines = original.toString('utf8').split('\n').length;
-    const vectors = until(async () => {
-      const answer = (await connection.sendRequest('fathom/codeSearch', { root, query: `Tallies the zeppelin manifest for ${name}`, mode: 'semantic', paths: [relative], maxResults: 1 })) as { hits?: Array<{ path: string; end: number }> };
-      return (answer.hits ?? []).some((hit) => hit.path === relative && hit.end > oldLines);
-    }, since, options.changeLimitMs);
+    const vectors = until(
+      async () => {
+        const answer = (await connection.sendRequest('fathom/codeSearch', {
+          root,
+          query: `Tallies the zeppelin manifest for ${name}`,
+          mode: 'semantic',
+          paths: [relative],
+          maxResults: 1,
+        })) as { hits?: Array<{ path: string; end: number }> };
+        return (answer.hits ?? []).some((hit) => hit.path === relative && hit.end > oldLines);
+      },
+      since,
+      options.changeLimitMs,
+    );
     [row.change.regex, row.change.ranking, row.change.graph, row.change.vectors] = await Promise.all([grep, ranking, graph, vectors]);
   } finally {
     fs.writeFileSync(options.probe, original);
@@ -247,7 +273,10 @@ async function main(): Promise<void> {
     console.log(JSON.stringify(await bareParse(root)));
     return;
   }
-  const builds = [...(baselineMain ? [makeBuild('baseline', path.resolve(baselineMain))] : []), makeBuild('this', thisMain, cache === undefined ? undefined : path.resolve(cache))];
+  const builds = [
+    ...(baselineMain ? [makeBuild('baseline', path.resolve(baselineMain))] : []),
+    makeBuild('this', thisMain, cache === undefined ? undefined : path.resolve(cache)),
+  ];
   const rows: Row[] = [];
   for (const build of builds) rows.push(await measure(build, root, { query, symbol, probe, changeLimitMs }));
   const parse = await bareParse(root);
@@ -257,7 +286,9 @@ async function main(): Promise<void> {
     const mine = ours![section][key];
     return `${label.padEnd(34)}${(base ? show(theirs, changeLimitMs) : '').padStart(12)}${show(mine, changeLimitMs).padStart(12)}${ratio(theirs, mine).padStart(10)}`;
   };
-  console.log(`\n${root}: pipeline as a user meets it (${os.availableParallelism()} cores)${cache === undefined ? '' : `; this build on ${cache}, indexed before: its "cold" rows are a restarted daemon's \`fathom index\` with everything cached`}`);
+  console.log(
+    `\n${root}: pipeline as a user meets it (${os.availableParallelism()} cores)${cache === undefined ? '' : `; this build on ${cache}, indexed before: its "cold" rows are a restarted daemon's \`fathom index\` with everything cached`}`,
+  );
   console.log(`${'step'.padEnd(34)}${(base ? 'baseline' : '').padStart(12)}${'this'.padStart(12)}${(base ? 'ratio' : '').padStart(10)}`);
   const table: Array<['cold' | 'restart' | 'change', string, string]> = [
     ['cold', 'index', 'cold `fathom index`'],
@@ -279,12 +310,15 @@ async function main(): Promise<void> {
   console.log(`${'  after a minute idle (MiB)'.padEnd(34)}${String(base?.steadyRssMiB ?? '').padStart(12)}${String(ours!.steadyRssMiB ?? '').padStart(12)}`);
   const syntax = ours!.syntax as { files: number; parses: number; parseMs: number; workerMs: number } | undefined;
   if (syntax) {
-    console.log(`syntax pass: ${syntax.files} files read, ${syntax.parses} parses, ${(syntax.parseMs / 1000).toFixed(1)} s parsing, ${(syntax.workerMs / 1000).toFixed(1)} s on workers`);
-    console.log(`one bare parse of every programming file: ${parse.files} files, ${(parse.ms / 1000).toFixed(1)} s on workers; parse time ${(syntax.parseMs / parse.ms).toFixed(2)}x, all syntax work ${(syntax.workerMs / parse.ms).toFixed(2)}x of it`);
+    console.log(
+      `syntax pass: ${syntax.files} files read, ${syntax.parses} parses, ${(syntax.parseMs / 1000).toFixed(1)} s parsing, ${(syntax.workerMs / 1000).toFixed(1)} s on workers`,
+    );
+    console.log(
+      `one bare parse of every programming file: ${parse.files} files, ${(parse.ms / 1000).toFixed(1)} s on workers; parse time ${(syntax.parseMs / parse.ms).toFixed(2)}x, all syntax work ${(syntax.workerMs / parse.ms).toFixed(2)}x of it`,
+    );
   }
   console.log(`BENCH_JSON ${JSON.stringify({ corpus: root, probe, rows, bareParse: parse })}`);
 }
 
 await main();
 process.exit(0);
-

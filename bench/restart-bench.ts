@@ -46,16 +46,29 @@ function median(values: number[]): number {
 }
 
 async function main(): Promise<void> {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { rounds: { type: 'string', default: '5' }, symbol: { type: 'string', default: 'kmem_cache_free' }, query: { type: 'string', default: 'free a slab object back to its cache' } } });
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      rounds: { type: 'string', default: '5' },
+      symbol: { type: 'string', default: 'kmem_cache_free' },
+      query: { type: 'string', default: 'free a slab object back to its cache' },
+    },
+  });
   const [corpusArgument, cacheArgument, baselineMain] = positionals;
   if (!corpusArgument || !cacheArgument) throw new Error('usage: restart-bench.js CORPUS CACHE_DIR [BASELINE_CLI_MAIN] [--rounds N] [--symbol S] [--query Q]');
   const root = fs.realpathSync(corpusArgument);
   const cacheDir = path.resolve(cacheArgument);
   const rounds = Number(values.rounds);
   const sockets = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-restart-bench-'));
-  const build = (label: string, main: string): CliBuild => ({ label, main, env: { ...process.env, FATHOM_SOCKET: path.join(sockets, `${label}.sock`), FATHOM_CACHE_DIR: cacheDir, FATHOM_LOG: 'warn' } });
+  const build = (label: string, main: string): CliBuild => ({
+    label,
+    main,
+    env: { ...process.env, FATHOM_SOCKET: path.join(sockets, `${label}.sock`), FATHOM_CACHE_DIR: cacheDir, FATHOM_LOG: 'warn' },
+  });
   const builds = [build('this', thisMain), ...(baselineMain ? [build('baseline', path.resolve(baselineMain))] : [])];
-  const times = new Map<string, Record<Step, number[]>>(builds.map((entry) => [entry.label, { status: [], grep: [], statusRoot: [], lexical: [], words: [], symbols: [], symbolsAgain: [] }]));
+  const times = new Map<string, Record<Step, number[]>>(
+    builds.map((entry) => [entry.label, { status: [], grep: [], statusRoot: [], lexical: [], words: [], symbols: [], symbolsAgain: [] }]),
+  );
   const found = new Map<string, number[]>(builds.map((entry) => [entry.label, []]));
   const rg: number[] = [];
   for (const entry of builds) cli(entry, ['stop']);
@@ -100,11 +113,15 @@ async function main(): Promise<void> {
   for (const step of steps) {
     const ours = median(mine[step]);
     const theirs = base ? median(base[step]) : undefined;
-    console.log(`| ${labels[step]} | ${theirs === undefined ? '' : `${theirs.toFixed(0)} | `}${ours.toFixed(0)} | ${theirs === undefined ? '' : `${(theirs / ours).toFixed(2)}x | `}${mine[step].map((value) => value.toFixed(0)).join(' / ')} |`);
+    console.log(
+      `| ${labels[step]} | ${theirs === undefined ? '' : `${theirs.toFixed(0)} | `}${ours.toFixed(0)} | ${theirs === undefined ? '' : `${(theirs / ours).toFixed(2)}x | `}${mine[step].map((value) => value.toFixed(0)).join(' / ')} |`,
+    );
   }
   console.log(`| \`rg -F ${values.symbol}\` (peer) | | ${median(rg).toFixed(0)} | | ${rg.map((value) => value.toFixed(0)).join(' / ')} |`);
   for (const [label, counts] of found) console.log(`symbols printed by the first \`fathom symbols\` (${label}): ${counts.join(' / ')}`);
-  console.log(`BENCH_JSON ${JSON.stringify({ bench: 'restart', root, rounds, rgMs: median(rg), firstSymbolsFound: Object.fromEntries(found), builds: Object.fromEntries([...times].map(([label, row]) => [label, Object.fromEntries(steps.map((step) => [step, median(row[step])]))])) })}`);
+  console.log(
+    `BENCH_JSON ${JSON.stringify({ bench: 'restart', root, rounds, rgMs: median(rg), firstSymbolsFound: Object.fromEntries(found), builds: Object.fromEntries([...times].map(([label, row]) => [label, Object.fromEntries(steps.map((step) => [step, median(row[step])]))])) })}`,
+  );
   fs.rmSync(sockets, { recursive: true, force: true });
 }
 

@@ -179,7 +179,8 @@ async function runAstGrep(root: string, testCase: Case, excludes: string[], scra
   fs.closeSync(out);
   const stderr = result.stderr?.toString('utf8') ?? '';
   // 1 = no match, not an error.
-  if (result.error || (result.status !== 0 && result.status !== 1)) throw new Error(`ast-grep failed (${result.error?.message ?? `status ${result.status}`}): ${stderr.slice(-2_000)}`);
+  if (result.error || (result.status !== 0 && result.status !== 1))
+    throw new Error(`ast-grep failed (${result.error?.message ?? `status ${result.status}`}): ${stderr.slice(-2_000)}`);
   const keys = new Set<string>();
   const lines = readline.createInterface({ input: fs.createReadStream(outFile), crlfDelay: Infinity });
   for await (const line of lines) {
@@ -190,7 +191,13 @@ async function runAstGrep(root: string, testCase: Case, excludes: string[], scra
   fs.rmSync(outFile);
   const scanned = /scannedFileCount=(\d+)/.exec(stderr)?.[1];
   const usage = /fathom-bench-rusage (\d+) ([\d.]+) ([\d.]+)/.exec(stderr);
-  return { ms, keys, scanned: scanned === undefined ? undefined : Number(scanned), maxRssMb: usage ? Number(usage[1]) / 1024 : undefined, cpuMs: usage ? (Number(usage[2]) + Number(usage[3])) * 1000 : undefined };
+  return {
+    ms,
+    keys,
+    scanned: scanned === undefined ? undefined : Number(scanned),
+    maxRssMb: usage ? Number(usage[1]) / 1024 : undefined,
+    cpuMs: usage ? (Number(usage[2]) + Number(usage[3])) * 1000 : undefined,
+  };
 }
 
 /** `path:line: text` of a match (its first line, shortened), for the difference examples. */
@@ -240,13 +247,14 @@ async function classify(root: string, grammars: GrammarSet, language: Language, 
     if (!tree) continue;
     try {
       const cursor = tree.walk();
-      for (let done = false; !done; ) {
+      for (let done = false; !done;) {
         if (cursor.nodeType === 'ERROR' || cursor.currentNode.isMissing) addError(file, cursor.startIndex, cursor.endIndex);
         if (cursor.currentNode.hasError && cursor.gotoFirstChild()) continue;
-        while (!cursor.gotoNextSibling()) if (!cursor.gotoParent()) {
-          done = true;
-          break;
-        }
+        while (!cursor.gotoNextSibling())
+          if (!cursor.gotoParent()) {
+            done = true;
+            break;
+          }
       }
       cursor.delete();
     } finally {
@@ -255,7 +263,11 @@ async function classify(root: string, grammars: GrammarSet, language: Language, 
   }
   for (let index = 0; index < files.length; index += 200) {
     const batch = files.slice(index, index + 200);
-    const result = spawnSync(astGrepBin, ['run', '-k', 'ERROR', '-l', astGrepLanguages[language].name, '--json=stream', ...batch], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 1 << 30 });
+    const result = spawnSync(astGrepBin, ['run', '-k', 'ERROR', '-l', astGrepLanguages[language].name, '--json=stream', ...batch], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      maxBuffer: 1 << 30,
+    });
     for (const line of (result.stdout?.toString('utf8') ?? '').split('\n')) {
       if (line === '') continue;
       const match = JSON.parse(line) as { file: string; range: { byteOffset: { start: number; end: number } } };
@@ -318,7 +330,9 @@ async function main(): Promise<void> {
   const runs = Number(process.env.FATHOM_BENCH_RUNS ?? (name === 'linux' ? 1 : 3));
   const maxFileBytes = Number(process.env.FATHOM_BENCH_MAX_FILE_BYTES ?? 4 * 1024 * 1024);
   const only = process.env.FATHOM_BENCH_ONLY;
-  const cases = (name === 'linux' ? linuxCases : name === 'django' ? djangoCases : typescriptCases).filter((candidate) => !only || only.split(',').some((part) => candidate.pattern.includes(part)));
+  const cases = (name === 'linux' ? linuxCases : name === 'django' ? djangoCases : typescriptCases).filter(
+    (candidate) => !only || only.split(',').some((part) => candidate.pattern.includes(part)),
+  );
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-structural-bench-'));
 
   const hashPool = new HashPool();
@@ -362,23 +376,38 @@ async function main(): Promise<void> {
     files.set(language, { ours, excludes });
   }
 
-  console.log(`\n## ${name}: ${status.files} files, ${Math.round(status.bytes / 2 ** 20)} MiB (file set limit ${(maxFileBytes / 2 ** 20).toFixed(0)} MiB); ${os.availableParallelism()} CPUs, Node ${process.version}`);
-  console.log(`file set ready ${Math.round(workspaceMs)} ms; regex index build ${Math.round(indexBuildMs)} ms (standing index, not part of any query; ${Math.round(index.facts().indexBytes / 2 ** 20)} MiB)`);
+  console.log(
+    `\n## ${name}: ${status.files} files, ${Math.round(status.bytes / 2 ** 20)} MiB (file set limit ${(maxFileBytes / 2 ** 20).toFixed(0)} MiB); ${os.availableParallelism()} CPUs, Node ${process.version}`,
+  );
+  console.log(
+    `file set ready ${Math.round(workspaceMs)} ms; regex index build ${Math.round(indexBuildMs)} ms (standing index, not part of any query; ${Math.round(index.facts().indexBytes / 2 ** 20)} MiB)`,
+  );
   for (const [language, set] of files) {
-    const bytes = set.ours.reduce((sum, file) => sum + (fs.statSync(path.join(root, file)).size), 0);
-    console.log(`${language}: ${set.ours.length} files, ${Math.round(bytes / 2 ** 20)} MiB in Fathom's file set; ${set.excludes.length} more on disk excluded from ast-grep${set.excludes.length > 0 ? ` (e.g. ${set.excludes.slice(0, 3).join(', ')})` : ''}`);
+    const bytes = set.ours.reduce((sum, file) => sum + fs.statSync(path.join(root, file)).size, 0);
+    console.log(
+      `${language}: ${set.ours.length} files, ${Math.round(bytes / 2 ** 20)} MiB in Fathom's file set; ${set.excludes.length} more on disk excluded from ast-grep${set.excludes.length > 0 ? ` (e.g. ${set.excludes.slice(0, 3).join(', ')})` : ''}`,
+    );
   }
   if (treeStoreMb > 0 && process.env.FATHOM_BENCH_PREBUILD !== '0') {
     const languageSet = new Set(cases.map((testCase) => testCase.language));
-    const prebuild = new TreePrebuild(structuralPool, grammarTable, root, () => workspace.files().filter((file) => languageSet.has(grammarTable.detect(file)?.id as Language)));
+    const prebuild = new TreePrebuild(structuralPool, grammarTable, root, () =>
+      workspace.files().filter((file) => languageSet.has(grammarTable.detect(file)?.id as Language)),
+    );
     const prebuildStarted = performance.now();
     const cpu = process.cpuUsage();
     await prebuild.ensureBuilt();
     const used = process.cpuUsage(cpu);
     const built = prebuild.result!;
-    console.log(`tree store built ${Math.round(performance.now() - prebuildStarted)} ms (CPU ${((used.user + used.system) / 1e6).toFixed(1)} s; standing index, not part of any query): ${built.parsed} of ${built.files} files parsed, ${(built.storedBytes / 2 ** 20).toFixed(1)} MiB stored, ${built.failed} failed`);
+    console.log(
+      `tree store built ${Math.round(performance.now() - prebuildStarted)} ms (CPU ${((used.user + used.system) / 1e6).toFixed(1)} s; standing index, not part of any query): ${built.parsed} of ${built.files} files parsed, ${(built.storedBytes / 2 ** 20).toFixed(1)} MiB stored, ${built.failed} failed`,
+    );
   }
-  console.log(`load average at start ${os.loadavg().map((value) => value.toFixed(2)).join(' ')} (other work on the machine skews wall times; CPU times are reported too)`);
+  console.log(
+    `load average at start ${os
+      .loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')} (other work on the machine skews wall times; CPU times are reported too)`,
+  );
   const agVersion = spawnSync(astGrepBin, ['--version'], { encoding: 'utf8' }).stdout.trim();
   console.log(`${agVersion}; runs per pattern and tool: ${runs}${runs > 1 ? ' (median)' : ''}`);
 
@@ -409,7 +438,8 @@ async function main(): Promise<void> {
     const loadBefore = os.loadavg()[0]!;
     let result: StructuralResult | undefined;
     for (let run = 0; run < runs; run++) {
-      result = undefined; // one result held at a time
+      // eslint-disable-next-line no-useless-assignment -- one result held at a time: the last is dropped before the next search
+      result = undefined;
       const t = performance.now();
       const cpu = process.cpuUsage();
       result = await search.search(source, { language: testCase.language, rule: { pattern: testCase.pattern }, maxResults: 1_000_000 });
@@ -460,14 +490,26 @@ async function main(): Promise<void> {
       causes: {},
     };
     rows.push(row);
-    console.log(`${label}: fathom ${row.oursRunsMs.join(', ')} ms, ast-grep ${row.astGrepRunsMs.join(', ')} ms, ${row.ours} / ${row.astGrep} matches${row.same ? '' : ' DIFFER'}`);
-    if (row.astGrepScanned !== undefined && row.astGrepScanned !== set.ours.length) console.log(`  note: ast-grep scanned ${row.astGrepScanned} files, Fathom's set holds ${set.ours.length} ${testCase.language} files`);
-    if (result!.errors.length > 0) console.log(`  note: Fathom could not search ${result!.errors.length} files, e.g. ${result!.errors.slice(0, 3).map((error) => `${error.path}: ${error.message}`).join('; ')}`);
+    console.log(
+      `${label}: fathom ${row.oursRunsMs.join(', ')} ms, ast-grep ${row.astGrepRunsMs.join(', ')} ms, ${row.ours} / ${row.astGrep} matches${row.same ? '' : ' DIFFER'}`,
+    );
+    if (row.astGrepScanned !== undefined && row.astGrepScanned !== set.ours.length)
+      console.log(`  note: ast-grep scanned ${row.astGrepScanned} files, Fathom's set holds ${set.ours.length} ${testCase.language} files`);
+    if (result!.errors.length > 0)
+      console.log(
+        `  note: Fathom could not search ${result!.errors.length} files, e.g. ${result!.errors
+          .slice(0, 3)
+          .map((error) => `${error.path}: ${error.message}`)
+          .join('; ')}`,
+      );
     if (!row.same) {
       // At most 2,000 per side are classified (each file parsed by both tools once more, untimed).
       const causes = await classify(root, grammars, testCase.language, [...onlyOurs.slice(0, 2_000), ...onlyTheirs.slice(0, 2_000)]);
       const lines = [`### ${label}: ${onlyOurs.length} only in Fathom, ${onlyTheirs.length} only in ast-grep`];
-      for (const [side, keys] of [['fathom only', onlyOurs], ['ast-grep only', onlyTheirs]] as const) {
+      for (const [side, keys] of [
+        ['fathom only', onlyOurs],
+        ['ast-grep only', onlyTheirs],
+      ] as const) {
         if (keys.length === 0) continue;
         const counted = keys.slice(0, 2_000);
         const byCause = new Map<Cause, string[]>();
@@ -475,7 +517,12 @@ async function main(): Promise<void> {
           const cause = causes.get(key) ?? 'other';
           byCause.set(cause, [...(byCause.get(cause) ?? []), key]);
         }
-        const summary = [...byCause].map(([cause, list]) => `${list.length} ${cause === 'parse error' ? 'overlap an ERROR node of either parse (or a MISSING one of Fathom\'s)' : cause === 'comment' ? 'hold a comment' : 'other (e.g. a macro body parsed as code by one grammar, kept as text by the other)'}`).join(', ');
+        const summary = [...byCause]
+          .map(
+            ([cause, list]) =>
+              `${list.length} ${cause === 'parse error' ? "overlap an ERROR node of either parse (or a MISSING one of Fathom's)" : cause === 'comment' ? 'hold a comment' : 'other (e.g. a macro body parsed as code by one grammar, kept as text by the other)'}`,
+          )
+          .join(', ');
         lines.push(`  ${side}: ${summary}${counted.length < keys.length ? ` (of the first ${counted.length})` : ''}`);
         row.causes[side === 'fathom only' ? 'onlyOurs' : 'onlyAstGrep'] = Object.fromEntries([...byCause].map(([cause, list]) => [cause, list.length]));
         for (const [cause, list] of byCause) for (const key of list.slice(0, 2)) lines.push(`    ${cause.padEnd(11)} ${describeKey(root, key)}`);
@@ -484,11 +531,15 @@ async function main(): Promise<void> {
     }
   }
 
-  console.log(`\n| pattern | lang | kind | fathom ms | ast-grep ms | ratio (ast-grep / fathom) | first run: fathom ms, ratio | CPU s fathom / ast-grep | fathom matches | ast-grep matches | candidates / parsed / reused (of files) | same |`);
+  console.log(
+    `\n| pattern | lang | kind | fathom ms | ast-grep ms | ratio (ast-grep / fathom) | first run: fathom ms, ratio | CPU s fathom / ast-grep | fathom matches | ast-grep matches | candidates / parsed / reused (of files) | same |`,
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const row of rows) {
     const pattern = row.astGrepPattern === row.pattern ? `\`${row.pattern}\`` : `\`${row.pattern}\` (ast-grep: \`${row.astGrepPattern}\`)`;
-    console.log(`| ${pattern.replace(/\|/g, '\\|')} | ${row.language} | ${row.kind} | ${row.oursMs.toFixed(0)} | ${row.astGrepMs.toFixed(0)} | ${row.ratio.toFixed(2)} | ${row.oursRunsMs[0]}, ${(row.astGrepMs / Math.max(1, row.oursRunsMs[0]!)).toFixed(2)} | ${(row.oursCpuMs / 1000).toFixed(2)} / ${row.astGrepCpuMs === undefined ? '-' : (row.astGrepCpuMs / 1000).toFixed(2)} | ${row.ours}${row.truncated ? '+' : ''} | ${row.astGrep} | ${row.candidates} / ${row.parsed} / ${row.reused} (${row.languageFiles}) | ${row.same ? 'yes' : `no (+${row.onlyOurs} / +${row.onlyAstGrep})`} |`);
+    console.log(
+      `| ${pattern.replace(/\|/g, '\\|')} | ${row.language} | ${row.kind} | ${row.oursMs.toFixed(0)} | ${row.astGrepMs.toFixed(0)} | ${row.ratio.toFixed(2)} | ${row.oursRunsMs[0]}, ${(row.astGrepMs / Math.max(1, row.oursRunsMs[0]!)).toFixed(2)} | ${(row.oursCpuMs / 1000).toFixed(2)} / ${row.astGrepCpuMs === undefined ? '-' : (row.astGrepCpuMs / 1000).toFixed(2)} | ${row.ours}${row.truncated ? '+' : ''} | ${row.astGrep} | ${row.candidates} / ${row.parsed} / ${row.reused} (${row.languageFiles}) | ${row.same ? 'yes' : `no (+${row.onlyOurs} / +${row.onlyAstGrep})`} |`,
+    );
   }
   const peakRssMb = process.resourceUsage().maxRSS / 1024;
   if (treeStoreMb > 0) {
@@ -503,9 +554,16 @@ async function main(): Promise<void> {
     console.log(`
 tree store: ${storeFiles} trees, ${(storeBytes / 2 ** 20).toFixed(1)} MiB (${(storeBytes / status.bytes).toFixed(2)}× the file set's bytes; budget ${treeStoreMb} MiB)`);
   }
-  console.log(`\nload average at end ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}; before each pattern: ${rows.map((row) => row.loadBefore.toFixed(1)).join(', ')}`);
+  console.log(
+    `\nload average at end ${os
+      .loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')}; before each pattern: ${rows.map((row) => row.loadBefore.toFixed(1)).join(', ')}`,
+  );
   const agRss = rows.map((row) => row.astGrepMaxRssMb).filter((value): value is number => value !== undefined);
-  console.log(`\npeak RSS of this process (workers included) ${peakRssMb.toFixed(0)} MB${agRss.length > 0 ? `; ast-grep peak RSS max ${Math.max(...agRss).toFixed(0)} MB` : ''}`);
+  console.log(
+    `\npeak RSS of this process (workers included) ${peakRssMb.toFixed(0)} MB${agRss.length > 0 ? `; ast-grep peak RSS max ${Math.max(...agRss).toFixed(0)} MB` : ''}`,
+  );
   if (differences.length > 0) console.log(`\n${differences.join('\n')}`);
 
   index.dispose();
@@ -513,7 +571,9 @@ tree store: ${storeFiles} trees, ${(storeBytes / 2 ** 20).toFixed(1)} MiB (${(st
   structuralPool.close();
   hashPool.close();
   for (const folder of [scratch, cacheDir]) fs.rmSync(folder, { recursive: true, force: true });
-  console.log(`\nBENCH_JSON ${JSON.stringify({ corpus: name, files: status.files, bytes: status.bytes, maxFileBytes, runs, workspaceMs: Math.round(workspaceMs), indexBuildMs: Math.round(indexBuildMs), astGrep: agVersion, patterns: rows, peakRssMb: Math.round(peakRssMb) })}`);
+  console.log(
+    `\nBENCH_JSON ${JSON.stringify({ corpus: name, files: status.files, bytes: status.bytes, maxFileBytes, runs, workspaceMs: Math.round(workspaceMs), indexBuildMs: Math.round(indexBuildMs), astGrep: agVersion, patterns: rows, peakRssMb: Math.round(peakRssMb) })}`,
+  );
 }
 
 await main();

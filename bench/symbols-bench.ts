@@ -80,19 +80,20 @@ async function main(): Promise<void> {
   console.log(`| universal-ctags -L (1 thread) | ${ctagsMs.toFixed(0)} | ${ctagsCount} | |`);
   console.log(`peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
 
-  const queries: Array<{ label: string; query: string; readtags?: string[] }> = name === 'linux'
-    ? [
-        { label: 'exact kmalloc', query: 'kmalloc', readtags: ['-t', tagsFile, 'kmalloc'] },
-        { label: 'prefix spin_lock', query: 'spin_lock', readtags: ['-t', tagsFile, '-p', 'spin_lock'] },
-        { label: 'initials ksh', query: 'ksh' },
-        { label: 'substring alloc_pages', query: 'alloc_pages' },
-      ]
-    : [
-        { label: 'exact createProgram', query: 'createProgram', readtags: ['-t', tagsFile, 'createProgram'] },
-        { label: 'prefix getEffective', query: 'getEffective', readtags: ['-t', tagsFile, '-p', 'getEffective'] },
-        { label: 'initials gDN', query: 'gDN' },
-        { label: 'substring TypeChecker', query: 'TypeChecker' },
-      ];
+  const queries: Array<{ label: string; query: string; readtags?: string[] }> =
+    name === 'linux'
+      ? [
+          { label: 'exact kmalloc', query: 'kmalloc', readtags: ['-t', tagsFile, 'kmalloc'] },
+          { label: 'prefix spin_lock', query: 'spin_lock', readtags: ['-t', tagsFile, '-p', 'spin_lock'] },
+          { label: 'initials ksh', query: 'ksh' },
+          { label: 'substring alloc_pages', query: 'alloc_pages' },
+        ]
+      : [
+          { label: 'exact createProgram', query: 'createProgram', readtags: ['-t', tagsFile, 'createProgram'] },
+          { label: 'prefix getEffective', query: 'getEffective', readtags: ['-t', tagsFile, '-p', 'getEffective'] },
+          { label: 'initials gDN', query: 'gDN' },
+          { label: 'substring TypeChecker', query: 'TypeChecker' },
+        ];
   console.log('\n| query | fathom ms (median of 5) | results | readtags ms | ratio |');
   console.log('|---|---|---|---|---|');
   const queryReport: Record<string, unknown> = {};
@@ -115,7 +116,9 @@ async function main(): Promise<void> {
       readtagsMs = median(readTimes);
     }
     const ms = median(times);
-    console.log(`| ${query.label} | ${ms.toFixed(1)} | ${results} | ${readtagsMs === undefined ? '-' : readtagsMs.toFixed(1)} | ${readtagsMs === undefined ? '-' : (readtagsMs / ms).toFixed(2)} |`);
+    console.log(
+      `| ${query.label} | ${ms.toFixed(1)} | ${results} | ${readtagsMs === undefined ? '-' : readtagsMs.toFixed(1)} | ${readtagsMs === undefined ? '-' : (readtagsMs / ms).toFixed(2)} |`,
+    );
     queryReport[query.label] = { ms, results, readtagsMs };
   }
 
@@ -125,17 +128,22 @@ async function main(): Promise<void> {
   const original = fs.readFileSync(absolute);
   const marker = `fathomBenchMarker${Date.now()}`;
   started = performance.now();
-  fs.writeFileSync(absolute, Buffer.concat([original, Buffer.from(target.endsWith('.c') ? `\nint ${marker}(void) { return 0; }\n` : `\nexport function ${marker}() {}\n`)]));
+  fs.writeFileSync(
+    absolute,
+    Buffer.concat([original, Buffer.from(target.endsWith('.c') ? `\nint ${marker}(void) { return 0; }\n` : `\nexport function ${marker}() {}\n`)]),
+  );
   while (index.search({ query: marker, limit: 1 }).matches.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
   const updateMs = performance.now() - started;
   fs.writeFileSync(absolute, original);
   console.log(`\nfile change → new definition found: ${updateMs.toFixed(1)} ms (${target})`);
 
-  index.dispose();
+  await index.dispose();
   await workspace.close();
   pool.close();
   hashPool.close();
-  console.log(`\nBENCH_JSON ${JSON.stringify({ corpus: name, files: tagged.length, buildMs, definitions, ctagsMs, ctagsCount, queries: queryReport, updateMs, peakRssMb: process.resourceUsage().maxRSS / 1024 })}`);
+  console.log(
+    `\nBENCH_JSON ${JSON.stringify({ corpus: name, files: tagged.length, buildMs, definitions, ctagsMs, ctagsCount, queries: queryReport, updateMs, peakRssMb: process.resourceUsage().maxRSS / 1024 })}`,
+  );
 }
 
 await main();

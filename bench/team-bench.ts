@@ -61,13 +61,24 @@ try {
   const rows: Array<[string, string]> = [
     ['team init', `${Math.round(init.ms)} ms`],
     ['fathom index (semantic index built)', `${(index.ms / 1000).toFixed(1)} s`],
-    ['first push, CLI wall', `${(first.ms / 1000).toFixed(2)} s (push itself ${(firstResult.ms / 1000).toFixed(2)} s): ${firstResult.uploaded.vectors} vectors, ${firstResult.uploaded.files} files' records, ${(firstResult.bytesSent / 1048576).toFixed(1)} MiB`],
-    ['second push (nothing new), CLI wall', `${(second.ms / 1000).toFixed(2)} s (push itself ${(secondResult.ms / 1000).toFixed(2)} s): ${secondResult.uploaded.vectors} vectors, ${secondResult.uploaded.files} files`],
-    ['team status, CLI wall', `${(status.ms / 1000).toFixed(2)} s: held ${statusResult.held.files}/${statusResult.held.distinctFiles}, nearest ${statusResult.nearest[0]?.distance} bits${statusResult.nearest[0]?.sameTree ? ' (same tree)' : ''}`],
+    [
+      'first push, CLI wall',
+      `${(first.ms / 1000).toFixed(2)} s (push itself ${(firstResult.ms / 1000).toFixed(2)} s): ${firstResult.uploaded.vectors} vectors, ${firstResult.uploaded.files} files' records, ${(firstResult.bytesSent / 1048576).toFixed(1)} MiB`,
+    ],
+    [
+      'second push (nothing new), CLI wall',
+      `${(second.ms / 1000).toFixed(2)} s (push itself ${(secondResult.ms / 1000).toFixed(2)} s): ${secondResult.uploaded.vectors} vectors, ${secondResult.uploaded.files} files`,
+    ],
+    [
+      'team status, CLI wall',
+      `${(status.ms / 1000).toFixed(2)} s: held ${statusResult.held.files}/${statusResult.held.distinctFiles}, nearest ${statusResult.nearest[0]?.distance} bits${statusResult.nearest[0]?.sameTree ? ' (same tree)' : ''}`,
+    ],
     ['store on disk', `${(Number(size.rows[0].bytes) / 1048576).toFixed(1)} MiB`],
   ];
   for (const [name, value] of rows) process.stdout.write(`${name.padEnd(40)} ${value}\n`);
-  process.stdout.write(`BENCH_JSON ${JSON.stringify({ corpus, initMs: Math.round(init.ms), indexMs: Math.round(index.ms), firstPushMs: Math.round(first.ms), firstPush: firstResult, secondPushMs: Math.round(second.ms), secondPush: secondResult, statusMs: Math.round(status.ms), storeBytes: Number(size.rows[0].bytes) })}\n`);
+  process.stdout.write(
+    `BENCH_JSON ${JSON.stringify({ corpus, initMs: Math.round(init.ms), indexMs: Math.round(index.ms), firstPushMs: Math.round(first.ms), firstPush: firstResult, secondPushMs: Math.round(second.ms), secondPush: secondResult, statusMs: Math.round(status.ms), storeBytes: Number(size.rows[0].bytes) })}\n`,
+  );
 } finally {
   spawnSync(process.execPath, [main, 'stop'], { env, stdio: 'ignore' });
   cluster.destroy();

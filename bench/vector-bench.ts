@@ -68,7 +68,14 @@ function storeBench(size: number): Record<string, number> {
     store.replaceFile(
       `f${first}`,
       'h',
-      Array.from({ length: count }, (_, at) => ({ startLine: at, endLine: at, startByte: 0, endByte: 1, textHash: '00', vector: vectors.subarray((first + at) * dimensions, (first + at + 1) * dimensions) })),
+      Array.from({ length: count }, (_, at) => ({
+        startLine: at,
+        endLine: at,
+        startByte: 0,
+        endByte: 1,
+        textHash: '00',
+        vector: vectors.subarray((first + at) * dimensions, (first + at + 1) * dimensions),
+      })),
     );
   }
   const addMs = performance.now() - started;
@@ -99,7 +106,14 @@ function storeBench(size: number): Record<string, number> {
     const exact = new Set(best.map(([, row]) => `f${row - (row % 20)}:${row % 20}`));
     recalled += found[at]!.filter((hit) => exact.has(hit)).length / 10;
   }
-  return { size, addMs, p50: percentile(latencies, 50), p95: percentile(latencies, 95), recall10: recalled / 50, rssMiB: process.memoryUsage().rss / 1024 / 1024 };
+  return {
+    size,
+    addMs,
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    recall10: recalled / 50,
+    rssMiB: process.memoryUsage().rss / 1024 / 1024,
+  };
 }
 
 async function pipelineBench(corpus: string): Promise<Record<string, unknown>> {
@@ -120,7 +134,8 @@ async function pipelineBench(corpus: string): Promise<Record<string, unknown>> {
   const texts: string[] = [];
   for (const file of workspace.files().filter((name) => name.endsWith('.py'))) {
     if (texts.length >= 2000) break;
-    for (const chunk of (await chunks.chunk({ path: file, absolutePath: path.join(root, file), options: { budgetBytes: 1500 } })).chunks) texts.push(contextualizedText(chunk));
+    for (const chunk of (await chunks.chunk({ path: file, absolutePath: path.join(root, file), options: { budgetBytes: 1500 } })).chunks)
+      texts.push(contextualizedText(chunk));
   }
   texts.length = Math.min(texts.length, 2000);
   const embedStarted = performance.now();
@@ -153,18 +168,38 @@ async function pipelineBench(corpus: string): Promise<Record<string, unknown>> {
   chunks.close();
   await workspace.close();
   hashPool.close();
-  return { corpus, model: model.dir, modelId: model.id, dimensions: probe!.length, files: built.files, chunks: built.chunks, embedded: built.lastSync?.embedded, buildMs, chunksPerSecond: (built.lastSync?.embedded ?? 0) / (buildMs / 1000), modelChunksPerSecond, changeMs: changes };
+  return {
+    corpus,
+    model: model.dir,
+    modelId: model.id,
+    dimensions: probe!.length,
+    files: built.files,
+    chunks: built.chunks,
+    embedded: built.lastSync?.embedded,
+    buildMs,
+    chunksPerSecond: (built.lastSync?.embedded ?? 0) / (buildMs / 1000),
+    modelChunksPerSecond,
+    changeMs: changes,
+  };
 }
 
 async function main(): Promise<void> {
-  const sizes = (process.argv[2] ?? '100000,1000000').split(',').map(Number).filter((size) => size > 0); // 0: the pipeline only
+  const sizes = (process.argv[2] ?? '100000,1000000')
+    .split(',')
+    .map(Number)
+    .filter((size) => size > 0); // 0: the pipeline only
   const corpus = process.argv[3] ?? 'django';
   const stores = sizes.map((size) => storeBench(size));
   console.log('| vectors (384-d, clustered) | add | query p50 / p95 | recall@10 | RSS |');
   console.log('|---|---|---|---|---|');
-  for (const row of stores) console.log(`| ${row.size} | ${(row.addMs! / 1000).toFixed(1)} s | ${row.p50!.toFixed(2)} / ${row.p95!.toFixed(2)} ms | ${row.recall10!.toFixed(3)} | ${row.rssMiB!.toFixed(0)} MiB |`);
+  for (const row of stores)
+    console.log(
+      `| ${row.size} | ${(row.addMs! / 1000).toFixed(1)} s | ${row.p50!.toFixed(2)} / ${row.p95!.toFixed(2)} ms | ${row.recall10!.toFixed(3)} | ${row.rssMiB!.toFixed(0)} MiB |`,
+    );
   const pipeline = await pipelineBench(corpus);
-  console.log(`pipeline on ${corpus} with ${pipeline.model}: ${pipeline.files} files, ${pipeline.chunks} chunks (${pipeline.embedded} embedded) in ${((pipeline.buildMs as number) / 1000).toFixed(1)} s = ${(pipeline.chunksPerSecond as number).toFixed(0)} chunks/s with chunking (the model alone: ${(pipeline.modelChunksPerSecond as number).toFixed(0)} chunks/s); one file changed → new vectors searchable: ${(pipeline.changeMs as number[]).map((ms) => `${ms.toFixed(0)} ms`).join(', ')}`);
+  console.log(
+    `pipeline on ${corpus} with ${String(pipeline.model)}: ${String(pipeline.files)} files, ${String(pipeline.chunks)} chunks (${String(pipeline.embedded)} embedded) in ${((pipeline.buildMs as number) / 1000).toFixed(1)} s = ${(pipeline.chunksPerSecond as number).toFixed(0)} chunks/s with chunking (the model alone: ${(pipeline.modelChunksPerSecond as number).toFixed(0)} chunks/s); one file changed → new vectors searchable: ${(pipeline.changeMs as number[]).map((ms) => `${ms.toFixed(0)} ms`).join(', ')}`,
+  );
   console.log(`BENCH_JSON ${JSON.stringify({ bench: 'vectors', stores, pipeline })}`);
 }
 

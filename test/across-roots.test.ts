@@ -58,20 +58,35 @@ describe('questions across roots, over the protocol', () => {
 
   test('symbols and code search: labelled by root; scores merge symbols across roots', async () => {
     const symbols = await client.result<AcrossRootsResult<SymbolsResult>>('fathom/symbols', { roots: [web, tools], query: 'parseConfig' });
-    const found = symbols.answers.flatMap(({ root, result: answer }) => (answer?.symbols ?? []).map((symbol) => ({ root, path: symbol.path, name: symbol.name, score: symbol.score })));
-    assert.deepEqual(found.filter((symbol) => symbol.name === 'parseConfig').map((symbol) => `${path.basename(symbol.root)}/${symbol.path}`), ['web/src/config.ts', 'tools/lib/config.py']);
+    const found = symbols.answers.flatMap(({ root, result: answer }) =>
+      (answer?.symbols ?? []).map((symbol) => ({ root, path: symbol.path, name: symbol.name, score: symbol.score })),
+    );
+    assert.deepEqual(
+      found.filter((symbol) => symbol.name === 'parseConfig').map((symbol) => `${path.basename(symbol.root)}/${symbol.path}`),
+      ['web/src/config.ts', 'tools/lib/config.py'],
+    );
     const exact = found.filter((symbol) => symbol.name === 'parseConfig').map((symbol) => symbol.score);
     assert.equal(exact[0], exact[1], 'an exact name scores the same in every root');
     assert.ok(found.some((symbol) => symbol.name === 'parse_config' && symbol.score < exact[0]!));
-    const search = await client.result<AcrossRootsResult<CodeSearchResult>>('fathom/codeSearch', { roots: [web, tools], query: 'strip the config text', mode: 'lexical' });
-    assert.deepEqual(search.answers.map(({ root }) => root), [web, tools]);
+    const search = await client.result<AcrossRootsResult<CodeSearchResult>>('fathom/codeSearch', {
+      roots: [web, tools],
+      query: 'strip the config text',
+      mode: 'lexical',
+    });
+    assert.deepEqual(
+      search.answers.map(({ root }) => root),
+      [web, tools],
+    );
     assert.ok(search.answers.every(({ result: answer }) => answer !== undefined && answer.hits.length > 0));
   });
 
   test('allWorkspaces asks every folder workspace the daemon holds', async () => {
     const result = await client.result<AcrossRootsResult<GrepResult>>('fathom/grep', { allWorkspaces: true, pattern: 'def parse_config' });
     assert.deepEqual(result.answers.map(({ root }) => root).sort(), [tools, web].sort());
-    assert.deepEqual(result.answers.find(({ root }) => root === tools)?.result?.matches.map((match) => match.path), ['lib/config.py']);
+    assert.deepEqual(
+      result.answers.find(({ root }) => root === tools)?.result?.matches.map((match) => match.path),
+      ['lib/config.py'],
+    );
   });
 
   test('a root that cannot be searched answers its own error; the others answer', async () => {
@@ -85,7 +100,11 @@ describe('questions across roots, over the protocol', () => {
   const refused = [
     { name: 'root and roots together', params: { root: web, roots: [tools], pattern: 'x' }, message: /give one of root, roots and allWorkspaces/ },
     { name: 'an empty list of roots', params: { roots: [], pattern: 'x' }, message: /params\.roots must be a non-empty array/ },
-    { name: 'a page across roots', params: { roots: [web, tools], pattern: 'x', after: { path: 'a', line: 1, skip: 0 } }, message: /a page \(after\) is of one workspace/ },
+    {
+      name: 'a page across roots',
+      params: { roots: [web, tools], pattern: 'x', after: { path: 'a', line: 1, skip: 0 } },
+      message: /a page \(after\) is of one workspace/,
+    },
     { name: 'allWorkspaces other than true', params: { allWorkspaces: 'yes', pattern: 'x' }, message: /allWorkspaces must be true/ },
   ];
   for (const { name, params, message } of refused) {
@@ -117,11 +136,17 @@ test('the CLI: grep, symbols and search over PATHs in two repositories, and --al
     assert.match(capped.stderr, /stopped after 2 matching lines \(--max 2\)/);
     const symbols = fathom('symbols', 'parseConfig', 'web', 'tools');
     assert.equal(symbols.code, 0, symbols.stderr);
-    const lines = symbols.stdout.trim().split('\n').map((line) => line.split(':')[0]);
+    const lines = symbols.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split(':')[0]);
     assert.deepEqual(lines.slice(0, 2).sort(), ['tools/lib/config.py', 'web/src/config.ts'], 'both exact matches first');
     const search = fathom('search', 'strip the config text', 'web', 'tools', '--mode', 'lexical', '--json');
     assert.equal(search.code, 0, search.stderr);
-    const hits = search.stdout.trim().split('\n').map((line) => JSON.parse(line) as { root: string; path: string });
+    const hits = search.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { root: string; path: string });
     assert.deepEqual([...new Set(hits.map((hit) => path.basename(hit.root)))].sort(), ['tools', 'web']);
     const all = fathom('grep', '--all', '-F', 'def parse_config');
     assert.equal(all.stdout.trim(), 'tools/lib/config.py:1:def parse_config(text):');

@@ -16,7 +16,12 @@ const snapshots = path.resolve(import.meta.dirname, '../../test/snapshots/cli-js
 function shape(value: unknown): unknown {
   if (Array.isArray(value)) return value.length === 0 ? [] : [shape(value[0])];
   if (value === null) return 'null';
-  if (typeof value === 'object') return Object.fromEntries(Object.keys(value as object).sort().map((key) => [key, shape((value as Record<string, unknown>)[key])]));
+  if (typeof value === 'object')
+    return Object.fromEntries(
+      Object.keys(value as object)
+        .sort()
+        .map((key) => [key, shape((value as Record<string, unknown>)[key])]),
+    );
   return typeof value;
 }
 
@@ -61,9 +66,22 @@ const cases: Array<{ name: string; args: string[]; code: number; input?: string;
 
 for (const { name, args, code, input, lines } of cases) {
   test(`cli --json: ${name} exits ${code} with the documented shape`, () => {
-    const run = spawnSync(process.execPath, [cliMain, ...args, '--json', '--no-daemon'], { env, encoding: 'utf8', cwd: root, timeout: 60_000, ...(input === undefined ? {} : { input }) });
+    const run = spawnSync(process.execPath, [cliMain, ...args, '--json', '--no-daemon'], {
+      env,
+      encoding: 'utf8',
+      cwd: root,
+      timeout: 60_000,
+      ...(input === undefined ? {} : { input }),
+    });
     assert.equal(run.status, code, run.stderr);
-    const actual = shape(lines ? run.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown) : JSON.parse(run.stdout));
+    const actual = shape(
+      lines
+        ? run.stdout
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => JSON.parse(line) as unknown)
+        : JSON.parse(run.stdout),
+    );
     const file = path.join(snapshots, `${name}.json`);
     if (process.env.FATHOM_UPDATE_SNAPSHOTS) {
       fs.mkdirSync(snapshots, { recursive: true });

@@ -49,7 +49,10 @@ const root = writeFixture(`
 `);
 // More matching lines than one page (10,000), in one file and around it.
 const bigLines = 12_345;
-fs.writeFileSync(path.join(root, 'src/b/big.txt'), Array.from({ length: bigLines * 2 }, (_, line) => (line % 2 === 0 ? `hit ${line} in the big file` : `ctx ${line}`)).join('\n') + '\n');
+fs.writeFileSync(
+  path.join(root, 'src/b/big.txt'),
+  Array.from({ length: bigLines * 2 }, (_, line) => (line % 2 === 0 ? `hit ${line} in the big file` : `ctx ${line}`)).join('\n') + '\n',
+);
 gitInit(root);
 const env = { FATHOM_SOCKET: socketPathIn(), FATHOM_CACHE_DIR: tempDir('fathom-cache-'), FATHOM_LOG: 'warn' };
 
@@ -64,9 +67,16 @@ function fathom(args: string[], pageSize?: number) {
 }
 
 function rg(flags: string[], pattern: string): string[] {
-  const result = spawnSync('rg', ['-n', '--no-heading', '--no-config', '--color', 'never', '--sort', 'path', ...flags, '-e', pattern, '.'], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28 });
+  const result = spawnSync('rg', ['-n', '--no-heading', '--no-config', '--color', 'never', '--sort', 'path', ...flags, '-e', pattern, '.'], {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
   assert.ok(result.status === 0 || result.status === 1, result.stderr);
-  return result.stdout.split('\n').filter(Boolean).map((line) => line.replace(/^\.\//, ''));
+  return result.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.replace(/^\.\//, ''));
 }
 
 const lines = (stdout: string): string[] => stdout.split('\n').filter(Boolean);
@@ -96,7 +106,11 @@ test('cli-pages: grep prints every matching line, page after page, as rg prints 
         const summary = JSON.parse(json.at(-1)!).summary;
         const matching = theirs.filter((line) => /^[^:]+:\d+:/.test(line));
         assert.equal(json.length - 1, matching.length, `${what}: --json prints every matching line`);
-        assert.deepEqual({ total: summary.total, files: summary.files, truncated: summary.truncated }, { total: matching.length, files: new Set(matching.map((line) => line.split(':')[0])).size, truncated: false }, `${what}: --json summary`);
+        assert.deepEqual(
+          { total: summary.total, files: summary.files, truncated: summary.truncated },
+          { total: matching.length, files: new Set(matching.map((line) => line.split(':')[0])).size, truncated: false },
+          `${what}: --json summary`,
+        );
       }
     }
   } finally {
@@ -105,7 +119,13 @@ test('cli-pages: grep prints every matching line, page after page, as rg prints 
 });
 
 /** Each row: --max, the page size, and what the cap leaves: the first `max` lines of rg's. */
-const capCases: Array<{ max: number; pageSize?: number }> = [{ max: 3 }, { max: 3, pageSize: 2 }, { max: 12_000 }, { max: 10_001, pageSize: 5_000 }, { max: 0 }];
+const capCases: Array<{ max: number; pageSize?: number }> = [
+  { max: 3 },
+  { max: 3, pageSize: 2 },
+  { max: 12_000 },
+  { max: 10_001, pageSize: 5_000 },
+  { max: 0 },
+];
 
 test('cli-pages: a --max cap is said on stderr and in the --json summary', { skip: !ripgrep && 'ripgrep is not installed' }, () => {
   try {
@@ -116,13 +136,21 @@ test('cli-pages: a --max cap is said on stderr and in the --json summary', { ski
       const ours = fathom(['grep', '--max', String(max), 'hit', root], pageSize);
       assert.equal(ours.code, max > 0 ? 0 : 1, `${what}: ${ours.stderr}`);
       assert.deepEqual(lines(ours.stdout), theirs.slice(0, max), what);
-      assert.equal(ours.stderr, `fathom: stopped after ${max} matching line${max === 1 ? '' : 's'} (--max ${max}); ${theirs.length} in all, in ${files} files\n`, what);
+      assert.equal(
+        ours.stderr,
+        `fathom: stopped after ${max} matching line${max === 1 ? '' : 's'} (--max ${max}); ${theirs.length} in all, in ${files} files\n`,
+        what,
+      );
       const json = fathom(['grep', '--json', '--max', String(max), 'hit', root], pageSize);
       const out = lines(json.stdout);
       assert.equal(out.length - 1, max, `${what}: --json lines`);
       assert.match(json.stderr, /stopped after/, `${what}: --json says it on stderr too`);
       const summary = JSON.parse(out.at(-1)!).summary;
-      assert.deepEqual({ total: summary.total, files: summary.files, truncated: summary.truncated }, { total: theirs.length, files, truncated: true }, `${what}: --json summary`);
+      assert.deepEqual(
+        { total: summary.total, files: summary.files, truncated: summary.truncated },
+        { total: theirs.length, files, truncated: true },
+        `${what}: --json summary`,
+      );
     }
     const uncapped = fathom(['grep', '--max', String(theirs.length), 'hit', root]);
     assert.equal(uncapped.stderr, '', 'a --max no smaller than the matches caps nothing');
@@ -133,7 +161,15 @@ test('cli-pages: a --max cap is said on stderr and in the --json summary', { ski
 });
 
 /** sg: every match across pages; `foo($A)` matches 7 times in 3 files (the nested call twice). */
-const sgExpected = ['src/e.ts:1:1:foo(1); foo(foo(2));', 'src/e.ts:1:9:foo(1); foo(foo(2));', 'src/e.ts:1:13:foo(1); foo(foo(2));', 'src/e.ts:2:11:const x = foo(3);', 'src/f.ts:1:1:foo(4);', 'src/g.ts:1:5:bar(foo(5), foo(6));', 'src/g.ts:1:13:bar(foo(5), foo(6));'];
+const sgExpected = [
+  'src/e.ts:1:1:foo(1); foo(foo(2));',
+  'src/e.ts:1:9:foo(1); foo(foo(2));',
+  'src/e.ts:1:13:foo(1); foo(foo(2));',
+  'src/e.ts:2:11:const x = foo(3);',
+  'src/f.ts:1:1:foo(4);',
+  'src/g.ts:1:5:bar(foo(5), foo(6));',
+  'src/g.ts:1:13:bar(foo(5), foo(6));',
+];
 
 test('cli-pages: sg prints every match page after page; a --max cap is said', () => {
   try {
@@ -144,7 +180,14 @@ test('cli-pages: sg prints every match page after page; a --max cap is said', ()
       assert.equal(ours.stderr, '', what);
       assert.deepEqual(lines(ours.stdout), sgExpected, what);
       const json = JSON.parse(fathom(['sg', '--json', 'foo($A)', '--lang', 'typescript', root], pageSize).stdout);
-      assert.deepEqual(json.matches.map((match: { path: string; range: { start: { line: number; column: number } } }) => `${match.path}:${match.range.start.line}:${match.range.start.column}`), sgExpected.map((line) => line.split(':').slice(0, 3).join(':')), what);
+      assert.deepEqual(
+        json.matches.map(
+          (match: { path: string; range: { start: { line: number; column: number } } }) =>
+            `${match.path}:${match.range.start.line}:${match.range.start.column}`,
+        ),
+        sgExpected.map((line) => line.split(':').slice(0, 3).join(':')),
+        what,
+      );
       assert.deepEqual([json.files, json.truncated, 'next' in json], [3, false, false], what);
     }
     for (const pageSize of [undefined, 2]) {

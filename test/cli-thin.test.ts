@@ -88,10 +88,18 @@ test('cli-thin: client commands load only the client path; --no-daemon loads the
       const packages = [...new Set(run.loaded.map(packageOf).filter((name) => name !== undefined))];
       if (entry.thin) {
         assert.deepEqual(packages, [], `${entry.what} loads no package`);
-        assert.deepEqual(run.loaded.filter((file) => !allowedOnThinPath(file)), [], `${entry.what} loads only the client path`);
+        assert.deepEqual(
+          run.loaded.filter((file) => !allowedOnThinPath(file)),
+          [],
+          `${entry.what} loads only the client path`,
+        );
       } else {
-        for (const file of ['dist/src/daemon/server.js', 'dist/src/engine/workspace-engine.js']) assert.ok(run.loaded.includes(path.join(repository, file)), `${entry.what}: loads ${file}`);
-        assert.ok(run.loaded.some((file) => file.endsWith('/node_modules/vscode-jsonrpc/lib/common/connection.js')), `${entry.what}: the recorder saw CommonJS requires`);
+        for (const file of ['dist/src/daemon/server.js', 'dist/src/engine/workspace-engine.js'])
+          assert.ok(run.loaded.includes(path.join(repository, file)), `${entry.what}: loads ${file}`);
+        assert.ok(
+          run.loaded.some((file) => file.endsWith('/node_modules/vscode-jsonrpc/lib/common/connection.js')),
+          `${entry.what}: the recorder saw CommonJS requires`,
+        );
       }
     }
     assert.ok(await canConnect(env.FATHOM_SOCKET), 'a client command started the daemon');

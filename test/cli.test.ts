@@ -9,7 +9,12 @@ import { gitInit, gitOracle, tempDir, writeFixture } from './helpers/fixture.js'
 import { canConnect, cliMain, socketPathIn } from './helpers/raw-client.js';
 
 function fathom(args: string[], env: Record<string, string>, cwd?: string) {
-  const result = spawnSync(process.execPath, [cliMain, ...args], { env: { ...process.env, FATHOM_LOG: 'warn', ...env }, encoding: 'utf8', cwd, timeout: 60_000 });
+  const result = spawnSync(process.execPath, [cliMain, ...args], {
+    env: { ...process.env, FATHOM_LOG: 'warn', ...env },
+    encoding: 'utf8',
+    cwd,
+    timeout: 60_000,
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -79,7 +84,12 @@ const failures: { name: string; args: string[]; code: number; stderr: RegExp }[]
   { name: 'an unknown command', args: ['frobnicate'], code: 2, stderr: /unknown command: frobnicate/ },
   { name: 'an unknown option', args: ['files', '--bogus'], code: 2, stderr: /Unknown option '--bogus'/ },
   { name: 'a bad --limit', args: ['files', '.', '--limit', 'ten', '--no-daemon'], code: 2, stderr: /--limit takes a whole number/ },
-  { name: 'a root that does not exist', args: ['files', '/no/such/root', '--no-daemon'], code: 2, stderr: /workspace root \/no\/such\/root does not exist \(code -32010\)/ },
+  {
+    name: 'a root that does not exist',
+    args: ['files', '/no/such/root', '--no-daemon'],
+    code: 2,
+    stderr: /workspace root \/no\/such\/root does not exist \(code -32010\)/,
+  },
 ];
 for (const failure of failures) {
   test(`cli: ${failure.name} fails with exit ${failure.code} and a message`, () => {
@@ -136,7 +146,22 @@ test('cli: grep prints ripgrep lines with context and separators; -t filters by 
   const env = { FATHOM_CACHE_DIR: tempDir('fathom-cache-') };
   const grep = fathom(['grep', 'foo', root, '-C', '1', '--no-daemon'], env);
   assert.equal(grep.code, 0, grep.stderr);
-  assert.equal(grep.stdout, ['app.py:1:def foo():', 'app.py-2-    return 1', '--', 'notes.txt-1-a', 'notes.txt:2:foo 1', 'notes.txt-3-b', '--', 'notes.txt-6-e', 'notes.txt:7:foo 2', 'notes.txt-8-f', ''].join('\n'));
+  assert.equal(
+    grep.stdout,
+    [
+      'app.py:1:def foo():',
+      'app.py-2-    return 1',
+      '--',
+      'notes.txt-1-a',
+      'notes.txt:2:foo 1',
+      'notes.txt-3-b',
+      '--',
+      'notes.txt-6-e',
+      'notes.txt:7:foo 2',
+      'notes.txt-8-f',
+      '',
+    ].join('\n'),
+  );
   const typed = fathom(['grep', 'foo', root, '-t', 'py', '--no-daemon'], env);
   assert.equal(typed.stdout, 'app.py:1:def foo():\n');
   const none = fathom(['grep', 'foo', root, '-t', 'rust', '--no-daemon'], env);
@@ -148,7 +173,10 @@ test('cli: grep prints ripgrep lines with context and separators; -t filters by 
   assert.equal(sg.code, 0, sg.stderr);
   assert.equal(sg.stdout, 'app.py:1:1:def foo():\n');
   const sgJson = JSON.parse(fathom(['sg', 'return $A', `${root}/app.py`, '--json', '--no-daemon'], env).stdout);
-  assert.deepEqual(sgJson.matches.map((match: { text: string; bindings: { A: { text: string } } }) => [match.text, match.bindings.A.text]), [['return 1', '1']]);
+  assert.deepEqual(
+    sgJson.matches.map((match: { text: string; bindings: { A: { text: string } } }) => [match.text, match.bindings.A.text]),
+    [['return 1', '1']],
+  );
   assert.equal(fathom(['sg', 'def nothing(): $$$', root, '--lang', 'py', '--no-daemon'], env).code, 1, 'no match: exit 1');
   const badPattern = fathom(['sg', 'def (', root, '--lang', 'py', '--no-daemon'], env);
   assert.equal(badPattern.code, 2, 'an unparseable pattern is an error');
@@ -167,13 +195,31 @@ test('cli: def, refs, callers, callees and impact take a position, a line or a n
   const env = { FATHOM_CACHE_DIR: tempDir('fathom-cache-') };
   const refs = fathom(['refs', 'format_name', root, '--no-daemon'], env);
   assert.equal(refs.code, 0, refs.stderr);
-  assert.equal(refs.stdout, ['pkg/models.py:16:16: return format_name(self.name)  (call)', 'pkg/services.py:5:21: from .models import format_name as fmt  (import)', 'pkg/services.py:15:12: models.format_name(name)  (call)', 'pkg/services.py:18:12: return fmt(name)  (call)', ''].join('\n'));
+  assert.equal(
+    refs.stdout,
+    [
+      'pkg/models.py:16:16: return format_name(self.name)  (call)',
+      'pkg/services.py:5:21: from .models import format_name as fmt  (import)',
+      'pkg/services.py:15:12: models.format_name(name)  (call)',
+      'pkg/services.py:18:12: return fmt(name)  (call)',
+      '',
+    ].join('\n'),
+  );
   const def = fathom(['def', `${root}/app.py:5:5`, '--no-daemon'], env);
   assert.equal(def.stdout, 'pkg/services.py:12:5: function create_user  def create_user(name):\n');
   const line = fathom(['def', `${root}/pkg/services.py:12`, '--no-daemon'], env);
   assert.equal(line.stdout, 'pkg/services.py:12:5: function create_user  def create_user(name):\n', 'FILE:LINE: the definition starting there');
   const callers = fathom(['callers', 'format_name', root, '--depth', '2', '--no-daemon'], env);
-  assert.equal(callers.stdout, ['callers of format_name:', '1  pkg/services.py:12:5: function create_user  (exact, 2 sites)', '1  pkg/models.py:15:9: method User.greet  (exact, 1 site)', '2  app.py:4:5: function main  (exact, 1 site, via create_user)', ''].join('\n'));
+  assert.equal(
+    callers.stdout,
+    [
+      'callers of format_name:',
+      '1  pkg/services.py:12:5: function create_user  (exact, 2 sites)',
+      '1  pkg/models.py:15:9: method User.greet  (exact, 1 site)',
+      '2  app.py:4:5: function main  (exact, 1 site, via create_user)',
+      '',
+    ].join('\n'),
+  );
   const callees = JSON.parse(fathom(['callees', `${root}/pkg/services.py:12`, '--json', '--no-daemon'], env).stdout);
   assert.deepEqual(callees.unresolved, [{ name: 'join', count: 1 }]);
   const impact = fathom(['impact', 'Base', root, '--min-confidence', 'exact', '--no-daemon'], env);
@@ -186,7 +232,7 @@ test('cli: def, refs, callers, callees and impact take a position, a line or a n
   assert.match(bad.stderr, /--depth takes a whole number/);
 });
 
-test('cli: attach joins an editor\'s stdio to the one daemon on the socket (started on first use)', async () => {
+test("cli: attach joins an editor's stdio to the one daemon on the socket (started on first use)", async () => {
   const { RawClient, socketPathIn, spawnCli } = await import('./helpers/raw-client.js');
   const socket = socketPathIn();
   const env = { FATHOM_CACHE_DIR: tempDir('fathom-cache-') };
@@ -205,7 +251,7 @@ test('cli: attach joins an editor\'s stdio to the one daemon on the socket (star
     assert.equal(pids[0], pids[1], 'both editors share one daemon');
     const client = new RawClient(second.child.stdout, second.child.stdin);
     client.notify('exit', {});
-    assert.equal(await second.exited, 0, 'the editor\'s exit ends only its attach');
+    assert.equal(await second.exited, 0, "the editor's exit ends only its attach");
   } finally {
     first.child.kill();
     second.child.kill();

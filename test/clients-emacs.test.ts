@@ -16,7 +16,10 @@ const clientFolder = path.resolve(import.meta.dirname, '../../clients/emacs');
 test('emacs: fathom.el byte-compiles without warnings', () => {
   const folder = tempDir('fathom-elisp-');
   fs.copyFileSync(path.join(clientFolder, 'fathom.el'), path.join(folder, 'fathom.el'));
-  const run = spawnSync('emacs', ['--batch', '--eval', '(setq byte-compile-error-on-warn t)', '-f', 'batch-byte-compile', path.join(folder, 'fathom.el')], { encoding: 'utf8', timeout: 120_000 });
+  const run = spawnSync('emacs', ['--batch', '--eval', '(setq byte-compile-error-on-warn t)', '-f', 'batch-byte-compile', path.join(folder, 'fathom.el')], {
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   assert.equal(run.status, 0, `${run.stdout}${run.stderr}`);
   assert.ok(fs.existsSync(path.join(folder, 'fathom.elc')));
 });
@@ -38,7 +41,11 @@ test('emacs never blocks: keys run as commands while a grep waits for a first in
   const root = largeEditorFixture(20_000);
   const env = attachTestEnvironment(root);
   try {
-    const run = spawnSync('emacs', ['--batch', '-L', clientFolder, '-l', 'ert', '-l', 'fathom', '-l', 'fathom-never-blocks-tests', '-f', 'ert-run-tests-batch-and-exit'], { cwd: root, encoding: 'utf8', timeout: 150_000, env });
+    const run = spawnSync(
+      'emacs',
+      ['--batch', '-L', clientFolder, '-l', 'ert', '-l', 'fathom', '-l', 'fathom-never-blocks-tests', '-f', 'ert-run-tests-batch-and-exit'],
+      { cwd: root, encoding: 'utf8', timeout: 150_000, env },
+    );
     const output = `${run.stdout}${run.stderr}`;
     assert.equal(run.status, 0, output);
     assert.match(output, /Ran 2 tests, 2 results as expected/);

@@ -12,7 +12,7 @@ const repository = path.resolve(import.meta.dirname, '../..');
 
 test('neovim: :FathomGrep, unsaved buffers, :CodeSearch, :StructuralSearch, :FathomRefs, :FathomStatus', () => {
   const nvim = spawnSync('nvim', ['--version'], { encoding: 'utf8' });
-  assert.equal(nvim.status, 0, 'Neovim is installed (.ci/run installs Debian\'s neovim)');
+  assert.equal(nvim.status, 0, "Neovim is installed (.ci/run installs Debian's neovim)");
   const root = editorFixture();
   const run = spawnSync('nvim', ['--headless', '-u', path.join(repository, 'clients/neovim/tests/minimal_init.lua')], {
     cwd: root,
@@ -30,7 +30,12 @@ test('neovim never blocks: keys are taken while a grep waits for a first index o
   const root = largeEditorFixture(20_000);
   const env = attachTestEnvironment(root);
   try {
-    const run = spawnSync('nvim', ['--headless', '-u', path.join(repository, 'clients/neovim/tests/never_blocks.lua')], { cwd: root, encoding: 'utf8', timeout: 150_000, env });
+    const run = spawnSync('nvim', ['--headless', '-u', path.join(repository, 'clients/neovim/tests/never_blocks.lua')], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 150_000,
+      env,
+    });
     const output = `${run.stdout}${run.stderr}`;
     assert.equal(run.status, 0, output);
     assert.ok(!/FAIL/.test(output), output);

@@ -51,7 +51,7 @@ describe('comments and docstrings', () => {
     ['python', 'x = "# not a comment"  # a comment\ndef f():\n    """Doc."""\n', ['# a comment', '"""Doc."""']],
     ['typescript', "const s = '// no'; // yes\n/* block\n */ f(`/* no */`);", ['// yes', '/* block\n */']],
     ['rust', '/// doc\nfn f() {} // end', ['/// doc', '// end']],
-    ['ruby', "x = 1 # note\n=begin\nblock\n=end\n", ['# note', '=begin\nblock\n=end']],
+    ['ruby', 'x = 1 # note\n=begin\nblock\n=end\n', ['# note', '=begin\nblock\n=end']],
     ['html', '<p>text</p><!-- note -->', ['<!-- note -->']],
   ];
   for (const [language, text, expected] of cases) {
@@ -64,7 +64,8 @@ describe('comments and docstrings', () => {
   }
 
   test('test files by their usual names', () => {
-    for (const file of ['tests/test_invoice.py', 'src/__tests__/a.ts', 'src/a.test.ts', 'pkg/a_test.go', 'src/FooTest.java', 'spec/a.rb']) assert.equal(isTestPath(file), true, file);
+    for (const file of ['tests/test_invoice.py', 'src/__tests__/a.ts', 'src/a.test.ts', 'pkg/a_test.go', 'src/FooTest.java', 'spec/a.rb'])
+      assert.equal(isTestPath(file), true, file);
     for (const file of ['src/testing_utils.py', 'src/contest.ts', 'src/attestation.go']) assert.equal(isTestPath(file), false, file);
   });
 });
@@ -89,7 +90,10 @@ function readCases(): Case[] {
 
 /** 0-based line of the first line of a file holding `text`. */
 function lineOf(root: string, file: string, text: string): number {
-  const line = fs.readFileSync(path.join(root, file), 'utf8').split('\n').findIndex((entry) => entry.includes(text));
+  const line = fs
+    .readFileSync(path.join(root, file), 'utf8')
+    .split('\n')
+    .findIndex((entry) => entry.includes(text));
   assert.ok(line >= 0, `${file} holds ${text}`);
   return line;
 }
@@ -137,7 +141,10 @@ describe('chunk ranking on the fixture repo', () => {
   });
 
   test('a file written is searchable after its change event; a deleted one is never returned', async () => {
-    fs.writeFileSync(path.join(root, 'src/net/dns.go'), '// Package net: resolving host names.\npackage net\n\n// Resolve looks a hostname up in the zone transfer table.\nfunc Resolve(host string) string { return host }\n');
+    fs.writeFileSync(
+      path.join(root, 'src/net/dns.go'),
+      '// Package net: resolving host names.\npackage net\n\n// Resolve looks a hostname up in the zone transfer table.\nfunc Resolve(host string) string { return host }\n',
+    );
     await quiesce(workspace);
     await ranking.settle();
     assert.equal(ranking.search({ terms: queryTerms('zone transfer'), limit: 3 })[0]?.path, 'src/net/dns.go');
@@ -275,14 +282,23 @@ describe('fathom/codeSearch over the protocol', () => {
 
   test('regex and literal modes answer lines; globs and languages filter', async () => {
     const regex = await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'def \\w+_discount', mode: 'regex' });
-    assert.deepEqual(regex.hits.map((hit) => `${hit.path}:${hit.start}:${hit.column}`), ['src/payments/invoice.py:15:5', 'tests/test_invoice.py:4:1']);
+    assert.deepEqual(
+      regex.hits.map((hit) => `${hit.path}:${hit.start}:${hit.column}`),
+      ['src/payments/invoice.py:15:5', 'tests/test_invoice.py:4:1'],
+    );
     const filtered = await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'def \\w+_discount', glob: 'src/**' });
-    assert.deepEqual(filtered.hits.map((hit) => hit.path), ['src/payments/invoice.py']);
+    assert.deepEqual(
+      filtered.hits.map((hit) => hit.path),
+      ['src/payments/invoice.py'],
+    );
     const typed = await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'discount', mode: 'lexical', languages: ['python'] });
     assert.ok(typed.hits.length > 0 && typed.hits.every((hit) => hit.path.endsWith('.py')));
     const literal = await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'wait *= 2' });
     assert.equal(literal.route, 'literal');
-    assert.deepEqual(literal.hits.map((hit) => `${hit.path}:${hit.start}`), ['src/net/retry.go:16']);
+    assert.deepEqual(
+      literal.hits.map((hit) => `${hit.path}:${hit.start}`),
+      ['src/net/retry.go:16'],
+    );
   });
 
   test('an answer over the inline cap goes to a 0600 file; the response carries its path', async () => {
@@ -310,13 +326,23 @@ describe('fathom/codeSearch over the protocol', () => {
   }
 
   test("status: the ranking, and the semantic index on Fathom's own model", async () => {
-    const status = await client.result<{ workspaces: Array<{ root: string; indexes: Record<string, string>; search?: { ranking: { state: string; files: number }; semantic: { state: string; model?: { dir: string; hybridWeight?: number } } } }> }>('fathom/status', { root });
+    const status = await client.result<{
+      workspaces: Array<{
+        root: string;
+        indexes: Record<string, string>;
+        search?: { ranking: { state: string; files: number }; semantic: { state: string; model?: { dir: string; hybridWeight?: number } } };
+      }>;
+    }>('fathom/status', { root });
     const workspace = status.workspaces[0]!;
     assert.equal(workspace.indexes.ranking, 'ready');
     assert.notEqual(workspace.indexes.semantic, 'off');
     assert.equal(workspace.search?.ranking.files, 6);
     assert.match(workspace.search?.semantic.model?.dir ?? '', /models\/fathom-code$/);
-    assert.equal(workspace.search?.semantic.model?.hybridWeight, (JSON.parse(fs.readFileSync(path.join(defaultModelDir, 'fathom.json'), 'utf8')) as { hybridWeight: number }).hybridWeight, 'the weight measured for the shipped model');
+    assert.equal(
+      workspace.search?.semantic.model?.hybridWeight,
+      (JSON.parse(fs.readFileSync(path.join(defaultModelDir, 'fathom.json'), 'utf8')) as { hybridWeight: number }).hybridWeight,
+      'the weight measured for the shipped model',
+    );
   });
 });
 
@@ -327,7 +353,12 @@ describe('a question never waits out a build unsaid', () => {
   after(() => daemon.child.kill());
 
   test('past waitMs an answer comes from what the ranking holds, and says how far its build is; the build goes on', async () => {
-    const early = await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'wait longer between tries after each failure', mode: 'lexical', waitMs: 0 });
+    const early = await client.result<CodeSearchResult>('fathom/codeSearch', {
+      root,
+      query: 'wait longer between tries after each failure',
+      mode: 'lexical',
+      waitMs: 0,
+    });
     assert.equal(early.building?.length, 1, JSON.stringify(early.building));
     assert.equal(early.building![0]!.index, 'ranking');
     assert.ok(early.building![0]!.done <= early.building![0]!.total);
@@ -338,10 +369,16 @@ describe('a question never waits out a build unsaid', () => {
 
   test('fathom/symbols too: the code graph as it is, then whole', async () => {
     const early = await client.result<SymbolsResult>('fathom/symbols', { root, query: 'isExpired', waitMs: 0 });
-    assert.deepEqual(early.building?.map((entry) => entry.index), ['graph']);
+    assert.deepEqual(
+      early.building?.map((entry) => entry.index),
+      ['graph'],
+    );
     const later = await client.result<SymbolsResult>('fathom/symbols', { root, query: 'isExpired' });
     assert.equal(later.building, undefined);
-    assert.ok(later.symbols.some((symbol) => symbol.name === 'isExpired'), JSON.stringify(later.symbols.map((symbol) => symbol.name)));
+    assert.ok(
+      later.symbols.some((symbol) => symbol.name === 'isExpired'),
+      JSON.stringify(later.symbols.map((symbol) => symbol.name)),
+    );
   });
 });
 
@@ -353,7 +390,10 @@ describe('fathom search (CLI)', () => {
     let stdout = '';
     run.child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     assert.equal(await run.exited, 0, run.stderr());
-    const hits = stdout.trim().split('\n').map((line) => JSON.parse(line) as { path: string; start: number; end: number; score: number });
+    const hits = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { path: string; start: number; end: number; score: number });
     assert.equal(hits.length, 2);
     assert.equal(hits[0]!.path, 'src/storage/cache.rs');
     assert.ok(typeof hits[0]!.start === 'number' && typeof hits[0]!.end === 'number' && hits[0]!.score > 0);

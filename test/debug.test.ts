@@ -71,7 +71,10 @@ describe('debugging a Python program through debugpy', () => {
   after(() => daemon.child.kill());
 
   test('launch stops at the breakpoint with the locals; evaluate; step; continue to the end', async () => {
-    const stopped = await client.result<DebugStateResult>('fathom/debugLaunch', { program: path.join(root, 'average.py'), breakpoints: [{ path: 'average.py', line: 5 }] });
+    const stopped = await client.result<DebugStateResult>('fathom/debugLaunch', {
+      program: path.join(root, 'average.py'),
+      breakpoints: [{ path: 'average.py', line: 5 }],
+    });
     assert.equal(stopped.phase, 'stopped');
     assert.equal(stopped.stop?.reason, 'breakpoint');
     assert.equal(stopped.frames[0]?.name, 'average');
@@ -80,7 +83,10 @@ describe('debugging a Python program through debugpy', () => {
     const locals = Object.fromEntries((stopped.frames[0]?.locals ?? []).map((variable) => [variable.name, variable.value]));
     assert.equal(locals.total, '12');
     assert.equal(locals.values, '[3, 4, 5]');
-    assert.deepEqual(stopped.breakpoints.map((entry) => [entry.line, entry.verified]), [[5, true]]);
+    assert.deepEqual(
+      stopped.breakpoints.map((entry) => [entry.line, entry.verified]),
+      [[5, true]],
+    );
     assert.ok(stopped.remainingSeconds > 0);
     const evaluated = await client.result<DebugEvaluateResult>('fathom/debugEvaluate', { expression: 'total / len(values)' });
     assert.equal(evaluated.value, '4.0');
@@ -93,7 +99,10 @@ describe('debugging a Python program through debugpy', () => {
     const ended = await client.result<DebugStateResult>('fathom/debugContinue', {});
     assert.equal(ended.phase, 'ended');
     assert.equal(ended.exitCode, 0);
-    assert.ok(ended.output.some((line) => line.includes('average 3.0')), ended.output.join('\n'));
+    assert.ok(
+      ended.output.some((line) => line.includes('average 3.0')),
+      ended.output.join('\n'),
+    );
     const done = await client.result<{ terminated: boolean }>('fathom/debugTerminate', {});
     assert.equal(done.terminated, true);
   });
@@ -105,7 +114,11 @@ describe('debugging a Python program through debugpy', () => {
     assert.equal(second.error?.code, ErrorCodes.Conflict);
     assert.match(second.error?.message ?? '', new RegExp(`a debug session is live for this client: ${first.session}`));
     // Another conversation may have its own.
-    const other = await client.result<DebugStateResult>('fathom/debugLaunch', { program: path.join(root, 'average.py'), stopOnEntry: true, conversation: 'agent-7' });
+    const other = await client.result<DebugStateResult>('fathom/debugLaunch', {
+      program: path.join(root, 'average.py'),
+      stopOnEntry: true,
+      conversation: 'agent-7',
+    });
     assert.notEqual(other.session, first.session);
     const status = await client.result<StatusResult>('fathom/status', {});
     assert.deepEqual(status.debug?.sessions.map((entry) => entry.id).sort(), [first.session, other.session].sort());
@@ -138,7 +151,12 @@ describe('debugging a Python program through debugpy', () => {
     { name: 'a program that does not exist', method: 'fathom/debugLaunch', params: { program: '/no/such/file.py' }, message: /no program at/ },
     { name: 'a program no adapter runs', method: 'fathom/debugLaunch', params: { program: '__SCRIPT__' }, message: /cannot debug .*Node\.js debug adapter/ },
     { name: 'state without a session', method: 'fathom/debugState', params: { conversation: 'nobody' }, message: /no live debug session for this client/ },
-    { name: 'a step of an unknown kind', method: 'fathom/debugStep', params: { kind: 'sideways', conversation: 'nobody' }, message: /no live debug session|params\.kind/ },
+    {
+      name: 'a step of an unknown kind',
+      method: 'fathom/debugStep',
+      params: { kind: 'sideways', conversation: 'nobody' },
+      message: /no live debug session|params\.kind/,
+    },
   ];
   for (const entry of errors) {
     test(`InvalidParams: ${entry.name}`, async () => {
@@ -218,16 +236,51 @@ function writeNative(): { c: string; cSource: string; go: string } {
   const cSource = path.join(root, 'bug.c');
   fs.writeFileSync(
     cSource,
-    ['#include <stdio.h>', '', 'int average(int *values, int count) {', '    int total = 0;', '    for (int i = 0; i < count; i++) total += values[i];', '    return total / count - 1;', '}', '', 'int main(void) {', '    int scores[3] = {3, 4, 5};', '    int result = average(scores, 3);', '    printf("average %d\\n", result);', '    return 0;', '}', ''].join('\n'),
+    [
+      '#include <stdio.h>',
+      '',
+      'int average(int *values, int count) {',
+      '    int total = 0;',
+      '    for (int i = 0; i < count; i++) total += values[i];',
+      '    return total / count - 1;',
+      '}',
+      '',
+      'int main(void) {',
+      '    int scores[3] = {3, 4, 5};',
+      '    int result = average(scores, 3);',
+      '    printf("average %d\\n", result);',
+      '    return 0;',
+      '}',
+      '',
+    ].join('\n'),
   );
   const built = spawnSync('gcc', ['-g', '-O0', '-o', path.join(root, 'bug'), cSource]);
-  assert.equal(built.status, 0, `gcc: ${built.stderr}`);
+  assert.equal(built.status, 0, `gcc: ${built.stderr.toString()}`);
   const goFolder = path.join(root, 'go');
   fs.mkdirSync(goFolder);
   fs.writeFileSync(path.join(goFolder, 'go.mod'), 'module example.com/bug\n\ngo 1.19\n');
   fs.writeFileSync(
     path.join(goFolder, 'main.go'),
-    ['package main', '', 'import "fmt"', '', 'func average(values []int) int {', '\ttotal := 0', '\tfor _, value := range values {', '\t\ttotal += value', '\t}', '\treturn total/len(values) - 1', '}', '', 'func main() {', '\tscores := []int{3, 4, 5}', '\tresult := average(scores)', '\tfmt.Println("average", result)', '}', ''].join('\n'),
+    [
+      'package main',
+      '',
+      'import "fmt"',
+      '',
+      'func average(values []int) int {',
+      '\ttotal := 0',
+      '\tfor _, value := range values {',
+      '\t\ttotal += value',
+      '\t}',
+      '\treturn total/len(values) - 1',
+      '}',
+      '',
+      'func main() {',
+      '\tscores := []int{3, 4, 5}',
+      '\tresult := average(scores)',
+      '\tfmt.Println("average", result)',
+      '}',
+      '',
+    ].join('\n'),
   );
   return { c: path.join(root, 'bug'), cSource, go: path.join(goFolder, 'main.go') };
 }
@@ -244,7 +297,11 @@ describe('debugging C (lldb-vscode) and Go (delve)', () => {
   ];
   for (const entry of cases) {
     test(`${entry.name}: stop at the breakpoint, locals, evaluate, step out, continue to the end`, async () => {
-      const stopped = await client.result<DebugStateResult>('fathom/debugLaunch', { program: entry.program(), breakpoints: [{ path: entry.source(), line: entry.line }], timeoutMs: 120_000 });
+      const stopped = await client.result<DebugStateResult>('fathom/debugLaunch', {
+        program: entry.program(),
+        breakpoints: [{ path: entry.source(), line: entry.line }],
+        timeoutMs: 120_000,
+      });
       assert.equal(stopped.phase, 'stopped', JSON.stringify(stopped));
       assert.equal(stopped.frames[0]?.name, entry.frame);
       assert.equal(stopped.frames[0]?.line, entry.line);
@@ -256,7 +313,10 @@ describe('debugging C (lldb-vscode) and Go (delve)', () => {
       assert.equal(out.frames[0]?.name, entry.caller);
       const ended = await client.result<DebugStateResult>('fathom/debugContinue', {});
       assert.equal(ended.phase, 'ended');
-      assert.ok(ended.output.some((line) => line.includes(entry.output)), ended.output.join('\n'));
+      assert.ok(
+        ended.output.some((line) => line.includes(entry.output)),
+        ended.output.join('\n'),
+      );
       await client.result('fathom/debugTerminate', {});
     });
   }
@@ -271,37 +331,42 @@ describe('debugging C (lldb-vscode) and Go (delve)', () => {
 });
 
 describe('detection that notices installs', () => {
-  test('a python3 that cannot import debugpy is asked again after the back-off: installed meanwhile, it is found without a restart', { timeout: 60_000 }, async () => {
-    const folder = tempDir('fathom-debug-python-');
-    const installed = path.join(folder, 'installed');
-    const python = path.join(folder, 'python3');
-    // debugpy "installed" once the marker exists: then it is Debian's python3.
-    fs.writeFileSync(python, `#!/bin/sh\n[ -e ${installed} ] || exit 1\nexec /usr/bin/python3 "$@"\n`, { mode: 0o755 });
-    const daemon = spawnStdioDaemon({ FATHOM_DEBUG_PYTHON: python });
-    try {
-      const pythonState = async (): Promise<string | undefined> => (await daemon.client.result<StatusResult>('fathom/status', {})).debug?.adapters.find((entry) => entry.adapter === 'python')?.state;
-      // A fresh daemon is still probing (`checking`: status never waits on the child); then the miss.
-      let first = await pythonState();
-      for (let waited = 0; first === 'checking' && waited < 20_000; waited += 50) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        first = await pythonState();
+  test(
+    'a python3 that cannot import debugpy is asked again after the back-off: installed meanwhile, it is found without a restart',
+    { timeout: 60_000 },
+    async () => {
+      const folder = tempDir('fathom-debug-python-');
+      const installed = path.join(folder, 'installed');
+      const python = path.join(folder, 'python3');
+      // debugpy "installed" once the marker exists: then it is Debian's python3.
+      fs.writeFileSync(python, `#!/bin/sh\n[ -e ${installed} ] || exit 1\nexec /usr/bin/python3 "$@"\n`, { mode: 0o755 });
+      const daemon = spawnStdioDaemon({ FATHOM_DEBUG_PYTHON: python });
+      try {
+        const pythonState = async (): Promise<string | undefined> =>
+          (await daemon.client.result<StatusResult>('fathom/status', {})).debug?.adapters.find((entry) => entry.adapter === 'python')?.state;
+        // A fresh daemon is still probing (`checking`: status never waits on the child); then the miss.
+        let first = await pythonState();
+        for (let waited = 0; first === 'checking' && waited < 20_000; waited += 50) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          first = await pythonState();
+        }
+        assert.equal(first, 'missing');
+        const program = path.join(folder, 'hello.py');
+        fs.writeFileSync(program, 'print("hello")\n');
+        const refused = await daemon.client.request('fathom/debugLaunch', { program });
+        assert.match(refused.error?.message ?? '', /no python3 here can import debugpy/);
+        fs.writeFileSync(installed, '');
+        let state = await pythonState();
+        for (let waited = 0; state !== 'available' && waited < 20_000; waited += 250) {
+          await new Promise((resolve) => setTimeout(resolve, 250));
+          state = await pythonState();
+        }
+        assert.equal(state, 'available', 'found after the back-off, no restart');
+      } finally {
+        daemon.child.kill();
       }
-      assert.equal(first, 'missing');
-      const program = path.join(folder, 'hello.py');
-      fs.writeFileSync(program, 'print("hello")\n');
-      const refused = await daemon.client.request('fathom/debugLaunch', { program });
-      assert.match(refused.error?.message ?? '', /no python3 here can import debugpy/);
-      fs.writeFileSync(installed, '');
-      let state = await pythonState();
-      for (let waited = 0; state !== 'available' && waited < 20_000; waited += 250) {
-        await new Promise((resolve) => setTimeout(resolve, 250));
-        state = await pythonState();
-      }
-      assert.equal(state, 'available', 'found after the back-off, no restart');
-    } finally {
-      daemon.child.kill();
-    }
-  });
+    },
+  );
 });
 
 describe('adapters that crash or never answer', () => {
@@ -340,7 +405,10 @@ describe('adapters that crash or never answer', () => {
     const silent = spawn(process.execPath, ['-e', 'process.stdin.resume(); setInterval(() => {}, 1000)'], { stdio: ['pipe', 'pipe', 'ignore'] });
     try {
       const connection = new DapConnection(silent.stdout!, silent.stdin!);
-      await assert.rejects(connection.request('initialize', {}, 300), (error: unknown) => error instanceof DapTimedOut && /initialize: the debug adapter did not answer within 300 ms/.test((error as Error).message));
+      await assert.rejects(
+        connection.request('initialize', {}, 300),
+        (error: unknown) => error instanceof DapTimedOut && /initialize: the debug adapter did not answer within 300 ms/.test((error as Error).message),
+      );
       silent.kill();
       await new Promise((resolve) => silent.once('exit', resolve));
       await assert.rejects(connection.request('threads', {}, 300), /connection closed/);

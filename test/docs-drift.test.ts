@@ -49,7 +49,12 @@ function tableRows(text: string, heading: string): string[][] {
     .slice(start, end < 0 ? undefined : end)
     .split('\n')
     .filter((line) => line.startsWith('|'))
-    .map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim()));
+    .map((line) =>
+      line
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim()),
+    );
   return rows.slice(2); // the header and its separator
 }
 
@@ -98,7 +103,7 @@ test('docs drift: each format version in ARCHITECTURE.md equals the constant bes
   assert.deepEqual(problems, []);
 });
 
-test('docs drift: each magic in ARCHITECTURE.md is its owner\'s, and every magic in src/ is in the table', () => {
+test("docs drift: each magic in ARCHITECTURE.md is its owner's, and every magic in src/ is in the table", () => {
   const rows = formatRows();
   const problems: string[] = [];
   for (const row of rows) {
@@ -118,7 +123,9 @@ test('docs drift: each magic in ARCHITECTURE.md is its owner\'s, and every magic
 /** Fathom's methods docs/protocol.md's `###` headings name (a bare name takes the prefix of the one before it, as in protocol-fuzz.ts). */
 function documentedFathomMethods(): string[] {
   const methods = new Set<string>();
-  for (const heading of read('docs/protocol.md').split('\n').filter((line) => line.startsWith('### '))) {
+  for (const heading of read('docs/protocol.md')
+    .split('\n')
+    .filter((line) => line.startsWith('### '))) {
     let prefix = '';
     for (const name of codeSpans(heading)) {
       if (name.includes('/')) prefix = name.slice(0, name.lastIndexOf('/') + 1);
@@ -133,7 +140,10 @@ test('docs drift: docs/protocol.md documents exactly the methods of src/protocol
   const documented = documentedFathomMethods();
   const declared = [...new Set<string>(Object.values(Methods))].sort();
   assert.ok(documented.length > 10, 'read the protocol headings');
-  assert.deepEqual({ undocumented: declared.filter((method) => !documented.includes(method)), notDeclared: documented.filter((method) => !declared.includes(method)) }, { undocumented: [], notDeclared: [] });
+  assert.deepEqual(
+    { undocumented: declared.filter((method) => !documented.includes(method)), notDeclared: documented.filter((method) => !declared.includes(method)) },
+    { undocumented: [], notDeclared: [] },
+  );
 });
 
 function sourceFiles(relative: string): string[] {

@@ -23,7 +23,13 @@ const deepFolder = deepFolders.join('/');
 
 /** Makes folders one level at a time (a shell's cd: no call names a path past PATH_MAX). */
 function makeDeep(root: string, folders: string[], files: string[], subfolders: string[]): void {
-  const script = ['set -e', `cd "${root}"`, ...folders.map((name) => `mkdir ${name} && cd ${name}`), ...files.map((name) => `echo x > ${name}`), ...subfolders.map((name) => `mkdir ${name} && echo y > ${name}/unseen.txt`)].join('\n');
+  const script = [
+    'set -e',
+    `cd "${root}"`,
+    ...folders.map((name) => `mkdir ${name} && cd ${name}`),
+    ...files.map((name) => `echo x > ${name}`),
+    ...subfolders.map((name) => `mkdir ${name} && echo y > ${name}/unseen.txt`),
+  ].join('\n');
   execFileSync('sh', ['-c', script]);
 }
 
@@ -200,7 +206,7 @@ const cases: Case[] = [
     skipped: { nested: 'nestedRepository' },
   },
   {
-    name: 'a root below the top level applies the parent folders\' .gitignore',
+    name: "a root below the top level applies the parent folders' .gitignore",
     git: true,
     spec: `
       //- .gitignore
@@ -338,7 +344,9 @@ for (const testCase of cases) {
       }
       const oracle = gitOracle(root);
       const fathomIgnored = new Set(testCase.fathomIgnored ?? []);
-      const expected = oracle.filter((file) => !skippedByPath.has(file) && !fathomIgnored.has(file) && ![...skippedByPath.keys()].some((skipped) => file.startsWith(`${skipped}/`)));
+      const expected = oracle.filter(
+        (file) => !skippedByPath.has(file) && !fathomIgnored.has(file) && ![...skippedByPath.keys()].some((skipped) => file.startsWith(`${skipped}/`)),
+      );
       assert.deepEqual(files, expected, 'files = git ls-files minus skipped');
       // Every skip stands for a file git shows (a nested repository is a folder git shows as one entry).
       for (const file of [...skippedByPath.keys(), ...fathomIgnored]) {

@@ -35,7 +35,17 @@ function liveNodes(tree: Tree): Node[] {
 }
 
 function describeNode(node: Node | FlatNode): string {
-  return JSON.stringify([node.type, node.startIndex, node.endIndex, node.isNamed, node.isExtra, node.isMissing, node.childCount, node.namedChildCount, node.parent ? [node.parent.type, node.parent.startIndex, node.parent.endIndex] : null]);
+  return JSON.stringify([
+    node.type,
+    node.startIndex,
+    node.endIndex,
+    node.isNamed,
+    node.isExtra,
+    node.isMissing,
+    node.childCount,
+    node.namedChildCount,
+    node.parent ? [node.parent.type, node.parent.startIndex, node.parent.endIndex] : null,
+  ]);
 }
 
 function assertSame(tree: Tree, flat: FlatTree, label: string): void {
@@ -44,9 +54,17 @@ function assertSame(tree: Tree, flat: FlatTree, label: string): void {
   live.forEach((node, index) => {
     const ours = flat.node(index);
     assert.equal(describeNode(ours), describeNode(node), `${label}: node ${index}`);
-    assert.deepEqual(ours.children.map((child) => child.startIndex), node.children.map((child) => child!.startIndex), `${label}: children of node ${index}`);
+    assert.deepEqual(
+      ours.children.map((child) => child.startIndex),
+      node.children.map((child) => child!.startIndex),
+      `${label}: children of node ${index}`,
+    );
     const named = Array.from({ length: node.namedChildCount }, (_, at) => node.namedChild(at)!.startIndex);
-    assert.deepEqual(Array.from({ length: ours.namedChildCount }, (_, at) => ours.namedChild(at)!.startIndex), named, `${label}: named children of node ${index}`);
+    assert.deepEqual(
+      Array.from({ length: ours.namedChildCount }, (_, at) => ours.namedChild(at)!.startIndex),
+      named,
+      `${label}: named children of node ${index}`,
+    );
   });
   // Subtrees nest: every node's subtree ends within its parent's.
   for (let index = 1; index < flat.size; index++) {
@@ -88,15 +106,24 @@ describe('flat trees', () => {
   test('syntax errors: ERROR and MISSING nodes keep their flags', async () => {
     const flat = await check('c', 'int f(int x) {\n  if (x > 1 { return x; }\n  int y = (x + ;\n  return y\n}\n', 'broken C');
     const types = Array.from({ length: flat.size }, (_, index) => flat.node(index));
-    assert.ok(types.some((node) => node.type === 'ERROR'), 'an ERROR node');
-    assert.ok(types.some((node) => node.isMissing), 'a MISSING node');
+    assert.ok(
+      types.some((node) => node.type === 'ERROR'),
+      'an ERROR node',
+    );
+    assert.ok(
+      types.some((node) => node.isMissing),
+      'a MISSING node',
+    );
   });
 
   test('comments are extras; text past ASCII keeps UTF-16 ranges', async () => {
     const flat = await check('typescript', '// héllo wörld\nconst s = "日本語"; /* ✓ */ let t = s + `${s}😀`;\n', 'comments and Unicode');
     const nodes = Array.from({ length: flat.size }, (_, index) => flat.node(index));
     assert.equal(nodes.filter((node) => node.isExtra).length, 2, 'both comments');
-    assert.ok(nodes.some((node) => node.text === '"日本語"'), 'a string node by its UTF-16 range');
+    assert.ok(
+      nodes.some((node) => node.text === '"日本語"'),
+      'a string node by its UTF-16 range',
+    );
   });
 
   test('a deep tree (nesting past the cursor stack’s first capacity)', async () => {

@@ -40,7 +40,10 @@ function listening(input: Readable): { reader: FrameReader; closed: Promise<void
 test('a client that ends its stream half way through a large frame: the reader holds nothing after', async () => {
   const input = new PassThrough();
   const { reader, closed, messages } = listening(input);
-  await writeHalfFrame((chunk) => input.write(chunk), () => once(input, 'drain'));
+  await writeHalfFrame(
+    (chunk) => input.write(chunk),
+    () => once(input, 'drain'),
+  );
   const held = await heldOnceSent(reader);
   assert.ok(held >= sentBody, `${held} bytes held while the frame was being sent`);
   input.end();
@@ -52,7 +55,10 @@ test('a client that ends its stream half way through a large frame: the reader h
 test('a stream destroyed (no end) half way through a large frame: the reader holds nothing after', async () => {
   const input = new PassThrough();
   const { reader, closed } = listening(input);
-  await writeHalfFrame((chunk) => input.write(chunk), () => once(input, 'drain'));
+  await writeHalfFrame(
+    (chunk) => input.write(chunk),
+    () => once(input, 'drain'),
+  );
   assert.ok((await heldOnceSent(reader)) >= sentBody);
   input.destroy();
   await closed;
@@ -75,7 +81,10 @@ test('a socket client that disconnects half way through a large frame: the reade
     await once(client, 'connect');
     const serverSide = await accepted;
     const { reader, closed } = listening(serverSide);
-    await writeHalfFrame((chunk) => client.write(chunk), () => once(client, 'drain'));
+    await writeHalfFrame(
+      (chunk) => client.write(chunk),
+      () => once(client, 'drain'),
+    );
     assert.ok((await heldOnceSent(reader)) >= sentBody);
     client.destroy();
     await closed;

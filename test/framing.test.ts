@@ -7,7 +7,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { encodeFrame, FrameDecoder, type FrameDecoderOptions, type FrameProblem } from '../src/base/framing.js';
 
-function decode(chunks: Buffer[], options: FrameDecoderOptions = {}): { messages: unknown[]; problems: FrameProblem[]; skipped: string; stopped: boolean; held: number } {
+function decode(
+  chunks: Buffer[],
+  options: FrameDecoderOptions = {},
+): { messages: unknown[]; problems: FrameProblem[]; skipped: string; stopped: boolean; held: number } {
   const messages: unknown[] = [];
   const problems: FrameProblem[] = [];
   const decoder = new FrameDecoder(
@@ -30,7 +33,14 @@ test('a message split at every byte boundary decodes once', () => {
     for (let cut = 1; cut < frame.length; cut++) {
       assert.deepEqual(decode([frame.subarray(0, cut), frame.subarray(cut)], { strayBytes }).messages, [one], `${strayBytes}: cut at ${cut}`);
     }
-    assert.deepEqual(decode([...frame].map((byte) => Buffer.from([byte])), { strayBytes }).messages, [one], `${strayBytes}: one byte at a time`);
+    assert.deepEqual(
+      decode(
+        [...frame].map((byte) => Buffer.from([byte])),
+        { strayBytes },
+      ).messages,
+      [one],
+      `${strayBytes}: one byte at a time`,
+    );
   }
 });
 
@@ -58,30 +68,154 @@ const oversized = `{"jsonrpc":"2.0","id":7,"method":"fathom/grep","params":{"pat
 
 const cases: Case[] = [
   // Both modes.
-  { name: 'other headers are allowed', chunks: [Buffer.concat([bytes('Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n'), encodeFrame(one)])], messages: [one] },
-  { name: 'strict: other headers are allowed', options: strict, chunks: [bytes(`Content-Type: application/vscode-jsonrpc; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(JSON.stringify(two))}\r\n\r\n${JSON.stringify(two)}`)], messages: [two] },
-  { name: 'a body that is not JSON is reported, the next frame read', chunks: [Buffer.concat([bytes('Content-Length: 5\r\n\r\nhello'), encodeFrame(two)])], messages: [two], problems: [['notJson', /a frame that is not JSON/]] },
-  { name: 'strict: a body that is not JSON is reported, the next frame read', options: strict, chunks: [Buffer.concat([bytes('Content-Length: 5\r\n\r\nhello'), encodeFrame(two)])], messages: [two], problems: [['notJson', /not JSON/]] },
-  { name: 'strict: an empty body is not JSON', options: strict, chunks: [Buffer.concat([bytes('Content-Length: 0\r\n\r\n'), encodeFrame(two)])], messages: [two], problems: [['notJson', /not JSON/]] },
-  { name: 'a bad length is skipped', chunks: [Buffer.concat([bytes('Content-Length: x\r\n\r\n'), encodeFrame(two)])], messages: [two], problems: [['badHeader', /a bad Content-Length header/]] },
+  {
+    name: 'other headers are allowed',
+    chunks: [Buffer.concat([bytes('Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n'), encodeFrame(one)])],
+    messages: [one],
+  },
+  {
+    name: 'strict: other headers are allowed',
+    options: strict,
+    chunks: [
+      bytes(
+        `Content-Type: application/vscode-jsonrpc; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(JSON.stringify(two))}\r\n\r\n${JSON.stringify(two)}`,
+      ),
+    ],
+    messages: [two],
+  },
+  {
+    name: 'a body that is not JSON is reported, the next frame read',
+    chunks: [Buffer.concat([bytes('Content-Length: 5\r\n\r\nhello'), encodeFrame(two)])],
+    messages: [two],
+    problems: [['notJson', /a frame that is not JSON/]],
+  },
+  {
+    name: 'strict: a body that is not JSON is reported, the next frame read',
+    options: strict,
+    chunks: [Buffer.concat([bytes('Content-Length: 5\r\n\r\nhello'), encodeFrame(two)])],
+    messages: [two],
+    problems: [['notJson', /not JSON/]],
+  },
+  {
+    name: 'strict: an empty body is not JSON',
+    options: strict,
+    chunks: [Buffer.concat([bytes('Content-Length: 0\r\n\r\n'), encodeFrame(two)])],
+    messages: [two],
+    problems: [['notJson', /not JSON/]],
+  },
+  {
+    name: 'a bad length is skipped',
+    chunks: [Buffer.concat([bytes('Content-Length: x\r\n\r\n'), encodeFrame(two)])],
+    messages: [two],
+    problems: [['badHeader', /a bad Content-Length header/]],
+  },
 
   // The body limit: dropped as it arrives, the stream kept in step, the head kept for the id.
-  { name: 'a body at the limit is read', options: { ...small, maxBodyBytes: Buffer.byteLength(JSON.stringify(two)) }, chunks: [encodeFrame(two)], messages: [two] },
-  { name: 'strict: a body over the limit is dropped, the next frame read', options: small, chunks: [frameOf(oversized), encodeFrame(two)], messages: [two], problems: [['tooLarge', /a frame of 271 bytes, over the limit of 64/]] },
-  { name: 'strict: a body over the limit, a byte at a time', options: small, chunks: [...Buffer.concat([frameOf(oversized), encodeFrame(two)])].map((byte) => Buffer.from([byte])), messages: [two], problems: [['tooLarge', /271 bytes/]] },
-  { name: 'lenient: a body over the limit is dropped whole (frames inside it are not read)', options: { maxBodyBytes: 64 }, chunks: [frameOf(`${JSON.stringify(one)}${frameOf(JSON.stringify(two)).toString()}${'x'.repeat(100)}`), encodeFrame(one)], messages: [one], problems: [['tooLarge', /over the limit of 64/]] },
-  { name: 'strict: 99999999999 bytes announced, 1,000 sent: not reported before its first KiB', options: small, chunks: [bytes('Content-Length: 99999999999\r\n\r\n'), Buffer.alloc(1_000, 0x20)], messages: [] },
-  { name: 'strict: 99999999999 bytes announced, 2,000 sent: reported', options: small, chunks: [bytes('Content-Length: 99999999999\r\n\r\n'), Buffer.alloc(2_000, 0x20)], messages: [], problems: [['tooLarge', /a frame of 99999999999 bytes/]] },
+  {
+    name: 'a body at the limit is read',
+    options: { ...small, maxBodyBytes: Buffer.byteLength(JSON.stringify(two)) },
+    chunks: [encodeFrame(two)],
+    messages: [two],
+  },
+  {
+    name: 'strict: a body over the limit is dropped, the next frame read',
+    options: small,
+    chunks: [frameOf(oversized), encodeFrame(two)],
+    messages: [two],
+    problems: [['tooLarge', /a frame of 271 bytes, over the limit of 64/]],
+  },
+  {
+    name: 'strict: a body over the limit, a byte at a time',
+    options: small,
+    chunks: [...Buffer.concat([frameOf(oversized), encodeFrame(two)])].map((byte) => Buffer.from([byte])),
+    messages: [two],
+    problems: [['tooLarge', /271 bytes/]],
+  },
+  {
+    name: 'lenient: a body over the limit is dropped whole (frames inside it are not read)',
+    options: { maxBodyBytes: 64 },
+    chunks: [frameOf(`${JSON.stringify(one)}${frameOf(JSON.stringify(two)).toString()}${'x'.repeat(100)}`), encodeFrame(one)],
+    messages: [one],
+    problems: [['tooLarge', /over the limit of 64/]],
+  },
+  {
+    name: 'strict: 99999999999 bytes announced, 1,000 sent: not reported before its first KiB',
+    options: small,
+    chunks: [bytes('Content-Length: 99999999999\r\n\r\n'), Buffer.alloc(1_000, 0x20)],
+    messages: [],
+  },
+  {
+    name: 'strict: 99999999999 bytes announced, 2,000 sent: reported',
+    options: small,
+    chunks: [bytes('Content-Length: 99999999999\r\n\r\n'), Buffer.alloc(2_000, 0x20)],
+    messages: [],
+    problems: [['tooLarge', /a frame of 99999999999 bytes/]],
+  },
 
   // The header limit and broken headers: strict stops, lenient skips.
-  { name: 'strict: a header that never ends stops the decoder', options: small, chunks: [bytes(`Content-Length: 5${'\r\nX-Padding: yes'.repeat(20)}`), encodeFrame(two)], messages: [], problems: [['badHeader', /a header longer than 100 bytes/]], stopped: true },
-  { name: 'strict: garbage without a blank line stops after the limit', options: small, chunks: Array.from({ length: 50 }, () => bytes('garbage ')), messages: [], problems: [['badHeader', /longer than 100 bytes/]], stopped: true },
-  { name: 'lenient: a header that never ends is skipped', options: { maxHeaderBytes: 100 }, chunks: [bytes(`Content-Length: 5${'\r\nX-Padding: yes'.repeat(20)}`), encodeFrame(two)], messages: [two], problems: [['badHeader', /longer than 100 bytes/]] },
-  { name: 'strict: a header without Content-Length', options: strict, chunks: [bytes('Content-Type: nothing\r\n\r\n{}'), encodeFrame(two)], messages: [], problems: [['badHeader', /without Content-Length/]], stopped: true },
-  { name: 'strict: a line that is not a header', options: strict, chunks: [bytes('garbage without headers\r\n\r\n'), encodeFrame(two)], messages: [], problems: [['badHeader', /not 'Name: value'/]], stopped: true },
-  { name: 'strict: a banner is not skipped', options: strict, chunks: [Buffer.concat([bytes('hello\n'), encodeFrame(two)])], messages: [], problems: [['badHeader', /not 'Name: value'/]], stopped: true },
-  { name: 'strict: a length that is not a number', options: strict, chunks: [bytes('Content-Length: 12a\r\n\r\n{}')], messages: [], problems: [['badHeader', /a bad Content-Length/]], stopped: true },
-  { name: 'strict: a length past 2^53', options: strict, chunks: [bytes('Content-Length: 99999999999999999999\r\n\r\n{}')], messages: [], problems: [['badHeader', /a bad Content-Length/]], stopped: true },
+  {
+    name: 'strict: a header that never ends stops the decoder',
+    options: small,
+    chunks: [bytes(`Content-Length: 5${'\r\nX-Padding: yes'.repeat(20)}`), encodeFrame(two)],
+    messages: [],
+    problems: [['badHeader', /a header longer than 100 bytes/]],
+    stopped: true,
+  },
+  {
+    name: 'strict: garbage without a blank line stops after the limit',
+    options: small,
+    chunks: Array.from({ length: 50 }, () => bytes('garbage ')),
+    messages: [],
+    problems: [['badHeader', /longer than 100 bytes/]],
+    stopped: true,
+  },
+  {
+    name: 'lenient: a header that never ends is skipped',
+    options: { maxHeaderBytes: 100 },
+    chunks: [bytes(`Content-Length: 5${'\r\nX-Padding: yes'.repeat(20)}`), encodeFrame(two)],
+    messages: [two],
+    problems: [['badHeader', /longer than 100 bytes/]],
+  },
+  {
+    name: 'strict: a header without Content-Length',
+    options: strict,
+    chunks: [bytes('Content-Type: nothing\r\n\r\n{}'), encodeFrame(two)],
+    messages: [],
+    problems: [['badHeader', /without Content-Length/]],
+    stopped: true,
+  },
+  {
+    name: 'strict: a line that is not a header',
+    options: strict,
+    chunks: [bytes('garbage without headers\r\n\r\n'), encodeFrame(two)],
+    messages: [],
+    problems: [['badHeader', /not 'Name: value'/]],
+    stopped: true,
+  },
+  {
+    name: 'strict: a banner is not skipped',
+    options: strict,
+    chunks: [Buffer.concat([bytes('hello\n'), encodeFrame(two)])],
+    messages: [],
+    problems: [['badHeader', /not 'Name: value'/]],
+    stopped: true,
+  },
+  {
+    name: 'strict: a length that is not a number',
+    options: strict,
+    chunks: [bytes('Content-Length: 12a\r\n\r\n{}')],
+    messages: [],
+    problems: [['badHeader', /a bad Content-Length/]],
+    stopped: true,
+  },
+  {
+    name: 'strict: a length past 2^53',
+    options: strict,
+    chunks: [bytes('Content-Length: 99999999999999999999\r\n\r\n{}')],
+    messages: [],
+    problems: [['badHeader', /a bad Content-Length/]],
+    stopped: true,
+  },
 ];
 
 for (const { name, chunks, options, messages, problems = [], stopped = false } of cases) {
@@ -128,14 +262,25 @@ test('a 1 GiB body announced and streamed in 64 KiB chunks is never held', () =>
 test('a header sent a byte at a time is read; one that never ends is refused once, at the limit', () => {
   const header = bytes(`Content-Length: 2${'\r\nX: y'.repeat(1_300)}\r\n\r\n{}`);
   const messages: unknown[] = [];
-  const decoder = new FrameDecoder((message) => messages.push(message), (problem) => assert.fail(problem.message), { strayBytes: 'fatal' });
+  const decoder = new FrameDecoder(
+    (message) => messages.push(message),
+    (problem) => assert.fail(problem.message),
+    { strayBytes: 'fatal' },
+  );
   for (let at = 0; at < header.length; at++) decoder.push(header.subarray(at, at + 1));
   assert.deepEqual(messages, [{}]);
   const problems: FrameProblem[] = [];
-  const endless = new FrameDecoder(() => undefined, (problem) => problems.push(problem), { strayBytes: 'fatal' });
+  const endless = new FrameDecoder(
+    () => undefined,
+    (problem) => problems.push(problem),
+    { strayBytes: 'fatal' },
+  );
   let sent = 0;
   for (; sent < 48 * 1024 * 1024 && !endless.isStopped; sent += 1_024) endless.push(Buffer.alloc(1_024, 0x61));
   assert.equal(sent, 9 * 1_024, 'stopped at the first chunk past 8 KiB');
-  assert.deepEqual(problems.map((problem) => problem.message), ['a header longer than 8192 bytes (no blank line ends it)']);
+  assert.deepEqual(
+    problems.map((problem) => problem.message),
+    ['a header longer than 8192 bytes (no blank line ends it)'],
+  );
   assert.equal(endless.heldBytes, 0);
 });

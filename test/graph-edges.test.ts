@@ -19,14 +19,17 @@ after(() => pool.close());
 function describeTargets(graph: CodeGraph, targets: Target[]): string {
   if (targets.length === 0) return 'nothing';
   const confidences = [...new Set(targets.map((target) => target.confidence))].join('/');
-  return `${targets.map((target) => describeTarget(graph, target)).sort().join(', ')} ${confidences}`;
+  return `${targets
+    .map((target) => describeTarget(graph, target))
+    .sort()
+    .join(', ')} ${confidences}`;
 }
 
 for (const language of fs.readdirSync(fixtures).sort()) {
   describe(`graph edges: ${language}`, () => {
     let fixture: Awaited<ReturnType<typeof graphOf>>;
     after(async () => {
-      fixture?.graph.dispose();
+      await fixture?.graph.dispose();
       await fixture?.workspace.close();
     });
 
@@ -40,11 +43,16 @@ for (const language of fs.readdirSync(fixtures).sort()) {
           for (let at = 0; at < part.referenceNames.length; at++) {
             const kind = graph.kinds.kind(part.referenceKinds[at]!);
             if (kind === 'module') continue;
-            console.log(`${file}:${part.referenceLines[at]! + 1} ${graph.names.name(part.referenceNames[at]!)} -> ${describeTargets(graph, queries.resolver.resolve(part, at))}   (${kind})`);
+            console.log(
+              `${file}:${part.referenceLines[at]! + 1} ${graph.names.name(part.referenceNames[at]!)} -> ${describeTargets(graph, queries.resolver.resolve(part, at))}   (${kind})`,
+            );
           }
         }
       }
-      const table = fs.readFileSync(path.join(fixtures, language, 'edges.txt'), 'utf8').split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
+      const table = fs
+        .readFileSync(path.join(fixtures, language, 'edges.txt'), 'utf8')
+        .split('\n')
+        .filter((line) => line.trim() !== '' && !line.startsWith('#'));
       assert.ok(table.length >= 5, 'a table of edges');
       const failures: string[] = [];
       for (const line of table) {
@@ -55,7 +63,11 @@ for (const language of fs.readdirSync(fixtures).sort()) {
         assert.ok(part, `${file} is in the graph`);
         let reference = -1;
         for (let at = 0; at < part.referenceNames.length; at++) {
-          if (part.referenceLines[at] === Number(lineNumber) - 1 && graph.names.name(part.referenceNames[at]!) === name && graph.kinds.kind(part.referenceKinds[at]!) !== 'module') {
+          if (
+            part.referenceLines[at] === Number(lineNumber) - 1 &&
+            graph.names.name(part.referenceNames[at]!) === name &&
+            graph.kinds.kind(part.referenceKinds[at]!) !== 'module'
+          ) {
             reference = at;
             break;
           }

@@ -58,7 +58,10 @@ for (const seed of [1, 2, 3, 4, 5]) {
       if (step % 50 !== 49) continue;
       for (const [field, table] of Object.entries(tables) as Array<[keyof typeof tables, NameFiles]>) {
         for (let name = 0; name < names + 2; name++) {
-          const expected = [...current.values()].filter((held) => held[field].includes(name)).map((held) => held.path).sort();
+          const expected = [...current.values()]
+            .filter((held) => held[field].includes(name))
+            .map((held) => held.path)
+            .sort();
           const files = [...table.files(name)];
           assert.deepEqual([...files].sort(), expected, `${field} of name ${name} after ${step + 1} changes`);
           assert.equal(new Set(files).size, files.length, 'each file once');
@@ -70,5 +73,13 @@ for (const seed of [1, 2, 3, 4, 5]) {
 
 test('name files: a part naming an id past the table is refused', async () => {
   const table = new NameFiles('definitionNames');
-  await assert.rejects(table.rebuild([{ path: 'a.ts', definitionNames: Uint32Array.of(7), referenceNames: new Uint32Array(0) }], 5, () => undefined, async () => undefined), /past the name table/);
+  await assert.rejects(
+    table.rebuild(
+      [{ path: 'a.ts', definitionNames: Uint32Array.of(7), referenceNames: new Uint32Array(0) }],
+      5,
+      () => undefined,
+      async () => undefined,
+    ),
+    /past the name table/,
+  );
 });

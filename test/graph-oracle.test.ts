@@ -36,10 +36,13 @@ for (const { fixture, language, extension, floors } of cases) {
     test(`precision ≥ ${floors.precision} and recall ≥ ${floors.recall}; exact edges precision ≥ ${floors.exactPrecision}`, async () => {
       const { root, workspace, graph, queries } = await graphOf(fixture);
       close = async () => {
-        graph.dispose();
+        await graph.dispose();
         await workspace.close();
       };
-      const files = workspace.files().filter((file) => file.endsWith(extension)).sort();
+      const files = workspace
+        .files()
+        .filter((file) => file.endsWith(extension))
+        .sort();
       const availability = new ServerRegistry().availability(path.join(root, files[0]!), language, root, { trusted: true });
       assert.ok(availability.available, availability.available ? '' : availability.reason);
       const { server } = await servers.get(availability.spec, availability.projectRoot, availability.command);
@@ -53,8 +56,16 @@ for (const { fixture, language, extension, floors } of cases) {
           if (graph.kinds.kind(part.definitionKinds[index]!) === 'impl') continue;
           const place: Place = { path: file, index };
           const name = part.definitionPositions.subarray(index * 8 + 4, index * 8 + 6);
-          const answer = await server.request<LspLocation[] | null>('textDocument/references', { textDocument: { uri: pathToFileURL(path.join(root, file)).href }, position: { line: name[0], character: name[1] }, context: { includeDeclaration: false } });
-          const expected = new Set((answer ?? []).map((location) => `${path.relative(root, fileURLToPath(location.uri))}:${location.range.start.line + 1}:${location.range.start.character + 1}`));
+          const answer = await server.request<LspLocation[] | null>('textDocument/references', {
+            textDocument: { uri: pathToFileURL(path.join(root, file)).href },
+            position: { line: name[0], character: name[1] },
+            context: { includeDeclaration: false },
+          });
+          const expected = new Set(
+            (answer ?? []).map(
+              (location) => `${path.relative(root, fileURLToPath(location.uri))}:${location.range.start.line + 1}:${location.range.start.character + 1}`,
+            ),
+          );
           for (const level of ['all', 'exact'] as const) {
             const sites = await queries.referencesTo(place, level === 'exact' ? { minConfidence: 'exact' } : {});
             const actual = new Set(sites.map((site) => `${site.path}:${site.line + 1}:${site.character + 1}`));
@@ -73,7 +84,9 @@ for (const { fixture, language, extension, floors } of cases) {
       const ratio = (part: number, whole: number) => (whole === 0 ? 1 : part / whole);
       const all = { precision: ratio(tally.all.agreed, tally.all.ours), recall: ratio(tally.all.agreed, tally.all.theirs) };
       const exact = { precision: ratio(tally.exact.agreed, tally.exact.ours), recall: ratio(tally.exact.agreed, tally.exact.theirs) };
-      console.log(`${fixture} vs ${availability.spec.id} (${tally.all.theirs} references): every edge: precision ${all.precision.toFixed(3)}, recall ${all.recall.toFixed(3)}; exact edges only: precision ${exact.precision.toFixed(3)}, recall ${exact.recall.toFixed(3)}`);
+      console.log(
+        `${fixture} vs ${availability.spec.id} (${tally.all.theirs} references): every edge: precision ${all.precision.toFixed(3)}, recall ${all.recall.toFixed(3)}; exact edges only: precision ${exact.precision.toFixed(3)}, recall ${exact.recall.toFixed(3)}`,
+      );
       for (const difference of differences) console.log(`  ${difference}`);
       assert.ok(tally.all.theirs >= 10, `the server found references (${tally.all.theirs})`);
       assert.ok(all.precision >= floors.precision, `precision ${all.precision.toFixed(3)} ≥ ${floors.precision}`);

@@ -19,11 +19,12 @@ type Fixture = Awaited<ReturnType<typeof graphOf>>;
 
 function only(fixture: Fixture, qualified: string): Place {
   const places = fixture.queries.definitionsNamed(qualified);
-  assert.equal(places.length, 1, `one definition of ${qualified}: ${places.map((place) => describeTarget(fixture.graph, place))}`);
+  assert.equal(places.length, 1, `one definition of ${qualified}: ${places.map((place) => describeTarget(fixture.graph, place)).join(',')}`);
   return places[0]!;
 }
 
-const sites = (list: Array<{ path: string; line: number; character: number; confidence: string }>) => list.map((site) => `${site.path}:${site.line + 1}:${site.character + 1} ${site.confidence}`);
+const sites = (list: Array<{ path: string; line: number; character: number; confidence: string }>) =>
+  list.map((site) => `${site.path}:${site.line + 1}:${site.character + 1} ${site.confidence}`);
 
 describe('graph queries: TypeScript fixture', () => {
   let fixture: Fixture;
@@ -36,12 +37,22 @@ describe('graph queries: TypeScript fixture', () => {
     fixture = await graphOf('ts');
     const { queries } = fixture;
     await queries.warm(); // prepared caches give the same answers
-    assert.deepEqual(sites(await queries.referencesTo(only(fixture, 'greet'))), ['src/app.ts:1:10 exact', 'src/app.ts:1:19 exact', 'src/app.ts:13:3 exact', 'src/index.ts:1:10 exact']);
+    assert.deepEqual(sites(await queries.referencesTo(only(fixture, 'greet'))), [
+      'src/app.ts:1:10 exact',
+      'src/app.ts:1:19 exact',
+      'src/app.ts:13:3 exact',
+      'src/index.ts:1:10 exact',
+    ]);
     // other.ts's format: through the namespace, through index.ts's `export *`; util.ts's format has none.
     const otherFormat = queries.definitionsNamed('format', (file) => file === 'src/other.ts')[0]!;
     assert.deepEqual(sites(await queries.referencesTo(otherFormat)), ['src/app.ts:3:10 exact', 'src/app.ts:14:9 exact', 'src/app.ts:15:3 exact']);
     // util.ts's format: only under the name index.ts re-exports it as (formatNumber), in files that never say `format`.
-    assert.deepEqual(sites(await queries.referencesTo(queries.definitionsNamed('format', (file) => file === 'src/util.ts')[0]!)), ['src/app.ts:3:18 exact', 'src/app.ts:36:10 exact', 'src/index.ts:3:10 exact', 'src/index.ts:3:20 exact']);
+    assert.deepEqual(sites(await queries.referencesTo(queries.definitionsNamed('format', (file) => file === 'src/util.ts')[0]!)), [
+      'src/app.ts:3:18 exact',
+      'src/app.ts:36:10 exact',
+      'src/index.ts:3:10 exact',
+      'src/index.ts:3:20 exact',
+    ]);
     // A method called on a value of unknown type: name-only (never unique: it may be a library's type), dropped at minConfidence exact.
     assert.deepEqual(sites(await queries.referencesTo(only(fixture, 'Counter.increment'))), ['src/app.ts:12:11 name-only']);
     assert.deepEqual(await queries.referencesTo(only(fixture, 'Counter.increment'), { minConfidence: 'exact' }), []);
@@ -56,16 +67,30 @@ describe('graph queries: TypeScript fixture', () => {
 
   test('definition at a position: a reference means its target, a definition name itself', () => {
     const { queries, graph } = fixture;
-    assert.deepEqual(queries.definitionsAt('src/app.ts', 12, 3).map((target) => describeTarget(graph, target)), ['src/util.ts#greet']); // hello('world')
-    assert.deepEqual(queries.definitionsAt('src/app.ts', 27, 9).map((target) => describeTarget(graph, target)), ['src/app.ts#shadow.format']); // the shadowing one
-    assert.deepEqual(queries.definitionsAt('src/util.ts', 0, 17).map((target) => describeTarget(graph, target)), ['src/util.ts#greet']);
+    assert.deepEqual(
+      queries.definitionsAt('src/app.ts', 12, 3).map((target) => describeTarget(graph, target)),
+      ['src/util.ts#greet'],
+    ); // hello('world')
+    assert.deepEqual(
+      queries.definitionsAt('src/app.ts', 27, 9).map((target) => describeTarget(graph, target)),
+      ['src/app.ts#shadow.format'],
+    ); // the shadowing one
+    assert.deepEqual(
+      queries.definitionsAt('src/util.ts', 0, 17).map((target) => describeTarget(graph, target)),
+      ['src/util.ts#greet'],
+    );
     assert.deepEqual(queries.definitionsAt('src/app.ts', 6, 0), []); // blank line
   });
 
   test('callers and callees to a depth; calls leaving the workspace are counted by name', async () => {
     const { queries, graph } = fixture;
     const callers = await queries.callers([only(fixture, 'format2')], 2, 100);
-    assert.deepEqual(callers.symbols.map((entry) => `${entry.distance} ${entry.place ? describeTarget(graph, entry.place) : `${entry.path} (top level)`} ${entry.sites.length}`), ['1 src/app.ts#main 1', '1 src/app.ts#main.inner 1']);
+    assert.deepEqual(
+      callers.symbols.map(
+        (entry) => `${entry.distance} ${entry.place ? describeTarget(graph, entry.place) : `${entry.path} (top level)`} ${entry.sites.length}`,
+      ),
+      ['1 src/app.ts#main 1', '1 src/app.ts#main.inner 1'],
+    );
     const callees = await queries.callees([only(fixture, 'main')], 1, 100);
     assert.deepEqual(callees.symbols.map((entry) => `${describeTarget(graph, entry.place!)} ${entry.confidence}`).sort(), [
       'src/app.ts#format2 exact',
@@ -77,13 +102,18 @@ describe('graph queries: TypeScript fixture', () => {
     ]);
     assert.deepEqual(callees.unresolved, [{ name: 'join', count: 1 }]);
     const deeper = await queries.callees([only(fixture, 'Counter.increment')], 2, 100);
-    assert.deepEqual(deeper.symbols.map((entry) => `${entry.distance} ${describeTarget(graph, entry.place!)}`), ['1 src/util.ts#Counter.log']);
+    assert.deepEqual(
+      deeper.symbols.map((entry) => `${entry.distance} ${describeTarget(graph, entry.place!)}`),
+      ['1 src/util.ts#Counter.log'],
+    );
   });
 
   test('impact: everything that depends on a symbol, by distance, with the weakest confidence on the way', async () => {
     const { queries, graph } = fixture;
     const impact = await queries.impact([only(fixture, 'Counter')], 3, 100);
-    const shown = impact.symbols.map((entry) => `${entry.distance} ${entry.place ? describeTarget(graph, entry.place) : `${entry.path} (top level)`} ${entry.confidence}`).sort();
+    const shown = impact.symbols
+      .map((entry) => `${entry.distance} ${entry.place ? describeTarget(graph, entry.place) : `${entry.path} (top level)`} ${entry.confidence}`)
+      .sort();
     assert.deepEqual(shown, ['1 src/app.ts (top level) exact', '1 src/app.ts#main exact', '1 src/util.ts#Counter.create exact']);
     const limited = await queries.impact([only(fixture, 'Counter')], 3, 1);
     assert.equal(limited.symbols.length, 1);
@@ -96,10 +126,19 @@ describe('graph queries: TypeScript fixture', () => {
     fs.writeFileSync(path.join(root, 'src/other.ts'), '// renamed\nexport function formatText(value: string): string {\n  return value.trim();\n}\n');
     await quiesce(workspace);
     await graph.settle();
-    assert.deepEqual(queries.definitionsNamed('format').map((place) => describeTarget(graph, place)), ['src/app.ts#shadow.format', 'src/util.ts#format']);
+    assert.deepEqual(
+      queries.definitionsNamed('format').map((place) => describeTarget(graph, place)),
+      ['src/app.ts#shadow.format', 'src/util.ts#format'],
+    );
     // app.ts still says other.format and imports format from index: those now resolve to nothing (not to util.ts's format).
-    assert.deepEqual(queries.definitionsAt('src/app.ts', 13, 8).map((target) => describeTarget(graph, target)), []);
-    assert.deepEqual(queries.definitionsAt('src/app.ts', 14, 2).map((target) => describeTarget(graph, target)), []);
+    assert.deepEqual(
+      queries.definitionsAt('src/app.ts', 13, 8).map((target) => describeTarget(graph, target)),
+      [],
+    );
+    assert.deepEqual(
+      queries.definitionsAt('src/app.ts', 14, 2).map((target) => describeTarget(graph, target)),
+      [],
+    );
     assert.deepEqual(sites(await queries.referencesTo(only(fixture, 'Counter.log'))), before, 'edges elsewhere unchanged');
     fs.rmSync(path.join(root, 'src/util.ts'));
     await quiesce(workspace);
@@ -122,14 +161,20 @@ describe('graph queries: C fixture', () => {
     const { queries, graph } = fixture;
     const body = queries.definitionsNamed('list_push', (file) => file === 'src/list.c')[0]!;
     assert.deepEqual(sites(await queries.referencesTo(body)), ['src/main.c:8:19 exact']);
-    assert.deepEqual(queries.definitionsAt('src/main.c', 7, 20).map((target) => `${describeTarget(graph, target)} ${target.confidence}`), ['include/list.h#list_push exact', 'src/list.c#list_push exact']);
+    assert.deepEqual(
+      queries.definitionsAt('src/main.c', 7, 20).map((target) => `${describeTarget(graph, target)} ${target.confidence}`),
+      ['include/list.h#list_push exact', 'src/list.c#list_push exact'],
+    );
     // Two static functions named add: each file's call reaches its own.
     const adds = queries.definitionsNamed('add');
     const described: string[] = [];
     for (const place of adds) described.push(`${describeTarget(graph, place)}: ${sites(await queries.referencesTo(place)).join(', ')}`);
     assert.deepEqual(described, ['src/list.c#add: src/list.c:18:11 exact', 'src/main.c#add: src/main.c:9:31 exact']);
     const callers = await queries.callers([body], 1, 10);
-    assert.deepEqual(callers.symbols.map((entry) => describeTarget(graph, entry.place!)), ['src/main.c#main']);
+    assert.deepEqual(
+      callers.symbols.map((entry) => describeTarget(graph, entry.place!)),
+      ['src/main.c#main'],
+    );
   });
 });
 
@@ -191,8 +236,16 @@ describe('graph and editor buffers', () => {
     assert.equal(queries.definitionsNamed('typedNow').length, 1, 'a buffer open before the build');
     overlay.change(absolute, 2, [{ text: `${disk}function typedLater(x) {\n  return add(x, 2);\n}\n` }]);
     await graph.settle();
-    assert.deepEqual([queries.definitionsNamed('typedNow').length, queries.definitionsNamed('typedLater').length], [0, 1], 'the next question sees the keystroke');
-    assert.deepEqual(sites(await queries.referencesTo(only({ ...fixture, graph, queries }, 'add'))), ['index.js:2:9 exact', 'index.js:6:32 exact', 'lib/math.js:12:10 exact']);
+    assert.deepEqual(
+      [queries.definitionsNamed('typedNow').length, queries.definitionsNamed('typedLater').length],
+      [0, 1],
+      'the next question sees the keystroke',
+    );
+    assert.deepEqual(sites(await queries.referencesTo(only({ ...fixture, graph, queries }, 'add'))), [
+      'index.js:2:9 exact',
+      'index.js:6:32 exact',
+      'lib/math.js:12:10 exact',
+    ]);
     overlay.close(absolute);
     await graph.settle();
     assert.equal(queries.definitionsNamed('typedLater').length, 0, 'closed: the disk again');

@@ -26,7 +26,8 @@ test('symbolScore: exact > exact ignoring case > prefix > words > initials > sub
     ['gtUsr', 'getUser'],
   ];
   const scores = order.map(([query, name]) => symbolScore(query, name)!);
-  for (let index = 1; index < scores.length; index++) assert.ok(scores[index - 1]! > scores[index]!, `${order[index - 1]} before ${order[index]}: ${scores}`);
+  for (let index = 1; index < scores.length; index++)
+    assert.ok(scores[index - 1]! > scores[index]!, `${order[index - 1]!.join(' ')} before ${order[index]!.join(' ')}: ${scores.join(',')}`);
   assert.equal(symbolScore('xyz', 'getUser'), undefined);
   assert.ok(symbolScore('ksh', 'ksys_sync_helper')! >= 600, 'snake_case initials');
   assert.ok(symbolScore('HTTPS', 'HTTPServer')! > 0, 'acronyms');
@@ -59,26 +60,37 @@ describe('symbol index', () => {
       //- notes/readme.md
       getUser is documented here
     `);
-    fs.writeFileSync(path.join(root, 'src/billing/invoice.py'), 'class InvoiceProcessor:\n    def process(self):\n        return 1\n\n\ndef get_user_invoices(user):\n    return []\n');
+    fs.writeFileSync(
+      path.join(root, 'src/billing/invoice.py'),
+      'class InvoiceProcessor:\n    def process(self):\n        return 1\n\n\ndef get_user_invoices(user):\n    return []\n',
+    );
     gitInit(root);
     workspace = await readyWorkspace(root);
     index = new CodeGraph(workspace, pool, new LanguageTable());
     await index.ensureBuilt();
   });
   after(async () => {
-    index.dispose();
+    await index.dispose();
     await workspace.close();
     pool.close();
   });
 
   test('ranks exact names first, then prefixes, initials and substrings, across languages', () => {
     const names = index.search({ query: 'getUser' }).matches.map((match) => `${match.path}:${[...match.container, match.name].join('.')}`);
-    assert.deepEqual(names.slice(0, 4), ['src/users/service.ts:UserService.getUser', 'cmd/main.go:GetUser', 'src/users/service.ts:getUsers', 'src/billing/invoice.py:get_user_invoices']);
+    assert.deepEqual(names.slice(0, 4), [
+      'src/users/service.ts:UserService.getUser',
+      'cmd/main.go:GetUser',
+      'src/users/service.ts:getUsers',
+      'src/billing/invoice.py:get_user_invoices',
+    ]);
     assert.ok(!names.some((name) => name.startsWith('notes/')), 'text files have no symbols');
   });
 
   test('filters by kind and by path glob; limits and says it truncated', () => {
-    const classes = index.search({ query: '', kinds: ['class'] }).matches.map((match) => match.name).sort();
+    const classes = index
+      .search({ query: '', kinds: ['class'] })
+      .matches.map((match) => match.name)
+      .sort();
     assert.deepEqual(classes, ['InvoiceProcessor', 'UserService']);
     const python = index.search({ query: 'get', accepts: globFilter(['*.py']) }).matches.map((match) => match.name);
     assert.deepEqual(python, ['get_user_invoices']);
@@ -90,13 +102,25 @@ describe('symbol index', () => {
   });
 
   test('follows the file set: a new definition appears, a deleted file leaves', async () => {
-    fs.writeFileSync(path.join(root, 'src/users/service.ts'), 'export class UserService {\n  getUser(id: string) { return id; }\n  renamedSetter(id: string) { return id; }\n}\n');
+    fs.writeFileSync(
+      path.join(root, 'src/users/service.ts'),
+      'export class UserService {\n  getUser(id: string) { return id; }\n  renamedSetter(id: string) { return id; }\n}\n',
+    );
     fs.unlinkSync(path.join(root, 'cmd/main.go'));
     await quiesce(workspace);
     await index.settle();
-    assert.deepEqual(index.search({ query: 'renamedSetter' }).matches.map((match) => match.name), ['renamedSetter']);
-    assert.deepEqual(index.search({ query: 'setUser' }).matches.filter((match) => match.name === 'setUser'), []);
-    assert.deepEqual(index.search({ query: 'GetUser' }).matches.filter((match) => match.path === 'cmd/main.go'), []);
+    assert.deepEqual(
+      index.search({ query: 'renamedSetter' }).matches.map((match) => match.name),
+      ['renamedSetter'],
+    );
+    assert.deepEqual(
+      index.search({ query: 'setUser' }).matches.filter((match) => match.name === 'setUser'),
+      [],
+    );
+    assert.deepEqual(
+      index.search({ query: 'GetUser' }).matches.filter((match) => match.path === 'cmd/main.go'),
+      [],
+    );
   });
 
   test('outline: definitions nested by range', () => {

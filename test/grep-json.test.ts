@@ -39,7 +39,11 @@ function runsOf(files: { path: string; byteLines?: Buffer[]; objects?: LineMatch
     if (file.objects) writer.addMatches(file.objects);
     writer.endFile(index, (file.byteLines?.length ?? 0) + (file.objects?.length ?? 0));
   });
-  const runs: GrepLineRun[] = readBatch(writer.take().batch).map(([index, kept]) => ({ path: files[index]!.path, lines: kept, take: Math.min(kept.length, files[index]!.take ?? kept.length) }));
+  const runs: GrepLineRun[] = readBatch(writer.take().batch).map(([index, kept]) => ({
+    path: files[index]!.path,
+    lines: kept,
+    take: Math.min(kept.length, files[index]!.take ?? kept.length),
+  }));
   return new GrepLines(
     runs.filter((run) => run.take > 0),
     runs.reduce((sum, run) => sum + run.take, 0),
@@ -58,7 +62,10 @@ for (const { label, bytes } of lines) {
   test(`a grep line on the wire is what JSON.stringify writes: ${label}`, () => {
     assertSameJson(runsOf([{ path: 'a.c', byteLines: [bytes] }]), label);
     assertSameJson(runsOf([{ path: 'dir/"quoted" \\ ü.c', byteLines: [Buffer.from('x'), bytes, Buffer.from('y')] }]), `${label}, between lines, odd path`);
-    assertSameJson(runsOf([{ path: `${'deeply/nested/'.repeat(8)}file.c`, byteLines: Array.from({ length: numbers.length }, () => bytes) }]), `${label}, a long path, every width of number`);
+    assertSameJson(
+      runsOf([{ path: `${'deeply/nested/'.repeat(8)}file.c`, byteLines: Array.from({ length: numbers.length }, () => bytes) }]),
+      `${label}, a long path, every width of number`,
+    );
   });
 }
 
@@ -79,7 +86,7 @@ test('files of bytes and of objects (context lines), answers cut part-way, and a
   assertSameJson(new GrepLines([], 0), 'no line');
 });
 
-test('a message without raw values is JSON.stringify\'s text; a raw value that throws fails the encode, not the next one', () => {
+test("a message without raw values is JSON.stringify's text; a raw value that throws fails the encode, not the next one", () => {
   const plain = { jsonrpc: '2.0', id: 1, result: { text: 'ü "x"', list: [1, null, true] } };
   assert.equal(encodeMessage(plain).toString('utf8'), JSON.stringify(plain));
   class Broken extends RawJson {

@@ -192,147 +192,172 @@ function rgLines(root: string, files: string[], request: GrepRequest): string[] 
 
 // The oracle table runs twice: with the default pieces (small files are one piece each) and with
 // 48-byte pieces, so most files are cut into many and the piece-level plan is exercised.
-for (const pieceTarget of [undefined, 48]) describe(`grep against ripgrep${pieceTarget ? `, ${pieceTarget}-byte pieces` : ''}`, { skip: !ripgrep && 'ripgrep is not installed' }, () => {
-  let workspace: Workspace;
-  let index: RegexIndex;
-  const overlay = new BufferOverlay();
+for (const pieceTarget of [undefined, 48])
+  describe(`grep against ripgrep${pieceTarget ? `, ${pieceTarget}-byte pieces` : ''}`, { skip: !ripgrep && 'ripgrep is not installed' }, () => {
+    let workspace: Workspace;
+    let index: RegexIndex;
+    const overlay = new BufferOverlay();
 
-  before(async () => {
-    const root = writeFixture(corpus);
-    fs.writeFileSync(path.join(root, 'crlf.txt'), 'first\r\nwindows line\r\nlast\r\n');
-    fs.writeFileSync(path.join(root, 'edge/spaces.txt'), 'a\u0085b\nc\ufeffd\nkelvin \u212A here\n');
-    fs.writeFileSync(path.join(root, 'logo.bin'), Buffer.from([0x47, 0x49, 0, 0x46, 0x6b, 0x66, 0x72, 0x65, 0x65]));
-    gitInit(root);
-    workspace = await readyWorkspace(root);
-    index = new RegexIndex(workspace, overlay, undefined, undefined, pieceTarget);
-    await index.ensureBuilt();
-  });
-  after(async () => {
-    index.dispose();
-    await workspace.close();
-    pool.close();
-  });
-
-  test('the table has at least 40 queries', () => assert.ok(cases.length >= 40));
-
-  for (const testCase of cases) {
-    test(`grep: ${testCase.name}`, async () => {
-      const result = await index.search(testCase.request);
-      const ours = result.matches.map((match) => `${match.path}:${match.line}`).sort();
-      const theirs = rgLines(workspace.root, workspace.files(), testCase.request);
-      if (testCase.dialect) return;
-      assert.deepEqual(ours, theirs, `plan ${result.stats.plan}`);
+    before(async () => {
+      const root = writeFixture(corpus);
+      fs.writeFileSync(path.join(root, 'crlf.txt'), 'first\r\nwindows line\r\nlast\r\n');
+      fs.writeFileSync(path.join(root, 'edge/spaces.txt'), 'a\u0085b\nc\ufeffd\nkelvin \u212A here\n');
+      fs.writeFileSync(path.join(root, 'logo.bin'), Buffer.from([0x47, 0x49, 0, 0x46, 0x6b, 0x66, 0x72, 0x65, 0x65]));
+      gitInit(root);
+      workspace = await readyWorkspace(root);
+      index = new RegexIndex(workspace, overlay, undefined, undefined, pieceTarget);
+      await index.ensureBuilt();
     });
-  }
-
-  test('grep: an invalid regex is invalidParams quoting the parser and position', async () => {
-    await assert.rejects(index.search({ pattern: 'a(b' }), (error: Error & { kind?: string; data?: { index?: number } }) => {
-      assert.equal(error.kind, 'invalidParams');
-      assert.match(error.message, /Unterminated group/);
-      assert.equal(error.data?.index, 3);
-      return true;
+    after(async () => {
+      index.dispose();
+      await workspace.close();
+      pool.close();
     });
-  });
 
-  test('grep: maxResults keeps the first matches in path order and says it truncated', async () => {
-    const full = await index.search({ pattern: 'static' });
-    assert.ok(full.matches.length > 3);
-    const limited = await index.search({ pattern: 'static', maxResults: 3 });
-    assert.deepEqual(limited.matches, full.matches.slice(0, 3));
-    assert.equal(limited.truncated, true);
-    assert.equal(limited.total, full.matches.length, 'total counts the matches past the cap');
-    assert.equal(limited.files, full.files, 'and files every file with a match');
-    assert.equal(full.total, full.matches.length);
-    assert.equal(full.truncated, false);
-    const exact = await index.search({ pattern: 'static', maxResults: full.matches.length });
-    assert.equal(exact.truncated, false);
-    const single = await index.search({ pattern: 'static', maxResults: 1, globs: ['slab.h'] });
-    assert.equal(single.matches.length, 1);
-    assert.equal(single.truncated, true, 'one file with more matches than wanted');
-  });
+    test('the table has at least 40 queries', () => assert.ok(cases.length >= 40));
 
-  // Context lines (-A/-B/-C): the whole output, separators included, must be ripgrep's.
-  const contextCases: Array<{ name: string; request: GrepRequest; flags: string[] }> = [
-    { name: '-C 2 around a common word', request: { pattern: 'static', beforeContext: 2, afterContext: 2 }, flags: ['-C', '2'] },
-    { name: '-A 3 only', request: { pattern: 'kfree', afterContext: 3 }, flags: ['-A', '3'] },
-    { name: '-B 1 only', request: { pattern: 'mutex_(lock|unlock)\\(', beforeContext: 1 }, flags: ['-B', '1'] },
-    { name: '-C 1 with CRLF lines', request: { pattern: 'windows', fixedStrings: true, beforeContext: 1, afterContext: 1 }, flags: ['-F', '-C', '1'] },
-    { name: '-C 5 where groups merge', request: { pattern: 'TODO', beforeContext: 5, afterContext: 5 }, flags: ['-C', '5'] },
-  ];
-  for (const contextCase of contextCases) {
-    test(`grep context: ${contextCase.name}`, async () => {
-      const result = await index.search(contextCase.request);
-      const ours: string[] = [];
-      let previous: { path: string; line: number } | undefined;
-      const push = (file: string, line: number, text: string, separator: string): void => {
-        if (previous && (previous.path !== file || previous.line + 1 !== line)) ours.push('--');
-        ours.push(`${file}${separator}${line}${separator}${text}`);
-        previous = { path: file, line };
-      };
-      for (const match of result.matches) {
-        for (const line of match.before ?? []) push(match.path, line.line, line.text, '-');
-        push(match.path, match.line, match.text, ':');
-        for (const line of match.after ?? []) push(match.path, line.line, line.text, '-');
-      }
-      const rg = spawnSync('rg', ['-n', '--no-heading', '--no-config', '--with-filename', '--color', 'never', '--sort', 'path', ...contextCase.flags, '-e', contextCase.request.pattern, '--', ...workspace.files()], { cwd: workspace.root, encoding: 'utf8' });
-      const theirs = rg.stdout.split('\n').filter((line) => line !== '');
-      assert.ok(theirs.length > 0, 'ripgrep found something');
-      assert.deepEqual(ours, theirs);
-    });
-  }
-
-  test('grep languages: only files of the languages asked for, as ripgrep with their extensions', async () => {
-    for (const [languages, globs] of [
-      [['c'], ['*.c', '*.h']],
-      [['typescript'], ['*.ts', '*.mts', '*.cts']],
-      [['py', 'C'], ['*.py', '*.pyi', '*.pyw', '*.c', '*.h']],
-    ] as const) {
-      const result = await index.search({ pattern: 'static', languages: [...languages] });
-      const ours = result.matches.map((match) => `${match.path}:${match.line}`).sort();
-      assert.deepEqual(ours, rgLines(workspace.root, workspace.files(), { pattern: 'static', globs: [...globs] }), languages.join(','));
-    }
-    await assert.rejects(index.search({ pattern: 'static', languages: ['cobol'] }), /unknown language "cobol"; known: typescript/);
-  });
-
-  test('a filter used again answers from its memo: the same lines, and other filters unaffected', async () => {
-    // Each filter, and the globs ripgrep is given for it.
-    const cases: [Pick<GrepRequest, 'globs' | 'languages'>, string[]][] = [
-      [{ globs: ['*.h'] }, ['*.h']],
-      [{ globs: ['!*.h'] }, ['!*.h']],
-      [{ languages: ['c'] }, ['*.c', '*.h']],
-      [{ globs: ['*.c'], languages: ['c'] }, ['*.c']],
-      [{ globs: ['*.h'] }, ['*.h']],
-    ];
-    for (let round = 0; round < 2; round++) {
-      for (const [filter, globs] of cases) {
-        const result = await index.search({ pattern: 'static', maxResults: 100_000, ...filter });
+    for (const testCase of cases) {
+      test(`grep: ${testCase.name}`, async () => {
+        const result = await index.search(testCase.request);
         const ours = result.matches.map((match) => `${match.path}:${match.line}`).sort();
-        assert.deepEqual(ours, rgLines(workspace.root, workspace.files(), { pattern: 'static', globs }), `round ${round}: ${JSON.stringify(filter)}`);
-      }
+        const theirs = rgLines(workspace.root, workspace.files(), testCase.request);
+        if (testCase.dialect) return;
+        assert.deepEqual(ours, theirs, `plan ${result.stats.plan}`);
+      });
     }
-    // The memo is what answers: a header marked as refused there drops out of the next search with that glob.
-    const generation = (index as unknown as { base: Generation }).base;
-    const key = JSON.stringify([['*.h'], [], []]);
-    const answers = generation.filterAnswers(key);
-    const matched = (await index.search({ pattern: 'static', globs: ['*.h'] })).matches[0]!.path;
-    const header = generation.files.indexOf(matched);
-    assert.equal(answers[header], 1, 'the searches filled the memo');
-    answers[header] = -1;
-    const without = await index.search({ pattern: 'static', maxResults: 100_000, globs: ['*.h'] });
-    assert.ok(!without.matches.some((match) => match.path === generation.files[header]), 'the memo answered');
-    // Eight other filters later it is forgotten: asked again, the glob matches the header anew.
-    for (let other = 0; other < 8; other++) generation.filterAnswers(`other ${other}`);
-    assert.ok(generation.filterAnswers(key).every((answer) => answer === 0), 'evicted: a fresh memo');
-    const again = await index.search({ pattern: 'static', maxResults: 100_000, globs: ['*.h'] });
-    assert.ok(again.matches.some((match) => match.path === generation.files[header]));
-  });
 
-  test('grep: literal queries use the index and read only candidates', async () => {
-    const result = await index.search({ pattern: 'task_prio', fixedStrings: true });
-    assert.equal(result.stats.fromIndex, true);
-    assert.equal(result.stats.searched, 1);
+    test('grep: an invalid regex is invalidParams quoting the parser and position', async () => {
+      await assert.rejects(index.search({ pattern: 'a(b' }), (error: Error & { kind?: string; data?: { index?: number } }) => {
+        assert.equal(error.kind, 'invalidParams');
+        assert.match(error.message, /Unterminated group/);
+        assert.equal(error.data?.index, 3);
+        return true;
+      });
+    });
+
+    test('grep: maxResults keeps the first matches in path order and says it truncated', async () => {
+      const full = await index.search({ pattern: 'static' });
+      assert.ok(full.matches.length > 3);
+      const limited = await index.search({ pattern: 'static', maxResults: 3 });
+      assert.deepEqual(limited.matches, full.matches.slice(0, 3));
+      assert.equal(limited.truncated, true);
+      assert.equal(limited.total, full.matches.length, 'total counts the matches past the cap');
+      assert.equal(limited.files, full.files, 'and files every file with a match');
+      assert.equal(full.total, full.matches.length);
+      assert.equal(full.truncated, false);
+      const exact = await index.search({ pattern: 'static', maxResults: full.matches.length });
+      assert.equal(exact.truncated, false);
+      const single = await index.search({ pattern: 'static', maxResults: 1, globs: ['slab.h'] });
+      assert.equal(single.matches.length, 1);
+      assert.equal(single.truncated, true, 'one file with more matches than wanted');
+    });
+
+    // Context lines (-A/-B/-C): the whole output, separators included, must be ripgrep's.
+    const contextCases: Array<{ name: string; request: GrepRequest; flags: string[] }> = [
+      { name: '-C 2 around a common word', request: { pattern: 'static', beforeContext: 2, afterContext: 2 }, flags: ['-C', '2'] },
+      { name: '-A 3 only', request: { pattern: 'kfree', afterContext: 3 }, flags: ['-A', '3'] },
+      { name: '-B 1 only', request: { pattern: 'mutex_(lock|unlock)\\(', beforeContext: 1 }, flags: ['-B', '1'] },
+      { name: '-C 1 with CRLF lines', request: { pattern: 'windows', fixedStrings: true, beforeContext: 1, afterContext: 1 }, flags: ['-F', '-C', '1'] },
+      { name: '-C 5 where groups merge', request: { pattern: 'TODO', beforeContext: 5, afterContext: 5 }, flags: ['-C', '5'] },
+    ];
+    for (const contextCase of contextCases) {
+      test(`grep context: ${contextCase.name}`, async () => {
+        const result = await index.search(contextCase.request);
+        const ours: string[] = [];
+        let previous: { path: string; line: number } | undefined;
+        const push = (file: string, line: number, text: string, separator: string): void => {
+          if (previous && (previous.path !== file || previous.line + 1 !== line)) ours.push('--');
+          ours.push(`${file}${separator}${line}${separator}${text}`);
+          previous = { path: file, line };
+        };
+        for (const match of result.matches) {
+          for (const line of match.before ?? []) push(match.path, line.line, line.text, '-');
+          push(match.path, match.line, match.text, ':');
+          for (const line of match.after ?? []) push(match.path, line.line, line.text, '-');
+        }
+        const rg = spawnSync(
+          'rg',
+          [
+            '-n',
+            '--no-heading',
+            '--no-config',
+            '--with-filename',
+            '--color',
+            'never',
+            '--sort',
+            'path',
+            ...contextCase.flags,
+            '-e',
+            contextCase.request.pattern,
+            '--',
+            ...workspace.files(),
+          ],
+          { cwd: workspace.root, encoding: 'utf8' },
+        );
+        const theirs = rg.stdout.split('\n').filter((line) => line !== '');
+        assert.ok(theirs.length > 0, 'ripgrep found something');
+        assert.deepEqual(ours, theirs);
+      });
+    }
+
+    test('grep languages: only files of the languages asked for, as ripgrep with their extensions', async () => {
+      for (const [languages, globs] of [
+        [['c'], ['*.c', '*.h']],
+        [['typescript'], ['*.ts', '*.mts', '*.cts']],
+        [
+          ['py', 'C'],
+          ['*.py', '*.pyi', '*.pyw', '*.c', '*.h'],
+        ],
+      ] as const) {
+        const result = await index.search({ pattern: 'static', languages: [...languages] });
+        const ours = result.matches.map((match) => `${match.path}:${match.line}`).sort();
+        assert.deepEqual(ours, rgLines(workspace.root, workspace.files(), { pattern: 'static', globs: [...globs] }), languages.join(','));
+      }
+      await assert.rejects(index.search({ pattern: 'static', languages: ['cobol'] }), /unknown language "cobol"; known: typescript/);
+    });
+
+    test('a filter used again answers from its memo: the same lines, and other filters unaffected', async () => {
+      // Each filter, and the globs ripgrep is given for it.
+      const cases: [Pick<GrepRequest, 'globs' | 'languages'>, string[]][] = [
+        [{ globs: ['*.h'] }, ['*.h']],
+        [{ globs: ['!*.h'] }, ['!*.h']],
+        [{ languages: ['c'] }, ['*.c', '*.h']],
+        [{ globs: ['*.c'], languages: ['c'] }, ['*.c']],
+        [{ globs: ['*.h'] }, ['*.h']],
+      ];
+      for (let round = 0; round < 2; round++) {
+        for (const [filter, globs] of cases) {
+          const result = await index.search({ pattern: 'static', maxResults: 100_000, ...filter });
+          const ours = result.matches.map((match) => `${match.path}:${match.line}`).sort();
+          assert.deepEqual(ours, rgLines(workspace.root, workspace.files(), { pattern: 'static', globs }), `round ${round}: ${JSON.stringify(filter)}`);
+        }
+      }
+      // The memo is what answers: a header marked as refused there drops out of the next search with that glob.
+      const generation = (index as unknown as { base: Generation }).base;
+      const key = JSON.stringify([['*.h'], [], []]);
+      const answers = generation.filterAnswers(key);
+      const matched = (await index.search({ pattern: 'static', globs: ['*.h'] })).matches[0]!.path;
+      const header = generation.files.indexOf(matched);
+      assert.equal(answers[header], 1, 'the searches filled the memo');
+      answers[header] = -1;
+      const without = await index.search({ pattern: 'static', maxResults: 100_000, globs: ['*.h'] });
+      assert.ok(!without.matches.some((match) => match.path === generation.files[header]), 'the memo answered');
+      // Eight other filters later it is forgotten: asked again, the glob matches the header anew.
+      for (let other = 0; other < 8; other++) generation.filterAnswers(`other ${other}`);
+      assert.ok(
+        generation.filterAnswers(key).every((answer) => answer === 0),
+        'evicted: a fresh memo',
+      );
+      const again = await index.search({ pattern: 'static', maxResults: 100_000, globs: ['*.h'] });
+      assert.ok(again.matches.some((match) => match.path === generation.files[header]));
+    });
+
+    test('grep: literal queries use the index and read only candidates', async () => {
+      const result = await index.search({ pattern: 'task_prio', fixedStrings: true });
+      assert.equal(result.stats.fromIndex, true);
+      assert.equal(result.stats.searched, 1);
+    });
   });
-});
 
 test('lookarounds see only their own line (ripgrep has none; its line model decides)', async () => {
   const { compileMatcher, matchLines } = await import('../src/index/regex/matcher.js');
@@ -341,7 +366,10 @@ test('lookarounds see only their own line (ripgrep has none; its line model deci
     assert.deepEqual(matchLines(text, compileMatcher({ pattern }), 100), [], pattern);
   }
   // And an empty match next to an astral character does not loop.
-  assert.deepEqual(matchLines('🚀\n', compileMatcher({ pattern: 'x*', multiline: true }), 100).map((match) => match.line), [1]);
+  assert.deepEqual(
+    matchLines('🚀\n', compileMatcher({ pattern: 'x*', multiline: true }), 100).map((match) => match.line),
+    [1],
+  );
 });
 
 test('globs: a name glob matches in any folder, a path glob the whole path', () => {
@@ -384,13 +412,22 @@ test('line literals: of the sets every match holds, the rarest by the index, els
   const query = planRegex(parseRegex('struct \\w+_ops \\{'), { ignoreCase: false });
   assert.deepEqual(lineLiterals(query), ['struct ']);
   const counts: Record<string, number> = { 'struct ': 400_000, '_ops {': 2_000 };
-  assert.deepEqual(lineLiterals(query, (text) => counts[text] ?? Infinity), ['_ops {']);
+  assert.deepEqual(
+    lineLiterals(query, (text) => counts[text] ?? Infinity),
+    ['_ops {'],
+  );
   // An OR set costs the sum of its literals.
   const alternation = planRegex(parseRegex('(kmalloc|kzalloc)\\(.*GFP_ATOMIC'), { ignoreCase: false });
   const rare: Record<string, number> = { 'kmalloc(': 9_000, 'kzalloc(': 12_000, GFP_ATOMIC: 15_000 };
-  assert.deepEqual(lineLiterals(alternation, (text) => rare[text] ?? Infinity), ['GFP_ATOMIC']);
+  assert.deepEqual(
+    lineLiterals(alternation, (text) => rare[text] ?? Infinity),
+    ['GFP_ATOMIC'],
+  );
   // A literal the index cannot rate (too short): by length.
-  assert.deepEqual(lineLiterals(planRegex(parseRegex('ab\\w+_long_literal'), { ignoreCase: false }), (text) => (text.length < 3 ? Infinity : 5)), ['_long_literal']);
+  assert.deepEqual(
+    lineLiterals(planRegex(parseRegex('ab\\w+_long_literal'), { ignoreCase: false }), (text) => (text.length < 3 ? Infinity : 5)),
+    ['_long_literal'],
+  );
 });
 
 test('plan: a long run of literal characters becomes literals of at most 256, each required; a long byte run is one run', () => {
@@ -409,7 +446,7 @@ test('plan: never excludes a line that matches (random strings)', () => {
   const patterns = ['ab(c|d)e', 'x[yz]{2}w', 'foo.*bar', '(abc)+d', 'a?bcd', 'abc|cde|efg', '[ab]{2}cx', 'q(?:rs|tu)v'];
   const alphabet = 'abcdefqrstuvwxyz.';
   let seed = 7;
-  const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   for (const source of patterns) {
     const plan = planRegex(parseRegex(source), { ignoreCase: false });
     const regex = new RegExp(source, 'u');
@@ -417,7 +454,13 @@ test('plan: never excludes a line that matches (random strings)', () => {
       const text = Array.from({ length: 4 + Math.floor(random() * 8) }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
       if (!regex.test(text)) continue;
       const satisfies = (query: typeof plan): boolean =>
-        query.op === 'all' ? true : query.op === 'literal' ? text.toLowerCase().includes(query.text) : query.op === 'and' ? query.args.every(satisfies) : query.args.some(satisfies);
+        query.op === 'all'
+          ? true
+          : query.op === 'literal'
+            ? text.toLowerCase().includes(query.text)
+            : query.op === 'and'
+              ? query.args.every(satisfies)
+              : query.args.some(satisfies);
       assert.ok(satisfies(plan), `${source} matches ${JSON.stringify(text)} but its plan excludes it`);
     }
     assert.notEqual(plan, all);
@@ -429,7 +472,7 @@ test('a leading run is not tried after a character of its class: the same lines 
   const patterns = ['\\w+\\s*=\\s*\\d{2,}', '[a-c]+d', 'a+?b', '.+c', '\\d{2,}x', 'b+|c+a', '[ab\\d]+\\s', 'é+a', '\\w+\\b'];
   const alphabet = ['a', 'b', 'c', 'd', 'x', '1', '2', '=', ' ', '\t', 'é', '🚀', '\n', 'A'];
   let seed = 5;
-  const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   let matched = 0;
   for (const source of patterns) {
     for (const ignoreCase of [false, true]) {
@@ -466,14 +509,16 @@ test('byte runs: a line that matches always holds the run its regex demands (ran
   // Digits weigh more, so that runs of them (and '=' before them) turn up.
   const alphabet = ['a', 'b', 'f', 'k', 'q', 'x', 'y', 'z', 'K', ...'0179017901790179', '-', '-', '-', '=', '=', ' ', '\t', 'é', 'ÿ', '٣', '\u212a', '\r'];
   let seed = 11;
-  const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   for (const [source, ignoreCase] of patterns) {
     const run = requiredRun(parseRegex(source), { ignoreCase });
     assert.ok(run && run.length >= 2, `${source} has a run`);
     const matcher = compileMatcher({ pattern: source, ignoreCase });
     let matched = 0;
     for (let round = 0; round < 1000; round++) {
-      const lines = Array.from({ length: 1 + Math.floor(random() * 6) }, () => Array.from({ length: Math.floor(random() * 20) }, () => alphabet[Math.floor(random() * alphabet.length)]).join(''));
+      const lines = Array.from({ length: 1 + Math.floor(random() * 6) }, () =>
+        Array.from({ length: Math.floor(random() * 20) }, () => alphabet[Math.floor(random() * alphabet.length)]).join(''),
+      );
       const text = lines.join('\n');
       const bytes = Buffer.from(text, 'utf8');
       const starts = new Set(runLineStarts(bytes, run));
@@ -496,12 +541,14 @@ test('runs of class bytes: the SIMD scan finds the lines the byte loop finds (ra
   const memory = scanBuffer(1, 4096);
   if (!memory) return assert.fail('WebAssembly SIMD is missing: the no-literal filter would run one byte at a time');
   let seed = 5;
-  const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   let found = 0;
   for (let round = 0; round < 3000; round++) {
     // A class: some bytes of each kind (ASCII, high bytes, '\n' sometimes), and a run length up to 24.
     const member = new Uint8Array(256);
-    const kinds = [...'0123456789abcdef_= \t', '\n', String.fromCharCode(0x80), String.fromCharCode(0xc3), String.fromCharCode(0xff)].map((text) => text.charCodeAt(0));
+    const kinds = [...'0123456789abcdef_= \t', '\n', String.fromCharCode(0x80), String.fromCharCode(0xc3), String.fromCharCode(0xff)].map((text) =>
+      text.charCodeAt(0),
+    );
     for (const byte of kinds) if (random() < 0.4) member[byte] = 1;
     if (random() < 0.3) for (let byte = 0x80; byte < 0x100; byte++) member[byte] = 1;
     const lengths = random();
@@ -558,7 +605,7 @@ test('newlines: the SIMD count equals the byte loop (random bytes, offsets, leng
   const memory = scanBuffer(1, 16384);
   if (!memory) return assert.fail('WebAssembly SIMD is missing');
   let seed = 11;
-  const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   for (let round = 0; round < 2000; round++) {
     const size = Math.floor(random() * (round % 10 === 0 ? 16000 : 300));
     const offset = Math.floor(random() * (memory.length - size));
@@ -576,22 +623,28 @@ test('newlines: the SIMD count equals the byte loop (random bytes, offsets, leng
   assert.equal(scanCountNewlines(Buffer.from('a\nb\n'), 0, 4), undefined, 'bytes outside the scanner memory: the caller counts');
 });
 
-test('the SIMD scan module embedded is run-scan.wat compiled (when wat2wasm is installed)', { skip: spawnSync('wat2wasm', ['--version']).status !== 0 && 'wat2wasm (Debian wabt) is not installed' }, () => {
-  const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-wasm-')), 'run-scan.wasm');
-  const source = fileURLToPath(new URL('../../src/index/regex/run-scan.wat', import.meta.url));
-  const result = spawnSync('wat2wasm', [source, '-o', out]);
-  assert.equal(result.status, 0, result.stderr?.toString());
-  assert.equal(fs.readFileSync(out).toString('base64'), runScanModule, 'run scripts/build-run-scan.sh');
-});
+test(
+  'the SIMD scan module embedded is run-scan.wat compiled (when wat2wasm is installed)',
+  { skip: spawnSync('wat2wasm', ['--version']).status !== 0 && 'wat2wasm (Debian wabt) is not installed' },
+  () => {
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-wasm-')), 'run-scan.wasm');
+    const source = fileURLToPath(new URL('../../src/index/regex/run-scan.wat', import.meta.url));
+    const result = spawnSync('wat2wasm', [source, '-o', out]);
+    assert.equal(result.status, 0, result.stderr?.toString());
+    assert.equal(fs.readFileSync(out).toString('base64'), runScanModule, 'run scripts/build-run-scan.sh');
+  },
+);
 
-test('plain literals on the bytes: the same lines, columns and texts as the regex on the decoded text (random lines; by SIMD in the scanner\'s memory and by the byte loop elsewhere)', () => {
+test("plain literals on the bytes: the same lines, columns and texts as the regex on the decoded text (random lines; by SIMD in the scanner's memory and by the byte loop elsewhere)", () => {
   // Non-ASCII letters and non-letters beside the needle, invalid UTF-8, a needle at line ends.
   const memory = scanBuffer(0, 1 << 16);
   if (!memory) return assert.fail('WebAssembly SIMD is missing');
-  const pieces: Buffer[] = ['k', 'e', 'y', '_', 'a', ' ', '(', '\n', '\n', 'é', 'ÿ', '\u212a', '٣', '🚀', 'ke', 'ke', 'aé'].map((text) => Buffer.from(text, 'utf8'));
+  const pieces: Buffer[] = ['k', 'e', 'y', '_', 'a', ' ', '(', '\n', '\n', 'é', 'ÿ', '\u212a', '٣', '🚀', 'ke', 'ke', 'aé'].map((text) =>
+    Buffer.from(text, 'utf8'),
+  );
   pieces.push(Buffer.from([0xff]), Buffer.from([0xe2, 0x82]), Buffer.from([0xc3]));
   let seed = 7;
-  const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   let matched = 0;
   for (const needle of ['ke', 'aé', 'e_', 'ÿ']) {
     for (const word of [false, true]) {
@@ -611,7 +664,11 @@ test('plain literals on the bytes: the same lines, columns and texts as the rege
         bytes.copy(inMemory);
         memory.fill(needle.charCodeAt(0), offset + bytes.length, offset + bytes.length + 32);
         const viaSimd = { count: 0 };
-        assert.deepEqual(matchBytes(inMemory, matcher, [needle], limit, 5, undefined, viaSimd, { text: needle, word }), expected.map((match) => ({ ...match, line: match.line + 4 })), `SIMD: ${JSON.stringify(needle)}${word ? ' -w' : ''} in ${JSON.stringify(bytes.toString('latin1'))}`);
+        assert.deepEqual(
+          matchBytes(inMemory, matcher, [needle], limit, 5, undefined, viaSimd, { text: needle, word }),
+          expected.map((match) => ({ ...match, line: match.line + 4 })),
+          `SIMD: ${JSON.stringify(needle)}${word ? ' -w' : ''} in ${JSON.stringify(bytes.toString('latin1'))}`,
+        );
         assert.equal(viaSimd.count, viaRegex.count);
         matched += viaRegex.count;
       }
@@ -625,7 +682,9 @@ test('plain literals by SIMD: more lines than one call hands back, long needles,
   if (!memory) return assert.fail('WebAssembly SIMD is missing');
   // 10,000 matching lines of varied length between lines that do not match: the scan stops and
   // goes on several times, and its line numbers carry over.
-  const lines = Array.from({ length: 20_000 }, (_, index) => (index % 2 === 0 ? `${' '.repeat(index % 23)}x kfree(p${index});` : `no ${'-'.repeat(index % 17)} here`));
+  const lines = Array.from({ length: 20_000 }, (_, index) =>
+    index % 2 === 0 ? `${' '.repeat(index % 23)}x kfree(p${index});` : `no ${'-'.repeat(index % 17)} here`,
+  );
   const text = Buffer.from(lines.join('\n'), 'utf8');
   text.copy(memory, 5);
   const bytes = memory.subarray(5, 5 + text.length);
@@ -673,7 +732,7 @@ test('plain literals by SIMD: more lines than one call hands back, long needles,
   }
 });
 
-test('plain literals by SIMD: the edges (a region\'s first and last bytes, needles over the limit, a needle reused, -w across a resumed scan)', () => {
+test("plain literals by SIMD: the edges (a region's first and last bytes, needles over the limit, a needle reused, -w across a resumed scan)", () => {
   const first = scanBuffer(0, scanRegionBytes);
   const last = scanBuffer(1, scanRegionBytes);
   if (!first || !last) return assert.fail('WebAssembly SIMD is missing');
@@ -693,7 +752,7 @@ test('plain literals by SIMD: the edges (a region\'s first and last bytes, needl
   const tail = Buffer.from('x\nkfree(p);\n kfree', 'utf8');
   const atEnd = last.subarray(last.length - tail.length);
   tail.copy(atEnd);
-  check(atEnd, { text: 'kfree', word: true }, 'at the region\'s end');
+  check(atEnd, { text: 'kfree', word: true }, "at the region's end");
   // The same literal object over several ranges (its needle stays loaded), another, then back.
   const kfree = { text: 'kfree', word: false };
   const kmalloc = { text: 'kmalloc', word: false };
@@ -715,7 +774,7 @@ test('plain literals by SIMD: the edges (a region\'s first and last bytes, needl
   }
 });
 
-test('a literal with a lone surrogate finds nothing (its UTF-8 would be U+FFFD\'s bytes)', async () => {
+test("a literal with a lone surrogate finds nothing (its UTF-8 would be U+FFFD's bytes)", async () => {
   const root = writeFixture(`
     //- a.txt
     replaced \ufffd here
@@ -738,7 +797,8 @@ test('a truncated answer over many chunks: the first lines in path order, every 
   // 1,300 files (three chunks of work), two matching lines each; one worker, so that the chunks
   // after the first are handed out once it is done (with more, all three could leave at once).
   const root = writeFixture('');
-  for (let file = 0; file < 1300; file++) fs.writeFileSync(path.join(root, `f${String(file).padStart(4, '0')}.txt`), `needle ${file} a\nnothing\nneedle ${file} b\n`);
+  for (let file = 0; file < 1300; file++)
+    fs.writeFileSync(path.join(root, `f${String(file).padStart(4, '0')}.txt`), `needle ${file} a\nnothing\nneedle ${file} b\n`);
   gitInit(root);
   const workspace = await readyWorkspace(root);
   const onePool = new GrepPool(1);
@@ -762,7 +822,7 @@ test('a truncated answer over many chunks: the first lines in path order, every 
   }
 });
 
-test('a cut with context: the last kept line\'s after-context stops before the next match, whatever the pool', async () => {
+test("a cut with context: the last kept line's after-context stops before the next match, whatever the pool", async () => {
   // 512 one-line files fill the first chunk; g.txt's second match is past the cut.
   const root = writeFixture('');
   for (let file = 0; file < 512; file++) fs.writeFileSync(path.join(root, `f${String(file).padStart(4, '0')}.txt`), `hit ${file}\n`);
@@ -878,17 +938,25 @@ describe('grep freshness', () => {
   });
 
   test('changed files are folded into a delta: results stay exact, a restart loads it, later edits and deletions still win', async () => {
-    const files = Object.fromEntries(Array.from({ length: 120 }, (_, index) => [`src/f${String(index).padStart(3, '0')}.ts`, `export const value${index} = ${index};\n`]));
-    const root = writeFixture(Object.entries(files).map(([file, text]) => `//- ${file}\n${text}`).join(''));
+    const files = Object.fromEntries(
+      Array.from({ length: 120 }, (_, index) => [`src/f${String(index).padStart(3, '0')}.ts`, `export const value${index} = ${index};\n`]),
+    );
+    const root = writeFixture(
+      Object.entries(files)
+        .map(([file, text]) => `//- ${file}\n${text}`)
+        .join(''),
+    );
     const cacheFolder = path.join(root, '..', `${path.basename(root)}-regex`);
     const overlay = new BufferOverlay();
     const workspace = await readyWorkspace(root);
     try {
       const first = new RegexIndex(workspace, overlay, cacheFolder);
       await first.ensureBuilt();
-      const find = async (index: RegexIndex, pattern: string): Promise<string[]> => (await index.search({ pattern })).matches.map((match) => `${match.path}:${match.line}`);
+      const find = async (index: RegexIndex, pattern: string): Promise<string[]> =>
+        (await index.search({ pattern })).matches.map((match) => `${match.path}:${match.line}`);
       // 100 files edited on disk (over the delta's minimum of 64): they go into a delta.
-      for (let index = 0; index < 100; index++) fs.writeFileSync(path.join(root, `src/f${String(index).padStart(3, '0')}.ts`), `// edited\nexport const edited${index} = ${index};\n`);
+      for (let index = 0; index < 100; index++)
+        fs.writeFileSync(path.join(root, `src/f${String(index).padStart(3, '0')}.ts`), `// edited\nexport const edited${index} = ${index};\n`);
       await quiesce(workspace);
       await first.settled();
       // The watcher may report the edits in several batches: a delta is written once 64 are pending.
@@ -957,7 +1025,15 @@ describe('grep freshness', () => {
           const word = words[random(words.length)]!;
           const ours = (await index.search({ pattern: word })).matches.map((match) => `${match.path}:${match.line}`).sort();
           const brute = [...texts]
-            .flatMap(([file, content]) => content.split('\n').flatMap((lineText, number) => (content.length > 0 && lineText.includes(word) && !(number === content.split('\n').length - 1 && lineText === '') ? [`${file}:${number + 1}`] : [])))
+            .flatMap(([file, content]) =>
+              content
+                .split('\n')
+                .flatMap((lineText, number) =>
+                  content.length > 0 && lineText.includes(word) && !(number === content.split('\n').length - 1 && lineText === '')
+                    ? [`${file}:${number + 1}`]
+                    : [],
+                ),
+            )
             .sort();
           assert.deepEqual(ours, brute, `round ${round}, word ${word}`);
         }
@@ -1105,7 +1181,10 @@ describe('grep robustness', () => {
       const result = await index.search({ pattern: '^(a+)+$|fine', maxResults: 10_000 });
       assert.deepEqual(result.timedOut, ['a-evil.txt']);
       assert.equal(result.total, 700);
-      assert.deepEqual(result.matches.map((match) => match.path), Array.from({ length: 700 }, (_, file) => `f${String(file).padStart(4, '0')}.txt`));
+      assert.deepEqual(
+        result.matches.map((match) => match.path),
+        Array.from({ length: 700 }, (_, file) => `f${String(file).padStart(4, '0')}.txt`),
+      );
     } finally {
       index.dispose();
       onePool.close();

@@ -94,7 +94,12 @@ describe('an exported chunk ranking', () => {
     pool.close();
   });
 
-  const questions = ['how is the loyalty discount taken off before tax', 'wait longer between tries after each failure', 'which entry is thrown away when the cache is full', 'hex text for a new session token'];
+  const questions = [
+    'how is the loyalty discount taken off before tax',
+    'wait longer between tries after each failure',
+    'which entry is thrown away when the cache is full',
+    'hex text for a new session token',
+  ];
 
   test('round trip: with the key and the files, the same answers under real paths', async () => {
     const opened = await openExport(exported, mask, workspace.files(), (file) => workspace.hashOf(file));
@@ -121,7 +126,10 @@ describe('an exported chunk ranking', () => {
   });
 
   test('another key is refused by name', async () => {
-    await assert.rejects(openExport(exported, new PathMask(Buffer.alloc(32, 1)), workspace.files(), () => undefined), /made with another key/);
+    await assert.rejects(
+      openExport(exported, new PathMask(Buffer.alloc(32, 1)), workspace.files(), () => undefined),
+      /made with another key/,
+    );
   });
 
   test('no leak: no real path segment, root folder or identifier is in the exported bytes', () => {
@@ -134,7 +142,19 @@ describe('an exported chunk ranking', () => {
       }
     }
     for (const segment of root.split('/')) words.add(segment);
-    for (const identifier of ['InvoiceProcessor', 'apply_discount', 'discount', 'isExpired', 'SessionStore', 'Retry', 'LruCache', 'evict', 'loyalti', 'session']) words.add(identifier);
+    for (const identifier of [
+      'InvoiceProcessor',
+      'apply_discount',
+      'discount',
+      'isExpired',
+      'SessionStore',
+      'Retry',
+      'LruCache',
+      'evict',
+      'loyalti',
+      'session',
+    ])
+      words.add(identifier);
     const checked = [...words].filter((word) => word.length >= 3);
     assert.ok(checked.length > 20);
     for (const word of checked) assert.equal(bytes.indexOf(Buffer.from(word)), -1, `"${word}" appears in the export`);
@@ -160,7 +180,19 @@ describe('fathom/exportIndex over the protocol', () => {
   for (const entry of [
     { name: 'a relative out', params: { out: 'index.bin' }, message: /params\.out must be an absolute path/ },
     { name: 'an out in a missing folder', params: { out: '/no/such/folder/index.bin' }, message: /does not exist/ },
-    { name: 'a key file others may read', params: { out: '/tmp/x.bin', keyFile: (() => { const file = path.join(tempDir('fathom-keys-'), 'k'); fs.writeFileSync(file, teamKey.toString('hex'), { mode: 0o644 }); fs.chmodSync(file, 0o644); return file; })() }, message: /may be read by others/ },
+    {
+      name: 'a key file others may read',
+      params: {
+        out: '/tmp/x.bin',
+        keyFile: (() => {
+          const file = path.join(tempDir('fathom-keys-'), 'k');
+          fs.writeFileSync(file, teamKey.toString('hex'), { mode: 0o644 });
+          fs.chmodSync(file, 0o644);
+          return file;
+        })(),
+      },
+      message: /may be read by others/,
+    },
   ]) {
     test(`InvalidParams: ${entry.name}`, async () => {
       const response = await daemon.client.request('fathom/exportIndex', { root, ...entry.params });

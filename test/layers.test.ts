@@ -56,7 +56,9 @@ test('layers: no import points the wrong way', () => {
 
 /** What a file imports when it loads: every `import … from` and `export … from` but `import type` (erased). */
 function staticImports(text: string): string[] {
-  return [...text.matchAll(/^(import|export)(\s+type\b)?[^'"]*from\s+'([^']+)'/gm)].filter((match) => match[1] === 'export' || match[2] === undefined).map((match) => match[3]!);
+  return [...text.matchAll(/^(import|export)(\s+type\b)?[^'"]*from\s+'([^']+)'/gm)]
+    .filter((match) => match[1] === 'export' || match[2] === undefined)
+    .map((match) => match[3]!);
 }
 
 /** What a file loads with a require() of its own (createRequire): a package the client path loads on first use. */
@@ -85,7 +87,10 @@ test('layers: the CLI client path loads no daemon, engine or MCP code', () => {
     for (const specifier of [...staticImports(text), ...requires(text)]) {
       if (specifier.startsWith('.')) visit(path.resolve(path.dirname(file), specifier).replace(/\.js$/, '.ts'), [...via, here]);
       else if (!specifier.startsWith('node:')) {
-        const name = specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+        const name = specifier
+          .split('/')
+          .slice(0, specifier.startsWith('@') ? 2 : 1)
+          .join('/');
         if (!clientPath.packages.includes(name)) problems.push(`${chain} imports the package ${specifier}`);
       }
     }
@@ -115,7 +120,8 @@ test('layers: index/* folders import each other only as the code map says', () =
     for (const match of text.matchAll(/^(?:import|export)[^'"]*from\s+'(\.[^']+)'/gm)) {
       const target = path.relative(indexRoot, path.resolve(path.dirname(file), match[1]!)).split(path.sep);
       if (target[0] === '..' || target.length < 2) continue;
-      if (target[0] !== folder && !indexAllowed[folder]!.includes(target[0]!)) problems.push(`${path.relative(src, file)} imports ${match[1]} (index/${folder} → index/${target[0]})`);
+      if (target[0] !== folder && !indexAllowed[folder]!.includes(target[0]!))
+        problems.push(`${path.relative(src, file)} imports ${match[1]} (index/${folder} → index/${target[0]})`);
     }
   }
   assert.deepEqual(problems, []);

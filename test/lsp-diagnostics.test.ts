@@ -28,7 +28,9 @@ function project(files: Record<string, string>): string {
 
 /** `file:line: message` of each new diagnostic, files relative to root. */
 function summary(root: string, answer: EditAnswer): string[] {
-  return answer.newDiagnostics.flatMap((entry) => entry.diagnostics.map((diagnostic) => `${path.relative(root, entry.path)}:${diagnostic.range.start.line}: ${diagnostic.message.split('\n')[0]}`));
+  return answer.newDiagnostics.flatMap((entry) =>
+    entry.diagnostics.map((diagnostic) => `${path.relative(root, entry.path)}:${diagnostic.range.start.line}: ${diagnostic.message.split('\n')[0]}`),
+  );
 }
 
 /**
@@ -155,7 +157,14 @@ for (const fixture of cases) {
     test('an edit to an exported function reports the new error in the importing file', async () => {
       await edit(original);
       const exported = path.join(root, fixture.exported);
-      const answer = await service.edit({ workspaceRoot: root, absolutePath: exported, language: fixture.language, newText: fixture.changeExport, ledgerKey: 'agent', dependents: async () => [file] });
+      const answer = await service.edit({
+        workspaceRoot: root,
+        absolutePath: exported,
+        language: fixture.language,
+        newText: fixture.changeExport,
+        ledgerKey: 'agent',
+        dependents: async () => [file],
+      });
       assert.equal(answer.status, 'ok', answer.reason);
       assert.deepEqual(summary(root, answer), [fixture.importerError]);
     });
@@ -170,7 +179,13 @@ describe('language server lives', () => {
     const service = new DiagnosticsService(new ServerRegistry(), servers, new DiagnosticLedger());
     const root = project(tsFiles);
     assert.deepEqual(servers.status(), []);
-    const answer = await service.edit({ workspaceRoot: root, absolutePath: path.join(root, 'a.ts'), language: 'typescript', newText: 'export const a: number = 2;\n', ledgerKey: 'k' });
+    const answer = await service.edit({
+      workspaceRoot: root,
+      absolutePath: path.join(root, 'a.ts'),
+      language: 'typescript',
+      newText: 'export const a: number = 2;\n',
+      ledgerKey: 'k',
+    });
     assert.equal(answer.status, 'ok');
     const [status] = servers.status();
     assert.equal(status!.state, 'running');
@@ -187,7 +202,8 @@ describe('language server lives', () => {
     const service = new DiagnosticsService(new ServerRegistry(), servers, new DiagnosticLedger());
     const root = project({ ...tsFiles, 'b.ts': 'export const b: number = 1;\n' });
     const file = path.join(root, 'b.ts');
-    const broken = '// @ts-expect-error unused on purpose\nexport const b: number = 1;\nexport const c: string = 2;\nexport const d = (;\nfunction unused(x: number) {}\n';
+    const broken =
+      '// @ts-expect-error unused on purpose\nexport const b: number = 1;\nexport const c: string = 2;\nexport const d = (;\nfunction unused(x: number) {}\n';
     const answer = await service.edit({ workspaceRoot: root, absolutePath: file, language: 'typescript', newText: broken, ledgerKey: 'k', includeHints: true });
     assert.equal(answer.status, 'ok', answer.reason);
     const server = servers.running('typescript', root)!;
@@ -196,7 +212,8 @@ describe('language server lives', () => {
     // the ledger the same keys), syntax, semantic and suggestion passes alike.
     const uri = pathToFileURL(file).href;
     const asked = await server.diagnostics(uri, server.sync(uri, 'typescript', broken));
-    const key = (diagnostic: LspDiagnostic): string => JSON.stringify([diagnostic.range, diagnostic.severity, diagnostic.code, diagnostic.source, diagnostic.message]);
+    const key = (diagnostic: LspDiagnostic): string =>
+      JSON.stringify([diagnostic.range, diagnostic.severity, diagnostic.code, diagnostic.source, diagnostic.message]);
     const published = await new Promise<LspDiagnostic[]>((resolve) => {
       let timer: NodeJS.Timeout | undefined;
       const settle = (): void => {
@@ -233,7 +250,18 @@ const handle = (message, params) => {
   else if (message.method === 'textDocument/didChange') publish(params.textDocument.uri, params.textDocument.version, params.contentChanges[0].text);
 };`,
     );
-    return { root, push: { id: 'push', name: 'push-server', languages: { typescript: 'typescript' }, rootMarkers: ['push.marker'], binary: process.execPath, args: [script, behaviour], diagnosticsRequest: 'tsserver' } };
+    return {
+      root,
+      push: {
+        id: 'push',
+        name: 'push-server',
+        languages: { typescript: 'typescript' },
+        rootMarkers: ['push.marker'],
+        binary: process.execPath,
+        args: [script, behaviour],
+        diagnosticsRequest: 'tsserver',
+      },
+    };
   }
 
   // A push server (versioned publishes: one error per line holding BAD) whose answer to the tsserver
@@ -248,7 +276,8 @@ const handle = (message, params) => {
       const { root, push } = pushServer(behaviour);
       const servers = new LanguageServers({ idleMs: 0, timings: { settleMs: 50, diagnosticsTimeoutMs: 5_000, initializeTimeoutMs: 5_000 } });
       const service = new DiagnosticsService(new ServerRegistry([push]), servers, new DiagnosticLedger());
-      const edit = (newText: string) => service.edit({ workspaceRoot: root, absolutePath: path.join(root, 'a.ts'), language: 'typescript', newText, ledgerKey: 'k' });
+      const edit = (newText: string) =>
+        service.edit({ workspaceRoot: root, absolutePath: path.join(root, 'a.ts'), language: 'typescript', newText, ledgerKey: 'k' });
       const first = await edit('ok\nBAD\n');
       assert.equal(first.status, 'ok', first.reason);
       assert.deepEqual(summary(root, first), ['a.ts:1: bad line']);
@@ -264,7 +293,13 @@ const handle = (message, params) => {
     const { root, push } = pushServer('no-server');
     const servers = new LanguageServers({ idleMs: 0, backoffMs: 10, timings: { settleMs: 50, diagnosticsTimeoutMs: 5_000, initializeTimeoutMs: 5_000 } });
     const service = new DiagnosticsService(new ServerRegistry([push]), servers, new DiagnosticLedger());
-    const answer = await service.edit({ workspaceRoot: root, absolutePath: path.join(root, 'a.ts'), language: 'typescript', newText: 'ok\nBAD\n', ledgerKey: 'k' });
+    const answer = await service.edit({
+      workspaceRoot: root,
+      absolutePath: path.join(root, 'a.ts'),
+      language: 'typescript',
+      newText: 'ok\nBAD\n',
+      ledgerKey: 'k',
+    });
     assert.equal(answer.status, 'server-crashed');
     assert.equal(answer.applied, true);
     const next = await service.edit({ workspaceRoot: root, absolutePath: path.join(root, 'a.ts'), language: 'typescript', newText: 'ok\n', ledgerKey: 'k' });
@@ -283,12 +318,24 @@ const handle = (message, params) => {
     server.kill();
     await exited;
     assert.equal(servers.status()[0]!.state, 'exited');
-    const answer = await service.edit({ workspaceRoot: root, absolutePath: file, language: 'typescript', newText: 'export const a: number = "x";\n', ledgerKey: 'k' });
+    const answer = await service.edit({
+      workspaceRoot: root,
+      absolutePath: file,
+      language: 'typescript',
+      newText: 'export const a: number = "x";\n',
+      ledgerKey: 'k',
+    });
     assert.match(answer.crash ?? '', /typescript-language-server killed by SIGKILL/);
     assert.equal(answer.status, 'ok');
     assert.equal(answer.newDiagnostics[0]?.diagnostics[0]?.message, "Type 'string' is not assignable to type 'number'.");
     assert.equal(servers.status()[0]!.crashes, 1);
-    const next = await service.edit({ workspaceRoot: root, absolutePath: file, language: 'typescript', newText: 'export const a: number = 3;\n', ledgerKey: 'k' });
+    const next = await service.edit({
+      workspaceRoot: root,
+      absolutePath: file,
+      language: 'typescript',
+      newText: 'export const a: number = 3;\n',
+      ledgerKey: 'k',
+    });
     assert.equal(next.crash, undefined, 'reported once');
     await servers.stopAll();
   });
@@ -296,13 +343,30 @@ const handle = (message, params) => {
   test('a server that never publishes answers timeout, never a clean list', async () => {
     const root = project({ 'silent.marker': '', 'a.ts': 'export const a = 1;\n' });
     // Answers initialize and shutdown, then says nothing: a hung checker.
-    const script = fakeServer(root, 'silent-server', `const handle = (message) => {
+    const script = fakeServer(
+      root,
+      'silent-server',
+      `const handle = (message) => {
   if (message.method === 'initialize') send({ jsonrpc: '2.0', id: message.id, result: { capabilities: { textDocumentSync: 1 } } });
-};`);
-    const silent: ServerSpec = { id: 'silent', name: 'silent-server', languages: { typescript: 'typescript' }, rootMarkers: ['silent.marker'], binary: process.execPath, args: [script] };
+};`,
+    );
+    const silent: ServerSpec = {
+      id: 'silent',
+      name: 'silent-server',
+      languages: { typescript: 'typescript' },
+      rootMarkers: ['silent.marker'],
+      binary: process.execPath,
+      args: [script],
+    };
     const servers = new LanguageServers({ idleMs: 0, timings: { settleMs: 50, diagnosticsTimeoutMs: 800, initializeTimeoutMs: 5_000 } });
     const service = new DiagnosticsService(new ServerRegistry([silent]), servers, new DiagnosticLedger());
-    const answer = await service.edit({ workspaceRoot: root, absolutePath: path.join(root, 'a.ts'), language: 'typescript', newText: 'export const a = 2;\n', ledgerKey: 'k' });
+    const answer = await service.edit({
+      workspaceRoot: root,
+      absolutePath: path.join(root, 'a.ts'),
+      language: 'typescript',
+      newText: 'export const a = 2;\n',
+      ledgerKey: 'k',
+    });
     assert.equal(answer.applied, true);
     assert.equal(answer.status, 'timeout');
     assert.match(answer.reason!, /gave no diagnostics for .*a\.ts in time/);
@@ -327,10 +391,18 @@ const handle = (message, params) => {
   }
 };`,
     );
-    const pull: ServerSpec = { id: 'pull', name: 'pull-server', languages: { typescript: 'typescript' }, rootMarkers: ['pull.marker'], binary: process.execPath, args: [script] };
+    const pull: ServerSpec = {
+      id: 'pull',
+      name: 'pull-server',
+      languages: { typescript: 'typescript' },
+      rootMarkers: ['pull.marker'],
+      binary: process.execPath,
+      args: [script],
+    };
     const servers = new LanguageServers({ idleMs: 0, timings: { settleMs: 5_000, diagnosticsTimeoutMs: 5_000, initializeTimeoutMs: 5_000 } });
     const service = new DiagnosticsService(new ServerRegistry([pull]), servers, new DiagnosticLedger());
-    const edit = (newText: string) => service.edit({ workspaceRoot: root, absolutePath: path.join(root, 'a.ts'), language: 'typescript', newText, ledgerKey: 'k' });
+    const edit = (newText: string) =>
+      service.edit({ workspaceRoot: root, absolutePath: path.join(root, 'a.ts'), language: 'typescript', newText, ledgerKey: 'k' });
     const started = performance.now();
     const first = await edit('ok\nBAD\n');
     assert.ok(performance.now() - started < 4_000, 'answered by the pull, not by waiting out the settle window');
@@ -348,11 +420,23 @@ const handle = (message, params) => {
     const root = project({ 'a.ts': 'export const a = 1;\n', 'b.go': 'package b\n', 'go.mod': 'module b\n' });
     const noGopls = knownServers.map((spec) => (spec.id === 'gopls' ? { ...spec, binary: 'fathom-no-such-gopls' } : spec));
     const service = new DiagnosticsService(new ServerRegistry(noGopls), servers, new DiagnosticLedger());
-    const noMarker = await service.edit({ workspaceRoot: root, absolutePath: path.join(root, 'a.ts'), language: 'typescript', newText: 'export const a = 2;\n', ledgerKey: 'k' });
+    const noMarker = await service.edit({
+      workspaceRoot: root,
+      absolutePath: path.join(root, 'a.ts'),
+      language: 'typescript',
+      newText: 'export const a = 2;\n',
+      ledgerKey: 'k',
+    });
     assert.equal(noMarker.status, 'no-server');
     assert.equal(noMarker.applied, true);
     assert.match(noMarker.reason!, /no tsconfig\.json \/ jsconfig\.json \/ package\.json between the file and the workspace root/);
-    const noBinary = await service.edit({ workspaceRoot: root, absolutePath: path.join(root, 'b.go'), language: 'go', newText: 'package b\n\n', ledgerKey: 'k' });
+    const noBinary = await service.edit({
+      workspaceRoot: root,
+      absolutePath: path.join(root, 'b.go'),
+      language: 'go',
+      newText: 'package b\n\n',
+      ledgerKey: 'k',
+    });
     assert.equal(noBinary.status, 'no-server');
     assert.match(noBinary.reason!, /fathom-no-such-gopls not found/);
     assert.deepEqual(servers.status(), [], 'nothing started');
@@ -364,10 +448,25 @@ describe('bad edits leave the file untouched', () => {
   const service = new DiagnosticsService(new ServerRegistry([]), servers, new DiagnosticLedger());
   const root = project({ 'a.ts': 'line one\nline two\n', 'latin1.ts': '' });
   fs.writeFileSync(path.join(root, 'latin1.ts'), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
-  const request = (edits: unknown, extra: object = {}) => ({ workspaceRoot: root, absolutePath: path.join(root, 'a.ts'), language: 'typescript', edits: edits as never, ledgerKey: 'k', ...extra });
+  const request = (edits: unknown, extra: object = {}) => ({
+    workspaceRoot: root,
+    absolutePath: path.join(root, 'a.ts'),
+    language: 'typescript',
+    edits: edits as never,
+    ledgerKey: 'k',
+    ...extra,
+  });
   const rows: Array<{ name: string; run: () => Promise<unknown>; error: RegExp }> = [
-    { name: 'a line past the end', run: () => service.edit(request([{ range: { start: { line: 5, character: 0 }, end: { line: 5, character: 0 } }, newText: 'x' }])), error: /edits\[0\]: line 5 is past the end \(the file has 3 lines\)/ },
-    { name: 'a character past the line', run: () => service.edit(request([{ range: { start: { line: 0, character: 40 }, end: { line: 0, character: 41 } }, newText: 'x' }])), error: /edits\[0\]: character 40 is past the end of line 0 \(8 characters\)/ },
+    {
+      name: 'a line past the end',
+      run: () => service.edit(request([{ range: { start: { line: 5, character: 0 }, end: { line: 5, character: 0 } }, newText: 'x' }])),
+      error: /edits\[0\]: line 5 is past the end \(the file has 3 lines\)/,
+    },
+    {
+      name: 'a character past the line',
+      run: () => service.edit(request([{ range: { start: { line: 0, character: 40 }, end: { line: 0, character: 41 } }, newText: 'x' }])),
+      error: /edits\[0\]: character 40 is past the end of line 0 \(8 characters\)/,
+    },
     {
       name: 'overlapping edits',
       run: () =>
@@ -379,9 +478,21 @@ describe('bad edits leave the file untouched', () => {
         ),
       error: /edits\[0\] and edits\[1\] overlap/,
     },
-    { name: 'a stale expectedVersion', run: () => service.edit(request([], { expectedVersion: 7 })), error: /stale edit: expectedVersion 7, but Fathom's version of .* is 0; nothing was written/ },
-    { name: 'a file that is not UTF-8', run: () => service.edit({ ...request(undefined), absolutePath: path.join(root, 'latin1.ts'), newText: 'x' }), error: /is not UTF-8 text; not editing it/ },
-    { name: 'a file that does not exist', run: () => service.edit({ ...request(undefined), absolutePath: path.join(root, 'missing.ts'), newText: 'x' }), error: /does not exist/ },
+    {
+      name: 'a stale expectedVersion',
+      run: () => service.edit(request([], { expectedVersion: 7 })),
+      error: /stale edit: expectedVersion 7, but Fathom's version of .* is 0; nothing was written/,
+    },
+    {
+      name: 'a file that is not UTF-8',
+      run: () => service.edit({ ...request(undefined), absolutePath: path.join(root, 'latin1.ts'), newText: 'x' }),
+      error: /is not UTF-8 text; not editing it/,
+    },
+    {
+      name: 'a file that does not exist',
+      run: () => service.edit({ ...request(undefined), absolutePath: path.join(root, 'missing.ts'), newText: 'x' }),
+      error: /does not exist/,
+    },
   ];
   for (const row of rows) {
     test(row.name, async () => {
@@ -396,7 +507,9 @@ describe('bad edits leave the file untouched', () => {
     const first = await service.edit(request([{ range: { start: { line: 1, character: 5 }, end: { line: 1, character: 8 } }, newText: '2' }]));
     assert.equal(first.version, 1);
     assert.equal(fs.readFileSync(path.join(root, 'a.ts'), 'utf8'), 'line one\nline 2\n');
-    const second = await service.edit(request([{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, newText: '// ✓ ' }], { expectedVersion: 1 }));
+    const second = await service.edit(
+      request([{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, newText: '// ✓ ' }], { expectedVersion: 1 }),
+    );
     assert.equal(second.version, 2);
     assert.equal(second.status, 'no-server');
     fs.writeFileSync(path.join(root, 'a.ts'), 'line one\nline two\n');
@@ -407,7 +520,15 @@ describe('server configuration', () => {
   test('a user file changes a known server and adds one; a malformed one says why', () => {
     const folder = tempDir('fathom-servers-');
     const file = path.join(folder, 'servers.json');
-    fs.writeFileSync(file, JSON.stringify({ servers: [{ id: 'gopls', binary: '/opt/go/bin/gopls' }, { id: 'zls', languages: { zig: 'zig' }, rootMarkers: ['build.zig'], binary: 'zls', args: [] }] }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        servers: [
+          { id: 'gopls', binary: '/opt/go/bin/gopls' },
+          { id: 'zls', languages: { zig: 'zig' }, rootMarkers: ['build.zig'], binary: 'zls', args: [] },
+        ],
+      }),
+    );
     const servers = serversFromConfig(file);
     assert.equal(servers.find((spec) => spec.id === 'gopls')!.binary, '/opt/go/bin/gopls');
     assert.deepEqual(servers.find((spec) => spec.id === 'gopls')!.rootMarkers, ['go.mod', 'go.work'], 'unnamed fields kept');

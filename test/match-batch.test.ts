@@ -84,7 +84,7 @@ test('a batch larger than a piece, with a line longer than one: every line in or
   );
 });
 
-test('lines from texts, and lines as objects, keep their files\' order and their context', () => {
+test("lines from texts, and lines as objects, keep their files' order and their context", () => {
   const withContext: LineMatch = { line: 4, column: 3, text: 'b = 1;', before: [{ line: 3, text: 'a' }], after: [{ line: 5, text: 'c' }] };
   const got = roundTrip([{ textLines: ['ünïcödé 🚀', ''] }, { objects: [withContext] }, { byteLines: [Buffer.from('tail')] }]);
   assert.deepEqual(
@@ -119,7 +119,7 @@ test('a file whose lines were all counted past the limit sends its count and no 
   );
 });
 
-test('a batch\'s bytes are valid UTF-8, each file\'s view over its own lines, whatever the files held', () => {
+test("a batch's bytes are valid UTF-8, each file's view over its own lines, whatever the files held", () => {
   const files = byteLines.map(({ bytes }) => ({ byteLines: [bytes, Buffer.from('ok ü')] }));
   const batch = writeBatch(files);
   assert.ok(isUtf8(batch.bytes), 'invalid sequences are replaced when the batch is taken');
@@ -158,5 +158,8 @@ test('a batch owns exact copies of its lines; the writer keeps its area for the 
   // The next batch starts empty.
   writer.add(1, 1, Buffer.from('after\n'), 0, 5);
   writer.endFile(0, 1);
-  assert.deepEqual(linesOf(readBatch(writer.take().batch)[0]![1]).map((match) => match.text), ['after']);
+  assert.deepEqual(
+    linesOf(readBatch(writer.take().batch)[0]![1]).map((match) => match.text),
+    ['after'],
+  );
 });

@@ -57,44 +57,56 @@ async function call(name: string, args: Record<string, unknown>): Promise<{ text
 
 test('mcp: the tools are listed with their schemas', async () => {
   const { tools } = await client.listTools();
-  assert.deepEqual(
-    tools.map((tool) => tool.name).sort(),
-    [
-      'apply_rewrite',
-      'callees',
-      'callers',
-      'code_search',
-      'debug_break',
-      'debug_continue',
-      'debug_eval',
-      'debug_launch',
-      'debug_state',
-      'debug_step',
-      'debug_terminate',
-      'definition',
-      'diagnostics',
-      'discard_rewrite',
-      'edit_file',
-      'grep',
-      'impact',
-      'outline',
-      'references',
-      'status',
-      'structural_rewrite',
-      'structural_search',
-      'symbols',
-    ],
-  );
+  assert.deepEqual(tools.map((tool) => tool.name).sort(), [
+    'apply_rewrite',
+    'callees',
+    'callers',
+    'code_search',
+    'debug_break',
+    'debug_continue',
+    'debug_eval',
+    'debug_launch',
+    'debug_state',
+    'debug_step',
+    'debug_terminate',
+    'definition',
+    'diagnostics',
+    'discard_rewrite',
+    'edit_file',
+    'grep',
+    'impact',
+    'outline',
+    'references',
+    'status',
+    'structural_rewrite',
+    'structural_search',
+    'symbols',
+  ]);
   const grep = tools.find((tool) => tool.name === 'grep')!;
   assert.deepEqual((grep.inputSchema as { required?: string[] }).required, ['pattern']);
 });
 
 test('mcp: grep, code_search, structural_search, references, impact and status answer from the daemon', async () => {
-  assert.equal((await call('grep', { pattern: 'greet\\(' })).text, '2 matches in 2 files\nsrc/app.ts:2:24:export const message = greet(\'you\');\nsrc/util.ts:1:17:export function greet(name: string): string {');
-  assert.match((await call('code_search', { query: 'hello world' })).text, /^1 hits \(lexical: words: ranked by the chunk ranking\)\nsrc\/util\.ts:1-3\n  1  export function greet/);
-  assert.match((await call('code_search', { query: 'greet' })).text, /^3 hits \(symbol: an identifier[^)]*\)\nsrc\/util\.ts:1-3 function greet\n  1  export function greet.*\nsrc\/app\.ts:2:24:export const message/s);
-  assert.match((await call('structural_search', { pattern: 'greet($A)', language: 'typescript' })).text, /^1 matches\nsrc\/app\.ts:2:24:export const message = greet\('you'\);$/);
-  assert.match((await call('references', { symbol: 'greet' })).text, /^2 references to 1 definitions\nsrc\/app\.ts:1:10: import \{ greet \} from '\.\/util'; \(import, exact\)\nsrc\/app\.ts:2:24: .* \(call, exact\)$/);
+  assert.equal(
+    (await call('grep', { pattern: 'greet\\(' })).text,
+    "2 matches in 2 files\nsrc/app.ts:2:24:export const message = greet('you');\nsrc/util.ts:1:17:export function greet(name: string): string {",
+  );
+  assert.match(
+    (await call('code_search', { query: 'hello world' })).text,
+    /^1 hits \(lexical: words: ranked by the chunk ranking\)\nsrc\/util\.ts:1-3\n {2}1 {2}export function greet/,
+  );
+  assert.match(
+    (await call('code_search', { query: 'greet' })).text,
+    /^3 hits \(symbol: an identifier[^)]*\)\nsrc\/util\.ts:1-3 function greet\n {2}1 {2}export function greet.*\nsrc\/app\.ts:2:24:export const message/s,
+  );
+  assert.match(
+    (await call('structural_search', { pattern: 'greet($A)', language: 'typescript' })).text,
+    /^1 matches\nsrc\/app\.ts:2:24:export const message = greet\('you'\);$/,
+  );
+  assert.match(
+    (await call('references', { symbol: 'greet' })).text,
+    /^2 references to 1 definitions\nsrc\/app\.ts:1:10: import \{ greet \} from '\.\/util'; \(import, exact\)\nsrc\/app\.ts:2:24: .* \(call, exact\)$/,
+  );
   assert.match((await call('impact', { symbol: 'greet' })).text, /^1 dependents \(distance 1: 0 symbols in 1 files\)\n1 src\/app\.ts \(top level\) \(exact\)$/);
   const status = (await call('status', {})).text;
   assert.match(status, new RegExp(`^${root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ready \\(git\\)\n  files    4 `));
@@ -102,13 +114,23 @@ test('mcp: grep, code_search, structural_search, references, impact and status a
 });
 
 test('mcp: definition, symbols, outline, callers and callees answer from the code graph; a target named badly is an error answer', async () => {
-  const definition = /^1 definitions\nsrc\/util\.ts:1:17: function greet  /;
+  const definition = /^1 definitions\nsrc\/util\.ts:1:17: function greet {2}/;
   assert.match((await call('definition', { symbol: 'greet' })).text, definition);
-  assert.match((await call('definition', { path: 'src/app.ts', line: 2, column: 24 })).text, definition, 'the reference at app.ts:2:24 resolves to its definition');
-  assert.match((await call('symbols', { query: 'squ' })).text, /^1 symbols\ncalc\.py:1:5: function square  /);
-  assert.match((await call('outline', { path: 'calc.py' })).text, /^calc\.py \(python\): 2 top-level definitions\nfunction square  calc\.py:1\nfunction main  calc\.py:5$/);
+  assert.match(
+    (await call('definition', { path: 'src/app.ts', line: 2, column: 24 })).text,
+    definition,
+    'the reference at app.ts:2:24 resolves to its definition',
+  );
+  assert.match((await call('symbols', { query: 'squ' })).text, /^1 symbols\ncalc\.py:1:5: function square {2}/);
+  assert.match(
+    (await call('outline', { path: 'calc.py' })).text,
+    /^calc\.py \(python\): 2 top-level definitions\nfunction square {2}calc\.py:1\nfunction main {2}calc\.py:5$/,
+  );
   assert.match((await call('callers', { symbol: 'square' })).text, /^1 callers of square\n1 {2}calc\.py:5:5: function main {2}\(\w[\w-]*, 1 site\)$/);
-  assert.match((await call('callees', { symbol: 'main' })).text, /^1 callees of main\n1 {2}calc\.py:1:5: function square .*\noutside the workspace: .*print ×1/s);
+  assert.match(
+    (await call('callees', { symbol: 'main' })).text,
+    /^1 callees of main\n1 {2}calc\.py:1:5: function square .*\noutside the workspace: .*print ×1/s,
+  );
   const bad = await call('callers', { line: 3 });
   assert.equal(bad.isError, true);
   assert.equal(bad.text, 'line needs path');
@@ -118,7 +140,7 @@ test('mcp: a structural rewrite is staged with its diff, then applied or discard
   const staged = await call('structural_rewrite', { pattern: 'square($X)', rewrite: 'square(abs($X))', language: 'python' });
   const plan = /^plan (\S+): 1 changes in 1 files/.exec(staged.text)?.[1];
   assert.ok(plan, staged.text);
-  assert.match(staged.text, /\n-        total \+= square\(i\)\n\+        total \+= square\(abs\(i\)\)/);
+  assert.match(staged.text, /\n- {8}total \+= square\(i\)\n\+ {8}total \+= square\(abs\(i\)\)/);
   assert.equal(fs.readFileSync(path.join(root, 'calc.py'), 'utf8'), calc, 'staging writes nothing');
   assert.equal((await call('discard_rewrite', { plan })).text, 'discarded');
   assert.equal((await call('apply_rewrite', { plan })).isError, true, 'a discarded plan is gone');
@@ -189,7 +211,10 @@ test('mcp: grep, code_search and symbols across roots: each line starts with its
   assert.equal(grep.isError, false, grep.text);
   const lines = grep.text.split('\n');
   assert.deepEqual(lines.slice(0, 2), [`${root}: 2 matches in 2 files`, `${other}: 2 matches in 2 files`]);
-  assert.deepEqual(lines.slice(2).map((line) => line.split(':')[0]), [`${root}/src/app.ts`, `${root}/src/util.ts`, `${other}/src/app.ts`, `${other}/src/util.ts`]);
+  assert.deepEqual(
+    lines.slice(2).map((line) => line.split(':')[0]),
+    [`${root}/src/app.ts`, `${root}/src/util.ts`, `${other}/src/app.ts`, `${other}/src/util.ts`],
+  );
   const symbols = await call('symbols', { query: 'greet', roots: 'all' });
   assert.ok(symbols.text.includes(`${other}/src/util.ts:1:17`), symbols.text);
   assert.ok(symbols.text.includes(`${root}/src/util.ts:1:17`), symbols.text);

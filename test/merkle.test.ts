@@ -20,20 +20,50 @@ function sorted(diff: TreeDiff): TreeDiff {
 }
 
 const diffCases: { name: string; before: Record<string, string>; after: Record<string, string>; expected: TreeDiff }[] = [
-  { name: 'nothing changed', before: { 'a.ts': '1', 'src/b.ts': '2' }, after: { 'a.ts': '1', 'src/b.ts': '2' }, expected: { added: [], changed: [], removed: [] } },
+  {
+    name: 'nothing changed',
+    before: { 'a.ts': '1', 'src/b.ts': '2' },
+    after: { 'a.ts': '1', 'src/b.ts': '2' },
+    expected: { added: [], changed: [], removed: [] },
+  },
   { name: 'add', before: { 'a.ts': '1' }, after: { 'a.ts': '1', 'src/new.ts': 'n' }, expected: { added: ['src/new.ts'], changed: [], removed: [] } },
-  { name: 'change', before: { 'a.ts': '1', 'src/b.ts': '2' }, after: { 'a.ts': '1', 'src/b.ts': '3' }, expected: { added: [], changed: ['src/b.ts'], removed: [] } },
+  {
+    name: 'change',
+    before: { 'a.ts': '1', 'src/b.ts': '2' },
+    after: { 'a.ts': '1', 'src/b.ts': '3' },
+    expected: { added: [], changed: ['src/b.ts'], removed: [] },
+  },
   { name: 'delete', before: { 'a.ts': '1', 'src/b.ts': '2' }, after: { 'a.ts': '1' }, expected: { added: [], changed: [], removed: ['src/b.ts'] } },
-  { name: 'rename', before: { 'src/old.ts': 'x', 'y.ts': 'y' }, after: { 'src/new.ts': 'x', 'y.ts': 'y' }, expected: { added: ['src/new.ts'], changed: [], removed: ['src/old.ts'] } },
+  {
+    name: 'rename',
+    before: { 'src/old.ts': 'x', 'y.ts': 'y' },
+    after: { 'src/new.ts': 'x', 'y.ts': 'y' },
+    expected: { added: ['src/new.ts'], changed: [], removed: ['src/old.ts'] },
+  },
   {
     name: 'nested folders: only the changed branch',
     before: { 'a/b/c/d.ts': '1', 'a/b/c/e.ts': '2', 'a/x/y.ts': '3', 'z.ts': '4' },
     after: { 'a/b/c/d.ts': '1', 'a/b/c/e.ts': 'changed', 'a/x/y.ts': '3', 'a/b/new/f.ts': '5', 'z.ts': '4' },
     expected: { added: ['a/b/new/f.ts'], changed: ['a/b/c/e.ts'], removed: [] },
   },
-  { name: 'folder deleted whole', before: { 'lib/a.ts': '1', 'lib/sub/b.ts': '2', 'c.ts': '3' }, after: { 'c.ts': '3' }, expected: { added: [], changed: [], removed: ['lib/a.ts', 'lib/sub/b.ts'] } },
-  { name: 'file replaced by a folder', before: { thing: 'file' }, after: { 'thing/inner.ts': 'i' }, expected: { added: ['thing/inner.ts'], changed: [], removed: ['thing'] } },
-  { name: 'folder replaced by a file', before: { 'thing/inner.ts': 'i' }, after: { thing: 'file' }, expected: { added: ['thing'], changed: [], removed: ['thing/inner.ts'] } },
+  {
+    name: 'folder deleted whole',
+    before: { 'lib/a.ts': '1', 'lib/sub/b.ts': '2', 'c.ts': '3' },
+    after: { 'c.ts': '3' },
+    expected: { added: [], changed: [], removed: ['lib/a.ts', 'lib/sub/b.ts'] },
+  },
+  {
+    name: 'file replaced by a folder',
+    before: { thing: 'file' },
+    after: { 'thing/inner.ts': 'i' },
+    expected: { added: ['thing/inner.ts'], changed: [], removed: ['thing'] },
+  },
+  {
+    name: 'folder replaced by a file',
+    before: { 'thing/inner.ts': 'i' },
+    after: { thing: 'file' },
+    expected: { added: ['thing'], changed: [], removed: ['thing/inner.ts'] },
+  },
   { name: 'from empty', before: {}, after: { 'a.ts': '1' }, expected: { added: ['a.ts'], changed: [], removed: [] } },
 ];
 
@@ -61,7 +91,10 @@ test('merkle: the root hash depends on content only, not on the order of operati
   assert.equal(forward.rootHash(), original);
   assert.equal(forward.nodeAt('brand'), undefined, 'an emptied folder is pruned');
   assert.equal(forward.fileCount, 200);
-  assert.equal(forward.byteCount, Object.values(files).reduce((sum, content) => sum + content.length, 0));
+  assert.equal(
+    forward.byteCount,
+    Object.values(files).reduce((sum, content) => sum + content.length, 0),
+  );
 });
 
 test('merkle: a folder hash covers exactly its subtree', () => {
@@ -87,7 +120,7 @@ test('file-set store: round trip', () => {
 });
 
 const corruptions: { name: string; corrupt: (bytes: Buffer) => Buffer; reason: RegExp }[] = [
-  { name: 'a flipped payload byte', corrupt: (bytes) => (bytes[bytes.length - 3]! ^= 0xff, bytes), reason: /checksum/ },
+  { name: 'a flipped payload byte', corrupt: (bytes) => ((bytes[bytes.length - 3]! ^= 0xff), bytes), reason: /checksum/ },
   { name: 'truncated', corrupt: (bytes) => bytes.subarray(0, bytes.length - 5), reason: /checksum/ },
   { name: 'empty', corrupt: () => Buffer.alloc(0), reason: /not a Fathom/ },
   { name: 'another file', corrupt: () => Buffer.from('{"json": true}'), reason: /not a Fathom/ },

@@ -10,7 +10,7 @@ const cases: [name: string, head: string, id: string | number | null][] = [
   ['method first, string id', '{ "method" : "textDocument/didOpen", "id" : "a\\"b", "params": {"text": "', 'a"b'],
   ['after a whole nested value', '{"params":{"id":1,"x":[1,{"y":"}"}]},"method":"m","id":-3.5}', -3.5],
   ['a notification', '{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"text":"xxxx', null],
-  ['a response (the daemon\'s own id)', '{"jsonrpc":"2.0","id":3,"result":{"items":[1,2,3', null],
+  ["a response (the daemon's own id)", '{"jsonrpc":"2.0","id":3,"result":{"items":[1,2,3', null],
   ['an id only inside params', '{"jsonrpc":"2.0","method":"m","params":{"id":5,"text":"xxxx', null],
   ['a number the head cut', '{"method":"m","id":12', null],
   ['a null id', '{"method":"m","id":null,"params":{', null],

@@ -14,7 +14,15 @@ const cases: { name: string; text: string; changes: TextChange[]; expected: stri
   { name: 'replace across lines', text: 'a\nb\nc\n', changes: [{ range: range(0, 1, 2, 0), text: '-' }], expected: 'a-c\n' },
   { name: 'delete a line', text: 'one\ntwo\nthree\n', changes: [{ range: range(1, 0, 2, 0), text: '' }], expected: 'one\nthree\n' },
   { name: 'append at the end', text: 'end', changes: [{ range: range(0, 3, 0, 3), text: '\nmore' }], expected: 'end\nmore' },
-  { name: 'several edits in order', text: 'abc', changes: [{ range: range(0, 0, 0, 1), text: 'X' }, { range: range(0, 3, 0, 3), text: 'Y' }], expected: 'XbcY' },
+  {
+    name: 'several edits in order',
+    text: 'abc',
+    changes: [
+      { range: range(0, 0, 0, 1), text: 'X' },
+      { range: range(0, 3, 0, 3), text: 'Y' },
+    ],
+    expected: 'XbcY',
+  },
   { name: 'UTF-16 columns after an astral character', text: 'a😀b\n', changes: [{ range: range(0, 3, 0, 4), text: 'B' }], expected: 'a😀B\n' },
   { name: 'a character past the line end clamps to it', text: 'ab\ncd\n', changes: [{ range: range(0, 10, 0, 10), text: '!' }], expected: 'ab!\ncd\n' },
   { name: 'a line past the end appends', text: 'ab', changes: [{ range: range(5, 0, 5, 0), text: '!' }], expected: 'ab!' },

@@ -86,7 +86,11 @@ describe('globFilter reads globs as ripgrep -g does', { skip: !ripgrep && 'ripgr
     const args = ['--files', '--hidden', '--no-ignore', '--no-config', ...globs.flatMap((glob) => ['-g', glob])];
     const result = spawnSync('rg', args, { cwd: root, encoding: 'utf8' });
     assert.ok(result.status === 0 || result.status === 1, `rg failed: ${result.stderr}`);
-    return result.stdout.split('\n').filter(Boolean).map((line) => line.replace(/^\.\//, '')).sort();
+    return result.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.replace(/^\.\//, ''))
+      .sort();
   }
 
   test('the tree is all there without globs', () => {
@@ -102,12 +106,19 @@ describe('globFilter reads globs as ripgrep -g does', { skip: !ripgrep && 'ripgr
 });
 
 test('a glob picomatch refuses, or one too large, is an invalidParams error', () => {
-  assert.throws(() => globFilter(['*'.repeat(100_000)]), (error: unknown) => error instanceof FathomError && error.kind === 'invalidParams');
+  assert.throws(
+    () => globFilter(['*'.repeat(100_000)]),
+    (error: unknown) => error instanceof FathomError && error.kind === 'invalidParams',
+  );
 });
 
 test('pathsFilter keeps files in a folder or equal to a file, never a sibling with the same prefix', () => {
   const keep = pathsFilter(['drivers/net', 'README.md']);
-  assert.deepEqual(['drivers/net/e1000.c', 'drivers/network.c', 'drivers/net', 'README.md', 'README.md.bak'].filter(keep), ['drivers/net/e1000.c', 'drivers/net', 'README.md']);
+  assert.deepEqual(['drivers/net/e1000.c', 'drivers/network.c', 'drivers/net', 'README.md', 'README.md.bak'].filter(keep), [
+    'drivers/net/e1000.c',
+    'drivers/net',
+    'README.md',
+  ]);
   assert.equal(pathsFilter([''])('anything/at/all'), true);
 });
 
@@ -126,10 +137,16 @@ describe('the methods read globs the same way', () => {
   });
 
   test('files with *.ts lists nested files', () => {
-    assert.deepEqual(workspace.files(['*.ts']).sort(), ['.hidden/conf.ts', 'src/index.ts', 'src/lexical/plan.test.ts', 'src/lexical/plan.ts', 'test/grep.test.ts']);
+    assert.deepEqual(workspace.files(['*.ts']).sort(), [
+      '.hidden/conf.ts',
+      'src/index.ts',
+      'src/lexical/plan.test.ts',
+      'src/lexical/plan.ts',
+      'test/grep.test.ts',
+    ]);
   });
 
-  test('grep in a folder keeps the globs: -g *.c in drivers/net is that folder\'s .c files', async () => {
+  test("grep in a folder keeps the globs: -g *.c in drivers/net is that folder's .c files", async () => {
     const result = await index.search({ pattern: 'int', globs: ['*.c'], paths: ['drivers/net'] });
     assert.deepEqual([...new Set(result.matches.map((match) => match.path))].sort(), ['drivers/net/e1000.c']);
   });

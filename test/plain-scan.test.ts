@@ -14,7 +14,15 @@ const writer = new MatchBatchWriter();
 const plainWriter = new MatchBatchWriter();
 
 /** `texts` (one a file) through `into` as a worker verifies them, then the batch read back. */
-function throughBatch(into: MatchBatchWriter, memory: Buffer, texts: Buffer[], needle: string, word: boolean, limit: number, firstLine: number): { files: [number, LineMatch[], number][]; counts: number[] } {
+function throughBatch(
+  into: MatchBatchWriter,
+  memory: Buffer,
+  texts: Buffer[],
+  needle: string,
+  word: boolean,
+  limit: number,
+  firstLine: number,
+): { files: [number, LineMatch[], number][]; counts: number[] } {
   const matcher = compileMatcher({ pattern: needle, fixedStrings: true, wordRegexp: word });
   const counts: number[] = [];
   let left = limit;
@@ -34,7 +42,13 @@ function throughBatch(into: MatchBatchWriter, memory: Buffer, texts: Buffer[], n
 }
 
 /** What the regex finds in `texts`, the first `limit` lines kept over the files in order. */
-function expected(texts: Buffer[], needle: string, word: boolean, limit: number, firstLine: number): { files: [number, LineMatch[], number][]; counts: number[] } {
+function expected(
+  texts: Buffer[],
+  needle: string,
+  word: boolean,
+  limit: number,
+  firstLine: number,
+): { files: [number, LineMatch[], number][]; counts: number[] } {
   const matcher = compileMatcher({ pattern: needle, fixedStrings: true, wordRegexp: word });
   const files: [number, LineMatch[], number][] = [];
   const counts: number[] = [];
@@ -49,19 +63,23 @@ function expected(texts: Buffer[], needle: string, word: boolean, limit: number,
   return { files, counts };
 }
 
-test('a batch written by the plain scan holds the regex\'s lines (random files; in the scanner\'s memory and beside it; every limit)', () => {
+test("a batch written by the plain scan holds the regex's lines (random files; in the scanner's memory and beside it; every limit)", () => {
   const memory = scanBuffer(0, 1 << 16);
   if (!memory || !writer.scanLines) return assert.fail('WebAssembly SIMD is missing');
   assert.equal(plainWriter.scanLines, undefined, 'a second writer in the thread has an area of its own');
-  const pieces = ['kfree', 'kfree', 'k', 'free', 'x', '_', ' ', '(', ');', '\n', '\n', '\n', '\t', 'é', 'ÿ', '\u212a', '🚀', 'kfreé'].map((text) => Buffer.from(text, 'utf8'));
+  const pieces = ['kfree', 'kfree', 'k', 'free', 'x', '_', ' ', '(', ');', '\n', '\n', '\n', '\t', 'é', 'ÿ', '\u212a', '🚀', 'kfreé'].map((text) =>
+    Buffer.from(text, 'utf8'),
+  );
   pieces.push(Buffer.from([0xff]), Buffer.from([0xe2, 0x82]));
   let seed = 11;
-  const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   let matched = 0;
   for (const needle of ['kfree', 'e', 'free(', 'é']) {
     for (const word of [false, true]) {
       for (let round = 0; round < 150; round++) {
-        const texts = Array.from({ length: 1 + Math.floor(random() * 4) }, () => Buffer.concat(Array.from({ length: Math.floor(random() * 120) }, () => pieces[Math.floor(random() * pieces.length)]!)));
+        const texts = Array.from({ length: 1 + Math.floor(random() * 4) }, () =>
+          Buffer.concat(Array.from({ length: Math.floor(random() * 120) }, () => pieces[Math.floor(random() * pieces.length)]!)),
+        );
         const limit = random() < 0.3 ? Math.floor(random() * 6) : 1_000_000;
         const firstLine = 1 + Math.floor(random() * 3);
         const want = expected(texts, needle, word, limit, firstLine);
@@ -78,7 +96,7 @@ test('a batch written by the plain scan holds the regex\'s lines (random files; 
   assert.ok(matched > 5_000, 'the random files matched often');
 });
 
-test('the plain scan\'s batch: more lines than its area holds, more bytes than it holds, a line longer than it, lines after the limit counted', () => {
+test("the plain scan's batch: more lines than its area holds, more bytes than it holds, a line longer than it, lines after the limit counted", () => {
   const memory = scanBuffer(1, scanRegionBytes);
   if (!memory || !writer.scanLines) return assert.fail('WebAssembly SIMD is missing');
   const many = Buffer.from(Array.from({ length: scanBatchLines * 2 + 100 }, (_, index) => (index % 3 === 0 ? 'no match' : `\tkfree(p${index});`)).join('\n'));
@@ -94,17 +112,19 @@ test('the plain scan\'s batch: more lines than its area holds, more bytes than i
   }
 });
 
-test('the lines holding one of several literals, by SIMD in the scanner\'s memory: those the byte search finds (random texts and literal sets, folding case or not)', () => {
+test("the lines holding one of several literals, by SIMD in the scanner's memory: those the byte search finds (random texts and literal sets, folding case or not)", () => {
   const memory = scanBuffer(0, 1 << 16);
   if (!memory) return assert.fail('WebAssembly SIMD is missing');
   const letters = ['a', 'b', 'k', 'K', 'm', 'M', '(', '_', ' ', 'é', '\n', '\n'];
   let seed = 3;
-  const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const pick = <T>(from: T[]): T => from[Math.floor(random() * from.length)]!;
   let matched = 0;
   for (let round = 0; round < 1_500; round++) {
     const ignoreCase = random() < 0.5;
-    const literals = Array.from({ length: 1 + Math.floor(random() * 4) }, () => Array.from({ length: 1 + Math.floor(random() * 6) }, () => pick(['a', 'b', 'k', 'm', '(', '_'])).join(''));
+    const literals = Array.from({ length: 1 + Math.floor(random() * 4) }, () =>
+      Array.from({ length: 1 + Math.floor(random() * 6) }, () => pick(['a', 'b', 'k', 'm', '(', '_'])).join(''),
+    );
     if (round % 7 === 0) literals.push('k'.repeat(30) + 'm');
     const pattern = literals.map((text) => text.replace(/[()]/g, '\\$&')).join('|');
     const matcher = compileMatcher({ pattern, ignoreCase });
@@ -124,5 +144,8 @@ test('the lines holding one of several literals, by SIMD in the scanner\'s memor
   const hard = Buffer.from(`x ZQZQ! y\n${'ZQ'.repeat(30_000)}\nZQZQ!\n`);
   hard.copy(memory, 0);
   const matcher = compileMatcher({ pattern: 'ZQZQ!|QZQZ?' });
-  assert.deepEqual(matchBytes(memory.subarray(0, hard.length), matcher, ['ZQZQ!', 'QZQZ?'], 10).map((match) => match.line), [1, 3]);
+  assert.deepEqual(
+    matchBytes(memory.subarray(0, hard.length), matcher, ['ZQZQ!', 'QZQZ?'], 10).map((match) => match.line),
+    [1, 3],
+  );
 });

@@ -73,14 +73,19 @@ describe('posting lists', () => {
   for (const row of rows) {
     test(row.name, () => {
       for (let seed = 1; seed <= 20; seed++) {
-        const random = rng(seed * 7_919 + row.a).next;
+        const generator = rng(seed * 7_919 + row.a);
+        const random = (): number => generator.next();
         const a = sortedIds(random, row.a, row.range);
         const b = sortedIds(random, row.b, row.range);
         const inB = new Set(b);
         const expected = [...a].filter((id) => inB.has(id));
         assert.deepEqual([...intersect(a, b)], expected, `seed ${seed}`);
         assert.deepEqual([...intersect(b, a)], expected, `seed ${seed}: the other way round`);
-        assert.deepEqual([...union(a, b)], [...new Set([...a, ...b])].sort((x, y) => x - y), `seed ${seed}: union`);
+        assert.deepEqual(
+          [...union(a, b)],
+          [...new Set([...a, ...b])].sort((x, y) => x - y),
+          `seed ${seed}: union`,
+        );
         const { postings } = postingsOf([a, b]);
         assert.deepEqual([...postings.list(0)], [...a], `seed ${seed}: a read back`);
         assert.deepEqual([...postings.listWithin(1, a)], expected, `seed ${seed}: b decoded within a`);

@@ -26,14 +26,21 @@ function corpus(): string {
   const root = tempDir('fathom-damage-');
   for (let file = 0; file < 40; file++) {
     const lines = file % 10 === 0 ? 2_000 : 20;
-    const text = Array.from({ length: lines }, (_, line) => `let value_${file}_${line} = ${(file * 7919 + line * 104729) % 100_000}; // ${line % 97 === 0 ? 'needle' : 'alpha'}`).join('\n');
+    const text = Array.from(
+      { length: lines },
+      (_, line) => `let value_${file}_${line} = ${(file * 7919 + line * 104729) % 100_000}; // ${line % 97 === 0 ? 'needle' : 'alpha'}`,
+    ).join('\n');
     fs.writeFileSync(path.join(root, `f${String(file).padStart(2, '0')}.ts`), `${text}\n`);
   }
   return root;
 }
 
 function rg(root: string, files: string[], pattern: string): string[] {
-  const result = spawnSync('rg', ['-n', '--no-heading', '--no-config', '--with-filename', '--color', 'never', '-e', pattern, '--', ...files], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const result = spawnSync('rg', ['-n', '--no-heading', '--no-config', '--with-filename', '--color', 'never', '-e', pattern, '--', ...files], {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
   return result.stdout
     .split('\n')
     .filter(Boolean)
@@ -46,7 +53,10 @@ async function answers(index: RegexIndex, pattern: string): Promise<string[]> {
 }
 
 function contentFile(cacheFolder: string): string {
-  return path.join(cacheFolder, fs.readdirSync(cacheFolder).find((name) => /^regex-content-.*\.bin$/.test(name))!);
+  return path.join(
+    cacheFolder,
+    fs.readdirSync(cacheFolder).find((name) => /^regex-content-.*\.bin$/.test(name))!,
+  );
 }
 
 function flip(file: string, offsets: number[]): void {
@@ -75,7 +85,10 @@ const damages: { name: string; damage: (file: string) => void }[] = [
     name: '64 flipped bytes',
     damage: (file) => {
       const random = seeded(3);
-      flip(file, Array.from({ length: 64 }, () => random(fs.statSync(file).size)));
+      flip(
+        file,
+        Array.from({ length: 64 }, () => random(fs.statSync(file).size)),
+      );
     },
   },
   { name: 'the last byte (a short last block)', damage: (file) => flip(file, [fs.statSync(file).size - 2]) },
@@ -104,7 +117,8 @@ test('a damaged content store never answers wrong, and is rebuilt', { skip: !rip
         for (const pattern of queries) assert.deepEqual(await answers(second, pattern), rg(workspace.root, workspace.files(), pattern), `${name}: ${pattern}`);
         await second.settled();
         assert.equal(second.facts().loadedFromCache, false, `${name}: the index was rebuilt`);
-        for (const pattern of queries) assert.deepEqual(await answers(second, pattern), rg(workspace.root, workspace.files(), pattern), `${name}, rebuilt: ${pattern}`);
+        for (const pattern of queries)
+          assert.deepEqual(await answers(second, pattern), rg(workspace.root, workspace.files(), pattern), `${name}, rebuilt: ${pattern}`);
       } finally {
         second.dispose();
       }

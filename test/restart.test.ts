@@ -117,7 +117,10 @@ test('restart of a 5,000-file tree: edits, removals and touched files anywhere a
     assert.equal(status.lastScan?.kind, 'restart');
     assert.equal(status.lastScan?.hashed, 100, 'the 50 edited and the 50 touched are read, nothing else');
     assert.equal(status.lastScan?.reused, 5_000 - 100 - removed.length);
-    assert.deepEqual({ added: seen[0]!.added, changed: [...seen[0]!.changed].sort(), removed: [...seen[0]!.removed].sort() }, { added: [], changed: changed.sort(), removed: removed.sort() });
+    assert.deepEqual(
+      { added: seen[0]!.added, changed: [...seen[0]!.changed].sort(), removed: [...seen[0]!.removed].sort() },
+      { added: [], changed: changed.sort(), removed: removed.sort() },
+    );
     await assertMatchesFreshScan(second);
   } finally {
     await second.close();
@@ -125,7 +128,11 @@ test('restart of a 5,000-file tree: edits, removals and touched files anywhere a
 });
 
 const damages: { name: string; damage: (file: string) => void; loaded: string }[] = [
-  { name: 'a flipped byte', damage: (file) => fs.writeFileSync(file, Buffer.from(fs.readFileSync(file).map((byte, index) => (index === 60 ? byte ^ 1 : byte)))), loaded: 'rebuilt' },
+  {
+    name: 'a flipped byte',
+    damage: (file) => fs.writeFileSync(file, Buffer.from(fs.readFileSync(file).map((byte, index) => (index === 60 ? byte ^ 1 : byte)))),
+    loaded: 'rebuilt',
+  },
   { name: 'truncation', damage: (file) => fs.truncateSync(file, 30), loaded: 'rebuilt' },
   { name: 'garbage', damage: (file) => fs.writeFileSync(file, 'not a cache'), loaded: 'rebuilt' },
   { name: 'a leftover temp file from a crash', damage: (file) => fs.writeFileSync(`${file}.12345.tmp`, 'half written'), loaded: 'valid' },
@@ -172,7 +179,7 @@ test('restart: a cache written for another root is not trusted', async () => {
   }
 });
 
-test('restart: a restarted daemon\'s first fathom/symbols waits for the saved code graph to be read back, and answers whole', async () => {
+test("restart: a restarted daemon's first fathom/symbols waits for the saved code graph to be read back, and answers whole", async () => {
   const root = writeFixture(`
     //- src/util.ts
     export function greetUser(name: string): string { return 'hi ' + name; }

@@ -12,7 +12,18 @@ import { ErrorCodes } from '../src/protocol/errors.js';
 import { decodeFileSet } from '../src/workspace/file-set-store.js';
 import { inspectFile } from '../src/workspace/file-content.js';
 import { sleep, tempDir, writeFixture } from './helpers/fixture.js';
-import { cliMain, connectRaw, RawClient, socketPathIn, spawnCli, spawnSocketDaemon, spawnStdioDaemon, streamRepeated, type Message, type Spawned } from './helpers/raw-client.js';
+import {
+  cliMain,
+  connectRaw,
+  RawClient,
+  socketPathIn,
+  spawnCli,
+  spawnSocketDaemon,
+  spawnStdioDaemon,
+  streamRepeated,
+  type Message,
+  type Spawned,
+} from './helpers/raw-client.js';
 import { workspaceCacheDir } from '../src/base/places.js';
 import { pool, readyWorkspace } from './helpers/workspace-harness.js';
 
@@ -155,7 +166,6 @@ function rssOf(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
 }
 
-
 test('oversized frames: three socket clients announcing 99999999999 bytes are answered with their id and closed, unread; the daemon does not grow', async () => {
   const socketPath = socketPathIn();
   const daemon = await spawnSocketDaemon(socketPath);
@@ -181,7 +191,10 @@ test('oversized frames: three socket clients announcing 99999999999 bytes are an
     clearInterval(sampler);
     for (const { answer, closed, sent } of hostile) {
       assert.equal(answer.error?.code, ErrorCodes.InvalidRequest, JSON.stringify(answer));
-      assert.match(answer.error!.message, /a message of 99999999999 bytes is over the daemon's limit of 67108864 bytes \(FATHOM_MAX_FRAME_BYTES or fathom serve --max-frame-bytes\); the connection is closed/);
+      assert.match(
+        answer.error!.message,
+        /a message of 99999999999 bytes is over the daemon's limit of 67108864 bytes \(FATHOM_MAX_FRAME_BYTES or fathom serve --max-frame-bytes\); the connection is closed/,
+      );
       assert.deepEqual(answer.error!.data, { frameBytes: 99999999999, maxFrameBytes: 67108864 });
       assert.equal(closed, true);
       assert.ok(sent < 400 * 1024 * 1024, `the daemon read all ${sent} bytes`);
@@ -202,8 +215,14 @@ test('oversized frames over stdio: refused with the id and skipped unread; the s
   try {
     const big = JSON.stringify({ jsonrpc: '2.0', id: 51, method: 'fathom/status', params: { padding: 'x'.repeat(3 * 1024 * 1024) } });
     const uri = pathToFileURL(path.join(tempDir(), 'big.ts')).href;
-    const underLimit = JSON.stringify({ jsonrpc: '2.0', method: 'textDocument/didOpen', params: { textDocument: { uri, languageId: 'typescript', version: 1, text: 'y'.repeat(1000 * 1000) } } });
-    client.sendRaw(RawClient.frame(big) + RawClient.frame(JSON.stringify({ jsonrpc: '2.0', id: 52, method: 'fathom/status', params: {} })) + RawClient.frame(underLimit));
+    const underLimit = JSON.stringify({
+      jsonrpc: '2.0',
+      method: 'textDocument/didOpen',
+      params: { textDocument: { uri, languageId: 'typescript', version: 1, text: 'y'.repeat(1000 * 1000) } },
+    });
+    client.sendRaw(
+      RawClient.frame(big) + RawClient.frame(JSON.stringify({ jsonrpc: '2.0', id: 52, method: 'fathom/status', params: {} })) + RawClient.frame(underLimit),
+    );
     const refused = await client.waitFor((message) => message.id === 51);
     assert.equal(refused.error?.code, ErrorCodes.InvalidRequest, JSON.stringify(refused));
     assert.match(refused.error!.message, /a message of 3145802 bytes is over the daemon's limit of 1048576 bytes .*; it was not read/);
@@ -270,13 +289,33 @@ test('the same id twice: every request gets its own answer (a duplicate of one i
     return client.received.filter((message) => message.id === id && !('method' in message));
   };
   const cases: { name: string; send: () => Promise<void>; id: number | string; answers: ('result' | 'duplicate')[] }[] = [
-    { name: 'two requests with one id in one write', id: 905, send: async () => client.sendRaw(request(905) + request(905, 'fathom/files')), answers: ['result', 'duplicate'] },
-    { name: 'three in one write', id: 906, send: async () => client.sendRaw(request(906) + request(906) + request(906)), answers: ['result', 'duplicate', 'duplicate'] },
+    {
+      name: 'two requests with one id in one write',
+      id: 905,
+      send: async () => client.sendRaw(request(905) + request(905, 'fathom/files')),
+      answers: ['result', 'duplicate'],
+    },
+    {
+      name: 'three in one write',
+      id: 906,
+      send: async () => client.sendRaw(request(906) + request(906) + request(906)),
+      answers: ['result', 'duplicate', 'duplicate'],
+    },
     { name: 'a string id', id: 'twice', send: async () => client.sendRaw(request('twice') + request('twice')), answers: ['result', 'duplicate'] },
     // JSON-RPC: 1 and "1" are two ids (vscode-jsonrpc's queue alone would take them for one and drop the first).
-    { name: 'a number and a string of the same digits in one write', id: 908, send: async () => client.sendRaw(request(908) + request('908')), answers: ['result'] },
+    {
+      name: 'a number and a string of the same digits in one write',
+      id: 908,
+      send: async () => client.sendRaw(request(908) + request('908')),
+      answers: ['result'],
+    },
     { name: 'the string of the same digits', id: '908', send: async () => undefined, answers: ['result'] },
-    { name: 'a string and a number, the string first', id: '909', send: async () => client.sendRaw(request('909') + request(909) + request('909')), answers: ['result', 'duplicate'] },
+    {
+      name: 'a string and a number, the string first',
+      id: '909',
+      send: async () => client.sendRaw(request('909') + request(909) + request('909')),
+      answers: ['result', 'duplicate'],
+    },
     { name: 'the number after the string', id: 909, send: async () => undefined, answers: ['result'] },
     {
       name: 'an id used again after its answer',
@@ -293,7 +332,13 @@ test('the same id twice: every request gets its own answer (a duplicate of one i
     for (const { name, send, id, answers } of cases) {
       await send();
       const got = await answersFor(id, answers.length);
-      const kinds = got.map((message) => (message.error ? (message.error.code === ErrorCodes.InvalidRequest && /already in use/.test(message.error.message) ? 'duplicate' : `error ${message.error.code}`) : 'result'));
+      const kinds = got.map((message) =>
+        message.error
+          ? message.error.code === ErrorCodes.InvalidRequest && /already in use/.test(message.error.message)
+            ? 'duplicate'
+            : `error ${message.error.code}`
+          : 'result',
+      );
       assert.deepEqual(kinds.sort(), [...answers].sort(), `${name}: ${JSON.stringify(got)}`);
     }
   } finally {
@@ -321,13 +366,22 @@ test('a daemon killed while a client waits: the CLI, attach and mcp say so on st
       args: ['mcp', root],
       send: async (child) => {
         const line = (message: unknown): boolean => child.stdin.write(`${JSON.stringify(message)}\n`);
-        line({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '0' } } });
+        line({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '0' } },
+        });
         line({ jsonrpc: '2.0', method: 'notifications/initialized' });
         line({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'grep', arguments: { pattern: 'needle' } } });
       },
       // The call in flight is answered with the error before the server stops.
       stdout: (out) => {
-        const answer = out.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { id?: number; result?: { content: { text: string }[]; isError?: boolean } }).find((message) => message.id === 2);
+        const answer = out
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as { id?: number; result?: { content: { text: string }[]; isError?: boolean } })
+          .find((message) => message.id === 2);
         assert.equal(answer?.result?.isError, true, out);
         assert.match(answer!.result!.content[0]!.text, /^fathom\/grep failed: the daemon closed the connection before answering/);
       },
@@ -360,7 +414,11 @@ test('a daemon killed while a client waits: the CLI, attach and mcp say so on st
       await daemon.exited;
       const code = await cli.exited;
       assert.equal(code, 2, `${name}: exit code (stderr: ${cli.stderr()})`);
-      assert.match(cli.stderr(), /^fathom: the daemon closed the connection before (answering|the editor sent exit) \(it may have crashed; see .*daemon\.log\)\n$/, name);
+      assert.match(
+        cli.stderr(),
+        /^fathom: the daemon closed the connection before (answering|the editor sent exit) \(it may have crashed; see .*daemon\.log\)\n$/,
+        name,
+      );
       stdout?.(out);
     } finally {
       daemon.child.kill('SIGKILL');

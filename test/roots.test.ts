@@ -43,27 +43,114 @@ describe('roots over the protocol', () => {
   after(() => daemon.child.kill());
 
   const bad: { name: string; method: string; params: unknown; code: number; message: RegExp }[] = [
-    { name: 'files with an empty root', method: 'fathom/files', params: { root: '' }, code: ErrorCodes.InvalidParams, message: /params\.root must be a non-empty string/ },
-    { name: 'chunks with an empty root', method: 'fathom/chunks', params: { root: '', path: path.join(repo, 'a.ts') }, code: ErrorCodes.InvalidParams, message: /params\.root must be a folder's absolute path or file:\/\/ URI, not empty/ },
-    { name: 'status with an empty root', method: 'fathom/status', params: { root: '' }, code: ErrorCodes.InvalidParams, message: /params\.root must be a folder's absolute path/ },
-    { name: 'trust with an empty path', method: 'fathom/trust', params: { path: '' }, code: ErrorCodes.InvalidParams, message: /params\.path must be a non-empty string/ },
-    { name: 'files with a relative root', method: 'fathom/files', params: { root: '.' }, code: ErrorCodes.InvalidParams, message: /params\.root must be an absolute path or a file:\/\/ URI \(got the relative path "\."/ },
-    { name: 'outline with a relative root', method: 'fathom/outline', params: { root: 'src', path: 'a.ts' }, code: ErrorCodes.InvalidParams, message: /relative path "src"/ },
-    { name: 'chunks of a relative path without a root', method: 'fathom/chunks', params: { path: 'a.ts' }, code: ErrorCodes.InvalidParams, message: /params\.path must be an absolute path or a file:\/\/ URI when params\.root is not given/ },
-    { name: 'the cache folder as a root', method: 'fathom/files', params: { root: cache }, code: ErrorCodes.InvalidParams, message: /inside Fathom's cache folder .*never indexed/ },
-    { name: 'a folder inside the cache folder as a root', method: 'fathom/index', params: { root: path.join(cache, 'results') }, code: ErrorCodes.InvalidParams, message: /inside Fathom's cache folder/ },
-    { name: 'the settings folder as a root', method: 'fathom/files', params: { root: settings }, code: ErrorCodes.InvalidParams, message: /inside Fathom's settings folder/ },
-    { name: 'chunks of a loose file that does not exist', method: 'fathom/chunks', params: { path: path.join(folder, 'missing.py') }, code: ErrorCodes.InvalidParams, message: /missing\.py: no such file/ },
-    { name: 'outline of a folder without a root', method: 'fathom/outline', params: { path: path.join(folder, 'inner') }, code: ErrorCodes.InvalidParams, message: /inner is a folder, not a file/ },
-    { name: 'chunks of a loose secret', method: 'fathom/chunks', params: { path: path.join(folder, '.env') }, code: ErrorCodes.InvalidParams, message: /not in the file set .*a secret/ },
-    { name: 'structural search with neither root nor one path', method: 'fathom/structuralSearch', params: { language: 'py', pattern: 'return $A' }, code: ErrorCodes.InvalidParams, message: /params\.root must be given, unless params\.paths names one file/ },
+    {
+      name: 'files with an empty root',
+      method: 'fathom/files',
+      params: { root: '' },
+      code: ErrorCodes.InvalidParams,
+      message: /params\.root must be a non-empty string/,
+    },
+    {
+      name: 'chunks with an empty root',
+      method: 'fathom/chunks',
+      params: { root: '', path: path.join(repo, 'a.ts') },
+      code: ErrorCodes.InvalidParams,
+      message: /params\.root must be a folder's absolute path or file:\/\/ URI, not empty/,
+    },
+    {
+      name: 'status with an empty root',
+      method: 'fathom/status',
+      params: { root: '' },
+      code: ErrorCodes.InvalidParams,
+      message: /params\.root must be a folder's absolute path/,
+    },
+    {
+      name: 'trust with an empty path',
+      method: 'fathom/trust',
+      params: { path: '' },
+      code: ErrorCodes.InvalidParams,
+      message: /params\.path must be a non-empty string/,
+    },
+    {
+      name: 'files with a relative root',
+      method: 'fathom/files',
+      params: { root: '.' },
+      code: ErrorCodes.InvalidParams,
+      message: /params\.root must be an absolute path or a file:\/\/ URI \(got the relative path "\."/,
+    },
+    {
+      name: 'outline with a relative root',
+      method: 'fathom/outline',
+      params: { root: 'src', path: 'a.ts' },
+      code: ErrorCodes.InvalidParams,
+      message: /relative path "src"/,
+    },
+    {
+      name: 'chunks of a relative path without a root',
+      method: 'fathom/chunks',
+      params: { path: 'a.ts' },
+      code: ErrorCodes.InvalidParams,
+      message: /params\.path must be an absolute path or a file:\/\/ URI when params\.root is not given/,
+    },
+    {
+      name: 'the cache folder as a root',
+      method: 'fathom/files',
+      params: { root: cache },
+      code: ErrorCodes.InvalidParams,
+      message: /inside Fathom's cache folder .*never indexed/,
+    },
+    {
+      name: 'a folder inside the cache folder as a root',
+      method: 'fathom/index',
+      params: { root: path.join(cache, 'results') },
+      code: ErrorCodes.InvalidParams,
+      message: /inside Fathom's cache folder/,
+    },
+    {
+      name: 'the settings folder as a root',
+      method: 'fathom/files',
+      params: { root: settings },
+      code: ErrorCodes.InvalidParams,
+      message: /inside Fathom's settings folder/,
+    },
+    {
+      name: 'chunks of a loose file that does not exist',
+      method: 'fathom/chunks',
+      params: { path: path.join(folder, 'missing.py') },
+      code: ErrorCodes.InvalidParams,
+      message: /missing\.py: no such file/,
+    },
+    {
+      name: 'outline of a folder without a root',
+      method: 'fathom/outline',
+      params: { path: path.join(folder, 'inner') },
+      code: ErrorCodes.InvalidParams,
+      message: /inner is a folder, not a file/,
+    },
+    {
+      name: 'chunks of a loose secret',
+      method: 'fathom/chunks',
+      params: { path: path.join(folder, '.env') },
+      code: ErrorCodes.InvalidParams,
+      message: /not in the file set .*a secret/,
+    },
+    {
+      name: 'structural search with neither root nor one path',
+      method: 'fathom/structuralSearch',
+      params: { language: 'py', pattern: 'return $A' },
+      code: ErrorCodes.InvalidParams,
+      message: /params\.root must be given, unless params\.paths names one file/,
+    },
   ];
 
-  test('an initialize with empty roots opens nothing (not the daemon\'s working folder)', async () => {
+  test("an initialize with empty roots opens nothing (not the daemon's working folder)", async () => {
     await client.result('initialize', { processId: null, rootUri: '', rootPath: '', capabilities: {} });
     await client.result('initialize', { processId: null, workspaceFolders: [{ uri: '', name: 'empty' }], capabilities: {} });
     const status = await client.result<StatusResult>('fathom/status', {});
-    assert.deepEqual(status.workspaces.map((workspace) => workspace.root), []);
+    assert.deepEqual(
+      status.workspaces.map((workspace) => workspace.root),
+      [],
+    );
   });
 
   for (const request of bad) {
@@ -76,7 +163,11 @@ describe('roots over the protocol', () => {
 
   test('no bad root opened a workspace', async () => {
     const status = await client.result<StatusResult>('fathom/status', {});
-    assert.deepEqual(status.workspaces.map((workspace) => workspace.root), status.workspaces.filter((workspace) => workspace.file === '.env').map((workspace) => workspace.root), 'only the loose secret was looked at (on its own)');
+    assert.deepEqual(
+      status.workspaces.map((workspace) => workspace.root),
+      status.workspaces.filter((workspace) => workspace.file === '.env').map((workspace) => workspace.root),
+      'only the loose secret was looked at (on its own)',
+    );
   });
 
   test('a file in no workspace is answered on its own: chunks, outline, definition, structural search', async () => {
@@ -84,16 +175,29 @@ describe('roots over the protocol', () => {
     const chunks = await client.result<ChunksResult>('fathom/chunks', { path: file });
     assert.deepEqual([chunks.root, chunks.path, chunks.languageName, chunks.chunks.length], [folder, 'x.py', 'Python', 1]);
     const outline = await client.result<OutlineResult>('fathom/outline', { path: pathToFileURL(file).href });
-    assert.deepEqual(outline.symbols.map((symbol) => symbol.name), ['greet']);
+    assert.deepEqual(
+      outline.symbols.map((symbol) => symbol.name),
+      ['greet'],
+    );
     const definition = await client.result<DefinitionResult>('fathom/definition', { path: file, position: { line: 1, column: 5 } });
-    assert.deepEqual(definition.definitions.map((symbol) => `${symbol.path}:${symbol.name}`), ['x.py:greet']);
+    assert.deepEqual(
+      definition.definitions.map((symbol) => `${symbol.path}:${symbol.name}`),
+      ['x.py:greet'],
+    );
     const structural = await client.result<StructuralSearchResult>('fathom/structuralSearch', { language: 'py', pattern: 'return $A', paths: [file] });
-    assert.deepEqual(structural.matches.map((match) => `${match.path}:${match.range.start.line}`), ['x.py:2']);
+    assert.deepEqual(
+      structural.matches.map((match) => `${match.path}:${match.range.start.line}`),
+      ['x.py:2'],
+    );
     const status = await client.result<StatusResult>('fathom/status', {});
     const loose = status.workspaces.find((workspace) => workspace.file === 'x.py');
     assert.ok(loose, JSON.stringify(status.workspaces));
     assert.deepEqual([loose.root, loose.files, loose.state], [folder, 1, 'ready'], 'one file, not the 40 beside it');
-    assert.equal(status.workspaces.filter((workspace) => workspace.root === folder && workspace.file === undefined).length, 0, 'the folder itself was not opened');
+    assert.equal(
+      status.workspaces.filter((workspace) => workspace.root === folder && workspace.file === undefined).length,
+      0,
+      'the folder itself was not opened',
+    );
   });
 
   test('an open folder workspace answers for its files; the one-file workspace stays one file', async () => {
@@ -102,11 +206,15 @@ describe('roots over the protocol', () => {
     const chunks = await client.result<ChunksResult>('fathom/chunks', { path: path.join(folder, 'other-3.txt') });
     assert.equal(chunks.root, folder);
     const status = await client.result<StatusResult>('fathom/status', {});
-    assert.equal(status.workspaces.find((workspace) => workspace.file === 'other-3.txt'), undefined, 'the open folder workspace answered');
+    assert.equal(
+      status.workspaces.find((workspace) => workspace.file === 'other-3.txt'),
+      undefined,
+      'the open folder workspace answered',
+    );
   });
 });
 
-test('roots: Fathom\'s cache and settings folders inside a workspace are never part of its file set', async () => {
+test("roots: Fathom's cache and settings folders inside a workspace are never part of its file set", async () => {
   const root = writeFixture(`
     //- src/a.ts
     export const a = 1;
@@ -134,7 +242,12 @@ test('roots: Fathom\'s cache and settings folders inside a workspace are never p
 });
 
 function fathom(args: string[], options: { cwd: string; env: Record<string, string> }) {
-  const result = spawnSync(process.execPath, [cliMain, ...args], { cwd: options.cwd, env: { ...process.env, FATHOM_LOG: 'warn', ...options.env }, encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync(process.execPath, [cliMain, ...args], {
+    cwd: options.cwd,
+    env: { ...process.env, FATHOM_LOG: 'warn', ...options.env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -167,18 +280,31 @@ describe('roots from the CLI', () => {
     const definition = fathom(['def', '../x.py:1:5'], { cwd: path.join(folder, 'inner'), env });
     assert.equal(definition.stdout, 'x.py:1:5: function greet  def greet():\n');
     const workspaces = status().workspaces;
-    assert.deepEqual(workspaces.map((workspace) => [workspace.root, workspace.file, workspace.files]), [[folder, 'x.py', 1]]);
+    assert.deepEqual(
+      workspaces.map((workspace) => [workspace.root, workspace.file, workspace.files]),
+      [[folder, 'x.py', 1]],
+    );
   });
 
   test('a file in a repository at $HOME is answered on its own: $HOME is not indexed unasked', () => {
     const result = fathom(['chunks', 'notes.txt'], { cwd: home, env });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /^notes\.txt: no grammar, 1 chunks/);
-    assert.deepEqual(status().workspaces.filter((workspace) => workspace.root === home).map((workspace) => [workspace.file, workspace.files]), [['notes.txt', 1]]);
+    assert.deepEqual(
+      status()
+        .workspaces.filter((workspace) => workspace.root === home)
+        .map((workspace) => [workspace.file, workspace.files]),
+      [['notes.txt', 1]],
+    );
   });
 
   const broad: { name: string; args: string[]; cwd: () => string; message: RegExp }[] = [
-    { name: 'files in $HOME', args: ['files'], cwd: () => home, message: /is your home folder, and no project's git repository holds the current folder: .*Name it as PATH \(for example: fathom index / },
+    {
+      name: 'files in $HOME',
+      args: ['files'],
+      cwd: () => home,
+      message: /is your home folder, and no project's git repository holds the current folder: .*Name it as PATH \(for example: fathom index /,
+    },
     { name: 'grep in $HOME', args: ['grep', 'remember'], cwd: () => home, message: /is your home folder/ },
     { name: 'index in $HOME', args: ['index'], cwd: () => home, message: /is your home folder/ },
     { name: 'symbols by name in $HOME', args: ['refs', 'greet'], cwd: () => home, message: /is your home folder/ },

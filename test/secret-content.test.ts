@@ -42,7 +42,11 @@ const cases: Case[] = [
   { name: 'a public key', text: pem('PUBLIC KEY', body64), expected: undefined },
   { name: 'a key quoted in a mail or commented out', text: pem('PRIVATE KEY', body64).replace(/^/gm, '> '), expected: 'privateKey' },
   { name: 'a key in a shell comment', text: pem('PRIVATE KEY', body64).replace(/^/gm, '# '), expected: 'privateKey' },
-  { name: 'header and footer as constants, code between', text: `const a = "-----BEGIN PRIVATE KEY-----";\nfunction parse(text) { return text; }\nconst b = "-----END PRIVATE KEY-----";\n`, expected: undefined },
+  {
+    name: 'header and footer as constants, code between',
+    text: `const a = "-----BEGIN PRIVATE KEY-----";\nfunction parse(text) { return text; }\nconst b = "-----END PRIVATE KEY-----";\n`,
+    expected: undefined,
+  },
   { name: 'a key after a mention of one', text: `// PRIVATE KEY below\n${pem('PRIVATE KEY', body64)}`, expected: 'privateKey' },
   { name: 'a GitHub token', text: `token: ${github}\n`, expected: 'githubToken' },
   { name: 'a GitHub token inside a word', text: `token: x${github}\n`, expected: undefined },
@@ -75,7 +79,18 @@ for (const testCase of cases) {
 }
 
 test('secret content: a file of one needle repeated (1 MiB) takes time in proportion to its size, not its square', () => {
-  const needles = ['PRIVATE KEY ', '-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM9Oi\n', 'PuTTY-User-Key-File-3: ssh-rsa\n', join('AK', 'IAABCDEFGHIJKLMNOP '), join('gh', 'p_'), 'xoxb-123456789-', 'T3BlbkFJ', join('sk', '_live_'), 'hooks.slack.com/services/', 'client-key-data: LS0tLS1CRUdJTi'];
+  const needles = [
+    'PRIVATE KEY ',
+    '-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM9Oi\n',
+    'PuTTY-User-Key-File-3: ssh-rsa\n',
+    join('AK', 'IAABCDEFGHIJKLMNOP '),
+    join('gh', 'p_'),
+    'xoxb-123456789-',
+    'T3BlbkFJ',
+    join('sk', '_live_'),
+    'hooks.slack.com/services/',
+    'client-key-data: LS0tLS1CRUdJTi',
+  ];
   for (const needle of needles) {
     const bytes = Buffer.from(needle.repeat(Math.ceil((1 << 20) / needle.length)), 'latin1');
     const started = performance.now();
@@ -89,7 +104,7 @@ test('secret content: the prefilter runs by SIMD here', () => {
   assert.ok(secretScanBySimd(), 'WebAssembly SIMD is missing: the scan would fall back to Buffer.indexOf');
 });
 
-test('secret content: found across the prefilter\'s windows, in bytes read elsewhere and in its area', () => {
+test("secret content: found across the prefilter's windows, in bytes read elsewhere and in its area", () => {
   const key = pem('PRIVATE KEY', body64);
   for (const offset of [windowBytes - 8, windowBytes - 3, windowBytes - 2, windowBytes - 1, windowBytes, windowBytes + 1, 2 * windowBytes - 5]) {
     const text = Buffer.alloc(offset + key.length + 100, 0x20);
@@ -176,14 +191,21 @@ test('secret prefilter: SIMD names exactly the places its nibble tables imply, a
   }
   // A visit that answers true stops the search.
   const stopped: number[] = [];
-  assert.equal(simd.visit(Buffer.from('ghp ghp ghp'), (place) => (stopped.push(place), true)), true);
+  assert.equal(
+    simd.visit(Buffer.from('ghp ghp ghp'), (place) => (stopped.push(place), true)),
+    true,
+  );
   assert.deepEqual(stopped, [0]);
 });
 
-test('secret prefilter: the SIMD module embedded is secret-prefilter.wat compiled (when wat2wasm is installed)', { skip: spawnSync('wat2wasm', ['--version']).status !== 0 && 'wat2wasm (Debian wabt) is not installed' }, () => {
-  const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-wasm-')), 'secret-prefilter.wasm');
-  const source = fileURLToPath(new URL('../../src/workspace/secret-prefilter.wat', import.meta.url));
-  const result = spawnSync('wat2wasm', [source, '-o', out]);
-  assert.equal(result.status, 0, result.stderr?.toString());
-  assert.equal(fs.readFileSync(out).toString('base64'), secretPrefilterModule, 'run scripts/build-secret-prefilter.sh');
-});
+test(
+  'secret prefilter: the SIMD module embedded is secret-prefilter.wat compiled (when wat2wasm is installed)',
+  { skip: spawnSync('wat2wasm', ['--version']).status !== 0 && 'wat2wasm (Debian wabt) is not installed' },
+  () => {
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-wasm-')), 'secret-prefilter.wasm');
+    const source = fileURLToPath(new URL('../../src/workspace/secret-prefilter.wat', import.meta.url));
+    const result = spawnSync('wat2wasm', [source, '-o', out]);
+    assert.equal(result.status, 0, result.stderr?.toString());
+    assert.equal(fs.readFileSync(out).toString('base64'), secretPrefilterModule, 'run scripts/build-secret-prefilter.sh');
+  },
+);

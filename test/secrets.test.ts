@@ -91,9 +91,17 @@ describe('secrets over the daemon', () => {
       const text = JSON.stringify(found.hits);
       for (const secret of secrets) assert.ok(!text.includes(secret.marker), `code search (${what}) answered ${secret.path}'s secret`);
     };
-    for (const secret of secrets) check(await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: secret.marker, mode: 'literal' }), `literal ${secret.path}`);
+    for (const secret of secrets)
+      check(await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: secret.marker, mode: 'literal' }), `literal ${secret.path}`);
     // Words of the secrets' files (and of the near misses'), ranked by the chunk index.
-    for (const query of ['aws secret access key', 'github token export push', 'stripe billing', 'private key begin end', 'client key data users admin', 'api key anthropic openai']) {
+    for (const query of [
+      'aws secret access key',
+      'github token export push',
+      'stripe billing',
+      'private key begin end',
+      'client key data users admin',
+      'api key anthropic openai',
+    ]) {
       check(await client.result<CodeSearchResult>('fathom/codeSearch', { root, query, mode: 'lexical' }), query);
     }
     // A method given a secret's path refuses it.
@@ -106,7 +114,10 @@ describe('secrets over the daemon', () => {
     }
     // Every symbol (the code graph is built and saved too): none of a secret's file.
     const symbols = await client.result<SymbolsResult>('fathom/symbols', { root, query: '', limit: 10_000 });
-    assert.ok(symbols.symbols.some((symbol) => symbol.path === 'src/tokens.ts'), 'a near miss\'s symbols are listed');
+    assert.ok(
+      symbols.symbols.some((symbol) => symbol.path === 'src/tokens.ts'),
+      "a near miss's symbols are listed",
+    );
     for (const symbol of symbols.symbols) assert.ok(!secretPaths.has(symbol.path), `a symbol of ${symbol.path}`);
   });
 
@@ -146,7 +157,10 @@ describe('secrets over the daemon', () => {
       `the regex index's content store is in the cache (${cached.map((entry) => path.relative(cacheDir, entry.file)).join(', ')})`,
     );
     // A near miss's text is in the content store: the check looks where it should.
-    assert.ok(cached.some((entry) => entry.bytes.includes(nearMisses[0]!.marker)), 'a near miss is in the cache');
+    assert.ok(
+      cached.some((entry) => entry.bytes.includes(nearMisses[0]!.marker)),
+      'a near miss is in the cache',
+    );
     for (const secret of [...secrets, lateKey, lateToken]) {
       for (const entry of cached) {
         assert.ok(!entry.bytes.includes(secret.marker), `${path.relative(cacheDir, entry.file)} holds ${secret.path}'s secret`);
@@ -159,7 +173,10 @@ test('regex index: bytes that changed since the file set judged them are not sto
   const key = secretFixtures(9).secrets.find((file) => file.path === 'fixtures/ed25519.txt')!;
   const root = tempDir('fathom-secrets-');
   const clean = { 'a.ts': 'export const a = 1;\n', 'b.ts': 'export const b = 2;\n' };
-  writeFiles(root, Object.entries(clean).map(([file, text]) => ({ path: file, text })));
+  writeFiles(
+    root,
+    Object.entries(clean).map(([file, text]) => ({ path: file, text })),
+  );
   // The file set read both clean; then a.ts came to hold a key, before the index read it.
   const hashes = new Map(Object.entries(clean).map(([file, text]) => [file, createHash('sha256').update(text).digest('hex')]));
   const source: FileSource = { root, files: () => [...hashes.keys()], hashOf: (file) => hashes.get(file), onChanges: () => ({ dispose: () => undefined }) };

@@ -25,7 +25,6 @@ type SemanticStatus = Extract<Semantic, { model: unknown }>;
 
 const queries = ['pause', 'credential', 'room', 'discount tax for a customer', 'sleep between failed attempts'];
 
-
 type Damage = { truncateTo: (size: number) => number; label: string } | { flips: number; seed: number; label: string } | { flipAt: number; label: string };
 
 const damages: Damage[] = [
@@ -255,10 +254,17 @@ describe('damage met by a running engine', () => {
     store.replaceFile('a.ts', 'h1', [chunk(0, '01'.repeat(32), vectors.get('01'.repeat(32))!)]);
     store.replaceFile('b.ts', 'h2', [chunk(0, '02'.repeat(32), vectors.get('02'.repeat(32))!), chunk(5, '03'.repeat(32), vectors.get('03'.repeat(32))!)]);
     vectors.delete('03'.repeat(32)); // a damaged cache record
-    assert.deepEqual(store.compact((key) => vectors.get(key)), ['b.ts'], 'the file to sync again');
+    assert.deepEqual(
+      store.compact((key) => vectors.get(key)),
+      ['b.ts'],
+      'the file to sync again',
+    );
     assert.equal(store.fileHash('b.ts'), undefined, 'stale: the next sync takes it');
     assert.equal(store.size, 1);
-    assert.deepEqual(store.search(unit([0, 1, 0.1, 0]), 2).map((hit) => hit.path), ['a.ts']);
+    assert.deepEqual(
+      store.search(unit([0, 1, 0.1, 0]), 2).map((hit) => hit.path),
+      ['a.ts'],
+    );
     const folder = tempDir('fathom-store-');
     store.save(folder, '/root');
     assert.deepEqual(new VectorStore(4, 'model-a').load(folder, '/root'), { loaded: true }, 'the table agrees with its index');

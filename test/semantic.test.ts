@@ -30,7 +30,6 @@ import { buildTinyModel, tinyDimensions } from './helpers/tiny-model.js';
 const packr = new Packr({ useRecords: false, mapsAsObjects: true });
 import { quiesce, readyWorkspace } from './helpers/workspace-harness.js';
 
-
 const fixtureRepo = (): string => searchFixtureRepo('fathom-semantic-');
 
 const unit = (values: number[]): Float32Array => {
@@ -73,7 +72,7 @@ describe('embedding cache shared by two daemons', () => {
     second.putAll([{ key: '22'.repeat(32), vector: unit([2, 0, 2, 0]) }]);
     first.putAll([{ key: '33'.repeat(32), vector: unit([0, 0, 0, 3]) }]);
     assert.deepEqual(Array.from(first.get('11'.repeat(32))!), Array.from(unit([1, 1, 0, 0])));
-    assert.deepEqual(Array.from(first.get('22'.repeat(32))!), Array.from(unit([2, 0, 2, 0])), 'the other daemon\'s record, seen after an append');
+    assert.deepEqual(Array.from(first.get('22'.repeat(32))!), Array.from(unit([2, 0, 2, 0])), "the other daemon's record, seen after an append");
     assert.deepEqual(Array.from(second.get('11'.repeat(32))!), Array.from(unit([1, 1, 0, 0])), 'seen by the second when it appended');
     first.close();
     second.close();
@@ -97,28 +96,53 @@ describe('vector store', () => {
       { startLine: 10, endLine: 19, startByte: 0, endByte: 1, textHash: '02'.repeat(32), vector: unit([0, 1, 0, 0]) },
     ]);
     store.replaceFile('b.ts', 'h2', [{ startLine: 0, endLine: 4, startByte: 0, endByte: 1, textHash: '03'.repeat(32), vector: unit([0.9, 0.1, 0, 0]) }]);
-    assert.deepEqual(store.search(unit([1, 0.05, 0, 0]), 2).map((hit) => `${hit.path}:${hit.startLine}`), ['a.ts:0', 'b.ts:0']);
-    assert.deepEqual(store.search(unit([1, 0.05, 0, 0]), 1, (file) => file === 'b.ts').map((hit) => hit.path), ['b.ts']);
+    assert.deepEqual(
+      store.search(unit([1, 0.05, 0, 0]), 2).map((hit) => `${hit.path}:${hit.startLine}`),
+      ['a.ts:0', 'b.ts:0'],
+    );
+    assert.deepEqual(
+      store.search(unit([1, 0.05, 0, 0]), 1, (file) => file === 'b.ts').map((hit) => hit.path),
+      ['b.ts'],
+    );
     store.replaceFile('a.ts', 'h3', [{ startLine: 0, endLine: 3, startByte: 0, endByte: 1, textHash: '04'.repeat(32), vector: unit([0, 0, 1, 0]) }]);
     assert.equal(store.size, 2);
-    assert.deepEqual(store.search(unit([1, 0, 0, 0]), 1).map((hit) => hit.path), ['b.ts']);
+    assert.deepEqual(
+      store.search(unit([1, 0, 0, 0]), 1).map((hit) => hit.path),
+      ['b.ts'],
+    );
     const folder = tempDir('fathom-store-');
     store.save(folder, '/root');
     const loaded = new VectorStore(4, 'model-a');
     assert.deepEqual(loaded.load(folder, '/root'), { loaded: true });
     assert.equal(loaded.fileHash('a.ts'), 'h3');
-    assert.deepEqual(loaded.search(unit([0, 0, 1, 0]), 1).map((hit) => `${hit.path}:${hit.endLine}`), ['a.ts:3']);
+    assert.deepEqual(
+      loaded.search(unit([0, 0, 1, 0]), 1).map((hit) => `${hit.path}:${hit.endLine}`),
+      ['a.ts:3'],
+    );
     assert.equal(new VectorStore(4, 'model-b').load(folder, '/root').loaded, false, 'another model');
     // A table of the previous version (version 4: a record a file), as an older Fathom saved it, is still read.
     const current = readChecked(path.join(folder, 'semantic.bin'), 'FTHMSEM1', 5);
     assert.equal(current.status, 'valid');
-    const columns = packr.unpack((current as { payload: Buffer }).payload) as { paths: string[]; fileHashes: string[]; chunkCounts: Uint8Array; keys: Uint8Array; ranges: Uint8Array; textHashes: Uint8Array } & Record<string, unknown>;
+    const columns = packr.unpack((current as { payload: Buffer }).payload) as {
+      paths: string[];
+      fileHashes: string[];
+      chunkCounts: Uint8Array;
+      keys: Uint8Array;
+      ranges: Uint8Array;
+      textHashes: Uint8Array;
+    } & Record<string, unknown>;
     const counts = new Uint32Array(new Uint8Array(columns.chunkCounts).buffer);
     const keys = new Uint32Array(new Uint8Array(columns.keys).buffer);
     let first = 0;
     const files = columns.paths.map((file, at) => {
       const count = counts[at]!;
-      const record = [file, columns.fileHashes[at], Array.from(keys.subarray(first, first + count)), columns.ranges.subarray(16 * first, 16 * (first + count)), columns.textHashes.subarray(32 * first, 32 * (first + count))];
+      const record = [
+        file,
+        columns.fileHashes[at],
+        Array.from(keys.subarray(first, first + count)),
+        columns.ranges.subarray(16 * first, 16 * (first + count)),
+        columns.textHashes.subarray(32 * first, 32 * (first + count)),
+      ];
       first += count;
       return record;
     });
@@ -128,7 +152,10 @@ describe('vector store', () => {
     fs.writeFileSync(path.join(older, 'semantic.bin'), encodeChecked('FTHMSEM1', 4, packr.pack({ ...rest, files })));
     const fromOlder = new VectorStore(4, 'model-a');
     assert.deepEqual(fromOlder.load(older, '/root'), { loaded: true });
-    assert.deepEqual(fromOlder.search(unit([0, 0, 1, 0]), 2).map((hit) => `${hit.path}:${hit.endLine}:${hit.textHash.slice(0, 4)}`), loaded.search(unit([0, 0, 1, 0]), 2).map((hit) => `${hit.path}:${hit.endLine}:${hit.textHash.slice(0, 4)}`));
+    assert.deepEqual(
+      fromOlder.search(unit([0, 0, 1, 0]), 2).map((hit) => `${hit.path}:${hit.endLine}:${hit.textHash.slice(0, 4)}`),
+      loaded.search(unit([0, 0, 1, 0]), 2).map((hit) => `${hit.path}:${hit.endLine}:${hit.textHash.slice(0, 4)}`),
+    );
     const bytes = fs.readFileSync(path.join(folder, 'semantic.bin'));
     bytes[bytes.length - 1] ^= 0xff;
     fs.writeFileSync(path.join(folder, 'semantic.bin'), bytes);
@@ -147,21 +174,37 @@ describe('vector store read where it lies', () => {
     const loaded = new VectorStore(4, 'model-a');
     assert.deepEqual(loaded.load(folder, '/root'), { loaded: true });
     assert.equal(loaded.viewed, true, 'read where it lies');
-    assert.deepEqual(loaded.search(unit([0, 1, 0, 0]), 2).map((hit) => hit.path), ['b.ts', 'a.ts']);
+    assert.deepEqual(
+      loaded.search(unit([0, 1, 0, 0]), 2).map((hit) => hit.path),
+      ['b.ts', 'a.ts'],
+    );
     loaded.replaceFile('c.ts', 'h3', [{ startLine: 0, endLine: 2, startByte: 0, endByte: 1, textHash: '03'.repeat(32), vector: unit([0, 0, 1, 0]) }]);
     assert.equal(loaded.viewed, false, 'a change loads it whole');
-    assert.deepEqual(loaded.search(unit([0, 0, 1, 0]), 1).map((hit) => hit.path), ['c.ts']);
-    assert.deepEqual(loaded.search(unit([0, 1, 0, 0]), 1).map((hit) => hit.path), ['b.ts'], 'the viewed vectors are kept');
+    assert.deepEqual(
+      loaded.search(unit([0, 0, 1, 0]), 1).map((hit) => hit.path),
+      ['c.ts'],
+    );
+    assert.deepEqual(
+      loaded.search(unit([0, 1, 0, 0]), 1).map((hit) => hit.path),
+      ['b.ts'],
+      'the viewed vectors are kept',
+    );
     const viewedAgain = new VectorStore(4, 'model-a');
     assert.deepEqual(viewedAgain.load(folder, '/root'), { loaded: true });
     viewedAgain.removeFile('a.ts');
     assert.equal(viewedAgain.viewed, false, 'a removal loads it whole too');
-    assert.deepEqual(viewedAgain.search(unit([1, 0, 0, 0]), 2).map((hit) => hit.path), ['b.ts']);
+    assert.deepEqual(
+      viewedAgain.search(unit([1, 0, 0, 0]), 2).map((hit) => hit.path),
+      ['b.ts'],
+    );
     loaded.save(folder, '/root');
     const reread = new VectorStore(4, 'model-a');
     assert.deepEqual(reread.load(folder, '/root'), { loaded: true });
     assert.equal(reread.size, 3);
-    assert.deepEqual(reread.search(unit([0, 0, 1, 0]), 1).map((hit) => hit.path), ['c.ts']);
+    assert.deepEqual(
+      reread.search(unit([0, 0, 1, 0]), 1).map((hit) => hit.path),
+      ['c.ts'],
+    );
   });
 });
 
@@ -193,7 +236,35 @@ describe('model folders', () => {
 
 /** Code-like ASCII: words of the tiny model's vocabulary and others, punctuation, spaces, tabs, newlines, now and then a control. */
 function asciiSamples(random: SeededRandom, count: number): string[] {
-  const pieces = ['retry', 'cache', 'session', 'token', 'Entry', 'full', 'x', '42', '_', 'zzq', ' ', ' ', '\t', '\n', '\r\n', '(', ')', '->', ';', '{', '}', '##', '*/', '"', "'", '\x0b', '\x7f'];
+  const pieces = [
+    'retry',
+    'cache',
+    'session',
+    'token',
+    'Entry',
+    'full',
+    'x',
+    '42',
+    '_',
+    'zzq',
+    ' ',
+    ' ',
+    '\t',
+    '\n',
+    '\r\n',
+    '(',
+    ')',
+    '->',
+    ';',
+    '{',
+    '}',
+    '##',
+    '*/',
+    '"',
+    "'",
+    '\x0b',
+    '\x7f',
+  ];
   return Array.from({ length: count }, () => Array.from({ length: random.between(1, 400) }, () => pieces[random.int(pieces.length)]!).join(''));
 }
 
@@ -244,7 +315,7 @@ describe('a static model embeds without onnxruntime, the same vectors', () => {
     }
   });
 
-  test('a static model\'s dimensions are read from its table\'s shape, as the loaded table has them (what status asks)', () => {
+  test("a static model's dimensions are read from its table's shape, as the loaded table has them (what status asks)", () => {
     const pool = new EmbedPool();
     try {
       for (const model of [openModelFolder(buildTinyModel({ static: true })), openModelFolder(defaultModelDir)]) {
@@ -254,7 +325,10 @@ describe('a static model embeds without onnxruntime, the same vectors', () => {
       }
       // A fathom.json whose pooling the graph does not do is refused here too, before any table is read.
       const shipped = openModelFolder(defaultModelDir);
-      assert.throws(() => readEmbeddingDimensions({ ...shipped, settings: { ...shipped.settings, pooling: 'sum' } }), /says pooling "sum" but the ONNX graph counts each token once/);
+      assert.throws(
+        () => readEmbeddingDimensions({ ...shipped, settings: { ...shipped.settings, pooling: 'sum' } }),
+        /says pooling "sum" but the ONNX graph counts each token once/,
+      );
     } finally {
       pool.close();
     }
@@ -280,9 +354,15 @@ describe('a static model embeds without onnxruntime, the same vectors', () => {
       pool.close();
     }
     // A fathom.json pooling that is not its graph's is refused, both ways.
-    assert.throws(() => new StaticEmbedder({ ...folder, settings: { static: true } }), /fathom\.json says pooling "sum" but the ONNX graph counts each token once/);
+    assert.throws(
+      () => new StaticEmbedder({ ...folder, settings: { static: true } }),
+      /fathom\.json says pooling "sum" but the ONNX graph counts each token once/,
+    );
     const plain = openModelFolder(buildTinyModel({ static: true }));
-    assert.throws(() => new StaticEmbedder({ ...plain, settings: { static: true, pooling: 'distinct' } }), /says pooling "distinct" but the ONNX graph sums every token/);
+    assert.throws(
+      () => new StaticEmbedder({ ...plain, settings: { static: true, pooling: 'distinct' } }),
+      /says pooling "distinct" but the ONNX graph sums every token/,
+    );
   });
 });
 
@@ -331,9 +411,17 @@ describe('semantic index on the fixture repo', () => {
     const moved = ranked.find((hit) => hit.path === asTest.path && hit.startLine === asTest.startLine);
     assert.ok(moved && Math.abs(moved.similarity - (asTest.similarity - 0.1)) < 1e-6, 'its similarity is 0.1 lower');
     assert.equal(ranked[0]?.path, 'src/payments/invoice.py');
-    assert.deepEqual(ranked.map((hit) => hit.similarity), ranked.map((hit) => hit.similarity).sort((a, b) => b - a), 'ranked by the similarity given');
+    assert.deepEqual(
+      ranked.map((hit) => hit.similarity),
+      ranked.map((hit) => hit.similarity).sort((a, b) => b - a),
+      'ranked by the similarity given',
+    );
     const other = alike.find((hit) => hit.path !== asTest.path)!;
-    assert.equal(ranked.find((hit) => hit.path === other.path && hit.startLine === other.startLine)?.similarity, other.similarity, 'code elsewhere keeps its similarity');
+    assert.equal(
+      ranked.find((hit) => hit.path === other.path && hit.startLine === other.startLine)?.similarity,
+      other.similarity,
+      'code elsewhere keeps its similarity',
+    );
   });
 
   test('a restart loads the store; a second workspace with the same code embeds nothing', async () => {
@@ -385,7 +473,10 @@ describe('a large store is saved once enough changed, or when disposed', () => {
       await quiesce(workspace);
       await index.sync();
       // The file had 19 lines (0 to 18): a hit reaching line 20 holds the appended function.
-      assert.ok((await index.search('pause', 10)).some((hit) => hit.path === 'src/net/retry.go' && hit.endLine >= 20), 'the new chunk is searchable');
+      assert.ok(
+        (await index.search('pause', 10)).some((hit) => hit.path === 'src/net/retry.go' && hit.endLine >= 20),
+        'the new chunk is searchable',
+      );
       assert.equal(saved(), first, 'one file of six: not saved yet');
       await index.dispose();
       assert.notEqual(saved(), first, 'saved when disposed');
@@ -400,7 +491,11 @@ describe('a large store is saved once enough changed, or when disposed', () => {
       await again.dispose({ save: false });
       assert.equal(saved(), before, 'a replaced index does not save');
       // An unsaved change is saved maxAgeMs after it, by the periodic check, with no sync to trigger it.
-      const ageing = new SemanticIndex(workspace, chunks, embedPool.embedder(model), cache, { ...options, syncIntervalMs: 50, saveDeferral: { ...options.saveDeferral, maxAgeMs: 1_500 } });
+      const ageing = new SemanticIndex(workspace, chunks, embedPool.embedder(model), cache, {
+        ...options,
+        syncIntervalMs: 50,
+        saveDeferral: { ...options.saveDeferral, maxAgeMs: 1_500 },
+      });
       await ageing.ensureBuilt();
       assert.equal(ageing.status().lastSync?.files, 1, 'the change the replaced index never saved is synced again');
       assert.equal(saved(), before, 'not saved by the sync: one file of six, and new');

@@ -126,40 +126,48 @@ test(`socket folder: which folders are refused${who}`, { skip: process.platform 
   }
 });
 
-test(`socket takeover: the CLI refuses a socket folder another user made, and sends nothing${who}`, { skip: !asRoot ? 'needs root, to act as a second user' : victim.skip }, async () => {
-  const tmp = sharedTemp();
-  // What the other user does: make the victim's default socket folder first, open to all, and listen in it.
-  const folder = path.join(tmp, `fathom-${victim.uid}`);
-  spawnSync('mkdir', ['-m', '0777', folder], { uid: other, gid: other });
-  const fake = await fakeDaemon(path.join(folder, 'fathom.sock'), other);
-  try {
-    for (const args of [['status'], ['edit', path.join(victim.tempDir(), 'a.txt')], ['grep', 'x', victim.tempDir()]]) {
-      const run = runCli(args, { TMPDIR: tmp });
-      assert.notEqual(run.status, 0, `${args[0]}: ${run.stdout}`);
-      assert.match(run.stderr, /refusing the socket .*belongs to uid 65534/, args[0]);
-      assert.equal(run.stdout, '');
+test(
+  `socket takeover: the CLI refuses a socket folder another user made, and sends nothing${who}`,
+  { skip: !asRoot ? 'needs root, to act as a second user' : victim.skip },
+  async () => {
+    const tmp = sharedTemp();
+    // What the other user does: make the victim's default socket folder first, open to all, and listen in it.
+    const folder = path.join(tmp, `fathom-${victim.uid}`);
+    spawnSync('mkdir', ['-m', '0777', folder], { uid: other, gid: other });
+    const fake = await fakeDaemon(path.join(folder, 'fathom.sock'), other);
+    try {
+      for (const args of [['status'], ['edit', path.join(victim.tempDir(), 'a.txt')], ['grep', 'x', victim.tempDir()]]) {
+        const run = runCli(args, { TMPDIR: tmp });
+        assert.notEqual(run.status, 0, `${args[0]}: ${run.stdout}`);
+        assert.match(run.stderr, /refusing the socket .*belongs to uid 65534/, args[0]);
+        assert.equal(run.stdout, '');
+      }
+      assert.equal(fake.received(), '', 'not a byte reached the other user');
+      // Nor does a daemon of the victim's start there.
+      const serve = runCli(['serve', '--socket', path.join(folder, 'mine.sock')], {});
+      assert.notEqual(serve.status, 0);
+      assert.match(serve.stderr, /refusing the socket/);
+    } finally {
+      fake.child.kill();
     }
-    assert.equal(fake.received(), '', 'not a byte reached the other user');
-    // Nor does a daemon of the victim's start there.
-    const serve = runCli(['serve', '--socket', path.join(folder, 'mine.sock')], {});
-    assert.notEqual(serve.status, 0);
-    assert.match(serve.stderr, /refusing the socket/);
-  } finally {
-    fake.child.kill();
-  }
-});
+  },
+);
 
-test(`socket takeover: a socket another user bound in a shared folder is not the daemon${who}`, { skip: !asRoot ? 'needs root, to act as a second user' : victim.skip }, async () => {
-  const socketPath = path.join(sharedTemp(), 'fathom.sock');
-  const fake = await fakeDaemon(socketPath, other);
-  try {
-    const thrown = checkAsVictim('checkSocketToConnect', socketPath);
-    assert.match(thrown?.message ?? 'it passed', /the socket belongs to uid 65534/);
-    const run = runCli(['status', '--socket', socketPath], {});
-    assert.notEqual(run.status, 0);
-    assert.match(run.stderr, /it is not your daemon/);
-    assert.equal(fake.received(), '');
-  } finally {
-    fake.child.kill();
-  }
-});
+test(
+  `socket takeover: a socket another user bound in a shared folder is not the daemon${who}`,
+  { skip: !asRoot ? 'needs root, to act as a second user' : victim.skip },
+  async () => {
+    const socketPath = path.join(sharedTemp(), 'fathom.sock');
+    const fake = await fakeDaemon(socketPath, other);
+    try {
+      const thrown = checkAsVictim('checkSocketToConnect', socketPath);
+      assert.match(thrown?.message ?? 'it passed', /the socket belongs to uid 65534/);
+      const run = runCli(['status', '--socket', socketPath], {});
+      assert.notEqual(run.status, 0);
+      assert.match(run.stderr, /it is not your daemon/);
+      assert.equal(fake.received(), '');
+    } finally {
+      fake.child.kill();
+    }
+  },
+);

@@ -23,7 +23,11 @@ const rows: Row[] = [
   utf8('a byte-order mark first', '\ufeffconst a = 1;\n'),
   utf8('a long mixed text', `${'x'.repeat(500)}é${'y'.repeat(300)}😀${'z'.repeat(200)}中\n`.repeat(3)),
   // Each byte of an invalid sequence is one U+FFFD.
-  { name: 'invalid UTF-8: a lone continuation byte and a cut sequence', bytes: Buffer.from([0x61, 0x80, 0x62, 0xe2, 0x82, 0x63, 0xc3, 0xa9]), text: 'a\ufffdb\ufffd\ufffdcé' },
+  {
+    name: 'invalid UTF-8: a lone continuation byte and a cut sequence',
+    bytes: Buffer.from([0x61, 0x80, 0x62, 0xe2, 0x82, 0x63, 0xc3, 0xa9]),
+    text: 'a\ufffdb\ufffd\ufffdcé',
+  },
 ];
 
 /** Byte offset of each code unit, walking characters: a surrogate pair's second unit starts after its 4 bytes. */
@@ -56,7 +60,10 @@ describe('SourceText offsets', () => {
       assert.equal(source.text, row.text);
       const offsets = expectedOffsets(row);
       assert.equal(offsets.length, source.length + 1);
-      assert.deepEqual(Array.from({ length: source.length + 1 }, (_, unit) => source.byteOffset(unit)), offsets);
+      assert.deepEqual(
+        Array.from({ length: source.length + 1 }, (_, unit) => source.byteOffset(unit)),
+        offsets,
+      );
       for (let byte = 0; byte <= row.bytes.length; byte++) {
         const first = offsets.findIndex((offset) => offset >= byte);
         assert.equal(source.unitAt(byte), first, `unitAt(${byte})`);

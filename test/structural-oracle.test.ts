@@ -57,10 +57,23 @@ const corpora: Corpus[] = [
     language: 'typescript',
     astGrepLanguage: 'ts',
     files: () => ['lib.es5.d.ts', 'lib.dom.d.ts', 'lib.es2015.promise.d.ts'].map((name) => path.join(repository, 'node_modules/typescript/lib', name)),
-    rows: [{ pattern: 'interface $I { $$$ }' }, { pattern: 'interface $I extends $B { $$$ }' }, { pattern: 'type $T = $U;' }, { pattern: 'declare var $V: $T;' }, { pattern: 'declare function $F($$$): $R;' }, {
+    rows: [
+      { pattern: 'interface $I { $$$ }' },
+      { pattern: 'interface $I extends $B { $$$ }' },
+      { pattern: 'type $T = $U;' },
+      { pattern: 'declare var $V: $T;' },
+      { pattern: 'declare function $F($$$): $R;' },
+      {
         pattern: 'Promise<$T>',
-        differs: { onlyFathom: 239, onlyAstGrep: 0, why: 'ast-grep reads `Promise<$T>` as an instantiation expression and finds none in a .d.ts; Fathom tries the type rung before taking that reading' },
-      }, { pattern: 'interface $I<$T> { $$$ }' }, { pattern: 'declare var $V: { $$$ };' }],
+        differs: {
+          onlyFathom: 239,
+          onlyAstGrep: 0,
+          why: 'ast-grep reads `Promise<$T>` as an instantiation expression and finds none in a .d.ts; Fathom tries the type rung before taking that reading',
+        },
+      },
+      { pattern: 'interface $I<$T> { $$$ }' },
+      { pattern: 'declare var $V: { $$$ };' },
+    ],
   },
   {
     name: 'vscode-jsonrpc JavaScript',
@@ -68,7 +81,11 @@ const corpora: Corpus[] = [
     astGrepLanguage: 'js',
     files: () => {
       const folder = path.join(repository, 'node_modules/vscode-jsonrpc/lib/common');
-      return fs.readdirSync(folder).filter((name) => name.endsWith('.js')).sort().map((name) => path.join(folder, name));
+      return fs
+        .readdirSync(folder)
+        .filter((name) => name.endsWith('.js'))
+        .sort()
+        .map((name) => path.join(folder, name));
     },
     rows: [
       { pattern: '$A($$$)' },
@@ -94,7 +111,9 @@ const corpora: Corpus[] = [
     astGrepLanguage: 'python',
     files: () => {
       const stdlib = pythonStdlib();
-      return ['json/__init__.py', 'json/decoder.py', 'json/encoder.py', 'argparse.py', 'shutil.py', 'textwrap.py'].map((name) => path.join(stdlib, name)).filter((file) => fs.existsSync(file));
+      return ['json/__init__.py', 'json/decoder.py', 'json/encoder.py', 'argparse.py', 'shutil.py', 'textwrap.py']
+        .map((name) => path.join(stdlib, name))
+        .filter((file) => fs.existsSync(file));
     },
     rows: [
       { pattern: 'def $F($$$A): $$$B' },
@@ -125,7 +144,11 @@ const corpora: Corpus[] = [
     rows: [
       {
         pattern: 'fmt.Println($$$)',
-        differs: { onlyFathom: ['main.go:322-348', 'main.go:362-376'], onlyAstGrep: [], why: "at Go's top level `fmt.Println(x)` parses as a type conversion, which ast-grep searches for; Fathom's ladder takes that reading last and finds the calls" },
+        differs: {
+          onlyFathom: ['main.go:322-348', 'main.go:362-376'],
+          onlyAstGrep: [],
+          why: "at Go's top level `fmt.Println(x)` parses as a type conversion, which ast-grep searches for; Fathom's ladder takes that reading last and finds the calls",
+        },
       },
       { pattern: 'if err != nil { $$$ }' },
       { pattern: '$A, $B := $C' },
@@ -144,7 +167,13 @@ const corpora: Corpus[] = [
         'use std::collections::HashMap;\n\npub struct Cache {\n    map: HashMap<String, u32>,\n}\n\nimpl Cache {\n    pub fn new() -> Self {\n        Cache { map: HashMap::new() }\n    }\n\n    pub fn get(&self, key: &str) -> Option<u32> {\n        self.map.get(key).copied()\n    }\n\n    pub fn load(&mut self, text: &str) -> Result<(), String> {\n        for line in text.lines() {\n            let (k, v) = line.split_once(\'=\').unwrap();\n            let n: u32 = v.parse().map_err(|e| format!("{:?}", e))?;\n            self.map.insert(k.to_string(), n);\n        }\n        println!("{} entries", self.map.len());\n        Ok(())\n    }\n}\n',
       ),
     ],
-    rows: [{ pattern: '$X.unwrap()' }, { pattern: 'pub fn $F($$$) -> $R { $$$ }' }, { pattern: 'println!($$$)' }, { pattern: 'let $P = $E;' }, { pattern: 'self.map.$M($$$)' }],
+    rows: [
+      { pattern: '$X.unwrap()' },
+      { pattern: 'pub fn $F($$$) -> $R { $$$ }' },
+      { pattern: 'println!($$$)' },
+      { pattern: 'let $P = $E;' },
+      { pattern: 'self.map.$M($$$)' },
+    ],
   },
   {
     name: 'Java fixture',
@@ -156,7 +185,13 @@ const corpora: Corpus[] = [
         'import java.util.ArrayList;\nimport java.util.List;\n\npublic class Main {\n    private final List<String> names = new ArrayList<>();\n\n    public void add(String name) {\n        if (name == null) {\n            throw new IllegalArgumentException("name");\n        }\n        names.add(name);\n    }\n\n    public static void main(String[] args) {\n        Main m = new Main();\n        for (String a : args) {\n            m.add(a);\n        }\n        System.out.println(m.names.size());\n        try {\n            m.add(null);\n        } catch (IllegalArgumentException e) {\n            System.err.println(e.getMessage());\n        }\n    }\n}\n',
       ),
     ],
-    rows: [{ pattern: 'System.out.println($A)' }, { pattern: 'if ($A == null) { $$$ }' }, { pattern: 'new $T($$$)' }, { pattern: 'try { $$$ } catch ($T $E) { $$$ }' }, { pattern: '$O.add($X)' }],
+    rows: [
+      { pattern: 'System.out.println($A)' },
+      { pattern: 'if ($A == null) { $$$ }' },
+      { pattern: 'new $T($$$)' },
+      { pattern: 'try { $$$ } catch ($T $E) { $$$ }' },
+      { pattern: '$O.add($X)' },
+    ],
   },
   {
     name: 'C fixture',
@@ -169,7 +204,14 @@ const corpora: Corpus[] = [
       ),
     ],
     rows: [
-      { pattern: 'malloc($N)', differs: { onlyFathom: ['buf.c:142-151'], onlyAstGrep: [], why: 'as a C statement `malloc(n)` parses as a macro type, which ast-grep searches for; Fathom tries an expression first and finds the call' } },
+      {
+        pattern: 'malloc($N)',
+        differs: {
+          onlyFathom: ['buf.c:142-151'],
+          onlyAstGrep: [],
+          why: 'as a C statement `malloc(n)` parses as a macro type, which ast-grep searches for; Fathom tries an expression first and finds the call',
+        },
+      },
       { pattern: 'b->data = malloc($N);' },
       { pattern: 'if ($A == NULL) return $E;' },
       { pattern: '$A->$B = $C;' },
@@ -179,14 +221,22 @@ const corpora: Corpus[] = [
       { pattern: 'return $E;' },
       {
         pattern: 'if ($C) goto $L;',
-        differs: { onlyFathom: ['buf.c:377-434'], onlyAstGrep: [], why: 'a comment between `if (…)` and `goto`: Fathom ignores comments everywhere in a match, ast-grep 0.51 only in some positions' },
+        differs: {
+          onlyFathom: ['buf.c:377-434'],
+          onlyAstGrep: [],
+          why: 'a comment between `if (…)` and `goto`: Fathom ignores comments everywhere in a match, ast-grep 0.51 only in some positions',
+        },
       },
     ],
   },
 ];
 
 function astGrepMatches(pattern: string, language: string, files: string[]): Set<string> {
-  const run = spawnSync(astGrep, ['run', '-p', pattern, '-l', language, '--json=stream', ...files], { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
+  const run = spawnSync(astGrep, ['run', '-p', pattern, '-l', language, '--json=stream', ...files], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   // ast-grep exits 1 when nothing matched.
   assert.ok(run.status === 0 || (run.status === 1 && run.stdout.trim() === ''), `ast-grep failed on ${JSON.stringify(pattern)}: ${run.stderr}`);
   const found = new Set<string>();
@@ -224,17 +274,32 @@ for (const corpus of corpora) {
           for (const match of found) ours.add(`${file}:${match.startByte}-${match.endByte}`);
           // Candidates from the rarest literal's occurrences, or from a walk of the whole tree, or
           // on the flat tree: the same matches, bindings and order every way.
-          for (const strategy of ['occurrences', 'walk'] as const) assert.deepEqual(findInTree(tree, source, search, Number.POSITIVE_INFINITY, strategy), found, `${strategy} on ${path.basename(file)}`);
+          for (const strategy of ['occurrences', 'walk'] as const)
+            assert.deepEqual(findInTree(tree, source, search, Number.POSITIVE_INFINITY, strategy), found, `${strategy} on ${path.basename(file)}`);
           // And on the tree flattened into arrays, as structural workers keep trees.
           assert.deepEqual(findInTree(flat, source, search), found, `flat tree of ${path.basename(file)}`);
         }
-        const theirs = astGrepMatches(row.pattern, corpus.astGrepLanguage, parsed.map((entry) => entry.file));
+        const theirs = astGrepMatches(
+          row.pattern,
+          corpus.astGrepLanguage,
+          parsed.map((entry) => entry.file),
+        );
         const short = (key: string): string => path.basename(key);
-        const onlyFathom = [...ours].filter((key) => !theirs.has(key)).map(short).sort();
-        const onlyAstGrep = [...theirs].filter((key) => !ours.has(key)).map(short).sort();
+        const onlyFathom = [...ours]
+          .filter((key) => !theirs.has(key))
+          .map(short)
+          .sort();
+        const onlyAstGrep = [...theirs]
+          .filter((key) => !ours.has(key))
+          .map(short)
+          .sort();
         const expected = row.differs ?? { onlyFathom: [], onlyAstGrep: [] };
         const shape = (list: string[], like: string[] | number): string[] | number => (typeof like === 'number' ? list.length : list);
-        assert.deepEqual({ onlyFathom: shape(onlyFathom, expected.onlyFathom), onlyAstGrep: shape(onlyAstGrep, expected.onlyAstGrep) }, { onlyFathom: expected.onlyFathom, onlyAstGrep: expected.onlyAstGrep }, row.differs?.why);
+        assert.deepEqual(
+          { onlyFathom: shape(onlyFathom, expected.onlyFathom), onlyAstGrep: shape(onlyAstGrep, expected.onlyAstGrep) },
+          { onlyFathom: expected.onlyFathom, onlyAstGrep: expected.onlyAstGrep },
+          row.differs?.why,
+        );
         assert.ok(ours.size > 0 || theirs.size > 0, `${row.pattern}: neither found anything; pick a pattern that matches`);
       });
     }

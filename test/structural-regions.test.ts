@@ -50,8 +50,8 @@ const scanRows: ScanRow[] = [
   {
     name: 'C: braces in strings, characters and comments',
     language: 'c',
-    text: 'char *a = "}{";\nchar b = \'{\';\n/* } */\nint c(void) { // }\n\treturn \'}\';\n}\nint d;\n',
-    regions: ['char *a = "}{";', 'char b = \'{\';', '/* } */', 'int c(void) { // } [1]', 'int d;'],
+    text: "char *a = \"}{\";\nchar b = '{';\n/* } */\nint c(void) { // }\n\treturn '}';\n}\nint d;\n",
+    regions: ['char *a = "}{";', "char b = '{';", '/* } */', 'int c(void) { // } [1]', 'int d;'],
   },
   {
     name: 'C: an #if/#else pair that opens a block twice balances',
@@ -262,7 +262,9 @@ function javaClass(): string {
 /** Go functions, a few of which check `err != nil`. */
 function goFile(): string {
   const functions = Array.from({ length: 80 }, (_, at) =>
-    at % 7 === 3 ? `func load${at}(path string) (string, error) {\n\tdata, err := os.ReadFile(path)\n\tif err != nil {\n\t\treturn "", err\n\t}\n\treturn string(data), nil\n}\n` : `func value${at}() int {\n\treturn ${at}\n}\n`,
+    at % 7 === 3
+      ? `func load${at}(path string) (string, error) {\n\tdata, err := os.ReadFile(path)\n\tif err != nil {\n\t\treturn "", err\n\t}\n\treturn string(data), nil\n}\n`
+      : `func value${at}() int {\n\treturn ${at}\n}\n`,
   ).join('\n');
   return `package main\n\nimport "os"\n\n${functions}`;
 }
@@ -278,20 +280,52 @@ const corpora: Corpus[] = [
   {
     name: "TypeScript's lib .d.ts",
     language: 'typescript',
-    files: () => ['lib.es5.d.ts', 'lib.dom.d.ts', 'typescript.d.ts', 'lib.es2015.promise.d.ts'].map((name) => ({ name: path.join(repository, 'node_modules/typescript/lib', name) })),
-    patterns: ['interface $I extends $B { $$$ }', 'enum $E { $$$ }', 'function $F($$$P): $R;', 'type $T = $U;', 'declare var $V: $T;', 'readonly $P: $T;', '$A | undefined', 'interface $I { $$$ }'],
+    files: () =>
+      ['lib.es5.d.ts', 'lib.dom.d.ts', 'typescript.d.ts', 'lib.es2015.promise.d.ts'].map((name) => ({
+        name: path.join(repository, 'node_modules/typescript/lib', name),
+      })),
+    patterns: [
+      'interface $I extends $B { $$$ }',
+      'enum $E { $$$ }',
+      'function $F($$$P): $R;',
+      'type $T = $U;',
+      'declare var $V: $T;',
+      'readonly $P: $T;',
+      '$A | undefined',
+      'interface $I { $$$ }',
+    ],
   },
   {
     name: "vscode-jsonrpc's JavaScript",
     language: 'javascript',
     files: () => listed('node_modules/vscode-jsonrpc/lib/common', /\.js$/),
-    patterns: ['throw new Error($$$)', 'function $F($$$) { $$$ }', 'exports.$A = $B;', 'this.$P = $V;', 'class $C extends $B { $$$ }', 'typeof $X', 'Object.defineProperty($$$)', 'new Map()', '{ $$$ this.$P = $V; $$$ }', '{ $$$BODY return $R; }'],
+    patterns: [
+      'throw new Error($$$)',
+      'function $F($$$) { $$$ }',
+      'exports.$A = $B;',
+      'this.$P = $V;',
+      'class $C extends $B { $$$ }',
+      'typeof $X',
+      'Object.defineProperty($$$)',
+      'new Map()',
+      '{ $$$ this.$P = $V; $$$ }',
+      '{ $$$BODY return $R; }',
+    ],
   },
   {
     name: "web-tree-sitter's C",
     language: 'c',
     files: () => listed('node_modules/web-tree-sitter/lib', /\.[ch]$/),
-    patterns: ['if ($A) return $B;', 'return $E;', '$A->$B = $C;', 'ts_subtree_release($$$)', 'for ($I = 0; $I < $N; $I++) $BODY', 'array_push($A, $B)', 'while ($C) { $$$ }', 'ts_lexer__advance($$$)'],
+    patterns: [
+      'if ($A) return $B;',
+      'return $E;',
+      '$A->$B = $C;',
+      'ts_subtree_release($$$)',
+      'for ($I = 0; $I < $N; $I++) $BODY',
+      'array_push($A, $B)',
+      'while ($C) { $$$ }',
+      'ts_lexer__advance($$$)',
+    ],
   },
   {
     name: "usearch's C++",
@@ -304,12 +338,33 @@ const corpora: Corpus[] = [
     language: 'python',
     files: () => {
       const stdlib = execFileSync('python3', ['-c', 'import json, os; print(os.path.dirname(os.path.dirname(json.__file__)))'], { encoding: 'utf8' }).trim();
-      return ['json/decoder.py', 'json/encoder.py', 'argparse.py', 'shutil.py', 'textwrap.py', 'subprocess.py'].map((name) => ({ name: path.join(stdlib, name) })).filter((file) => fs.existsSync(file.name));
+      return ['json/decoder.py', 'json/encoder.py', 'argparse.py', 'shutil.py', 'textwrap.py', 'subprocess.py']
+        .map((name) => ({ name: path.join(stdlib, name) }))
+        .filter((file) => fs.existsSync(file.name));
     },
-    patterns: ['raise $E($$$)', 'self.$A = $B', 'isinstance($X, $T)', 'def $F(self, $$$A): $$$B', 'return $A', 'if $A is None: $$$B', 'for $X in $Y: $$$', 'os.path.join($$$)'],
+    patterns: [
+      'raise $E($$$)',
+      'self.$A = $B',
+      'isinstance($X, $T)',
+      'def $F(self, $$$A): $$$B',
+      'return $A',
+      'if $A is None: $$$B',
+      'for $X in $Y: $$$',
+      'os.path.join($$$)',
+    ],
   },
-  { name: 'generated Java', language: 'java', files: () => [{ name: 'Big.java', text: javaClass() }], patterns: ['Objects.requireNonNull($X)', 'throw new $E($$$);', 'return $A.length();', 'public void $M($$$) { $$$ }'] },
-  { name: 'generated Go', language: 'go', files: () => [{ name: 'main.go', text: goFile() }], patterns: ['if err != nil { $$$ }', 'os.ReadFile($P)', '$A, $B := $C', 'return $X'] },
+  {
+    name: 'generated Java',
+    language: 'java',
+    files: () => [{ name: 'Big.java', text: javaClass() }],
+    patterns: ['Objects.requireNonNull($X)', 'throw new $E($$$);', 'return $A.length();', 'public void $M($$$) { $$$ }'],
+  },
+  {
+    name: 'generated Go',
+    language: 'go',
+    files: () => [{ name: 'main.go', text: goFile() }],
+    patterns: ['if err != nil { $$$ }', 'os.ReadFile($P)', '$A, $B := $C', 'return $X'],
+  },
 ];
 
 describe('region parse finds what a whole parse finds', () => {
@@ -318,7 +373,9 @@ describe('region parse finds what a whole parse finds', () => {
       const state = await grammars.load(corpus.language);
       assert.equal(state.state, 'loaded');
       if (state.state !== 'loaded') return;
-      const files = corpus.files().map((file) => ({ name: file.name, source: new SourceText(file.text === undefined ? fs.readFileSync(file.name) : Buffer.from(file.text)) }));
+      const files = corpus
+        .files()
+        .map((file) => ({ name: file.name, source: new SourceText(file.text === undefined ? fs.readFileSync(file.name) : Buffer.from(file.text)) }));
       const whole = new Map<string, Tree>();
       let partial = 0;
       let compared = 0;
@@ -458,13 +515,31 @@ describe('region parse: an entered block in a file with errors', () => {
     ];
     const commentedTree = parseSource(grammars, state.grammar, SourceText.fromString(commented), { includedRanges: commentedRanges })!;
     try {
-      assert.equal(cutsHold(commentedTree, commentedRanges, [[start, commentedRanges[2]![1]]]), false, 'a comment first in the range does not hide the ERROR after it');
+      assert.equal(
+        cutsHold(commentedTree, commentedRanges, [[start, commentedRanges[2]![1]]]),
+        false,
+        'a comment first in the range does not hide the ERROR after it',
+      );
     } finally {
       commentedTree.delete();
     }
-    const tree = parseSource(grammars, state.grammar, source, { includedRanges: [[start, open], [at, at + needle.length], [close, end]] })!;
+    const tree = parseSource(grammars, state.grammar, source, {
+      includedRanges: [
+        [start, open],
+        [at, at + needle.length],
+        [close, end],
+      ],
+    })!;
     try {
-      assert.equal(cutsHold(tree, [[start, open], [at, at + needle.length], [close, end]]), false, 'without the item spans, the function runs from one range into the next');
+      assert.equal(
+        cutsHold(tree, [
+          [start, open],
+          [at, at + needle.length],
+          [close, end],
+        ]),
+        false,
+        'without the item spans, the function runs from one range into the next',
+      );
     } finally {
       tree.delete();
     }
@@ -479,10 +554,11 @@ describe('region parse: an entered block in a file with errors', () => {
     assert.deepEqual(itemSpans(regions, ranges), [[big.start, big.end]]);
     const f3 = regions.find((region) => text.startsWith('int f3(', region.start))!;
     const g5 = regions.find((region) => text.startsWith('int g5(', region.start))!;
-    assert.deepEqual(
-      itemSpans(regions, [[f3.start, f3.end], ...ranges, [g5.start + 2, g5.end]]),
-      [[f3.start, f3.end], [big.start, big.end], [g5.start, g5.end]],
-    );
+    assert.deepEqual(itemSpans(regions, [[f3.start, f3.end], ...ranges, [g5.start + 2, g5.end]]), [
+      [f3.start, f3.end],
+      [big.start, big.end],
+      [g5.start, g5.end],
+    ]);
   });
 });
 
@@ -511,19 +587,74 @@ interface AdversarialRow {
 const adversarialRows: AdversarialRow[] = [
   { name: 'JS: `instanceof` on the line after `}`', language: 'javascript', snippet: 'const r = {\n}\ninstanceof Foo;\n', rule: { pattern: 'const r = $X' } },
   { name: 'JS: `in` on the line after `}`', language: 'javascript', snippet: 'const r = {\n}\nin Foo;\n', rule: { pattern: 'const r = $X' } },
-  { name: 'TS: `from` on the line after an import list', language: 'typescript', snippet: 'import {\n  a,\n}\nfrom "./mod";\n', rule: { kind: 'import_statement', has: { pattern: '"./mod"' } } },
-  { name: 'Java: `instanceof` on the line after an anonymous class', language: 'java', snippet: '  boolean b = new Object() {\n  }\n  instanceof Runnable;\n', rule: { kind: 'field_declaration', has: { pattern: 'Runnable' } } },
-  { name: 'C: a K&R definition with two parameter declarations', language: 'c', snippet: 'int target(a, b)\nint a;\nint b;\n{\n\tneedle(a);\n\treturn b;\n}\n', rule: { kind: 'function_definition', has: { pattern: 'needle($A)' } } },
-  { name: "C: a struct's declarator on the next line", language: 'c', snippet: 'struct {\n\tint a;\n}\nneedle;\n', rule: { kind: 'declaration', has: { pattern: 'needle' } } },
+  {
+    name: 'TS: `from` on the line after an import list',
+    language: 'typescript',
+    snippet: 'import {\n  a,\n}\nfrom "./mod";\n',
+    rule: { kind: 'import_statement', has: { pattern: '"./mod"' } },
+  },
+  {
+    name: 'Java: `instanceof` on the line after an anonymous class',
+    language: 'java',
+    snippet: '  boolean b = new Object() {\n  }\n  instanceof Runnable;\n',
+    rule: { kind: 'field_declaration', has: { pattern: 'Runnable' } },
+  },
+  {
+    name: 'C: a K&R definition with two parameter declarations',
+    language: 'c',
+    snippet: 'int target(a, b)\nint a;\nint b;\n{\n\tneedle(a);\n\treturn b;\n}\n',
+    rule: { kind: 'function_definition', has: { pattern: 'needle($A)' } },
+  },
+  {
+    name: "C: a struct's declarator on the next line",
+    language: 'c',
+    snippet: 'struct {\n\tint a;\n}\nneedle;\n',
+    rule: { kind: 'declaration', has: { pattern: 'needle' } },
+  },
   { name: "C: a typedef's name on the next line", language: 'c', snippet: 'typedef struct {\n\tint a;\n}\nneedle_t;\n', rule: { pattern: 'needle_t' } },
-  { name: 'C++: a requires-clause on its own line', language: 'cpp', snippet: 'template <typename T>\n  requires requires(T a) { a.foo(); }\nvoid needle(T t) {\n  t.foo();\n}\n', rule: { kind: 'template_declaration', has: { pattern: 'needle' } } },
-  { name: 'C++: a raw string over lines', language: 'cpp', snippet: 'const char *src = R"(\nint x;\nneedle(1);\nint z(\n)";\n', rule: { pattern: 'needle($A)' } },
-  { name: 'C++: digit separators', language: 'cpp', snippet: "int big = 1'000;\nint needle(int a) {\n  return a;\n}\n", rule: { kind: 'function_definition', has: { pattern: 'needle' } } },
+  {
+    name: 'C++: a requires-clause on its own line',
+    language: 'cpp',
+    snippet: 'template <typename T>\n  requires requires(T a) { a.foo(); }\nvoid needle(T t) {\n  t.foo();\n}\n',
+    rule: { kind: 'template_declaration', has: { pattern: 'needle' } },
+  },
+  {
+    name: 'C++: a raw string over lines',
+    language: 'cpp',
+    snippet: 'const char *src = R"(\nint x;\nneedle(1);\nint z(\n)";\n',
+    rule: { pattern: 'needle($A)' },
+  },
+  {
+    name: 'C++: digit separators',
+    language: 'cpp',
+    snippet: "int big = 1'000;\nint needle(int a) {\n  return a;\n}\n",
+    rule: { kind: 'function_definition', has: { pattern: 'needle' } },
+  },
   { name: 'C: a `//` comment carried on by a backslash', language: 'c', snippet: '// a path C:\\dir\\\nneedle(1);\nint z;\n', rule: { pattern: 'needle($A)' } },
-  { name: 'C: a directive ending in an open block comment', language: 'c', snippet: '#define Q 1 /* comment\nfoo;\nneedle(1);\n*/\n', rule: { pattern: 'needle($A)' } },
-  { name: 'JS: a regex after `if (…)`', language: 'javascript', snippet: 'if (ok) /`/.test(s);\nconst t = `;\nneedle(1);\nx;\n`;\n', rule: { pattern: 'needle($A)' } },
-  { name: 'JS: a division after a postfix `--`', language: 'javascript', snippet: 'const q = i-- / n + `/`;\nconst t = `;\nneedle(1);\nx;\n`;\n', rule: { pattern: 'needle($A)' } },
-  { name: 'JS: JSX text with quotes', language: 'javascript', snippet: "function F() {\n  return <p>Don't {\nx}\nneedle(1);\nbar;\n  <b>{c && <b>it's</b>}</b></p>;\n}\n", rule: { pattern: 'needle($A)' } },
+  {
+    name: 'C: a directive ending in an open block comment',
+    language: 'c',
+    snippet: '#define Q 1 /* comment\nfoo;\nneedle(1);\n*/\n',
+    rule: { pattern: 'needle($A)' },
+  },
+  {
+    name: 'JS: a regex after `if (…)`',
+    language: 'javascript',
+    snippet: 'if (ok) /`/.test(s);\nconst t = `;\nneedle(1);\nx;\n`;\n',
+    rule: { pattern: 'needle($A)' },
+  },
+  {
+    name: 'JS: a division after a postfix `--`',
+    language: 'javascript',
+    snippet: 'const q = i-- / n + `/`;\nconst t = `;\nneedle(1);\nx;\n`;\n',
+    rule: { pattern: 'needle($A)' },
+  },
+  {
+    name: 'JS: JSX text with quotes',
+    language: 'javascript',
+    snippet: "function F() {\n  return <p>Don't {\nx}\nneedle(1);\nbar;\n  <b>{c && <b>it's</b>}</b></p>;\n}\n",
+    rule: { pattern: 'needle($A)' },
+  },
   {
     name: "Python: a class body's block when only some methods are parsed",
     language: 'python',
@@ -537,7 +668,7 @@ const adversarialRows: AdversarialRow[] = [
     rule: { kind: 'block', has: { pattern: 'needle($A)' } },
   },
   {
-    name: "Python: a statement deep in a long method of a class, matched by a pattern",
+    name: 'Python: a statement deep in a long method of a class, matched by a pattern',
     language: 'python',
     snippet: `class Big:\n${Array.from({ length: 30 }, (_, at) => `    def m${at}(self):\n${Array.from({ length: at === 15 ? 120 : 1 }, (_, line) => `        v${line} = ${line === 60 ? 'needle(1)' : line}\n`).join('')}\n`).join('')}`,
     rule: { pattern: 'needle($A)' },
@@ -551,7 +682,13 @@ const adversarialRows: AdversarialRow[] = [
     rule: { pattern: 'needle($A)' },
   },
   { name: 'Python: a keyword right after a number', language: 'python', snippet: 'x = 1if c else 2\n', rule: { pattern: '$A if $B else $C' } },
-  { name: 'Python: a byte-order mark before a decorator', language: 'python', snippet: '\uFEFF@dec\ndef first():\n    needle(1)\n\n', rule: { kind: 'decorated_definition', has: { pattern: 'needle($A)' } }, atStart: true },
+  {
+    name: 'Python: a byte-order mark before a decorator',
+    language: 'python',
+    snippet: '\uFEFF@dec\ndef first():\n    needle(1)\n\n',
+    rule: { kind: 'decorated_definition', has: { pattern: 'needle($A)' } },
+    atStart: true,
+  },
 ];
 
 /** Asserts that the file parses cleanly whole and that parsing only its ranges finds the same matches and bindings. */
@@ -616,7 +753,8 @@ const bodyAround = (language: 'c' | 'cpp' | 'javascript' | 'typescript', snippet
 };
 /** `snippet` at the top level between 12 small functions before and after. */
 const topAround = (language: 'c' | 'cpp' | 'javascript', snippet: string): string => {
-  const small = (name: string) => (at: number) => (language === 'javascript' ? `function ${name}${at}() { return ${at}; }\n` : `int ${name}${at}(void) { return ${at}; }\n`);
+  const small = (name: string) => (at: number) =>
+    language === 'javascript' ? `function ${name}${at}() { return ${at}; }\n` : `int ${name}${at}(void) { return ${at}; }\n`;
   return `${repeat(12, small('f'))}${snippet}${repeat(12, small('g'))}`;
 };
 const pythonFill = (name: string): string => fillers.python!(3, name);
@@ -632,8 +770,18 @@ const thirdReviewFiles: Array<{ name: string; language: string; text: string; ru
     text: bodyAround('javascript', '  do {\n    b();\n  }\n  // loop\n  while (needle(x));\n'),
     rule: { kind, has: { pattern: 'needle($A)' } },
   })),
-  { name: 'C: a block comment line between `if` and `else`', language: 'c', text: bodyAround('c', '\tif (a)\n\t\tb();\n\t/* otherwise */\n\telse\n\t\tneedle(1);\n'), rule: { pattern: 'needle($A)' } },
-  { name: 'C++: a line comment between `if` and `else`', language: 'cpp', text: bodyAround('cpp', '\tif (a)\n\t\tb();\n\t// otherwise\n\telse\n\t\tneedle(1);\n'), rule: { pattern: 'needle($A)' } },
+  {
+    name: 'C: a block comment line between `if` and `else`',
+    language: 'c',
+    text: bodyAround('c', '\tif (a)\n\t\tb();\n\t/* otherwise */\n\telse\n\t\tneedle(1);\n'),
+    rule: { pattern: 'needle($A)' },
+  },
+  {
+    name: 'C++: a line comment between `if` and `else`',
+    language: 'cpp',
+    text: bodyAround('cpp', '\tif (a)\n\t\tb();\n\t// otherwise\n\telse\n\t\tneedle(1);\n'),
+    rule: { pattern: 'needle($A)' },
+  },
   ...['$O.needle($A)', 'x = $V'].map((pattern) => ({
     name: `JS: a comment line inside a member chain (${pattern})`,
     language: 'javascript',
@@ -661,18 +809,49 @@ const thirdReviewFiles: Array<{ name: string; language: string; text: string; ru
 ];
 
 const doHasNeedle: SearchSpec['rule'] = { kind: 'do_statement', has: { pattern: 'needle($A)' } };
-const pythonBody = (snippet: string): string => `${pythonFill('f')}def big():\n${repeat(24, (at) => `    v${at} = ${at}\n`)}${snippet}${repeat(24, (at) => `    w${at} = ${at}\n`)}${pythonFill('g')}`;
+const pythonBody = (snippet: string): string =>
+  `${pythonFill('f')}def big():\n${repeat(24, (at) => `    v${at} = ${at}\n`)}${snippet}${repeat(24, (at) => `    w${at} = ${at}\n`)}${pythonFill('g')}`;
 
 // A fourth review's reproductions: whitespace past ASCII at a line's start, a comment after `}`
 // on its line (tree-sitter-javascript gives it to the block when a statement follows), Python's
 // form feed and lone CR, and C struct headers ending in an attribute's `)`.
 const fourthReviewFiles: Array<{ name: string; language: string; text: string; rule: SearchSpec['rule'] }> = [
-  { name: 'JS: a no-break space before the `while` of a do-while (member)', language: 'javascript', text: bodyAround('javascript', '  do {\n    b();\n  }\n\u00a0 while (needle(x));\n'), rule: doHasNeedle },
-  { name: 'TS: a no-break space before the `while` of a do-while (while rule)', language: 'typescript', text: bodyAround('typescript', '  do {\n    b();\n  }\n\u00a0 while (needle(x));\n'), rule: { kind: 'while_statement', has: { pattern: 'needle($A)' } } },
-  { name: 'JS: a no-break space at the top level', language: 'javascript', text: topAround('javascript', 'do {\n  b();\n}\n\u00a0while (needle(x));\n'), rule: { pattern: 'do $B while ($C)' } },
-  { name: 'JS: a zero-width space at the top level', language: 'javascript', text: topAround('javascript', 'do {\n  b();\n}\n\u200bwhile (needle(x));\n'), rule: doHasNeedle },
-  { name: 'JS: a line comment after `}` (member)', language: 'javascript', text: bodyAround('javascript', '  x = () => {\n  } // t\n'), rule: { pattern: 'x = $V' } },
-  { name: 'JS: a block comment after `}` of an else (member)', language: 'javascript', text: bodyAround('javascript', '  if (a) {\n    needle(1);\n  } else {\n  } /* t */\n'), rule: ifHasNeedle },
+  {
+    name: 'JS: a no-break space before the `while` of a do-while (member)',
+    language: 'javascript',
+    text: bodyAround('javascript', '  do {\n    b();\n  }\n\u00a0 while (needle(x));\n'),
+    rule: doHasNeedle,
+  },
+  {
+    name: 'TS: a no-break space before the `while` of a do-while (while rule)',
+    language: 'typescript',
+    text: bodyAround('typescript', '  do {\n    b();\n  }\n\u00a0 while (needle(x));\n'),
+    rule: { kind: 'while_statement', has: { pattern: 'needle($A)' } },
+  },
+  {
+    name: 'JS: a no-break space at the top level',
+    language: 'javascript',
+    text: topAround('javascript', 'do {\n  b();\n}\n\u00a0while (needle(x));\n'),
+    rule: { pattern: 'do $B while ($C)' },
+  },
+  {
+    name: 'JS: a zero-width space at the top level',
+    language: 'javascript',
+    text: topAround('javascript', 'do {\n  b();\n}\n\u200bwhile (needle(x));\n'),
+    rule: doHasNeedle,
+  },
+  {
+    name: 'JS: a line comment after `}` (member)',
+    language: 'javascript',
+    text: bodyAround('javascript', '  x = () => {\n  } // t\n'),
+    rule: { pattern: 'x = $V' },
+  },
+  {
+    name: 'JS: a block comment after `}` of an else (member)',
+    language: 'javascript',
+    text: bodyAround('javascript', '  if (a) {\n    needle(1);\n  } else {\n  } /* t */\n'),
+    rule: ifHasNeedle,
+  },
   {
     name: 'JS: a comment after `}` of a class field',
     language: 'javascript',
@@ -687,10 +866,30 @@ const fourthReviewFiles: Array<{ name: string; language: string; text: string; r
   },
   { name: 'Python: a form feed in the indentation', language: 'python', text: pythonBody('    \fif a:\n    needle(1)\n'), rule: ifHasNeedle },
   { name: 'Python: a lone CR at a line start', language: 'python', text: pythonBody('\rif a:\n    needle(1)\n'), rule: ifHasNeedle },
-  { name: 'Python: form feeds before a decorator and its def', language: 'python', text: pythonBody('    \f@dec\n    \fdef other():\n    needle(1)\n'), rule: { kind: 'decorated_definition', has: { pattern: 'needle($A)' } } },
-  { name: 'C: an anonymous packed struct, its declarator on the next line', language: 'c', text: topAround('c', 'struct __attribute__((packed)) {\n\tint a;\n}\nneedle;\n'), rule: declarationHasNeedle },
-  { name: 'C++: an anonymous alignas struct, its declarator on the next line', language: 'cpp', text: topAround('cpp', 'struct alignas(8) {\n\tint a;\n}\nneedle;\n'), rule: declarationHasNeedle },
-  { name: 'C: a `//` comment going on past a backslash in a struct header', language: 'c', text: topAround('c', 'struct point // 2D point, see \\\n   make_point()\n{\n\tint x, y;\n}\nneedle;\n'), rule: declarationHasNeedle },
+  {
+    name: 'Python: form feeds before a decorator and its def',
+    language: 'python',
+    text: pythonBody('    \f@dec\n    \fdef other():\n    needle(1)\n'),
+    rule: { kind: 'decorated_definition', has: { pattern: 'needle($A)' } },
+  },
+  {
+    name: 'C: an anonymous packed struct, its declarator on the next line',
+    language: 'c',
+    text: topAround('c', 'struct __attribute__((packed)) {\n\tint a;\n}\nneedle;\n'),
+    rule: declarationHasNeedle,
+  },
+  {
+    name: 'C++: an anonymous alignas struct, its declarator on the next line',
+    language: 'cpp',
+    text: topAround('cpp', 'struct alignas(8) {\n\tint a;\n}\nneedle;\n'),
+    rule: declarationHasNeedle,
+  },
+  {
+    name: 'C: a `//` comment going on past a backslash in a struct header',
+    language: 'c',
+    text: topAround('c', 'struct point // 2D point, see \\\n   make_point()\n{\n\tint x, y;\n}\nneedle;\n'),
+    rule: declarationHasNeedle,
+  },
 ];
 
 const functionHasNeedle: SearchSpec['rule'] = { kind: 'function_definition', has: { pattern: 'needle' } };
@@ -701,24 +900,114 @@ const pythonTop = (snippet: string): string => `${fillers.python!(20, 'f')}${sni
 // `}` or a non-null `!` read as a regex hiding brackets, Python 3.12 f-string fields, a
 // backslash-CRLF in a Python string, and zero-width characters before Python's `else:`.
 const fifthReviewFiles: Array<{ name: string; language: string; text: string; rule: SearchSpec['rule'] }> = [
-  { name: 'C: a block comment opened inside a quoted `#define` value', language: 'c', text: `${cFill(20)}#define ACCEPT "*/*"\nint a;\nint needle(void)\n{\n\treturn 0;\n}\n/* doc */\nint c;\n${cFill(20, 'g')}`, rule: functionHasNeedle },
-  { name: 'C: an apostrophe in `#error`, then a block comment', language: 'c', text: `${cFill(20)}#error it's /* x\nint a;\nint needle;\nint b; */\nint c;\n${cFill(20, 'g')}`, rule: declarationHasNeedle },
-  { name: "C23: a digit separator (1'000) before a block comment", language: 'c', text: `${cFill(20)}unsigned m = 1'000; /*\nint a;\nint needle;\nint c;\n*/ int z;\n${cFill(20, 'g')}`, rule: declarationHasNeedle },
-  { name: 'C++: hex digit groups starting with a letter, then a block comment', language: 'cpp', text: `${cFill(20)}unsigned m = 0xFFFF'FFFF'FFFF; /*\nint a;\nint needle;\nint c;\n*/ int z;\n${cFill(20, 'g')}`, rule: declarationHasNeedle },
-  { name: 'C++: hex digit groups, then a raw string', language: 'cpp', text: `${cFill(20)}unsigned long m = 0xFFFF'FFFF'FFFF; const char *s = R"(\nint b;\nint needle;\nint c;\nf(\n)";\n${cFill(20, 'g')}`, rule: declarationHasNeedle },
-  { name: 'C++: hex digit groups around a lambda body', language: 'cpp', text: `${cFill(20)}int k = 0x1'A'2 + [] {\nint a = 5;\nint needle = 6;\nreturn 0x1'A'2; }();\nint z;\n${cFill(20, 'g')}`, rule: { kind: 'lambda_expression', has: { pattern: 'needle' } } },
-  { name: 'JS: a regex first in a multi-line `${` field', language: 'javascript', text: `${jsFill(20)}const t = \`\${\n/}/.test(x) ?\n\`\na;\nneedle(1);\nfoo;\n\` : 2\n}\`;\n${jsFill(20, 'g')}`, rule: { pattern: 'needle($A)' } },
-  { name: 'JS: a regex first in a multi-line `${` field (member)', language: 'javascript', text: bodyAround('javascript', '  const t = `${\n  /}/.test(x) ?\n  `\n  a;\n  needle(1);\n  foo;\n  ` : 2\n  }`;\n'), rule: { pattern: 'needle($A)' } },
-  { name: 'JS: divisions after object literals read as regexes hiding brackets', language: 'javascript', text: `${jsFill(20)}const c = {} / 2 + g(class { y = 1 / 2\nm() {}\nk()\n{ needle(1); }\nz = {} / 2 }) / 3;\n${jsFill(20, 'g')}`, rule: { kind: 'method_definition', has: { pattern: 'needle($A)' } } },
-  { name: 'TS: divisions after non-null `!` read as regexes hiding brackets', language: 'typescript', text: `${jsFill(20)}const c = f! / 2 + g(class { y = 1 / 2\nm() {}\nk()\n{ needle(1); }\nz = h! / 2 }) / 3;\n${jsFill(20, 'g')}`, rule: { kind: 'class', has: { pattern: 'needle($A)' } } },
-  { name: 'TS: the same inside an entered function body', language: 'typescript', text: bodyAround('typescript', '  const r = a! / 2 + items.map((x) => { const h = x / 2;\n    needle(h);\n    other(h);\n    return h! / 2 }) / 3;\n'), rule: { kind: 'arrow_function', has: { pattern: 'needle($A)' } } },
-  { name: 'Python 3.12: a triple-quoted f-string whose field holds a triple-quoted string', language: 'python', text: pythonTop('x = f"""{"""\ndef needle():\n    pass\n"""}"""\n'), rule: functionHasNeedle },
-  { name: 'Python 3.12: a `}` in a string inside an f-string field', language: 'python', text: pythonTop(`x = f"{'}' + "'''"}"\ndef a():\n    return 1\ns = '''\ndef needle():\n    pass\n'''  # '''\n`), rule: functionHasNeedle },
-  { name: 'Python 3.12: a one-line f-string field holding a triple-quoted string', language: 'python', text: pythonTop(`x = f"{'''\ndef needle():\n    pass\n'''}"\ny = 1  # '''\n`), rule: functionHasNeedle },
-  { name: 'Python: a backslash-CRLF inside a one-line string', language: 'python', text: pythonTop('x = "a\\\ndef needle(): pass  #"\ny = 1\n').replace(/\n/g, '\r\n'), rule: functionHasNeedle },
-  { name: 'Python: a zero-width space before a top-level `else:`', language: 'python', text: pythonTop('if a:\n    b = 1\n\u200belse:\n    needle(1)\n'), rule: ifHasNeedle },
-  { name: 'Python: a word joiner before `else:` in an entered body', language: 'python', text: pythonBody('    if a:\n        b = 1\n    \u2060else:\n        needle(1)\n'), rule: ifHasNeedle },
-  { name: "Python: a byte-order mark before a while's `else:`", language: 'python', text: pythonTop('while a:\n    b = 1\n\ufeffelse:\n    needle(1)\n'), rule: { kind: 'while_statement', has: { pattern: 'needle($A)' } } },
+  {
+    name: 'C: a block comment opened inside a quoted `#define` value',
+    language: 'c',
+    text: `${cFill(20)}#define ACCEPT "*/*"\nint a;\nint needle(void)\n{\n\treturn 0;\n}\n/* doc */\nint c;\n${cFill(20, 'g')}`,
+    rule: functionHasNeedle,
+  },
+  {
+    name: 'C: an apostrophe in `#error`, then a block comment',
+    language: 'c',
+    text: `${cFill(20)}#error it's /* x\nint a;\nint needle;\nint b; */\nint c;\n${cFill(20, 'g')}`,
+    rule: declarationHasNeedle,
+  },
+  {
+    name: "C23: a digit separator (1'000) before a block comment",
+    language: 'c',
+    text: `${cFill(20)}unsigned m = 1'000; /*\nint a;\nint needle;\nint c;\n*/ int z;\n${cFill(20, 'g')}`,
+    rule: declarationHasNeedle,
+  },
+  {
+    name: 'C++: hex digit groups starting with a letter, then a block comment',
+    language: 'cpp',
+    text: `${cFill(20)}unsigned m = 0xFFFF'FFFF'FFFF; /*\nint a;\nint needle;\nint c;\n*/ int z;\n${cFill(20, 'g')}`,
+    rule: declarationHasNeedle,
+  },
+  {
+    name: 'C++: hex digit groups, then a raw string',
+    language: 'cpp',
+    text: `${cFill(20)}unsigned long m = 0xFFFF'FFFF'FFFF; const char *s = R"(\nint b;\nint needle;\nint c;\nf(\n)";\n${cFill(20, 'g')}`,
+    rule: declarationHasNeedle,
+  },
+  {
+    name: 'C++: hex digit groups around a lambda body',
+    language: 'cpp',
+    text: `${cFill(20)}int k = 0x1'A'2 + [] {\nint a = 5;\nint needle = 6;\nreturn 0x1'A'2; }();\nint z;\n${cFill(20, 'g')}`,
+    rule: { kind: 'lambda_expression', has: { pattern: 'needle' } },
+  },
+  {
+    name: 'JS: a regex first in a multi-line `${` field',
+    language: 'javascript',
+    text: `${jsFill(20)}const t = \`\${\n/}/.test(x) ?\n\`\na;\nneedle(1);\nfoo;\n\` : 2\n}\`;\n${jsFill(20, 'g')}`,
+    rule: { pattern: 'needle($A)' },
+  },
+  {
+    name: 'JS: a regex first in a multi-line `${` field (member)',
+    language: 'javascript',
+    text: bodyAround('javascript', '  const t = `${\n  /}/.test(x) ?\n  `\n  a;\n  needle(1);\n  foo;\n  ` : 2\n  }`;\n'),
+    rule: { pattern: 'needle($A)' },
+  },
+  {
+    name: 'JS: divisions after object literals read as regexes hiding brackets',
+    language: 'javascript',
+    text: `${jsFill(20)}const c = {} / 2 + g(class { y = 1 / 2\nm() {}\nk()\n{ needle(1); }\nz = {} / 2 }) / 3;\n${jsFill(20, 'g')}`,
+    rule: { kind: 'method_definition', has: { pattern: 'needle($A)' } },
+  },
+  {
+    name: 'TS: divisions after non-null `!` read as regexes hiding brackets',
+    language: 'typescript',
+    text: `${jsFill(20)}const c = f! / 2 + g(class { y = 1 / 2\nm() {}\nk()\n{ needle(1); }\nz = h! / 2 }) / 3;\n${jsFill(20, 'g')}`,
+    rule: { kind: 'class', has: { pattern: 'needle($A)' } },
+  },
+  {
+    name: 'TS: the same inside an entered function body',
+    language: 'typescript',
+    text: bodyAround('typescript', '  const r = a! / 2 + items.map((x) => { const h = x / 2;\n    needle(h);\n    other(h);\n    return h! / 2 }) / 3;\n'),
+    rule: { kind: 'arrow_function', has: { pattern: 'needle($A)' } },
+  },
+  {
+    name: 'Python 3.12: a triple-quoted f-string whose field holds a triple-quoted string',
+    language: 'python',
+    text: pythonTop('x = f"""{"""\ndef needle():\n    pass\n"""}"""\n'),
+    rule: functionHasNeedle,
+  },
+  {
+    name: 'Python 3.12: a `}` in a string inside an f-string field',
+    language: 'python',
+    text: pythonTop(`x = f"{'}' + "'''"}"\ndef a():\n    return 1\ns = '''\ndef needle():\n    pass\n'''  # '''\n`),
+    rule: functionHasNeedle,
+  },
+  {
+    name: 'Python 3.12: a one-line f-string field holding a triple-quoted string',
+    language: 'python',
+    text: pythonTop(`x = f"{'''\ndef needle():\n    pass\n'''}"\ny = 1  # '''\n`),
+    rule: functionHasNeedle,
+  },
+  {
+    name: 'Python: a backslash-CRLF inside a one-line string',
+    language: 'python',
+    text: pythonTop('x = "a\\\ndef needle(): pass  #"\ny = 1\n').replace(/\n/g, '\r\n'),
+    rule: functionHasNeedle,
+  },
+  {
+    name: 'Python: a zero-width space before a top-level `else:`',
+    language: 'python',
+    text: pythonTop('if a:\n    b = 1\n\u200belse:\n    needle(1)\n'),
+    rule: ifHasNeedle,
+  },
+  {
+    name: 'Python: a word joiner before `else:` in an entered body',
+    language: 'python',
+    text: pythonBody('    if a:\n        b = 1\n    \u2060else:\n        needle(1)\n'),
+    rule: ifHasNeedle,
+  },
+  {
+    name: "Python: a byte-order mark before a while's `else:`",
+    language: 'python',
+    text: pythonTop('while a:\n    b = 1\n\ufeffelse:\n    needle(1)\n'),
+    rule: { kind: 'while_statement', has: { pattern: 'needle($A)' } },
+  },
 ];
 
 describe('region parse: a fifth review', () => {
@@ -740,11 +1029,26 @@ const fillAround = (language: string, snippet: string): string => {
 // line break with it, a `//` then a block comment), a digit separator in `#if` or after a leading
 // point, `<…>` paths; a guessed regex after `}` or `!` hiding a quote; `export default /re/`.
 const sixthReviewRows: Array<[name: string, language: string, snippet: string, rule: SearchSpec['rule']]> = [
-  ['Python: `if` glued to a string is no f-string prefix', 'python', `if"{'''"in s:\n    pass\nA = '''}"\ndef needle(a):\n    return a\n'''\nB = 1 # '''\n`, needleFunction],
-  ['Python: a backslash in a format spec escapes nothing', 'python', `s = f"""{x:\\}""" + '}'\nt = """\ndef needle(a): return a\n"""\nu = 1  # """\n`, needleFunction],
+  [
+    'Python: `if` glued to a string is no f-string prefix',
+    'python',
+    `if"{'''"in s:\n    pass\nA = '''}"\ndef needle(a):\n    return a\n'''\nB = 1 # '''\n`,
+    needleFunction,
+  ],
+  [
+    'Python: a backslash in a format spec escapes nothing',
+    'python',
+    `s = f"""{x:\\}""" + '}'\nt = """\ndef needle(a): return a\n"""\nu = 1  # """\n`,
+    needleFunction,
+  ],
   ['Python: a backslash before `{` in an f-string opens a field', 'python', `x = f"""\\{'''"""'''}"""\n${tripleTail}`, needleFunction],
   ['Python: a one-line f-string going on past a line break (tree-sitter)', 'python', 'x = f"\ndef needle(a): return {a}\nz{a}"\n', needleFunction],
-  ['Python: a string in a field starting with a line break', 'python', `x = f"""{"\n'''"}"""\nt = '''}"""\ndef needle(a): return a\n'''\nu = 1  # '''\n`, needleFunction],
+  [
+    'Python: a string in a field starting with a line break',
+    'python',
+    `x = f"""{"\n'''"}"""\nt = '''}"""\ndef needle(a): return a\n'''\nu = 1  # '''\n`,
+    needleFunction,
+  ],
   ["Python: a lambda's `:` in a field (tree-sitter)", 'python', `x = f"{lambda: '''}"'''}"\n${tripleTail}`, needleFunction],
   ["Python: a walrus's `:` in a field (tree-sitter)", 'python', `x = f"{x:='''}"'''}"\n${tripleTail}`, needleFunction],
   ['Python: a prefix of three letters (tree-sitter)', 'python', `x = fff"{'''"\ndef needle(a): return a\n'''}" # '''\n`, needleFunction],
@@ -753,9 +1057,19 @@ const sixthReviewRows: Array<[name: string, language: string, snippet: string, r
   ['C: a `//` then a block comment in a `#define`', 'c', '#define GLOB "*.c" // matches /*\nint needle(void) { return 1; }\n*/\n', needleFunction],
   ['C: a digit separator in `#if`', 'c', "#if 1'0 /* '\n;\nint needle(int a) { return a; }\n*/\nint z;\n#endif\n", needleFunction],
   ['C: a quote in an `#include <…>` path', 'c', '#include <a"b.h> /* "\n;\nint needle(int a) { return a; }\n*/\n', needleFunction],
-  ['C++: a block comment opener in an `#include <…>` path', 'cpp', '#include <a/*b.h>\nconst char *s = R"x(*/\nint needle(int a) { return a; }\nint y = (\n)x";\n', needleFunction],
+  [
+    'C++: a block comment opener in an `#include <…>` path',
+    'cpp',
+    '#include <a/*b.h>\nconst char *s = R"x(*/\nint needle(int a) { return a; }\nint y = (\n)x";\n',
+    needleFunction,
+  ],
   ['C: a digit separator after a leading point', 'c', "double d = .5'0; /*\n;\nint needle(int a) { return a; }\n*/\n", needleFunction],
-  ['C++: a digit separator after a leading point, then a raw string', 'cpp', "auto s = .5'0 + R\"x(\n;\nint needle(int a) { return a; }\nint y = (\n)x\";\n", needleFunction],
+  [
+    'C++: a digit separator after a leading point, then a raw string',
+    'cpp',
+    'auto s = .5\'0 + R"x(\n;\nint needle(int a) { return a; }\nint y = (\n)x";\n',
+    needleFunction,
+  ],
   ['JS: a division after `{}` read as a regex hiding a quote', 'javascript', `x = {} / 2 + "/" + "\\\n${continuedString}`, needleCall],
   ['TS: a division after `y!` read as a regex hiding a quote', 'typescript', `x = y! / 2 + "/" + "\\\n${continuedString}`, needleCall],
   ['TS: a division after `a[i]!`', 'typescript', `x = a[i]! / 2 + "/" + "\\\n${continuedString}`, needleCall],
@@ -764,7 +1078,8 @@ const sixthReviewRows: Array<[name: string, language: string, snippet: string, r
 ];
 
 describe('region parse: a sixth review', () => {
-  for (const [name, language, snippet, rule] of sixthReviewRows) test(name, async () => void (await assertPartialAgrees(language, fillAround(language, snippet), rule)));
+  for (const [name, language, snippet, rule] of sixthReviewRows)
+    test(name, async () => void (await assertPartialAgrees(language, fillAround(language, snippet), rule)));
 });
 
 const continuedCall = `;//\\\nneedle(1);//\\\n";\n`;
@@ -799,7 +1114,12 @@ const seventhReviewFiles: Array<{ name: string; language: string; text: string; 
       ['JS: a backslash before CRLF in a guessed regex', 'javascript', `x = {} / 2 + [/"/.source + "\\\r\n];//\\\nneedle(1);//\\\n"];\n`],
     ] as const
   ).map(([name, language, snippet]) => ({ name, language, text: `${jsFill(20)}${snippet}${jsFill(20, 'g')}`, rule: needleCall })),
-  ...(['javascript', 'typescript'] as const).map((language) => ({ name: `${language}: a \`#!\` line ending in \`"\\\``, language, text: `#!/usr/bin/env node "\\\nx = "\\\n${continuedCall}${jsFill(40, 'g')}`, rule: needleCall })),
+  ...(['javascript', 'typescript'] as const).map((language) => ({
+    name: `${language}: a \`#!\` line ending in \`"\\\``,
+    language,
+    text: `#!/usr/bin/env node "\\\nx = "\\\n${continuedCall}${jsFill(40, 'g')}`,
+    rule: needleCall,
+  })),
   ...(
     [
       ['C: `#define` after a comment on its line', 'c', '/* c */ #define X "/*";\nint needle;\n*/\nint z;\n'],
@@ -811,7 +1131,12 @@ const seventhReviewFiles: Array<{ name: string; language: string; text: string; 
       ['C: an `#include_next <…>` path', 'c', '#include_next <a/*b.h>\nint needle;\n*/\nint z;\n'],
     ] as const
   ).map(([name, language, snippet]) => ({ name, language, text: `${cFill(20)}${snippet}${cFill(20, 'g')}`, rule: declarationHasNeedle })),
-  { name: 'Java: a text block inside a string template', language: 'java', text: javaAround('  String s = STR."""\n  \\{ """\n  ;\n  int needle;\n  String t = """\n  }\n  """;\n'), rule: { kind: 'field_declaration', has: { pattern: 'needle' } } },
+  {
+    name: 'Java: a text block inside a string template',
+    language: 'java',
+    text: javaAround('  String s = STR."""\n  \\{ """\n  ;\n  int needle;\n  String t = """\n  }\n  """;\n'),
+    rule: { kind: 'field_declaration', has: { pattern: 'needle' } },
+  },
 ];
 
 describe('region parse: a seventh review', () => {
@@ -831,26 +1156,61 @@ const statementHasNeedle: SearchSpec['rule'] = { kind: 'expression_statement', h
 // a word's front (`}inneedle`); TypeScript's `f<T>` ending a line.
 const eighthReviewFiles: Array<{ name: string; language: string; text: string; rule: SearchSpec['rule'] }> = [
   { name: 'C: `#ifdef` with no name on its line', language: 'c', text: fillAround('c', '#ifdef\nint needle;\n#endif\n'), rule: declarationHasNeedle },
-  { name: 'C: `#ifdef` with a comment for its name', language: 'c', text: fillAround('c', '#\tifdef //c\nint needle(void) { return 0; }\n#endif\n\t\nint needle;\t\n'), rule: functionHasNeedle },
+  {
+    name: 'C: `#ifdef` with a comment for its name',
+    language: 'c',
+    text: fillAround('c', '#\tifdef //c\nint needle(void) { return 0; }\n#endif\n\t\nint needle;\t\n'),
+    rule: functionHasNeedle,
+  },
   { name: 'C: `#pragma` continued onto a blank line', language: 'c', text: fillAround('c', '#pragma \\\n\nneedle(1);\n'), rule: needleCall },
   { name: 'C++: an unknown directive continued onto a blank line', language: 'cpp', text: fillAround('cpp', '#g\\\n\nneedle(1)\n'), rule: statementHasNeedle },
-  { name: 'C: `#define X ` with blank space and no value', language: 'c', text: fillAround('c', '#define X \nint needle(void) { return 0; } '), rule: functionHasNeedle },
+  {
+    name: 'C: `#define X ` with blank space and no value',
+    language: 'c',
+    text: fillAround('c', '#define X \nint needle(void) { return 0; } '),
+    rule: functionHasNeedle,
+  },
   { name: 'C: a `#define` value that is a `/` and a backslash', language: 'c', text: fillAround('c', '#define SLASH /\\\nneedle(1);\n'), rule: needleCall },
   { name: 'C: an `#error` that is a `/` and a backslash', language: 'c', text: fillAround('c', '#error /\\\nneedle(1);\n'), rule: needleCall },
-  { name: 'C: code after `#ifdef NAME` on its line', language: 'c', text: fillAround('c', 'e(d){}\n#ifdef d(X)\nneedle(1)=1;\n#endif\n'), rule: statementHasNeedle },
+  {
+    name: 'C: code after `#ifdef NAME` on its line',
+    language: 'c',
+    text: fillAround('c', 'e(d){}\n#ifdef d(X)\nneedle(1)=1;\n#endif\n'),
+    rule: statementHasNeedle,
+  },
   { name: 'C: code after `#endif` on its line', language: 'c', text: fillAround('c', 'e(d){}\n#if X\n#endif i needle(){}'), rule: functionHasNeedle },
   { name: 'C: `#else` continued onto a blank line', language: 'c', text: fillAround('c', '#else\\\n\nt needle(){}'), rule: functionHasNeedle },
   { name: 'C: a tab ending an `#endif` line', language: 'c', text: fillAround('c', '#endif\t\nneedle(1)'), rule: needleCall },
   { name: 'C++: a tab ending an `#endif` line', language: 'cpp', text: fillAround('cpp', '#endif\t\nneedle(1)'), rule: statementHasNeedle },
   { name: 'C: a stray backslash in `#elif`', language: 'c', text: fillAround('c', '(p);\ni(d){}\n#elif\\\\\nt needle(}'), rule: functionHasNeedle },
   // Found later by the fuzz test (test/structural-fuzz.test.ts) with seed 1002.
-  { name: 'C: a stray `#elif` (no `#if` open) is a raw directive: its `/` takes the line break', language: 'c', text: fillAround('c', 'int a;\n#elif needle/\nd;\nt needle;\n'), rule: declarationHasNeedle },
-  { name: 'C++: a stray `#elif` with a `/` ending its line', language: 'cpp', text: fillAround('cpp', 'int a;\n#elif needle/\nd;\nt needle;\n'), rule: declarationHasNeedle },
-  { name: "Python: a form feed after a header's `:` (seed 1004)", language: 'python', text: fillAround('python', 'e:\f\nx = needle(1)\n'), rule: statementHasNeedle },
+  {
+    name: 'C: a stray `#elif` (no `#if` open) is a raw directive: its `/` takes the line break',
+    language: 'c',
+    text: fillAround('c', 'int a;\n#elif needle/\nd;\nt needle;\n'),
+    rule: declarationHasNeedle,
+  },
+  {
+    name: 'C++: a stray `#elif` with a `/` ending its line',
+    language: 'cpp',
+    text: fillAround('cpp', 'int a;\n#elif needle/\nd;\nt needle;\n'),
+    rule: declarationHasNeedle,
+  },
+  {
+    name: "Python: a form feed after a header's `:` (seed 1004)",
+    language: 'python',
+    text: fillAround('python', 'e:\f\nx = needle(1)\n'),
+    rule: statementHasNeedle,
+  },
   { name: "Python: a vertical tab after a header's `:`", language: 'python', text: fillAround('python', 'e:\v\nx = needle(1)\n'), rule: statementHasNeedle },
   { name: "Python: U+200B after a header's `:`", language: 'python', text: fillAround('python', 'e:\u200b\nx = needle(1)\n'), rule: statementHasNeedle },
   { name: "Python: U+FEFF after a header's `:`", language: 'python', text: fillAround('python', 'e:\ufeff\nx = needle(1)\n'), rule: statementHasNeedle },
-  { name: 'Python: a form feed after an operator ending a line', language: 'python', text: fillAround('python', 'x = 1 +\f\nneedle(1)\n'), rule: statementHasNeedle },
+  {
+    name: 'Python: a form feed after an operator ending a line',
+    language: 'python',
+    text: fillAround('python', 'x = 1 +\f\nneedle(1)\n'),
+    rule: statementHasNeedle,
+  },
   { name: 'JS: `-->` after `throw` on its line', language: 'javascript', text: bodyAround('javascript', 'throw-->();\nneedle(1)/'), rule: statementHasNeedle },
   { name: 'Python: a line ending in `=`', language: 'python', text: fillAround('python', 'x =\nneedle(1)\n'), rule: statementHasNeedle },
   { name: 'Python: a line of only `assert`', language: 'python', text: fillAround('python', 'assert\nneedle(1)\n'), rule: statementHasNeedle },
@@ -858,11 +1218,36 @@ const eighthReviewFiles: Array<{ name: string; language: string; text: string; r
   { name: 'Python: a line ending in `=` in an entered body', language: 'python', text: pythonBody('    t =\n    needle(1)\n'), rule: statementHasNeedle },
   { name: 'Python: a line ending in `=` in a class', language: 'python', text: pythonClass('    x =\n    needle(1)\n'), rule: statementHasNeedle },
   { name: 'Python: a line of only `*`', language: 'python', text: fillAround('python', "()\ndef g():\n for i in'':()\n*\nneedle(1)\n"), rule: needleCall },
-  { name: 'Python: a line of indentation and U+FEFF', language: 'python', text: fillAround('python', '    \ufeff\nx = needle(1)\n'), rule: { kind: 'block', has: { pattern: 'needle($A)' } } },
-  { name: 'JS: `in` read off the front of `inneedle`', language: 'javascript', text: fillAround('javascript', 'x = class {}inneedle;\n'), rule: { kind: 'expression_statement', has: { pattern: 'needle' } } },
-  { name: 'TS: `in` read off the front of `inneedle` in a body', language: 'typescript', text: bodyAround('typescript', 'function(){}inneedle;\n'), rule: { kind: 'function_declaration', has: { pattern: 'needle' } } },
-  { name: 'TS: `f<T>` ending a line in a body', language: 'typescript', text: bodyAround('typescript', 'f<T>\nfunction(){(1)({a:needle(1)});switch(x){case{}:{}}}\n'), rule: statementHasNeedle },
-  { name: 'TS: `f<T>` and a tab ending a line after a comment', language: 'typescript', text: bodyAround('typescript', 'do x = y; while (get);\n\n//a"\n\nf<T>\t\nneedle(1); '), rule: statementHasNeedle },
+  {
+    name: 'Python: a line of indentation and U+FEFF',
+    language: 'python',
+    text: fillAround('python', '    \ufeff\nx = needle(1)\n'),
+    rule: { kind: 'block', has: { pattern: 'needle($A)' } },
+  },
+  {
+    name: 'JS: `in` read off the front of `inneedle`',
+    language: 'javascript',
+    text: fillAround('javascript', 'x = class {}inneedle;\n'),
+    rule: { kind: 'expression_statement', has: { pattern: 'needle' } },
+  },
+  {
+    name: 'TS: `in` read off the front of `inneedle` in a body',
+    language: 'typescript',
+    text: bodyAround('typescript', 'function(){}inneedle;\n'),
+    rule: { kind: 'function_declaration', has: { pattern: 'needle' } },
+  },
+  {
+    name: 'TS: `f<T>` ending a line in a body',
+    language: 'typescript',
+    text: bodyAround('typescript', 'f<T>\nfunction(){(1)({a:needle(1)});switch(x){case{}:{}}}\n'),
+    rule: statementHasNeedle,
+  },
+  {
+    name: 'TS: `f<T>` and a tab ending a line after a comment',
+    language: 'typescript',
+    text: bodyAround('typescript', 'do x = y; while (get);\n\n//a"\n\nf<T>\t\nneedle(1); '),
+    rule: statementHasNeedle,
+  },
 ];
 
 describe('region parse: an eighth review (a fuzzer)', () => {
@@ -876,20 +1261,85 @@ describe('region parse: an eighth review (a fuzzer)', () => {
 // comment (no keywords), TypeScript's `f<T> / 2` and `a!! / 2` (divisions).
 const decoratedHasNeedle: SearchSpec['rule'] = { kind: 'decorated_definition', has: { pattern: 'needle' } };
 const ninthReviewFiles: Array<{ name: string; language: string; text: string; rule: SearchSpec['rule'] }> = [
-  { name: "Python: a conditional expression's `else` ending a line", language: 'python', text: fillAround('python', 'x = a if b else\nneedle(1)\n'), rule: statementHasNeedle },
+  {
+    name: "Python: a conditional expression's `else` ending a line",
+    language: 'python',
+    text: fillAround('python', 'x = a if b else\nneedle(1)\n'),
+    rule: statementHasNeedle,
+  },
   { name: 'Python: `as` glued to a number ending a line', language: 'python', text: fillAround('python', 'x = 1as\nneedle(1)\n'), rule: statementHasNeedle },
-  { name: 'Python: `in` glued to a hex number ending a line', language: 'python', text: fillAround('python', 'x = 0x1Fin\nneedle(1)\n'), rule: statementHasNeedle },
-  { name: "Python: `assert a,` (no trailing comma allowed)", language: 'python', text: fillAround('python', 'assert a,\nneedle(1)\n'), rule: statementHasNeedle },
-  { name: "Python: a lambda's parameters ending a line in `,`", language: 'python', text: fillAround('python', 'f = lambda x,\nneedle: needle(1)\n'), rule: statementHasNeedle },
-  { name: 'Python: `from a` with its `import` on the next line', language: 'python', text: fillAround('python', 'from a\nimport needle\n'), rule: { kind: 'import_from_statement', has: { pattern: 'needle' } } },
-  { name: 'Python: `from ...` with its `import` on the next line', language: 'python', text: fillAround('python', 'from ...\nimport needle\n'), rule: { kind: 'import_statement', has: { pattern: 'needle' } } },
-  { name: 'Python: a decorator indented deeper than its definition', language: 'python', text: fillAround('python', ' @dec\ndef needle():\n    pass\n'), rule: decoratedHasNeedle },
-  { name: 'JS: `typeof` after a private `#` is a name', language: 'javascript', text: fillAround('javascript', `x = this.#typeof / 2 + "/" + "\\\n${continuedString}`), rule: needleCall },
-  { name: 'JS: `typeof` after a `.` and a comment is a name', language: 'javascript', text: fillAround('javascript', `x = a./*c*/typeof / 2 + "/" + "\\\n${continuedString}`), rule: needleCall },
-  { name: 'JS: `typeof` after a `.` and a line comment is a name', language: 'javascript', text: fillAround('javascript', `x = a.//c\ntypeof / 2 + "/" + "\\\n${continuedString}`), rule: needleCall },
-  { name: 'JS: `#if(a)` is a call, not a condition', language: 'javascript', text: fillAround('javascript', `class K { #if(a) { return a; } m() { return this.#if(a) / 2 + "/" + "\\\n}};//\\\nneedle(1);//\\\n"; } }\n`), rule: needleCall },
-  { name: 'TS: `f<T> / 2` divides an instantiation expression', language: 'typescript', text: fillAround('typescript', `x = f<T> / 2 + "/" + "\\\n${continuedString}`), rule: needleCall },
-  { name: 'TS: `a!! / 2` divides two non-null assertions', language: 'typescript', text: fillAround('typescript', `x = a!! / 2 + "/" + "\\\n${continuedString}`), rule: needleCall },
+  {
+    name: 'Python: `in` glued to a hex number ending a line',
+    language: 'python',
+    text: fillAround('python', 'x = 0x1Fin\nneedle(1)\n'),
+    rule: statementHasNeedle,
+  },
+  {
+    name: 'Python: `assert a,` (no trailing comma allowed)',
+    language: 'python',
+    text: fillAround('python', 'assert a,\nneedle(1)\n'),
+    rule: statementHasNeedle,
+  },
+  {
+    name: "Python: a lambda's parameters ending a line in `,`",
+    language: 'python',
+    text: fillAround('python', 'f = lambda x,\nneedle: needle(1)\n'),
+    rule: statementHasNeedle,
+  },
+  {
+    name: 'Python: `from a` with its `import` on the next line',
+    language: 'python',
+    text: fillAround('python', 'from a\nimport needle\n'),
+    rule: { kind: 'import_from_statement', has: { pattern: 'needle' } },
+  },
+  {
+    name: 'Python: `from ...` with its `import` on the next line',
+    language: 'python',
+    text: fillAround('python', 'from ...\nimport needle\n'),
+    rule: { kind: 'import_statement', has: { pattern: 'needle' } },
+  },
+  {
+    name: 'Python: a decorator indented deeper than its definition',
+    language: 'python',
+    text: fillAround('python', ' @dec\ndef needle():\n    pass\n'),
+    rule: decoratedHasNeedle,
+  },
+  {
+    name: 'JS: `typeof` after a private `#` is a name',
+    language: 'javascript',
+    text: fillAround('javascript', `x = this.#typeof / 2 + "/" + "\\\n${continuedString}`),
+    rule: needleCall,
+  },
+  {
+    name: 'JS: `typeof` after a `.` and a comment is a name',
+    language: 'javascript',
+    text: fillAround('javascript', `x = a./*c*/typeof / 2 + "/" + "\\\n${continuedString}`),
+    rule: needleCall,
+  },
+  {
+    name: 'JS: `typeof` after a `.` and a line comment is a name',
+    language: 'javascript',
+    text: fillAround('javascript', `x = a.//c\ntypeof / 2 + "/" + "\\\n${continuedString}`),
+    rule: needleCall,
+  },
+  {
+    name: 'JS: `#if(a)` is a call, not a condition',
+    language: 'javascript',
+    text: fillAround('javascript', `class K { #if(a) { return a; } m() { return this.#if(a) / 2 + "/" + "\\\n}};//\\\nneedle(1);//\\\n"; } }\n`),
+    rule: needleCall,
+  },
+  {
+    name: 'TS: `f<T> / 2` divides an instantiation expression',
+    language: 'typescript',
+    text: fillAround('typescript', `x = f<T> / 2 + "/" + "\\\n${continuedString}`),
+    rule: needleCall,
+  },
+  {
+    name: 'TS: `a!! / 2` divides two non-null assertions',
+    language: 'typescript',
+    text: fillAround('typescript', `x = a!! / 2 + "/" + "\\\n${continuedString}`),
+    rule: needleCall,
+  },
 ];
 
 describe('region parse: a ninth review', () => {
@@ -927,18 +1377,48 @@ describe('region parse: a third and a fourth review', () => {
 // A second review's reproductions: whole files (namespaces, large enums and switches, fillers
 // around a trap) where the partial parse once disagreed.
 const adversarialFiles: Array<{ name: string; language: string; text: string; rule: SearchSpec['rule'] }> = [
-  { name: 'C++ namespace: a struct declarator on the next line', language: 'cpp', text: `namespace N {\n${namespaceBody}struct S {\n  int a;\n}\nneedle;\n${namespaceBody}}\n${cFill(20)}`, rule: declarationHasNeedle },
-  { name: 'C++ namespace: a typedef name on the next line', language: 'cpp', text: `namespace N {\n${namespaceBody}typedef struct {\n  int a;\n}\nneedle_t;\n${namespaceBody}}\n${cFill(20)}`, rule: { pattern: 'needle_t' } },
-  { name: 'C++ extern "C": a typedef name on the next line', language: 'cpp', text: `extern "C" {\n${namespaceBody}typedef struct foo\n{\n\tint a;\n}\nneedle_t;\n${namespaceBody}}\n${cFill(20)}`, rule: { pattern: 'needle_t' } },
-  { name: 'C++ namespace: a requires-clause line', language: 'cpp', text: `namespace N {\n${namespaceBody}template <typename T>\n  requires requires(T a) { a.foo(); }\nvoid needle(T t) {\n  t.foo();\n}\n${namespaceBody}}\n${cFill(20)}`, rule: { kind: 'template_declaration', has: { pattern: 'needle' } } },
+  {
+    name: 'C++ namespace: a struct declarator on the next line',
+    language: 'cpp',
+    text: `namespace N {\n${namespaceBody}struct S {\n  int a;\n}\nneedle;\n${namespaceBody}}\n${cFill(20)}`,
+    rule: declarationHasNeedle,
+  },
+  {
+    name: 'C++ namespace: a typedef name on the next line',
+    language: 'cpp',
+    text: `namespace N {\n${namespaceBody}typedef struct {\n  int a;\n}\nneedle_t;\n${namespaceBody}}\n${cFill(20)}`,
+    rule: { pattern: 'needle_t' },
+  },
+  {
+    name: 'C++ extern "C": a typedef name on the next line',
+    language: 'cpp',
+    text: `extern "C" {\n${namespaceBody}typedef struct foo\n{\n\tint a;\n}\nneedle_t;\n${namespaceBody}}\n${cFill(20)}`,
+    rule: { pattern: 'needle_t' },
+  },
+  {
+    name: 'C++ namespace: a requires-clause line',
+    language: 'cpp',
+    text: `namespace N {\n${namespaceBody}template <typename T>\n  requires requires(T a) { a.foo(); }\nvoid needle(T t) {\n  t.foo();\n}\n${namespaceBody}}\n${cFill(20)}`,
+    rule: { kind: 'template_declaration', has: { pattern: 'needle' } },
+  },
   ...['struct S final', 'struct alignas(8) S', 'struct [[deprecated]] S', 'struct __attribute__((packed)) S', 'class S final : public B'].map((header) => ({
     name: `C++: \`${header} { … }\` with its declarator on the next line`,
     language: 'cpp',
     text: `${cFill(30)}${header} {\n  int a;\n}\nneedle;\n${cFill(30, 'g')}`,
     rule: declarationHasNeedle,
   })),
-  { name: 'C: a comment in a struct header', language: 'c', text: `${cFill(30)}struct point /* 2D */\n{\n\tint x, y;\n}\norigin;\n${cFill(30, 'g')}`, rule: { kind: 'declaration', has: { pattern: 'origin' } } },
-  { name: 'C: a line comment in a struct header', language: 'c', text: `${cFill(30)}struct point // 2D\n{\n\tint x, y;\n}\norigin;\n${cFill(30, 'g')}`, rule: { kind: 'declaration', has: { pattern: 'origin' } } },
+  {
+    name: 'C: a comment in a struct header',
+    language: 'c',
+    text: `${cFill(30)}struct point /* 2D */\n{\n\tint x, y;\n}\norigin;\n${cFill(30, 'g')}`,
+    rule: { kind: 'declaration', has: { pattern: 'origin' } },
+  },
+  {
+    name: 'C: a line comment in a struct header',
+    language: 'c',
+    text: `${cFill(30)}struct point // 2D\n{\n\tint x, y;\n}\norigin;\n${cFill(30, 'g')}`,
+    rule: { kind: 'declaration', has: { pattern: 'origin' } },
+  },
   ...[
     ['TS: a non-null `!` then a division', 'typescript', 'const half = w! / 2; const p = `/${path}`;\n'],
     ['JS: an object literal then a division', 'javascript', "x = {} / 1 + '/' + '`';\n"],
@@ -946,9 +1426,19 @@ const adversarialFiles: Array<{ name: string; language: string; text: string; ru
     ['JS: a regex after `export default`', 'javascript', 'export default /`/;\n'],
     ['JS: a property named `in` then a division', 'javascript', "const r = stats.in / 2 + '/' + '`';\n"],
     ['JS: a variable named `of` then a division', 'javascript', "let of = 4; const r = of / 2 + '/' + '`';\n"],
-  ].map(([name, language, line]) => ({ name: name!, language: language!, text: `${jsFill(20)}${line!}${trap}${jsFill(20, 'g')}`, rule: { pattern: 'needle($A)' } })),
+  ].map(([name, language, line]) => ({
+    name: name!,
+    language: language!,
+    text: `${jsFill(20)}${line!}${trap}${jsFill(20, 'g')}`,
+    rule: { pattern: 'needle($A)' },
+  })),
   { name: 'JS: an HTML-like comment opener', language: 'javascript', text: `<!-- a \` b\nfoo();\n${trap}${jsFill(40)}`, rule: { pattern: 'needle($A)' } },
-  { name: 'JS: an HTML-like comment closer at a line start', language: 'javascript', text: `${jsFill(20)}x;\n--> a \` b\n${trap}${jsFill(20, 'g')}`, rule: { pattern: 'needle($A)' } },
+  {
+    name: 'JS: an HTML-like comment closer at a line start',
+    language: 'javascript',
+    text: `${jsFill(20)}x;\n--> a \` b\n${trap}${jsFill(20, 'g')}`,
+    rule: { pattern: 'needle($A)' },
+  },
   {
     name: "Java: an enum's body declarations",
     language: 'java',
@@ -997,20 +1487,65 @@ const braceTricks = ['/* } { */\n', '// }\n', 'int s = "}{";\n'];
 const fuzzLanguages: FuzzLanguage[] = [
   {
     language: 'javascript',
-    plain: ['function f() {\n  return 1;\n}\n', 'const r = /[}]/g;\n', 'const q = a / 2 / 3;\n', 'const t = `a${ {b: 1}.b }}`;\n', 'if (a) {\n} else {\n}\n', 'do {\n  k();\n} while (z);\n', 'const o = {\n  a() {\n  },\n};\n', "const s = 'it\\'s {';\n", 'x = i-- / 2 / 3;\n'],
-    needles: ['function needle() {\n  return 1;\n}\n', 'needle(2);\n', 'class N {\n  m() {\n    needle(3);\n  }\n}\n', 'if (a) {\n  needle(4);\n}\n', 'const y = `${needle(5)}`;\n'],
-    rules: [{ pattern: 'needle($A)' }, { kind: 'function_declaration', has: { pattern: 'needle' } }, { kind: 'statement_block', has: { pattern: 'needle($A)' } }],
+    plain: [
+      'function f() {\n  return 1;\n}\n',
+      'const r = /[}]/g;\n',
+      'const q = a / 2 / 3;\n',
+      'const t = `a${ {b: 1}.b }}`;\n',
+      'if (a) {\n} else {\n}\n',
+      'do {\n  k();\n} while (z);\n',
+      'const o = {\n  a() {\n  },\n};\n',
+      "const s = 'it\\'s {';\n",
+      'x = i-- / 2 / 3;\n',
+    ],
+    needles: [
+      'function needle() {\n  return 1;\n}\n',
+      'needle(2);\n',
+      'class N {\n  m() {\n    needle(3);\n  }\n}\n',
+      'if (a) {\n  needle(4);\n}\n',
+      'const y = `${needle(5)}`;\n',
+    ],
+    rules: [
+      { pattern: 'needle($A)' },
+      { kind: 'function_declaration', has: { pattern: 'needle' } },
+      { kind: 'statement_block', has: { pattern: 'needle($A)' } },
+    ],
   },
   {
     language: 'c',
-    plain: ['int f(void)\n{\n\treturn 1;\n}\n', 'struct s {\n\tint a;\n};\n', 'static const int t[] = {\n\t1,\n};\n', '#define M(x) { x }\n', '#ifdef A\nint g(void)\n{\n\treturn 0;\n}\n#else\nint g(void);\n#endif\n', ...braceTricks.map((text) => text.replace('int s', 'char *s'))],
-    needles: ['int needle(void)\n{\n\treturn 1;\n}\n', 'void h(void)\n{\n\tneedle(2);\n}\n', 'struct n {\n\tint needle;\n};\n', 'static int k(void)\n{\n\tif (x)\n\t\treturn needle(3);\n\treturn 0;\n}\n'],
-    rules: [{ pattern: 'needle($A)' }, { kind: 'function_definition', has: { pattern: 'needle' } }, { kind: 'compound_statement', has: { pattern: 'needle($A)' } }],
+    plain: [
+      'int f(void)\n{\n\treturn 1;\n}\n',
+      'struct s {\n\tint a;\n};\n',
+      'static const int t[] = {\n\t1,\n};\n',
+      '#define M(x) { x }\n',
+      '#ifdef A\nint g(void)\n{\n\treturn 0;\n}\n#else\nint g(void);\n#endif\n',
+      ...braceTricks.map((text) => text.replace('int s', 'char *s')),
+    ],
+    needles: [
+      'int needle(void)\n{\n\treturn 1;\n}\n',
+      'void h(void)\n{\n\tneedle(2);\n}\n',
+      'struct n {\n\tint needle;\n};\n',
+      'static int k(void)\n{\n\tif (x)\n\t\treturn needle(3);\n\treturn 0;\n}\n',
+    ],
+    rules: [
+      { pattern: 'needle($A)' },
+      { kind: 'function_definition', has: { pattern: 'needle' } },
+      { kind: 'compound_statement', has: { pattern: 'needle($A)' } },
+    ],
   },
   {
     language: 'java',
-    plain: ['  int f() {\n    return 1;\n  }\n', '  String s = "}{";\n', '  String b = """\n    }{\n    """;\n', '  @Override\n  public String toString() {\n    return "";\n  }\n'],
-    needles: ['  void h() {\n    needle(2);\n  }\n', '  int needle() {\n    return 1;\n  }\n', '  @Deprecated\n  void k() {\n    if (x) {\n      needle(3);\n    }\n  }\n'],
+    plain: [
+      '  int f() {\n    return 1;\n  }\n',
+      '  String s = "}{";\n',
+      '  String b = """\n    }{\n    """;\n',
+      '  @Override\n  public String toString() {\n    return "";\n  }\n',
+    ],
+    needles: [
+      '  void h() {\n    needle(2);\n  }\n',
+      '  int needle() {\n    return 1;\n  }\n',
+      '  @Deprecated\n  void k() {\n    if (x) {\n      needle(3);\n    }\n  }\n',
+    ],
     rules: [{ pattern: 'needle($A)' }, { kind: 'method_declaration', has: { pattern: 'needle' } }, { kind: 'class_body', has: { pattern: 'needle($A)' } }],
     wrap: (items) => `class A {\n${items}}\n`,
   },
@@ -1022,7 +1557,14 @@ const fuzzLanguages: FuzzLanguage[] = [
   },
   {
     language: 'python',
-    plain: ['def f():\n    return 1\n\n', 'x = [\n1,\n]\n', 's = """\ndef g():\n"""\n', '@dec\ndef d():\n    pass\n\n', 'if a:\n    pass\nelse:\n    pass\n', 'class K:\n    def m(self):\n        return 1\n\n    def n(self):\n        return 2\n\n'],
+    plain: [
+      'def f():\n    return 1\n\n',
+      'x = [\n1,\n]\n',
+      's = """\ndef g():\n"""\n',
+      '@dec\ndef d():\n    pass\n\n',
+      'if a:\n    pass\nelse:\n    pass\n',
+      'class K:\n    def m(self):\n        return 1\n\n    def n(self):\n        return 2\n\n',
+    ],
     needles: ['def h():\n    needle(2)\n\n', 'class N:\n    def m(self):\n        return needle(3)\n\n', '@dec\ndef needle():\n    pass\n\n'],
     rules: [{ pattern: 'needle($A)' }, { kind: 'function_definition', has: { pattern: 'needle' } }, { kind: 'block', has: { pattern: 'needle($A)' } }],
   },

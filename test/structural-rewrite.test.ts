@@ -42,7 +42,15 @@ function write(root: string, files: Record<string, string>): void {
 
 describe('rewrite templates and indentation', () => {
   const rows: Array<{ name: string; language: string; file: string; code: string; pattern: string; rewrite: string; expected: string }> = [
-    { name: 'single line', language: 'typescript', file: 'a.ts', code: 'const x = foo(1, 2);\n', pattern: 'foo($A, $B)', rewrite: 'bar($B, $A)', expected: 'const x = bar(2, 1);\n' },
+    {
+      name: 'single line',
+      language: 'typescript',
+      file: 'a.ts',
+      code: 'const x = foo(1, 2);\n',
+      pattern: 'foo($A, $B)',
+      rewrite: 'bar($B, $A)',
+      expected: 'const x = bar(2, 1);\n',
+    },
     {
       name: 'a multi-line template takes the indentation of the matched line',
       language: 'typescript',
@@ -70,8 +78,24 @@ describe('rewrite templates and indentation', () => {
       rewrite: 'with lock:\n    for $X in $Y:\n        $$$BODY',
       expected: 'def f():\n    with lock:\n        for x in xs:\n            a(x)\n            b(x)\n',
     },
-    { name: 'nested matches: the outermost is rewritten', language: 'typescript', file: 'a.ts', code: 'foo(foo(1));\n', pattern: 'foo($A)', rewrite: 'bar($A)', expected: 'bar(foo(1));\n' },
-    { name: 'non-ASCII text before the match keeps byte offsets right', language: 'typescript', file: 'a.ts', code: 'const s = "héllo ✓"; foo(1);\n', pattern: 'foo($A)', rewrite: 'bar($A)', expected: 'const s = "héllo ✓"; bar(1);\n' },
+    {
+      name: 'nested matches: the outermost is rewritten',
+      language: 'typescript',
+      file: 'a.ts',
+      code: 'foo(foo(1));\n',
+      pattern: 'foo($A)',
+      rewrite: 'bar($A)',
+      expected: 'bar(foo(1));\n',
+    },
+    {
+      name: 'non-ASCII text before the match keeps byte offsets right',
+      language: 'typescript',
+      file: 'a.ts',
+      code: 'const s = "héllo ✓"; foo(1);\n',
+      pattern: 'foo($A)',
+      rewrite: 'bar($A)',
+      expected: 'const s = "héllo ✓"; bar(1);\n',
+    },
   ];
   for (const row of rows) {
     test(row.name, async () => {
@@ -90,7 +114,10 @@ describe('rewrite templates and indentation', () => {
   test('a template naming a metavariable the pattern does not bind is rejected', async () => {
     const root = tempDir('fathom-rewrite-');
     write(root, { 'a.ts': 'foo(1);\n' });
-    await assert.rejects(planRewrite(structural, new RewritePlans(), sourceOf(root), { language: 'typescript', rule: { pattern: 'foo($A)' }, rewrite: 'bar($B)' }), /rewrite uses \$B, which the pattern does not bind \(it binds \$A\)/);
+    await assert.rejects(
+      planRewrite(structural, new RewritePlans(), sourceOf(root), { language: 'typescript', rule: { pattern: 'foo($A)' }, rewrite: 'bar($B)' }),
+      /rewrite uses \$B, which the pattern does not bind \(it binds \$A\)/,
+    );
   });
 });
 
@@ -104,7 +131,11 @@ describe('plans: apply, drift, rollback, expiry', () => {
     write(root, files);
     return root;
   };
-  const contents = (root: string): string[] => fs.readdirSync(path.join(root, 'src')).sort().map((name) => fs.readFileSync(path.join(root, 'src', name), 'utf8'));
+  const contents = (root: string): string[] =>
+    fs
+      .readdirSync(path.join(root, 'src'))
+      .sort()
+      .map((name) => fs.readFileSync(path.join(root, 'src', name), 'utf8'));
 
   test('plan then apply writes every file of the plan, and the token is used up', async () => {
     const root = fortyFiles();
@@ -131,7 +162,10 @@ describe('plans: apply, drift, rollback, expiry', () => {
       (error: unknown) => {
         assert.ok(error instanceof FathomError);
         assert.equal(error.kind, 'conflict');
-        assert.deepEqual((error.data as { drifted: { path: string }[] }).drifted.map((entry) => entry.path), ['src/m17.ts']);
+        assert.deepEqual(
+          (error.data as { drifted: { path: string }[] }).drifted.map((entry) => entry.path),
+          ['src/m17.ts'],
+        );
         return true;
       },
     );

@@ -62,7 +62,25 @@ const fixtureFiles = fs
 
 test('syntax fixtures: one per shipped programming language', () => {
   const languages = new Set(fixtureFiles.map((file) => file.split('/')[0]));
-  for (const id of ['typescript', 'tsx', 'javascript', 'python', 'go', 'rust', 'java', 'c', 'cpp', 'c_sharp', 'ruby', 'php', 'bash', 'lua', 'kotlin', 'scala', 'swift']) {
+  for (const id of [
+    'typescript',
+    'tsx',
+    'javascript',
+    'python',
+    'go',
+    'rust',
+    'java',
+    'c',
+    'cpp',
+    'c_sharp',
+    'ruby',
+    'php',
+    'bash',
+    'lua',
+    'kotlin',
+    'scala',
+    'swift',
+  ]) {
     assert.ok(languages.has(id), `a fixture for ${id}`);
   }
 });
@@ -76,11 +94,20 @@ for (const fixture of fixtureFiles) {
     assert.ok(file.chunks.length >= 2, 'more than one chunk at a 1,000-byte budget');
     const disabled = grammars.table.languages.get(fixture.split('/')[0]!)?.disabled;
     if (disabled) {
-      assert.ok(file.chunks.every((chunk) => chunk.method === 'lines'), 'a disabled grammar falls back to line windows');
+      assert.ok(
+        file.chunks.every((chunk) => chunk.method === 'lines'),
+        'a disabled grammar falls back to line windows',
+      );
       assert.match(file.problems.join(' '), /disabled/);
     } else {
-      assert.ok(file.chunks.every((chunk) => chunk.method === 'syntax'), 'cut on the syntax tree');
-      assert.ok(file.chunks.some((chunk) => chunk.entities.length > 0 || chunk.scope.length > 0), 'chunks.scm named some entities');
+      assert.ok(
+        file.chunks.every((chunk) => chunk.method === 'syntax'),
+        'cut on the syntax tree',
+      );
+      assert.ok(
+        file.chunks.some((chunk) => chunk.entities.length > 0 || chunk.scope.length > 0),
+        'chunks.scm named some entities',
+      );
     }
     const snapshotPath = path.join(snapshots, `${fixture.replace('/', '__')}.json`);
     const actual = `${JSON.stringify(snapshotOf(file), null, 1)}\n`;
@@ -137,11 +164,17 @@ const cases: EdgeCase[] = [
     name: 'unclosed brace mid-edit',
     path: 'editing.ts',
     budget: 80,
-    bytes: () => Buffer.from('import { a } from "./a";\n\nexport class Editor {\n  open(path: string) {\n    return a(path);\n  }\n\n  save(path: string) {\n    const text = \n    if (text.length > 0 {\n\nfunction after() {\n  return 42;\n}\n'),
+    bytes: () =>
+      Buffer.from(
+        'import { a } from "./a";\n\nexport class Editor {\n  open(path: string) {\n    return a(path);\n  }\n\n  save(path: string) {\n    const text = \n    if (text.length > 0 {\n\nfunction after() {\n  return 42;\n}\n',
+      ),
     check: (file) => {
       assert.equal(file.parseErrors, true);
       assert.ok(file.chunks.length >= 2, 'still cut on the tree');
-      assert.ok(file.chunks.some((chunk) => chunk.parseError), 'a chunk touching the error is flagged');
+      assert.ok(
+        file.chunks.some((chunk) => chunk.parseError),
+        'a chunk touching the error is flagged',
+      );
       assert.equal(file.chunks[0]!.method, 'syntax');
     },
   },
@@ -186,7 +219,10 @@ const cases: EdgeCase[] = [
     name: 'CRLF line ends',
     path: 'windows.py',
     budget: 60,
-    bytes: () => Buffer.from('import os\r\n\r\ndef first():\r\n    return os.getcwd()\r\n\r\n\r\ndef second(value):\r\n    """Doubles."""\r\n    return value * 2\r\n\r\n\r\nclass Third:\r\n    def method(self):\r\n        return second(1)\r\n'),
+    bytes: () =>
+      Buffer.from(
+        'import os\r\n\r\ndef first():\r\n    return os.getcwd()\r\n\r\n\r\ndef second(value):\r\n    """Doubles."""\r\n    return value * 2\r\n\r\n\r\nclass Third:\r\n    def method(self):\r\n        return second(1)\r\n',
+      ),
     check: (file, bytes) => {
       assert.ok(file.chunks.length >= 2);
       const second = file.chunks.find((chunk) => chunk.text.startsWith('def second'))!;
@@ -200,7 +236,14 @@ const cases: EdgeCase[] = [
     name: 'bytes that are not UTF-8',
     path: 'latin1.c',
     budget: 100,
-    bytes: () => Buffer.concat([Buffer.from('/* caf'), Buffer.from([0xe9]), Buffer.from(' au lait */\nint first(void) { return 1; }\n\nint second(void) {\n  return 2; /* '), Buffer.from([0xff, 0xfe]), Buffer.from(' */\n}\n\nint third(void) { return 3; }\n')]),
+    bytes: () =>
+      Buffer.concat([
+        Buffer.from('/* caf'),
+        Buffer.from([0xe9]),
+        Buffer.from(' au lait */\nint first(void) { return 1; }\n\nint second(void) {\n  return 2; /* '),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from(' */\n}\n\nint third(void) { return 3; }\n'),
+      ]),
     check: (file, bytes) => {
       const third = file.chunks.find((chunk) => chunk.text.includes('third'))!;
       assert.equal(Buffer.from(bytes).subarray(third.startByte, third.endByte).toString('latin1'), third.text, 'offsets after the bad bytes are exact');
@@ -212,7 +255,8 @@ const cases: EdgeCase[] = [
     name: 'a byte-order mark',
     path: 'bom.ts',
     budget: 60,
-    bytes: () => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('export const first = 1;\n\nexport function second(): number {\n  return 2;\n}\n')]),
+    bytes: () =>
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('export const first = 1;\n\nexport function second(): number {\n  return 2;\n}\n')]),
     check: (file) => {
       assert.equal(file.parseErrors, false, 'the BOM does not confuse the parser');
       assert.equal(file.chunks[0]!.startByte, 3);
@@ -246,7 +290,10 @@ const cases: EdgeCase[] = [
     name: 'no grammar: line windows that prefer blank lines',
     path: 'notes.txt',
     budget: 120,
-    bytes: () => Buffer.from('First paragraph line one.\nFirst paragraph line two.\nFirst paragraph line three.\n\nSecond paragraph line one.\nSecond paragraph line two.\n\nThird.\n'),
+    bytes: () =>
+      Buffer.from(
+        'First paragraph line one.\nFirst paragraph line two.\nFirst paragraph line three.\n\nSecond paragraph line one.\nSecond paragraph line two.\n\nThird.\n',
+      ),
     check: (file) => {
       assert.equal(file.language, undefined);
       assert.ok(file.chunks.every((chunk) => chunk.method === 'lines'));
@@ -288,7 +335,8 @@ const cases: EdgeCase[] = [
     name: 'a grammar that fails on a file: line windows, and the next file parses',
     path: 'deploy.sh',
     budget: 80,
-    bytes: () => Buffer.from('#!/bin/bash\ncase "$1" in\n  start) run_server ;;\n  stop) stop_server ;;\nesac\n\nif [ "$2" == "now" ]; then\n  echo done\nfi\n'),
+    bytes: () =>
+      Buffer.from('#!/bin/bash\ncase "$1" in\n  start) run_server ;;\n  stop) stop_server ;;\nesac\n\nif [ "$2" == "now" ]; then\n  echo done\nfi\n'),
     check: (file) => {
       assert.equal(file.language, 'bash');
       assert.ok(file.chunks.every((chunk) => chunk.method === 'lines'));
@@ -309,7 +357,10 @@ const cases: EdgeCase[] = [
     name: 'doc comments move with the function they describe',
     path: 'docs.ts',
     budget: 160,
-    bytes: () => Buffer.from('export function first(): number {\n  return 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10 + 11 + 12;\n}\n\n/** Second explains itself. */\nexport function second(): number {\n  return 2;\n}\n'),
+    bytes: () =>
+      Buffer.from(
+        'export function first(): number {\n  return 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10 + 11 + 12;\n}\n\n/** Second explains itself. */\nexport function second(): number {\n  return 2;\n}\n',
+      ),
     check: (file) => {
       const second = file.chunks.find((chunk) => chunk.text.includes('function second'))!;
       assert.ok(second.text.startsWith('/** Second explains itself. */'), JSON.stringify(second.text));

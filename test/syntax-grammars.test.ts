@@ -42,7 +42,25 @@ test('grammars: every language in the manifest loads, parses and compiles its qu
 });
 
 test('grammars: programming languages have chunks.scm and tags.scm', () => {
-  for (const id of ['typescript', 'tsx', 'javascript', 'python', 'go', 'rust', 'java', 'c', 'cpp', 'c_sharp', 'ruby', 'php', 'bash', 'lua', 'kotlin', 'scala', 'swift']) {
+  for (const id of [
+    'typescript',
+    'tsx',
+    'javascript',
+    'python',
+    'go',
+    'rust',
+    'java',
+    'c',
+    'cpp',
+    'c_sharp',
+    'ruby',
+    'php',
+    'bash',
+    'lua',
+    'kotlin',
+    'scala',
+    'swift',
+  ]) {
     const spec = grammars.table.languages.get(id);
     assert.ok(spec, `${id} is in the manifest`);
     assert.ok(spec.chunksQueryPath, `${id} has chunks.scm`);
@@ -52,7 +70,7 @@ test('grammars: programming languages have chunks.scm and tags.scm', () => {
 
 test('grammars: queries inherit with `; inherits:`', () => {
   const tsx = grammars.table.queryText('tsx', 'tags')!;
-  assert.match(tsx, /abstract_class_declaration/, 'TypeScript\'s own patterns');
+  assert.match(tsx, /abstract_class_declaration/, "TypeScript's own patterns");
   assert.match(tsx, /jsx_opening_element/, 'its own JSX patterns');
   assert.match(grammars.table.queryText('javascript', 'tags')!, /Definitions and references shared by JavaScript/, 'the shared ecma part');
   assert.equal(grammars.table.queryText('json', 'tags'), undefined);
@@ -68,7 +86,11 @@ test('grammars: a disabled grammar still misbehaves (else re-enable it in the ma
     assert.equal(state.state, 'loaded');
     if (state.state !== 'loaded') continue;
     const trees = [0, 1].map(() => parseSource(unrestricted, state.grammar, SourceText.fromString('x = 1\n'))!);
-    assert.equal(trees[0]!.rootNode.hasError || trees[1]!.rootNode.hasError, true, 'Lua parses `x = 1` twice without error now: remove "disabled" from grammars/manifest.json');
+    assert.equal(
+      trees[0]!.rootNode.hasError || trees[1]!.rootNode.hasError,
+      true,
+      'Lua parses `x = 1` twice without error now: remove "disabled" from grammars/manifest.json',
+    );
     for (const tree of trees) tree.delete();
   }
 });

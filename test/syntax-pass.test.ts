@@ -17,9 +17,11 @@ import { grammarStoreId, TreeStore, treeKey } from '../src/index/syntax/tree-sto
 import { tempDir } from './helpers/fixture.js';
 
 const files: Record<string, string> = {
-  'app/views.py': 'import os\n\n\ndef render(request):\n    """Renders the page."""\n    return helper(request.path)\n\n\nclass View:\n    def get(self):\n        return render(self)\n',
+  'app/views.py':
+    'import os\n\n\ndef render(request):\n    """Renders the page."""\n    return helper(request.path)\n\n\nclass View:\n    def get(self):\n        return render(self)\n',
   'src/math.ts': 'export function add(a: number, b: number): number {\n  return a + b;\n}\n\nexport const twice = (x: number) => add(x, x);\n',
-  'lib/list.c': '#include <stdlib.h>\n\n/* Frees a list. */\nvoid list_free(struct list *head)\n{\n\twhile (head) {\n\t\tstruct list *next = head->next;\n\t\tfree(head);\n\t\thead = next;\n\t}\n}\n',
+  'lib/list.c':
+    '#include <stdlib.h>\n\n/* Frees a list. */\nvoid list_free(struct list *head)\n{\n\twhile (head) {\n\t\tstruct list *next = head->next;\n\t\tfree(head);\n\t\thead = next;\n\t}\n}\n',
   'broken.ts': 'export function (a, { return ;\n',
   'README.md': '# Title\n\nSome words about the project.\n',
   'empty.py': '',
@@ -45,13 +47,17 @@ after(() => {
 const hashes = new Map(Object.keys(files).map((file) => [file, `h-${file}`]));
 const absolute = (file: string): string => path.join(root, file);
 
-test('syntax pass: each product equals what the index\'s own pool makes', async () => {
+test("syntax pass: each product equals what the index's own pool makes", async () => {
   const pass = new SyntaxPass(pool, (file) => hashes.get(file));
   for (const file of Object.keys(files)) {
     const request = { path: file, absolutePath: absolute(file) };
     assert.deepEqual(await pass.tags(request), await chunkPool.tags(request), `${file}: tags`);
     assert.deepEqual(await pass.terms({ ...request, budgetBytes: 4000 }), await termsPool.terms({ ...request, budgetBytes: 4000 }), `${file}: terms`);
-    assert.deepEqual(await pass.chunk({ ...request, options: { budgetBytes: 1500 } }), await chunkPool.chunk({ ...request, options: { budgetBytes: 1500 } }), `${file}: chunks`);
+    assert.deepEqual(
+      await pass.chunk({ ...request, options: { budgetBytes: 1500 } }),
+      await chunkPool.chunk({ ...request, options: { budgetBytes: 1500 } }),
+      `${file}: chunks`,
+    );
   }
   // A programming file's tree is in the store under the key the structural workers look up.
   const grammars = new GrammarSet();
@@ -63,7 +69,9 @@ test('syntax pass: each product equals what the index\'s own pool makes', async 
   assert.ok(result.stored > 0 && stored >= result.stored);
   assert.ok(new TreeStore(storeFolder).has(treeKey(grammarStoreId(state.grammar.spec), fs.readFileSync(absolute('app/views.py')))));
   // Known to be there from the file set's content hash alone (what `fathom index` asks, reading nothing).
-  const contentHash = createHash('sha256').update(fs.readFileSync(absolute('app/views.py'))).digest('hex');
+  const contentHash = createHash('sha256')
+    .update(fs.readFileSync(absolute('app/views.py')))
+    .digest('hex');
   const byHash = new SyntaxPass(pool, (file) => (file === 'app/views.py' ? contentHash : undefined));
   assert.equal(byHash.hasTree(state.grammar.spec, 'app/views.py'), true);
   assert.equal(byHash.hasTree(state.grammar.spec, 'src/other.py'), false, 'not in the file set');
@@ -91,14 +99,20 @@ test('syntax pass: one read and one parse serve every index that awaits the file
     const terms = await pass.terms({ path: file, absolutePath: absolute(file), budgetBytes: 4000 });
     assert.deepEqual(terms, await termsPool.terms({ path: file, absolutePath: absolute(file), budgetBytes: 4000 }));
     awaiting.chunks.delete(file);
-    assert.deepEqual(await pass.chunk({ path: file, absolutePath: absolute(file), options: { budgetBytes: 1500 } }), await chunkPool.chunk({ path: file, absolutePath: absolute(file), options: { budgetBytes: 1500 } }));
+    assert.deepEqual(
+      await pass.chunk({ path: file, absolutePath: absolute(file), options: { budgetBytes: 1500 } }),
+      await chunkPool.chunk({ path: file, absolutePath: absolute(file), options: { budgetBytes: 1500 } }),
+    );
     awaiting.tree.delete(file);
     await pass.storeTree({ path: file, absolutePath: absolute(file) });
   }
   assert.equal(pass.totals.jobs, code.length, 'no file read twice');
   assert.ok(pass.totals.parses <= code.length, `${pass.totals.parses} parses for ${code.length} files`);
   assert.deepEqual(pass.shared, { tags: 0, terms: 3, chunks: 3, tree: 3 });
-  assert.equal(tags[0]!.definitions.some((definition) => definition.name === 'render'), true);
+  assert.equal(
+    tags[0]!.definitions.some((definition) => definition.name === 'render'),
+    true,
+  );
   pass.dispose();
 });
 
@@ -140,7 +154,10 @@ test('syntax pass: with no room to hold anything, every index still gets its own
 
 test('syntax pass: a file that vanished is an error, and the pass goes on', async () => {
   const pass = new SyntaxPass(pool, (file) => hashes.get(file));
-  await assert.rejects(pass.tags({ path: 'gone.py', absolutePath: absolute('gone.py') }), (error: unknown) => error instanceof Error && /ENOENT|no such file/.test(error.message));
+  await assert.rejects(
+    pass.tags({ path: 'gone.py', absolutePath: absolute('gone.py') }),
+    (error: unknown) => error instanceof Error && /ENOENT|no such file/.test(error.message),
+  );
   const fine = await pass.tags({ path: 'app/views.py', absolutePath: absolute('app/views.py') });
   assert.ok(fine.definitions.length > 0);
   pass.dispose();

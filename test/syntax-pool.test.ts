@@ -19,7 +19,10 @@ test('chunk pool: same chunks as in-process, across a worker that retires', asyn
   fs.writeFileSync(big, Array.from({ length: 40_000 }, (_, index) => `function f${index}(a) { return a * ${index} + g(${index}); }\n`).join(''));
   fs.writeFileSync(small, 'def first():\n    return 1\n\n\ndef second():\n    return 2\n');
   assert.ok(fs.statSync(big).size > 2_000_000);
-  const [bigChunks, smallChunks] = await Promise.all([pool.chunk({ path: 'big.js', absolutePath: big }), pool.chunk({ path: 'small.py', absolutePath: small })]);
+  const [bigChunks, smallChunks] = await Promise.all([
+    pool.chunk({ path: 'big.js', absolutePath: big }),
+    pool.chunk({ path: 'small.py', absolutePath: small }),
+  ]);
   const grammars = new GrammarSet();
   assert.deepEqual(bigChunks, await chunkFile(grammars, { path: 'big.js', bytes: fs.readFileSync(big) }));
   assert.deepEqual(smallChunks, await chunkFile(grammars, { path: 'small.py', bytes: fs.readFileSync(small) }));

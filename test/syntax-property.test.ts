@@ -32,14 +32,23 @@ function filesUnder(folder: string, extension: string, skip: RegExp = /$^/): str
 
 /** The Python standard library: Debian's /usr/lib/python3.x when installed, else that of the python3 on PATH. */
 function pythonStdlib(): string {
-  const debian = fs.existsSync('/usr/lib') ? fs.readdirSync('/usr/lib').filter((name) => /^python3\.\d+$/.test(name)).sort().pop() : undefined;
+  const debian = fs.existsSync('/usr/lib')
+    ? fs
+        .readdirSync('/usr/lib')
+        .filter((name) => /^python3\.\d+$/.test(name))
+        .sort()
+        .pop()
+    : undefined;
   if (debian && fs.existsSync(`/usr/lib/${debian}/os.py`)) return `/usr/lib/${debian}`;
   const folder = execFileSync('python3', ['-c', 'import sysconfig; print(sysconfig.get_paths()["stdlib"])'], { encoding: 'utf8' }).trim();
   assert.ok(fs.existsSync(folder), `python3's stdlib at ${folder}`);
   return folder;
 }
 
-async function checkCorpus(files: string[], language: string): Promise<{ files: number; bytes: number; chunks: number; oversized: number; parseErrors: number }> {
+async function checkCorpus(
+  files: string[],
+  language: string,
+): Promise<{ files: number; bytes: number; chunks: number; oversized: number; parseErrors: number }> {
   const state = await grammars.load(language);
   assert.equal(state.state, 'loaded');
   if (state.state !== 'loaded') throw new Error('unreachable');

@@ -51,11 +51,17 @@ function plaintextNeedles(root: string): string[] {
 async function assertConsistent(cluster: TestCluster): Promise<{ embeddings: number; files: number; chunks: number; snapshots: number }> {
   const client = await cluster.connect(cluster.superuser, 'fathom');
   try {
-    const incomplete = await client.query('SELECT f.file_hash FROM fathom.files f LEFT JOIN fathom.file_chunks c USING (team_id, model_id, file_hash) GROUP BY f.team_id, f.model_id, f.file_hash, f.chunk_count HAVING count(c.ordinal) <> f.chunk_count');
+    const incomplete = await client.query(
+      'SELECT f.file_hash FROM fathom.files f LEFT JOIN fathom.file_chunks c USING (team_id, model_id, file_hash) GROUP BY f.team_id, f.model_id, f.file_hash, f.chunk_count HAVING count(c.ordinal) <> f.chunk_count',
+    );
     assert.equal(incomplete.rowCount, 0, 'a file with chunks missing');
-    const orphans = await client.query('SELECT 1 FROM fathom.file_chunks c LEFT JOIN fathom.embeddings e USING (team_id, model_id, chunk_hash) WHERE e.chunk_hash IS NULL');
+    const orphans = await client.query(
+      'SELECT 1 FROM fathom.file_chunks c LEFT JOIN fathom.embeddings e USING (team_id, model_id, chunk_hash) WHERE e.chunk_hash IS NULL',
+    );
     assert.equal(orphans.rowCount, 0, 'a chunk without its vector');
-    const counts = await client.query<{ embeddings: number; files: number; chunks: number; snapshots: number }>('SELECT (SELECT count(*)::int FROM fathom.embeddings) AS embeddings, (SELECT count(*)::int FROM fathom.files) AS files, (SELECT count(*)::int FROM fathom.file_chunks) AS chunks, (SELECT count(*)::int FROM fathom.snapshots) AS snapshots');
+    const counts = await client.query<{ embeddings: number; files: number; chunks: number; snapshots: number }>(
+      'SELECT (SELECT count(*)::int FROM fathom.embeddings) AS embeddings, (SELECT count(*)::int FROM fathom.files) AS files, (SELECT count(*)::int FROM fathom.file_chunks) AS chunks, (SELECT count(*)::int FROM fathom.snapshots) AS snapshots',
+    );
     return counts.rows[0]!;
   } finally {
     await client.end();
@@ -86,10 +92,16 @@ describe('team push and status over the protocol', { skip }, () => {
 
   before(async () => {
     // The second clone: one file changed, one removed, one added.
-    fs.appendFileSync(path.join(second, 'src/net/retry.go'), '\n// jitter keeps clients from retrying in lockstep after an outage\nfunc jitterDelay(base int) int { return base + base/3 }\n');
+    fs.appendFileSync(
+      path.join(second, 'src/net/retry.go'),
+      '\n// jitter keeps clients from retrying in lockstep after an outage\nfunc jitterDelay(base int) int { return base + base/3 }\n',
+    );
     fs.rmSync(path.join(second, 'src/storage/cache.rs'));
     fs.mkdirSync(path.join(second, 'src/report'), { recursive: true });
-    fs.writeFileSync(path.join(second, 'src/report/ledger_summary.py'), 'def quarterly_ledger_totals(entries):\n    """Sums the ledger entries of each quarter."""\n    return {quarter: sum(values) for quarter, values in entries.items()}\n');
+    fs.writeFileSync(
+      path.join(second, 'src/report/ledger_summary.py'),
+      'def quarterly_ledger_totals(entries):\n    """Sums the ledger entries of each quarter."""\n    return {quarter: sum(values) for quarter, values in entries.items()}\n',
+    );
     cluster = startCluster();
     await cluster.sql('CREATE ROLE team_owner LOGIN CREATEROLE');
     await cluster.sql('CREATE DATABASE fathom OWNER team_owner');
@@ -142,25 +154,33 @@ describe('team push and status over the protocol', { skip }, () => {
     assert.deepEqual([status.nearest[0]?.id, status.nearest[0]?.sameTree, status.nearest[0]?.distance], [result.snapshot.id, true, 0]);
   });
 
-  test('no source text and no real path anywhere in the store: every row, and the tables\' files on disk', async () => {
+  test("no source text and no real path anywhere in the store: every row, and the tables' files on disk", async () => {
     const needles = [...new Set([...plaintextNeedles(first), ...plaintextNeedles(second)])];
     assert.ok(needles.length > 100, `${needles.length} identifiers and path segments`);
     assert.ok(needles.includes('invoice') && needles.includes('payments') && needles.includes('quarterly_ledger_totals'));
     const superuser = await cluster.connect(cluster.superuser, 'fathom');
     try {
-      const tables = await superuser.query<{ name: string }>("SELECT format('%I.%I', n.nspname, c.relname) AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'fathom' AND c.relkind = 'r'");
+      const tables = await superuser.query<{ name: string }>(
+        "SELECT format('%I.%I', n.nspname, c.relname) AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'fathom' AND c.relkind = 'r'",
+      );
       let dump = '';
       const raw: Buffer[] = [];
       for (const { name } of tables.rows) {
         const rows = await superuser.query(`SELECT t::text AS row FROM ${name} t`);
         dump += rows.rows.map((row: { row: string }) => row.row).join('\n');
         // bytea as raw bytes too: text hidden in a vector or a hash column would not show in hex.
-        const columns = await superuser.query<{ attname: string }>("SELECT attname FROM pg_attribute WHERE attrelid = $1::regclass AND atttypid = 'bytea'::regtype AND attnum > 0", [name]);
-        for (const { attname } of columns.rows) for (const row of (await superuser.query(`SELECT ${attname} AS value FROM ${name}`)).rows as Array<{ value: Buffer }>) raw.push(row.value);
+        const columns = await superuser.query<{ attname: string }>(
+          "SELECT attname FROM pg_attribute WHERE attrelid = $1::regclass AND atttypid = 'bytea'::regtype AND attnum > 0",
+          [name],
+        );
+        for (const { attname } of columns.rows)
+          for (const row of (await superuser.query(`SELECT ${attname} AS value FROM ${name}`)).rows as Array<{ value: Buffer }>) raw.push(row.value);
       }
       assert.ok(dump.length > 10_000, `${dump.length} characters of rows`);
       await superuser.query('CHECKPOINT');
-      const files = await superuser.query<{ file: string }>("SELECT pg_relation_filepath(c.oid) AS file FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname IN ('fathom', 'pg_toast') AND c.relkind IN ('r', 't') AND (n.nspname = 'fathom' OR c.relname IN (SELECT 'pg_toast_' || r.oid FROM pg_class r JOIN pg_namespace rn ON rn.oid = r.relnamespace WHERE rn.nspname = 'fathom'))");
+      const files = await superuser.query<{ file: string }>(
+        "SELECT pg_relation_filepath(c.oid) AS file FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname IN ('fathom', 'pg_toast') AND c.relkind IN ('r', 't') AND (n.nspname = 'fathom' OR c.relname IN (SELECT 'pg_toast_' || r.oid FROM pg_class r JOIN pg_namespace rn ON rn.oid = r.relnamespace WHERE rn.nspname = 'fathom'))",
+      );
       let diskBytes = 0;
       for (const { file } of files.rows) {
         const full = path.join(cluster.dataDir, file);
@@ -189,13 +209,20 @@ describe('team push and status over the protocol', { skip }, () => {
       let rows = 0;
       for (let probe = 0; probe < 100; probe++) {
         const hashes = Array.from({ length: 10 }, () => randomBytes(32).toString('hex'));
-        rows += (await store.fileRecords(team, model, hashes)).length + (await store.fileVectors(team, model, hashes)).size + (await store.heldFiles(team, model, hashes)).files;
+        rows +=
+          (await store.fileRecords(team, model, hashes)).length +
+          (await store.fileVectors(team, model, hashes)).size +
+          (await store.heldFiles(team, model, hashes)).files;
       }
       assert.equal(rows, 0);
       const held = (await superuser.query<{ hash: Buffer }>('SELECT file_hash AS hash FROM fathom.files LIMIT 3')).rows.map((row) => row.hash.toString('hex'));
       const records = await store.fileRecords(team, model, held);
       assert.equal(records.length, 3);
-      for (const record of records) assert.ok(record.maskedPaths.every((masked) => /^[a-z2-7]{8}(\/[a-z2-7]{8})*(\.[a-z2-7]{3})?$/.test(masked)), `masked: ${record.maskedPaths.join(', ')}`);
+      for (const record of records)
+        assert.ok(
+          record.maskedPaths.every((masked) => /^[a-z2-7]{8}(\/[a-z2-7]{8})*(\.[a-z2-7]{3})?$/.test(masked)),
+          `masked: ${record.maskedPaths.join(', ')}`,
+        );
     } finally {
       await store.close();
       await superuser.end();
@@ -220,7 +247,11 @@ describe('team push and status over the protocol', { skip }, () => {
       await cluster.sql('SELECT pg_terminate_backend($1)', [backend]);
       await locker.query('ROLLBACK');
       const counts = await assertConsistent(cluster);
-      const stranded = await cluster.sql('SELECT (SELECT count(*)::int FROM fathom.embeddings WHERE team_id = $1) AS vectors, (SELECT count(*)::int FROM fathom.files WHERE team_id = $1) AS files, (SELECT count(*)::int FROM fathom.snapshots WHERE team_id = $1) AS snapshots', [new (await import('../src/index/export/path-mask.js')).PathMask(Buffer.from(fs.readFileSync(otherKey, 'utf8').trim(), 'hex')).keyId], 'fathom');
+      const stranded = await cluster.sql(
+        'SELECT (SELECT count(*)::int FROM fathom.embeddings WHERE team_id = $1) AS vectors, (SELECT count(*)::int FROM fathom.files WHERE team_id = $1) AS files, (SELECT count(*)::int FROM fathom.snapshots WHERE team_id = $1) AS snapshots',
+        [new (await import('../src/index/export/path-mask.js')).PathMask(Buffer.from(fs.readFileSync(otherKey, 'utf8').trim(), 'hex')).keyId],
+        'fathom',
+      );
       assert.ok(stranded.rows[0].vectors > 0, 'the vectors went in before the records');
       assert.deepEqual([stranded.rows[0].files, stranded.rows[0].snapshots], [0, 0], 'no file record and no snapshot of the killed push');
       const done = await client!.result<TeamPushResult>('fathom/teamPush', { root, url, keyFile: otherKey });
@@ -259,7 +290,11 @@ describe('team push and status over the protocol', { skip }, () => {
   });
 
   test('a store that is down or stopped is a clear error within the time limit; the daemon goes on; no password is shown', async () => {
-    const down = await client!.request('fathom/teamPush', { root: first, url: `postgresql://alice:sekrit-pass-42@${encodeURIComponent(cluster.socketDir)}:1/fathom`, keyFile: key });
+    const down = await client!.request('fathom/teamPush', {
+      root: first,
+      url: `postgresql://alice:sekrit-pass-42@${encodeURIComponent(cluster.socketDir)}:1/fathom`,
+      keyFile: key,
+    });
     assert.equal(down.error?.code, ErrorCodes.TeamStore);
     assert.match(down.error?.message ?? '', /^team store alice@.*:1\/fathom: could not connect: /);
     assert.doesNotMatch(JSON.stringify(down), /sekrit/);

@@ -79,17 +79,35 @@ describe('team store: schema, privileges and proofs', { skip }, () => {
   });
 
   test('a role without the member role sees nothing and is told to ask for it', async () => {
-    await assert.rejects(TeamStore.open({ conninfo: cluster.conninfo('mallory', 'fathom') }), /has no Fathom schema \(or this role may not see it\)|permission denied/);
+    await assert.rejects(
+      TeamStore.open({ conninfo: cluster.conninfo('mallory', 'fathom') }),
+      /has no Fathom schema \(or this role may not see it\)|permission denied/,
+    );
   });
 
   test('the member role holds no privilege on any table, partition or sequence, and may call only the member functions', async () => {
     const client = await cluster.connect('alice', 'fathom');
     try {
-      const relations = await cluster.sql("SELECT c.relname, c.relkind, (SELECT attname FROM pg_attribute WHERE attrelid = c.oid AND attnum = 1) AS first FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'fathom' AND c.relkind IN ('r', 'p', 'S')", [], 'fathom');
+      const relations = await cluster.sql(
+        "SELECT c.relname, c.relkind, (SELECT attname FROM pg_attribute WHERE attrelid = c.oid AND attnum = 1) AS first FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'fathom' AND c.relkind IN ('r', 'p', 'S')",
+        [],
+        'fathom',
+      );
       assert.ok(relations.rows.length >= 38);
       const refused: string[] = [];
       for (const { relname, relkind, first } of relations.rows as Array<{ relname: string; relkind: string; first: string }>) {
-        const statements = relkind === 'S' ? [`SELECT nextval('fathom.${relname}')`, `SELECT * FROM fathom.${relname}`] : [`SELECT * FROM fathom.${relname}`, `SELECT count(*) FROM fathom.${relname}`, `INSERT INTO fathom.${relname} DEFAULT VALUES`, `UPDATE fathom.${relname} SET ${first} = ${first}`, `DELETE FROM fathom.${relname}`, `TRUNCATE fathom.${relname}`, `COPY fathom.${relname} TO STDOUT`];
+        const statements =
+          relkind === 'S'
+            ? [`SELECT nextval('fathom.${relname}')`, `SELECT * FROM fathom.${relname}`]
+            : [
+                `SELECT * FROM fathom.${relname}`,
+                `SELECT count(*) FROM fathom.${relname}`,
+                `INSERT INTO fathom.${relname} DEFAULT VALUES`,
+                `UPDATE fathom.${relname} SET ${first} = ${first}`,
+                `DELETE FROM fathom.${relname}`,
+                `TRUNCATE fathom.${relname}`,
+                `COPY fathom.${relname} TO STDOUT`,
+              ];
         for (const statement of statements) {
           await assert.rejects(client.query(statement), /permission denied|must be owner/, statement);
           refused.push(statement);
@@ -98,7 +116,11 @@ describe('team store: schema, privileges and proofs', { skip }, () => {
       assert.ok(refused.length > 200, `${refused.length} statements refused`);
       await assert.rejects(client.query("SELECT * FROM fathom.unpack_hashes('\\x00'::bytea)"), /permission denied for function/);
       await assert.rejects(client.query('CREATE TABLE fathom.mine (x int)'), /permission denied for schema/);
-      const grants = await cluster.sql("SELECT p.oid::regprocedure::text AS fn, p.prosecdef, p.proconfig FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'fathom' AND has_function_privilege('alice', p.oid, 'EXECUTE')", [], 'fathom');
+      const grants = await cluster.sql(
+        "SELECT p.oid::regprocedure::text AS fn, p.prosecdef, p.proconfig FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'fathom' AND has_function_privilege('alice', p.oid, 'EXECUTE')",
+        [],
+        'fathom',
+      );
       for (const row of grants.rows as Array<{ fn: string; prosecdef: boolean; proconfig: string[] }>) {
         assert.ok(row.prosecdef, `${row.fn} is SECURITY DEFINER`);
         assert.deepEqual(row.proconfig, ['search_path=pg_catalog, pg_temp'], `${row.fn} has a fixed search_path`);
@@ -115,15 +137,34 @@ describe('team store: schema, privileges and proofs', { skip }, () => {
       const chunkHashes = [...new Set(records.flatMap((record) => record.chunks.map((chunk) => chunk.chunkHash)))];
       assert.equal((await store.missingChunks(team, model, chunkHashes)).length, chunkHashes.length);
       const vectors = new Map(records.flatMap((record) => record.chunks.map((chunk, at) => [chunk.chunkHash, record.vectors[at]!] as const)));
-      assert.equal(await store.putEmbeddings(team, model, 8, [...vectors].map(([chunkHash, vector]) => ({ chunkHash, vector }))), vectors.size);
+      assert.equal(
+        await store.putEmbeddings(
+          team,
+          model,
+          8,
+          [...vectors].map(([chunkHash, vector]) => ({ chunkHash, vector })),
+        ),
+        vectors.size,
+      );
       assert.deepEqual(await store.missingChunks(team, model, chunkHashes), []);
       // A record naming a vector the store lacks is refused whole (a foreign key).
-      const orphan = { fileHash: sha256('orphan'), maskedPaths: ['o/p.q'], chunks: [{ startLine: 0, endLine: 0, startByte: 0, endByte: 1, chunkHash: sha256('no vector') }] };
+      const orphan = {
+        fileHash: sha256('orphan'),
+        maskedPaths: ['o/p.q'],
+        chunks: [{ startLine: 0, endLine: 0, startByte: 0, endByte: 1, chunkHash: sha256('no vector') }],
+      };
       await assert.rejects(store.putFiles(team, model, [orphan]), /foreign key/);
       const plain = records.map(({ vectors: _, ...record }) => record);
       assert.equal(await store.putFiles(team, model, plain), records.length);
       assert.equal(await store.putFiles(team, model, plain), 0, 'nothing new the second time');
-      assert.deepEqual(await store.missingFiles(team, model, plain.map((record) => ({ fileHash: record.fileHash, maskedPath: record.maskedPaths[0]! }))), []);
+      assert.deepEqual(
+        await store.missingFiles(
+          team,
+          model,
+          plain.map((record) => ({ fileHash: record.fileHash, maskedPath: record.maskedPaths[0]! })),
+        ),
+        [],
+      );
 
       const held = records[0]!;
       const back = await store.fileRecords(team, model, [held.fileHash]);
@@ -131,7 +172,14 @@ describe('team store: schema, privileges and proofs', { skip }, () => {
       const backVectors = await store.fileVectors(team, model, [held.fileHash]);
       assert.deepEqual([...backVectors.keys()].sort(), [...new Set(held.chunks.map((chunk) => chunk.chunkHash))].sort());
       assert.deepEqual(Array.from(backVectors.get(held.chunks[0]!.chunkHash)!), Array.from(held.vectors[0]!));
-      assert.deepEqual(await store.heldFiles(team, model, records.map((record) => record.fileHash)), { files: records.length, chunks: chunkHashes.length });
+      assert.deepEqual(
+        await store.heldFiles(
+          team,
+          model,
+          records.map((record) => record.fileHash),
+        ),
+        { files: records.length, chunks: chunkHashes.length },
+      );
     } finally {
       await store.close();
     }
@@ -164,7 +212,10 @@ describe('team store: schema, privileges and proofs', { skip }, () => {
     await cluster.sql("INSERT INTO fathom.schema_version (version, name) VALUES (99, 'from the future')", [], 'fathom');
     try {
       await assert.rejects(TeamStore.open({ conninfo: member }), new RegExp(`speaks schema version 99, this Fathom ${schemaVersion}: upgrade Fathom`));
-      await assert.rejects(initStore({ conninfo: owner }), new RegExp(`schema version 99, newer than this Fathom's ${schemaVersion}: upgrade Fathom \\(nothing was changed\\)`));
+      await assert.rejects(
+        initStore({ conninfo: owner }),
+        new RegExp(`schema version 99, newer than this Fathom's ${schemaVersion}: upgrade Fathom \\(nothing was changed\\)`),
+      );
     } finally {
       await cluster.sql('DELETE FROM fathom.schema_version WHERE version = 99', [], 'fathom');
     }
@@ -214,18 +265,33 @@ describe('team store: passwords', { skip }, () => {
     const passfile = path.join(tempDir('fathom-pgpass-'), 'pgpass');
     process.env.PGPASSFILE = passfile;
     try {
-      await assert.rejects(TeamStore.open({ conninfo }), (error: Error) => /^team store carol@.*: could not connect: .*password/.test(error.message) && !error.message.includes(secret));
-      await assert.rejects(TeamStore.open({ conninfo, password: 'wrong one' }), (error: Error) => /password authentication failed for user "carol"/.test(error.message) && !error.message.includes('wrong one'));
+      await assert.rejects(
+        TeamStore.open({ conninfo }),
+        (error: Error) => /^team store carol@.*: could not connect: .*password/.test(error.message) && !error.message.includes(secret),
+      );
+      await assert.rejects(
+        TeamStore.open({ conninfo, password: 'wrong one' }),
+        (error: Error) => /password authentication failed for user "carol"/.test(error.message) && !error.message.includes('wrong one'),
+      );
       const withPassword = await TeamStore.open({ conninfo, password: secret });
       await withPassword.close();
-      fs.writeFileSync(passfile, `# a comment\nother:5432:*:carol:nope\n${cluster.socketDir}:${cluster.port}:fathom:carol:${secret.replace(/:/g, '\\:')}\n`, { mode: 0o644 });
+      fs.writeFileSync(passfile, `# a comment\nother:5432:*:carol:nope\n${cluster.socketDir}:${cluster.port}:fathom:carol:${secret.replace(/:/g, '\\:')}\n`, {
+        mode: 0o644,
+      });
       fs.chmodSync(passfile, 0o644);
-      assert.equal(passwordFromFile({ host: cluster.socketDir, port: cluster.port, database: 'fathom', user: 'carol' }), undefined, 'a file others may read is ignored');
+      assert.equal(
+        passwordFromFile({ host: cluster.socketDir, port: cluster.port, database: 'fathom', user: 'carol' }),
+        undefined,
+        'a file others may read is ignored',
+      );
       fs.chmodSync(passfile, 0o600);
       assert.equal(passwordFromFile({ host: cluster.socketDir, port: cluster.port, database: 'fathom', user: 'carol' }), secret);
       const fromFile = await TeamStore.open({ conninfo });
       await fromFile.close();
-      await assert.rejects(TeamStore.open({ conninfo: `postgresql://carol:${encodeURIComponent('not it')}@${encodeURIComponent(cluster.socketDir)}:${cluster.port}/fathom` }), (error: Error) => !error.message.includes('not it') && /carol@/.test(error.message));
+      await assert.rejects(
+        TeamStore.open({ conninfo: `postgresql://carol:${encodeURIComponent('not it')}@${encodeURIComponent(cluster.socketDir)}:${cluster.port}/fathom` }),
+        (error: Error) => !error.message.includes('not it') && /carol@/.test(error.message),
+      );
     } finally {
       for (const [name, value] of Object.entries(saved)) {
         if (value === undefined) delete process.env[name];

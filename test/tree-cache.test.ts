@@ -116,10 +116,20 @@ describe('kept trees through the structural workers', () => {
   write('a.py', 'def a(x):\n    return x\n\n\ndef b(y):\n    return y\n');
   write('b.py', 'class C:\n    def m(self):\n        return 1\n');
   // One def among many statements: its regions worth parsing are a small share of the file.
-  write('big.py', `${Array.from({ length: 200 }, (_, index) => `value_${index} = compute(${index}, "padding to make the statement longer")`).join('\n')}\n\ndef lonely():\n    return 0\n`);
+  write(
+    'big.py',
+    `${Array.from({ length: 200 }, (_, index) => `value_${index} = compute(${index}, "padding to make the statement longer")`).join('\n')}\n\ndef lonely():\n    return 0\n`,
+  );
   const source: CandidateSource = {
     root,
-    candidateFiles: async (_query, accepts) => ({ files: fs.readdirSync(root).filter(accepts).sort().map((file) => ({ path: file })), fromIndex: false }),
+    candidateFiles: async (_query, accepts) => ({
+      files: fs
+        .readdirSync(root)
+        .filter(accepts)
+        .sort()
+        .map((file) => ({ path: file })),
+      fromIndex: false,
+    }),
   };
   const pools: StructuralPool[] = [];
   after(() => pools.forEach((pool) => pool.close()));

@@ -106,7 +106,11 @@ describe('tree store', () => {
     fs.utimesSync(dead, old, old);
     const held = await store.trim(size * 3 + 2);
     assert.ok(held <= size * 3 + 2, `${held} bytes held`);
-    assert.deepEqual(keys.map((file) => fs.existsSync(file)), [false, false, false, true, true, true], 'the three written first go');
+    assert.deepEqual(
+      keys.map((file) => fs.existsSync(file)),
+      [false, false, false, true, true, true],
+      'the three written first go',
+    );
     assert.equal(fs.existsSync(dead), false);
     assert.equal(await new TreeStore(path.join(folder, 'none')).trim(0), 0, 'no folder: nothing held');
   });
@@ -120,7 +124,14 @@ describe('stored trees through the structural workers', () => {
   write('b.py', 'class C:\n    def m(self):\n        return 1\n');
   const source: CandidateSource = {
     root,
-    candidateFiles: async (_query, accepts) => ({ files: fs.readdirSync(root).filter(accepts).sort().map((file) => ({ path: file })), fromIndex: false }),
+    candidateFiles: async (_query, accepts) => ({
+      files: fs
+        .readdirSync(root)
+        .filter(accepts)
+        .sort()
+        .map((file) => ({ path: file })),
+      fromIndex: false,
+    }),
   };
   const pools: StructuralPool[] = [];
   after(() => pools.forEach((pool) => pool.close()));
@@ -192,25 +203,52 @@ describe('tree prebuild', () => {
     const progress: number[] = [];
     prebuild.onProgress((done) => progress.push(done));
     await prebuild.ensureBuilt();
-    assert.deepEqual(prebuild.result, { files: 4, parsed: 3, storedBytes: prebuild.result!.storedBytes, failed: 1 }, 'three code files parsed, the vanished one counted');
+    assert.deepEqual(
+      prebuild.result,
+      { files: 4, parsed: 3, storedBytes: prebuild.result!.storedBytes, failed: 1 },
+      'three code files parsed, the vanished one counted',
+    );
     assert.ok(prebuild.result!.storedBytes > 0);
     assert.deepEqual(progress, [1, 2, 3, 4]);
     await prebuild.ensureBuilt();
     assert.equal(prebuild.result!.parsed, 0, 'a second build finds every tree stored');
-    const source: CandidateSource = { root, candidateFiles: async (_query, accepts) => ({ files: Object.keys(files).filter(accepts).map((file) => ({ path: file })), fromIndex: false }) };
-    const result = await new StructuralSearch(grammars, new ParseCache(grammars), pool()).search(source, { language: 'python', rule: { pattern: 'return $X' } });
+    const source: CandidateSource = {
+      root,
+      candidateFiles: async (_query, accepts) => ({
+        files: Object.keys(files)
+          .filter(accepts)
+          .map((file) => ({ path: file })),
+        fromIndex: false,
+      }),
+    };
+    const result = await new StructuralSearch(grammars, new ParseCache(grammars), pool()).search(source, {
+      language: 'python',
+      rule: { pattern: 'return $X' },
+    });
     assert.equal(result.matches.length, 1);
     assert.deepEqual([result.stats.parsed, result.stats.reused], [0, 1], 'matched on the stored tree');
   });
 
-  test('with the file set\'s content hashes, a second build reads no file: a stat each', async () => {
+  test("with the file set's content hashes, a second build reads no file: a stat each", async () => {
     const folder = tempDir('fathom-tree-prebuild-hashed-');
     const syntaxPool = new SyntaxPassPool({ size: 1, treeStoreFolder: folder, onStored: () => undefined });
     try {
-      const hashes = new Map(Object.keys(files).map((name) => [name, createHash('sha256').update(fs.readFileSync(path.join(root, name))).digest('hex')]));
+      const hashes = new Map(
+        Object.keys(files).map((name) => [
+          name,
+          createHash('sha256')
+            .update(fs.readFileSync(path.join(root, name)))
+            .digest('hex'),
+        ]),
+      );
       const pass = new SyntaxPass(syntaxPool, (file) => hashes.get(file));
       const asked: string[] = [];
-      const sink = { size: pass.size, storing: pass.storing, hasTree: pass.hasTree.bind(pass), storeTree: (request: { language: string; path: string; absolutePath: string }) => (asked.push(request.path), pass.storeTree(request)) };
+      const sink = {
+        size: pass.size,
+        storing: pass.storing,
+        hasTree: pass.hasTree.bind(pass),
+        storeTree: (request: { language: string; path: string; absolutePath: string }) => (asked.push(request.path), pass.storeTree(request)),
+      };
       const first = new TreePrebuild(sink, grammars.table, root, () => Object.keys(files));
       await first.ensureBuilt();
       assert.deepEqual([first.result!.parsed, asked.sort()], [3, ['a.py', 'b.ts', 'c.go']]);
@@ -223,7 +261,12 @@ describe('tree prebuild', () => {
       assert.deepEqual([second.result!.parsed, asked, progress], [0, [], [1, 2, 3]]);
       // A changed file (a new hash) is stored again, the others still not read.
       fs.writeFileSync(path.join(root, 'a.py'), 'def a(x):\n    return x + 1\n');
-      hashes.set('a.py', createHash('sha256').update(fs.readFileSync(path.join(root, 'a.py'))).digest('hex'));
+      hashes.set(
+        'a.py',
+        createHash('sha256')
+          .update(fs.readFileSync(path.join(root, 'a.py')))
+          .digest('hex'),
+      );
       await new TreePrebuild(sink, grammars.table, root, () => Object.keys(files)).ensureBuilt();
       assert.deepEqual(asked, ['a.py']);
     } finally {

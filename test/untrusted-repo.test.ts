@@ -52,7 +52,12 @@ before(async () => {
   }
   daemon = spawnStdioDaemon({}, user);
   await daemon.client.result('initialize', { processId: null, rootUri: null, capabilities: {} });
-  if (user.switched) assert.match(fs.readFileSync(`/proc/${daemon.child.pid}/status`, 'utf8'), new RegExp(`^Uid:\\s+${user.uid}\\s+${user.uid}\\s`, 'm'), `the daemon runs as ${user.name}`);
+  if (user.switched)
+    assert.match(
+      fs.readFileSync(`/proc/${daemon.child.pid}/status`, 'utf8'),
+      new RegExp(`^Uid:\\s+${user.uid}\\s+${user.uid}\\s`, 'm'),
+      `the daemon runs as ${user.name}`,
+    );
 });
 
 after(() => {
@@ -131,8 +136,14 @@ function hostileRepository(marker: string): string {
   write('node_modules/.bin/pyright-langserver', payload('pyright-langserver'), 0o755);
   // A TypeScript of its own: runs the real one after leaving the marker (so only the marker tells).
   write('node_modules/typescript/package.json', '{ "name": "typescript", "version": "5.9.3" }\n');
-  write('node_modules/typescript/lib/tsserver.js', `require('fs').appendFileSync(${JSON.stringify(marker)}, 'tsserver\\n');\nrequire(${JSON.stringify(path.join(repository, 'node_modules/typescript/lib/tsserver.js'))});\n`);
-  write('node_modules/typescript/lib/typescript.js', `module.exports = require(${JSON.stringify(path.join(repository, 'node_modules/typescript/lib/typescript.js'))});\n`);
+  write(
+    'node_modules/typescript/lib/tsserver.js',
+    `require('fs').appendFileSync(${JSON.stringify(marker)}, 'tsserver\\n');\nrequire(${JSON.stringify(path.join(repository, 'node_modules/typescript/lib/tsserver.js'))});\n`,
+  );
+  write(
+    'node_modules/typescript/lib/typescript.js',
+    `module.exports = require(${JSON.stringify(path.join(repository, 'node_modules/typescript/lib/typescript.js'))});\n`,
+  );
   // A debugpy of its own, next to the program to debug.
   write('debugpy/__init__.py', `open(${JSON.stringify(marker)}, 'a').write('debugpy\\n')\n`);
   write('debugpy/adapter/__init__.py', '');
@@ -156,10 +167,17 @@ test(`trust: an untrusted repository runs none of its own servers, TypeScript or
   const client = hostileDaemon.client;
   try {
     await client.result('initialize', { processId: null, rootUri: null, capabilities: {} });
-    const edit = await client.result<EditFileResult>('fathom/writeFile', { root: hostile, path: path.join(hostile, 'a.ts'), text: 'export const a: number = "x";\n' });
+    const edit = await client.result<EditFileResult>('fathom/writeFile', {
+      root: hostile,
+      path: path.join(hostile, 'a.ts'),
+      text: 'export const a: number = "x";\n',
+    });
     assert.equal(edit.status, 'ok', JSON.stringify(edit));
-    assert.equal(edit.newDiagnostics.length, 1, 'Fathom\'s own TypeScript still checks the edit');
-    assert.match(edit.notice ?? '', /is not trusted: not running the repository's node_modules\/\.bin\/typescript-language-server and node_modules\/typescript .*fathom trust/);
+    assert.equal(edit.newDiagnostics.length, 1, "Fathom's own TypeScript still checks the edit");
+    assert.match(
+      edit.notice ?? '',
+      /is not trusted: not running the repository's node_modules\/\.bin\/typescript-language-server and node_modules\/typescript .*fathom trust/,
+    );
     const python = await client.result<EditFileResult>('fathom/newDiagnostics', { root: hostile, path: path.join(hostile, 'b.py') });
     assert.equal(python.status, 'ok', JSON.stringify(python));
     assert.match(python.notice ?? '', /node_modules\/\.bin\/pyright-langserver/);
@@ -174,9 +192,13 @@ test(`trust: an untrusted repository runs none of its own servers, TypeScript or
     const trusted = await client.result<TrustResult>('fathom/trust', { path: hostile, trusted: true });
     assert.equal(trusted.trusted, true);
     assert.deepEqual(trusted.folders, [hostile]);
-    const again = await client.result<EditFileResult>('fathom/writeFile', { root: hostile, path: path.join(hostile, 'a.ts'), text: 'export const a: number = 2;\n' });
+    const again = await client.result<EditFileResult>('fathom/writeFile', {
+      root: hostile,
+      path: path.join(hostile, 'a.ts'),
+      text: 'export const a: number = 2;\n',
+    });
     assert.equal(again.notice, undefined);
-    assert.match(readMarker(marker), /typescript-language-server/, 'trusted: the repository\'s own server ran');
+    assert.match(readMarker(marker), /typescript-language-server/, "trusted: the repository's own server ran");
     const untrusted = await client.result<TrustResult>('fathom/trust', { path: hostile, trusted: false });
     assert.equal(untrusted.trusted, false);
     assert.deepEqual(untrusted.folders, []);

@@ -52,7 +52,9 @@ async function main(): Promise<void> {
     }
     const lexical: Record<string, Array<{ path: string; start: number; end: number; score: number }>> = {};
     for (const question of questions.filter((entry) => entry.corpus === corpus)) {
-      lexical[question.id] = ranking.search({ terms: queryTerms(question.question), limit: 50, parameters: defaultParameters }).map((chunk) => ({ path: chunk.path, start: chunk.startLine, end: chunk.endLine, score: chunk.score }));
+      lexical[question.id] = ranking
+        .search({ terms: queryTerms(question.question), limit: 50, parameters: defaultParameters })
+        .map((chunk) => ({ path: chunk.path, start: chunk.startLine, end: chunk.endLine, score: chunk.score }));
     }
     (result.corpora as Record<string, unknown>)[corpus] = { chunks, lexical };
     console.log(`${corpus}: ${chunks.length} chunks`);

@@ -70,7 +70,14 @@ export type Ranker = (question: Question) => Promise<Hit[]> | Hit[];
 const questionsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bench/retrieval/questions');
 
 export function loadQuestions(corpora?: string[]): Question[] {
-  const names = corpora && corpora.length > 0 ? corpora : fs.readdirSync(questionsDir).filter((name) => name.endsWith('.json')).map((name) => name.slice(0, -5)).sort();
+  const names =
+    corpora && corpora.length > 0
+      ? corpora
+      : fs
+          .readdirSync(questionsDir)
+          .filter((name) => name.endsWith('.json'))
+          .map((name) => name.slice(0, -5))
+          .sort();
   return names.flatMap((name) => JSON.parse(fs.readFileSync(path.join(questionsDir, `${name}.json`), 'utf8')) as Question[]);
 }
 
@@ -109,15 +116,21 @@ export function score(questions: Question[], answers: Map<string, Hit[]>): Score
 
 /** The issue's baseline: ripgrep for the question's words, BM25 over files, the best 40-line window of each. */
 export function rgBm25(root: string): Ranker {
-  const files = execFileSync('rg', ['--files'], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28 }).split('\n').filter(Boolean);
+  const files = execFileSync('rg', ['--files'], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28 })
+    .split('\n')
+    .filter(Boolean);
   const lineCounts = new Map(files.map((file) => [file, fs.readFileSync(path.join(root, file), 'utf8').split('\n').length]));
   const average = [...lineCounts.values()].reduce((sum, count) => sum + count, 0) / Math.max(1, files.length);
   return (question) => {
     const words = [...new Set(question.question.toLowerCase().match(/[a-z0-9_]+/g) ?? [])].filter((word) => word.length >= 2 && !isStopWord(word));
     if (words.length === 0) return [];
-    let output = '';
+    let output: string;
     try {
-      output = execFileSync('rg', ['-i', '-o', '-n', '-H', '--no-heading', '-F', ...words.flatMap((word) => ['-e', word]), '.'], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28 });
+      output = execFileSync('rg', ['-i', '-o', '-n', '-H', '--no-heading', '-F', ...words.flatMap((word) => ['-e', word]), '.'], {
+        cwd: root,
+        encoding: 'utf8',
+        maxBuffer: 1 << 28,
+      });
     } catch (error) {
       output = (error as { stdout?: string }).stdout ?? ''; // rg exits 1 when nothing matched
     }
@@ -162,7 +175,18 @@ export function rgBm25(root: string): Ranker {
 export const hybridWeights = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7];
 
 /** Fathom's chunk ranking over a workspace of the corpus (and, with a model, semantic and hybrid rankers through codeSearch). */
-export async function chunkLexical(root: string, parameters: RankingParameters, modelDir?: string): Promise<{ ranker: Ranker; semantic: Record<string, Ranker>; close: () => Promise<void>; buildMs: number; embedMs: number; counts: ReturnType<ChunkRanking['counts']> }> {
+export async function chunkLexical(
+  root: string,
+  parameters: RankingParameters,
+  modelDir?: string,
+): Promise<{
+  ranker: Ranker;
+  semantic: Record<string, Ranker>;
+  close: () => Promise<void>;
+  buildMs: number;
+  embedMs: number;
+  counts: ReturnType<ChunkRanking['counts']>;
+}> {
   const hashPool = new HashPool();
   const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-retrieval-'));
   const workspace = new Workspace({ root, cacheDir, maxFileBytes: 4 * 1024 * 1024, reconcileIntervalMs: 0, pool: hashPool });
@@ -196,8 +220,16 @@ export async function chunkLexical(root: string, parameters: RankingParameters, 
       semantic: async () => ({ search: (text: string, k: number, accepts?: (file: string) => boolean) => index.search(text, k, accepts) }),
       semanticReady: () => ({}),
     };
-    const through = (mode: 'semantic' | 'hybrid', weight?: number): Ranker => async (question) =>
-      (await codeSearch({ query: question.question, mode, accepts: () => true, maxResults: 50, ...(weight === undefined ? {} : { hybridWeight: weight }) }, engines, { isCancellationRequested: false } as never)).hits.map((hit) => ({ path: hit.path, start: hit.startLine + 1, end: hit.endLine + 1 }));
+    const through =
+      (mode: 'semantic' | 'hybrid', weight?: number): Ranker =>
+      async (question) =>
+        (
+          await codeSearch(
+            { query: question.question, mode, accepts: () => true, maxResults: 50, ...(weight === undefined ? {} : { hybridWeight: weight }) },
+            engines,
+            { isCancellationRequested: false } as never,
+          )
+        ).hits.map((hit) => ({ path: hit.path, start: hit.startLine + 1, end: hit.endLine + 1 }));
     semantic.semantic = through('semantic');
     for (const weight of hybridWeights) semantic[`hybrid@${weight}`] = through('hybrid', weight);
     closeSemantic = async () => {
@@ -208,7 +240,10 @@ export async function chunkLexical(root: string, parameters: RankingParameters, 
     };
   }
   return {
-    ranker: (question) => ranking.search({ terms: queryTerms(question.question), limit: 50, parameters }).map((chunk) => ({ path: chunk.path, start: chunk.startLine + 1, end: chunk.endLine + 1 })),
+    ranker: (question) =>
+      ranking
+        .search({ terms: queryTerms(question.question), limit: 50, parameters })
+        .map((chunk) => ({ path: chunk.path, start: chunk.startLine + 1, end: chunk.endLine + 1 })),
     semantic,
     close: async () => {
       await closeSemantic();
@@ -276,15 +311,20 @@ async function main(): Promise<void> {
   const benchDir = process.env.FATHOM_BENCH_DIR ?? '/tmp/fathom-bench';
   const questions = loadQuestions(process.argv.slice(2));
   const corpora = [...new Set(questions.map((question) => question.corpus))];
-  const parameters: RankingParameters = process.env.FATHOM_EVAL_PARAMETERS ? { ...defaultParameters, ...(JSON.parse(process.env.FATHOM_EVAL_PARAMETERS) as Partial<RankingParameters>) } : defaultParameters;
+  const parameters: RankingParameters = process.env.FATHOM_EVAL_PARAMETERS
+    ? { ...defaultParameters, ...(JSON.parse(process.env.FATHOM_EVAL_PARAMETERS) as Partial<RankingParameters>) }
+    : defaultParameters;
   const modelDir = process.env.FATHOM_EVAL_MODEL;
   const answers: Record<string, Map<string, Hit[]>> = {};
   const timings: Record<string, number[]> = {};
   for (const corpus of corpora) {
     const root = fs.realpathSync(path.join(benchDir, corpus));
     const lexical = await chunkLexical(root, parameters, modelDir);
-    console.log(`${corpus}: ${lexical.counts.files} files, ${lexical.counts.chunks} chunks, ${lexical.counts.terms} terms, built in ${Math.round(lexical.buildMs)} ms${modelDir ? `, embedded in ${Math.round(lexical.embedMs)} ms` : ''}`);
-    const cliMain = process.env.FATHOM_EVAL_CLI === '1' ? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/cli/main.js') : process.env.FATHOM_EVAL_CLI;
+    console.log(
+      `${corpus}: ${lexical.counts.files} files, ${lexical.counts.chunks} chunks, ${lexical.counts.terms} terms, built in ${Math.round(lexical.buildMs)} ms${modelDir ? `, embedded in ${Math.round(lexical.embedMs)} ms` : ''}`,
+    );
+    const cliMain =
+      process.env.FATHOM_EVAL_CLI === '1' ? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/cli/main.js') : process.env.FATHOM_EVAL_CLI;
     const cli = cliMain ? cliDefault(root, cliMain) : undefined;
     if (cli) console.log(`${corpus}: \`fathom index\` in ${Math.round(cli.indexMs)} ms (${cliMain})`);
     const rankers: Record<string, Ranker> = { 'rg-bm25': rgBm25(root), lexical: lexical.ranker, ...lexical.semantic, ...(cli ? { cli: cli.ranker } : {}) };
@@ -297,8 +337,14 @@ async function main(): Promise<void> {
         timings[name]!.push(performance.now() - started);
         answers[name]!.set(question.id, hits);
         if (process.env.FATHOM_EVAL_VERBOSE) {
-          const mark = (hit: Hit): string => (question.targets.some((target) => overlaps(hit, target)) ? '✔' : question.targets.some((target) => target.path === hit.path) ? '~' : ' ');
-          console.log(`${question.id} ${name.padEnd(8)} ${hits.slice(0, 3).map((hit) => `${mark(hit)}${hit.path}:${hit.start}-${hit.end}`).join('  ')}`);
+          const mark = (hit: Hit): string =>
+            question.targets.some((target) => overlaps(hit, target)) ? '✔' : question.targets.some((target) => target.path === hit.path) ? '~' : ' ';
+          console.log(
+            `${question.id} ${name.padEnd(8)} ${hits
+              .slice(0, 3)
+              .map((hit) => `${mark(hit)}${hit.path}:${hit.start}-${hit.end}`)
+              .join('  ')}`,
+          );
         }
       }
     }
@@ -328,7 +374,9 @@ async function main(): Promise<void> {
       const scores = score(chosen, answers[name]!);
       const sorted = timings[name]!.slice().sort((a, b) => a - b);
       const p50 = sorted[Math.floor(sorted.length / 2)] ?? 0;
-      rows.push(`| ${name} (${subset}) | ${scores.questions} | ${percent(scores.r1)} | ${percent(scores.r5)} | ${percent(scores.r10)} | ${scores.mrr10.toFixed(3)} | ${percent(scores.chunkR10)} | ${p50.toFixed(1)} |`);
+      rows.push(
+        `| ${name} (${subset}) | ${scores.questions} | ${percent(scores.r1)} | ${percent(scores.r5)} | ${percent(scores.r10)} | ${scores.mrr10.toFixed(3)} | ${percent(scores.chunkR10)} | ${p50.toFixed(1)} |`,
+      );
       json[`${name}/${subset}`] = { ...scores, p50Ms: p50 };
     }
   }
@@ -339,8 +387,15 @@ async function main(): Promise<void> {
     const checkedOn = questions.filter(subsets['meaning, set 2']!);
     const lexicalMrr = score(chosenOn, answers.lexical!).mrr10;
     const best = hybridWeights.map((weight) => ({ weight, mrr: score(chosenOn, answers[`hybrid@${weight}`]!).mrr10 })).sort((a, b) => b.mrr - a.mrr)[0]!;
-    const check = checkedOn.length > 0 ? ` (set 2: ${score(checkedOn, answers[`hybrid@${best.weight}`]!).mrr10.toFixed(3)} vs lexical ${score(checkedOn, answers.lexical!).mrr10.toFixed(3)})` : '';
-    console.log(best.mrr >= lexicalMrr ? `best hybrid weight on set 1's meaning-only MRR@10: ${best.weight} (${best.mrr.toFixed(3)} vs lexical ${lexicalMrr.toFixed(3)})${check}: put {"hybridWeight": ${best.weight}} in ${modelDir}/fathom.json` : `every hybrid weight ranks below lexical on set 1's meaning-only MRR@10 (best ${best.weight}: ${best.mrr.toFixed(3)} vs ${lexicalMrr.toFixed(3)}): leave hybridWeight out, auto stays lexical`);
+    const check =
+      checkedOn.length > 0
+        ? ` (set 2: ${score(checkedOn, answers[`hybrid@${best.weight}`]!).mrr10.toFixed(3)} vs lexical ${score(checkedOn, answers.lexical!).mrr10.toFixed(3)})`
+        : '';
+    console.log(
+      best.mrr >= lexicalMrr
+        ? `best hybrid weight on set 1's meaning-only MRR@10: ${best.weight} (${best.mrr.toFixed(3)} vs lexical ${lexicalMrr.toFixed(3)})${check}: put {"hybridWeight": ${best.weight}} in ${modelDir}/fathom.json`
+        : `every hybrid weight ranks below lexical on set 1's meaning-only MRR@10 (best ${best.weight}: ${best.mrr.toFixed(3)} vs ${lexicalMrr.toFixed(3)}): leave hybridWeight out, auto stays lexical`,
+    );
   }
   console.log(`BENCH_JSON ${JSON.stringify({ bench: 'retrieval', corpora, parameters, results: json })}`);
 }

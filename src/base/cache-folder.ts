@@ -54,12 +54,14 @@ export function makeCacheFolder(folder: string, within: string = folder): void {
     try {
       stat = fs.lstatSync(current, { throwIfNoEntry: false });
     } catch (error) {
-      throw new Error(`cannot make the cache folder ${folder}: ${errorMessage(error)}`);
+      throw new Error(`cannot make the cache folder ${folder}: ${errorMessage(error)}`, { cause: error });
     }
     if (stat === undefined) break;
     if (stat.isDirectory() || isFolder(current)) continue;
     const target = setAside(current);
-    log.warn(`the cache folder ${current} was not a folder (${stat.isSymbolicLink() ? 'a broken symbolic link' : stat.isFile() ? 'a file' : 'not a folder'}): set aside as ${target}; rebuilding the cache there`);
+    log.warn(
+      `the cache folder ${current} was not a folder (${stat.isSymbolicLink() ? 'a broken symbolic link' : stat.isFile() ? 'a file' : 'not a folder'}): set aside as ${target}; rebuilding the cache there`,
+    );
     break;
   }
   fs.mkdirSync(folder, { recursive: true, mode: 0o700 });

@@ -117,7 +117,7 @@ export class CheckedFileWriter {
 
   /** Writes every byte (a write may take fewer: the rest follows; no progress is an error). */
   private async writeAll(bytes: Buffer, position: number): Promise<void> {
-    for (let done = 0; done < bytes.length; ) {
+    for (let done = 0; done < bytes.length;) {
       const { bytesWritten } = await this.handle.write(bytes, done, bytes.length - done, position + done);
       if (bytesWritten <= 0) throw new Error(`could not write ${this.temporary}`);
       done += bytesWritten;
@@ -170,7 +170,7 @@ export async function readCheckedRecords(file: string, magic: string, version: n
   const hash = createHash('sha256');
   const records: Buffer[] = [];
   let last = performance.now();
-  for (let at = headerBytes; at < bytes.length; ) {
+  for (let at = headerBytes; at < bytes.length;) {
     if (at + 4 > bytes.length) return { status: 'corrupt', reason: 'a record is cut short' };
     const length = bytes.readUInt32LE(at);
     if (at + 4 + length > bytes.length) return { status: 'corrupt', reason: 'a record is cut short' };

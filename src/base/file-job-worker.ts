@@ -16,7 +16,10 @@ export interface FileJob {
 }
 
 /** Answers each job posted to this worker with `answer(job, bytes)` (its fields join the reply's id). */
-export function serveFileJobs<Job extends FileJob>(answer: (job: Job, bytes: Uint8Array) => Promise<object>, options: { retireAfterBytes?: number } = {}): void {
+export function serveFileJobs<Job extends FileJob>(
+  answer: (job: Job, bytes: Uint8Array) => Promise<object>,
+  options: { retireAfterBytes?: number } = {},
+): void {
   const retireAfterBytes = options.retireAfterBytes ?? 2_000_000;
   parentPort!.on('message', (job: Job) => {
     void (async () => {

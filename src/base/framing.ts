@@ -223,7 +223,8 @@ export class FrameDecoder {
   private headerProblem(header: string): string {
     const shown = JSON.stringify(header.length > 100 ? `${header.slice(0, 100)}…` : header);
     const lines = header.split('\r\n');
-    if (this.strayBytes === 'fatal' && lines.some((line) => !headerLine.test(line))) return `a header line that is not 'Name: value' (every frame starts with a Content-Length header): ${shown}`;
+    if (this.strayBytes === 'fatal' && lines.some((line) => !headerLine.test(line)))
+      return `a header line that is not 'Name: value' (every frame starts with a Content-Length header): ${shown}`;
     if (!/content-length\s*:/i.test(header)) return `a header without Content-Length: ${shown}`;
     return `a bad Content-Length header: ${shown}`;
   }
@@ -263,7 +264,13 @@ export class FrameDecoder {
       const head = Buffer.concat(dropped.head);
       dropped.head = [];
       dropped.headLength = 0;
-      this.onProblem({ kind: 'tooLarge', message: `a frame of ${dropped.length} bytes, over the limit of ${this.maxBodyBytes}`, length: dropped.length, limit: this.maxBodyBytes, head });
+      this.onProblem({
+        kind: 'tooLarge',
+        message: `a frame of ${dropped.length} bytes, over the limit of ${this.maxBodyBytes}`,
+        length: dropped.length,
+        limit: this.maxBodyBytes,
+        head,
+      });
     }
     if (dropped.left === 0) this.dropped = undefined;
     return bytes.subarray(take);

@@ -60,7 +60,7 @@ export function pathFromUriOrPath(value: string, base: string = process.cwd()): 
 export function realPathForWrite(absolute: string): string {
   let rest: string[] = [];
   let current = path.resolve(absolute);
-  for (let links = 0; ; ) {
+  for (let links = 0; ;) {
     try {
       return path.join(fs.realpathSync(current), ...rest);
     } catch {
@@ -91,5 +91,10 @@ export function realPathForWrite(absolute: string): string {
 export function assertWritableInside(root: string, absolute: string): void {
   const real = realPathForWrite(absolute);
   const relative = toRelative(root, real);
-  if (relative === undefined || relative === '') throw new FathomError('pathOutsideWorkspace', `${absolute} resolves to ${real}, outside the workspace ${root} (through a symbolic link): nothing was written`, { path: absolute });
+  if (relative === undefined || relative === '')
+    throw new FathomError(
+      'pathOutsideWorkspace',
+      `${absolute} resolves to ${real}, outside the workspace ${root} (through a symbolic link): nothing was written`,
+      { path: absolute },
+    );
 }

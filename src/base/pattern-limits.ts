@@ -25,7 +25,11 @@ export function checkGlobs(globs: readonly string[], field = 'glob'): void {
   for (const glob of globs) {
     const wildcards = glob.match(/\*/g)?.length ?? 0;
     if (glob.length > maxGlobLength || wildcards > maxGlobWildcards) {
-      throw new FathomError('invalidParams', `glob too long or with too many wildcards: ${glob.length} characters, ${wildcards} wildcards (*); at most ${maxGlobLength} characters and ${maxGlobWildcards} wildcards: ${excerpt(glob)}`, { field });
+      throw new FathomError(
+        'invalidParams',
+        `glob too long or with too many wildcards: ${glob.length} characters, ${wildcards} wildcards (*); at most ${maxGlobLength} characters and ${maxGlobWildcards} wildcards: ${excerpt(glob)}`,
+        { field },
+      );
     }
   }
 }
@@ -59,7 +63,9 @@ export function regexNesting(source: string): number {
 
 /** Throws invalidParams unless a regex is within the limits (`field` names the param). */
 export function checkRegex(source: string, field = 'pattern'): void {
-  if (source.length > maxRegexLength) throw new FathomError('invalidParams', `regex too long: ${source.length} characters; at most ${maxRegexLength}`, { field });
+  if (source.length > maxRegexLength)
+    throw new FathomError('invalidParams', `regex too long: ${source.length} characters; at most ${maxRegexLength}`, { field });
   const nesting = regexNesting(source);
-  if (nesting > maxRegexNesting) throw new FathomError('invalidParams', `regex nested too deeply: ${nesting} levels of groups and classes; at most ${maxRegexNesting}`, { field });
+  if (nesting > maxRegexNesting)
+    throw new FathomError('invalidParams', `regex nested too deeply: ${nesting} levels of groups and classes; at most ${maxRegexNesting}`, { field });
 }

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 
 /** Writes every byte of `data` at `position`. */
 export function writeAll(fd: number, data: Uint8Array, position: number): void {
-  for (let done = 0; done < data.length; ) {
+  for (let done = 0; done < data.length;) {
     const written = fs.writeSync(fd, data, done, data.length - done, position + done);
     if (written <= 0) throw new Error('short write');
     done += written;
@@ -20,7 +20,7 @@ export function readExactly(fd: number, length: number, position: number): Buffe
 /** Reads exactly `length` bytes at `position` into the start of `target`; answers that part of it. */
 export function readExactlyInto(fd: number, target: Buffer, length: number, position: number): Buffer {
   if (length > target.length) throw new RangeError(`a read of ${length} bytes into ${target.length}`);
-  for (let done = 0; done < length; ) {
+  for (let done = 0; done < length;) {
     const read = fs.readSync(fd, target, done, length - done, position + done);
     if (read <= 0) throw new Error(`file ends at ${position + done}, expected ${position + length}`);
     done += read;

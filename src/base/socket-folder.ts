@@ -33,7 +33,8 @@ function folderProblem(folder: string): string | undefined {
   if (!stat.isDirectory()) return `${folder} is not a folder`;
   if (me === undefined) return undefined;
   if (stat.uid !== me && stat.uid !== 0) return `${folder} belongs to uid ${stat.uid}, not to you (uid ${me})`;
-  if ((stat.mode & groupOrOtherWrite) !== 0 && (stat.mode & sticky) === 0) return `${folder} can be written by others (mode ${(stat.mode & 0o7777).toString(8)})`;
+  if ((stat.mode & groupOrOtherWrite) !== 0 && (stat.mode & sticky) === 0)
+    return `${folder} can be written by others (mode ${(stat.mode & 0o7777).toString(8)})`;
   return undefined;
 }
 
@@ -59,7 +60,9 @@ export function checkSocketFolder(socketPath: string, options: { create: boolean
     if (path.dirname(above) === above) break;
   }
   if (problems.length > 0) {
-    throw new UnsafeSocketError(`refusing the socket ${socketPath}: ${problems.join('; ')}. Another user could put their own daemon there; remove the folder, or set FATHOM_SOCKET (or XDG_RUNTIME_DIR) to a folder of yours`);
+    throw new UnsafeSocketError(
+      `refusing the socket ${socketPath}: ${problems.join('; ')}. Another user could put their own daemon there; remove the folder, or set FATHOM_SOCKET (or XDG_RUNTIME_DIR) to a folder of yours`,
+    );
   }
 }
 
@@ -77,7 +80,8 @@ export function checkSocketToConnect(socketPath: string): boolean {
   checkSocketFolder(socketPath, { create: false });
   const me = uid();
   if (!stat.isSocket()) throw new UnsafeSocketError(`refusing ${socketPath}: it is not a socket`);
-  if (me !== undefined && stat.uid !== me) throw new UnsafeSocketError(`refusing ${socketPath}: the socket belongs to uid ${stat.uid}, not to you (uid ${me}); it is not your daemon`);
+  if (me !== undefined && stat.uid !== me)
+    throw new UnsafeSocketError(`refusing ${socketPath}: the socket belongs to uid ${stat.uid}, not to you (uid ${me}); it is not your daemon`);
   return true;
 }
 

@@ -23,7 +23,12 @@ export function trailingMetaHeader(magic: string, version: number, metaOffset: n
 }
 
 /** The meta's bytes and where they start, once magic, version, place and hash check; else why not. */
-export function readTrailingMeta(fd: number, magic: string, version: number, what: string): { meta: Buffer; metaOffset: number; size: number } | { reason: string } {
+export function readTrailingMeta(
+  fd: number,
+  magic: string,
+  version: number,
+  what: string,
+): { meta: Buffer; metaOffset: number; size: number } | { reason: string } {
   const size = fs.fstatSync(fd).size;
   if (size < trailingMetaHeaderBytes) return { reason: 'shorter than its header' };
   const header = readExactly(fd, trailingMetaHeaderBytes, 0);
@@ -32,7 +37,14 @@ export function readTrailingMeta(fd: number, magic: string, version: number, wha
   if (found !== version) return { reason: `format version ${found}, expected ${version}` };
   const metaOffset = header.readDoubleLE(16);
   const metaLength = header.readDoubleLE(24);
-  if (!Number.isSafeInteger(metaOffset) || !Number.isSafeInteger(metaLength) || metaLength <= 0 || metaOffset < trailingMetaHeaderBytes || metaOffset + metaLength !== size) return { reason: 'the meta is not where the header says (truncated or extended?)' };
+  if (
+    !Number.isSafeInteger(metaOffset) ||
+    !Number.isSafeInteger(metaLength) ||
+    metaLength <= 0 ||
+    metaOffset < trailingMetaHeaderBytes ||
+    metaOffset + metaLength !== size
+  )
+    return { reason: 'the meta is not where the header says (truncated or extended?)' };
   const meta = readExactly(fd, metaLength, metaOffset);
   if (!createHash('sha256').update(meta).digest().equals(header.subarray(32, 64))) return { reason: 'the meta fails its checksum' };
   return { meta, metaOffset, size };

@@ -140,7 +140,10 @@ export class WorkerPool<Job extends PoolMessage, Reply extends PoolMessage> {
 
   /** Stops the idle workers but the one in the lowest slot (what an edit's job needs). */
   private stopSpares(): void {
-    const kept = this.idle.reduce<Worker | undefined>((best, worker) => (best === undefined || this.slots.get(worker)! < this.slots.get(best)! ? worker : best), undefined);
+    const kept = this.idle.reduce<Worker | undefined>(
+      (best, worker) => (best === undefined || this.slots.get(worker)! < this.slots.get(best)! ? worker : best),
+      undefined,
+    );
     for (const worker of [...this.idle]) {
       if (worker === kept) continue;
       this.forget(worker);
@@ -153,16 +156,24 @@ export class WorkerPool<Job extends PoolMessage, Reply extends PoolMessage> {
     while (this.queue.length > 0) {
       // A job whose worker is idle goes to it; else an idle (or new) worker takes the first job
       // that falls to it, or the oldest; else a busy worker with room ahead does the same.
-      let at = this.queue.findIndex((queued) => queued.affinity !== undefined && this.idle.some((worker) => this.slots.get(worker) === this.slotOf(queued.affinity!)));
+      let at = this.queue.findIndex(
+        (queued) => queued.affinity !== undefined && this.idle.some((worker) => this.slots.get(worker) === this.slotOf(queued.affinity!)),
+      );
       let worker: Worker | undefined;
       if (at >= 0) {
         const slot = this.slotOf(this.queue[at]!.affinity!);
-        worker = this.idle.splice(this.idle.findIndex((candidate) => this.slots.get(candidate) === slot), 1)[0]!;
+        worker = this.idle.splice(
+          this.idle.findIndex((candidate) => this.slots.get(candidate) === slot),
+          1,
+        )[0]!;
       } else {
         worker = this.idle.pop() ?? this.start() ?? this.withRoom();
         if (!worker) return;
         const slot = this.slots.get(worker)!;
-        at = Math.max(0, this.queue.findIndex((queued) => queued.affinity !== undefined && this.slotOf(queued.affinity) === slot));
+        at = Math.max(
+          0,
+          this.queue.findIndex((queued) => queued.affinity !== undefined && this.slotOf(queued.affinity) === slot),
+        );
       }
       const queued = this.queue.splice(at, 1)[0]!;
       if (queued.affinity !== undefined) this.remember(queued.affinity, this.slots.get(worker)!);

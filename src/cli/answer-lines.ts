@@ -17,19 +17,27 @@ export function relatedLine(entry: RelatedSymbol): string {
 
 /** The session's phase, its frames with their locals, and the last lines of its output. */
 export function describeDebugState(state: DebugStateResult): string {
-  const lines = [`${state.session} ${state.phase}${state.stop ? ` (${state.stop.reason}${state.stop.description ? `: ${state.stop.description}` : ''})` : ''}${state.exitCode === undefined ? '' : `, exit code ${state.exitCode}`}; ${state.remainingSeconds} s left`];
+  const lines = [
+    `${state.session} ${state.phase}${state.stop ? ` (${state.stop.reason}${state.stop.description ? `: ${state.stop.description}` : ''})` : ''}${state.exitCode === undefined ? '' : `, exit code ${state.exitCode}`}; ${state.remainingSeconds} s left`,
+  ];
   for (const frame of state.frames) {
     lines.push(`  #${frame.id} ${frame.name} at ${frame.path ?? '?'}:${frame.line}`);
     for (const variable of frame.locals ?? []) lines.push(`      ${variable.name} = ${variable.value}${variable.type ? `  (${variable.type})` : ''}`);
   }
-  if (state.breakpoints.length > 0) lines.push(`  breakpoints ${state.breakpoints.map((point) => `${point.path}:${point.line}${point.verified ? '' : ` (not verified${point.message ? `: ${point.message}` : ''})`}`).join(', ')}`);
+  if (state.breakpoints.length > 0)
+    lines.push(
+      `  breakpoints ${state.breakpoints.map((point) => `${point.path}:${point.line}${point.verified ? '' : ` (not verified${point.message ? `: ${point.message}` : ''})`}`).join(', ')}`,
+    );
   if (state.output.length > 0) lines.push('  output:', ...state.output.slice(-10).map((line) => `    ${line}`));
   return lines.join('\n');
 }
 
 /** A file's definitions as an indented tree: `kind name  path:line`, children two spaces deeper. */
 export function outlineLines(path: string, symbols: OutlineSymbol[], depth = 0): string[] {
-  return symbols.flatMap((symbol) => [`${'  '.repeat(depth)}${symbol.kind} ${symbol.name}  ${path}:${symbol.selectionRange.start.line}`, ...outlineLines(path, symbol.children, depth + 1)]);
+  return symbols.flatMap((symbol) => [
+    `${'  '.repeat(depth)}${symbol.kind} ${symbol.name}  ${path}:${symbol.selectionRange.start.line}`,
+    ...outlineLines(path, symbol.children, depth + 1),
+  ]);
 }
 
 const severities = ['', 'error', 'warning', 'info', 'hint'];
@@ -70,7 +78,9 @@ export function describeWorkspace(status: WorkspaceStatus): string {
     ),
     ...(status.syntaxPass && status.syntaxPass.files > 0
       ? [
-          `  syntax   ${status.syntaxPass.files} files read, ${status.syntaxPass.parses} parses (${(status.syntaxPass.parseMs / 1000).toFixed(1)} s parsing, ${(status.syntaxPass.workerMs / 1000).toFixed(1)} s on workers); from another index's pass: ${Object.entries(status.syntaxPass.shared)
+          `  syntax   ${status.syntaxPass.files} files read, ${status.syntaxPass.parses} parses (${(status.syntaxPass.parseMs / 1000).toFixed(1)} s parsing, ${(status.syntaxPass.workerMs / 1000).toFixed(1)} s on workers); from another index's pass: ${Object.entries(
+            status.syntaxPass.shared,
+          )
             .map(([product, count]) => `${product} ${count}`)
             .join(', ')}`,
         ]
@@ -81,13 +91,24 @@ export function describeWorkspace(status: WorkspaceStatus): string {
   if (status.search) {
     const ranking = status.search.ranking;
     const semantic = status.search.semantic;
-    const semanticText = semantic.state === 'off' ? `off (${semantic.reason})` : `${semantic.state}: ${semantic.model.dir} (${semantic.model.dimensions}-d), ${semantic.store.loaded === 'unopened' ? 'saved store not opened yet (the first search in words opens it)' : `${semantic.files} files, ${semantic.chunks} chunks`}, ${semantic.pendingFiles} changed since the last sync${semantic.store.loaded === 'rebuilt' ? `; saved store rebuilt (${semantic.store.reason ?? 'refused'})` : ''}${semantic.lastSync && semantic.lastSync.repaired > 0 ? `; ${semantic.lastSync.repaired} damaged cached vectors embedded again` : ''}`;
-    lines.push(`  search   ranking ${ranking.state}${ranking.state === 'ready' ? `: ${ranking.files} files, ${ranking.chunks} chunks, ${ranking.lagFiles} behind` : ''}; semantic ${semanticText}`);
+    const semanticText =
+      semantic.state === 'off'
+        ? `off (${semantic.reason})`
+        : `${semantic.state}: ${semantic.model.dir} (${semantic.model.dimensions}-d), ${semantic.store.loaded === 'unopened' ? 'saved store not opened yet (the first search in words opens it)' : `${semantic.files} files, ${semantic.chunks} chunks`}, ${semantic.pendingFiles} changed since the last sync${semantic.store.loaded === 'rebuilt' ? `; saved store rebuilt (${semantic.store.reason ?? 'refused'})` : ''}${semantic.lastSync && semantic.lastSync.repaired > 0 ? `; ${semantic.lastSync.repaired} damaged cached vectors embedded again` : ''}`;
+    lines.push(
+      `  search   ranking ${ranking.state}${ranking.state === 'ready' ? `: ${ranking.files} files, ${ranking.chunks} chunks, ${ranking.lagFiles} behind` : ''}; semantic ${semanticText}`,
+    );
     const regex = status.search.regex;
     const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
-    if (regex) lines.push(`  grep     regex index ${regex.state}${regex.state === 'ready' ? `: ${regex.files} files + ${regex.deltaFiles} in its delta, ${regex.freshFiles} read fresh; ${mib(regex.indexBytes)} index + ${mib(regex.contentBytes)} content on disk, ${mib(regex.memoryBytes)} in memory` : ''}`);
+    if (regex)
+      lines.push(
+        `  grep     regex index ${regex.state}${regex.state === 'ready' ? `: ${regex.files} files + ${regex.deltaFiles} in its delta, ${regex.freshFiles} read fresh; ${mib(regex.indexBytes)} index + ${mib(regex.contentBytes)} content on disk, ${mib(regex.memoryBytes)} in memory` : ''}`,
+      );
   }
-  if (status.lastScan) lines.push(`  scan     ${status.lastScan.kind} at ${status.lastScan.at}: ${status.lastScan.durationMs} ms, ${status.lastScan.hashed} hashed, ${status.lastScan.reused} reused`);
+  if (status.lastScan)
+    lines.push(
+      `  scan     ${status.lastScan.kind} at ${status.lastScan.at}: ${status.lastScan.durationMs} ms, ${status.lastScan.hashed} hashed, ${status.lastScan.reused} reused`,
+    );
   if (status.error) lines.push(`  error    ${status.error}`);
   return lines.join('\n');
 }

@@ -8,7 +8,11 @@ const names: Record<IndexBuilding['index'], string> = { ranking: 'the chunk rank
 /** One sentence, or undefined when nothing was building. */
 export function buildingNote(building: IndexBuilding[] | undefined): string | undefined {
   if (!building || building.length === 0) return undefined;
-  const parts = building.map((entry) => (entry.loading ? `${names[entry.index]} (loading from disk: ${entry.done} of ${entry.total || '?'} files read)` : `${names[entry.index]} (${entry.done} of ${entry.total || '?'} files)`));
+  const parts = building.map((entry) =>
+    entry.loading
+      ? `${names[entry.index]} (loading from disk: ${entry.done} of ${entry.total || '?'} files read)`
+      : `${names[entry.index]} (${entry.done} of ${entry.total || '?'} files)`,
+  );
   const loadingOnly = building.every((entry) => entry.loading);
   return `${loadingOnly ? 'still loading' : 'still building'}: ${parts.join(', ')}; this answer covers only what ${building.length === 1 ? 'it' : 'they'} held (\`fathom index\` waits for every index)`;
 }

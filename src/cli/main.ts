@@ -11,7 +11,37 @@ import { parseArgs } from 'node:util';
 import { makeCacheFolder } from '../base/cache-folder.js';
 import { errorMessage } from '../base/errors.js';
 import { defaultCacheRoot, defaultSocketPath, readPackageVersion } from '../base/places.js';
-import { Methods, type AcrossRootsResult, type CalleesResult, type CodeSearchResult, type DebugEvaluateResult, type DebugStateResult, type ExportIndexResult, type TeamPushResult, type TeamStatusResult, type ModelPullResult, type ModelUseResult, type TrustResult, type CallersResult, type DefinitionResult, type ImpactResult, type ReferencesResult, type ChunksResult, type OutlineResult, type SymbolsResult, type FilesResult, type GrepResult, type MerkleResult, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type EditFileResult, type WorkspaceStatus } from '../protocol/methods.js';
+import {
+  Methods,
+  type AcrossRootsResult,
+  type CalleesResult,
+  type CodeSearchResult,
+  type DebugEvaluateResult,
+  type DebugStateResult,
+  type ExportIndexResult,
+  type TeamPushResult,
+  type TeamStatusResult,
+  type ModelPullResult,
+  type ModelUseResult,
+  type TrustResult,
+  type CallersResult,
+  type DefinitionResult,
+  type ImpactResult,
+  type ReferencesResult,
+  type ChunksResult,
+  type OutlineResult,
+  type SymbolsResult,
+  type FilesResult,
+  type GrepResult,
+  type MerkleResult,
+  type ProgressValue,
+  type StatusResult,
+  type StructuralSearchResult,
+  type StructuralRewriteResult,
+  type ApplyRewriteResult,
+  type EditFileResult,
+  type WorkspaceStatus,
+} from '../protocol/methods.js';
 import { attachStdio, connectToDaemon, type Client } from './connect.js';
 import { RpcError, type RpcClient } from './rpc-client.js';
 import { describeDebugState, describeWorkspace, diagnosticLine, humanBytes, outlineLines, relatedLine, symbolLine } from './answer-lines.js';
@@ -110,14 +140,22 @@ function printDiagnostics(result: EditFileResult, json: boolean, what: string): 
     return code;
   }
   if (result.notice) process.stderr.write(`fathom: ${result.notice}\n`);
-  process.stderr.write(`fathom: ${what}; ${result.status === 'ok' ? `${count} new diagnostic${count === 1 ? '' : 's'}` : `diagnostics unknown: ${result.status}${result.reason ? ` (${result.reason})` : ''}`}${result.crash ? `; ${result.crash}, restarted` : ''}\n`);
+  process.stderr.write(
+    `fathom: ${what}; ${result.status === 'ok' ? `${count} new diagnostic${count === 1 ? '' : 's'}` : `diagnostics unknown: ${result.status}${result.reason ? ` (${result.reason})` : ''}`}${result.crash ? `; ${result.crash}, restarted` : ''}\n`,
+  );
   for (const entry of result.newDiagnostics) {
     for (const diagnostic of entry.diagnostics) print(diagnosticLine(entry.path, diagnostic));
   }
   return code;
 }
 
-const graphCommands = { def: Methods.definition, refs: Methods.references, callers: Methods.callers, callees: Methods.callees, impact: Methods.impact } as const;
+const graphCommands = {
+  def: Methods.definition,
+  refs: Methods.references,
+  callers: Methods.callers,
+  callees: Methods.callees,
+  impact: Methods.impact,
+} as const;
 
 /**
  * The params that name a graph command's target: a position, the definition around a line, or a
@@ -137,7 +175,12 @@ function graphTargetParams(target: string, pathArgument: string | undefined): Re
   return { root: pathArgument ? workspaceAround(path.resolve(pathArgument)) : implicitRoot(process.cwd()), symbol: target };
 }
 
-async function graphCommand(command: keyof typeof graphCommands, target: string, pathArgument: string | undefined, values: Record<string, unknown>): Promise<number> {
+async function graphCommand(
+  command: keyof typeof graphCommands,
+  target: string,
+  pathArgument: string | undefined,
+  values: Record<string, unknown>,
+): Promise<number> {
   const json = values.json === true;
   const number = (name: string): number | undefined => {
     if (values[name] === undefined) return undefined;
@@ -161,13 +204,22 @@ async function graphCommand(command: keyof typeof graphCommands, target: string,
       let merged: ReferencesResult | undefined;
       const done = await eachPage<ReferencesResult, number>({
         max: limit,
-        fetch: (page) => request<ReferencesResult>(connection, Methods.references, { ...rest, limit: page.maxResults, paged: true, ...(page.after === undefined ? {} : { offset: page.after }) }, true),
+        fetch: (page) =>
+          request<ReferencesResult>(
+            connection,
+            Methods.references,
+            { ...rest, limit: page.maxResults, paged: true, ...(page.after === undefined ? {} : { offset: page.after }) },
+            true,
+          ),
         paths: (result) => ({ count: result.references.length }),
         print: (result) => {
           if (!merged) merged = { ...result, references: [...result.references] };
           else merged.references.push(...result.references);
           if (json) return;
-          const lines = result.references.map((reference) => `${reference.path}:${reference.range.start.line}:${reference.range.start.column}: ${reference.text}  (${reference.kind}${reference.confidence === 'exact' ? '' : `, ${reference.confidence}`})`);
+          const lines = result.references.map(
+            (reference) =>
+              `${reference.path}:${reference.range.start.line}:${reference.range.start.column}: ${reference.text}  (${reference.kind}${reference.confidence === 'exact' ? '' : `, ${reference.confidence}`})`,
+          );
           if (lines.length > 0) process.stdout.write(`${lines.join('\n')}\n`);
         },
       });
@@ -181,29 +233,43 @@ async function graphCommand(command: keyof typeof graphCommands, target: string,
     return found ? 0 : 1;
   }
   await withClient(values, async ({ connection }) => {
-    const result = await request<DefinitionResult | ReferencesResult | CallersResult | CalleesResult | ImpactResult>(connection, graphCommands[command], params, true);
+    const result = await request<DefinitionResult | ReferencesResult | CallersResult | CalleesResult | ImpactResult>(
+      connection,
+      graphCommands[command],
+      params,
+      true,
+    );
     if ('definitions' in result) {
       found = result.definitions.length > 0;
       if (json) return print(result);
-      for (const symbol of result.definitions) print(`${symbolLine(symbol)}  ${symbol.signature}${symbol.confidence === 'exact' ? '' : `  (${symbol.confidence})`}`);
+      for (const symbol of result.definitions)
+        print(`${symbolLine(symbol)}  ${symbol.signature}${symbol.confidence === 'exact' ? '' : `  (${symbol.confidence})`}`);
       return;
     }
     if ('references' in result) {
       found = result.references.length > 0;
       if (json) return print(result);
-      for (const reference of result.references) print(`${reference.path}:${reference.range.start.line}:${reference.range.start.column}: ${reference.text}  (${reference.kind}${reference.confidence === 'exact' ? '' : `, ${reference.confidence}`})`);
+      for (const reference of result.references)
+        print(
+          `${reference.path}:${reference.range.start.line}:${reference.range.start.column}: ${reference.text}  (${reference.kind}${reference.confidence === 'exact' ? '' : `, ${reference.confidence}`})`,
+        );
       return;
     }
     const entries = 'callers' in result ? result.callers : 'callees' in result ? result.callees : result.impacted;
     found = entries.length > 0 || ('unresolved' in result && result.unresolved.length > 0);
     // A breadth-first answer full at its limit goes no deeper: said, with or without --json.
-    if (result.truncated) process.stderr.write(`fathom: stopped at ${entries.length} symbols, the limit (${limit === undefined ? 'the default' : `--limit ${limit}`}): nothing further was followed; raise --limit for more\n`);
+    if (result.truncated)
+      process.stderr.write(
+        `fathom: stopped at ${entries.length} symbols, the limit (${limit === undefined ? 'the default' : `--limit ${limit}`}): nothing further was followed; raise --limit for more\n`,
+      );
     if (json) return print(result);
     if (result.symbols.length === 0) return print(`nothing found for ${target}`);
     print(`${command} of ${result.symbols.map((symbol) => [...symbol.container, symbol.name].join('.')).join(', ')}:`);
     for (const entry of entries) print(relatedLine(entry));
-    if ('unresolved' in result && result.unresolved.length > 0) print(`outside the workspace: ${result.unresolved.map((call) => `${call.name} ×${call.count}`).join(', ')}`);
-    if ('byDistance' in result) print(`\n${result.byDistance.map((level) => `distance ${level.distance}: ${level.symbols} symbols in ${level.files} files`).join('\n')}`);
+    if ('unresolved' in result && result.unresolved.length > 0)
+      print(`outside the workspace: ${result.unresolved.map((call) => `${call.name} ×${call.count}`).join(', ')}`);
+    if ('byDistance' in result)
+      print(`\n${result.byDistance.map((level) => `distance ${level.distance}: ${level.symbols} symbols in ${level.files} files`).join('\n')}`);
   });
   return found ? 0 : 1;
 }
@@ -211,7 +277,12 @@ async function graphCommand(command: keyof typeof graphCommands, target: string,
 /** A team-store setting from the environment, or a usage error saying what it is. */
 function teamSetting(name: 'FATHOM_TEAM_URL' | 'FATHOM_TEAM_KEY'): string {
   const value = process.env[name];
-  if (value === undefined || value === '') throw new UsageError(name === 'FATHOM_TEAM_URL' ? 'set FATHOM_TEAM_URL to the team store (a libpq connection string: "host=… dbname=… user=…" or postgresql://user@host/db; the password from ~/.pgpass or PGPASSWORD)' : 'set FATHOM_TEAM_KEY to the team key file (at least 16 bytes, hex or raw, mode 0600)');
+  if (value === undefined || value === '')
+    throw new UsageError(
+      name === 'FATHOM_TEAM_URL'
+        ? 'set FATHOM_TEAM_URL to the team store (a libpq connection string: "host=… dbname=… user=…" or postgresql://user@host/db; the password from ~/.pgpass or PGPASSWORD)'
+        : 'set FATHOM_TEAM_KEY to the team key file (at least 16 bytes, hex or raw, mode 0600)',
+    );
   return value;
 }
 
@@ -225,8 +296,17 @@ async function teamCommand(rest: string[], values: Record<string, unknown>): Pro
   if (sub === 'init') {
     if (target !== undefined) throw new UsageError('team init takes no PATH');
     const { initStore } = await import('../team/schema.js');
-    const result = await initStore({ conninfo: url, ...(password ? { password } : {}), ...(typeof values['member-role'] === 'string' ? { memberRole: values['member-role'] } : {}), grant: (values.grant as string[] | undefined) ?? [] });
-    print(json ? result : `${result.store}: schema version ${result.version}${result.applied.length === 0 ? ' (already current)' : ` (applied ${result.applied.map((entry) => `${entry.version} ${entry.name}`).join(', ')})`}; member role ${result.memberRole}${result.granted.length > 0 ? ` granted to ${result.granted.join(', ')}` : ''}`);
+    const result = await initStore({
+      conninfo: url,
+      ...(password ? { password } : {}),
+      ...(typeof values['member-role'] === 'string' ? { memberRole: values['member-role'] } : {}),
+      grant: (values.grant as string[] | undefined) ?? [],
+    });
+    print(
+      json
+        ? result
+        : `${result.store}: schema version ${result.version}${result.applied.length === 0 ? ' (already current)' : ` (applied ${result.applied.map((entry) => `${entry.version} ${entry.name}`).join(', ')})`}; member role ${result.memberRole}${result.granted.length > 0 ? ` granted to ${result.granted.join(', ')}` : ''}`,
+    );
     return 0;
   }
   if (sub !== 'push' && sub !== 'status') throw new UsageError('team needs init, push [PATH] or status [PATH]');
@@ -236,7 +316,11 @@ async function teamCommand(rest: string[], values: Record<string, unknown>): Pro
   await withClient(values, async ({ connection }) => {
     if (sub === 'push') {
       const result = await request<TeamPushResult>(connection, Methods.teamPush, params, true);
-      print(json ? result : `${result.root} → ${result.store}: ${result.uploaded.vectors} vectors and ${result.uploaded.files} files' records sent (${result.files} files checked, ${humanBytes(result.bytesSent)}, ${(result.ms / 1000).toFixed(1)} s); snapshot ${result.snapshot.id}${result.snapshot.created ? '' : ' (already there)'}${result.skippedFiles > 0 ? `; ${result.skippedFiles} files left for the next push (their vectors are being embedded again)` : ''}`);
+      print(
+        json
+          ? result
+          : `${result.root} → ${result.store}: ${result.uploaded.vectors} vectors and ${result.uploaded.files} files' records sent (${result.files} files checked, ${humanBytes(result.bytesSent)}, ${(result.ms / 1000).toFixed(1)} s); snapshot ${result.snapshot.id}${result.snapshot.created ? '' : ' (already there)'}${result.skippedFiles > 0 ? `; ${result.skippedFiles} files left for the next push (their vectors are being embedded again)` : ''}`,
+      );
       return;
     }
     const result = await request<TeamStatusResult>(connection, Methods.teamStatus, params, true);
@@ -246,7 +330,9 @@ async function teamCommand(rest: string[], values: Record<string, unknown>): Pro
       [
         `${result.root}: team store ${result.store} (schema ${result.schemaVersion}), team key ${result.teamKeyId}, model ${result.modelId}`,
         `  the store holds ${result.held.files} of this workspace's ${result.held.distinctFiles} distinct files (${result.held.chunks} chunks)`,
-        nearest ? `  nearest snapshot: #${nearest.id} of ${nearest.createdAt}, ${nearest.fileCount} files, ${nearest.distance} bits from this tree${nearest.sameTree ? ' (this very tree)' : ''}` : '  no snapshot of this model yet: fathom team push',
+        nearest
+          ? `  nearest snapshot: #${nearest.id} of ${nearest.createdAt}, ${nearest.fileCount} files, ${nearest.distance} bits from this tree${nearest.sameTree ? ' (this very tree)' : ''}`
+          : '  no snapshot of this model yet: fathom team push',
       ].join('\n'),
     );
   });
@@ -313,7 +399,12 @@ async function debugCommand(rest: string[], values: Record<string, unknown>): Pr
       throw new UsageError('debug needs launch, state, eval, continue, step, break or terminate');
   }
   await withClient(values, async ({ connection }) => {
-    const result = await request<DebugStateResult | DebugEvaluateResult | { session: string; terminated: boolean }>(connection, method, { ...params, conversation }, false);
+    const result = await request<DebugStateResult | DebugEvaluateResult | { session: string; terminated: boolean }>(
+      connection,
+      method,
+      { ...params, conversation },
+      false,
+    );
     if (json) return print(result);
     if ('value' in result) return print(result.value);
     if ('terminated' in result) return print(`${result.session} terminated`);
@@ -334,7 +425,7 @@ function existingFile(file: string): string {
   try {
     stat = fs.statSync(absolute, { throwIfNoEntry: false });
   } catch (error) {
-    throw new Error(`${file}: ${errorMessage(error)}`);
+    throw new Error(`${file}: ${errorMessage(error)}`, { cause: error });
   }
   if (!stat) throw new Error(`${file}: no such file`);
   if (stat.isDirectory()) throw new Error(`${file} is a folder, not a file`);
@@ -415,12 +506,22 @@ async function openRoots(connection: RpcClient): Promise<string[]> {
  * Asks a question of a scope (scope.ts): one root (narrowed to its paths), or several in one
  * request (`roots` / `allWorkspaces`); each root's answer, a root that failed told on stderr.
  */
-async function ask<R extends { root: string }>(connection: RpcClient, method: string, where: Scope, params: Record<string, unknown>): Promise<Array<{ root: string; result: R }>> {
+async function ask<R extends { root: string }>(
+  connection: RpcClient,
+  method: string,
+  where: Scope,
+  params: Record<string, unknown>,
+): Promise<Array<{ root: string; result: R }>> {
   if (where.kind === 'one') {
     const result = await request<R>(connection, method, { root: where.root, ...params, ...(where.paths.length > 0 ? { paths: where.paths } : {}) }, true);
     return [{ root: result.root, result }];
   }
-  const across = await request<AcrossRootsResult<R>>(connection, method, { ...params, ...(where.kind === 'all' ? { allWorkspaces: true } : { roots: where.roots }) }, true);
+  const across = await request<AcrossRootsResult<R>>(
+    connection,
+    method,
+    { ...params, ...(where.kind === 'all' ? { allWorkspaces: true } : { roots: where.roots }) },
+    true,
+  );
   const answers: Array<{ root: string; result: R }> = [];
   for (const answer of across.answers) {
     if (answer.error === undefined) answers.push({ root: answer.root, result: answer.result });
@@ -494,8 +595,8 @@ async function main(argv: string[]): Promise<number> {
     },
   });
   const [command, ...rest] = positionals;
-  if (values.version) return print(readPackageVersion()), 0;
-  if (values.help || !command) return print(usage), command || values.help ? 0 : 2;
+  if (values.version) return (print(readPackageVersion()), 0);
+  if (values.help || !command) return (print(usage), command || values.help ? 0 : 2);
   // grep, sg and symbols take their pattern first: `fathom grep PATTERN [PATH]`.
   const takesPattern = command === 'grep' || command === 'symbols' || command === 'search' || (command === 'sg' && values.rule === undefined);
   const pattern = takesPattern ? rest.shift() : undefined;
@@ -512,7 +613,8 @@ async function main(argv: string[]): Promise<number> {
   const modelCommand = command === 'model' ? rest.shift() : undefined;
   if (command === 'model' && !['use', 'off', 'pull'].includes(modelCommand ?? '')) throw new UsageError('model needs use DIR|ID, off, or pull ID');
   const modelArgument = modelCommand === 'use' || modelCommand === 'pull' ? rest.shift() : undefined;
-  if ((modelCommand === 'use' || modelCommand === 'pull') && modelArgument === undefined) throw new UsageError(`model ${modelCommand} needs ${modelCommand === 'use' ? 'a model folder or id' : 'a model id'}`);
+  if ((modelCommand === 'use' || modelCommand === 'pull') && modelArgument === undefined)
+    throw new UsageError(`model ${modelCommand} needs ${modelCommand === 'use' ? 'a model folder or id' : 'a model id'}`);
   // chunks, outline and edit take a file, not a workspace: `fathom chunks FILE`.
   const takesFile = command === 'chunks' || command === 'outline' || command === 'edit' || command === 'diagnostics';
   const file = takesFile ? rest.shift() : undefined;
@@ -555,7 +657,12 @@ async function main(argv: string[]): Promise<number> {
       await withClient(values, async ({ connection }) => {
         const limit = values.limit === undefined ? undefined : Number(values.limit);
         if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0)) throw new UsageError('--limit takes a whole number');
-        const result = await request<FilesResult>(connection, Methods.files, { root: scope, ...globParam(values), ...(limit === undefined ? {} : { limit }) }, true);
+        const result = await request<FilesResult>(
+          connection,
+          Methods.files,
+          { root: scope, ...globParam(values), ...(limit === undefined ? {} : { limit }) },
+          true,
+        );
         if (json) print(result.files);
         else if (result.files.length > 0) process.stdout.write(`${result.files.join('\n')}\n`);
       });
@@ -609,11 +716,21 @@ async function main(argv: string[]): Promise<number> {
           const left = max === undefined ? undefined : max - totals.shown;
           const label = where.kind === 'one' ? '' : rootLabel(workspaceRoot);
           // Every matching line unless --max, page by page, each printed as it arrives.
-          const printer = new GrepPrinter({ json, withContext: (context ?? before ?? after ?? 0) > 0, ...(where.kind === 'one' ? {} : { root: workspaceRoot, label }) });
+          const printer = new GrepPrinter({
+            json,
+            withContext: (context ?? before ?? after ?? 0) > 0,
+            ...(where.kind === 'one' ? {} : { root: workspaceRoot, label }),
+          });
           let first: GrepResult | undefined;
           const done = await eachPage<GrepResult>({
             max: left,
-            fetch: async (page) => request<GrepResult>(connection, Methods.grep, { root: workspaceRoot, ...params, ...(where.kind === 'one' && where.paths.length > 0 ? { paths: where.paths } : {}), ...page }, true),
+            fetch: async (page) =>
+              request<GrepResult>(
+                connection,
+                Methods.grep,
+                { root: workspaceRoot, ...params, ...(where.kind === 'one' && where.paths.length > 0 ? { paths: where.paths } : {}), ...page },
+                true,
+              ),
             paths: (result) => ({ count: result.matches.length, first: result.matches[0]?.path, last: result.matches.at(-1)?.path }),
             print: (result) => {
               first ??= result;
@@ -631,11 +748,25 @@ async function main(argv: string[]): Promise<number> {
         }
         matched = totals.shown > 0;
         const given = [...timedOut].sort();
-        if (given.length > 0) process.stderr.write(`fathom: gave up on ${given.length} file${given.length === 1 ? '' : 's'} where the regex ran past 2 s (not searched to the end): ${given.slice(0, 10).join(', ')}${given.length > 10 ? ', …' : ''}\n`);
-        if (totals.capped) process.stderr.write(`fathom: stopped after ${totals.shown} matching line${totals.shown === 1 ? '' : 's'} (--max ${max}); ${totals.total} in all, in ${totals.files} file${totals.files === 1 ? '' : 's'}\n`);
+        if (given.length > 0)
+          process.stderr.write(
+            `fathom: gave up on ${given.length} file${given.length === 1 ? '' : 's'} where the regex ran past 2 s (not searched to the end): ${given.slice(0, 10).join(', ')}${given.length > 10 ? ', …' : ''}\n`,
+          );
+        if (totals.capped)
+          process.stderr.write(
+            `fathom: stopped after ${totals.shown} matching line${totals.shown === 1 ? '' : 's'} (--max ${max}); ${totals.total} in all, in ${totals.files} file${totals.files === 1 ? '' : 's'}\n`,
+          );
         if (json) {
           // JSON Lines: one object per matching line, then a summary (like rg --json's).
-          const summary = { total: totals.total, files: totals.files, truncated: totals.capped, timedOut: given, candidates: totals.candidates, elapsedMs: Math.round(totals.elapsedMs * 100) / 100, ...(where.kind === 'one' ? {} : { roots }) };
+          const summary = {
+            total: totals.total,
+            files: totals.files,
+            truncated: totals.capped,
+            timedOut: given,
+            candidates: totals.candidates,
+            elapsedMs: Math.round(totals.elapsedMs * 100) / 100,
+            ...(where.kind === 'one' ? {} : { roots }),
+          };
           process.stdout.write(`${JSON.stringify({ summary })}\n`);
         }
       });
@@ -661,14 +792,21 @@ async function main(argv: string[]): Promise<number> {
           maxInlineBytes: 0,
         };
         const answers = await ask<CodeSearchResult>(connection, Methods.codeSearch, where, params);
-        const hits = byRank(answers.map(({ root, result }) => result.hits.map((hit) => ({ ...hit, root, label: where.kind === 'one' ? '' : rootLabel(root) })))).slice(0, max ?? Number.POSITIVE_INFINITY);
+        const hits = byRank(
+          answers.map(({ root, result }) => result.hits.map((hit) => ({ ...hit, root, label: where.kind === 'one' ? '' : rootLabel(root) }))),
+        ).slice(0, max ?? Number.POSITIVE_INFINITY);
         found = hits.length > 0;
         if (json) {
-          if (found) process.stdout.write(`${hits.map(({ label: _label, ...hit }) => JSON.stringify(where.kind === 'one' ? { ...hit, root: undefined } : hit)).join('\n')}\n`);
+          if (found)
+            process.stdout.write(
+              `${hits.map(({ label: _label, ...hit }) => JSON.stringify(where.kind === 'one' ? { ...hit, root: undefined } : hit)).join('\n')}\n`,
+            );
           return;
         }
         for (const { root, result } of answers) {
-          process.stderr.write(`fathom: ${where.kind === 'one' ? '' : `${rootLabel(root) || '.'}: `}${result.route} search (${result.reason}): ${result.total} hit${result.total === 1 ? '' : 's'}${result.truncated ? ', more with --max' : ''}\n`);
+          process.stderr.write(
+            `fathom: ${where.kind === 'one' ? '' : `${rootLabel(root) || '.'}: `}${result.route} search (${result.reason}): ${result.total} hit${result.total === 1 ? '' : 's'}${result.truncated ? ', more with --max' : ''}\n`,
+          );
           const note = buildingNote(result.building);
           if (note) process.stderr.write(`fathom: ${note}\n`);
         }
@@ -679,7 +817,9 @@ async function main(argv: string[]): Promise<number> {
             out.push(`${file}:${hit.start}:${hit.column}:${hit.snippet}`);
             continue;
           }
-          const what = hit.symbol ? `${hit.symbol.kind} ${[...hit.symbol.container, hit.symbol.name].join('.')}` : `score ${hit.score}${hit.matched ? `  (${hit.matched.join(' ')})` : ''}`;
+          const what = hit.symbol
+            ? `${hit.symbol.kind} ${[...hit.symbol.container, hit.symbol.name].join('.')}`
+            : `score ${hit.score}${hit.matched ? `  (${hit.matched.join(' ')})` : ''}`;
           out.push(`${file}:${hit.start}-${hit.end}  ${what}`);
           hit.snippet.split('\n').forEach((line, at) => out.push(`  ${String(hit.snippetStart + at).padStart(5)}  ${line}`));
         }
@@ -697,7 +837,13 @@ async function main(argv: string[]): Promise<number> {
         }
         const model = modelCommand === 'off' ? null : fs.existsSync(modelArgument!) ? path.resolve(modelArgument!) : modelArgument!;
         const result = await request<ModelUseResult>(connection, Methods.modelUse, { root: scope, model }, true);
-        print(json ? result : result.model ? `${result.root}: semantic search with ${result.model.dir} (${result.model.dimensions}-d, ${result.model.dtype}, id ${result.model.id}${result.model.hybridWeight === undefined ? '; no measured hybrid weight: auto ranks words lexically' : `; hybrid weight ${result.model.hybridWeight}`})` : `${result.root}: semantic search off`);
+        print(
+          json
+            ? result
+            : result.model
+              ? `${result.root}: semantic search with ${result.model.dir} (${result.model.dimensions}-d, ${result.model.dtype}, id ${result.model.id}${result.model.hybridWeight === undefined ? '; no measured hybrid weight: auto ranks words lexically' : `; hybrid weight ${result.model.hybridWeight}`})`
+              : `${result.root}: semantic search off`,
+        );
       });
       return 0;
     }
@@ -706,7 +852,11 @@ async function main(argv: string[]): Promise<number> {
       const scope = root();
       await withClient(values, async ({ connection }) => {
         const result = await request<TrustResult>(connection, Methods.trust, { path: scope, trusted: command === 'trust' }, true);
-        print(json ? result : `${result.path}: ${result.trusted ? 'trusted: its own language servers, TypeScript and build scripts may run' : "not trusted: only Fathom's own or your configured language servers run"}${result.trustsAll ? ' (FATHOM_TRUST_ALL=1 trusts every workspace)' : ''}`);
+        print(
+          json
+            ? result
+            : `${result.path}: ${result.trusted ? 'trusted: its own language servers, TypeScript and build scripts may run' : "not trusted: only Fathom's own or your configured language servers run"}${result.trustsAll ? ' (FATHOM_TRUST_ALL=1 trusts every workspace)' : ''}`,
+        );
       });
       return 0;
     }
@@ -714,8 +864,17 @@ async function main(argv: string[]): Promise<number> {
       if (typeof values.out !== 'string') throw new UsageError('export needs --out FILE');
       const scope = root();
       await withClient(values, async ({ connection }) => {
-        const result = await request<ExportIndexResult>(connection, Methods.exportIndex, { root: scope, out: path.resolve(values.out as string), ...(typeof values.key === 'string' ? { keyFile: path.resolve(values.key) } : {}) }, true);
-        print(json ? result : `${result.file}: ${result.files} files, ${result.chunks} chunks, ${result.terms} terms (${humanBytes(result.bytes)}), paths masked and terms hashed with key ${result.keyId}`);
+        const result = await request<ExportIndexResult>(
+          connection,
+          Methods.exportIndex,
+          { root: scope, out: path.resolve(values.out as string), ...(typeof values.key === 'string' ? { keyFile: path.resolve(values.key) } : {}) },
+          true,
+        );
+        print(
+          json
+            ? result
+            : `${result.file}: ${result.files} files, ${result.chunks} chunks, ${result.terms} terms (${humanBytes(result.bytes)}), paths masked and terms hashed with key ${result.keyId}`,
+        );
       });
       return 0;
     }
@@ -754,7 +913,12 @@ async function main(argv: string[]): Promise<number> {
       let matched = false;
       if (values.rewrite !== undefined) {
         await withClient(values, async ({ connection }) => {
-          const plan = await request<StructuralRewriteResult>(connection, Methods.structuralRewrite, { ...params, ...(max === undefined ? {} : { maxResults: max }), rewrite: values.rewrite }, true);
+          const plan = await request<StructuralRewriteResult>(
+            connection,
+            Methods.structuralRewrite,
+            { ...params, ...(max === undefined ? {} : { maxResults: max }), rewrite: values.rewrite },
+            true,
+          );
           matched = plan.count > 0;
           let applied: ApplyRewriteResult | undefined;
           if (values.apply && plan.token) applied = await request<ApplyRewriteResult>(connection, Methods.applyRewrite, { token: plan.token }, false);
@@ -773,7 +937,13 @@ async function main(argv: string[]): Promise<number> {
         let merged: StructuralSearchResult | undefined;
         const done = await eachPage<StructuralSearchResult>({
           max,
-          fetch: (page) => request<StructuralSearchResult>(connection, Methods.structuralSearch, { ...params, maxResults: page.maxResults, paged: true, ...(page.after ? { after: page.after } : {}) }, true),
+          fetch: (page) =>
+            request<StructuralSearchResult>(
+              connection,
+              Methods.structuralSearch,
+              { ...params, maxResults: page.maxResults, paged: true, ...(page.after ? { after: page.after } : {}) },
+              true,
+            ),
           paths: (result) => ({ count: result.matches.length, first: result.matches[0]?.path, last: result.matches.at(-1)?.path }),
           print: (result) => {
             if (!merged) merged = { ...result, matches: [...result.matches], errors: [...result.errors], stats: { ...result.stats } };
@@ -812,11 +982,20 @@ async function main(argv: string[]): Promise<number> {
         );
         if (json) return print(result);
         const problems = result.problems.length > 0 ? ` (${result.problems.join('; ')})` : '';
-        print(`${result.path}: ${result.languageName ?? 'no grammar'}, ${result.chunks.length} chunks, ${result.byteLength} bytes${result.parseErrors ? ', has syntax errors' : ''}${problems}`);
+        print(
+          `${result.path}: ${result.languageName ?? 'no grammar'}, ${result.chunks.length} chunks, ${result.byteLength} bytes${result.parseErrors ? ', has syntax errors' : ''}${problems}`,
+        );
         for (const chunk of result.chunks) {
           const flags = [chunk.method === 'lines' ? 'lines' : '', chunk.parseError ? 'parse error' : '', chunk.oversized ? 'oversized' : ''].filter(Boolean);
-          print(`\n── ${result.path}:${chunk.start.line}-${chunk.end.column === 1 ? chunk.end.line - 1 : chunk.end.line} [${chunk.startByte}, ${chunk.endByte})${flags.length > 0 ? ` (${flags.join(', ')})` : ''}`);
-          print(chunk.header.split('\n').map((line) => `│ ${line}`).join('\n'));
+          print(
+            `\n── ${result.path}:${chunk.start.line}-${chunk.end.column === 1 ? chunk.end.line - 1 : chunk.end.line} [${chunk.startByte}, ${chunk.endByte})${flags.length > 0 ? ` (${flags.join(', ')})` : ''}`,
+          );
+          print(
+            chunk.header
+              .split('\n')
+              .map((line) => `│ ${line}`)
+              .join('\n'),
+          );
           if (chunk.text !== undefined) print(chunk.text);
         }
       });
@@ -837,14 +1016,19 @@ async function main(argv: string[]): Promise<number> {
           .slice(0, limit ?? 100);
         found = symbols.length > 0;
         // A fuzzy query may match most names, so a limit always applies (default 100).
-        if (answers.some(({ result }) => result.truncated) || symbols.length < answers.reduce((sum, { result }) => sum + result.symbols.length, 0)) process.stderr.write(`fathom: the best ${symbols.length} symbols (${limit === undefined ? 'the default limit' : `--limit ${limit}`}); more match: raise --limit (at most 10000) or narrow the query\n`);
+        if (answers.some(({ result }) => result.truncated) || symbols.length < answers.reduce((sum, { result }) => sum + result.symbols.length, 0))
+          process.stderr.write(
+            `fathom: the best ${symbols.length} symbols (${limit === undefined ? 'the default limit' : `--limit ${limit}`}); more match: raise --limit (at most 10000) or narrow the query\n`,
+          );
         if (json) return print(where.kind === 'one' ? answers[0]!.result : { answers: answers.map(({ root, result }) => ({ root, result })) });
         for (const { result } of answers) {
           const note = buildingNote(result.building);
           if (note) process.stderr.write(`fathom: ${note}\n`);
         }
         for (const symbol of symbols) {
-          print(`${labelled(symbol.label, symbol.path)}:${symbol.selectionRange.start.line}:${symbol.selectionRange.start.column}: ${symbol.kind} ${[...symbol.container, symbol.name].join('.')}  ${symbol.signature}`);
+          print(
+            `${labelled(symbol.label, symbol.path)}:${symbol.selectionRange.start.line}:${symbol.selectionRange.start.column}: ${symbol.kind} ${[...symbol.container, symbol.name].join('.')}  ${symbol.signature}`,
+          );
         }
       });
       return found ? 0 : 1;
@@ -884,7 +1068,12 @@ async function main(argv: string[]): Promise<number> {
           connection,
           Methods.writeFile,
           // A file in no repository is written because the user named it (loose), on its own.
-          { ...where, ...(where.root === undefined ? { loose: true } : {}), text: newText, conversation: values.conversation ?? `cli:${where.root ?? absolute}` },
+          {
+            ...where,
+            ...(where.root === undefined ? { loose: true } : {}),
+            text: newText,
+            conversation: values.conversation ?? `cli:${where.root ?? absolute}`,
+          },
           true,
         );
         code = printDiagnostics(result, json, `${result.path} written (version ${result.version})`);
@@ -897,7 +1086,12 @@ async function main(argv: string[]): Promise<number> {
       let code = 0;
       await withClient(values, async ({ connection }) => {
         const where = fileParams(absolute);
-        const result = await request<EditFileResult>(connection, Methods.newDiagnostics, { ...where, conversation: values.conversation ?? `cli:${where.root ?? absolute}` }, true);
+        const result = await request<EditFileResult>(
+          connection,
+          Methods.newDiagnostics,
+          { ...where, conversation: values.conversation ?? `cli:${where.root ?? absolute}` },
+          true,
+        );
         code = printDiagnostics(result, json, result.path);
       });
       // As edit: 0 nothing new, 1 new diagnostics, 3 unknown, 2 error.

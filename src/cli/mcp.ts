@@ -40,7 +40,8 @@ const inlineLimit = 24_000;
 const shownResults = 60;
 
 /** What an agent needs to know about globs (docs/protocol.md, "Globs"). */
-const globHelp = 'ripgrep -g globs over workspace-relative paths: "*.ts" matches in every folder, "src/**" what is under src, "!test" leaves a folder out; the last matching glob decides';
+const globHelp =
+  'ripgrep -g globs over workspace-relative paths: "*.ts" matches in every folder, "src/**" what is under src, "!test" leaves a folder out; the last matching glob decides';
 
 export interface McpOptions {
   connection: RpcClient;
@@ -110,11 +111,18 @@ export async function serveMcp(options: McpOptions): Promise<void> {
    * `render` words one root's answer; across roots each summary is prefixed by its root, each line
    * by its root's path.
    */
-  const searchCall = <R extends { root: string }>(tool: string, method: string, params: Record<string, unknown>, where: { root?: string | undefined; roots?: string[] | 'all' | undefined }, render: (result: R) => { summary: string; lines: string[] }): Promise<ToolAnswer> => {
-    if (where.roots === undefined) return call<R>(method, { root: where.root ?? defaultRoot, ...params }, (result) => {
-      const { summary, lines } = render(result);
-      return answer(tool, summary, lines, result);
-    });
+  const searchCall = <R extends { root: string }>(
+    tool: string,
+    method: string,
+    params: Record<string, unknown>,
+    where: { root?: string | undefined; roots?: string[] | 'all' | undefined },
+    render: (result: R) => { summary: string; lines: string[] },
+  ): Promise<ToolAnswer> => {
+    if (where.roots === undefined)
+      return call<R>(method, { root: where.root ?? defaultRoot, ...params }, (result) => {
+        const { summary, lines } = render(result);
+        return answer(tool, summary, lines, result);
+      });
     if (where.root !== undefined) return Promise.resolve({ ...text('give root or roots, not both'), isError: true });
     return call<AcrossRootsResult<R>>(method, { ...params, ...(where.roots === 'all' ? { allWorkspaces: true } : { roots: where.roots }) }, (across) => {
       const summaries: string[] = [];
@@ -139,24 +147,38 @@ export async function serveMcp(options: McpOptions): Promise<void> {
     column: z.number().int().positive().optional().describe('1-based UTF-16 column: the symbol (a reference means what it refers to) at line:column'),
     root,
   };
-  const targetParams = (args: { symbol?: string | undefined; path?: string | undefined; line?: number | undefined; column?: number | undefined; root?: string | undefined }): Record<string, unknown> | string => {
+  const targetParams = (args: {
+    symbol?: string | undefined;
+    path?: string | undefined;
+    line?: number | undefined;
+    column?: number | undefined;
+    root?: string | undefined;
+  }): Record<string, unknown> | string => {
     const workspaceRoot = args.root ?? defaultRoot;
     if (args.line !== undefined) {
       if (args.path === undefined) return 'line needs path';
       const where = { root: workspaceRoot, path: path.resolve(workspaceRoot, args.path) };
-      return args.column !== undefined ? { ...where, position: { line: args.line, column: args.column } } : { ...where, range: { start: { line: args.line, column: 1 }, end: { line: args.line, column: 1 } } };
+      return args.column !== undefined
+        ? { ...where, position: { line: args.line, column: args.column } }
+        : { ...where, range: { start: { line: args.line, column: 1 }, end: { line: args.line, column: 1 } } };
     }
     if (args.symbol === undefined || args.symbol === '') return 'give symbol, or path and line';
     return { root: workspaceRoot, symbol: args.symbol, ...(args.path === undefined ? {} : { path: path.resolve(workspaceRoot, args.path) }) };
   };
   /** A graph request, or an error answer when its target is not named well. */
-  const graphCall = <R>(method: string, args: Parameters<typeof targetParams>[0], extra: Record<string, unknown>, render: (result: R) => ToolAnswer): Promise<ToolAnswer> => {
+  const graphCall = <R>(
+    method: string,
+    args: Parameters<typeof targetParams>[0],
+    extra: Record<string, unknown>,
+    render: (result: R) => ToolAnswer,
+  ): Promise<ToolAnswer> => {
     const params = targetParams(args);
     if (typeof params === 'string') return Promise.resolve({ ...text(params), isError: true });
     return call<R>(method, { ...params, ...extra }, render);
   };
   const confidence = z.enum(['exact', 'unique', 'name-only']).optional().describe('follow only edges at least this sure');
-  const symbolsOf = (result: { symbols: Array<{ name: string; container: string[] }> }): string => result.symbols.map((symbol) => [...symbol.container, symbol.name].join('.')).join(', ');
+  const symbolsOf = (result: { symbols: Array<{ name: string; container: string[] }> }): string =>
+    result.symbols.map((symbol) => [...symbol.container, symbol.name].join('.')).join(', ');
   const grepLines = (result: GrepResult) => result.matches.map((match) => `${match.path}:${match.line}:${match.column}:${match.text}`);
 
   server.registerTool(
@@ -177,9 +199,18 @@ export async function serveMcp(options: McpOptions): Promise<void> {
       searchCall<GrepResult>(
         'grep',
         Methods.grep,
-        { pattern: args.pattern, ...(args.fixed_strings ? { fixedStrings: true } : {}), ...(args.ignore_case ? { ignoreCase: true } : {}), ...(args.glob ? { glob: args.glob } : {}), maxResults: args.max_results ?? 1000 },
+        {
+          pattern: args.pattern,
+          ...(args.fixed_strings ? { fixedStrings: true } : {}),
+          ...(args.ignore_case ? { ignoreCase: true } : {}),
+          ...(args.glob ? { glob: args.glob } : {}),
+          maxResults: args.max_results ?? 1000,
+        },
         args,
-        (result) => ({ summary: `${result.total} matches in ${result.files} files${result.truncated ? ` (the first ${result.matches.length} kept)` : ''}`, lines: grepLines(result) }),
+        (result) => ({
+          summary: `${result.total} matches in ${result.files} files${result.truncated ? ` (the first ${result.matches.length} kept)` : ''}`,
+          lines: grepLines(result),
+        }),
       ),
   );
 
@@ -201,7 +232,13 @@ export async function serveMcp(options: McpOptions): Promise<void> {
       searchCall<CodeSearchResult>(
         'code_search',
         Methods.codeSearch,
-        { query: args.query, ...(args.mode ? { mode: args.mode } : {}), ...(args.glob ? { glob: args.glob } : {}), maxResults: args.max_results ?? 20, maxInlineBytes: 0 },
+        {
+          query: args.query,
+          ...(args.mode ? { mode: args.mode } : {}),
+          ...(args.glob ? { glob: args.glob } : {}),
+          maxResults: args.max_results ?? 20,
+          maxInlineBytes: 0,
+        },
         args,
         (result) => ({
           summary: `${result.total} hits (${result.route}: ${result.reason})${result.truncated ? ' (truncated)' : ''}${buildingNote(result.building) ? `; ${buildingNote(result.building)}` : ''}`,
@@ -220,24 +257,34 @@ export async function serveMcp(options: McpOptions): Promise<void> {
   server.registerTool(
     'structural_search',
     {
-      description: 'Structural search: code in the target language with metavariables ($X one node, $$$X any number), matched on the syntax tree (whitespace, comments and strings do not confuse it).',
-      inputSchema: { pattern: z.string(), language: z.string().describe('typescript, python, go, rust, c, … or an extension'), max_results: z.number().int().positive().optional(), root },
+      description:
+        'Structural search: code in the target language with metavariables ($X one node, $$$X any number), matched on the syntax tree (whitespace, comments and strings do not confuse it).',
+      inputSchema: {
+        pattern: z.string(),
+        language: z.string().describe('typescript, python, go, rust, c, … or an extension'),
+        max_results: z.number().int().positive().optional(),
+        root,
+      },
     },
     (args) =>
-      call<StructuralSearchResult>(Methods.structuralSearch, { root: args.root ?? defaultRoot, pattern: args.pattern, language: args.language, maxResults: args.max_results ?? 500 }, (result) =>
-        answer(
-          'structural_search',
-          `${result.matches.length} matches${result.truncated ? ' (truncated)' : ''}`,
-          result.matches.map((match) => `${match.path}:${match.range.start.line}:${match.range.start.column}:${match.lineText}`),
-          result,
-        ),
+      call<StructuralSearchResult>(
+        Methods.structuralSearch,
+        { root: args.root ?? defaultRoot, pattern: args.pattern, language: args.language, maxResults: args.max_results ?? 500 },
+        (result) =>
+          answer(
+            'structural_search',
+            `${result.matches.length} matches${result.truncated ? ' (truncated)' : ''}`,
+            result.matches.map((match) => `${match.path}:${match.range.start.line}:${match.range.start.column}:${match.lineText}`),
+            result,
+          ),
       ),
   );
 
   server.registerTool(
     'edit_file',
     {
-      description: 'Write a file (its whole new text, or a unified diff applied to it) and answer only the diagnostics the edit introduced, from the project\'s language server.',
+      description:
+        "Write a file (its whole new text, or a unified diff applied to it) and answer only the diagnostics the edit introduced, from the project's language server.",
       inputSchema: {
         path: z.string().describe('Absolute, or relative to the workspace root'),
         new_text: z.string().optional().describe('The whole new content'),
@@ -252,7 +299,7 @@ export async function serveMcp(options: McpOptions): Promise<void> {
       let newText = args.new_text;
       if (args.patch !== undefined) {
         const { applyPatch } = await import('diff');
-        let current = '';
+        let current: string;
         try {
           current = fs.readFileSync(absolute, 'utf8');
         } catch {
@@ -263,16 +310,24 @@ export async function serveMcp(options: McpOptions): Promise<void> {
         newText = patched;
       }
       if (newText === undefined) return { ...text('give new_text or patch'), isError: true };
-      return call<EditFileResult>(Methods.writeFile, { root: workspaceRoot, path: absolute, text: newText, conversation: args.conversation ?? 'mcp' }, (result) => {
-        const lines = result.newDiagnostics.flatMap((entry) => entry.diagnostics.map((diagnostic) => diagnosticLine(entry.path, diagnostic)));
-        return answer('edit_file', `${result.path} written (version ${result.version}); ${diagnosticsState(result, lines.length)}`, lines, result);
-      });
+      return call<EditFileResult>(
+        Methods.writeFile,
+        { root: workspaceRoot, path: absolute, text: newText, conversation: args.conversation ?? 'mcp' },
+        (result) => {
+          const lines = result.newDiagnostics.flatMap((entry) => entry.diagnostics.map((diagnostic) => diagnosticLine(entry.path, diagnostic)));
+          return answer('edit_file', `${result.path} written (version ${result.version}); ${diagnosticsState(result, lines.length)}`, lines, result);
+        },
+      );
     },
   );
 
   server.registerTool(
     'definition',
-    { description: 'Where a symbol is defined, through the code graph (a reference at path:line:column resolves through scope and imports), with how sure each answer is.', inputSchema: target },
+    {
+      description:
+        'Where a symbol is defined, through the code graph (a reference at path:line:column resolves through scope and imports), with how sure each answer is.',
+      inputSchema: target,
+    },
     (args) =>
       graphCall<DefinitionResult>(Methods.definition, args, {}, (result) =>
         answer(
@@ -312,10 +367,18 @@ export async function serveMcp(options: McpOptions): Promise<void> {
 
   server.registerTool(
     'outline',
-    { description: "A file's definitions as a tree (fresh to unsaved editor buffers).", inputSchema: { path: z.string().describe('Absolute, or relative to the workspace root'), root } },
+    {
+      description: "A file's definitions as a tree (fresh to unsaved editor buffers).",
+      inputSchema: { path: z.string().describe('Absolute, or relative to the workspace root'), root },
+    },
     (args) =>
       call<OutlineResult>(Methods.outline, { root: args.root ?? defaultRoot, path: path.resolve(args.root ?? defaultRoot, args.path) }, (result) =>
-        answer('outline', `${result.path} (${result.language ?? 'no grammar'}): ${result.symbols.length} top-level definitions`, outlineLines(result.path, result.symbols), result),
+        answer(
+          'outline',
+          `${result.path} (${result.language ?? 'no grammar'}): ${result.symbols.length} top-level definitions`,
+          outlineLines(result.path, result.symbols),
+          result,
+        ),
       ),
   );
 
@@ -327,15 +390,35 @@ export async function serveMcp(options: McpOptions): Promise<void> {
       tool,
       {
         description: `${what}, through the code graph, breadth first to a depth, each with the weakest edge's confidence and its call sites.`,
-        inputSchema: { ...target, depth: z.number().int().min(1).max(10).optional().describe('steps to follow (default 1)'), limit: z.number().int().positive().optional(), min_confidence: confidence },
+        inputSchema: {
+          ...target,
+          depth: z.number().int().min(1).max(10).optional().describe('steps to follow (default 1)'),
+          limit: z.number().int().positive().optional(),
+          min_confidence: confidence,
+        },
       },
       (args) =>
-        graphCall<CallersResult | CalleesResult>(method, args, { ...(args.depth ? { depth: args.depth } : {}), ...(args.limit ? { limit: args.limit } : {}), ...(args.min_confidence ? { minConfidence: args.min_confidence } : {}) }, (result) => {
-          const entries = 'callers' in result ? result.callers : result.callees;
-          const unresolved = 'unresolved' in result && result.unresolved.length > 0 ? [`outside the workspace: ${result.unresolved.map((entry) => `${entry.name} ×${entry.count}`).join(', ')}`] : [];
-          const summary = result.symbols.length === 0 ? `nothing found for ${args.symbol ?? `${args.path}:${args.line}`}` : `${entries.length} ${tool} of ${symbolsOf(result)}${result.truncated ? ' (stopped at the limit: nothing further was followed)' : ''}`;
-          return answer(tool, summary, [...entries.map(relatedLine), ...unresolved], result);
-        }),
+        graphCall<CallersResult | CalleesResult>(
+          method,
+          args,
+          {
+            ...(args.depth ? { depth: args.depth } : {}),
+            ...(args.limit ? { limit: args.limit } : {}),
+            ...(args.min_confidence ? { minConfidence: args.min_confidence } : {}),
+          },
+          (result) => {
+            const entries = 'callers' in result ? result.callers : result.callees;
+            const unresolved =
+              'unresolved' in result && result.unresolved.length > 0
+                ? [`outside the workspace: ${result.unresolved.map((entry) => `${entry.name} ×${entry.count}`).join(', ')}`]
+                : [];
+            const summary =
+              result.symbols.length === 0
+                ? `nothing found for ${args.symbol ?? `${args.path}:${args.line}`}`
+                : `${entries.length} ${tool} of ${symbolsOf(result)}${result.truncated ? ' (stopped at the limit: nothing further was followed)' : ''}`;
+            return answer(tool, summary, [...entries.map(relatedLine), ...unresolved], result);
+          },
+        ),
     );
   }
 
@@ -350,7 +433,10 @@ export async function serveMcp(options: McpOptions): Promise<void> {
         answer(
           'references',
           `${result.references.length} references to ${result.symbols.length} definitions${result.truncated ? ' (truncated)' : ''}`,
-          result.references.map((reference) => `${reference.path}:${reference.range.start.line}:${reference.range.start.column}: ${reference.text} (${reference.kind}, ${reference.confidence})`),
+          result.references.map(
+            (reference) =>
+              `${reference.path}:${reference.range.start.line}:${reference.range.start.column}: ${reference.text} (${reference.kind}, ${reference.confidence})`,
+          ),
           result,
         ),
       ),
@@ -367,7 +453,10 @@ export async function serveMcp(options: McpOptions): Promise<void> {
         answer(
           'impact',
           `${result.impacted.length} dependents (${result.byDistance.map((level) => `distance ${level.distance}: ${level.symbols} symbols in ${level.files} files`).join('; ')})${result.truncated ? ' (truncated)' : ''}`,
-          result.impacted.map((entry) => `${entry.distance} ${entry.path}${entry.symbol ? `:${entry.symbol.selectionRange.start.line} ${[...entry.symbol.container, entry.symbol.name].join('.')}` : ' (top level)'} (${entry.confidence})`),
+          result.impacted.map(
+            (entry) =>
+              `${entry.distance} ${entry.path}${entry.symbol ? `:${entry.symbol.selectionRange.start.line} ${[...entry.symbol.container, entry.symbol.name].join('.')}` : ' (top level)'} (${entry.confidence})`,
+          ),
           result,
         ),
       ),
@@ -380,53 +469,80 @@ export async function serveMcp(options: McpOptions): Promise<void> {
         'Step 1 of a structural rewrite: stage it and preview it. Matches the pattern (metavariables $X, $$$X) and replaces each match with the rewrite (using the same metavariables); nothing is written. Answers a plan id and the unified diff; apply_rewrite writes it (refused if a file changed meanwhile), discard_rewrite drops it.',
       inputSchema: {
         pattern: z.string(),
-        rewrite: z.string().describe('The replacement, with the pattern\'s metavariables'),
+        rewrite: z.string().describe("The replacement, with the pattern's metavariables"),
         language: z.string().describe('typescript, python, go, rust, c, … or an extension'),
         glob: z.array(z.string()).optional().describe(globHelp),
         root,
       },
     },
     (args) =>
-      call<StructuralRewriteResult>(Methods.structuralRewrite, { root: args.root ?? defaultRoot, pattern: args.pattern, rewrite: args.rewrite, language: args.language, ...(args.glob ? { glob: args.glob } : {}) }, (result) => {
-        const skipped = result.skipped.map((entry) => `skipped ${entry.path}: ${entry.reason}`);
-        const summary =
-          result.token === null
-            ? `nothing would change (${result.count} matches)`
-            : `plan ${result.token}: ${result.count} changes in ${result.files.length} files (until ${result.expiresAt}); apply_rewrite with this plan writes them`;
-        return answer('structural_rewrite', summary, [...skipped, ...result.diff.split('\n')], result);
-      }),
+      call<StructuralRewriteResult>(
+        Methods.structuralRewrite,
+        { root: args.root ?? defaultRoot, pattern: args.pattern, rewrite: args.rewrite, language: args.language, ...(args.glob ? { glob: args.glob } : {}) },
+        (result) => {
+          const skipped = result.skipped.map((entry) => `skipped ${entry.path}: ${entry.reason}`);
+          const summary =
+            result.token === null
+              ? `nothing would change (${result.count} matches)`
+              : `plan ${result.token}: ${result.count} changes in ${result.files.length} files (until ${result.expiresAt}); apply_rewrite with this plan writes them`;
+          return answer('structural_rewrite', summary, [...skipped, ...result.diff.split('\n')], result);
+        },
+      ),
   );
 
   server.registerTool(
     'apply_rewrite',
-    { description: 'Step 2 of a structural rewrite: write a staged plan (its id from structural_rewrite). Refused, writing nothing, when any of its files changed since it was staged.', inputSchema: { plan: z.string() } },
-    (args) => call<ApplyRewriteResult>(Methods.applyRewrite, { token: args.plan }, (result) => text(`${result.written.length} files written: ${result.written.join(', ')}`)),
+    {
+      description:
+        'Step 2 of a structural rewrite: write a staged plan (its id from structural_rewrite). Refused, writing nothing, when any of its files changed since it was staged.',
+      inputSchema: { plan: z.string() },
+    },
+    (args) =>
+      call<ApplyRewriteResult>(Methods.applyRewrite, { token: args.plan }, (result) =>
+        text(`${result.written.length} files written: ${result.written.join(', ')}`),
+      ),
   );
 
   server.registerTool(
     'discard_rewrite',
     { description: 'Drop a staged structural rewrite without writing anything.', inputSchema: { plan: z.string() } },
-    (args) => call<DiscardRewriteResult>(Methods.discardRewrite, { token: args.plan }, (result) => text(result.discarded ? 'discarded' : 'no such plan (applied, discarded or expired)')),
+    (args) =>
+      call<DiscardRewriteResult>(Methods.discardRewrite, { token: args.plan }, (result) =>
+        text(result.discarded ? 'discarded' : 'no such plan (applied, discarded or expired)'),
+      ),
   );
 
   server.registerTool(
     'diagnostics',
     {
-      description: "The file's diagnostics from the project's language server that this conversation has not been told of yet (after an edit made elsewhere, for instance).",
-      inputSchema: { path: z.string().describe('Absolute, or relative to the workspace root'), conversation: z.string().optional().describe('default: mcp'), root },
+      description:
+        "The file's diagnostics from the project's language server that this conversation has not been told of yet (after an edit made elsewhere, for instance).",
+      inputSchema: {
+        path: z.string().describe('Absolute, or relative to the workspace root'),
+        conversation: z.string().optional().describe('default: mcp'),
+        root,
+      },
     },
     (args) =>
-      call<EditFileResult>(Methods.newDiagnostics, { root: args.root ?? defaultRoot, path: path.resolve(args.root ?? defaultRoot, args.path), conversation: args.conversation ?? 'mcp' }, (result) => {
-        const lines = result.newDiagnostics.flatMap((entry) => entry.diagnostics.map((diagnostic) => diagnosticLine(entry.path, diagnostic)));
-        return answer('diagnostics', `${result.path}: ${diagnosticsState(result, lines.length)}`, lines, result);
-      }),
+      call<EditFileResult>(
+        Methods.newDiagnostics,
+        { root: args.root ?? defaultRoot, path: path.resolve(args.root ?? defaultRoot, args.path), conversation: args.conversation ?? 'mcp' },
+        (result) => {
+          const lines = result.newDiagnostics.flatMap((entry) => entry.diagnostics.map((diagnostic) => diagnosticLine(entry.path, diagnostic)));
+          return answer('diagnostics', `${result.path}: ${diagnosticsState(result, lines.length)}`, lines, result);
+        },
+      ),
   );
 
   registerDebugTools();
 
   server.registerTool(
     'status',
-    { description: "The workspace's file set and each index's state, size, build time and lag (files still to do while one builds), as `fathom status` prints it.", inputSchema: { root } },
+    {
+      description:
+        "The workspace's file set and each index's state, size, build time and lag (files still to do while one builds), as `fathom status` prints it.",
+      inputSchema: { root },
+    },
     (args) =>
       call<StatusResult>(Methods.status, { root: args.root ?? defaultRoot }, (result) =>
         text(result.workspaces.map(describeWorkspace).join('\n\n') || 'no open workspace'),
@@ -471,15 +587,23 @@ export async function serveMcp(options: McpOptions): Promise<void> {
     );
     server.registerTool(
       'debug_state',
-      { description: "The session's state now: phase, frames (with the top frame's locals), output.", inputSchema: { frames: z.number().int().positive().optional(), conversation } },
+      {
+        description: "The session's state now: phase, frames (with the top frame's locals), output.",
+        inputSchema: { frames: z.number().int().positive().optional(), conversation },
+      },
       (args) => call<DebugStateResult>(Methods.debugState, { ...(args.frames ? { frames: args.frames } : {}), ...owner(args) }, state),
     );
     server.registerTool(
       'debug_eval',
-      { description: 'Evaluate an expression in the stopped program (default: the top frame).', inputSchema: { expression: z.string(), frame_id: z.number().int().optional(), conversation } },
+      {
+        description: 'Evaluate an expression in the stopped program (default: the top frame).',
+        inputSchema: { expression: z.string(), frame_id: z.number().int().optional(), conversation },
+      },
       (args) =>
-        call<DebugEvaluateResult>(Methods.debugEvaluate, { expression: args.expression, ...(args.frame_id === undefined ? {} : { frameId: args.frame_id }), ...owner(args) }, (result) =>
-          text(`${result.value}${result.type ? `  (${result.type})` : ''}${result.truncated ? ' (truncated)' : ''}`),
+        call<DebugEvaluateResult>(
+          Methods.debugEvaluate,
+          { expression: args.expression, ...(args.frame_id === undefined ? {} : { frameId: args.frame_id }), ...owner(args) },
+          (result) => text(`${result.value}${result.type ? `  (${result.type})` : ''}${result.truncated ? ' (truncated)' : ''}`),
         ),
     );
     server.registerTool(
@@ -494,13 +618,19 @@ export async function serveMcp(options: McpOptions): Promise<void> {
     );
     server.registerTool(
       'debug_break',
-      { description: "Set a file's breakpoints (replacing its others; no lines clears them).", inputSchema: { path: z.string(), lines: z.array(z.number().int().positive()), conversation } },
-      (args) => call<DebugStateResult>(Methods.debugSetBreakpoints, { path: path.resolve(defaultRoot, args.path), breakpoints: args.lines.map((line) => ({ line })), ...owner(args) }, state),
+      {
+        description: "Set a file's breakpoints (replacing its others; no lines clears them).",
+        inputSchema: { path: z.string(), lines: z.array(z.number().int().positive()), conversation },
+      },
+      (args) =>
+        call<DebugStateResult>(
+          Methods.debugSetBreakpoints,
+          { path: path.resolve(defaultRoot, args.path), breakpoints: args.lines.map((line) => ({ line })), ...owner(args) },
+          state,
+        ),
     );
-    server.registerTool(
-      'debug_terminate',
-      { description: 'End the session and its program.', inputSchema: { conversation } },
-      (args) => call<{ session: string; terminated: boolean }>(Methods.debugTerminate, owner(args), (result) => text(`${result.session} terminated`)),
+    server.registerTool('debug_terminate', { description: 'End the session and its program.', inputSchema: { conversation } }, (args) =>
+      call<{ session: string; terminated: boolean }>(Methods.debugTerminate, owner(args), (result) => text(`${result.session} terminated`)),
     );
   }
 

@@ -22,7 +22,8 @@ export class ProgressBar {
     const percentage = 'percentage' in value ? value.percentage : undefined;
     const message = value.message ?? '';
     const width = 24;
-    const bar = percentage === undefined ? '' : `[${'#'.repeat(Math.round((percentage / 100) * width)).padEnd(width, '-')}] ${String(percentage).padStart(3)}% `;
+    const bar =
+      percentage === undefined ? '' : `[${'#'.repeat(Math.round((percentage / 100) * width)).padEnd(width, '-')}] ${String(percentage).padStart(3)}% `;
     const columns = this.stream.columns ?? 100;
     const line = `${this.title}: ${bar}${message}`.slice(0, columns - 1);
     this.stream.write(`\r\x1b[2K${line}`);

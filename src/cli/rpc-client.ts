@@ -134,7 +134,13 @@ export class RpcClient {
 
   private receive(message: unknown): void {
     if (message === null || typeof message !== 'object') return;
-    const { id, method, params, result, error } = message as { id?: unknown; method?: unknown; params?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } };
+    const { id, method, params, result, error } = message as {
+      id?: unknown;
+      method?: unknown;
+      params?: unknown;
+      result?: unknown;
+      error?: { code?: unknown; message?: unknown; data?: unknown };
+    };
     if (typeof method === 'string') {
       if (id !== undefined && id !== null) {
         this.write({ jsonrpc: '2.0', id, error: { code: -32601, message: `the CLI answers no requests (got ${method})` } });

@@ -25,7 +25,10 @@ export function scopeOf(targets: string[], all: boolean, implicit: () => string)
   const roots = [...new Set(places.map((place) => place.root))];
   if (roots.length === 1) return { kind: 'one', root: roots[0]!, paths: places.map((place) => place.within).filter((within) => within !== '') };
   const narrowed = places.find((place) => place.within !== '');
-  if (narrowed) throw new UsageError(`${narrowed.target} is inside the workspace ${narrowed.root}: a question across workspaces takes whole workspaces (name ${narrowed.root}), a folder narrows a question of one`);
+  if (narrowed)
+    throw new UsageError(
+      `${narrowed.target} is inside the workspace ${narrowed.root}: a question across workspaces takes whole workspaces (name ${narrowed.root}), a folder narrows a question of one`,
+    );
   return { kind: 'across', roots };
 }
 

@@ -15,6 +15,8 @@ try {
   await serve(values);
 } catch (error) {
   const usage = error instanceof UsageError || (error as { code?: unknown }).code?.toString().startsWith('ERR_PARSE_ARGS');
-  process.stderr.write(`fathom: ${errorMessage(error)}${usage ? '\n\nusage: fathom serve [--stdio] [--socket PATH] [--max-file-bytes N] [--reconcile-seconds N] [--max-frame-bytes N]' : ''}\n`);
+  process.stderr.write(
+    `fathom: ${errorMessage(error)}${usage ? '\n\nusage: fathom serve [--stdio] [--socket PATH] [--max-file-bytes N] [--reconcile-seconds N] [--max-frame-bytes N]' : ''}\n`,
+  );
   process.exit(2);
 }

@@ -70,12 +70,16 @@ export function implicitRoot(start: string): string {
   const root = repository ?? path.resolve(start);
   const reason = broadFolderReason(root);
   if (reason !== undefined) {
-    throw new Error(`${root} is ${reason}, and no project's git repository holds the current folder: Fathom indexes such a folder only when it is named. Name it as PATH (for example: fathom index ${root}), or run the command inside a project`);
+    throw new Error(
+      `${root} is ${reason}, and no project's git repository holds the current folder: Fathom indexes such a folder only when it is named. Name it as PATH (for example: fathom index ${root}), or run the command inside a project`,
+    );
   }
   if (repository === undefined && !fs.existsSync(workspaceCacheDir(defaultCacheRoot(), root))) {
     const limit = implicitMaxFiles();
     if (holdsMoreThan(root, limit)) {
-      throw new Error(`${root} holds more than ${limit} files and no project's git repository holds it: Fathom indexes such a folder only when it is named (once). Name it as PATH (for example: fathom index ${root}), or run the command inside a project (FATHOM_IMPLICIT_MAX_FILES sets the limit)`);
+      throw new Error(
+        `${root} holds more than ${limit} files and no project's git repository holds it: Fathom indexes such a folder only when it is named (once). Name it as PATH (for example: fathom index ${root}), or run the command inside a project (FATHOM_IMPLICIT_MAX_FILES sets the limit)`,
+      );
     }
   }
   return root;

@@ -16,23 +16,39 @@ const maxRoots = 64;
  * Answers `raw` with `one` for its `root`, or for each of its `roots` (every open folder workspace
  * with `allWorkspaces`): `{ answers: [{ root, result } | { root, error }] }` in the order given.
  */
-export async function acrossRoots<T extends { root: string }>(method: string, raw: unknown, token: CancellationToken, openRoots: () => string[], one: (params: Params, token: CancellationToken) => Promise<T>): Promise<T | AcrossRootsResult<T>> {
+export async function acrossRoots<T extends { root: string }>(
+  method: string,
+  raw: unknown,
+  token: CancellationToken,
+  openRoots: () => string[],
+  one: (params: Params, token: CancellationToken) => Promise<T>,
+): Promise<T | AcrossRootsResult<T>> {
   const params = paramsObject(method, raw);
   if (params.roots === undefined && params.allWorkspaces === undefined) return one(params, token);
-  const given = [params.root !== undefined && 'root', params.roots !== undefined && 'roots', params.allWorkspaces !== undefined && 'allWorkspaces'].filter(Boolean);
-  if (given.length > 1) throw new FathomError('invalidParams', `${method}: give one of root, roots and allWorkspaces (got ${given.join(' and ')})`, { field: String(given[1]) });
-  if (params.after !== undefined) throw new FathomError('invalidParams', `${method}: a page (after) is of one workspace: give root, with the next of that root's answer`, { field: 'after' });
+  const given = [params.root !== undefined && 'root', params.roots !== undefined && 'roots', params.allWorkspaces !== undefined && 'allWorkspaces'].filter(
+    Boolean,
+  );
+  if (given.length > 1)
+    throw new FathomError('invalidParams', `${method}: give one of root, roots and allWorkspaces (got ${given.join(' and ')})`, { field: String(given[1]) });
+  if (params.after !== undefined)
+    throw new FathomError('invalidParams', `${method}: a page (after) is of one workspace: give root, with the next of that root's answer`, { field: 'after' });
   let roots: string[];
   if (params.allWorkspaces !== undefined) {
-    if (params.allWorkspaces !== true) throw new FathomError('invalidParams', `${method}: params.allWorkspaces must be true when given`, { field: 'allWorkspaces' });
+    if (params.allWorkspaces !== true)
+      throw new FathomError('invalidParams', `${method}: params.allWorkspaces must be true when given`, { field: 'allWorkspaces' });
     roots = openRoots();
-    if (roots.length === 0) throw new FathomError('invalidParams', `${method}: the daemon holds no workspace yet (open one with root, or fathom index PATH)`, { field: 'allWorkspaces' });
+    if (roots.length === 0)
+      throw new FathomError('invalidParams', `${method}: the daemon holds no workspace yet (open one with root, or fathom index PATH)`, {
+        field: 'allWorkspaces',
+      });
   } else {
     const value = params.roots;
-    if (!Array.isArray(value) || value.length === 0 || !value.every((item) => typeof item === 'string' && item !== '')) throw new FathomError('invalidParams', `${method}: params.roots must be a non-empty array of workspace roots`, { field: 'roots' });
+    if (!Array.isArray(value) || value.length === 0 || !value.every((item) => typeof item === 'string' && item !== ''))
+      throw new FathomError('invalidParams', `${method}: params.roots must be a non-empty array of workspace roots`, { field: 'roots' });
     roots = [...new Set(value as string[])];
   }
-  if (roots.length > maxRoots) throw new FathomError('invalidParams', `${method}: at most ${maxRoots} roots in one question (got ${roots.length})`, { field: 'roots' });
+  if (roots.length > maxRoots)
+    throw new FathomError('invalidParams', `${method}: at most ${maxRoots} roots in one question (got ${roots.length})`, { field: 'roots' });
   const { roots: _roots, allWorkspaces: _all, ...rest } = params;
   const answers: AcrossRootsResult<T>['answers'] = [];
   for (const root of roots) {

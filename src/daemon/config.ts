@@ -68,4 +68,3 @@ export function defaultConfig(): DaemonConfig {
     maxFrameBytes: positiveNumber(process.env.FATHOM_MAX_FRAME_BYTES) || defaultMaxFrameBytes,
   };
 }
-

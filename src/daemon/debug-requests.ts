@@ -9,7 +9,18 @@ import { FathomError } from '../base/errors.js';
 import type { DebugSession } from '../debug/debug-session.js';
 import type { DebugSessions } from '../debug/debug-sessions.js';
 import { Methods, type DebugEvaluateResult, type DebugStateResult } from '../protocol/methods.js';
-import { type Params, optionalBoolean, optionalCount, optionalString, optionalStringList, paramsObject, requiredArray, requiredNumber, requiredString, requiredText } from './params.js';
+import {
+  type Params,
+  optionalBoolean,
+  optionalCount,
+  optionalString,
+  optionalStringList,
+  paramsObject,
+  requiredArray,
+  requiredNumber,
+  requiredString,
+  requiredText,
+} from './params.js';
 
 export interface DebugRequestContext {
   sessions: DebugSessions;
@@ -28,7 +39,8 @@ function absolute(value: string, base: string): string {
 
 function bounded(params: Params, field: string, max: number): number | undefined {
   const value = optionalCount(params, field);
-  if (value !== undefined && (value < 1 || value > max)) throw new FathomError('invalidParams', `params.${field} must be between 1 and ${max} (got ${value})`, { field });
+  if (value !== undefined && (value < 1 || value > max))
+    throw new FathomError('invalidParams', `params.${field} must be between 1 and ${max} (got ${value})`, { field });
   return value;
 }
 
@@ -37,10 +49,15 @@ export class DebugRequests {
 
   private async stateOf(session: DebugSession, params: Params = {}): Promise<DebugStateResult> {
     const localsOf = params.localsOf === undefined ? [] : requiredArray(params, 'localsOf');
-    if (!localsOf.every((id) => Number.isInteger(id))) throw new FathomError('invalidParams', 'params.localsOf must be frame ids (integers)', { field: 'localsOf' });
+    if (!localsOf.every((id) => Number.isInteger(id)))
+      throw new FathomError('invalidParams', 'params.localsOf must be frame ids (integers)', { field: 'localsOf' });
     const frames = bounded(params, 'frames', 200);
     const maxValue = bounded(params, 'maxValue', 100_000);
-    const state = await session.state({ ...(frames === undefined ? {} : { frames }), localsOf: localsOf as number[], ...(maxValue === undefined ? {} : { maxValue }) });
+    const state = await session.state({
+      ...(frames === undefined ? {} : { frames }),
+      localsOf: localsOf as number[],
+      ...(maxValue === undefined ? {} : { maxValue }),
+    });
     const live = this.context.sessions.list().find((entry) => entry.id === session.id);
     return { session: session.id, program: session.program, ...state, remainingSeconds: live?.remainingSeconds ?? 0 };
   }
@@ -56,17 +73,24 @@ export class DebugRequests {
     if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) throw new FathomError('invalidParams', `params.cwd is not a folder: ${cwd}`, { field: 'cwd' });
     const args = optionalStringList(params, 'args') ?? [];
     const env = params.env === undefined ? {} : params.env;
-    if (typeof env !== 'object' || env === null || Array.isArray(env) || !Object.values(env).every((value) => typeof value === 'string')) throw new FathomError('invalidParams', 'params.env must map names to strings', { field: 'env' });
+    if (typeof env !== 'object' || env === null || Array.isArray(env) || !Object.values(env).every((value) => typeof value === 'string'))
+      throw new FathomError('invalidParams', 'params.env must map names to strings', { field: 'env' });
     const breakpoints = (params.breakpoints === undefined ? [] : requiredArray(params, 'breakpoints')).map((entry, at) => {
       const value = entry as Params;
-      if (typeof value !== 'object' || value === null) throw new FathomError('invalidParams', `params.breakpoints[${at}] must be an object`, { field: `breakpoints[${at}]` });
+      if (typeof value !== 'object' || value === null)
+        throw new FathomError('invalidParams', `params.breakpoints[${at}] must be an object`, { field: `breakpoints[${at}]` });
       const line = requiredNumber(value, 'line');
-      if (!Number.isInteger(line) || line < 1) throw new FathomError('invalidParams', `params.breakpoints[${at}].line must be an integer ≥ 1`, { field: `breakpoints[${at}].line` });
+      if (!Number.isInteger(line) || line < 1)
+        throw new FathomError('invalidParams', `params.breakpoints[${at}].line must be an integer ≥ 1`, { field: `breakpoints[${at}].line` });
       const condition = optionalString(value, 'condition');
       return { path: absolute(requiredString(value, 'path'), cwd), line, ...(condition ? { condition } : {}) };
     });
     const timeoutMs = bounded(params, 'timeoutMs', 600_000);
-    const session = await this.context.sessions.launch(owner(this.context, params), { program, args, cwd, env: env as Record<string, string>, breakpoints, stopOnEntry: optionalBoolean(params, 'stopOnEntry') ?? false }, timeoutMs);
+    const session = await this.context.sessions.launch(
+      owner(this.context, params),
+      { program, args, cwd, env: env as Record<string, string>, breakpoints, stopOnEntry: optionalBoolean(params, 'stopOnEntry') ?? false },
+      timeoutMs,
+    );
     return this.stateOf(session);
   }
 
@@ -88,7 +112,8 @@ export class DebugRequests {
     let kind: 'continue' | 'in' | 'over' | 'out' = 'continue';
     if (method === Methods.debugStep) {
       const value = requiredString(params, 'kind');
-      if (value !== 'in' && value !== 'over' && value !== 'out') throw new FathomError('invalidParams', `params.kind must be in, over or out (got ${value})`, { field: 'kind' });
+      if (value !== 'in' && value !== 'over' && value !== 'out')
+        throw new FathomError('invalidParams', `params.kind must be in, over or out (got ${value})`, { field: 'kind' });
       kind = value;
     }
     await session.move(kind, bounded(params, 'timeoutMs', 600_000) ?? 30_000);
@@ -102,7 +127,8 @@ export class DebugRequests {
     const list = requiredArray(params, 'breakpoints').map((entry, at) => {
       const value = entry as Params;
       const line = requiredNumber(value, 'line');
-      if (!Number.isInteger(line) || line < 1) throw new FathomError('invalidParams', `params.breakpoints[${at}].line must be an integer ≥ 1`, { field: `breakpoints[${at}].line` });
+      if (!Number.isInteger(line) || line < 1)
+        throw new FathomError('invalidParams', `params.breakpoints[${at}].line must be an integer ≥ 1`, { field: `breakpoints[${at}].line` });
       const condition = optionalString(value, 'condition');
       return { path: absolute(file, path.dirname(session.program)), line, ...(condition ? { condition } : {}) };
     });

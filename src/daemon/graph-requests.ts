@@ -9,7 +9,16 @@ import { definitionWithin } from '../index/graph/file-graph.js';
 import type { GraphQueries, RelatedSymbol, ReferenceSite } from '../index/graph/graph-queries.js';
 import type { Confidence, Target } from '../index/graph/resolver.js';
 import type { SymbolDefinition } from '../index/syntax/tags.js';
-import { Methods, type CalleesResult, type CallersResult, type DefinitionResult, type GraphSymbol, type ImpactResult, type ProgressToken, type ReferencesResult } from '../protocol/methods.js';
+import {
+  Methods,
+  type CalleesResult,
+  type CallersResult,
+  type DefinitionResult,
+  type GraphSymbol,
+  type ImpactResult,
+  type ProgressToken,
+  type ReferencesResult,
+} from '../protocol/methods.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { type Params, optionalBoolean, optionalCount, optionalProgressToken, optionalString, paramsObject, requiredObject, requiredString } from './params.js';
 import { toLspLocation, toLspReferenceLocation, toWireGraphSymbol, toWireReference, toWireRelated } from './to-wire.js';
@@ -19,7 +28,12 @@ export interface GraphRequestContext {
   workspaceFor(params: Params): Workspace;
   fileIn(params: Params): { workspace: Workspace; relative: string; absolute: string };
   /** The workspace's code graph, built (with $/progress on the token) and settled; `path`, when given, must be in the file set (else InvalidParams). */
-  readyGraph(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined, path?: string): Promise<{ graph: CodeGraph; queries: GraphQueries }>;
+  readyGraph(
+    workspace: Workspace,
+    token: CancellationToken,
+    progressToken: ProgressToken | undefined,
+    path?: string,
+  ): Promise<{ graph: CodeGraph; queries: GraphQueries }>;
 }
 
 interface Subject {
@@ -36,8 +50,10 @@ function position(params: Params, field: string, base: 0 | 1): { line: number; c
   const line = value.line;
   const column = base === 1 ? value.column : value.character;
   const columnName = base === 1 ? 'column' : 'character';
-  if (typeof line !== 'number' || !Number.isInteger(line) || line < base) throw new FathomError('invalidParams', `params.${field}.line must be an integer ≥ ${base}`, { field: `${field}.line` });
-  if (typeof column !== 'number' || !Number.isInteger(column) || column < base) throw new FathomError('invalidParams', `params.${field}.${columnName} must be an integer ≥ ${base}`, { field: `${field}.${columnName}` });
+  if (typeof line !== 'number' || !Number.isInteger(line) || line < base)
+    throw new FathomError('invalidParams', `params.${field}.line must be an integer ≥ ${base}`, { field: `${field}.line` });
+  if (typeof column !== 'number' || !Number.isInteger(column) || column < base)
+    throw new FathomError('invalidParams', `params.${field}.${columnName} must be an integer ≥ ${base}`, { field: `${field}.${columnName}` });
   return { line: line - base, character: column - base };
 }
 
@@ -58,7 +74,9 @@ export class GraphRequests {
       const file = params.path === undefined ? undefined : this.context.fileIn(params);
       const workspace = file?.workspace ?? this.context.workspaceFor(params);
       const { graph, queries } = await this.context.readyGraph(workspace, token, progressToken, file?.relative);
-      const roots = queries.definitionsNamed(symbol, file ? (path) => path === file.relative : undefined).map((place): Target => ({ ...place, confidence: 'exact', via: 'workspace' }));
+      const roots = queries
+        .definitionsNamed(symbol, file ? (path) => path === file.relative : undefined)
+        .map((place): Target => ({ ...place, confidence: 'exact', via: 'workspace' }));
       return { workspace, graph, queries, roots };
     }
     if (params.path === undefined) throw new FathomError('invalidParams', `${method} needs either symbol, or path with position or range`, { field: 'path' });
@@ -76,13 +94,15 @@ export class GraphRequests {
           const o = at * 8;
           const after = p[o]! > start.line || (p[o] === start.line && p[o + 1]! >= start.character);
           const before = p[o + 2]! < end.line || (p[o + 2] === end.line && p[o + 3]! <= end.character);
-          if (after && before && !roots.some((root) => definitionWithin(file, at, root.index))) roots.push({ path: relative, index: at, confidence: 'exact', via: 'scope' });
+          if (after && before && !roots.some((root) => definitionWithin(file, at, root.index)))
+            roots.push({ path: relative, index: at, confidence: 'exact', via: 'scope' });
         }
         // None wholly inside: the outermost definitions that start on the range's lines (FILE:LINE).
         if (roots.length === 0) {
           for (let at = 0; at < file.definitionNames.length; at++) {
             const line = p[at * 8]!;
-            if (line >= start.line && line <= end.line && !roots.some((root) => definitionWithin(file, at, root.index))) roots.push({ path: relative, index: at, confidence: 'exact', via: 'scope' });
+            if (line >= start.line && line <= end.line && !roots.some((root) => definitionWithin(file, at, root.index)))
+              roots.push({ path: relative, index: at, confidence: 'exact', via: 'scope' });
           }
         }
         if (roots.length === 0) {
@@ -104,7 +124,8 @@ export class GraphRequests {
 
   private minConfidence(params: Params): Confidence | undefined {
     const value = optionalString(params, 'minConfidence');
-    if (value !== undefined && !confidences.has(value as Confidence)) throw new FathomError('invalidParams', `params.minConfidence must be exact, unique or name-only (got ${value})`, { field: 'minConfidence' });
+    if (value !== undefined && !confidences.has(value as Confidence))
+      throw new FathomError('invalidParams', `params.minConfidence must be exact, unique or name-only (got ${value})`, { field: 'minConfidence' });
     return value as Confidence | undefined;
   }
 
@@ -136,7 +157,16 @@ export class GraphRequests {
     const { graph } = subject;
     let sites = await this.referencesOf(subject, minConfidence, token);
     if (includeDeclaration) {
-      const declarations = graph.definitions(subject.roots).map((definition, at): ReferenceSite => ({ path: subject.roots[at]!.path, line: definition.nameStart.line, character: definition.nameStart.character, endCharacter: definition.nameEnd.character, kind: 'declaration', confidence: 'exact', via: 'scope', enclosing: graph.file(subject.roots[at]!.path)!.definitionParents[subject.roots[at]!.index]! }));
+      const declarations = graph.definitions(subject.roots).map((definition, at): ReferenceSite => ({
+        path: subject.roots[at]!.path,
+        line: definition.nameStart.line,
+        character: definition.nameStart.character,
+        endCharacter: definition.nameEnd.character,
+        kind: 'declaration',
+        confidence: 'exact',
+        via: 'scope',
+        enclosing: graph.file(subject.roots[at]!.path)!.definitionParents[subject.roots[at]!.index]!,
+      }));
       sites = [...declarations, ...sites];
     }
     // A page: the references after the first `offset` (the order is the same for the same graph).
@@ -151,10 +181,19 @@ export class GraphRequests {
     const texts = new Map([...lines].map(([path, numbers]) => [path, graph.firstLines(path, numbers)]));
     const references = shown.map((site) => {
       const file = graph.file(site.path);
-      const container = file && site.enclosing >= 0 ? [...graph.kinds.chain(file.definitionChains[site.enclosing]!), graph.names.name(file.definitionNames[site.enclosing]!)] : [];
+      const container =
+        file && site.enclosing >= 0
+          ? [...graph.kinds.chain(file.definitionChains[site.enclosing]!), graph.names.name(file.definitionNames[site.enclosing]!)]
+          : [];
       return toWireReference(site, container, texts.get(site.path)?.get(site.line) ?? '');
     });
-    return { root: subject.workspace.root, symbols: this.graphSymbols(graph, subject.roots), references, truncated, ...(paged && truncated ? { next: offset + limit } : {}) };
+    return {
+      root: subject.workspace.root,
+      symbols: this.graphSymbols(graph, subject.roots),
+      references,
+      truncated,
+      ...(paged && truncated ? { next: offset + limit } : {}),
+    };
   }
 
   /** Wire entries for related symbols, their definitions read once per file. */
@@ -179,7 +218,12 @@ export class GraphRequests {
     const { depth, limit, options } = this.relationOptions(params, token, 1, 200);
     const subject = await this.subject(Methods.callers, params, token, true);
     const answer = await subject.queries.callers(subject.roots, depth, limit, options);
-    return { root: subject.workspace.root, symbols: this.graphSymbols(subject.graph, subject.roots), callers: this.related(subject.graph, order(answer.symbols)), truncated: answer.truncated };
+    return {
+      root: subject.workspace.root,
+      symbols: this.graphSymbols(subject.graph, subject.roots),
+      callers: this.related(subject.graph, order(answer.symbols)),
+      truncated: answer.truncated,
+    };
   }
 
   async callees(raw: unknown, token: CancellationToken): Promise<CalleesResult> {
@@ -187,7 +231,13 @@ export class GraphRequests {
     const { depth, limit, options } = this.relationOptions(params, token, 1, 200);
     const subject = await this.subject(Methods.callees, params, token, true);
     const answer = await subject.queries.callees(subject.roots, depth, limit, options);
-    return { root: subject.workspace.root, symbols: this.graphSymbols(subject.graph, subject.roots), callees: this.related(subject.graph, order(answer.symbols)), unresolved: answer.unresolved, truncated: answer.truncated };
+    return {
+      root: subject.workspace.root,
+      symbols: this.graphSymbols(subject.graph, subject.roots),
+      callees: this.related(subject.graph, order(answer.symbols)),
+      unresolved: answer.unresolved,
+      truncated: answer.truncated,
+    };
   }
 
   async impact(raw: unknown, token: CancellationToken): Promise<ImpactResult> {
@@ -216,7 +266,9 @@ export class GraphRequests {
       symbols: this.graphSymbols(subject.graph, subject.roots),
       impacted: this.related(subject.graph, entries),
       files: [...files.values()].sort((a, b) => a.distance - b.distance || b.references - a.references || (a.path < b.path ? -1 : 1)),
-      byDistance: [...byDistance.values()].sort((a, b) => a.distance - b.distance).map((level) => ({ distance: level.distance, symbols: level.symbols, files: level.files.size })),
+      byDistance: [...byDistance.values()]
+        .sort((a, b) => a.distance - b.distance)
+        .map((level) => ({ distance: level.distance, symbols: level.symbols, files: level.files.size })),
       truncated: answer.truncated,
     };
   }
@@ -253,6 +305,11 @@ export class GraphRequests {
 /** Nearest first, then surest, then most edges, then by place. */
 function order(entries: RelatedSymbol[]): RelatedSymbol[] {
   const strength: Record<Confidence, number> = { exact: 2, unique: 1, 'name-only': 0 };
-  return entries.sort((a, b) => a.distance - b.distance || strength[b.confidence] - strength[a.confidence] || b.sites.length - a.sites.length || (a.path < b.path ? -1 : a.path > b.path ? 1 : (a.place?.index ?? -1) - (b.place?.index ?? -1)));
+  return entries.sort(
+    (a, b) =>
+      a.distance - b.distance ||
+      strength[b.confidence] - strength[a.confidence] ||
+      b.sites.length - a.sites.length ||
+      (a.path < b.path ? -1 : a.path > b.path ? 1 : (a.place?.index ?? -1) - (b.place?.index ?? -1)),
+  );
 }
-

@@ -71,7 +71,10 @@ export class GrepLinesJson extends RawJson {
   estimate(): number {
     let bytes = 2;
     // A run's bytes in the share of its lines taken (an answer cut part-way takes the first few).
-    for (const run of this.lines.runs) bytes += Array.isArray(run.lines) ? run.take * 256 : Math.ceil(((run.lines.byteEnd - run.lines.byteStart) * run.take) / run.lines.length) + run.take * (run.path.length + 48);
+    for (const run of this.lines.runs)
+      bytes += Array.isArray(run.lines)
+        ? run.take * 256
+        : Math.ceil(((run.lines.byteEnd - run.lines.byteStart) * run.take) / run.lines.length) + run.take * (run.path.length + 48);
     // Room for some escapes (tabs, quotes).
     return bytes + (bytes >> 4);
   }

@@ -148,10 +148,18 @@ export function guardConnection(reader: MessageReader, writer: MessageWriter, op
           void reply(ErrorCodes.MethodNotFound, `${candidate.method as string} is a notification: sent as a request (with an id), it is not handled`, id as Id);
         } else if (candidate.method === '$/cancelRequest' && !isId((candidate.params as { id?: unknown } | null)?.id)) {
           log.warn('$/cancelRequest without params.id ignored');
-        } else if (candidate.method === '$/cancelRequest' && !inFlight.has(idKey((candidate.params as { id: Id }).id)) && passedOn.has(String((candidate.params as { id: Id }).id))) {
+        } else if (
+          candidate.method === '$/cancelRequest' &&
+          !inFlight.has(idKey((candidate.params as { id: Id }).id)) &&
+          passedOn.has(String((candidate.params as { id: Id }).id))
+        ) {
           // It names no request in flight, but vscode-jsonrpc would take it for one that is (1 for "1"): nothing to cancel.
         } else if (hasMethod && validId && inFlight.has(idKey(id))) {
-          void reply(ErrorCodes.InvalidRequest, `request id ${JSON.stringify(id)} is already in use by a request not yet answered on this connection (ids must be unique among a client's requests in flight)`, id);
+          void reply(
+            ErrorCodes.InvalidRequest,
+            `request id ${JSON.stringify(id)} is already in use by a request not yet answered on this connection (ids must be unique among a client's requests in flight)`,
+            id,
+          );
         } else {
           let passed = message;
           if (hasMethod && validId) {

@@ -10,12 +10,17 @@ export function paramsObject(method: string, raw: unknown, options: { optional?:
     if (options.optional) return {};
     throw new FathomError('invalidParams', `${method}: params must be an object`);
   }
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw new FathomError('invalidParams', `${method}: params must be an object, not ${Array.isArray(raw) ? 'an array' : typeof raw}`);
+  if (typeof raw !== 'object' || Array.isArray(raw))
+    throw new FathomError('invalidParams', `${method}: params must be an object, not ${Array.isArray(raw) ? 'an array' : typeof raw}`);
   return raw as Params;
 }
 
 function fail(field: string, expected: string, value: unknown): never {
-  throw new FathomError('invalidParams', `params.${field} must be ${expected} (got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value})`, { field });
+  throw new FathomError(
+    'invalidParams',
+    `params.${field} must be ${expected} (got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value})`,
+    { field },
+  );
 }
 
 export function requiredString(params: Params, field: string): string {

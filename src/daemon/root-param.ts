@@ -24,14 +24,20 @@ export function ownFoldersOf(cacheRoot: string, configDir: string): OwnFolder[] 
 /** Refuses a path inside one of Fathom's own folders (`field`: the param that named it). */
 export function refuseOwnFolder(absolute: string, field: string, ownFolders: readonly OwnFolder[]): void {
   for (const { name, folder } of ownFolders) {
-    if (toRelative(folder, absolute) !== undefined) throw new FathomError('invalidParams', `${absolute} is inside Fathom's ${name} ${folder}, which is never indexed`, { field });
+    if (toRelative(folder, absolute) !== undefined)
+      throw new FathomError('invalidParams', `${absolute} is inside Fathom's ${name} ${folder}, which is never indexed`, { field });
   }
 }
 
 /** The real path of the folder a root param names, or a FathomError saying what is wrong with it. */
 export function resolveRootParam(value: string, field: string, ownFolders: readonly OwnFolder[]): string {
   if (value === '') throw new FathomError('invalidParams', `params.${field} must be a folder's absolute path or file:// URI, not empty`, { field });
-  if (!value.startsWith('file:') && !path.isAbsolute(value)) throw new FathomError('invalidParams', `params.${field} must be an absolute path or a file:// URI (got the relative path ${JSON.stringify(value)}; it would be read against the daemon's working folder)`, { field });
+  if (!value.startsWith('file:') && !path.isAbsolute(value))
+    throw new FathomError(
+      'invalidParams',
+      `params.${field} must be an absolute path or a file:// URI (got the relative path ${JSON.stringify(value)}; it would be read against the daemon's working folder)`,
+      { field },
+    );
   const absolute = pathFromUriOrPath(value);
   let real: string;
   try {

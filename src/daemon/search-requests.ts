@@ -14,7 +14,18 @@ import { type RegexIndex, languageFilter } from '../index/regex/regex-index.js';
 import { Methods, type CodeSearchResult, type IndexBuilding, type ProgressToken } from '../protocol/methods.js';
 import { type CodeSearchMode, codeSearch, codeSearchModes } from '../search/code-search.js';
 import type { Workspace } from '../workspace/workspace.js';
-import { type Params, optionalBoolean, optionalCount, optionalPathsWithin, optionalProgressToken, optionalString, optionalStringList, paramsObject, requiredNumber, requiredText } from './params.js';
+import {
+  type Params,
+  optionalBoolean,
+  optionalCount,
+  optionalPathsWithin,
+  optionalProgressToken,
+  optionalString,
+  optionalStringList,
+  paramsObject,
+  requiredNumber,
+  requiredText,
+} from './params.js';
 import { defaultMaxInlineBytes, writeResultFile } from './result-files.js';
 import { toWireCodeSearch } from './to-wire.js';
 import path from 'node:path';
@@ -38,8 +49,18 @@ export interface SearchRequestContext {
   /** Each index built (with $/progress on the token) and settled. */
   readyLexical(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined): Promise<RegexIndex>;
   /** The graph and the ranking: past `waitMs` of a build, as they are, with how far the build is. */
-  readySymbols(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined, waitMs: number): Promise<{ index: CodeGraph; building?: IndexBuilding }>;
-  readyRanking(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined, waitMs: number): Promise<{ index: ChunkRanking; building?: IndexBuilding }>;
+  readySymbols(
+    workspace: Workspace,
+    token: CancellationToken,
+    progressToken: ProgressToken | undefined,
+    waitMs: number,
+  ): Promise<{ index: CodeGraph; building?: IndexBuilding }>;
+  readyRanking(
+    workspace: Workspace,
+    token: CancellationToken,
+    progressToken: ProgressToken | undefined,
+    waitMs: number,
+  ): Promise<{ index: ChunkRanking; building?: IndexBuilding }>;
   /** The workspace's model and semantic index, when a model is set. */
   semantic(workspace: Workspace): { index: SemanticIndex; model: ModelFolder } | undefined;
   /** Why a workspace has no semantic index. */
@@ -52,7 +73,6 @@ export interface SearchRequestContext {
   resultsDir(): string;
 }
 
-
 export class SearchRequests {
   constructor(private readonly context: SearchRequestContext) {}
 
@@ -61,16 +81,20 @@ export class SearchRequests {
     const params = paramsObject(Methods.codeSearch, raw);
     const query = requiredText(params, 'query');
     const mode = (optionalString(params, 'mode') ?? 'auto') as CodeSearchMode;
-    if (!codeSearchModes.includes(mode)) throw new FathomError('invalidParams', `params.mode must be one of ${codeSearchModes.join(', ')} (got "${mode}")`, { field: 'mode' });
+    if (!codeSearchModes.includes(mode))
+      throw new FathomError('invalidParams', `params.mode must be one of ${codeSearchModes.join(', ')} (got "${mode}")`, { field: 'mode' });
     const globs = optionalStringList(params, 'glob');
     const languages = optionalStringList(params, 'languages');
     const maxResults = optionalCount(params, 'maxResults');
-    if (maxResults !== undefined && (maxResults < 1 || maxResults > 10_000)) throw new FathomError('invalidParams', `params.maxResults must be between 1 and 10000 (got ${maxResults})`, { field: 'maxResults' });
+    if (maxResults !== undefined && (maxResults < 1 || maxResults > 10_000))
+      throw new FathomError('invalidParams', `params.maxResults must be between 1 and 10000 (got ${maxResults})`, { field: 'maxResults' });
     const snippetLines = optionalCount(params, 'snippetLines');
-    if (snippetLines !== undefined && (snippetLines < 1 || snippetLines > 50)) throw new FathomError('invalidParams', `params.snippetLines must be between 1 and 50 (got ${snippetLines})`, { field: 'snippetLines' });
+    if (snippetLines !== undefined && (snippetLines < 1 || snippetLines > 50))
+      throw new FathomError('invalidParams', `params.snippetLines must be between 1 and 50 (got ${snippetLines})`, { field: 'snippetLines' });
     const ignoreCase = optionalBoolean(params, 'ignoreCase');
     const hybridWeight = params.hybridWeight === undefined ? undefined : requiredNumber(params, 'hybridWeight');
-    if (hybridWeight !== undefined && (hybridWeight < 0 || hybridWeight > 1)) throw new FathomError('invalidParams', `params.hybridWeight must be between 0 and 1 (got ${hybridWeight})`, { field: 'hybridWeight' });
+    if (hybridWeight !== undefined && (hybridWeight < 0 || hybridWeight > 1))
+      throw new FathomError('invalidParams', `params.hybridWeight must be between 0 and 1 (got ${hybridWeight})`, { field: 'hybridWeight' });
     const maxInlineBytes = optionalCount(params, 'maxInlineBytes') ?? defaultMaxInlineBytes;
     const waitMs = optionalCount(params, 'waitMs') ?? defaultIndexWaitMs;
     /** Indexes the answer used while they were still building. */
@@ -122,9 +146,13 @@ export class SearchRequests {
           const configured = this.context.semantic(workspace);
           if (!configured) return { unavailable: this.context.semanticOffReason(workspace) };
           // A store loaded from disk answers at once; its first sync catches up meanwhile (said as building).
-          if (configured.index.state !== 'ready') note(await this.context.readySemantic(workspace, progressToken, token, configured.index.loadedStore ? 0 : waitMs));
+          if (configured.index.state !== 'ready')
+            note(await this.context.readySemantic(workspace, progressToken, token, configured.index.loadedStore ? 0 : waitMs));
           void signal;
-          return { search: (text, k, accepts) => configured.index.search(text, k, accepts), ...(configured.model.settings.hybridWeight === undefined ? {} : { hybridWeight: configured.model.settings.hybridWeight }) };
+          return {
+            search: (text, k, accepts) => configured.index.search(text, k, accepts),
+            ...(configured.model.settings.hybridWeight === undefined ? {} : { hybridWeight: configured.model.settings.hybridWeight }),
+          };
         },
         semanticReady: () => {
           // auto uses hybrid only once the index is built or loaded from disk: the first auto
@@ -133,7 +161,8 @@ export class SearchRequests {
           const configured = this.context.semantic(workspace);
           if (!configured) return undefined;
           const weight = configured.model.settings.hybridWeight;
-          if (weight !== undefined && configured.index.state === 'absent' && workspace.state === 'ready') void configured.index.ensureBuilt().catch((error: unknown) => log.warn(`semantic index of ${workspace.root}: ${(error as Error).message}`));
+          if (weight !== undefined && configured.index.state === 'absent' && workspace.state === 'ready')
+            void configured.index.ensureBuilt().catch((error: unknown) => log.warn(`semantic index of ${workspace.root}: ${(error as Error).message}`));
           return weight !== undefined && (configured.index.state === 'ready' || configured.index.loadedStore) ? { hybridWeight: weight } : {};
         },
       },
@@ -152,9 +181,11 @@ export class SearchRequests {
     const params = paramsObject(Methods.exportIndex, raw);
     const out = requiredText(params, 'out');
     if (!path.isAbsolute(out)) throw new FathomError('invalidParams', `params.out must be an absolute path (got ${out})`, { field: 'out' });
-    if (!fs.existsSync(path.dirname(out))) throw new FathomError('invalidParams', `the folder of params.out does not exist: ${path.dirname(out)}`, { field: 'out' });
+    if (!fs.existsSync(path.dirname(out)))
+      throw new FathomError('invalidParams', `the folder of params.out does not exist: ${path.dirname(out)}`, { field: 'out' });
     const keyFile = optionalString(params, 'keyFile');
-    if (keyFile !== undefined && !path.isAbsolute(keyFile)) throw new FathomError('invalidParams', `params.keyFile must be an absolute path (got ${keyFile})`, { field: 'keyFile' });
+    if (keyFile !== undefined && !path.isAbsolute(keyFile))
+      throw new FathomError('invalidParams', `params.keyFile must be an absolute path (got ${keyFile})`, { field: 'keyFile' });
     const mask = new PathMask(keyFile === undefined ? userMaskKey(this.context.configDir()) : readMaskKey(keyFile));
     const workspace = this.context.workspaceFor(params);
     // An export is of the whole ranking: it waits for the build.

@@ -96,7 +96,14 @@ export class Daemon implements DaemonServices {
   }
 
   daemonInfo() {
-    return { pid: process.pid, version: this.version, uptimeSeconds: Math.round((Date.now() - this.started) / 1000), clients: this.sessions.size, buffers: this.overlay.size, socket: this.socketPath };
+    return {
+      pid: process.pid,
+      version: this.version,
+      uptimeSeconds: Math.round((Date.now() - this.started) / 1000),
+      clients: this.sessions.size,
+      buffers: this.overlay.size,
+      socket: this.socketPath,
+    };
   }
 
   onStopped(listener: () => void): void {
@@ -108,7 +115,11 @@ export class Daemon implements DaemonServices {
    * answers written by `writer`. `oversizedFrames`: what a frame over the limit costs the
    * connection (message-guard.ts).
    */
-  serve(input: Readable, writer: MessageWriter, options: { onExit: (code: number) => void; onClose?: () => void; onBrokenFraming?: () => void; oversizedFrames: 'close' | 'skip' }): void {
+  serve(
+    input: Readable,
+    writer: MessageWriter,
+    options: { onExit: (code: number) => void; onClose?: () => void; onBrokenFraming?: () => void; oversizedFrames: 'close' | 'skip' },
+  ): void {
     let closed = false;
     const guarded = guardConnection(new FrameReader(input, { maxFrameBytes: this.maxFrameBytes }), writer, {
       close: () => close(),
@@ -174,7 +185,9 @@ export class Daemon implements DaemonServices {
           return toResponseError(method, error);
         }
       }
-      return new Promise<unknown>((resolve) => held.push((session) => resolve(session ? session.handle(method, params, token) : toResponseError(method, failure))));
+      return new Promise<unknown>((resolve) =>
+        held.push((session) => resolve(session ? session.handle(method, params, token) : toResponseError(method, failure))),
+      );
     });
     connection.onNotification((method, params) => {
       held.push((session) => session?.notify(method, params));
@@ -192,7 +205,12 @@ export class Daemon implements DaemonServices {
   /** `onBroken`: the editor's stream broke (its framing): nothing more can be read from it. */
   serveStdio(onEnd: (code: number) => void, onBroken: () => void = () => onEnd(1)): void {
     // The editor that spawned the daemon owns it: an oversized frame is refused, not the editor.
-    this.serve(process.stdin, new StreamMessageWriter(process.stdout, writerOptions), { onExit: onEnd, onClose: () => onEnd(0), onBrokenFraming: onBroken, oversizedFrames: 'skip' });
+    this.serve(process.stdin, new StreamMessageWriter(process.stdout, writerOptions), {
+      onExit: onEnd,
+      onClose: () => onEnd(0),
+      onBrokenFraming: onBroken,
+      oversizedFrames: 'skip',
+    });
   }
 
   /** Listens on a Unix socket. Throws SocketInUseError if a live daemon already answers there. */
@@ -206,7 +224,13 @@ export class Daemon implements DaemonServices {
     const server = net.createServer((socket) => {
       const writer = new SocketMessageWriter(socket, writerOptions);
       // Its own dispose destroys the socket: the connection's close must end it gently instead.
-      const gentle: MessageWriter = { onError: writer.onError, onClose: writer.onClose, write: (message) => writer.write(message), end: () => writer.end(), dispose: () => endGently(socket) };
+      const gentle: MessageWriter = {
+        onError: writer.onError,
+        onClose: writer.onClose,
+        write: (message) => writer.write(message),
+        end: () => writer.end(),
+        dispose: () => endGently(socket),
+      };
       this.serve(socket, gentle, { onExit: () => undefined, onClose: () => endGently(socket), oversizedFrames: 'close' });
       socket.on('error', (error) => log.debug(`socket client: ${error.message}`));
     });
@@ -220,7 +244,8 @@ export class Daemon implements DaemonServices {
         });
       });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE' && (await isLive(socketPath))) throw new SocketInUseError(`a Fathom daemon is already serving ${socketPath}`);
+      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE' && (await isLive(socketPath)))
+        throw new SocketInUseError(`a Fathom daemon is already serving ${socketPath}`);
       throw error;
     } finally {
       process.umask(previousMask);

@@ -11,7 +11,27 @@ import { log } from '../base/logger.js';
 import { checkGlobs } from '../base/pattern-limits.js';
 import { pathFromUriOrPath, realPathForWrite, toRelative } from '../base/paths.js';
 import { ErrorCodes } from '../protocol/errors.js';
-import { Methods, type IndexBuilding, type ChunksResult, type OutlineResult, type SymbolsResult, type FilesResult, type GrepResult, type ProgressToken, type ProgressValue, type StatusResult, type StructuralSearchResult, type StructuralRewriteResult, type ApplyRewriteResult, type DiscardRewriteResult, type EditFileResult, type ModelPullResult, type ModelUseResult, type TrustResult, type WorkspaceStatus } from '../protocol/methods.js';
+import {
+  Methods,
+  type IndexBuilding,
+  type ChunksResult,
+  type OutlineResult,
+  type SymbolsResult,
+  type FilesResult,
+  type GrepResult,
+  type ProgressToken,
+  type ProgressValue,
+  type StatusResult,
+  type StructuralSearchResult,
+  type StructuralRewriteResult,
+  type ApplyRewriteResult,
+  type DiscardRewriteResult,
+  type EditFileResult,
+  type ModelPullResult,
+  type ModelUseResult,
+  type TrustResult,
+  type WorkspaceStatus,
+} from '../protocol/methods.js';
 import { globFilter, pathsFilter } from '../base/path-glob.js';
 import { outlineOf } from '../index/graph/outline.js';
 import { GraphRequests } from './graph-requests.js';
@@ -46,7 +66,19 @@ import {
 import { acrossRoots } from './across-roots.js';
 import { absentStatus } from './loading.js';
 import { toResponseError } from './to-wire-error.js';
-import { toLspDocumentSymbols, toLspSymbolInformation, toWireChunks, toWireOutline, toWireSymbols, toWireGrep, toWireMerkle, toWireStatus, toWireStructural, toWireRewritePlan, toWireSyntaxPass } from './to-wire.js';
+import {
+  toLspDocumentSymbols,
+  toLspSymbolInformation,
+  toWireChunks,
+  toWireOutline,
+  toWireSymbols,
+  toWireGrep,
+  toWireMerkle,
+  toWireStatus,
+  toWireStructural,
+  toWireRewritePlan,
+  toWireSyntaxPass,
+} from './to-wire.js';
 import type { WorkspaceManager } from './workspaces.js';
 import type { WorkspaceEngine } from '../engine/workspace-engine.js';
 
@@ -65,7 +97,11 @@ function contextParams(params: Params): { beforeContext?: number; afterContext?:
   const both = optionalCount(params, 'context');
   const before = optionalCount(params, 'beforeContext') ?? both;
   const after = optionalCount(params, 'afterContext') ?? both;
-  for (const [field, value] of [['context', both], ['beforeContext', before], ['afterContext', after]] as const) {
+  for (const [field, value] of [
+    ['context', both],
+    ['beforeContext', before],
+    ['afterContext', after],
+  ] as const) {
     if (value !== undefined && value > 1000) throw new FathomError('invalidParams', `params.${field} must be at most 1000 (got ${value})`, { field });
   }
   return { ...(before === undefined ? {} : { beforeContext: before }), ...(after === undefined ? {} : { afterContext: after }) };
@@ -79,7 +115,8 @@ interface ReadyIndex {
   semantic: NonNullable<WorkspaceEngine['semantic']>['index'] | undefined;
 }
 
-type Handler = (params: unknown, token: CancellationToken) => Promise<unknown> | unknown;
+/** A request's handler: its answer, or a promise of it. */
+type Handler = (params: unknown, token: CancellationToken) => unknown;
 
 function position(value: Params, field: string): { line: number; character: number } {
   const object = requiredObject(value, field);
@@ -124,7 +161,8 @@ export class Session {
       [Methods.files]: (params, token) => this.files(params, token),
       [Methods.merkle]: (params, token) => this.merkle(params, token),
       [Methods.grep]: (params, token) => acrossRoots(Methods.grep, params, token, this.openRoots, (one, cancel) => this.grep(one, cancel)),
-      [Methods.codeSearch]: (params, token) => acrossRoots(Methods.codeSearch, params, token, this.openRoots, (one, cancel) => this.search.codeSearch(one, cancel)),
+      [Methods.codeSearch]: (params, token) =>
+        acrossRoots(Methods.codeSearch, params, token, this.openRoots, (one, cancel) => this.search.codeSearch(one, cancel)),
       [Methods.exportIndex]: (params, token) => this.search.exportIndex(params, token),
       [Methods.teamPush]: (params, token) => this.team.push(params, token),
       [Methods.teamStatus]: (params, token) => this.team.status(params, token),
@@ -170,7 +208,8 @@ export class Session {
   async handle(method: string, params: unknown, token: CancellationToken): Promise<unknown> {
     const handler = Object.hasOwn(this.requests, method) ? this.requests[method] : undefined;
     if (!handler) return new ResponseError(ErrorCodes.MethodNotFound, `unknown method: ${method}`);
-    if (this.shutdownRequested && method !== 'shutdown') return new ResponseError(ErrorCodes.InvalidRequest, `${method}: the client asked for shutdown; only exit is accepted now`);
+    if (this.shutdownRequested && method !== 'shutdown')
+      return new ResponseError(ErrorCodes.InvalidRequest, `${method}: the client asked for shutdown; only exit is accepted now`);
     if (this.services.stopping) return new ResponseError(ErrorCodes.ShuttingDown, 'the daemon is stopping');
     try {
       return await handler(params, token);
@@ -189,7 +228,12 @@ export class Session {
         case 'textDocument/didOpen': {
           const document = requiredObject(paramsObject(method, params), 'textDocument');
           const path = this.bufferPath(requiredString(document, 'uri'));
-          const buffer = { path, languageId: optionalString(document, 'languageId') ?? '', version: requiredNumber(document, 'version'), text: requiredText(document, 'text') };
+          const buffer = {
+            path,
+            languageId: optionalString(document, 'languageId') ?? '',
+            version: requiredNumber(document, 'version'),
+            text: requiredText(document, 'text'),
+          };
           // A second didOpen from the same client replaces its buffer; it still holds it once.
           if (this.openBuffers.has(path)) this.services.overlay.close(path);
           this.services.overlay.open(buffer);
@@ -283,7 +327,8 @@ export class Session {
 
   /** Waits for a workspace's first build; cancels the build if every waiter gave up on it. */
   private async ready(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined): Promise<void> {
-    const progress = progressToken === undefined || workspace.state === 'ready' ? undefined : this.progress(progressToken, `Indexing ${workspace.root}`, workspace);
+    const progress =
+      progressToken === undefined || workspace.state === 'ready' ? undefined : this.progress(progressToken, `Indexing ${workspace.root}`, workspace);
     try {
       await workspace.whenReady(token);
     } catch (error) {
@@ -345,7 +390,12 @@ export class Session {
     const engine = workspaces.engine(workspace);
     const states = engine.states();
     const indexes = { regex: states.regex, graph: states.graph, ranking: states.ranking, semantic: states.semantic, trees: states.trees };
-    return { ...toWireStatus(workspace.status(), indexes, engine.facts()), syntaxPass: toWireSyntaxPass(engine.syntax), search: workspaces.searchStatus(workspace), languageServers: workspaces.languageServerStates(workspace) };
+    return {
+      ...toWireStatus(workspace.status(), indexes, engine.facts()),
+      syntaxPass: toWireSyntaxPass(engine.syntax),
+      search: workspaces.searchStatus(workspace),
+      languageServers: workspaces.languageServerStates(workspace),
+    };
   }
 
   /**
@@ -399,10 +449,14 @@ export class Session {
 
   private async modelUse(raw: unknown, token: CancellationToken): Promise<ModelUseResult> {
     const params = paramsObject(Methods.modelUse, raw);
-    if (params.model !== null && typeof params.model !== 'string') throw new FathomError('invalidParams', 'params.model must be a model folder, a pulled model id, or null', { field: 'model' });
+    if (params.model !== null && typeof params.model !== 'string')
+      throw new FathomError('invalidParams', 'params.model must be a model folder, a pulled model id, or null', { field: 'model' });
     const workspace = this.workspaceFor(params);
     await this.ready(workspace, token, undefined);
-    const model = await this.services.workspaces.models.use(workspace, params.model === null ? null : (params.model as string).startsWith('file://') ? pathFromUriOrPath(params.model as string) : (params.model as string));
+    const model = await this.services.workspaces.models.use(
+      workspace,
+      params.model === null ? null : (params.model as string).startsWith('file://') ? pathFromUriOrPath(params.model as string) : (params.model as string),
+    );
     return { root: workspace.root, model };
   }
 
@@ -441,7 +495,8 @@ export class Session {
       after: optionalCursor(params, 'after'),
       paged: optionalBoolean(params, 'paged'),
     };
-    if (request.paged && request.maxResults === 0) throw new FathomError('invalidParams', 'params.maxResults must be at least 1 for a page (paged)', { field: 'maxResults' });
+    if (request.paged && request.maxResults === 0)
+      throw new FathomError('invalidParams', 'params.maxResults must be at least 1 for a page (paged)', { field: 'maxResults' });
     const workspace = this.workspaceFor(params);
     const paths = optionalPathsWithin(params, workspace.root);
     const index = await this.readyLexical(workspace, token, optionalProgressToken(params, 'workDoneToken'));
@@ -477,7 +532,8 @@ export class Session {
     configDir: () => this.services.workspaces.configDir,
     semantic: (workspace) => this.services.workspaces.engine(workspace).semantic,
     semanticOffReason: (workspace) => this.services.workspaces.engine(workspace).semanticOffReason(),
-    readySemantic: async (workspace, progressToken, token, waitMs) => (await this.readyIndexWithin(workspace, 'semantic', `Embedding ${workspace.root} for semantic search`, progressToken, token, waitMs)).building,
+    readySemantic: async (workspace, progressToken, token, waitMs) =>
+      (await this.readyIndexWithin(workspace, 'semantic', `Embedding ${workspace.root} for semantic search`, progressToken, token, waitMs)).building,
   });
 
   /** fathom/teamPush and fathom/teamStatus. */
@@ -494,13 +550,16 @@ export class Session {
     const pattern = optionalString(params, 'pattern');
     const rule = params.rule === undefined ? {} : requiredObject(params, 'rule');
     if (pattern === undefined && params.rule === undefined) throw new FathomError('invalidParams', `${method}: give a pattern or a rule`, { field: 'pattern' });
-    if (pattern !== undefined && rule.pattern !== undefined) throw new FathomError('invalidParams', `${method}: give the pattern once (params.pattern or params.rule.pattern)`, { field: 'rule.pattern' });
+    if (pattern !== undefined && rule.pattern !== undefined)
+      throw new FathomError('invalidParams', `${method}: give the pattern once (params.pattern or params.rule.pattern)`, { field: 'rule.pattern' });
     const constraints = params.constraints === undefined ? undefined : requiredObject(params, 'constraints');
     const maxResults = optionalCount(params, 'maxResults');
-    if (maxResults !== undefined && maxResults > 100_000) throw new FathomError('invalidParams', `${method}: maxResults must be at most 100000`, { field: 'maxResults' });
+    if (maxResults !== undefined && maxResults > 100_000)
+      throw new FathomError('invalidParams', `${method}: maxResults must be at most 100000`, { field: 'maxResults' });
     const globs = optionalStringList(params, 'glob');
     const after = optionalCursor(params, 'after');
-    if (after !== undefined && method !== Methods.structuralSearch) throw new FathomError('invalidParams', `${method}: a rewrite takes every match (no after)`, { field: 'after' });
+    if (after !== undefined && method !== Methods.structuralSearch)
+      throw new FathomError('invalidParams', `${method}: a rewrite takes every match (no after)`, { field: 'after' });
     const byGlob = globs && globs.length > 0 ? globFilter(globs) : () => true;
     const inPaths = pathsFilter(optionalPathsWithin(params, workspace.root));
     return {
@@ -518,7 +577,13 @@ export class Session {
    * Runs structural work over a workspace once its file set and regex index are ready, with
    * `$/progress` (files done of the candidates) on the client's token.
    */
-  private async withCandidates<T>(workspace: Workspace, params: Params, token: CancellationToken, title: string, work: (source: CandidateSource, progress: (done: number, total: number) => void) => Promise<T>): Promise<T> {
+  private async withCandidates<T>(
+    workspace: Workspace,
+    params: Params,
+    token: CancellationToken,
+    title: string,
+    work: (source: CandidateSource, progress: (done: number, total: number) => void) => Promise<T>,
+  ): Promise<T> {
     const progressToken = optionalProgressToken(params, 'workDoneToken');
     await this.ready(workspace, token, progressToken);
     await workspace.settle();
@@ -544,7 +609,12 @@ export class Session {
   private structuralWorkspace(params: Params): Workspace {
     if (params.root !== undefined) return this.workspaceFor(params);
     const paths = optionalStringList(params, 'paths') ?? [];
-    if (paths.length !== 1) throw new FathomError('invalidParams', 'params.root must be given, unless params.paths names one file (searched on its own when no open workspace holds it)', { field: 'root' });
+    if (paths.length !== 1)
+      throw new FathomError(
+        'invalidParams',
+        'params.root must be given, unless params.paths names one file (searched on its own when no open workspace holds it)',
+        { field: 'root' },
+      );
     return this.fileIn({ path: paths[0]! }).workspace;
   }
 
@@ -555,7 +625,9 @@ export class Session {
     const structural = this.services.workspaces.structural;
     // A bad pattern is answered before any index is built.
     await structural.compile(request);
-    const result = await this.withCandidates(workspace, params, token, 'Structural search', (source, progress) => structural.search(source, request, token, progress));
+    const result = await this.withCandidates(workspace, params, token, 'Structural search', (source, progress) =>
+      structural.search(source, request, token, progress),
+    );
     return toWireStructural(workspace.root, result);
   }
 
@@ -565,7 +637,9 @@ export class Session {
     const request = { ...this.structuralRequest(Methods.structuralRewrite, params, workspace), rewrite: requiredText(params, 'rewrite') };
     const workspaces = this.services.workspaces;
     await workspaces.structural.compile(request);
-    const plan = await this.withCandidates(workspace, params, token, 'Staging a structural rewrite', (source, progress) => planRewrite(workspaces.structural, workspaces.rewritePlans, source, request, token, progress));
+    const plan = await this.withCandidates(workspace, params, token, 'Staging a structural rewrite', (source, progress) =>
+      planRewrite(workspaces.structural, workspaces.rewritePlans, source, request, token, progress),
+    );
     return toWireRewritePlan(workspace.root, plan);
   }
 
@@ -597,7 +671,10 @@ export class Session {
       await graph.settle();
       const languages = new Set(Object.keys(spec.languages));
       const importers = await engine.graphQueries.importersOf(relative);
-      return importers.filter((file) => languages.has(this.services.workspaces.languageOf(file) ?? '')).slice(0, 16).map((file) => `${workspace.root}/${file}`);
+      return importers
+        .filter((file) => languages.has(this.services.workspaces.languageOf(file) ?? ''))
+        .slice(0, 16)
+        .map((file) => `${workspace.root}/${file}`);
     }
     const base = relative.slice(relative.lastIndexOf('/') + 1).replace(/\.[^.]+$/, '');
     if (!/^[\w.-]+$/.test(base) || base === 'index' || base === '__init__') return [];
@@ -613,7 +690,10 @@ export class Session {
       if ((index.state as string) !== 'ready') return [];
     }
     const result = await index.search({ pattern, languages: Object.keys(spec.languages), maxResults: 200 });
-    return [...new Set(result.matches.map((match) => match.path))].filter((file) => file !== relative).slice(0, 16).map((file) => `${workspace.root}/${file}`);
+    return [...new Set(result.matches.map((match) => match.path))]
+      .filter((file) => file !== relative)
+      .slice(0, 16)
+      .map((file) => `${workspace.root}/${file}`);
   }
 
   private toWireEdit(workspace: Workspace, relative: string, answer: EditAnswer): EditFileResult {
@@ -648,11 +728,15 @@ export class Session {
     // A write lands in a workspace the client named (root) or holds open; a file no workspace holds
     // is written only when the client says so (`loose`: `fathom edit` of a file outside any
     // repository), never because a path was sent alone.
-    const { workspace, relative, absolute } = this.fileIn(params, { mayCreate: create, write: optionalBoolean(params, 'loose') === true ? 'loose' : 'inWorkspace' });
+    const { workspace, relative, absolute } = this.fileIn(params, {
+      mayCreate: create,
+      write: optionalBoolean(params, 'loose') === true ? 'loose' : 'inWorkspace',
+    });
     const edits = params.edits === undefined ? undefined : checkEdits(params.edits);
     const newText = params.newText === undefined ? (create ? requiredText(params, 'text') : undefined) : requiredText(params, 'newText');
     if (create && edits) throw new FathomError('invalidParams', `${method} takes text (the whole content), not edits`, { field: 'edits' });
-    if (!create && (newText === undefined) === (edits === undefined)) throw new FathomError('invalidParams', `${method}: give either edits or newText`, { field: 'edits' });
+    if (!create && (newText === undefined) === (edits === undefined))
+      throw new FathomError('invalidParams', `${method}: give either edits or newText`, { field: 'edits' });
     const expectedVersion = optionalCount(params, 'expectedVersion');
     const conversation = optionalString(params, 'conversation');
     const language = this.services.workspaces.languageOf(relative);
@@ -675,7 +759,8 @@ export class Session {
       create,
     );
     const answer = await edited.catch((error: unknown) => {
-      if (error instanceof FathomError && error.kind === 'conflict') throw new FathomError('conflict', error.message.replace(absolute, relative), { path: relative, reason: 'unsaved' });
+      if (error instanceof FathomError && error.kind === 'conflict')
+        throw new FathomError('conflict', error.message.replace(absolute, relative), { path: relative, reason: 'unsaved' });
       throw error;
     });
     return this.toWireEdit(workspace, relative, answer);
@@ -700,7 +785,8 @@ export class Session {
   private async chunks(raw: unknown, token: CancellationToken): Promise<ChunksResult> {
     const params = paramsObject(Methods.chunks, raw);
     const budgetBytes = optionalCount(params, 'budgetBytes');
-    if (budgetBytes !== undefined && (budgetBytes < 64 || budgetBytes > 1_000_000)) throw new FathomError('invalidParams', `fathom/chunks: budgetBytes must be between 64 and 1000000, got ${budgetBytes}`);
+    if (budgetBytes !== undefined && (budgetBytes < 64 || budgetBytes > 1_000_000))
+      throw new FathomError('invalidParams', `fathom/chunks: budgetBytes must be between 64 and 1000000, got ${budgetBytes}`);
     const includeText = optionalBoolean(params, 'includeText') ?? true;
     const workspaces = this.services.workspaces;
     const { workspace, relative } = this.fileIn(params);
@@ -714,7 +800,13 @@ export class Session {
    * One index of a workspace's engine, made ready before it answers: when it must build, `done/total
    * files` goes as `$/progress` on the client's token (when it gave one).
    */
-  private async readyIndex<Name extends 'regex' | 'graph' | 'ranking' | 'semantic'>(workspace: Workspace, name: Name, title: string, progressToken: ProgressToken | undefined, token: CancellationToken): Promise<ReadyIndex[Name]> {
+  private async readyIndex<Name extends 'regex' | 'graph' | 'ranking' | 'semantic'>(
+    workspace: Workspace,
+    name: Name,
+    title: string,
+    progressToken: ProgressToken | undefined,
+    token: CancellationToken,
+  ): Promise<ReadyIndex[Name]> {
     return (await this.readyIndexWithin(workspace, name, title, progressToken, token, Number.POSITIVE_INFINITY)).index;
   }
 
@@ -722,9 +814,17 @@ export class Session {
    * `readyIndex`, waiting at most `waitMs` for a build: past it, the index as it is now, with how
    * far its build is (`building`); the build goes on (a question never waits minutes unsaid).
    */
-  private async readyIndexWithin<Name extends 'regex' | 'graph' | 'ranking' | 'semantic'>(workspace: Workspace, name: Name, title: string, progressToken: ProgressToken | undefined, token: CancellationToken, waitMs: number): Promise<{ index: ReadyIndex[Name]; building?: IndexBuilding }> {
+  private async readyIndexWithin<Name extends 'regex' | 'graph' | 'ranking' | 'semantic'>(
+    workspace: Workspace,
+    name: Name,
+    title: string,
+    progressToken: ProgressToken | undefined,
+    token: CancellationToken,
+    waitMs: number,
+  ): Promise<{ index: ReadyIndex[Name]; building?: IndexBuilding }> {
     const engine = this.services.workspaces.engine(workspace);
-    const indexOf = (): ReadyIndex[Name] => (name === 'regex' ? engine.regex : name === 'graph' ? engine.graph : name === 'ranking' ? engine.ranking : engine.semantic?.index) as ReadyIndex[Name];
+    const indexOf = (): ReadyIndex[Name] =>
+      (name === 'regex' ? engine.regex : name === 'graph' ? engine.graph : name === 'ranking' ? engine.ranking : engine.semantic?.index) as ReadyIndex[Name];
     const index = indexOf();
     if (index === undefined || index.state === 'ready') return { index };
     const send = progressToken === undefined ? undefined : (value: ProgressValue): void => this.sendProgress(progressToken, value);
@@ -747,7 +847,8 @@ export class Session {
           (error: unknown) => ({ failed: true as const, error }),
         );
         let timer: NodeJS.Timeout | undefined;
-        const within = (ms: number) => Promise.race([settled, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]).finally(() => clearTimeout(timer));
+        const within = (ms: number) =>
+          Promise.race([settled, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]).finally(() => clearTimeout(timer));
         const started = performance.now();
         let first = await within(waitMs);
         // An index read back from disk (a restart) is seconds from whole, not minutes: the
@@ -755,7 +856,10 @@ export class Session {
         while (first === undefined && engine.loading(name) && performance.now() - started < loadWaitMs) first = await within(250);
         if (first === undefined) {
           void settled.then((outcome) => outcome.failed && log.warn(`${workspace.root}: ${name} build: ${errorMessage(outcome.error)}`));
-          return { index: indexOf(), building: { index: name as IndexBuilding['index'], done: seen.done, total: seen.total, ...(engine.loading(name) ? { loading: true } : {}) } };
+          return {
+            index: indexOf(),
+            building: { index: name as IndexBuilding['index'], done: seen.done, total: seen.total, ...(engine.loading(name) ? { loading: true } : {}) },
+          };
         }
         if (first.failed) throw first.error;
       } else await build;
@@ -815,7 +919,10 @@ export class Session {
    * a one-file workspace of just that file (a file outside any repository needs nothing else). The
    * file must exist then, unless the request may create it.
    */
-  private fileIn(params: Params, options: { mayCreate?: boolean; write?: 'inWorkspace' | 'loose' } = {}): { workspace: Workspace; relative: string; absolute: string } {
+  private fileIn(
+    params: Params,
+    options: { mayCreate?: boolean; write?: 'inWorkspace' | 'loose' } = {},
+  ): { workspace: Workspace; relative: string; absolute: string } {
     const pathParam = requiredString(params, 'path');
     const rootParam = optionalString(params, 'root');
     const workspaces = this.services.workspaces;
@@ -826,17 +933,26 @@ export class Session {
       absolute = realPathForWrite(pathFromUriOrPath(pathParam, workspace.root));
     } else {
       if (!pathParam.startsWith('file:') && !path.isAbsolute(pathParam)) {
-        throw new FathomError('invalidParams', `params.path must be an absolute path or a file:// URI when params.root is not given (got the relative path ${JSON.stringify(pathParam)})`, { field: 'path' });
+        throw new FathomError(
+          'invalidParams',
+          `params.path must be an absolute path or a file:// URI when params.root is not given (got the relative path ${JSON.stringify(pathParam)})`,
+          { field: 'path' },
+        );
       }
       absolute = realPathForWrite(pathFromUriOrPath(pathParam));
       workspace = workspaces.containing(absolute);
       if (!workspace && options.write === 'inWorkspace') {
-        throw new FathomError('workspaceNotFound', `no open workspace holds ${absolute}: pass root (the workspace to write in), or loose: true to write a file outside any workspace; nothing was written`, { path: pathParam });
+        throw new FathomError(
+          'workspaceNotFound',
+          `no open workspace holds ${absolute}: pass root (the workspace to write in), or loose: true to write a file outside any workspace; nothing was written`,
+          { path: pathParam },
+        );
       }
       workspace ??= this.looseFile(absolute, pathParam, options.mayCreate === true);
     }
     const relative = toRelative(workspace.root, absolute);
-    if (relative === undefined || relative === '') throw new FathomError('pathOutsideWorkspace', `path ${pathParam} is outside the workspace ${workspace.root}`, { path: pathParam });
+    if (relative === undefined || relative === '')
+      throw new FathomError('pathOutsideWorkspace', `path ${pathParam} is outside the workspace ${workspace.root}`, { path: pathParam });
     return { workspace, relative, absolute: `${workspace.root}/${relative}` };
   }
 
@@ -890,7 +1006,8 @@ export class Session {
     const workspace = this.workspaceFor(params);
     const pathParam = optionalString(params, 'path') ?? '';
     const relative = pathParam === '' ? '' : toRelative(workspace.root, pathFromUriOrPath(pathParam, workspace.root));
-    if (relative === undefined) throw new FathomError('pathOutsideWorkspace', `path ${pathParam} is outside the workspace ${workspace.root}`, { path: pathParam });
+    if (relative === undefined)
+      throw new FathomError('pathOutsideWorkspace', `path ${pathParam} is outside the workspace ${workspace.root}`, { path: pathParam });
     await this.ready(workspace, token, optionalProgressToken(params, 'workDoneToken'));
     await workspace.settle();
     return toWireMerkle(workspace.root, workspace.rootHash(), workspace.merkleAt(relative));

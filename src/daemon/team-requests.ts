@@ -33,9 +33,13 @@ function storeParams(params: Params): { connection: TeamConnectionOptions; mask:
   if (!path.isAbsolute(keyFile)) throw new FathomError('invalidParams', `params.keyFile must be an absolute path (got ${keyFile})`, { field: 'keyFile' });
   const password = optionalString(params, 'password');
   const connectTimeoutMs = optionalCount(params, 'connectTimeoutMs');
-  if (connectTimeoutMs !== undefined && (connectTimeoutMs < 100 || connectTimeoutMs > 600_000)) throw new FathomError('invalidParams', `params.connectTimeoutMs must be between 100 and 600000 (got ${connectTimeoutMs})`, { field: 'connectTimeoutMs' });
+  if (connectTimeoutMs !== undefined && (connectTimeoutMs < 100 || connectTimeoutMs > 600_000))
+    throw new FathomError('invalidParams', `params.connectTimeoutMs must be between 100 and 600000 (got ${connectTimeoutMs})`, { field: 'connectTimeoutMs' });
   const mask = new PathMask(readMaskKey(keyFile));
-  return { connection: { conninfo: url, ...(password === undefined ? {} : { password }), ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }) }, mask };
+  return {
+    connection: { conninfo: url, ...(password === undefined ? {} : { password }), ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }) },
+    mask,
+  };
 }
 
 export class TeamRequests {
@@ -79,7 +83,11 @@ export class TeamRequests {
       await this.context.ready(workspace, token, optionalProgressToken(params, 'workDoneToken'));
       const engine = this.context.engine(workspace);
       const tree = await engine.treeFacts();
-      if (tree.modelId === undefined) throw new FathomError('invalidParams', `semantic search is off for ${workspace.root} (${engine.semanticOffReason()}): the store keeps vectors by model`);
+      if (tree.modelId === undefined)
+        throw new FathomError(
+          'invalidParams',
+          `semantic search is off for ${workspace.root} (${engine.semanticOffReason()}): the store keeps vectors by model`,
+        );
       return { root: workspace.root, ...(await teamStatus(store, mask, { ...tree, modelId: tree.modelId })) };
     } finally {
       await store.close();

@@ -28,7 +28,11 @@ export function toResponseError(method: string, error: unknown): ResponseError<u
   if (error instanceof ResponseError) return error;
   if (error instanceof FathomError) return new ResponseError(codes[error.kind], error.message, error.data);
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (typeof code === 'string' && pathErrors.has(code)) return new ResponseError(codes.invalidParams, `${method}: ${errorMessage(error)}`, { code, ...((error as NodeJS.ErrnoException).path ? { path: (error as NodeJS.ErrnoException).path } : {}) });
+  if (typeof code === 'string' && pathErrors.has(code))
+    return new ResponseError(codes.invalidParams, `${method}: ${errorMessage(error)}`, {
+      code,
+      ...((error as NodeJS.ErrnoException).path ? { path: (error as NodeJS.ErrnoException).path } : {}),
+    });
   if (typeof code === 'string' && ioErrors.has(code)) return new ResponseError(codes.io, `${method}: ${errorMessage(error)}`, { code });
   log.error(`${method} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   return new ResponseError(ErrorCodes.InternalError, `${method} failed: ${errorMessage(error)}`);

@@ -4,7 +4,26 @@ import { GrepLinesJson } from './grep-json.js';
 import type { GrepResult as IndexGrepResult } from '../index/regex/regex-index.js';
 import { pathToFileURL } from 'node:url';
 import type { CodeSearchAnswer } from '../search/code-search.js';
-import type { StructuralBinding, StructuralRewriteResult, CodeSearchResult, CodeSearchHit as WireCodeSearchHit, StructuralSearchResult, ChunksResult, GrepResult, GraphSymbol, MerkleResult, OutlineResult, OutlineSymbol, RelatedSymbol as WireRelatedSymbol, SymbolsResult, WireChunk, WireRange, WireReference, WireSymbol, WorkspaceStatus } from '../protocol/methods.js';
+import type {
+  StructuralBinding,
+  StructuralRewriteResult,
+  CodeSearchResult,
+  CodeSearchHit as WireCodeSearchHit,
+  StructuralSearchResult,
+  ChunksResult,
+  GrepResult,
+  GraphSymbol,
+  MerkleResult,
+  OutlineResult,
+  OutlineSymbol,
+  RelatedSymbol as WireRelatedSymbol,
+  SymbolsResult,
+  WireChunk,
+  WireRange,
+  WireReference,
+  WireSymbol,
+  WorkspaceStatus,
+} from '../protocol/methods.js';
 import type { ReferenceSite, RelatedSymbol as GraphRelated } from '../index/graph/graph-queries.js';
 import type { Confidence } from '../index/graph/resolver.js';
 import type { OutlineNode } from '../index/graph/outline.js';
@@ -51,27 +70,43 @@ export function toWireStatus(status: WorkspaceStatusInfo, indexes: Record<string
 export function toWireGrep(root: string, result: IndexGrepResult): GrepResult {
   // Written to the wire from the workers' bytes by the daemon's encoder (an array of matches to any other reader).
   const matches = new GrepLinesJson(result.lines) as unknown as GrepResult['matches'];
-  return { root, matches, total: result.total, files: result.files, truncated: result.truncated, ...(result.next ? { next: result.next } : {}), timedOut: result.timedOut, stats: result.stats };
+  return {
+    root,
+    matches,
+    total: result.total,
+    files: result.files,
+    truncated: result.truncated,
+    ...(result.next ? { next: result.next } : {}),
+    timedOut: result.timedOut,
+    stats: result.stats,
+  };
 }
 
 export function toWireCodeSearch(root: string, query: string, answer: CodeSearchAnswer, elapsedMs: number): CodeSearchResult {
-  const hits = answer.hits.map(
-    (hit): WireCodeSearchHit => ({
-      path: hit.path,
-      uri: pathToFileURL(`${root}/${hit.path}`).href,
-      start: hit.startLine + 1,
-      end: hit.endLine + 1,
-      ...(hit.column === undefined ? {} : { column: hit.column }),
-      score: hit.score,
-      rankers: hit.rankers,
-      ...(hit.matched ? { matched: hit.matched } : {}),
-      ...(hit.symbol ? { symbol: hit.symbol } : {}),
-      line: hit.focusLine + 1,
-      snippet: hit.snippet,
-      snippetStart: hit.snippetLine + 1,
-    }),
-  );
-  return { root, query, route: answer.route, reason: answer.reason, hits, total: hits.length, truncated: answer.truncated, elapsedMs: Math.round(elapsedMs * 10) / 10 };
+  const hits = answer.hits.map((hit): WireCodeSearchHit => ({
+    path: hit.path,
+    uri: pathToFileURL(`${root}/${hit.path}`).href,
+    start: hit.startLine + 1,
+    end: hit.endLine + 1,
+    ...(hit.column === undefined ? {} : { column: hit.column }),
+    score: hit.score,
+    rankers: hit.rankers,
+    ...(hit.matched ? { matched: hit.matched } : {}),
+    ...(hit.symbol ? { symbol: hit.symbol } : {}),
+    line: hit.focusLine + 1,
+    snippet: hit.snippet,
+    snippetStart: hit.snippetLine + 1,
+  }));
+  return {
+    root,
+    query,
+    route: answer.route,
+    reason: answer.reason,
+    hits,
+    total: hits.length,
+    truncated: answer.truncated,
+    elapsedMs: Math.round(elapsedMs * 10) / 10,
+  };
 }
 
 export function toWireMerkle(root: string, rootHash: string, view: MerkleView): MerkleResult {
@@ -237,7 +272,14 @@ export function toWireRewritePlan(root: string, plan: RewritePlanResult): Struct
     language: plan.language,
     count: plan.count,
     files: plan.files,
-    changes: plan.changes.map((change) => ({ path: change.path, range: wireRange(change.start, change.end), startByte: change.startByte, endByte: change.endByte, before: change.before, after: change.after })),
+    changes: plan.changes.map((change) => ({
+      path: change.path,
+      range: wireRange(change.start, change.end),
+      startByte: change.startByte,
+      endByte: change.endByte,
+      before: change.before,
+      after: change.after,
+    })),
     diff: plan.diff,
     skipped: plan.skipped,
     overlapping: plan.overlapping,
@@ -287,5 +329,8 @@ export function toLspLocation(root: string, path: string, definition: SymbolDefi
 
 /** LSP Location of a reference. */
 export function toLspReferenceLocation(root: string, site: ReferenceSite): unknown {
-  return { uri: pathToFileURL(`${root}/${site.path}`).href, range: { start: { line: site.line, character: site.character }, end: { line: site.line, character: site.endCharacter } } };
+  return {
+    uri: pathToFileURL(`${root}/${site.path}`).href,
+    range: { start: { line: site.line, character: site.character }, end: { line: site.line, character: site.endCharacter } },
+  };
 }

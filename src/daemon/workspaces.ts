@@ -121,7 +121,11 @@ export class WorkspaceManager {
     const absolute = `${workspace.root}/${relativePath}`;
     const buffer = this.overlay.get(absolute);
     if (buffer && buffer.text.length > maxMainThreadParse) {
-      return { chunks: await this.chunkPool.chunk({ path: relativePath, bytes: Buffer.from(buffer.text, 'utf8'), options }), source: 'buffer', version: buffer.version };
+      return {
+        chunks: await this.chunkPool.chunk({ path: relativePath, bytes: Buffer.from(buffer.text, 'utf8'), options }),
+        source: 'buffer',
+        version: buffer.version,
+      };
     }
     if (buffer) {
       const parsed = await this.bufferTree(absolute, relativePath, buffer.text);
@@ -178,8 +182,22 @@ export class WorkspaceManager {
     const rankingState = states?.ranking === 'building' || states?.ranking === 'ready' ? states.ranking : 'absent';
     const regexState = states?.regex === 'building' || states?.regex === 'ready' ? states.regex : 'absent';
     return {
-      ranking: { state: rankingState, files: counts?.files ?? 0, chunks: counts?.chunks ?? 0, terms: counts?.terms ?? 0, lagFiles: ranking ? ranking.lag() : 0 },
-      regex: { state: regexState, files: regexFacts?.files ?? 0, deltaFiles: regexFacts?.deltaFiles ?? 0, freshFiles: regexFacts?.fresh ?? 0, indexBytes: regexFacts?.indexBytes ?? 0, contentBytes: regexFacts?.contentBytes ?? 0, memoryBytes: regexFacts?.memoryBytes ?? 0 },
+      ranking: {
+        state: rankingState,
+        files: counts?.files ?? 0,
+        chunks: counts?.chunks ?? 0,
+        terms: counts?.terms ?? 0,
+        lagFiles: ranking ? ranking.lag() : 0,
+      },
+      regex: {
+        state: regexState,
+        files: regexFacts?.files ?? 0,
+        deltaFiles: regexFacts?.deltaFiles ?? 0,
+        freshFiles: regexFacts?.fresh ?? 0,
+        indexBytes: regexFacts?.indexBytes ?? 0,
+        contentBytes: regexFacts?.contentBytes ?? 0,
+        memoryBytes: regexFacts?.memoryBytes ?? 0,
+      },
       semantic: semantic && model ? { ...semantic.index.status(), model } : { state: 'off', reason: this.models.offReason(workspace) },
     };
   }
@@ -195,11 +213,19 @@ export class WorkspaceManager {
     return this.serverRegistry.servers.map((spec: ServerSpec): LanguageServerState => {
       const live = running.find((entry) => entry.server === spec.id);
       if (live) {
-        return { server: spec.id, state: live.state, projectRoot: live.projectRoot, ...(live.pid ? { pid: live.pid } : {}), crashes: live.crashes, ...(live.lastCrash ? { lastCrash: live.lastCrash } : {}) };
+        return {
+          server: spec.id,
+          state: live.state,
+          projectRoot: live.projectRoot,
+          ...(live.pid ? { pid: live.pid } : {}),
+          crashes: live.crashes,
+          ...(live.lastCrash ? { lastCrash: live.lastCrash } : {}),
+        };
       }
       const projectRoot = findProjectRoot(`${workspace.root}/.`, workspace.root, spec.rootMarkers);
       if (!projectRoot) return { server: spec.id, state: 'missing', reason: `no ${spec.rootMarkers.join(' / ')} at the workspace root` };
-      if (!resolveBinary(spec.binary, projectRoot, { trusted: this.trust.isTrusted(workspace.root) })) return { server: spec.id, state: 'missing', reason: `${spec.binary} not found` };
+      if (!resolveBinary(spec.binary, projectRoot, { trusted: this.trust.isTrusted(workspace.root) }))
+        return { server: spec.id, state: 'missing', reason: `${spec.binary} not found` };
       return { server: spec.id, state: 'available', projectRoot };
     });
   }
@@ -238,12 +264,17 @@ export class WorkspaceManager {
   /** Refuses a path the file set does not hold (InvalidParams, saying why it may be missing). */
   requireInFileSet(workspace: Workspace, relativePath: string): void {
     if (workspace.hashOf(relativePath) === undefined) {
-      throw new FathomError('invalidParams', `${relativePath} is not in the file set of ${workspace.root} (missing, a folder, ignored, a secret, binary or over the size limit)`, { path: relativePath });
+      throw new FathomError(
+        'invalidParams',
+        `${relativePath} is not in the file set of ${workspace.root} (missing, a folder, ignored, a secret, binary or over the size limit)`,
+        { path: relativePath },
+      );
     }
   }
 
   private readError(relativePath: string, error: unknown): unknown {
-    if (error instanceof ChunkFileError && (error.code === 'ENOENT' || error.code === 'ENOTDIR')) return new FathomError('invalidParams', `${relativePath} vanished before it could be read`, { path: relativePath });
+    if (error instanceof ChunkFileError && (error.code === 'ENOENT' || error.code === 'ENOTDIR'))
+      return new FathomError('invalidParams', `${relativePath} vanished before it could be read`, { path: relativePath });
     if (error instanceof ChunkFileError && error.code !== undefined) return new FathomError('io', `${relativePath}: ${error.message}`, { path: relativePath });
     return error;
   }

@@ -117,7 +117,20 @@ function python(pythonPath: string): AdapterCommand {
     // `-m` puts the working folder first on sys.path: in the program's folder, a repository's own
     // debugpy/ would be imported instead of the real one (and run before anything is debugged).
     cwd: '/',
-    launchArguments: (input) => ({ request: 'launch', type: 'python', name: 'fathom', program: input.program, args: input.args, cwd: input.cwd, env: input.env, stopOnEntry: input.stopOnEntry, console: 'internalConsole', justMyCode: true, python: [pythonPath], redirectOutput: true }),
+    launchArguments: (input) => ({
+      request: 'launch',
+      type: 'python',
+      name: 'fathom',
+      program: input.program,
+      args: input.args,
+      cwd: input.cwd,
+      env: input.env,
+      stopOnEntry: input.stopOnEntry,
+      console: 'internalConsole',
+      justMyCode: true,
+      python: [pythonPath],
+      redirectOutput: true,
+    }),
   };
 }
 
@@ -128,7 +141,15 @@ function lldb(binary: string): AdapterCommand {
     args: [],
     transport: 'stdio',
     evaluateContext: 'watch',
-    launchArguments: (input) => ({ request: 'launch', name: 'fathom', program: input.program, args: input.args, cwd: input.cwd, env: Object.entries(input.env).map(([key, value]) => `${key}=${value}`), stopOnEntry: input.stopOnEntry }),
+    launchArguments: (input) => ({
+      request: 'launch',
+      name: 'fathom',
+      program: input.program,
+      args: input.args,
+      cwd: input.cwd,
+      env: Object.entries(input.env).map(([key, value]) => `${key}=${value}`),
+      stopOnEntry: input.stopOnEntry,
+    }),
   };
 }
 
@@ -139,7 +160,16 @@ function delve(binary: string): AdapterCommand {
     args: ['dap', '--listen=127.0.0.1:0'],
     transport: 'tcp',
     evaluateContext: 'repl',
-    launchArguments: (input) => ({ request: 'launch', name: 'fathom', mode: 'debug', program: input.program, args: input.args, cwd: input.cwd, env: input.env, stopOnEntry: input.stopOnEntry }),
+    launchArguments: (input) => ({
+      request: 'launch',
+      name: 'fathom',
+      mode: 'debug',
+      program: input.program,
+      args: input.args,
+      cwd: input.cwd,
+      env: input.env,
+      stopOnEntry: input.stopOnEntry,
+    }),
   };
 }
 
@@ -184,7 +214,13 @@ export function adapterStates(): AdapterState[] {
       : python.path
         ? { adapter: 'python', state: 'available' }
         : { adapter: 'python', state: 'missing', reason: 'no python3 can import debugpy (apt-get install python3-debugpy)' },
-    dlv && go ? { adapter: 'go', state: 'available' } : { adapter: 'go', state: 'missing', reason: !dlv ? 'dlv not found (apt-get install delve)' : 'the go toolchain is not found (apt-get install golang-go)' },
+    dlv && go
+      ? { adapter: 'go', state: 'available' }
+      : {
+          adapter: 'go',
+          state: 'missing',
+          reason: !dlv ? 'dlv not found (apt-get install delve)' : 'the go toolchain is not found (apt-get install golang-go)',
+        },
     lldbBinary ? { adapter: 'c', state: 'available' } : { adapter: 'c', state: 'missing', reason: 'lldb-vscode not found (apt-get install lldb-14)' },
     { adapter: 'node', state: 'missing', reason: 'no Node.js debug adapter installs by name from npm or Debian' },
   ];

@@ -102,14 +102,27 @@ export class DapConnection {
 
   private receive(raw: unknown): void {
     if (typeof raw !== 'object' || raw === null) return;
-    const message = raw as { seq?: number; type?: string; request_seq?: number; success?: boolean; command?: string; message?: string; body?: Record<string, unknown>; event?: string; arguments?: unknown };
+    const message = raw as {
+      seq?: number;
+      type?: string;
+      request_seq?: number;
+      success?: boolean;
+      command?: string;
+      message?: string;
+      body?: Record<string, unknown>;
+      event?: string;
+      arguments?: unknown;
+    };
     if (message.type === 'response' && typeof message.request_seq === 'number') {
       const pending = this.pending.get(message.request_seq);
       if (!pending) return;
       this.pending.delete(message.request_seq);
       clearTimeout(pending.timer);
       if (message.success) pending.resolve(message.body ?? {});
-      else pending.reject(new DapFailed(pending.command, String((message.body as { error?: { format?: string } } | undefined)?.error?.format ?? message.message ?? 'failed')));
+      else
+        pending.reject(
+          new DapFailed(pending.command, String((message.body as { error?: { format?: string } } | undefined)?.error?.format ?? message.message ?? 'failed')),
+        );
       return;
     }
     if (message.type === 'event' && typeof message.event === 'string') {
@@ -124,7 +137,14 @@ export class DapConnection {
     }
     if (message.type === 'request' && typeof message.seq === 'number') {
       // Reverse requests (runInTerminal, startDebugging): Fathom runs the debuggee itself.
-      this.write({ seq: this.seq++, type: 'response', request_seq: message.seq, command: message.command, success: false, message: `${message.command ?? 'request'} is not supported by Fathom` });
+      this.write({
+        seq: this.seq++,
+        type: 'response',
+        request_seq: message.seq,
+        command: message.command,
+        success: false,
+        message: `${message.command ?? 'request'} is not supported by Fathom`,
+      });
     }
   }
 

@@ -71,6 +71,12 @@ export interface SessionState {
 
 const outputLines = 64;
 
+/** A DAP body's field as text: a string as it is, anything else (an adapter's odd value) as JSON. */
+function dapText(value: unknown, absent = ''): string {
+  if (value === undefined || value === null) return absent;
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
 export class DebugSession {
   phase: SessionPhase = 'starting';
   stop: StopInfo | undefined;
@@ -104,7 +110,9 @@ export class DebugSession {
     const adapter = spawn(command.command, command.args, { stdio: ['pipe', 'pipe', 'pipe'], cwd: command.cwd ?? cwd });
     await new Promise<void>((resolve, reject) => {
       adapter.once('spawn', resolve);
-      adapter.once('error', (error) => reject(new FathomError('io', `the debug adapter (${command.command} ${command.args.join(' ')}) did not start: ${error.message}`)));
+      adapter.once('error', (error) =>
+        reject(new FathomError('io', `the debug adapter (${command.command} ${command.args.join(' ')}) did not start: ${error.message}`)),
+      );
     });
     if (command.transport === 'stdio') return { adapter, input: adapter.stdout!, output: adapter.stdin! };
     const address = await new Promise<{ host: string; port: number }>((resolve, reject) => {
@@ -138,7 +146,17 @@ export class DebugSession {
     const started = await DebugSession.start(command, request.cwd, timeoutMs);
     const session = new DebugSession(id, request.program, started.adapter, started, command.evaluateContext);
     try {
-      await session.connection.request('initialize', { clientID: 'fathom', clientName: 'Fathom', adapterID: command.adapter, pathFormat: 'path', linesStartAt1: true, columnsStartAt1: true, supportsVariableType: true, supportsRunInTerminalRequest: false, locale: 'en' });
+      await session.connection.request('initialize', {
+        clientID: 'fathom',
+        clientName: 'Fathom',
+        adapterID: command.adapter,
+        pathFormat: 'path',
+        linesStartAt1: true,
+        columnsStartAt1: true,
+        supportsVariableType: true,
+        supportsRunInTerminalRequest: false,
+        locale: 'en',
+      });
       const initialized = session.nextEvent('initialized', timeoutMs);
       const launched = session.connection.request('launch', command.launchArguments(request), timeoutMs);
       launched.catch(() => undefined); // observed below; a failure before then must not go unhandled
@@ -181,7 +199,11 @@ export class DebugSession {
     switch (event.event) {
       case 'stopped':
         this.phase = 'stopped';
-        this.stop = { reason: String(body.reason ?? 'unknown'), threadId: Number(body.threadId ?? 0), ...(body.description ? { description: String(body.description) } : {}) };
+        this.stop = {
+          reason: dapText(body.reason, 'unknown'),
+          threadId: Number(body.threadId ?? 0),
+          ...(body.description ? { description: dapText(body.description) } : {}),
+        };
         break;
       case 'continued':
         this.phase = 'running';
@@ -200,7 +222,7 @@ export class DebugSession {
       case 'output': {
         if (body.category === 'telemetry') break;
         // Output comes in pieces (print writes its parts apart): lines are joined across events.
-        this.addOutput(String(body.output ?? ''));
+        this.addOutput(dapText(body.output));
         break;
       }
       default:
@@ -239,16 +261,29 @@ export class DebugSession {
   }
 
   async setBreakpoints(path: string, breakpoints: Breakpoint[]): Promise<void> {
-    const body = await this.connection.request('setBreakpoints', { source: { path }, breakpoints: breakpoints.map((entry) => ({ line: entry.line, ...(entry.condition ? { condition: entry.condition } : {}) })), lines: breakpoints.map((entry) => entry.line) });
+    const body = await this.connection.request('setBreakpoints', {
+      source: { path },
+      breakpoints: breakpoints.map((entry) => ({ line: entry.line, ...(entry.condition ? { condition: entry.condition } : {}) })),
+      lines: breakpoints.map((entry) => entry.line),
+    });
     const answered = (body.breakpoints as Array<{ verified?: boolean; line?: number; message?: string }> | undefined) ?? [];
     this.breakpointState.set(
       path,
-      breakpoints.map((entry, at) => ({ path, line: answered[at]?.line ?? entry.line, verified: answered[at]?.verified === true, ...(answered[at]?.message ? { message: answered[at]!.message! } : {}) })),
+      breakpoints.map((entry, at) => ({
+        path,
+        line: answered[at]?.line ?? entry.line,
+        verified: answered[at]?.verified === true,
+        ...(answered[at]?.message ? { message: answered[at]!.message! } : {}),
+      })),
     );
   }
 
   private requireStopped(what: string): StopInfo {
-    if (this.phase !== 'stopped' || !this.stop) throw new FathomError('invalidParams', `${what}: the debuggee is ${this.phase === 'ended' ? `finished${this.exitCode === undefined ? '' : ` (exit code ${this.exitCode})`}` : this.phase}, not stopped`);
+    if (this.phase !== 'stopped' || !this.stop)
+      throw new FathomError(
+        'invalidParams',
+        `${what}: the debuggee is ${this.phase === 'ended' ? `finished${this.exitCode === undefined ? '' : ` (exit code ${this.exitCode})`}` : this.phase}, not stopped`,
+      );
     return this.stop;
   }
 
@@ -267,27 +302,46 @@ export class DebugSession {
   }
 
   private async stateNow(options: { frames?: number; localsOf?: number[]; maxValue?: number; maxLocals?: number }): Promise<SessionState> {
-    const base = { phase: this.phase, ...(this.exitCode === undefined ? {} : { exitCode: this.exitCode }), output: [...this.output, ...(this.partial ? [this.partial] : [])], breakpoints: [...this.breakpointState.values()].flat() };
+    const base = {
+      phase: this.phase,
+      ...(this.exitCode === undefined ? {} : { exitCode: this.exitCode }),
+      output: [...this.output, ...(this.partial ? [this.partial] : [])],
+      breakpoints: [...this.breakpointState.values()].flat(),
+    };
     if (this.phase !== 'stopped' || !this.stop) return { ...base, frames: [] };
     const stop = this.stop;
     const trace = await this.connection.request('stackTrace', { threadId: stop.threadId, startFrame: 0, levels: options.frames ?? 20 });
-    const frames: Frame[] = ((trace.stackFrames as Array<{ id: number; name: string; line: number; column: number; source?: { path?: string } }>) ?? []).map((frame) => ({
-      id: frame.id,
-      name: frame.name,
-      ...(frame.source?.path ? { path: frame.source.path } : {}),
-      line: frame.line,
-      column: frame.column,
-    }));
+    const frames: Frame[] = ((trace.stackFrames as Array<{ id: number; name: string; line: number; column: number; source?: { path?: string } }>) ?? []).map(
+      (frame) => ({
+        id: frame.id,
+        name: frame.name,
+        ...(frame.source?.path ? { path: frame.source.path } : {}),
+        line: frame.line,
+        column: frame.column,
+      }),
+    );
     const wanted = new Set([...(frames[0] ? [frames[0].id] : []), ...(options.localsOf ?? [])]);
     for (const frame of frames) if (wanted.has(frame.id)) frame.locals = await this.locals(frame.id, options.maxValue ?? 200, options.maxLocals ?? 100);
     return { ...base, stop, frames };
   }
 
   private async locals(frameId: number, maxValue: number, maxLocals: number): Promise<Variable[]> {
-    const scopes = ((await this.connection.request('scopes', { frameId })).scopes as Array<{ name: string; variablesReference: number; expensive?: boolean; presentationHint?: string }>) ?? [];
+    const scopes =
+      ((await this.connection.request('scopes', { frameId })).scopes as Array<{
+        name: string;
+        variablesReference: number;
+        expensive?: boolean;
+        presentationHint?: string;
+      }>) ?? [];
     const scope = scopes.find((entry) => entry.presentationHint === 'locals' || /^locals$/i.test(entry.name)) ?? scopes.find((entry) => !entry.expensive);
     if (!scope) return [];
-    const variables = ((await this.connection.request('variables', { variablesReference: scope.variablesReference })).variables as Array<{ name: string; value: string; type?: string; variablesReference?: number }>) ?? [];
+    const variables =
+      ((await this.connection.request('variables', { variablesReference: scope.variablesReference })).variables as Array<{
+        name: string;
+        value: string;
+        type?: string;
+        variablesReference?: number;
+      }>) ?? [];
     return variables
       .filter((variable) => !/^(special|function|class) variables$/.test(variable.name))
       .slice(0, maxLocals)
@@ -305,8 +359,12 @@ export class DebugSession {
     const frame = frameId ?? (await this.state({ frames: 1, maxLocals: 0 })).frames[0]?.id;
     try {
       const body = await this.connection.request('evaluate', { expression, ...(frame === undefined ? {} : { frameId: frame }), context: this.evaluateContext });
-      const value = String(body.result ?? '');
-      return { value: value.length > maxValue ? `${value.slice(0, maxValue)}…` : value, ...(body.type ? { type: String(body.type) } : {}), ...(value.length > maxValue ? { truncated: true } : {}) };
+      const value = dapText(body.result);
+      return {
+        value: value.length > maxValue ? `${value.slice(0, maxValue)}…` : value,
+        ...(body.type ? { type: dapText(body.type) } : {}),
+        ...(value.length > maxValue ? { truncated: true } : {}),
+      };
     } catch (error) {
       if (error instanceof DapFailed) throw new FathomError('invalidParams', `evaluating ${expression}: ${error.message.replace(/^evaluate: /, '')}`);
       throw asFathomError(error, 'evaluate');
@@ -361,7 +419,8 @@ export class DebugSession {
 function asFathomError(error: unknown, what: string): Error {
   if (error instanceof FathomError) return error;
   if (error instanceof DapClosed) return new FathomError('io', `${what}: the debug adapter ended (it crashed or was killed); the session is over`);
-  if (error instanceof DapFailed) return new FathomError('invalidParams', `the debug adapter refused ${error.command}: ${error.message.replace(`${error.command}: `, '')}`);
+  if (error instanceof DapFailed)
+    return new FathomError('invalidParams', `the debug adapter refused ${error.command}: ${error.message.replace(`${error.command}: `, '')}`);
   if (error instanceof DapTimedOut) return new FathomError('io', `${what}: ${error.message}`);
   return new FathomError('io', `${what}: the debug adapter failed: ${(error as Error).message}`);
 }

@@ -41,7 +41,12 @@ export class DebugSessions {
     const live = this.liveOf(owner);
     // A session whose program has ended is not live any more: it makes room for the next one.
     if (live?.session.phase === 'ended') await this.terminate(live.session.id);
-    else if (live) throw new FathomError('conflict', `a debug session is live for this client: ${live.session.id} (${live.session.program}, ${live.session.phase}, ${Math.round((live.expires - Date.now()) / 1000)} s left); terminate it first`, { session: live.session.id });
+    else if (live)
+      throw new FathomError(
+        'conflict',
+        `a debug session is live for this client: ${live.session.id} (${live.session.program}, ${live.session.phase}, ${Math.round((live.expires - Date.now()) / 1000)} s left); terminate it first`,
+        { session: live.session.id },
+      );
     if (this.starting.has(owner)) throw new FathomError('conflict', 'a debug session is starting for this client');
     this.starting.add(owner);
     try {
@@ -62,7 +67,14 @@ export class DebugSessions {
   /** The session `id` of `owner` (or, without an id, the owner's live one). */
   get(owner: string, id: string | undefined): DebugSession {
     const entry = id === undefined ? this.liveOf(owner) : this.byId.get(id);
-    if (!entry) throw new FathomError('invalidParams', id === undefined ? 'no live debug session for this client (fathom/debugLaunch starts one)' : `no live debug session ${id} (ended, or its time to live ran out)`, { session: id });
+    if (!entry)
+      throw new FathomError(
+        'invalidParams',
+        id === undefined
+          ? 'no live debug session for this client (fathom/debugLaunch starts one)'
+          : `no live debug session ${id} (ended, or its time to live ran out)`,
+        { session: id },
+      );
     if (entry.owner !== owner) throw new FathomError('invalidParams', `debug session ${id} belongs to another client`, { session: id });
     return entry.session;
   }
@@ -81,7 +93,13 @@ export class DebugSessions {
   }
 
   list(): LiveSession[] {
-    return [...this.byId.values()].map((entry) => ({ id: entry.session.id, owner: entry.owner, program: entry.session.program, phase: entry.session.phase, remainingSeconds: Math.max(0, Math.round((entry.expires - Date.now()) / 1000)) }));
+    return [...this.byId.values()].map((entry) => ({
+      id: entry.session.id,
+      owner: entry.owner,
+      program: entry.session.program,
+      phase: entry.session.phase,
+      remainingSeconds: Math.max(0, Math.round((entry.expires - Date.now()) / 1000)),
+    }));
   }
 
   async closeAll(): Promise<void> {

@@ -70,7 +70,8 @@ export function graphLifecycle(graph: CodeGraph, bytesOnDisk: () => number): Ind
     name: 'graph',
     state: () => graph.state,
     onProgress: (listener) => graph.onProgress(listener),
-    progressMessage: (done, total) => (graph.loading ? `${done}/${total} files read from the saved code graph` : `${done}/${total} files tagged for the code graph`),
+    progressMessage: (done, total) =>
+      graph.loading ? `${done}/${total} files read from the saved code graph` : `${done}/${total} files tagged for the code graph`,
     loading: () => graph.loading,
     build: (signal) => graph.ensureBuilt(signal),
     settle: () => graph.settle(),
@@ -94,7 +95,11 @@ export function rankingLifecycle(ranking: ChunkRanking, bytesOnDisk: () => numbe
       if (ranking.state === 'ready' && ranking.unsaved) await ranking.save();
       await ranking.saved();
     },
-    facts: () => ({ files: ranking.state === 'ready' ? ranking.counts().files : 0, bytes: bytesOnDisk(), lagFiles: ranking.state === 'ready' ? ranking.lag() : 0 }),
+    facts: () => ({
+      files: ranking.state === 'ready' ? ranking.counts().files : 0,
+      bytes: bytesOnDisk(),
+      lagFiles: ranking.state === 'ready' ? ranking.lag() : 0,
+    }),
   };
 }
 

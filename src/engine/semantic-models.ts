@@ -43,7 +43,6 @@ function defaultModelOn(): boolean {
   return process.env.FATHOM_DEFAULT_MODEL !== 'off';
 }
 
-
 interface Configured {
   model: ModelFolder;
   dimensions: number;
@@ -76,10 +75,10 @@ export class SemanticModels {
         const saved = setting.status === 'valid' ? setting.saved : undefined;
         if (saved?.dir !== undefined && saved.dimensions !== undefined) {
           const model = openModelFolder(saved.dir);
-          if (saved.id !== undefined && model.id !== saved.id && !model.settings.static) throw new Error(`the model in ${saved.dir} changed since it was set (run \`fathom model use ${saved.dir}\` again)`);
+          if (saved.id !== undefined && model.id !== saved.id && !model.settings.static)
+            throw new Error(`the model in ${saved.dir} changed since it was set (run \`fathom model use ${saved.dir}\` again)`);
           entry = this.open(workspace, model, model.settings.static ? this.embedPool.staticDimensions(model) : saved.dimensions);
-        }
-        else if (!saved?.off && defaultModelOn()) {
+        } else if (!saved?.off && defaultModelOn()) {
           const model = openModelFolder(defaultModelDir);
           entry = this.open(workspace, model, this.embedPool.staticDimensions(model));
         }
@@ -96,7 +95,7 @@ export class SemanticModels {
     const setting = readSetting(this.settingsFile(workspace));
     if (setting.status === 'damaged') return `${setting.reason} (\`fathom model use DIR|default\` or \`fathom model off\` sets the model again)`;
     const saved = setting.status === 'valid' ? setting.saved : undefined;
-    if (saved?.off) return 'turned off for this workspace (`fathom model use default` turns Fathom\'s model back on)';
+    if (saved?.off) return "turned off for this workspace (`fathom model use default` turns Fathom's model back on)";
     if (!defaultModelOn()) return 'FATHOM_DEFAULT_MODEL=off and no model set for this workspace (`fathom model use DIR`)';
     return `the model could not be opened (see the daemon log); ${noModelReason}`;
   }
@@ -164,7 +163,8 @@ export class SemanticModels {
    * `<cache>/models/<id>`; the host is $FATHOM_MODEL_HUB when set. Offline: a clear error.
    */
   async pull(id: string): Promise<string> {
-    if (!/^[\w.-]+\/[\w.-]+$/.test(id) || id.split('/').some((part) => /^\.+$/.test(part))) throw new FathomError('invalidParams', `a model id looks like owner/name (got "${id}")`, { field: 'id' });
+    if (!/^[\w.-]+\/[\w.-]+$/.test(id) || id.split('/').some((part) => /^\.+$/.test(part)))
+      throw new FathomError('invalidParams', `a model id looks like owner/name (got "${id}")`, { field: 'id' });
     const transformers = await import('@huggingface/transformers');
     const { env } = transformers;
     const saved = { allowRemoteModels: env.allowRemoteModels, cacheDir: env.cacheDir, remoteHost: env.remoteHost };
@@ -241,11 +241,21 @@ function readSetting(file: string): { status: 'missing' } | { status: 'valid'; s
   if (check === undefined) {
     if (keys !== 'dimensions,dir,id' && keys !== 'dimensions,dir' && keys !== 'off') return damaged('no check');
   } else if (check !== createHash('sha256').update(JSON.stringify(setting)).digest('hex')) return damaged('check mismatch');
-  const kinds = (setting.dir === undefined || typeof setting.dir === 'string') && (setting.dimensions === undefined || (Number.isSafeInteger(setting.dimensions) && setting.dimensions > 0)) && (setting.id === undefined || typeof setting.id === 'string') && (setting.off === undefined || setting.off === true);
+  const kinds =
+    (setting.dir === undefined || typeof setting.dir === 'string') &&
+    (setting.dimensions === undefined || (Number.isSafeInteger(setting.dimensions) && setting.dimensions > 0)) &&
+    (setting.id === undefined || typeof setting.id === 'string') &&
+    (setting.off === undefined || setting.off === true);
   if (!kinds || (setting.off === undefined) === (setting.dir === undefined)) return damaged('fields of the wrong kind');
   return { status: 'valid', saved: setting };
 }
 
 function info(model: ModelFolder, dimensions: number): ModelInfo {
-  return { dir: model.dir, id: model.id, dtype: model.dtype, dimensions, ...(model.settings.hybridWeight === undefined ? {} : { hybridWeight: model.settings.hybridWeight }) };
+  return {
+    dir: model.dir,
+    id: model.id,
+    dtype: model.dtype,
+    dimensions,
+    ...(model.settings.hybridWeight === undefined ? {} : { hybridWeight: model.settings.hybridWeight }),
+  };
 }

@@ -114,7 +114,10 @@ async function pass(job: SyntaxPassJob, bytes: Uint8Array, counts: PassCounts): 
       else products.tree = { stored: store!.put(storeKey, FlatTree.of(tree, source.text, wasmBinding())), parsed: true };
     }
     if (want.tags) {
-      products.tags = tree && tagsQuery ? extractTags(tree.rootNode, tagsQuery, job.path, spec!.id) : { path: job.path, language: spec?.id, definitions: [], references: [], imports: [] };
+      products.tags =
+        tree && tagsQuery
+          ? extractTags(tree.rootNode, tagsQuery, job.path, spec!.id)
+          : { path: job.path, language: spec?.id, definitions: [], references: [], imports: [] };
     }
     const input = { path: job.path, bytes, source, ...(tree ? { tree } : {}), ...(parsed && 'failure' in parsed ? { parseFailure: parsed.failure } : {}) };
     if (want.terms) {

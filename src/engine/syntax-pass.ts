@@ -54,7 +54,11 @@ export class SyntaxPassPool {
     this.size = options.size ?? Math.max(1, Math.min(os.availableParallelism(), 4));
     const workerData: SyntaxPassWorkerData = options.treeStoreFolder === undefined ? {} : { treeStoreFolder: options.treeStoreFolder };
     // Two jobs in flight a worker: the next file waits in its queue, not for this thread.
-    this.pool = new WorkerPool(new URL('./syntax-pass-worker.js', import.meta.url), this.size, 'syntax pass', { workerData, depth: 2, youngGenerationMb: jobWorkerYoungGenerationMb });
+    this.pool = new WorkerPool(new URL('./syntax-pass-worker.js', import.meta.url), this.size, 'syntax pass', {
+      workerData,
+      depth: 2,
+      youngGenerationMb: jobWorkerYoungGenerationMb,
+    });
     this.onStored = options.onStored;
     this.treeStore = options.treeStoreFolder === undefined ? undefined : new TreeStore(options.treeStoreFolder);
   }
@@ -341,4 +345,3 @@ function estimateBytes(kind: PassProduct, products: PassProducts): number {
   if (kind === 'tags') return ((products.tags?.definitions.length ?? 0) + (products.tags?.references.length ?? 0)) * 96 + 256;
   return 64;
 }
-

@@ -21,7 +21,17 @@ import type { LanguageTable } from '../index/syntax/languages.js';
 import { TreePrebuild } from '../structural/tree-prebuild.js';
 import type { BufferOverlay } from '../workspace/overlay.js';
 import type { Workspace } from '../workspace/workspace.js';
-import { graphLifecycle, type IndexFacts, type IndexLifecycle, type IndexName, indexNames, rankingLifecycle, regexLifecycle, semanticLifecycle, treesLifecycle } from './index-lifecycle.js';
+import {
+  graphLifecycle,
+  type IndexFacts,
+  type IndexLifecycle,
+  type IndexName,
+  indexNames,
+  rankingLifecycle,
+  regexLifecycle,
+  semanticLifecycle,
+  treesLifecycle,
+} from './index-lifecycle.js';
 import type { SemanticModels } from './semantic-models.js';
 import { SyntaxPass, type SyntaxPassPool } from './syntax-pass.js';
 
@@ -97,7 +107,10 @@ export class WorkspaceEngine {
       const graph = new CodeGraph(this.workspace, this.syntax, this.shared.languages, file, undefined, buffers);
       this.syntax.register('tags', { awaits: (relative) => graph.awaitsTags(relative), want: { definitionsOnly: false } });
       this.graphIndex = graph;
-      this.lifecycles.set('graph', graphLifecycle(this.graphIndex, () => fileBytes(file)));
+      this.lifecycles.set(
+        'graph',
+        graphLifecycle(this.graphIndex, () => fileBytes(file)),
+      );
     }
     return this.graphIndex;
   }
@@ -115,7 +128,10 @@ export class WorkspaceEngine {
       const ranking = new ChunkRanking(this.workspace, this.syntax, file);
       this.syntax.register('terms', { awaits: (relative) => ranking.awaitsTerms(relative), want: { budgetBytes: ranking.budgetBytes } });
       this.rankingIndex = ranking;
-      this.lifecycles.set('ranking', rankingLifecycle(this.rankingIndex, () => chunkRankingBytes(file)));
+      this.lifecycles.set(
+        'ranking',
+        rankingLifecycle(this.rankingIndex, () => chunkRankingBytes(file)),
+      );
     }
     return this.rankingIndex;
   }
@@ -141,7 +157,10 @@ export class WorkspaceEngine {
       const index = configured.index;
       this.semanticIndex = index;
       this.syntax.register('chunks', { awaits: (relative) => index.awaitsChunks(relative), want: { budgetBytes: semanticBudgetBytes } });
-      this.lifecycles.set('semantic', semanticLifecycle(configured.index, () => semanticBytes(folder)));
+      this.lifecycles.set(
+        'semantic',
+        semanticLifecycle(configured.index, () => semanticBytes(folder)),
+      );
       this.running.delete('semantic');
       this.lastBuilds.delete('semantic');
     }
@@ -152,7 +171,10 @@ export class WorkspaceEngine {
    * The semantic index's records, synced with the file set first (a team push reads them), with
    * the Merkle root and every file's hash they go with; undefined when semantic search is off.
    */
-  async semanticRecords(signal: CancellationSignal = neverCancelled, onProgress?: (done: number, total: number, message: string) => void): Promise<{ merkleRoot: string; fileHashes: string[]; records: SemanticRecords } | undefined> {
+  async semanticRecords(
+    signal: CancellationSignal = neverCancelled,
+    onProgress?: (done: number, total: number, message: string) => void,
+  ): Promise<{ merkleRoot: string; fileHashes: string[]; records: SemanticRecords } | undefined> {
     await this.workspace.whenReady(signal);
     await this.workspace.settle();
     const configured = this.semantic;
@@ -170,7 +192,11 @@ export class WorkspaceEngine {
   async treeFacts(): Promise<{ merkleRoot: string; fileHashes: string[]; modelId: string | undefined }> {
     await this.workspace.whenReady();
     await this.workspace.settle();
-    return { merkleRoot: this.workspace.rootHash(), fileHashes: this.workspace.files().map((file) => this.workspace.hashOf(file)!), modelId: this.semantic?.index.modelId };
+    return {
+      merkleRoot: this.workspace.rootHash(),
+      fileHashes: this.workspace.files().map((file) => this.workspace.hashOf(file)!),
+      modelId: this.semantic?.index.modelId,
+    };
   }
 
   /** Why semantic search is off, when it is. */
@@ -199,7 +225,11 @@ export class WorkspaceEngine {
    * Makes one index ready (built or loaded, caught up), timing the build for status; concurrent
    * callers share it, and `signal` only stops this caller waiting. `onProgress` sees files done of all.
    */
-  async ready(name: IndexName, signal: CancellationSignal = neverCancelled, onProgress?: (done: number, total: number, message: string) => void): Promise<void> {
+  async ready(
+    name: IndexName,
+    signal: CancellationSignal = neverCancelled,
+    onProgress?: (done: number, total: number, message: string) => void,
+  ): Promise<void> {
     const lifecycle = this.lifecycle(name);
     if (!lifecycle || lifecycle.state() === 'off') return;
     const subscription = onProgress ? lifecycle.onProgress((done, total) => onProgress(done, total, lifecycle.progressMessage(done, total))) : undefined;
@@ -242,7 +272,10 @@ export class WorkspaceEngine {
       const done = phases.reduce((sum, name) => sum + phaseWeight[name] * (fractions.get(name) ?? 0), 0);
       onProgress?.({ phase, message, boundary, percentage: Math.min(100, Math.floor((100 * done) / Math.max(1, total))) });
     };
-    const together = (): string => (counts.size === 1 ? [...counts].map(([name, count]) => `${name}: ${count.message}`)[0]! : [...counts].map(([name, count]) => `${name} ${count.done}/${count.all}`).join(', '));
+    const together = (): string =>
+      counts.size === 1
+        ? [...counts].map(([name, count]) => `${name}: ${count.message}`)[0]!
+        : [...counts].map(([name, count]) => `${name} ${count.done}/${count.all}`).join(', ');
     const run = async (phase: IndexName): Promise<void> => {
       report(phase, 0, `${phase}: starting`, true);
       await this.ready(phase, signal, (done, all, message) => {
@@ -273,7 +306,10 @@ export class WorkspaceEngine {
   /** Each index's state alone (status's `indexes`): no file is read for it. */
   states(): Record<IndexName, IndexFacts['state']> {
     const on = { semantic: this.semantic !== undefined, trees: this.syntax.storing } as Partial<Record<IndexName, boolean>>;
-    return Object.fromEntries(indexNames.map((name) => [name, on[name] === false ? 'off' : (this.lifecycles.get(name)?.state() ?? 'absent')])) as Record<IndexName, IndexFacts['state']>;
+    return Object.fromEntries(indexNames.map((name) => [name, on[name] === false ? 'off' : (this.lifecycles.get(name)?.state() ?? 'absent')])) as Record<
+      IndexName,
+      IndexFacts['state']
+    >;
   }
 
   /** After `fathom index`'s reconcile: the regex index's content store is checked again as it is read. */

@@ -87,7 +87,9 @@ function readText(absolutePath: string): string {
 const overwrittenKept = 16;
 
 function digest(text: string): string {
-  return createHash('sha256').update(text.startsWith('\ufeff') ? text.slice(1) : text).digest('base64');
+  return createHash('sha256')
+    .update(text.startsWith('\ufeff') ? text.slice(1) : text)
+    .digest('base64');
 }
 
 export class DiagnosticsService {
@@ -127,16 +129,25 @@ export class DiagnosticsService {
     const exists = fs.existsSync(request.absolutePath);
     if (!exists && !create) readText(request.absolutePath); // throws the clear error
     const before = exists ? readText(request.absolutePath) : '';
-    if ((request.newText === undefined) === (request.edits === undefined)) throw new FathomError('invalidParams', 'give either edits or newText', { field: 'edits' });
+    if ((request.newText === undefined) === (request.edits === undefined))
+      throw new FathomError('invalidParams', 'give either edits or newText', { field: 'edits' });
     const after = request.newText ?? applyTextEdits(before, request.edits!);
     const current = this.versionOf(request.absolutePath);
     if (request.expectedVersion !== undefined && request.expectedVersion !== current) {
-      throw new FathomError('invalidParams', `stale edit: expectedVersion ${request.expectedVersion}, but Fathom's version of ${request.absolutePath} is ${current}; nothing was written`, { field: 'expectedVersion', version: current });
+      throw new FathomError(
+        'invalidParams',
+        `stale edit: expectedVersion ${request.expectedVersion}, but Fathom's version of ${request.absolutePath} is ${current}; nothing was written`,
+        { field: 'expectedVersion', version: current },
+      );
     }
     const write = (): number => {
       // Checked here, in this file's turn, just before the write: typing since the request came counts.
       if (this.unsavedIn(request)) {
-        throw new FathomError('conflict', `${request.absolutePath} has unsaved changes in an editor: save or discard them, then edit it (Fathom never writes over them); nothing was written`, { path: request.absolutePath, reason: 'unsaved' });
+        throw new FathomError(
+          'conflict',
+          `${request.absolutePath} has unsaved changes in an editor: save or discard them, then edit it (Fathom never writes over them); nothing was written`,
+          { path: request.absolutePath, reason: 'unsaved' },
+        );
       }
       const overwritten = [digest(diskText(request.absolutePath)), ...(this.overwritten.get(request.absolutePath) ?? [])].slice(0, overwrittenKept);
       this.overwritten.set(request.absolutePath, overwritten);
@@ -181,10 +192,18 @@ export class DiagnosticsService {
       ({ server, crash } = await this.servers.get(availability.spec, availability.projectRoot, availability.command, availability.trusted));
     } catch (error) {
       const version = write ? write() : this.versionOf(request.absolutePath);
-      return { applied: write !== undefined, version, status: 'server-crashed', reason: `${availability.spec.name} did not start: ${(error as Error).message}`, server: availability.spec.id, newDiagnostics: [] };
+      return {
+        applied: write !== undefined,
+        version,
+        status: 'server-crashed',
+        reason: `${availability.spec.name} did not start: ${(error as Error).message}`,
+        server: availability.spec.id,
+        newDiagnostics: [],
+      };
     }
     const key = request.ledgerKey;
-    const kept = (diagnostics: LspDiagnostic[]): LspDiagnostic[] => (request.includeHints ? diagnostics : diagnostics.filter((diagnostic) => (diagnostic.severity ?? 1) <= 3));
+    const kept = (diagnostics: LspDiagnostic[]): LspDiagnostic[] =>
+      request.includeHints ? diagnostics : diagnostics.filter((diagnostic) => (diagnostic.severity ?? 1) <= 3);
     // The LSP language id of each file shown to the server (an importer may be TSX where the edited file is TypeScript).
     const languageIdOf = (file: string): string => {
       const language = file === request.absolutePath ? request.language : request.languageOf?.(file);
@@ -196,7 +215,10 @@ export class DiagnosticsService {
     const note = (answer: DiagnosticsAnswer, file: string): void => {
       if (worst[answer.status] > worst[status]) {
         status = answer.status;
-        reason = answer.status === 'timeout' ? `${availability.spec.name} gave no diagnostics for ${file} in time` : `${availability.spec.name} stopped while Fathom waited for ${file}`;
+        reason =
+          answer.status === 'timeout'
+            ? `${availability.spec.name} gave no diagnostics for ${file} in time`
+            : `${availability.spec.name} stopped while Fathom waited for ${file}`;
       }
     };
     // Baselines: what was there before the edit is not new. A dependent that cannot be read is left out.

@@ -57,7 +57,10 @@ const tsserverCommands = ['syntacticDiagnosticsSync', 'semanticDiagnosticsSync',
 function fromTsserver(diagnostic: TsserverDiagnostic): LspDiagnostic {
   const severity = diagnostic.category === 'warning' ? 2 : diagnostic.category === 'suggestion' ? 4 : 1;
   return {
-    range: { start: { line: diagnostic.start.line - 1, character: diagnostic.start.offset - 1 }, end: { line: diagnostic.end.line - 1, character: diagnostic.end.offset - 1 } },
+    range: {
+      start: { line: diagnostic.start.line - 1, character: diagnostic.start.offset - 1 },
+      end: { line: diagnostic.end.line - 1, character: diagnostic.end.offset - 1 },
+    },
     message: diagnostic.text,
     severity,
     ...(diagnostic.code === undefined ? {} : { code: diagnostic.code }),
@@ -122,10 +125,15 @@ export class LanguageServer {
       this.onExit((reason) => reject(new Error(`${this.spec.name} ${reason}`)));
     });
     exited.catch(() => undefined);
-    this.connection = new LspConnection(child.stdout!, child.stdin!, {
-      notification: (method, params) => this.notification(method, params),
-      request: (method, params) => this.serverRequest(method, params),
-    }, (line) => log.debug(`${this.spec.name}: ${line}`));
+    this.connection = new LspConnection(
+      child.stdout!,
+      child.stdin!,
+      {
+        notification: (method, params) => this.notification(method, params),
+        request: (method, params) => this.serverRequest(method, params),
+      },
+      (line) => log.debug(`${this.spec.name}: ${line}`),
+    );
     const rootUri = pathToFileURL(this.projectRoot).href;
     const initialize = this.connection.request<{ capabilities?: { diagnosticProvider?: unknown } }>(
       'initialize',
@@ -258,7 +266,11 @@ export class LanguageServer {
     }
     if (this.mode === 'pull') {
       try {
-        const report = await this.connection!.request<{ kind?: string; items?: LspDiagnostic[] }>('textDocument/diagnostic', { textDocument: { uri } }, this.timings.diagnosticsTimeoutMs);
+        const report = await this.connection!.request<{ kind?: string; items?: LspDiagnostic[] }>(
+          'textDocument/diagnostic',
+          { textDocument: { uri } },
+          this.timings.diagnosticsTimeoutMs,
+        );
         return { status: 'ok', diagnostics: report?.items ?? [] };
       } catch (error) {
         if (error instanceof RequestTimedOut) return { status: 'timeout', diagnostics: [] };
@@ -302,7 +314,13 @@ export class LanguageServer {
     let responses: Response[];
     try {
       responses = await Promise.all(
-        tsserverCommands.map((command) => this.connection!.request<Response>('workspace/executeCommand', { command: 'typescript.tsserverRequest', arguments: [command, { file }] }, this.timings.diagnosticsTimeoutMs)),
+        tsserverCommands.map((command) =>
+          this.connection!.request<Response>(
+            'workspace/executeCommand',
+            { command: 'typescript.tsserverRequest', arguments: [command, { file }] },
+            this.timings.diagnosticsTimeoutMs,
+          ),
+        ),
       );
     } catch (error) {
       if (error instanceof RequestTimedOut) return { status: 'timeout', diagnostics: [] };
@@ -322,12 +340,16 @@ export class LanguageServer {
     }
     const failed = responses.find((response) => response!.success === false || !Array.isArray(response!.body));
     if (failed) {
-      log.warn(`${this.spec.name}: tsserver gave no diagnostics for ${file} (${failed.message ?? 'no diagnostics in its answer'}); waiting for its publishes instead`);
+      log.warn(
+        `${this.spec.name}: tsserver gave no diagnostics for ${file} (${failed.message ?? 'no diagnostics in its answer'}); waiting for its publishes instead`,
+      );
       return undefined;
     }
     // Codes the user's settings hide (as typescript-language-server drops them from its publishes).
     const ignored = new Set((this.spec.settings?.diagnostics as { ignoredCodes?: unknown } | undefined)?.ignoredCodes as number[] | undefined);
-    const diagnostics = responses.flatMap((response) => (response!.body as TsserverDiagnostic[]).filter((diagnostic) => !ignored.has(diagnostic.code as number)).map(fromTsserver));
+    const diagnostics = responses.flatMap((response) =>
+      (response!.body as TsserverDiagnostic[]).filter((diagnostic) => !ignored.has(diagnostic.code as number)).map(fromTsserver),
+    );
     return { status: 'ok', diagnostics };
   }
 
@@ -390,7 +412,6 @@ export class LanguageServer {
     });
   }
 
-
   /** Asks the server to shut down, then ends the process. */
   async stop(): Promise<void> {
     if (this.state === 'exited') return;
@@ -421,4 +442,3 @@ export class LanguageServer {
     this.child?.kill('SIGKILL');
   }
 }
-

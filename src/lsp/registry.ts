@@ -77,7 +77,14 @@ export const knownServers: readonly ServerSpec[] = [
     args: ['--stdio'],
     settings: { python: {}, 'python.analysis': { diagnosticMode: 'openFilesOnly' } },
   },
-  { id: 'clangd', name: 'clangd', languages: { c: 'c', cpp: 'cpp' }, rootMarkers: ['compile_commands.json', 'compile_flags.txt', '.clangd'], binary: 'clangd', args: [] },
+  {
+    id: 'clangd',
+    name: 'clangd',
+    languages: { c: 'c', cpp: 'cpp' },
+    rootMarkers: ['compile_commands.json', 'compile_flags.txt', '.clangd'],
+    binary: 'clangd',
+    args: [],
+  },
   { id: 'gopls', name: 'gopls', languages: { go: 'go' }, rootMarkers: ['go.mod', 'go.work'], binary: 'gopls', args: [] },
   {
     id: 'rust-analyzer',
@@ -149,7 +156,11 @@ export function declinedNotice(spec: ServerSpec, projectRoot: string, workspaceR
   const own = projectBinary(spec.binary, projectRoot);
   const typescript = spec.id === 'typescript' && fs.existsSync(path.join(projectRoot, 'node_modules', 'typescript', 'lib', 'tsserver.js'));
   const buildScript = spec.id === 'rust-analyzer' && fs.existsSync(path.join(projectRoot, 'build.rs'));
-  const declined = [own ? path.relative(workspaceRoot, own) : '', typescript ? path.relative(workspaceRoot, path.join(projectRoot, 'node_modules', 'typescript')) : '', buildScript ? 'build scripts and proc macros' : ''].filter(Boolean);
+  const declined = [
+    own ? path.relative(workspaceRoot, own) : '',
+    typescript ? path.relative(workspaceRoot, path.join(projectRoot, 'node_modules', 'typescript')) : '',
+    buildScript ? 'build scripts and proc macros' : '',
+  ].filter(Boolean);
   if (declined.length === 0) return undefined;
   const what = `not running the repository's ${declined.join(' and ')}`;
   return `${workspaceRoot} is not trusted: ${what} (Fathom's own or your configured ${spec.name} instead); \`fathom trust ${workspaceRoot}\` allows it`;
@@ -174,7 +185,7 @@ export function serversFromConfig(file: string | undefined, known: readonly Serv
   try {
     parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new Error(`${file}: not JSON (${(error as Error).message})`);
+    throw new Error(`${file}: not JSON (${(error as Error).message})`, { cause: error });
   }
   const entries = (parsed as { servers?: unknown }).servers;
   if (!Array.isArray(entries)) throw new Error(`${file}: expected { "servers": [ … ] }`);
@@ -189,7 +200,9 @@ export function serversFromConfig(file: string | undefined, known: readonly Serv
       !Array.isArray(merged.args) ? 'args' : '',
       typeof merged.languages !== 'object' || merged.languages === null ? 'languages' : '',
       !Array.isArray(merged.rootMarkers) ? 'rootMarkers' : '',
-      merged.diagnosticsRequest !== undefined && merged.diagnosticsRequest !== 'tsserver' && merged.diagnosticsRequest !== 'push' ? 'diagnosticsRequest to be "tsserver", "push" or absent' : '',
+      merged.diagnosticsRequest !== undefined && merged.diagnosticsRequest !== 'tsserver' && merged.diagnosticsRequest !== 'push'
+        ? 'diagnosticsRequest to be "tsserver", "push" or absent'
+        : '',
     ].filter(Boolean);
     if (problems.length > 0) throw new Error(`${file}: servers[${index}] (${spec.id}) needs ${problems.join(', ')}`);
     merged.name ??= merged.id;
@@ -229,10 +242,22 @@ export class ServerRegistry {
     if (!command) {
       const declined = !options.trusted && projectBinary(binary, projectRoot) !== undefined;
       const where = options.trusted ? "project node_modules/.bin, Fathom's node_modules/.bin, PATH" : "Fathom's node_modules/.bin, PATH";
-      return { available: false, spec, reason: declined ? (declinedNotice(spec, projectRoot, workspaceRoot) ?? `${binary} not found`) : `${binary} not found (${where})` };
+      return {
+        available: false,
+        spec,
+        reason: declined ? (declinedNotice(spec, projectRoot, workspaceRoot) ?? `${binary} not found`) : `${binary} not found (${where})`,
+      };
     }
     if (options.trusted) return { available: true, spec, projectRoot, command, languageId: spec.languages[language!]!, trusted: true };
     const notice = declinedNotice(spec, projectRoot, workspaceRoot);
-    return { available: true, spec: untrustedSpec(spec), projectRoot, command, languageId: spec.languages[language!]!, trusted: false, ...(notice ? { notice } : {}) };
+    return {
+      available: true,
+      spec: untrustedSpec(spec),
+      projectRoot,
+      command,
+      languageId: spec.languages[language!]!,
+      trusted: false,
+      ...(notice ? { notice } : {}),
+    };
   }
 }

@@ -89,7 +89,15 @@ export interface WorkspaceStatus {
   search?: {
     ranking: { state: 'absent' | 'building' | 'ready'; files: number; chunks: number; terms: number; lagFiles: number };
     /** The regex index: files in its base, in its delta (changed since), searched fresh (changed since the delta), its bytes on disk (index and content store) and in memory. */
-    regex: { state: 'absent' | 'building' | 'ready'; files: number; deltaFiles: number; freshFiles: number; indexBytes: number; contentBytes: number; memoryBytes: number };
+    regex: {
+      state: 'absent' | 'building' | 'ready';
+      files: number;
+      deltaFiles: number;
+      freshFiles: number;
+      indexBytes: number;
+      contentBytes: number;
+      memoryBytes: number;
+    };
     semantic:
       | { state: 'off'; reason: string }
       | {
@@ -144,7 +152,10 @@ export interface LanguageServerState {
 
 export interface StatusResult {
   /** Live debug sessions of every client, and the debug adapters. */
-  debug?: { sessions: Array<{ id: string; owner: string; program: string; phase: string; remainingSeconds: number }>; adapters: Array<{ adapter: string; state: 'available' | 'missing' | 'checking'; reason?: string }> };
+  debug?: {
+    sessions: Array<{ id: string; owner: string; program: string; phase: string; remainingSeconds: number }>;
+    adapters: Array<{ adapter: string; state: 'available' | 'missing' | 'checking'; reason?: string }>;
+  };
   daemon: { pid: number; version: string; uptimeSeconds: number; clients: number; buffers: number; socket: string | null };
   workspaces: WorkspaceStatus[];
 }

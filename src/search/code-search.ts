@@ -143,32 +143,55 @@ export async function codeSearch(request: CodeSearchRequest, engines: CodeSearch
   if (route === 'lexical') return { route, reason, ...(await lexicalRoute(query, request, engines, signal, snippetLines)) };
   if (route === 'semantic' || route === 'hybrid') {
     const semantic = await engines.semantic(signal);
-    if ('unavailable' in semantic) throw new FathomError('invalidParams', `mode ${route} is not available: ${semantic.unavailable}. Use mode lexical or auto.`, { field: 'mode' });
+    if ('unavailable' in semantic)
+      throw new FathomError('invalidParams', `mode ${route} is not available: ${semantic.unavailable}. Use mode lexical or auto.`, { field: 'mode' });
     if (route === 'semantic') return { route, reason, ...(await semanticRoute(query, semantic, request, engines, snippetLines)) };
     const weight = request.hybridWeight ?? semantic.hybridWeight ?? defaultHybridWeight;
-    if (request.hybridWeight === undefined && semantic.hybridWeight === undefined) reason += `; semantic weight ${defaultHybridWeight} (not measured for this model)`;
+    if (request.hybridWeight === undefined && semantic.hybridWeight === undefined)
+      reason += `; semantic weight ${defaultHybridWeight} (not measured for this model)`;
     else reason += `; semantic weight ${weight}`;
     try {
       return { route, reason, ...(await hybridRoute(query, semantic, weight, request, engines, signal, snippetLines)) };
     } catch (error) {
       // auto chose hybrid itself: a model that fails now (moved, crashed) falls back to lexical.
       if (request.mode !== 'auto' || (error instanceof FathomError && error.kind === 'cancelled')) throw error;
-      return { route: 'lexical', reason: `words: ranked by the chunk ranking (the semantic index failed: ${(error as Error).message})`, ...(await lexicalRoute(query, request, engines, signal, snippetLines)) };
+      return {
+        route: 'lexical',
+        reason: `words: ranked by the chunk ranking (the semantic index failed: ${(error as Error).message})`,
+        ...(await lexicalRoute(query, request, engines, signal, snippetLines)),
+      };
     }
   }
   return { route, reason, ...(await grepRoute(query, route === 'literal', request, engines, signal)) };
 }
 
-async function lexicalRoute(query: string, request: CodeSearchRequest, engines: CodeSearchEngines, signal: CancellationSignal, snippetLines: number): Promise<{ hits: CodeSearchHit[]; truncated: boolean }> {
+async function lexicalRoute(
+  query: string,
+  request: CodeSearchRequest,
+  engines: CodeSearchEngines,
+  signal: CancellationSignal,
+  snippetLines: number,
+): Promise<{ hits: CodeSearchHit[]; truncated: boolean }> {
   const terms = queryTerms(query);
-  if (terms.length === 0) throw new FathomError('invalidParams', `the query "${query}" has no searchable words (only stop words or punctuation); try mode regex or literal`, { field: 'query' });
+  if (terms.length === 0)
+    throw new FathomError('invalidParams', `the query "${query}" has no searchable words (only stop words or punctuation); try mode regex or literal`, {
+      field: 'query',
+    });
   const limit = request.maxResults ?? 20;
   const chunks = await rankedChunks(engines, { terms, accepts: request.accepts, limit: limit + 1 }, signal);
   const texts = new Map<string, string[] | undefined>();
   const hits = chunks.slice(0, limit).map((chunk): CodeSearchHit => {
     const lines = linesOf(texts, engines, chunk.path);
     const snippet = bestWindow(lines, chunk.startLine, chunk.endLine, snippetLines, new Set(chunk.matched));
-    return { path: chunk.path, startLine: chunk.startLine, endLine: chunk.endLine, score: round(chunk.score), rankers: ['lexical'], matched: chunk.matched, ...snippet };
+    return {
+      path: chunk.path,
+      startLine: chunk.startLine,
+      endLine: chunk.endLine,
+      score: round(chunk.score),
+      rankers: ['lexical'],
+      matched: chunk.matched,
+      ...snippet,
+    };
   });
   return { hits, truncated: chunks.length > limit };
 }
@@ -190,7 +213,13 @@ async function rankedChunks(engines: CodeSearchEngines, query: RankQuery, signal
 
 const defaultHybridWeight = 0.3;
 
-async function semanticRoute(query: string, semantic: SemanticEngine, request: CodeSearchRequest, engines: CodeSearchEngines, snippetLines: number): Promise<{ hits: CodeSearchHit[]; truncated: boolean }> {
+async function semanticRoute(
+  query: string,
+  semantic: SemanticEngine,
+  request: CodeSearchRequest,
+  engines: CodeSearchEngines,
+  snippetLines: number,
+): Promise<{ hits: CodeSearchHit[]; truncated: boolean }> {
   const limit = request.maxResults ?? 20;
   const found = await semantic.search(query, limit + 1, request.accepts);
   const matched = new Set(queryTerms(query));
@@ -207,7 +236,15 @@ async function semanticRoute(query: string, semantic: SemanticEngine, request: C
 }
 
 /** Lexical and semantic candidates fused (see the module comment). */
-async function hybridRoute(query: string, semantic: SemanticEngine, weight: number, request: CodeSearchRequest, engines: CodeSearchEngines, signal: CancellationSignal, snippetLines: number): Promise<{ hits: CodeSearchHit[]; truncated: boolean }> {
+async function hybridRoute(
+  query: string,
+  semantic: SemanticEngine,
+  weight: number,
+  request: CodeSearchRequest,
+  engines: CodeSearchEngines,
+  signal: CancellationSignal,
+  snippetLines: number,
+): Promise<{ hits: CodeSearchHit[]; truncated: boolean }> {
   const limit = request.maxResults ?? 20;
   const terms = queryTerms(query);
   const lexical = terms.length > 0 ? await rankedChunks(engines, { terms, accepts: request.accepts, limit: Math.max(limit, 50) }, signal) : [];
@@ -225,14 +262,24 @@ async function hybridRoute(query: string, semantic: SemanticEngine, weight: numb
     similarity: number | undefined;
     matched: string[];
   }
-  const candidates: Candidate[] = lexical.map((chunk) => ({ path: chunk.path, startLine: chunk.startLine, endLine: chunk.endLine, lexical: chunk.score / best, similarity: undefined, matched: chunk.matched }));
+  const candidates: Candidate[] = lexical.map((chunk) => ({
+    path: chunk.path,
+    startLine: chunk.startLine,
+    endLine: chunk.endLine,
+    lexical: chunk.score / best,
+    similarity: undefined,
+    matched: chunk.matched,
+  }));
   for (const hit of near) {
     const home = candidates.find((candidate) => candidate.path === hit.path && candidate.startLine <= hit.endLine && hit.startLine <= candidate.endLine);
     if (home) home.similarity = Math.max(home.similarity ?? -1, hit.similarity);
     else candidates.push({ path: hit.path, startLine: hit.startLine, endLine: hit.endLine, lexical: 0, similarity: hit.similarity, matched: [] });
   }
   const scored = candidates
-    .map((candidate) => ({ candidate, score: (1 - weight) * candidate.lexical + weight * (candidate.similarity === undefined ? 0 : scaled(candidate.similarity)) }))
+    .map((candidate) => ({
+      candidate,
+      score: (1 - weight) * candidate.lexical + weight * (candidate.similarity === undefined ? 0 : scaled(candidate.similarity)),
+    }))
     .sort((a, b) => b.score - a.score);
   const texts = new Map<string, string[] | undefined>();
   const matchedAll = new Set(terms);
@@ -243,12 +290,24 @@ async function hybridRoute(query: string, semantic: SemanticEngine, weight: numb
     score: round(score),
     rankers: [...(candidate.lexical > 0 ? (['lexical'] as const) : []), ...(candidate.similarity !== undefined ? (['semantic'] as const) : [])],
     ...(candidate.matched.length > 0 ? { matched: candidate.matched } : {}),
-    ...bestWindow(linesOf(texts, engines, candidate.path), candidate.startLine, candidate.endLine, snippetLines, candidate.matched.length > 0 ? new Set(candidate.matched) : matchedAll),
+    ...bestWindow(
+      linesOf(texts, engines, candidate.path),
+      candidate.startLine,
+      candidate.endLine,
+      snippetLines,
+      candidate.matched.length > 0 ? new Set(candidate.matched) : matchedAll,
+    ),
   }));
   return { hits, truncated: scored.length > limit };
 }
 
-async function symbolRoute(query: string, request: CodeSearchRequest, engines: CodeSearchEngines, signal: CancellationSignal, snippetLines: number): Promise<{ hits: CodeSearchHit[]; truncated: boolean } | undefined> {
+async function symbolRoute(
+  query: string,
+  request: CodeSearchRequest,
+  engines: CodeSearchEngines,
+  signal: CancellationSignal,
+  snippetLines: number,
+): Promise<{ hits: CodeSearchHit[]; truncated: boolean } | undefined> {
   const name = query.split(/\.|::|#|->/).pop()!;
   const limit = request.maxResults ?? 200;
   const found = await engines.symbols({ query, accepts: request.accepts, limit: 50 }, signal);
@@ -273,7 +332,17 @@ async function symbolRoute(query: string, request: CodeSearchRequest, engines: C
     };
   });
   // Then where the name is written, outside the definitions already shown.
-  const grep = await engines.grep({ pattern: name, fixedStrings: true, wordRegexp: true, ...(request.globs ? { globs: request.globs } : {}), ...(request.languages ? { languages: request.languages } : {}), maxResults: limit + 1 }, signal);
+  const grep = await engines.grep(
+    {
+      pattern: name,
+      fixedStrings: true,
+      wordRegexp: true,
+      ...(request.globs ? { globs: request.globs } : {}),
+      ...(request.languages ? { languages: request.languages } : {}),
+      maxResults: limit + 1,
+    },
+    signal,
+  );
   const inside = (path: string, line: number): boolean => hits.some((hit) => hit.path === path && line >= hit.startLine && line <= hit.endLine);
   let truncated = grep.truncated;
   for (const match of grep.matches) {
@@ -282,18 +351,53 @@ async function symbolRoute(query: string, request: CodeSearchRequest, engines: C
       truncated = true;
       break;
     }
-    hits.push({ path: match.path, startLine: match.line - 1, endLine: match.line - 1, column: match.column, score: 0, rankers: ['literal'], snippet: match.text, snippetLine: match.line - 1, focusLine: match.line - 1 });
+    hits.push({
+      path: match.path,
+      startLine: match.line - 1,
+      endLine: match.line - 1,
+      column: match.column,
+      score: 0,
+      rankers: ['literal'],
+      snippet: match.text,
+      snippetLine: match.line - 1,
+      focusLine: match.line - 1,
+    });
   }
   return { hits, truncated };
 }
 
-async function grepRoute(query: string, literal: boolean, request: CodeSearchRequest, engines: CodeSearchEngines, signal: CancellationSignal): Promise<{ hits: CodeSearchHit[]; truncated: boolean }> {
+async function grepRoute(
+  query: string,
+  literal: boolean,
+  request: CodeSearchRequest,
+  engines: CodeSearchEngines,
+  signal: CancellationSignal,
+): Promise<{ hits: CodeSearchHit[]; truncated: boolean }> {
   const limit = request.maxResults ?? 200;
   const result = await engines.grep(
-    { pattern: query, fixedStrings: literal, ignoreCase: request.ignoreCase === true, ...(request.globs ? { globs: request.globs } : {}), ...(request.languages ? { languages: request.languages } : {}), maxResults: limit },
+    {
+      pattern: query,
+      fixedStrings: literal,
+      ignoreCase: request.ignoreCase === true,
+      ...(request.globs ? { globs: request.globs } : {}),
+      ...(request.languages ? { languages: request.languages } : {}),
+      maxResults: limit,
+    },
     signal,
   );
-  const hits = result.matches.filter((match) => request.accepts(match.path)).map((match): CodeSearchHit => ({ path: match.path, startLine: match.line - 1, endLine: match.line - 1, column: match.column, score: 0, rankers: [literal ? 'literal' : 'regex'], snippet: match.text, snippetLine: match.line - 1, focusLine: match.line - 1 }));
+  const hits = result.matches
+    .filter((match) => request.accepts(match.path))
+    .map((match): CodeSearchHit => ({
+      path: match.path,
+      startLine: match.line - 1,
+      endLine: match.line - 1,
+      column: match.column,
+      score: 0,
+      rankers: [literal ? 'literal' : 'regex'],
+      snippet: match.text,
+      snippetLine: match.line - 1,
+      focusLine: match.line - 1,
+    }));
   return { hits, truncated: result.truncated };
 }
 
@@ -306,7 +410,13 @@ function linesOf(cache: Map<string, string[] | undefined>, engines: CodeSearchEn
  * The line of [start, end] holding the most matched terms (the first line when none does), and
  * the `size` lines around it (inside the range).
  */
-export function bestWindow(lines: string[] | undefined, start: number, end: number, size: number, matched: ReadonlySet<string>): { snippet: string; snippetLine: number; focusLine: number } {
+export function bestWindow(
+  lines: string[] | undefined,
+  start: number,
+  end: number,
+  size: number,
+  matched: ReadonlySet<string>,
+): { snippet: string; snippetLine: number; focusLine: number } {
   if (!lines) return { snippet: '', snippetLine: start, focusLine: start };
   const last = Math.max(start, Math.min(end, lines.length - 1));
   let focus = start;

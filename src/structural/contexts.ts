@@ -31,11 +31,7 @@ function rung(name: Rung['name'], prefix: string, suffix: string, indent?: strin
   return indent === undefined ? { name, prefix, suffix } : { name, prefix, suffix, indent };
 }
 
-const ecma: Rung[] = [
-  rung('statement', '', ''),
-  rung('expression', '(', ')'),
-  rung('member', 'class __W {\n', '\n}'),
-];
+const ecma: Rung[] = [rung('statement', '', ''), rung('expression', '(', ')'), rung('member', 'class __W {\n', '\n}')];
 
 const cLike = (member: Rung | undefined): Rung[] => [
   rung('expression', 'int __w = ', ';'),
@@ -50,10 +46,26 @@ const ladders: Record<string, Rung[]> = {
   tsx: [...ecma, rung('type', 'type __W = ', ';')],
   javascript: ecma,
   python: [rung('statement', '', ''), rung('expression', '__w = (', ')'), rung('member', 'class __W:\n    ', '', '    ')],
-  go: [rung('statement', 'func __w() {\n', '\n}'), top, rung('expression', 'var __w = ', ''), rung('member', 'type __W struct {\n', '\n}'), rung('type', 'var __w ', '')],
+  go: [
+    rung('statement', 'func __w() {\n', '\n}'),
+    top,
+    rung('expression', 'var __w = ', ''),
+    rung('member', 'type __W struct {\n', '\n}'),
+    rung('type', 'var __w ', ''),
+  ],
   rust: [top, rung('statement', 'fn __w() {\n', '\n}'), rung('member', 'impl __W {\n', '\n}'), rung('type', 'type __W = ', ';')],
-  java: [top, rung('statement', 'class __W { void __w() {\n', '\n} }'), rung('expression', 'class __W { Object __w = ', '; }'), rung('member', 'class __W {\n', '\n}')],
-  c_sharp: [top, rung('statement', 'class __W { void __w() {\n', '\n} }'), rung('expression', 'class __W { object __w = ', '; }'), rung('member', 'class __W {\n', '\n}')],
+  java: [
+    top,
+    rung('statement', 'class __W { void __w() {\n', '\n} }'),
+    rung('expression', 'class __W { Object __w = ', '; }'),
+    rung('member', 'class __W {\n', '\n}'),
+  ],
+  c_sharp: [
+    top,
+    rung('statement', 'class __W { void __w() {\n', '\n} }'),
+    rung('expression', 'class __W { object __w = ', '; }'),
+    rung('member', 'class __W {\n', '\n}'),
+  ],
   kotlin: [rung('statement', 'fun __w() {\n', '\n}'), rung('member', 'class __W {\n', '\n}'), top],
   scala: [top, rung('statement', 'object __W { def __w() = {\n', '\n} }'), rung('member', 'class __W {\n', '\n}')],
   swift: [rung('statement', '', ''), rung('member', 'class __W {\n', '\n}')],

@@ -133,7 +133,14 @@ function candidates(tree: Tree, kinds: readonly string[] | undefined): Node[] {
 }
 
 export function spanOf(source: SourceText, startUnit: number, endUnit: number): Span {
-  return { start: source.position(startUnit), end: source.position(endUnit), startByte: source.byteOffset(startUnit), endByte: source.byteOffset(endUnit), startUnit, endUnit };
+  return {
+    start: source.position(startUnit),
+    end: source.position(endUnit),
+    startByte: source.byteOffset(startUnit),
+    endByte: source.byteOffset(endUnit),
+    startUnit,
+    endUnit,
+  };
 }
 
 function boundText(source: SourceText, bound: Bound): BoundText {
@@ -171,7 +178,7 @@ const kindTables = new WeakMap<readonly string[], Map<string, Uint8Array>>();
 
 function kindTable(types: readonly string[], kinds: readonly string[]): Uint8Array {
   let tables = kindTables.get(types);
-  if (!tables) kindTables.set(types, (tables = new Map()));
+  if (!tables) kindTables.set(types, (tables = new Map<string, Uint8Array>()));
   const key = kinds.join('\0');
   let table = tables.get(key);
   if (!table) {
@@ -198,7 +205,13 @@ function flatCandidates(tree: FlatTree, kinds: readonly string[] | undefined): S
 }
 
 /** The matches of `search` in a parsed file, in document order, at most `limit`. */
-export function findInTree(tree: Tree | FlatTree, source: SourceText, search: CompiledSearch, limit = Number.POSITIVE_INFINITY, strategy: CandidateStrategy = 'auto'): FileMatch[] {
+export function findInTree(
+  tree: Tree | FlatTree,
+  source: SourceText,
+  search: CompiledSearch,
+  limit = Number.POSITIVE_INFINITY,
+  strategy: CandidateStrategy = 'auto',
+): FileMatch[] {
   // The pattern's own literals lie inside any node it matches: a node without them is skipped
   // before the matcher walks it (most candidates of a common kind fail here).
   const inside = search.rule.pattern?.literals ?? [];
@@ -239,7 +252,12 @@ function matchCandidates(nodes: readonly SyntaxNode[], inside: readonly string[]
     if (!satisfies(search.rule, node, bindings, matcher) || !meetsConstraints(search, bindings, matcher)) continue;
     const record: Record<string, BoundText> = {};
     for (const [name, bound] of bindings.values) record[name] = boundText(source, bound);
-    found.push({ text: source.text.slice(node.startIndex, node.endIndex), lineText: lineAround(source.text, node.startIndex), bindings: record, ...spanOf(source, node.startIndex, node.endIndex) });
+    found.push({
+      text: source.text.slice(node.startIndex, node.endIndex),
+      lineText: lineAround(source.text, node.startIndex),
+      bindings: record,
+      ...spanOf(source, node.startIndex, node.endIndex),
+    });
     if (found.length >= limit) break;
   }
   return found;

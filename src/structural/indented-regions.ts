@@ -154,7 +154,15 @@ function logicalLines(text: string): LogicalLine[] | undefined {
       if (code === 0xfeff || code === 0x200b || code === 0x2060) return undefined;
       // Past ASCII otherwise, such a line starts nothing (regions only grow).
       if (code > 127) word = '';
-      current = { start: index, indent: first - index, mayStart: (word !== '' && !continuations.has(word)) || code === 64, decorator: code === 64, empty, opensBlock: false, from: word === 'from' };
+      current = {
+        start: index,
+        indent: first - index,
+        mayStart: (word !== '' && !continuations.has(word)) || code === 64,
+        decorator: code === 64,
+        empty,
+        opensBlock: false,
+        from: word === 'from',
+      };
       lines.push(current);
       last = 0;
       index = first;
@@ -231,7 +239,31 @@ const numberStart = /^(?:0[xX][\da-fA-F_]*[lL]?|0[oO][0-7_]*[lL]?|0[bB][01_]*[lL
 /** Operators that cannot end a line of Python (nor can `*` but in `import *`, nor `.` but in `...`). */
 const openEnds = new Set([...'=+-/%@&|^~<>.'].map((ch) => ch.charCodeAt(0)));
 /** Words that cannot end a line of Python (`else` of a conditional expression too). */
-const openWords = new Set(['not', 'and', 'or', 'in', 'is', 'assert', 'del', 'lambda', 'await', 'if', 'elif', 'else', 'while', 'for', 'with', 'import', 'from', 'as', 'global', 'nonlocal', 'class', 'def', 'except']);
+const openWords = new Set([
+  'not',
+  'and',
+  'or',
+  'in',
+  'is',
+  'assert',
+  'del',
+  'lambda',
+  'await',
+  'if',
+  'elif',
+  'else',
+  'while',
+  'for',
+  'with',
+  'import',
+  'from',
+  'as',
+  'global',
+  'nonlocal',
+  'class',
+  'def',
+  'except',
+]);
 
 /**
  * Whether a logical line whose last code character is `last` (at `lastAt`) cannot end there: an

@@ -74,7 +74,8 @@ function bind(name: string | undefined, value: Bound, bindings: Bindings): boole
   return true;
 }
 
-const isSeparator = (node: PatternNode | undefined): boolean => node !== undefined && node.type === 'leaf' && !node.named && (node.kind === ',' || node.kind === ';');
+const isSeparator = (node: PatternNode | undefined): boolean =>
+  node !== undefined && node.type === 'leaf' && !node.named && (node.kind === ',' || node.kind === ';');
 
 const optionalSeparators = new WeakMap<PatternNode, boolean>();
 
@@ -83,7 +84,9 @@ function hasOptionalSeparator(node: PatternNode): boolean {
   if (node.type !== 'inner') return false;
   let known = optionalSeparators.get(node);
   if (known === undefined) {
-    known = node.children.some((child, index) => (isSeparator(child) && (isMulti(node.children[index - 1]) || isMulti(node.children[index + 1]))) || hasOptionalSeparator(child));
+    known = node.children.some(
+      (child, index) => (isSeparator(child) && (isMulti(node.children[index - 1]) || isMulti(node.children[index + 1]))) || hasOptionalSeparator(child),
+    );
     optionalSeparators.set(node, known);
   }
   return known;

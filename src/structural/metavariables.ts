@@ -9,9 +9,7 @@
 // Owns that rewriting (with the offset map back to the user's text) and recognising a node's text
 // as a metavariable.
 
-export type MetaVariable =
-  | { kind: 'single'; name: string | undefined; namedOnly: boolean }
-  | { kind: 'multi'; name: string | undefined };
+export type MetaVariable = { kind: 'single'; name: string | undefined; namedOnly: boolean } | { kind: 'multi'; name: string | undefined };
 
 /** Each language's replacement for `$` in metavariables (languages not listed keep `$`). */
 const expandos: Record<string, string> = {

@@ -206,7 +206,11 @@ export function compilePattern(grammars: GrammarSet, grammar: LoadedGrammar, pat
   if (lastResort) return lastResort;
   const name = grammar.spec.name;
   if (severalNodes) {
-    throw new FathomError('invalidParams', `pattern is not one ${name} syntax node (several statements or an incomplete fragment?): match one node and use $$$ for what surrounds it`, { field: 'pattern', problems: [] });
+    throw new FathomError(
+      'invalidParams',
+      `pattern is not one ${name} syntax node (several statements or an incomplete fragment?): match one node and use $$$ for what surrounds it`,
+      { field: 'pattern', problems: [] },
+    );
   }
   // The parser's complaints about the fragment in the first rung, in the pattern's coordinates.
   const { source } = wrap(ladder[0]!, fragment);
@@ -214,5 +218,9 @@ export function compilePattern(grammars: GrammarSet, grammar: LoadedGrammar, pat
   const problems = tree ? problemsOf(tree, ladder[0]!, { text: fragment, origin: expanded.origin.slice(leading) }, pattern) : [];
   tree?.delete();
   const where = problems.map((problem) => `${problem.line}:${problem.column} ${problem.message}`).join('; ');
-  throw new FathomError('invalidParams', `pattern does not parse as ${name} code${where ? ` (${where})` : ''}; tried as ${[...new Set(ladder.map((rung) => rung.name))].join(', ')}`, { field: 'pattern', problems });
+  throw new FathomError(
+    'invalidParams',
+    `pattern does not parse as ${name} code${where ? ` (${where})` : ''}; tried as ${[...new Set(ladder.map((rung) => rung.name))].join(', ')}`,
+    { field: 'pattern', problems },
+  );
 }

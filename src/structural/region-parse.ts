@@ -29,7 +29,7 @@ const regionsKept = new WeakMap<SourceText, Map<RegionSyntax, Region[] | undefin
 
 function regionsOf(source: SourceText, syntax: RegionSyntax): Region[] | undefined {
   let kept = regionsKept.get(source);
-  if (!kept) regionsKept.set(source, (kept = new Map()));
+  if (!kept) regionsKept.set(source, (kept = new Map<RegionSyntax, Region[] | undefined>()));
   if (!kept.has(syntax)) kept.set(syntax, topLevelRegions(source.text, syntax));
   return kept.get(syntax);
 }
@@ -65,7 +65,13 @@ function searchPlan(language: string, source: SourceText, search: CompiledSearch
  * so a file whose regions worth parsing cover this share of it or more is parsed whole: at most
  * 1 / share times the work now, once, for a tree every later search can use.
  */
-export function parseForSearch(grammars: GrammarSet, grammar: LoadedGrammar, source: SourceText, search: CompiledSearch, options: { wholeFrom?: number } = {}): SearchParse {
+export function parseForSearch(
+  grammars: GrammarSet,
+  grammar: LoadedGrammar,
+  source: SourceText,
+  search: CompiledSearch,
+  options: { wholeFrom?: number } = {},
+): SearchParse {
   const plan = searchPlan(grammar.spec.id, source, search);
   if (plan?.ranges.length === 0) return 'no match';
   if (plan && !(options.wholeFrom !== undefined && rangesCover(plan.ranges) >= options.wholeFrom * source.length)) {

@@ -23,7 +23,50 @@ function touchesWordBefore(text: string, at: number): boolean {
 }
 
 /** Keywords tree-sitter may read off the front of a word (JavaScript, TypeScript, C, Python…). */
-const gluedKeywords = new Set(['in', 'instanceof', 'as', 'satisfies', 'of', 'extends', 'implements', 'is', 'not', 'and', 'or', 'if', 'else', 'const', 'let', 'var', 'return', 'typeof', 'keyof', 'new', 'delete', 'void', 'await', 'yield', 'export', 'import', 'from', 'case', 'default', 'do', 'while', 'for', 'static', 'class', 'function', 'struct', 'enum', 'union', 'sizeof', 'goto', 'lambda', 'def']);
+const gluedKeywords = new Set([
+  'in',
+  'instanceof',
+  'as',
+  'satisfies',
+  'of',
+  'extends',
+  'implements',
+  'is',
+  'not',
+  'and',
+  'or',
+  'if',
+  'else',
+  'const',
+  'let',
+  'var',
+  'return',
+  'typeof',
+  'keyof',
+  'new',
+  'delete',
+  'void',
+  'await',
+  'yield',
+  'export',
+  'import',
+  'from',
+  'case',
+  'default',
+  'do',
+  'while',
+  'for',
+  'static',
+  'class',
+  'function',
+  'struct',
+  'enum',
+  'union',
+  'sizeof',
+  'goto',
+  'lambda',
+  'def',
+]);
 
 /** An identifier or keyword literal is a whole token in a match: it counts only where no identifier character touches it. */
 const wordLiteral = /^[A-Za-z_$][\w$]*$/;
@@ -36,7 +79,7 @@ function partsHolding(text: string, starts: readonly number[], end: number, lite
   const partOf = (offset: number): number => lastAtOrBefore(starts, offset);
   literals.forEach((literal, which) => {
     const word = wordLiteral.test(literal);
-    for (let at = text.indexOf(literal, first); at >= 0 && at + literal.length <= end; ) {
+    for (let at = text.indexOf(literal, first); at >= 0 && at + literal.length <= end;) {
       if (word && (isWordCharacter(text.charCodeAt(at + literal.length)) || touchesWordBefore(text, at))) {
         at = text.indexOf(literal, at + 1);
         continue;
@@ -96,7 +139,13 @@ export function rangesToParse(text: string, regions: readonly Region[], literals
     // A header holding a literal hints that the item itself matches: parsed whole. A `switch` or
     // an `enum` body holds children that are not its lines' items (a case's statements, Java's
     // enum body declarations): not entered.
-    if (block && block.members.length > 1 && end - start >= descendFrom && !/\b(?:switch|enum)\b/.test(header) && !literals.some((literal) => header.includes(literal))) {
+    if (
+      block &&
+      block.members.length > 1 &&
+      end - start >= descendFrom &&
+      !/\b(?:switch|enum)\b/.test(header) &&
+      !literals.some((literal) => header.includes(literal))
+    ) {
       const members = partsHolding(text, block.members, block.close, literals);
       if (members.some(Boolean)) {
         // A body with no closing token (Python's) would start at its first member parsed and end

@@ -81,7 +81,7 @@ function codeMayStartItem(text: string, at: number): boolean {
     while (end < text.length && isIdentifierPart(text.charCodeAt(end))) end += 1;
     return !continuations.has(text.slice(at, end));
   }
-  return code === 35 /* # */ || code === 64 /* @ */;
+  return code === 35 /* # */ || code === 64; /* @ */
 }
 
 /** Where the code after the comments and blank space at `at` starts (the text's length when none follows). */
@@ -202,7 +202,8 @@ function skipDirective(text: string, at: number, directive: string): number {
       }
       return index;
     }
-    if (code === BACKSLASH && (text.charCodeAt(index + 1) === NEWLINE || (text.charCodeAt(index + 1) === 13 && text.charCodeAt(index + 2) === NEWLINE))) index += text.charCodeAt(index + 1) === 13 ? 3 : 2;
+    if (code === BACKSLASH && (text.charCodeAt(index + 1) === NEWLINE || (text.charCodeAt(index + 1) === 13 && text.charCodeAt(index + 2) === NEWLINE)))
+      index += text.charCodeAt(index + 1) === 13 ? 3 : 2;
     else if (code === SLASH && text.charCodeAt(index + 1) === STAR) {
       const end = text.indexOf('*/', index + 2);
       // After a `//` the grammar may have read a comment to the line's end instead: the two
@@ -219,7 +220,8 @@ function skipDirective(text: string, at: number, directive: string): number {
         if (next === SLASH) lineComment = true;
         index += 2;
       } else index += 1;
-    } else if (code === BACKSLASH) return -1; // not before a line break: not read here
+    } else if (code === BACKSLASH)
+      return -1; // not before a line break: not read here
     else if (code === SLASH && text.charCodeAt(index + 1) === SLASH) return skipLogicalLine(text, index);
     else if (code === 34) index = skipQuoted(text, index, code);
     else if (code === 39) index = isDigitSeparator(text, index) ? index + 1 : skipQuoted(text, index, code);
@@ -269,13 +271,19 @@ function operandAfter(text: string, at: number, directive: string): true | undef
     for (;;) {
       const code = text.charCodeAt(index);
       if (code === 32 || code === 9 || code === 11 || code === 12 || code === 13) index += 1;
-      else if (code === BACKSLASH && (text.charCodeAt(index + 1) === NEWLINE || (text.charCodeAt(index + 1) === 13 && text.charCodeAt(index + 2) === NEWLINE))) index += text.charCodeAt(index + 1) === 13 ? 3 : 2;
+      else if (code === BACKSLASH && (text.charCodeAt(index + 1) === NEWLINE || (text.charCodeAt(index + 1) === 13 && text.charCodeAt(index + 2) === NEWLINE)))
+        index += text.charCodeAt(index + 1) === 13 ? 3 : 2;
       else return;
     }
   };
   blank();
   // No operand on the line (a comment first counts as none): the grammar takes the next line's.
-  if (index >= text.length || text.charCodeAt(index) === NEWLINE || (text.charCodeAt(index) === SLASH && (text.charCodeAt(index + 1) === SLASH || text.charCodeAt(index + 1) === STAR))) return undefined;
+  if (
+    index >= text.length ||
+    text.charCodeAt(index) === NEWLINE ||
+    (text.charCodeAt(index) === SLASH && (text.charCodeAt(index + 1) === SLASH || text.charCodeAt(index + 1) === STAR))
+  )
+    return undefined;
   if (directive === 'define') {
     // After the macro's name (and parameters), blank space and no value: the grammar skips the
     // line break too and takes its value from the next line.
@@ -294,7 +302,9 @@ function operandAfter(text: string, at: number, directive: string): true | undef
   while (index < text.length && isIdentifierPart(text.charCodeAt(index))) index += 1;
   blank();
   const code = text.charCodeAt(index);
-  return index >= text.length || code === NEWLINE || (code === SLASH && (text.charCodeAt(index + 1) === SLASH || text.charCodeAt(index + 1) === STAR)) ? true : undefined;
+  return index >= text.length || code === NEWLINE || (code === SLASH && (text.charCodeAt(index + 1) === SLASH || text.charCodeAt(index + 1) === STAR))
+    ? true
+    : undefined;
 }
 
 /** The end of a line, past backslash continuations. */
@@ -346,7 +356,7 @@ function isDigitSeparator(text: string, at: number): boolean {
 
 /** The end of a Java text block starting at `at` (its `"""`): the next `"""` not escaped. */
 function skipTextBlock(text: string, at: number): number {
-  for (let from = at + 3; ; ) {
+  for (let from = at + 3; ;) {
     const end = text.indexOf('"""', from);
     if (end < 0) return text.length;
     let backslashes = 0;
@@ -531,7 +541,7 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
       while (before >= 0 && (/\s/.test(text.charAt(before)) || text.charCodeAt(before) === 33)) before -= 1;
       const word = previousWord(text, before + 1);
       if (word !== '' && /^[\w$]/.test(word)) return keywordsBeforeRegex.has(word) && readAsKeyword(text, before + 1 - word.length) ? 'regex' : undefined;
-      return /[)\]"'`}\/>]/.test(text.charAt(before)) ? undefined : 'regex';
+      return /[)\]"'`}/>]/.test(text.charAt(before)) ? undefined : 'regex';
     }
     // TypeScript: `f<T> / 2` is an instantiation expression divided (not after `=>`).
     if (last === 62 /* > */ && !syntax.jsx && text.charCodeAt(lastAt - 1) !== 61) return undefined;
@@ -549,8 +559,7 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
         last = 96;
         lastAt = position;
         return position + 1;
-      }
-      else if (code === 36 /* $ */ && text.charCodeAt(position + 1) === 123 /* { */) {
+      } else if (code === 36 /* $ */ && text.charCodeAt(position + 1) === 123 /* { */) {
         depth += 1;
         templates.push(depth);
         // A `/` first in the field starts a regex, as after any `{`.
@@ -713,7 +722,9 @@ export function topLevelRegions(text: string, syntax: RegionSyntax): Region[] | 
       // `if (…)`, `for await (…)`, not a method named `if` (`obj.if(a) / 2`).
       if (code === 40) {
         const wordBefore = wordBeforeStart >= 0 ? text.slice(wordBeforeStart, wordBeforeEnd) : '';
-        parens.push(wordBefore !== '' && !wordBeforeIsName && (controlWords.has(wordBefore) || (wordBefore === 'await' && previousWord(text, wordBeforeStart) === 'for')));
+        parens.push(
+          wordBefore !== '' && !wordBeforeIsName && (controlWords.has(wordBefore) || (wordBefore === 'await' && previousWord(text, wordBeforeStart) === 'for')),
+        );
       }
       depth += 1;
     } else if (code === 125 /* } */ || code === 41 /* ) */ || code === 93 /* ] */) {

@@ -60,7 +60,8 @@ export async function planRewrite(
   const { search } = await structural.compile(request);
   const template = parseTemplate(request.rewrite, search.variables);
   const result = await structural.search(source, { ...request, maxResults: maxRewriteMatches }, signal, progress);
-  if (result.truncated) throw new FathomError('invalidParams', `more than ${maxRewriteMatches} matches: narrow the rewrite with paths or glob`, { field: 'maxResults' });
+  if (result.truncated)
+    throw new FathomError('invalidParams', `more than ${maxRewriteMatches} matches: narrow the rewrite with paths or glob`, { field: 'maxResults' });
 
   const byFile = new Map<string, typeof result.matches>();
   for (const match of result.matches) {
@@ -93,19 +94,44 @@ export async function planRewrite(
     const chosen = nonOverlapping(matches);
     overlapping += chosen.overlapping;
     const edits = chosen.kept.map((match) => ({ match, replacement: renderTemplate(template, match, text) }));
-    const after = applyEdits(bytes, edits.map(({ match, replacement }) => ({ startByte: match.startByte, endByte: match.endByte, replacement })));
+    const after = applyEdits(
+      bytes,
+      edits.map(({ match, replacement }) => ({ startByte: match.startByte, endByte: match.endByte, replacement })),
+    );
     if (after.equals(bytes)) continue;
     for (const { match, replacement } of edits) {
       if (replacement === match.text) continue;
-      changes.push({ path, before: match.text, after: replacement, start: match.start, end: match.end, startByte: match.startByte, endByte: match.endByte, startUnit: match.startUnit, endUnit: match.endUnit });
+      changes.push({
+        path,
+        before: match.text,
+        after: replacement,
+        start: match.start,
+        end: match.end,
+        startByte: match.startByte,
+        endByte: match.endByte,
+        startUnit: match.startUnit,
+        endUnit: match.endUnit,
+      });
     }
     files.push({ path, before: bytes, after, count: edits.length });
   }
   files.sort((a, b) => (a.path < b.path ? -1 : 1));
   // `diff` (19 modules) is loaded by the first rewrite, not by every daemon's start.
   const { createTwoFilesPatch } = await import('diff');
-  const diff = files.map((file) => createTwoFilesPatch(`a/${file.path}`, `b/${file.path}`, file.before.toString('utf8'), file.after.toString('utf8'), undefined, undefined, { context: 3 }).replace(/^=+\n/, '')).join('');
-  const plan = files.length > 0 ? plans.stage(source.root, files.map(({ path, before, after }) => ({ path, before, after }))) : undefined;
+  const diff = files
+    .map((file) =>
+      createTwoFilesPatch(`a/${file.path}`, `b/${file.path}`, file.before.toString('utf8'), file.after.toString('utf8'), undefined, undefined, {
+        context: 3,
+      }).replace(/^=+\n/, ''),
+    )
+    .join('');
+  const plan =
+    files.length > 0
+      ? plans.stage(
+          source.root,
+          files.map(({ path, before, after }) => ({ path, before, after })),
+        )
+      : undefined;
   return {
     ...(plan ? { token: plan.token, expiresAt: plan.expiresAt } : {}),
     language: result.language,

@@ -71,7 +71,12 @@ export class RewritePlans {
   private take(token: string, now: number): Plan {
     this.expire(now);
     const plan = this.plans.get(token);
-    if (!plan) throw new FathomError('invalidParams', `no staged rewrite with token ${JSON.stringify(token.slice(0, 64))}: it was applied, discarded, or expired (plans live ${Math.round(this.ttlMs / 60_000)} minutes)`, { field: 'token' });
+    if (!plan)
+      throw new FathomError(
+        'invalidParams',
+        `no staged rewrite with token ${JSON.stringify(token.slice(0, 64))}: it was applied, discarded, or expired (plans live ${Math.round(this.ttlMs / 60_000)} minutes)`,
+        { field: 'token' },
+      );
     return plan;
   }
 
@@ -97,7 +102,14 @@ export class RewritePlans {
       }
     }
     if (drifted.length > 0) {
-      throw new FathomError('conflict', `rewrite not applied: ${drifted.length} of ${plan.files.length} files changed since it was staged (${drifted.slice(0, 5).map((entry) => `${entry.path}: ${entry.reason}`).join('; ')}${drifted.length > 5 ? '; …' : ''}); nothing was written, stage it again`, { drifted });
+      throw new FathomError(
+        'conflict',
+        `rewrite not applied: ${drifted.length} of ${plan.files.length} files changed since it was staged (${drifted
+          .slice(0, 5)
+          .map((entry) => `${entry.path}: ${entry.reason}`)
+          .join('; ')}${drifted.length > 5 ? '; …' : ''}); nothing was written, stage it again`,
+        { drifted },
+      );
     }
     const written: PlannedFile[] = [];
     for (const file of plan.files) {
@@ -119,8 +131,17 @@ export class RewritePlans {
             notRestored.push(done.path);
           }
         }
-        const detail = notRestored.length > 0 ? `; could NOT restore ${notRestored.join(', ')}` : restored.length > 0 ? `; restored the ${restored.length} files already written` : '';
-        throw new FathomError('io', `rewrite not applied: writing ${file.path} failed (${errorMessage(error)})${detail}`, { path: file.path, restored, notRestored });
+        const detail =
+          notRestored.length > 0
+            ? `; could NOT restore ${notRestored.join(', ')}`
+            : restored.length > 0
+              ? `; restored the ${restored.length} files already written`
+              : '';
+        throw new FathomError('io', `rewrite not applied: writing ${file.path} failed (${errorMessage(error)})${detail}`, {
+          path: file.path,
+          restored,
+          notRestored,
+        });
       }
     }
     return { written: written.map((file) => file.path) };

@@ -27,7 +27,11 @@ export function parseTemplate(template: string, bound: readonly string[]): Templ
     last = match.index + match[0].length;
   }
   if (unknown.size > 0) {
-    throw new FathomError('invalidParams', `rewrite uses ${[...unknown].map((name) => `$${name}`).join(', ')}, which the pattern does not bind (it binds ${bound.length > 0 ? bound.map((name) => `$${name}`).join(', ') : 'nothing'})`, { field: 'rewrite' });
+    throw new FathomError(
+      'invalidParams',
+      `rewrite uses ${[...unknown].map((name) => `$${name}`).join(', ')}, which the pattern does not bind (it binds ${bound.length > 0 ? bound.map((name) => `$${name}`).join(', ') : 'nothing'})`,
+      { field: 'rewrite' },
+    );
   }
   if (last < template.length) parts.push({ text: template.slice(last) });
   return parts;

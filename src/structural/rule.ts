@@ -88,20 +88,27 @@ function compileRule(grammars: GrammarSet, grammar: LoadedGrammar, spec: unknown
   if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) throw invalid(field, 'must be an object');
   const record = spec as Record<string, unknown>;
   const unknown = Object.keys(record).filter((key) => !(relation ? relationKeys : ruleKeys).has(key));
-  if (unknown.length > 0) throw invalid(field, `unknown key ${unknown.map((key) => JSON.stringify(key)).join(', ')}; known: ${[...(relation ? relationKeys : ruleKeys)].join(', ')}`);
-  if (Object.keys(record).filter((key) => key !== 'stopBy').length === 0) throw invalid(field, 'empty rule: give a pattern, kind, regex, inside, has, not, all or any');
+  if (unknown.length > 0)
+    throw invalid(field, `unknown key ${unknown.map((key) => JSON.stringify(key)).join(', ')}; known: ${[...(relation ? relationKeys : ruleKeys)].join(', ')}`);
+  if (Object.keys(record).filter((key) => key !== 'stopBy').length === 0)
+    throw invalid(field, 'empty rule: give a pattern, kind, regex, inside, has, not, all or any');
   const rule: CompiledRule = {};
   if (record.pattern !== undefined) {
     if (typeof record.pattern !== 'string') throw invalid(`${field}.pattern`, 'must be a string');
     try {
       rule.pattern = compilePattern(grammars, grammar, record.pattern);
     } catch (error) {
-      if (error instanceof FathomError) throw new FathomError('invalidParams', field === 'rule' ? error.message : `${field}.pattern: ${error.message}`, { ...(error.data as object), field: field === 'rule' ? 'pattern' : `${field}.pattern` });
+      if (error instanceof FathomError)
+        throw new FathomError('invalidParams', field === 'rule' ? error.message : `${field}.pattern: ${error.message}`, {
+          ...(error.data as object),
+          field: field === 'rule' ? 'pattern' : `${field}.pattern`,
+        });
       throw error;
     }
   }
   if (record.kind !== undefined) {
-    if (typeof record.kind !== 'string' || !kindExists(grammar.language, record.kind)) throw invalid(`${field}.kind`, `${JSON.stringify(record.kind)} is not a node kind of the ${grammar.spec.name} grammar`);
+    if (typeof record.kind !== 'string' || !kindExists(grammar.language, record.kind))
+      throw invalid(`${field}.kind`, `${JSON.stringify(record.kind)} is not a node kind of the ${grammar.spec.name} grammar`);
     rule.kind = record.kind;
   }
   if (record.regex !== undefined) {
@@ -193,7 +200,8 @@ export function compileSearch(grammars: GrammarSet, grammar: LoadedGrammar, spec
   const rule = compileRule(grammars, grammar, spec.rule, 'rule', 0, false);
   const constraints = new Map<string, CompiledRule>();
   if (spec.constraints !== undefined) {
-    if (typeof spec.constraints !== 'object' || spec.constraints === null || Array.isArray(spec.constraints)) throw invalid('constraints', 'must be an object from metavariable names to rules');
+    if (typeof spec.constraints !== 'object' || spec.constraints === null || Array.isArray(spec.constraints))
+      throw invalid('constraints', 'must be an object from metavariable names to rules');
     for (const [name, constraint] of Object.entries(spec.constraints)) {
       const bare = name.replace(/^\$/, '');
       if (!/^[A-Z][A-Z0-9_]*$/.test(bare)) throw invalid(`constraints.${name}`, 'not a metavariable name ($X)');
@@ -202,7 +210,15 @@ export function compileSearch(grammars: GrammarSet, grammar: LoadedGrammar, spec
   }
   const query = queryOf(rule);
   const kinds = kindsOf(rule);
-  return { rule, constraints, kinds, query, required: requiredOf(query), regionLiterals: regionLiteralsOf(rule, constraints, kinds), variables: rule.pattern?.variables ?? [] };
+  return {
+    rule,
+    constraints,
+    kinds,
+    query,
+    required: requiredOf(query),
+    regionLiterals: regionLiteralsOf(rule, constraints, kinds),
+    variables: rule.pattern?.variables ?? [],
+  };
 }
 
 /** Whether `node` satisfies `rule`; on success `bindings` holds what its patterns bound. */
@@ -249,4 +265,3 @@ export function meetsConstraints(search: CompiledSearch, bindings: Bindings, mat
   }
   return true;
 }
-

@@ -56,9 +56,17 @@ export class StructuralPool {
   constructor(options: StructuralPoolOptions = {}) {
     this.size = options.size ?? Math.max(1, Math.min(os.availableParallelism(), 4));
     this.store = options.treeStore ? { store: new TreeStore(options.treeStore.folder), maxBytes: options.treeStore.maxBytes } : undefined;
-    const workerData: StructuralWorkerData = { treeCacheBytes: options.treeCacheBytes ?? 96 * 2 ** 20, ...(options.treeStore ? { treeStoreFolder: options.treeStore.folder } : {}) };
+    const workerData: StructuralWorkerData = {
+      treeCacheBytes: options.treeCacheBytes ?? 96 * 2 ** 20,
+      ...(options.treeStore ? { treeStoreFolder: options.treeStore.folder } : {}),
+    };
     // Two jobs in flight a worker: the next file waits in its queue, not for this thread.
-    this.pool = new WorkerPool(new URL('./structural-worker.js', import.meta.url), this.size, 'structural', { idleMs, spareIdleMs: idleMs, workerData, depth: 2 });
+    this.pool = new WorkerPool(new URL('./structural-worker.js', import.meta.url), this.size, 'structural', {
+      idleMs,
+      spareIdleMs: idleMs,
+      workerData,
+      depth: 2,
+    });
   }
 
   /**

@@ -60,7 +60,11 @@ export interface StructuralResult {
 /** Where the candidate files come from: the regex index of the workspace. */
 export interface CandidateSource {
   readonly root: string;
-  candidateFiles(query: Query, accepts: (relativePath: string) => boolean, signal: CancellationSignal): Promise<{ files: { path: string; text?: string }[]; fromIndex: boolean }>;
+  candidateFiles(
+    query: Query,
+    accepts: (relativePath: string) => boolean,
+    signal: CancellationSignal,
+  ): Promise<{ files: { path: string; text?: string }[]; fromIndex: boolean }>;
 }
 
 /** Numbers each search (workers' tree caches tell one search's files from another's). */
@@ -76,7 +80,10 @@ export class StructuralSearch {
   /** Loads a language's grammar by id, name or extension; invalidParams naming the known ones otherwise. */
   async grammarFor(language: string): Promise<LoadedGrammar> {
     const spec = this.grammars.table.resolve(language);
-    if (!spec) throw new FathomError('invalidParams', `unknown language ${JSON.stringify(language)}; known: ${[...this.grammars.table.languages.keys()].join(', ')}`, { field: 'language' });
+    if (!spec)
+      throw new FathomError('invalidParams', `unknown language ${JSON.stringify(language)}; known: ${[...this.grammars.table.languages.keys()].join(', ')}`, {
+        field: 'language',
+      });
     const state = await this.grammars.load(spec.id);
     if (state.state === 'failed') throw new FathomError('invalidParams', `cannot search ${spec.name}: ${state.reason}`, { field: 'language' });
     return state.grammar;
@@ -99,7 +106,12 @@ export class StructuralSearch {
     return { grammar, search };
   }
 
-  async search(source: CandidateSource, request: StructuralRequest, signal: CancellationSignal = neverCancelled, progress?: (done: number, total: number) => void): Promise<StructuralResult> {
+  async search(
+    source: CandidateSource,
+    request: StructuralRequest,
+    signal: CancellationSignal = neverCancelled,
+    progress?: (done: number, total: number) => void,
+  ): Promise<StructuralResult> {
     const started = performance.now();
     const { grammar, search } = await this.compile(request);
     const language = grammar.spec.id;
@@ -116,7 +128,7 @@ export class StructuralSearch {
     const spec: SearchSpec = { rule: request.rule, ...(request.constraints ? { constraints: request.constraints } : {}) };
     const key = JSON.stringify([language, spec]);
 
-    const perFile: (FileMatch[] | undefined)[] = new Array(files.length);
+    const perFile = new Array<FileMatch[] | undefined>(files.length);
     const errors: { path: string; message: string }[] = [];
     const sources = new Map<string, { hash: string } | { buffer: string }>();
     let parsed = 0;
@@ -144,7 +156,15 @@ export class StructuralSearch {
           settle(index, matches);
           return;
         }
-        const answer = await this.pool.search({ language, spec, key, search: searchId, path: file.path, limit: limit + 1 + skipOf(index), ...(file.text !== undefined ? { text: file.text } : { absolutePath: toAbsolute(source.root, file.path) }) });
+        const answer = await this.pool.search({
+          language,
+          spec,
+          key,
+          search: searchId,
+          path: file.path,
+          limit: limit + 1 + skipOf(index),
+          ...(file.text !== undefined ? { text: file.text } : { absolutePath: toAbsolute(source.root, file.path) }),
+        });
         if (answer.parsed) parsed += 1;
         if (answer.reused) reused += 1;
         if (file.text !== undefined && answer.matches.length > 0) sources.set(file.path, { buffer: file.text });
@@ -192,10 +212,23 @@ export class StructuralSearch {
       files: fileCount,
       truncated,
       ...((request.paged || after) && truncated && last
-        ? { next: { path: last.path, line: last.start.line + 1, skip: matches.filter((match) => match.path === last.path).length + (after && after.path === last.path ? after.skip : 0) } }
+        ? {
+            next: {
+              path: last.path,
+              line: last.start.line + 1,
+              skip: matches.filter((match) => match.path === last.path).length + (after && after.path === last.path ? after.skip : 0),
+            },
+          }
         : {}),
       errors,
-      stats: { plan: search.query.op === 'all' ? '*' : describeQuery(search.query), fromIndex, candidates: files.length, parsed, reused, elapsedMs: Math.round((performance.now() - started) * 100) / 100 },
+      stats: {
+        plan: search.query.op === 'all' ? '*' : describeQuery(search.query),
+        fromIndex,
+        candidates: files.length,
+        parsed,
+        reused,
+        elapsedMs: Math.round((performance.now() - started) * 100) / 100,
+      },
       sources,
     };
   }
@@ -203,14 +236,30 @@ export class StructuralSearch {
   /** Buffer searches run one at a time: a tree from the parse cache is valid only until its next call. */
   private bufferTurn: Promise<unknown> = Promise.resolve();
 
-  private searchBuffer(root: string, path: string, text: string, grammar: LoadedGrammar, search: CompiledSearch, limit: number, onParse: () => void): Promise<FileMatch[]> {
+  private searchBuffer(
+    root: string,
+    path: string,
+    text: string,
+    grammar: LoadedGrammar,
+    search: CompiledSearch,
+    limit: number,
+    onParse: () => void,
+  ): Promise<FileMatch[]> {
     const turn = this.bufferTurn.then(() => this.searchBufferNow(root, path, text, grammar, search, limit, onParse));
     this.bufferTurn = turn.catch(() => undefined);
     return turn;
   }
 
   /** An open buffer: matched on this thread, on the parse cache's (incrementally kept) tree. */
-  private async searchBufferNow(root: string, path: string, text: string, grammar: LoadedGrammar, search: CompiledSearch, limit: number, onParse: () => void): Promise<FileMatch[]> {
+  private async searchBufferNow(
+    root: string,
+    path: string,
+    text: string,
+    grammar: LoadedGrammar,
+    search: CompiledSearch,
+    limit: number,
+    onParse: () => void,
+  ): Promise<FileMatch[]> {
     const bytes = Buffer.from(text, 'utf8');
     if (!mayMatch(bytes, search.required)) return [];
     const cached = await this.parseCache.tree(toAbsolute(root, path), grammar.spec.id, bytes);

@@ -131,7 +131,8 @@ async function run(job: StructuralSearchJob, bytes: Uint8Array): Promise<RunResu
   if (store !== undefined && key !== undefined) {
     const ranges = searchRanges(grammar.spec.id, source, search);
     if (ranges?.length === 0) return { matches: [], parsed: false };
-    if (ranges === undefined || source.length < storeAlways || rangesCover(ranges) >= storeFrom * source.length) storeKey = treeKey(grammarStoreId(grammar.spec), bytes);
+    if (ranges === undefined || source.length < storeAlways || rangesCover(ranges) >= storeFrom * source.length)
+      storeKey = treeKey(grammarStoreId(grammar.spec), bytes);
   }
   if (storeKey !== undefined) {
     const stored = store!.get(storeKey, source.text, grammar.language.types);
@@ -189,7 +190,11 @@ parentPort!.on('message', (job: StructuralJob) => {
       }
     } catch (error) {
       trapped = error instanceof Error && error.constructor.name === 'RuntimeError';
-      reply = { id: job.id, error: error instanceof Error ? error.message : String(error), ...((error as NodeJS.ErrnoException).code ? { code: (error as NodeJS.ErrnoException).code } : {}) };
+      reply = {
+        id: job.id,
+        error: error instanceof Error ? error.message : String(error),
+        ...((error as NodeJS.ErrnoException).code ? { code: (error as NodeJS.ErrnoException).code } : {}),
+      };
     }
     if (size > recycleAfterBytes) reply.retire = true;
     parentPort!.postMessage(reply);

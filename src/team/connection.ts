@@ -37,12 +37,15 @@ const supported = new Set(['host', 'port', 'dbname', 'user', 'password', 'connec
 /** Reads a libpq connection string; an unknown or malformed part is an error naming it (never its value). */
 export function parseConninfo(conninfo: string): ParsedConninfo {
   const fields = /^postgres(ql)?:\/\//.test(conninfo) ? uriFields(conninfo) : keywordFields(conninfo);
-  for (const key of Object.keys(fields)) if (!supported.has(key)) throw new FathomError('invalidParams', `FATHOM_TEAM_URL: the connection parameter "${key}" is not supported (use ${[...supported].join(', ')})`);
+  for (const key of Object.keys(fields))
+    if (!supported.has(key))
+      throw new FathomError('invalidParams', `FATHOM_TEAM_URL: the connection parameter "${key}" is not supported (use ${[...supported].join(', ')})`);
   const config: pg.ClientConfig = {};
   if (fields.host !== undefined) config.host = fields.host;
   if (fields.port !== undefined) {
     const port = Number(fields.port);
-    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new FathomError('invalidParams', 'FATHOM_TEAM_URL: port must be a number between 1 and 65535');
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+      throw new FathomError('invalidParams', 'FATHOM_TEAM_URL: port must be a number between 1 and 65535');
     config.port = port;
   }
   if (fields.dbname !== undefined) config.database = fields.dbname;
@@ -57,7 +60,8 @@ export function parseConninfo(conninfo: string): ParsedConninfo {
   const sslmode = fields.sslmode ?? 'disable';
   if (sslmode === 'require' || sslmode === 'prefer') config.ssl = { rejectUnauthorized: false };
   else if (sslmode === 'verify-ca' || sslmode === 'verify-full') config.ssl = { rejectUnauthorized: true };
-  else if (sslmode !== 'disable' && sslmode !== 'allow') throw new FathomError('invalidParams', `FATHOM_TEAM_URL: sslmode must be disable, allow, prefer, require, verify-ca or verify-full (got ${sslmode})`);
+  else if (sslmode !== 'disable' && sslmode !== 'allow')
+    throw new FathomError('invalidParams', `FATHOM_TEAM_URL: sslmode must be disable, allow, prefer, require, verify-ca or verify-full (got ${sslmode})`);
   const user = config.user ?? process.env.PGUSER ?? process.env.USER ?? '';
   const host = config.host ?? process.env.PGHOST ?? 'localhost';
   const description = `${user}@${host}:${config.port ?? process.env.PGPORT ?? 5432}/${config.database ?? process.env.PGDATABASE ?? user}`;
@@ -160,7 +164,12 @@ export function passwordFromFile(config: pg.ClientConfig, file = process.env.PGP
     return undefined;
   }
   const host = config.host ?? process.env.PGHOST ?? 'localhost';
-  const wanted = [host === '/var/run/postgresql' || host === '/run/postgresql' ? 'localhost' : host, String(config.port ?? process.env.PGPORT ?? 5432), config.database ?? process.env.PGDATABASE ?? config.user ?? '', config.user ?? process.env.PGUSER ?? os.userInfo().username];
+  const wanted = [
+    host === '/var/run/postgresql' || host === '/run/postgresql' ? 'localhost' : host,
+    String(config.port ?? process.env.PGPORT ?? 5432),
+    config.database ?? process.env.PGDATABASE ?? config.user ?? '',
+    config.user ?? process.env.PGUSER ?? os.userInfo().username,
+  ];
   for (const line of text.split('\n')) {
     if (line.startsWith('#') || line.trim() === '') continue;
     const fields: string[] = [''];
@@ -180,5 +189,8 @@ export function storeError(description: string, doing: string, error: unknown): 
   const cause = errorMessage(error);
   const timedOut = /timeout|timed out/i.test(cause) ? ' (the store did not answer in time: is it down, overloaded or stopped?)' : '';
   const code = (error as { code?: unknown } | undefined)?.code;
-  return new FathomError('teamStore', `team store ${description}: ${doing}: ${cause}${timedOut}`, { store: description, ...(typeof code === 'string' ? { code } : {}) });
+  return new FathomError('teamStore', `team store ${description}: ${doing}: ${cause}${timedOut}`, {
+    store: description,
+    ...(typeof code === 'string' ? { code } : {}),
+  });
 }

@@ -71,7 +71,10 @@ export async function pushToStore(store: TeamStore, mask: PathMask, input: PushI
     }
     if (batch.length > 0) vectors += await store.putEmbeddings(team, model, dimensions, batch);
     bytesSent += batch.length * (32 + dimensions * 4);
-    progress(`${Math.min(missingVectors.length, start + vectorsPerBatch)}/${missingVectors.length} vectors`, (0.8 * Math.min(missingVectors.length, start + vectorsPerBatch)) / missingVectors.length);
+    progress(
+      `${Math.min(missingVectors.length, start + vectorsPerBatch)}/${missingVectors.length} vectors`,
+      (0.8 * Math.min(missingVectors.length, start + vectorsPerBatch)) / missingVectors.length,
+    );
   }
 
   // Each file hash once, with every masked path the store lacks for it.
@@ -83,7 +86,21 @@ export async function pushToStore(store: TeamStore, mask: PathMask, input: PushI
       continue;
     }
     let record = byHash.get(pair.fileHash);
-    if (!record) byHash.set(pair.fileHash, (record = { fileHash: pair.fileHash, maskedPaths: [], chunks: pair.chunks.map((chunk) => ({ startLine: chunk.startLine, endLine: chunk.endLine, startByte: chunk.startByte, endByte: chunk.endByte, chunkHash: chunk.textHash })) }));
+    if (!record)
+      byHash.set(
+        pair.fileHash,
+        (record = {
+          fileHash: pair.fileHash,
+          maskedPaths: [],
+          chunks: pair.chunks.map((chunk) => ({
+            startLine: chunk.startLine,
+            endLine: chunk.endLine,
+            startByte: chunk.startByte,
+            endByte: chunk.endByte,
+            chunkHash: chunk.textHash,
+          })),
+        }),
+      );
     if (!record.maskedPaths.includes(pair.maskedPath)) record.maskedPaths.push(pair.maskedPath);
   }
   const records = [...byHash.values()];
@@ -91,8 +108,14 @@ export async function pushToStore(store: TeamStore, mask: PathMask, input: PushI
   for (let start = 0; start < records.length; start += filesPerBatch) {
     const batch = records.slice(start, start + filesPerBatch);
     uploadedFiles += await store.putFiles(team, model, batch);
-    bytesSent += batch.reduce((sum, record) => sum + 36 + record.chunks.length * 56 + record.maskedPaths.reduce((bytes, masked) => bytes + masked.length + 4, 0), 0);
-    progress(`${Math.min(records.length, start + filesPerBatch)}/${records.length} files' records`, 0.8 + (0.2 * Math.min(records.length, start + filesPerBatch)) / records.length);
+    bytesSent += batch.reduce(
+      (sum, record) => sum + 36 + record.chunks.length * 56 + record.maskedPaths.reduce((bytes, masked) => bytes + masked.length + 4, 0),
+      0,
+    );
+    progress(
+      `${Math.min(records.length, start + filesPerBatch)}/${records.length} files' records`,
+      0.8 + (0.2 * Math.min(records.length, start + filesPerBatch)) / records.length,
+    );
   }
 
   const simhash = leafSimhash(input.fileHashes);

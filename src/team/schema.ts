@@ -35,7 +35,8 @@ export interface InitResult {
 const lockKey = 0x666174686f6d;
 
 function checkRoleName(name: string): string {
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new FathomError('invalidParams', `role names are lower-case letters, digits and _ (got ${JSON.stringify(name)})`);
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name))
+    throw new FathomError('invalidParams', `role names are lower-case letters, digits and _ (got ${JSON.stringify(name)})`);
   return name;
 }
 
@@ -63,9 +64,16 @@ export async function initStore(options: InitOptions): Promise<InitResult> {
 async function migrate(client: pg.Client, description: string, memberRole: string, grant: string[]): Promise<InitResult> {
   await client.query('SELECT pg_advisory_xact_lock($1)', [lockKey]);
   await client.query('CREATE SCHEMA IF NOT EXISTS fathom');
-  await client.query('CREATE TABLE IF NOT EXISTS fathom.schema_version (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), applied_by text NOT NULL DEFAULT session_user)');
+  await client.query(
+    'CREATE TABLE IF NOT EXISTS fathom.schema_version (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), applied_by text NOT NULL DEFAULT session_user)',
+  );
   const from = Number((await client.query<{ version: number | null }>('SELECT max(version) AS version FROM fathom.schema_version')).rows[0]?.version ?? 0);
-  if (from > schemaVersion) throw new FathomError('teamStore', `team store ${description} has schema version ${from}, newer than this Fathom's ${schemaVersion}: upgrade Fathom (nothing was changed)`, { store: description, version: from, expected: schemaVersion });
+  if (from > schemaVersion)
+    throw new FathomError(
+      'teamStore',
+      `team store ${description} has schema version ${from}, newer than this Fathom's ${schemaVersion}: upgrade Fathom (nothing was changed)`,
+      { store: description, version: from, expected: schemaVersion },
+    );
   const applied: InitResult['applied'] = [];
   for (const migration of migrations.filter((entry) => entry.version > from)) {
     await client.query(migration.sql);
@@ -86,7 +94,8 @@ async function migrate(client: pg.Client, description: string, memberRole: strin
   await client.query(`GRANT USAGE ON SCHEMA fathom TO ${memberRole}`);
   for (const signature of memberFunctions) await client.query(`GRANT EXECUTE ON FUNCTION ${signature} TO ${memberRole}`);
   for (const role of grant) {
-    if ((await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role])).rowCount !== 1) throw new FathomError('invalidParams', `no role ${role} on ${description} to grant ${memberRole} to (create it first: CREATE ROLE ${role} LOGIN)`);
+    if ((await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role])).rowCount !== 1)
+      throw new FathomError('invalidParams', `no role ${role} on ${description} to grant ${memberRole} to (create it first: CREATE ROLE ${role} LOGIN)`);
     await client.query(`GRANT ${memberRole} TO ${role}`);
   }
   return { store: description, from, version: schemaVersion, applied, memberRole, granted: grant };

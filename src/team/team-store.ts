@@ -79,11 +79,20 @@ export class TeamStore {
     const { client, description } = await connectTeamStore(options);
     try {
       const schema = await client.query<{ present: boolean }>("SELECT to_regprocedure('fathom.store_version()') IS NOT NULL AS present");
-      if (!schema.rows[0]?.present) throw new FathomError('teamStore', `team store ${description} has no Fathom schema (or this role may not see it): run \`fathom team init\` with the owner's connection, and grant this role the member role`, { store: description });
+      if (!schema.rows[0]?.present)
+        throw new FathomError(
+          'teamStore',
+          `team store ${description} has no Fathom schema (or this role may not see it): run \`fathom team init\` with the owner's connection, and grant this role the member role`,
+          { store: description },
+        );
       const version = Number((await client.query<{ version: number | null }>('SELECT fathom.store_version() AS version')).rows[0]?.version ?? 0);
       if (version !== schemaVersion) {
         const todo = version < schemaVersion ? "run `fathom team init` with the owner's connection to migrate it" : 'upgrade Fathom';
-        throw new FathomError('teamStore', `team store ${description} speaks schema version ${version}, this Fathom ${schemaVersion}: ${todo}`, { store: description, version, expected: schemaVersion });
+        throw new FathomError('teamStore', `team store ${description} speaks schema version ${version}, this Fathom ${schemaVersion}: ${todo}`, {
+          store: description,
+          version,
+          expected: schemaVersion,
+        });
       }
       return new TeamStore(client, description, version);
     } catch (error) {
@@ -109,7 +118,12 @@ export class TeamStore {
     const missing: number[] = [];
     for (let start = 0; start < pairs.length; start += hashesPerCall) {
       const slice = pairs.slice(start, start + hashesPerCall);
-      const result = await this.call<{ missing: number[] }>('missing_files', 'SELECT fathom.missing_files($1, $2, $3, $4) AS missing', [team, model, packHashes(slice.map((pair) => pair.fileHash)), slice.map((pair) => pair.maskedPath)]);
+      const result = await this.call<{ missing: number[] }>('missing_files', 'SELECT fathom.missing_files($1, $2, $3, $4) AS missing', [
+        team,
+        model,
+        packHashes(slice.map((pair) => pair.fileHash)),
+        slice.map((pair) => pair.maskedPath),
+      ]);
       for (const index of result.rows[0]!.missing) missing.push(start + index);
     }
     return missing;
@@ -119,7 +133,11 @@ export class TeamStore {
   async missingChunks(team: string, model: string, chunkHashes: readonly string[]): Promise<string[]> {
     const missing: string[] = [];
     for (let start = 0; start < chunkHashes.length; start += hashesPerCall) {
-      const result = await this.call<{ missing: Buffer }>('missing_chunks', 'SELECT fathom.missing_chunks($1, $2, $3) AS missing', [team, model, packHashes(chunkHashes.slice(start, start + hashesPerCall))]);
+      const result = await this.call<{ missing: Buffer }>('missing_chunks', 'SELECT fathom.missing_chunks($1, $2, $3) AS missing', [
+        team,
+        model,
+        packHashes(chunkHashes.slice(start, start + hashesPerCall)),
+      ]);
       missing.push(...unpackHashes(result.rows[0]!.missing));
     }
     return missing;
@@ -133,7 +151,13 @@ export class TeamStore {
       // Little-endian f32, as the embedding cache keeps them (x86 and ARM are little-endian).
       Buffer.from(entry.vector.buffer, entry.vector.byteOffset, entry.vector.byteLength).copy(vectors, at * dimensions * 4);
     });
-    const result = await this.call<{ inserted: number }>('put_embeddings', 'SELECT fathom.put_embeddings($1, $2, $3, $4, $5) AS inserted', [team, model, dimensions, packHashes(entries.map((entry) => entry.chunkHash)), vectors]);
+    const result = await this.call<{ inserted: number }>('put_embeddings', 'SELECT fathom.put_embeddings($1, $2, $3, $4, $5) AS inserted', [
+      team,
+      model,
+      dimensions,
+      packHashes(entries.map((entry) => entry.chunkHash)),
+      vectors,
+    ]);
     return result.rows[0]!.inserted;
   }
 
@@ -161,26 +185,41 @@ export class TeamStore {
         maskedPaths.push(masked);
       }
     });
-    const result = await this.call<{ inserted: number }>('put_files', 'SELECT fathom.put_files($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS inserted', [
-      team,
-      model,
-      packHashes(files.map((file) => file.fileHash)),
-      files.map((file) => file.chunks.length),
-      chunkFiles,
-      startLines,
-      endLines,
-      startBytes,
-      endBytes,
-      packHashes(chunkHashes),
-      pathFiles,
-      maskedPaths,
-    ]);
+    const result = await this.call<{ inserted: number }>(
+      'put_files',
+      'SELECT fathom.put_files($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS inserted',
+      [
+        team,
+        model,
+        packHashes(files.map((file) => file.fileHash)),
+        files.map((file) => file.chunks.length),
+        chunkFiles,
+        startLines,
+        endLines,
+        startBytes,
+        endBytes,
+        packHashes(chunkHashes),
+        pathFiles,
+        maskedPaths,
+      ],
+    );
     return result.rows[0]!.inserted;
   }
 
   /** Records a pushed tree (the same tree again is the row already there). */
-  async putSnapshot(team: string, model: string, snapshot: { merkleRoot: string; simhash: string; fileCount: number; chunkCount: number }): Promise<{ id: number; created: boolean }> {
-    const result = await this.call<{ id: string; created: boolean }>('put_snapshot', 'SELECT id, created FROM fathom.put_snapshot($1, $2, $3, $4, $5, $6)', [team, model, packHashes([snapshot.merkleRoot]), simhashToSql(snapshot.simhash), snapshot.fileCount, snapshot.chunkCount]);
+  async putSnapshot(
+    team: string,
+    model: string,
+    snapshot: { merkleRoot: string; simhash: string; fileCount: number; chunkCount: number },
+  ): Promise<{ id: number; created: boolean }> {
+    const result = await this.call<{ id: string; created: boolean }>('put_snapshot', 'SELECT id, created FROM fathom.put_snapshot($1, $2, $3, $4, $5, $6)', [
+      team,
+      model,
+      packHashes([snapshot.merkleRoot]),
+      simhashToSql(snapshot.simhash),
+      snapshot.fileCount,
+      snapshot.chunkCount,
+    ]);
     return { id: Number(result.rows[0]!.id), created: result.rows[0]!.created };
   }
 
@@ -189,7 +228,11 @@ export class TeamStore {
     const held = { files: 0, chunks: 0 };
     const distinct = [...new Set(fileHashes)];
     for (let start = 0; start < distinct.length; start += hashesPerCall) {
-      const result = await this.call<{ files: string; chunks: string }>('held_files', 'SELECT files, chunks FROM fathom.held_files($1, $2, $3)', [team, model, packHashes(distinct.slice(start, start + hashesPerCall))]);
+      const result = await this.call<{ files: string; chunks: string }>('held_files', 'SELECT files, chunks FROM fathom.held_files($1, $2, $3)', [
+        team,
+        model,
+        packHashes(distinct.slice(start, start + hashesPerCall)),
+      ]);
       held.files += Number(result.rows[0]!.files);
       held.chunks += Number(result.rows[0]!.chunks);
     }
@@ -200,12 +243,28 @@ export class TeamStore {
   async fileRecords(team: string, model: string, fileHashes: readonly string[]): Promise<FileRecord[]> {
     const records = new Map<string, FileRecord>();
     for (let start = 0; start < fileHashes.length; start += hashesPerCall) {
-      const result = await this.call<{ file_hash: Buffer; masked_paths: string[] | null; ordinal: number | null; start_line: number; end_line: number; start_byte: string; end_byte: string; chunk_hash: Buffer }>('file_records', 'SELECT * FROM fathom.file_records($1, $2, $3)', [team, model, packHashes(fileHashes.slice(start, start + hashesPerCall))]);
+      const result = await this.call<{
+        file_hash: Buffer;
+        masked_paths: string[] | null;
+        ordinal: number | null;
+        start_line: number;
+        end_line: number;
+        start_byte: string;
+        end_byte: string;
+        chunk_hash: Buffer;
+      }>('file_records', 'SELECT * FROM fathom.file_records($1, $2, $3)', [team, model, packHashes(fileHashes.slice(start, start + hashesPerCall))]);
       for (const row of result.rows) {
         const fileHash = row.file_hash.toString('hex');
         let record = records.get(fileHash);
         if (!record) records.set(fileHash, (record = { fileHash, maskedPaths: row.masked_paths ?? [], chunks: [] }));
-        if (row.ordinal !== null) record.chunks.push({ startLine: row.start_line, endLine: row.end_line, startByte: Number(row.start_byte), endByte: Number(row.end_byte), chunkHash: row.chunk_hash.toString('hex') });
+        if (row.ordinal !== null)
+          record.chunks.push({
+            startLine: row.start_line,
+            endLine: row.end_line,
+            startByte: Number(row.start_byte),
+            endByte: Number(row.end_byte),
+            chunkHash: row.chunk_hash.toString('hex'),
+          });
       }
     }
     return [...records.values()];
@@ -215,7 +274,11 @@ export class TeamStore {
   async fileVectors(team: string, model: string, fileHashes: readonly string[]): Promise<Map<string, Float32Array>> {
     const vectors = new Map<string, Float32Array>();
     for (let start = 0; start < fileHashes.length; start += hashesPerCall) {
-      const result = await this.call<{ chunk_hash: Buffer; vector: Buffer }>('file_vectors', 'SELECT chunk_hash, vector FROM fathom.file_vectors($1, $2, $3)', [team, model, packHashes(fileHashes.slice(start, start + hashesPerCall))]);
+      const result = await this.call<{ chunk_hash: Buffer; vector: Buffer }>('file_vectors', 'SELECT chunk_hash, vector FROM fathom.file_vectors($1, $2, $3)', [
+        team,
+        model,
+        packHashes(fileHashes.slice(start, start + hashesPerCall)),
+      ]);
       for (const row of result.rows) {
         const vector = new Float32Array(row.vector.length / 4);
         new Uint8Array(vector.buffer).set(row.vector);
@@ -227,7 +290,23 @@ export class TeamStore {
 
   /** The team's snapshots of a model nearest to a simhash (Hamming distance), nearest first. */
   async nearestSnapshots(team: string, model: string, simhash: string, k = 5): Promise<Snapshot[]> {
-    const result = await this.call<{ id: string; merkle_root: Buffer; simhash: string; distance: number; file_count: number; chunk_count: number; created_at: Date }>('nearest_snapshots', 'SELECT * FROM fathom.nearest_snapshots($1, $2, $3, $4)', [team, model, simhashToSql(simhash), k]);
-    return result.rows.map((row) => ({ id: Number(row.id), merkleRoot: row.merkle_root.toString('hex'), simhash: simhashFromSql(row.simhash), distance: row.distance, fileCount: row.file_count, chunkCount: row.chunk_count, createdAt: row.created_at.toISOString() }));
+    const result = await this.call<{
+      id: string;
+      merkle_root: Buffer;
+      simhash: string;
+      distance: number;
+      file_count: number;
+      chunk_count: number;
+      created_at: Date;
+    }>('nearest_snapshots', 'SELECT * FROM fathom.nearest_snapshots($1, $2, $3, $4)', [team, model, simhashToSql(simhash), k]);
+    return result.rows.map((row) => ({
+      id: Number(row.id),
+      merkleRoot: row.merkle_root.toString('hex'),
+      simhash: simhashFromSql(row.simhash),
+      distance: row.distance,
+      fileCount: row.file_count,
+      chunkCount: row.chunk_count,
+      createdAt: row.created_at.toISOString(),
+    }));
   }
 }

@@ -107,7 +107,8 @@ export function statSame(paths: string, known: Float64Array): Uint8Array {
     } catch {
       return;
     }
-    if (stat !== undefined && stat.isFile() && stat.size === known[3 * index] && stat.mtimeMs === known[3 * index + 1] && stat.ino === known[3 * index + 2]) same[index] = 1;
+    if (stat !== undefined && stat.isFile() && stat.size === known[3 * index] && stat.mtimeMs === known[3 * index + 1] && stat.ino === known[3 * index + 2])
+      same[index] = 1;
   });
   return same;
 }

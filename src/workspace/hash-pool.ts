@@ -11,7 +11,10 @@ export class HashPool {
   private readonly pool: WorkerPool<HashJob, HashReply>;
 
   constructor(size: number = Math.max(1, Math.min(os.availableParallelism(), 4))) {
-    this.pool = new WorkerPool(new URL('./hash-worker.js', import.meta.url), size, 'hash', { idleMs: batchPoolIdleMs, youngGenerationMb: jobWorkerYoungGenerationMb });
+    this.pool = new WorkerPool(new URL('./hash-worker.js', import.meta.url), size, 'hash', {
+      idleMs: batchPoolIdleMs,
+      youngGenerationMb: jobWorkerYoungGenerationMb,
+    });
   }
 
   /** Inspects files in a worker; resolves with one outcome per check, in order. */

@@ -228,7 +228,16 @@ interface PendingCheck {
 }
 
 export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
-  const result: ScanResult = { files: new Map(), skipped: new Map(), ignoredEntries: 0, nestedRepositories: [], folders: [], updated: [], hashed: 0, reused: 0 };
+  const result: ScanResult = {
+    files: new Map(),
+    skipped: new Map(),
+    ignoredEntries: 0,
+    nestedRepositories: [],
+    folders: [],
+    updated: [],
+    hashed: 0,
+    reused: 0,
+  };
   const progress: ScanProgress = { folders: 0, found: 0, checked: 0, walking: true };
   const gitWorkspace = options.rules.git !== undefined;
   const maxFileBytes = options.maxFileBytes;

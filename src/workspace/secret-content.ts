@@ -83,7 +83,10 @@ const needles: readonly Needle[] = [
   { text: 'ASIA', rule: 'awsAccessKey', fingerprintAt: 1, bucket: 7 },
 ];
 
-const fingerprints: Fingerprint[] = needles.map((needle) => ({ text: needle.text.slice(needle.fingerprintAt, needle.fingerprintAt + 3), bucket: needle.bucket }));
+const fingerprints: Fingerprint[] = needles.map((needle) => ({
+  text: needle.text.slice(needle.fingerprintAt, needle.fingerprintAt + 3),
+  bucket: needle.bucket,
+}));
 
 // ---- character classes ----
 
@@ -177,7 +180,7 @@ function armoredBody(text: string, from: number): boolean {
   const seen = new Set<number>();
   let count = 0;
   let lineStart = true;
-  for (let at = from; at < limit; ) {
+  for (let at = from; at < limit;) {
     const code = text.charCodeAt(at);
     if (isBase64(code)) {
       if (lineStart && count === 0) {

@@ -29,7 +29,11 @@ interface WasmMemory {
   readonly buffer: ArrayBuffer;
   grow(pages: number): number;
 }
-const wasm = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => object; Instance: new (module: object, imports: object) => { exports: unknown } } }).WebAssembly;
+const wasm = (
+  globalThis as unknown as {
+    WebAssembly: { Module: new (bytes: Uint8Array) => object; Instance: new (module: object, imports: object) => { exports: unknown } };
+  }
+).WebAssembly;
 
 export class Prefilter {
   private readonly fingerprints: readonly Fingerprint[];

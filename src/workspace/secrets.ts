@@ -89,7 +89,8 @@ export type SecretMatcher = (relativePath: string) => boolean;
  */
 export function secretMatcher(patterns: readonly string[] = defaultSecretPatterns): SecretMatcher {
   const options = { dot: true, nocase: true };
-  const join = (sources: string[]): RegExp | undefined => (sources.length === 0 ? undefined : new RegExp(sources.map((source) => `(?:${source})`).join('|'), 'i'));
+  const join = (sources: string[]): RegExp | undefined =>
+    sources.length === 0 ? undefined : new RegExp(sources.map((source) => `(?:${source})`).join('|'), 'i');
   const names = join(patterns.filter((pattern) => !pattern.includes('/')).map((pattern) => picomatch.makeRe(pattern, options).source));
   const pathPatterns = patterns.filter((pattern) => pattern.includes('/'));
   const paths = join(pathPatterns.map((pattern) => picomatch.makeRe(`**/${pattern}`, options).source));

@@ -30,19 +30,23 @@ export function chunkProblems(bytes: Uint8Array, file: FileChunks, budget: numbe
     previousEnd = chunk.endByte;
     const startUnit = source.unitAt(chunk.startByte);
     const endUnit = source.unitAt(chunk.endByte);
-    if (source.byteOffset(startUnit) !== chunk.startByte || source.byteOffset(endUnit) !== chunk.endByte) problems.push(`${where}: boundary inside a character`);
+    if (source.byteOffset(startUnit) !== chunk.startByte || source.byteOffset(endUnit) !== chunk.endByte)
+      problems.push(`${where}: boundary inside a character`);
     if (chunk.text !== source.text.slice(startUnit, endUnit)) problems.push(`${where}: text is not the bytes of its range`);
     const start = source.position(startUnit);
     const end = source.position(endUnit);
     if (start.line !== chunk.start.line || start.character !== chunk.start.character || end.line !== chunk.end.line || end.character !== chunk.end.character) {
       problems.push(`${where}: positions ${JSON.stringify([chunk.start, chunk.end])} disagree with the bytes ${JSON.stringify([start, end])}`);
     }
-    if (!chunk.oversized && chunk.endByte - chunk.startByte > budget) problems.push(`${where}: ${chunk.endByte - chunk.startByte} bytes, over the budget ${budget} but not flagged oversized`);
+    if (!chunk.oversized && chunk.endByte - chunk.startByte > budget)
+      problems.push(`${where}: ${chunk.endByte - chunk.startByte} bytes, over the budget ${budget} but not flagged oversized`);
     if (tree && chunk.method === 'syntax') {
       const first = tree.rootNode.descendantForIndex(startUnit, startUnit);
       const last = tree.rootNode.descendantForIndex(endUnit - 1, endUnit - 1);
-      if (first && first.startIndex !== startUnit && first.childCount === 0 && first.startIndex < startUnit) problems.push(`${where}: starts inside the token ${first.type} at ${first.startIndex}`);
-      if (last && last.endIndex !== endUnit && last.childCount === 0 && last.endIndex > endUnit) problems.push(`${where}: ends inside the token ${last.type} ending at ${last.endIndex}`);
+      if (first && first.startIndex !== startUnit && first.childCount === 0 && first.startIndex < startUnit)
+        problems.push(`${where}: starts inside the token ${first.type} at ${first.startIndex}`);
+      if (last && last.endIndex !== endUnit && last.childCount === 0 && last.endIndex > endUnit)
+        problems.push(`${where}: ends inside the token ${last.type} ending at ${last.endIndex}`);
       if (chunk.oversized) {
         const node = tree.rootNode.descendantForIndex(startUnit, endUnit - 1);
         if (!node || node.startIndex !== startUnit || node.endIndex !== endUnit) problems.push(`${where}: oversized but not one node`);

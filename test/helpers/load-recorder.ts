@@ -33,7 +33,11 @@ export function initialize(data: { file: string }): void {
   recordFile = data.file;
 }
 
-export async function resolve(specifier: string, context: unknown, next: (specifier: string, context: unknown) => Promise<ResolveResult>): Promise<ResolveResult> {
+export async function resolve(
+  specifier: string,
+  context: unknown,
+  next: (specifier: string, context: unknown) => Promise<ResolveResult>,
+): Promise<ResolveResult> {
   const result = await next(specifier, context);
   record([result.url.startsWith('file:') ? fileURLToPath(result.url) : result.url]);
   return result;

@@ -6,7 +6,15 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { CodeSearchResult, FilesResult, GrepResult, MerkleResult, StatusResult, StructuralSearchResult, SymbolsResult } from '../../src/protocol/methods.js';
+import type {
+  CodeSearchResult,
+  FilesResult,
+  GrepResult,
+  MerkleResult,
+  StatusResult,
+  StructuralSearchResult,
+  SymbolsResult,
+} from '../../src/protocol/methods.js';
 import { gitInit } from './fixture.js';
 import { SeededRandom } from './seeded-random.js';
 import { scratchDir, type StrictClient, type WireMessage } from './strict-client.js';
@@ -47,7 +55,8 @@ export function reliabilityCorpus(prefix = 'fathom-rel-corpus-'): Corpus {
   fs.mkdirSync(path.join(root, 'build'));
   fs.writeFileSync(path.join(root, 'build', 'out.js'), 'export function ignoredBuildOutput() {}\n');
   const random = new SeededRandom(7);
-  const base64 = (length: number): string => Array.from({ length }, () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'[random.int(64)]).join('');
+  const base64 = (length: number): string =>
+    Array.from({ length }, () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'[random.int(64)]).join('');
   const envToken = `sk_live_${base64(40).replace(/[+/]/g, 'x')}`;
   const keyLine = base64(70);
   fs.writeFileSync(path.join(root, '.env'), `STRIPE_KEY=${envToken}\n`);
@@ -56,8 +65,16 @@ export function reliabilityCorpus(prefix = 'fathom-rel-corpus-'): Corpus {
   const contentKeyLine = base64(70);
   const awsSecret = base64(40);
   fs.mkdirSync(path.join(root, 'notes'));
-  fs.writeFileSync(path.join(root, 'notes', 'handover.txt'), `The deploy key, until we move it to the vault:\n\n-----BEGIN OPENSSH PRIVATE KEY-----\n${contentKeyLine}\n${base64(70)}\n-----END OPENSSH PRIVATE KEY-----\n`);
-  fs.writeFileSync(path.join(root, 'app', 'settings.ini'), `[aws]\naws_access_key_id = AKIA${base64(16).toUpperCase().replace(/[^A-Z0-9]/g, 'Q')}\naws_secret_access_key = ${awsSecret}\n`);
+  fs.writeFileSync(
+    path.join(root, 'notes', 'handover.txt'),
+    `The deploy key, until we move it to the vault:\n\n-----BEGIN OPENSSH PRIVATE KEY-----\n${contentKeyLine}\n${base64(70)}\n-----END OPENSSH PRIVATE KEY-----\n`,
+  );
+  fs.writeFileSync(
+    path.join(root, 'app', 'settings.ini'),
+    `[aws]\naws_access_key_id = AKIA${base64(16)
+      .toUpperCase()
+      .replace(/[^A-Z0-9]/g, 'Q')}\naws_secret_access_key = ${awsSecret}\n`,
+  );
   gitInit(root);
   return { root, secretsByName: [envToken, keyLine], secretsByContent: [contentKeyLine, awsSecret] };
 }
@@ -99,7 +116,12 @@ export interface Answers {
 const failed = (response: WireMessage): string[] => [`error ${response.error!.code}: ${response.error!.message}`];
 
 /** Asks `client` every question of `probe` about `root` (in parallel) and answers them as strings. */
-export async function collectAnswers(client: StrictClient, root: string, probe: Probe, options: { timeoutMs?: number; semantic?: boolean } = {}): Promise<Answers> {
+export async function collectAnswers(
+  client: StrictClient,
+  root: string,
+  probe: Probe,
+  options: { timeoutMs?: number; semantic?: boolean } = {},
+): Promise<Answers> {
   const timeoutMs = options.timeoutMs ?? 120_000;
   const ask = (method: string, params: unknown): Promise<WireMessage> => client.request(method, params, timeoutMs);
   const keyed = async (questions: readonly string[], answer: (question: string) => Promise<string[]>): Promise<Record<string, string[]>> => {
@@ -109,7 +131,9 @@ export async function collectAnswers(client: StrictClient, root: string, probe: 
   const files = ask('fathom/files', { root });
   const [filesAnswer, merkle, status, grep, symbols, structural, lexical, semantic] = await Promise.all([
     files.then((response) => (response.error ? failed(response) : (response.result as FilesResult).files)),
-    files.then(() => ask('fathom/merkle', { root })).then((response) => (response.error ? failed(response)[0]! : (response.result as MerkleResult).rootHash ?? 'null')),
+    files
+      .then(() => ask('fathom/merkle', { root }))
+      .then((response) => (response.error ? failed(response)[0]! : ((response.result as MerkleResult).rootHash ?? 'null'))),
     files
       .then(() => ask('fathom/status', { root }))
       .then((response) => {
@@ -121,12 +145,17 @@ export async function collectAnswers(client: StrictClient, root: string, probe: 
       const response = await ask('fathom/grep', { root, pattern, maxResults: 100_000 });
       if (response.error) return failed(response);
       const result = response.result as GrepResult;
-      return [...result.matches.map((match) => `${match.path}:${match.line}`).sort(), ...(result.timedOut.length > 0 ? [`timed out: ${result.timedOut.join(', ')}`] : [])];
+      return [
+        ...result.matches.map((match) => `${match.path}:${match.line}`).sort(),
+        ...(result.timedOut.length > 0 ? [`timed out: ${result.timedOut.join(', ')}`] : []),
+      ];
     }),
     keyed(probe.symbols, async (query) => {
       const response = await ask('fathom/symbols', { root, query, limit: 60, waitMs: completeAnswerWaitMs });
       if (response.error) return failed(response);
-      return (response.result as SymbolsResult).symbols.map((symbol) => `${symbol.kind} ${[...symbol.container, symbol.name].join('.')} ${symbol.path}:${symbol.range.start.line}:${symbol.range.start.column}`);
+      return (response.result as SymbolsResult).symbols.map(
+        (symbol) => `${symbol.kind} ${[...symbol.container, symbol.name].join('.')} ${symbol.path}:${symbol.range.start.line}:${symbol.range.start.column}`,
+      );
     }),
     keyed(
       probe.structural.map((question) => `${question.language}: ${question.pattern}`),
@@ -135,7 +164,10 @@ export async function collectAnswers(client: StrictClient, root: string, probe: 
         const response = await ask('fathom/structuralSearch', { root, language: question.language, pattern: question.pattern, maxResults: 100_000 });
         if (response.error) return failed(response);
         const result = response.result as StructuralSearchResult;
-        return [...result.matches.map((match) => `${match.path}:${match.range.start.line}:${match.range.start.column}`).sort(), ...result.errors.map((error) => `search error: ${JSON.stringify(error)}`)];
+        return [
+          ...result.matches.map((match) => `${match.path}:${match.range.start.line}:${match.range.start.column}`).sort(),
+          ...result.errors.map((error) => `search error: ${JSON.stringify(error)}`),
+        ];
       },
     ),
     keyed(probe.lexical, async (query) => {
@@ -156,7 +188,11 @@ export async function collectAnswers(client: StrictClient, root: string, probe: 
 
 /** ripgrep's matching lines (`path:line`, sorted) for `pattern` over exactly `files`. */
 export function ripgrep(root: string, files: readonly string[], pattern: string): string[] {
-  const result = spawnSync('rg', ['--null', '-n', '--no-heading', '--with-filename', '--no-config', '--color', 'never', '-e', pattern, '--', ...files], { cwd: root, encoding: 'utf8', maxBuffer: 256 << 20 });
+  const result = spawnSync('rg', ['--null', '-n', '--no-heading', '--with-filename', '--no-config', '--color', 'never', '-e', pattern, '--', ...files], {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 256 << 20,
+  });
   if (result.status !== 0 && result.status !== 1) throw new Error(`rg ${pattern}: ${result.stderr}`);
   return result.stdout
     .split('\n')
@@ -179,7 +215,8 @@ function listDifference(name: string, actual: readonly string[], expected: reado
   const actualSet = new Set(actual);
   const missing = expected.filter((item) => !actualSet.has(item));
   const extra = actual.filter((item) => !expectedSet.has(item));
-  if (missing.length === 0 && extra.length === 0) return `${name}: same items in another order (got ${JSON.stringify(actual.slice(0, 6))}, expected ${JSON.stringify(expected.slice(0, 6))})`;
+  if (missing.length === 0 && extra.length === 0)
+    return `${name}: same items in another order (got ${JSON.stringify(actual.slice(0, 6))}, expected ${JSON.stringify(expected.slice(0, 6))})`;
   return `${name}: ${actual.length} items, expected ${expected.length}; missing ${JSON.stringify(missing.slice(0, 5))}${missing.length > 5 ? ` and ${missing.length - 5} more` : ''}; extra ${JSON.stringify(extra.slice(0, 5))}${extra.length > 5 ? ` and ${extra.length - 5} more` : ''}`;
 }
 
@@ -193,7 +230,8 @@ export function answerDifferences(actual: Answers, expected: Answers): string[] 
   if (actual.merkleRoot !== expected.merkleRoot) differences.push(`merkle root ${actual.merkleRoot}, a fresh scan says ${expected.merkleRoot}`);
   if (actual.status !== expected.status) differences.push(`status "${actual.status}", expected "${expected.status}"`);
   for (const kind of ['grep', 'symbols', 'structural', 'lexical', 'semantic'] as const) {
-    for (const [question, answer] of Object.entries(expected[kind])) add(listDifference(`${kind} ${JSON.stringify(question)}`, actual[kind][question] ?? ['(not asked)'], answer));
+    for (const [question, answer] of Object.entries(expected[kind]))
+      add(listDifference(`${kind} ${JSON.stringify(question)}`, actual[kind][question] ?? ['(not asked)'], answer));
   }
   return differences;
 }

@@ -21,7 +21,9 @@ export function postgresBinaries(): string | undefined {
   } catch {
     // no pg_config on PATH
   }
-  return candidates.find((folder) => folder !== undefined && folder !== '' && fs.existsSync(path.join(folder, 'initdb')) && fs.existsSync(path.join(folder, 'pg_ctl')));
+  return candidates.find(
+    (folder) => folder !== undefined && folder !== '' && fs.existsSync(path.join(folder, 'initdb')) && fs.existsSync(path.join(folder, 'pg_ctl')),
+  );
 }
 
 /**

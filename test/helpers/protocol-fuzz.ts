@@ -27,7 +27,8 @@ export function writeFuzzFixture(base: string): FuzzFixture {
   const canary = path.join(base, 'canary');
   const scratch = path.join(base, 'scratch');
   const files: Record<string, string> = {
-    'src/app.ts': 'import { helper } from "./util";\n\nexport class App {\n  run(): number {\n    return helper(JSON.parse("1"));\n  }\n}\n\nexport function start(): App {\n  const app = new App();\n  app.run();\n  return app;\n}\n',
+    'src/app.ts':
+      'import { helper } from "./util";\n\nexport class App {\n  run(): number {\n    return helper(JSON.parse("1"));\n  }\n}\n\nexport function start(): App {\n  const app = new App();\n  app.run();\n  return app;\n}\n',
     'src/util.ts': 'export function helper(value: number): number {\n  // TODO: something better\n  return value + 1;\n}\n',
     'lib/legacy.js': 'function legacy(a, b) {\n  return a + b;\n}\nmodule.exports = { legacy };\n',
     'README.md': '# Fuzz fixture\n\nA tiny workspace for the protocol fuzzer.\n',
@@ -88,7 +89,17 @@ export function documentedMethods(): string[] {
   return [...methods].sort();
 }
 
-export const notificationMethods = new Set(['initialized', 'exit', '$/setTrace', '$/cancelRequest', 'textDocument/didOpen', 'textDocument/didChange', 'textDocument/didClose', 'textDocument/didSave', 'workspace/didChangeWorkspaceFolders']);
+export const notificationMethods = new Set([
+  'initialized',
+  'exit',
+  '$/setTrace',
+  '$/cancelRequest',
+  'textDocument/didOpen',
+  'textDocument/didChange',
+  'textDocument/didClose',
+  'textDocument/didSave',
+  'workspace/didChangeWorkspaceFolders',
+]);
 
 /** Methods that end a session or the daemon: sent only as the last frame of a stdio session. */
 export const endingMethods = new Set(['shutdown', 'exit', Methods.stop]);
@@ -109,16 +120,91 @@ interface Pools {
 function pools(fixture: FuzzFixture): Pools {
   const ws = fixture.workspace;
   const canary = fixture.canary;
-  const roots = [ws, ws, pathToFileURL(ws).href, path.join(ws, 'src'), path.join(ws, 'src', 'app.ts'), path.join(ws, '..', 'ws'), path.join(fixture.base, 'missing'), 'relative-missing-folder', '', 'file://otherhost/tmp', 'file:///nonexistent-fathom-fuzz', 'untitled:Untitled-1', `${ws}\0`, `${ws}/${'deep/'.repeat(200)}`];
-  const paths = ['src/app.ts', 'src/util.ts', path.join(ws, 'lib', 'legacy.js'), pathToFileURL(path.join(ws, 'README.md')).href, 'notes.txt', 'missing.ts', 'src', '', '..', '../canary/canary.txt', path.join(canary, 'canary.txt'), path.join(canary, 'planted.txt'), pathToFileURL(path.join(canary, 'planted.txt')).href, `${ws}/src/../../canary/planted.txt`, '/etc/passwd', 'src/fuzzed-new.ts', 'src/\u00e9t\u00e9.ts', 'a'.repeat(300)];
-  const uris = [...paths.filter((item) => item.startsWith('file:')), ...paths.filter((item) => path.isAbsolute(item)).map((item) => pathToFileURL(item).href), pathToFileURL(path.join(ws, 'src', 'app.ts')).href, 'untitled:1', 'file://otherhost/x.ts', 'not a uri', ''];
-  const programs = [path.join(ws, 'src', 'app.ts'), path.join(ws, 'notes.txt'), path.join(ws, 'missing.py'), path.join(ws, 'missing.go'), 'relative-missing.py', ''];
+  const roots = [
+    ws,
+    ws,
+    pathToFileURL(ws).href,
+    path.join(ws, 'src'),
+    path.join(ws, 'src', 'app.ts'),
+    path.join(ws, '..', 'ws'),
+    path.join(fixture.base, 'missing'),
+    'relative-missing-folder',
+    '',
+    'file://otherhost/tmp',
+    'file:///nonexistent-fathom-fuzz',
+    'untitled:Untitled-1',
+    `${ws}\0`,
+    `${ws}/${'deep/'.repeat(200)}`,
+  ];
+  const paths = [
+    'src/app.ts',
+    'src/util.ts',
+    path.join(ws, 'lib', 'legacy.js'),
+    pathToFileURL(path.join(ws, 'README.md')).href,
+    'notes.txt',
+    'missing.ts',
+    'src',
+    '',
+    '..',
+    '../canary/canary.txt',
+    path.join(canary, 'canary.txt'),
+    path.join(canary, 'planted.txt'),
+    pathToFileURL(path.join(canary, 'planted.txt')).href,
+    `${ws}/src/../../canary/planted.txt`,
+    '/etc/passwd',
+    'src/fuzzed-new.ts',
+    'src/\u00e9t\u00e9.ts',
+    'a'.repeat(300),
+  ];
+  const uris = [
+    ...paths.filter((item) => item.startsWith('file:')),
+    ...paths.filter((item) => path.isAbsolute(item)).map((item) => pathToFileURL(item).href),
+    pathToFileURL(path.join(ws, 'src', 'app.ts')).href,
+    'untitled:1',
+    'file://otherhost/x.ts',
+    'not a uri',
+    '',
+  ];
+  const programs = [
+    path.join(ws, 'src', 'app.ts'),
+    path.join(ws, 'notes.txt'),
+    path.join(ws, 'missing.py'),
+    path.join(ws, 'missing.go'),
+    'relative-missing.py',
+    '',
+  ];
   const outs = ['relative-export.bin', path.join(fixture.base, 'missing', 'export.bin'), ''];
   return { roots, paths, uris, programs, outs };
 }
 
 const junkKeys = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', 'length', 'then', 'x', '', '\u0000', 'k'.repeat(200)];
-const oddStrings = ['', ' ', '\u0000', '\u001f\u007f', '\ud800', '\udfff\ud800', '𝔘ñí©ødé ☃', '\u202e\u2066', '${HOME}', '%00%2e%2e', '\\\\?\\C:\\', '../'.repeat(16) + 'etc/passwd', 'file:///', 'null', 'undefined', 'NaN', '-0', '1e309', '{"a":1}', '[]', '*'.repeat(40), '(?<=a)b', '(', '\\', '\n\r\n'];
+const oddStrings = [
+  '',
+  ' ',
+  '\u0000',
+  '\u001f\u007f',
+  '\ud800',
+  '\udfff\ud800',
+  '𝔘ñí©ødé ☃',
+  '\u202e\u2066',
+  '${HOME}',
+  '%00%2e%2e',
+  '\\\\?\\C:\\',
+  '../'.repeat(16) + 'etc/passwd',
+  'file:///',
+  'null',
+  'undefined',
+  'NaN',
+  '-0',
+  '1e309',
+  '{"a":1}',
+  '[]',
+  '*'.repeat(40),
+  '(?<=a)b',
+  '(',
+  '\\',
+  '\n\r\n',
+];
 const numbers = [0, -0, 1, -1, 2, 7, 0.5, -3.25, 255, 65_536, 2 ** 31, 2 ** 31 - 1, -(2 ** 31), 2 ** 53 - 1, -(2 ** 53 - 1), 1e21, 1e308, -1e308, 5e-324];
 
 /** A letter-led random string: never an absolute path, never `.` or `..`. */
@@ -170,7 +256,9 @@ export function wild(random: SeededRandom, strings?: readonly string[], depth = 
 }
 
 function position(random: SeededRandom, lsp: boolean): unknown {
-  return lsp ? { line: random.pick([0, 1, 3, 100, -1]), character: random.pick([0, 2, 10, 1e6]) } : { line: random.pick([1, 2, 5, 100, 0, -1]), column: random.pick([1, 3, 12, 1e6, 0]) };
+  return lsp
+    ? { line: random.pick([0, 1, 3, 100, -1]), character: random.pick([0, 2, 10, 1e6]) }
+    : { line: random.pick([1, 2, 5, 100, 0, -1]), column: random.pick([1, 3, 12, 1e6, 0]) };
 }
 
 function range(random: SeededRandom, lsp: boolean): unknown {
@@ -183,47 +271,156 @@ export function methodFields(fixture: FuzzFixture): Record<string, Record<string
   const root: Generator = (random) => random.pick(pool.roots);
   const filePath: Generator = (random) => random.pick(pool.paths);
   const uri: Generator = (random) => random.pick(pool.uris);
-  const int = (...values: number[]): Generator => (random) => random.pick(values);
+  const int =
+    (...values: number[]): Generator =>
+    (random) =>
+      random.pick(values);
   const bool: Generator = (random) => random.chance(0.5);
   const text: Generator = (random) => random.pick(['', 'export const fuzzed = 1;\n', 'x'.repeat(2_000), '\ud800 lone surrogate\n', randomWord(random, 80)]);
-  const pattern: Generator = (random) => random.pick(['export', 'function \\w+', 'a(b', '[', '\\u{1F600}', '(?<=x)y', '.*', '', '\\bhelper\\b', 'TODO|FIXME', '\\p{L}+', '(?:', '^$']);
-  const query: Generator = (random) => random.pick(['helper', 'App', 'where is the number incremented', '', 'retry backoff', 'App.run', 'a(b', 'x'.repeat(1_000)]);
+  const pattern: Generator = (random) =>
+    random.pick(['export', 'function \\w+', 'a(b', '[', '\\u{1F600}', '(?<=x)y', '.*', '', '\\bhelper\\b', 'TODO|FIXME', '\\p{L}+', '(?:', '^$']);
+  const query: Generator = (random) =>
+    random.pick(['helper', 'App', 'where is the number incremented', '', 'retry backoff', 'App.run', 'a(b', 'x'.repeat(1_000)]);
   const glob: Generator = (random) => random.pick(['*.ts', ['src/**'], '!*.md', '**/*', '*'.repeat(9), '', ['{a,b', '[z-a]'], '/src/*.ts']);
   const languages: Generator = (random) => random.pick([['typescript'], ['ts', 'python'], ['cobol'], 'typescript', [], ['C++']]);
   const language: Generator = (random) => random.pick(['typescript', 'ts', 'javascript', 'python', 'cobol', '', 'C++']);
   const token: Generator = (random) => random.pick(['w1', 7, '', -1]);
-  const rule: Generator = (random) => random.pick([{ pattern: 'helper($A)' }, { kind: 'call_expression', inside: { kind: 'class_declaration' } }, { any: [{ pattern: 'a' }, { regex: '(' }] }, { not: { not: { not: {} } } }, { has: { stopBy: 'sideways', kind: 1 } }, { all: 'no' }]);
-  const target = { root, symbol: (random: SeededRandom) => random.pick(['helper', 'App.run', 'start', '', 'nothing']), path: filePath, position: (random: SeededRandom) => position(random, false), range: (random: SeededRandom) => range(random, false), minConfidence: (random: SeededRandom) => random.pick(['exact', 'unique', 'name-only', 'sure']) };
-  const textDocument: Generator = (random) => ({ uri: uri(random), languageId: random.pick(['typescript', 'plaintext', '']), version: int(1, 2, -1, 1e9)(random), text: text(random) });
-  const session = { session: (random: SeededRandom) => random.pick(['s1', '']), conversation: (random: SeededRandom) => random.pick(['agent-1', '', 'x'.repeat(500)]) };
+  const rule: Generator = (random) =>
+    random.pick([
+      { pattern: 'helper($A)' },
+      { kind: 'call_expression', inside: { kind: 'class_declaration' } },
+      { any: [{ pattern: 'a' }, { regex: '(' }] },
+      { not: { not: { not: {} } } },
+      { has: { stopBy: 'sideways', kind: 1 } },
+      { all: 'no' },
+    ]);
+  const target = {
+    root,
+    symbol: (random: SeededRandom) => random.pick(['helper', 'App.run', 'start', '', 'nothing']),
+    path: filePath,
+    position: (random: SeededRandom) => position(random, false),
+    range: (random: SeededRandom) => range(random, false),
+    minConfidence: (random: SeededRandom) => random.pick(['exact', 'unique', 'name-only', 'sure']),
+  };
+  const textDocument: Generator = (random) => ({
+    uri: uri(random),
+    languageId: random.pick(['typescript', 'plaintext', '']),
+    version: int(1, 2, -1, 1e9)(random),
+    text: text(random),
+  });
+  const session = {
+    session: (random: SeededRandom) => random.pick(['s1', '']),
+    conversation: (random: SeededRandom) => random.pick(['agent-1', '', 'x'.repeat(500)]),
+  };
   return {
-    initialize: { processId: int(1, 0, -1), rootUri: uri, rootPath: root, workspaceFolders: (random) => [{ uri: pathToFileURL(fixture.workspace).href, name: 'ws' }, ...(random.chance(0.5) ? [{ uri: random.pick(pool.uris), name: 1 }] : [])], capabilities: () => ({}), initializationOptions: (random) => wild(random, pool.roots) },
+    initialize: {
+      processId: int(1, 0, -1),
+      rootUri: uri,
+      rootPath: root,
+      workspaceFolders: (random) => [
+        { uri: pathToFileURL(fixture.workspace).href, name: 'ws' },
+        ...(random.chance(0.5) ? [{ uri: random.pick(pool.uris), name: 1 }] : []),
+      ],
+      capabilities: () => ({}),
+      initializationOptions: (random) => wild(random, pool.roots),
+    },
     initialized: {},
     shutdown: {},
     exit: {},
     '$/setTrace': { value: (random) => random.pick(['off', 'messages', 'verbose', 'loud']) },
     '$/cancelRequest': { id: (random) => random.pick([1, 2, 3, 'f-1', 1e9]) },
     'textDocument/didOpen': { textDocument },
-    'textDocument/didChange': { textDocument: (random) => ({ uri: uri(random), version: int(2, 3, 0)(random) }), contentChanges: (random) => random.pick([[{ text: text(random) }], [{ range: range(random, true), text: 'y' }], [{ range: range(random, true), rangeLength: -4, text: '' }], []]) },
+    'textDocument/didChange': {
+      textDocument: (random) => ({ uri: uri(random), version: int(2, 3, 0)(random) }),
+      contentChanges: (random) =>
+        random.pick([[{ text: text(random) }], [{ range: range(random, true), text: 'y' }], [{ range: range(random, true), rangeLength: -4, text: '' }], []]),
+    },
     'textDocument/didClose': { textDocument: (random) => ({ uri: uri(random) }) },
     'textDocument/didSave': { textDocument: (random) => ({ uri: uri(random) }), text },
-    'workspace/didChangeWorkspaceFolders': { event: (random) => ({ added: random.pick([[], [{ uri: pathToFileURL(fixture.workspace).href, name: 'ws' }], [{ uri: random.pick(pool.uris), name: 'x' }]]), removed: [] }) },
+    'workspace/didChangeWorkspaceFolders': {
+      event: (random) => ({
+        added: random.pick([[], [{ uri: pathToFileURL(fixture.workspace).href, name: 'ws' }], [{ uri: random.pick(pool.uris), name: 'x' }]]),
+        removed: [],
+      }),
+    },
     'workspace/symbol': { query },
     'textDocument/documentSymbol': { textDocument: (random) => ({ uri: uri(random) }) },
     'textDocument/definition': { textDocument: (random) => ({ uri: uri(random) }), position: (random) => position(random, true) },
-    'textDocument/references': { textDocument: (random) => ({ uri: uri(random) }), position: (random) => position(random, true), context: (random) => ({ includeDeclaration: random.chance(0.5) }) },
+    'textDocument/references': {
+      textDocument: (random) => ({ uri: uri(random) }),
+      position: (random) => position(random, true),
+      context: (random) => ({ includeDeclaration: random.chance(0.5) }),
+    },
     [Methods.index]: { root, wait: bool, workDoneToken: token },
     [Methods.status]: { root },
     [Methods.files]: { root, glob, limit: int(1, 0, 5, -1, 1e9), workDoneToken: token },
     [Methods.merkle]: { root, path: filePath, workDoneToken: token },
-    [Methods.grep]: { root, pattern, fixedStrings: bool, ignoreCase: bool, wordRegexp: bool, multiline: bool, glob, maxResults: int(1, 10, 0, -5, 1e7), languages, context: int(0, 2, 1_000, 5_000, -1), beforeContext: int(0, 3), afterContext: int(0, 3, 1_001), workDoneToken: token },
-    [Methods.codeSearch]: { root, query, mode: (random) => random.pick(['auto', 'lexical', 'semantic', 'hybrid', 'regex', 'literal', 'nope']), glob, languages, paths: (random) => random.pick([['src'], ['/etc'], ['missing'], []]), maxResults: int(1, 20, 0, 10_001), snippetLines: int(1, 5, 0, 51), ignoreCase: bool, hybridWeight: int(0, 0.5, 1, 2, -1), maxInlineBytes: int(0, 100, 262_144), workDoneToken: token },
-    [Methods.exportIndex]: { root, out: (random) => (random.chance(0.5) ? path.join(fixture.scratch, `export-${random.int(4)}.bin`) : random.pick(pool.outs)), keyFile: (random) => random.pick([path.join(fixture.workspace, 'README.md'), path.join(fixture.base, 'missing.key')]), workDoneToken: token },
-    [Methods.teamPush]: { root, url: (random) => random.pick(['host=/nonexistent-fathom-fuzz port=1 dbname=x user=y connect_timeout=1', 'postgresql://y@%2Fnonexistent-fathom-fuzz:1/x', 'nonsense', '']), keyFile: (random) => random.pick([path.join(fixture.workspace, 'README.md'), path.join(fixture.base, 'missing.key'), 'relative.key']), connectTimeoutMs: int(100, 0, 1e9), workDoneToken: token },
-    [Methods.teamStatus]: { root, url: (random) => random.pick(['host=/nonexistent-fathom-fuzz port=1 dbname=x user=y', 'bad=key', '']), keyFile: (random) => random.pick([path.join(fixture.workspace, 'README.md'), path.join(fixture.base, 'missing.key')]), workDoneToken: token },
+    [Methods.grep]: {
+      root,
+      pattern,
+      fixedStrings: bool,
+      ignoreCase: bool,
+      wordRegexp: bool,
+      multiline: bool,
+      glob,
+      maxResults: int(1, 10, 0, -5, 1e7),
+      languages,
+      context: int(0, 2, 1_000, 5_000, -1),
+      beforeContext: int(0, 3),
+      afterContext: int(0, 3, 1_001),
+      workDoneToken: token,
+    },
+    [Methods.codeSearch]: {
+      root,
+      query,
+      mode: (random) => random.pick(['auto', 'lexical', 'semantic', 'hybrid', 'regex', 'literal', 'nope']),
+      glob,
+      languages,
+      paths: (random) => random.pick([['src'], ['/etc'], ['missing'], []]),
+      maxResults: int(1, 20, 0, 10_001),
+      snippetLines: int(1, 5, 0, 51),
+      ignoreCase: bool,
+      hybridWeight: int(0, 0.5, 1, 2, -1),
+      maxInlineBytes: int(0, 100, 262_144),
+      workDoneToken: token,
+    },
+    [Methods.exportIndex]: {
+      root,
+      out: (random) => (random.chance(0.5) ? path.join(fixture.scratch, `export-${random.int(4)}.bin`) : random.pick(pool.outs)),
+      keyFile: (random) => random.pick([path.join(fixture.workspace, 'README.md'), path.join(fixture.base, 'missing.key')]),
+      workDoneToken: token,
+    },
+    [Methods.teamPush]: {
+      root,
+      url: (random) =>
+        random.pick([
+          'host=/nonexistent-fathom-fuzz port=1 dbname=x user=y connect_timeout=1',
+          'postgresql://y@%2Fnonexistent-fathom-fuzz:1/x',
+          'nonsense',
+          '',
+        ]),
+      keyFile: (random) => random.pick([path.join(fixture.workspace, 'README.md'), path.join(fixture.base, 'missing.key'), 'relative.key']),
+      connectTimeoutMs: int(100, 0, 1e9),
+      workDoneToken: token,
+    },
+    [Methods.teamStatus]: {
+      root,
+      url: (random) => random.pick(['host=/nonexistent-fathom-fuzz port=1 dbname=x user=y', 'bad=key', '']),
+      keyFile: (random) => random.pick([path.join(fixture.workspace, 'README.md'), path.join(fixture.base, 'missing.key')]),
+      workDoneToken: token,
+    },
     [Methods.modelUse]: { root, model: (random) => random.pick(['default', null, fixture.workspace, 'someone/model', '']) },
     [Methods.modelPull]: { id: (random) => random.pick(['someone/some-model', '../etc', '', 'a/b/c']) },
-    [Methods.debugLaunch]: { program: (random) => random.pick(pool.programs), args: (random) => random.pick([[], ['--x'], [1]]), cwd: root, env: (random) => random.pick([{}, { A: '1' }, { A: 1 }]), breakpoints: (random) => [{ path: filePath(random), line: int(1, 0, -1)(random) }], stopOnEntry: bool, ...session, timeoutMs: int(10, 100, -1) },
+    [Methods.debugLaunch]: {
+      program: (random) => random.pick(pool.programs),
+      args: (random) => random.pick([[], ['--x'], [1]]),
+      cwd: root,
+      env: (random) => random.pick([{}, { A: '1' }, { A: 1 }]),
+      breakpoints: (random) => [{ path: filePath(random), line: int(1, 0, -1)(random) }],
+      stopOnEntry: bool,
+      ...session,
+      timeoutMs: int(10, 100, -1),
+    },
     [Methods.debugState]: { ...session, frames: int(1, 0, 1e6), localsOf: (random) => random.pick([[1], [], ['x']]), maxValue: int(1, 200, -1) },
     [Methods.debugEvaluate]: { expression: (random) => random.pick(['1+1', '', 'x'.repeat(10_000)]), frameId: int(0, 1, -1), ...session },
     [Methods.debugContinue]: { ...session },
@@ -238,11 +435,37 @@ export function methodFields(fixture: FuzzFixture): Record<string, Record<string
     [Methods.callers]: { ...target, depth: int(1, 2, 10, 11, 0), limit: int(1, 200, 0) },
     [Methods.callees]: { ...target, depth: int(1, 3, 50), limit: int(1, 200, -1) },
     [Methods.impact]: { ...target, depth: int(1, 3, 11), limit: int(1, 1_000, 0) },
-    [Methods.structuralSearch]: { root, language, pattern: (random) => random.pick(['helper($A)', '$X.run()', 'new $C()', 'foo($A', '', '$$$', 'a; b']), rule, constraints: (random) => random.pick([{ A: { regex: '^1' } }, { Z: {} }, []]), glob, paths: (random) => random.pick([['src'], ['/etc'], []]), maxResults: int(1, 1_000, 0, 1e9), workDoneToken: token },
-    [Methods.structuralRewrite]: { root, language, pattern: (random) => random.pick(['helper($A)', 'legacy($A, $B)', '']), rewrite: (random) => random.pick(['helper2($A)', '$B($A)', '']), rule, paths: (random) => random.pick([['src'], []]), workDoneToken: token },
+    [Methods.structuralSearch]: {
+      root,
+      language,
+      pattern: (random) => random.pick(['helper($A)', '$X.run()', 'new $C()', 'foo($A', '', '$$$', 'a; b']),
+      rule,
+      constraints: (random) => random.pick([{ A: { regex: '^1' } }, { Z: {} }, []]),
+      glob,
+      paths: (random) => random.pick([['src'], ['/etc'], []]),
+      maxResults: int(1, 1_000, 0, 1e9),
+      workDoneToken: token,
+    },
+    [Methods.structuralRewrite]: {
+      root,
+      language,
+      pattern: (random) => random.pick(['helper($A)', 'legacy($A, $B)', '']),
+      rewrite: (random) => random.pick(['helper2($A)', '$B($A)', '']),
+      rule,
+      paths: (random) => random.pick([['src'], []]),
+      workDoneToken: token,
+    },
     [Methods.applyRewrite]: { token: (random) => random.pick(['nope', '0'.repeat(32), '']) },
     [Methods.discardRewrite]: { token: (random) => random.pick(['nope', '0'.repeat(32), '']) },
-    [Methods.editFile]: { root, path: filePath, edits: (random) => random.pick([[{ range: range(random, true), newText: 'x' }], [{ range: 1 }], []]), newText: text, expectedVersion: int(0, 1, -1), conversation: session.conversation, includeHints: bool },
+    [Methods.editFile]: {
+      root,
+      path: filePath,
+      edits: (random) => random.pick([[{ range: range(random, true), newText: 'x' }], [{ range: 1 }], []]),
+      newText: text,
+      expectedVersion: int(0, 1, -1),
+      conversation: session.conversation,
+      includeHints: bool,
+    },
     [Methods.writeFile]: { root, path: filePath, text, expectedVersion: int(0, 1), conversation: session.conversation, includeHints: bool },
     [Methods.newDiagnostics]: { root, path: filePath, conversation: session.conversation, includeHints: bool },
     [Methods.trust]: { path: root, trusted: bool },
@@ -260,7 +483,21 @@ function placePool(field: string, pool: Pools): string[] | undefined {
   if (field === 'program') return pool.programs;
   return placeFields.has(field) ? [...pool.roots, ...pool.paths] : undefined;
 }
-const placeFields = new Set(['root', 'rootUri', 'rootPath', 'workspaceFolders', 'event', 'initializationOptions', 'cwd', 'keyFile', 'model', 'path', 'paths', 'textDocument', 'breakpoints']);
+const placeFields = new Set([
+  'root',
+  'rootUri',
+  'rootPath',
+  'workspaceFolders',
+  'event',
+  'initializationOptions',
+  'cwd',
+  'keyFile',
+  'model',
+  'path',
+  'paths',
+  'textDocument',
+  'breakpoints',
+]);
 
 /** Params for `method`: a random subset of its fields, each plausible or of a random type; now and then not an object at all. */
 export function fuzzParams(random: SeededRandom, fields: Record<string, Generator>, fixture: FuzzFixture): unknown {
@@ -278,8 +515,33 @@ export function fuzzParams(random: SeededRandom, fields: Record<string, Generato
 }
 
 /** How a frame is broken or odd. In-sync kinds leave the stream framed; breakers may not. */
-export const inSyncKinds = ['request', 'notification', 'invalid-json', 'bad-message', 'unknown-method', 'padded-length', 'header-variant', 'big-body', 'split', 'batch-write'] as const;
-export const breakerKinds = ['garbage-header', 'truncated-header', 'no-length', 'short-length', 'negative-length', 'nan-length', 'lf-only', 'random-bytes', 'oversized', 'unterminated', 'exit', 'shutdown-exit', 'stop'] as const;
+export const inSyncKinds = [
+  'request',
+  'notification',
+  'invalid-json',
+  'bad-message',
+  'unknown-method',
+  'padded-length',
+  'header-variant',
+  'big-body',
+  'split',
+  'batch-write',
+] as const;
+export const breakerKinds = [
+  'garbage-header',
+  'truncated-header',
+  'no-length',
+  'short-length',
+  'negative-length',
+  'nan-length',
+  'lf-only',
+  'random-bytes',
+  'oversized',
+  'unterminated',
+  'exit',
+  'shutdown-exit',
+  'stop',
+] as const;
 export type InSyncKind = (typeof inSyncKinds)[number];
 export type BreakerKind = (typeof breakerKinds)[number];
 
@@ -421,7 +683,18 @@ export class FrameFactory {
       }
       case 'unknown-method': {
         const id = this.id();
-        const method = random.pick(['fathom/nope', 'constructor', '__proto__', 'hasOwnProperty', 'fathom/', '', 'rpc.on', '$/progress', 'window/showMessage', `fathom/${randomWord(random)}`]);
+        const method = random.pick([
+          'fathom/nope',
+          'constructor',
+          '__proto__',
+          'hasOwnProperty',
+          'fathom/',
+          '',
+          'rpc.on',
+          '$/progress',
+          'window/showMessage',
+          `fathom/${randomWord(random)}`,
+        ]);
         return { kind, method, writes: [frame(JSON.stringify({ jsonrpc: '2.0', id, method, params: wild(random) }))], mustAnswer: [id], mayAnswer: [] };
       }
       case 'padded-length': {
@@ -449,7 +722,10 @@ export class FrameFactory {
         const id = this.id();
         const method = random.pick([Methods.grep, Methods.status, 'textDocument/didOpen', Methods.symbols]);
         const big = 'z'.repeat(random.pick([64 << 10, 256 << 10]));
-        const params = method === 'textDocument/didOpen' ? { textDocument: { uri: pathToFileURL(path.join(this.fixture.workspace, 'src', 'big.ts')).href, languageId: 'typescript', version: 1, text: big } } : { root: this.fixture.workspace, pattern: big, query: big };
+        const params =
+          method === 'textDocument/didOpen'
+            ? { textDocument: { uri: pathToFileURL(path.join(this.fixture.workspace, 'src', 'big.ts')).href, languageId: 'typescript', version: 1, text: big } }
+            : { root: this.fixture.workspace, pattern: big, query: big };
         const isRequest = method !== 'textDocument/didOpen';
         const body = { jsonrpc: '2.0', method, params, ...(isRequest ? { id } : {}) };
         return { kind, method, writes: [frame(JSON.stringify(body))], mustAnswer: isRequest ? [id] : [], mayAnswer: [] };
@@ -458,7 +734,7 @@ export class FrameFactory {
         const inner = this.inSync('request');
         const bytes = Buffer.concat(inner.writes);
         const writes: Buffer[] = [];
-        for (let offset = 0; offset < bytes.length; ) {
+        for (let offset = 0; offset < bytes.length;) {
           const size = Math.min(bytes.length - offset, random.between(1, 40));
           writes.push(bytes.subarray(offset, offset + size));
           offset += size;
@@ -466,7 +742,9 @@ export class FrameFactory {
         return { ...inner, kind, writes };
       }
       case 'batch-write': {
-        const parts = Array.from({ length: random.between(2, 6) }, () => this.inSync(random.pick(['request', 'notification', 'invalid-json', 'unknown-method'] as const)));
+        const parts = Array.from({ length: random.between(2, 6) }, () =>
+          this.inSync(random.pick(['request', 'notification', 'invalid-json', 'unknown-method'] as const)),
+        );
         return { kind, writes: [Buffer.concat(parts.flatMap((part) => part.writes))], mustAnswer: [], mayAnswer: [], parts };
       }
     }
@@ -476,7 +754,12 @@ export class FrameFactory {
   breaker(kind: BreakerKind, oversizedBytes = 16 << 20): FuzzFrame {
     const random = this.random;
     const status = (): Buffer => Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: this.id(), method: 'fathom/status', params: {} }));
-    const simple = (bytes: Buffer | string): FuzzFrame => ({ kind, writes: [typeof bytes === 'string' ? Buffer.from(bytes) : bytes], mustAnswer: [], mayAnswer: [] });
+    const simple = (bytes: Buffer | string): FuzzFrame => ({
+      kind,
+      writes: [typeof bytes === 'string' ? Buffer.from(bytes) : bytes],
+      mustAnswer: [],
+      mayAnswer: [],
+    });
     switch (kind) {
       case 'garbage-header':
         return simple(Buffer.concat([Buffer.from(randomWord(random, 60).replace(/:/g, '')), Buffer.from('\r\n\r\n'), status()]));
@@ -515,7 +798,15 @@ export class FrameFactory {
         return simple(frame(JSON.stringify({ jsonrpc: '2.0', method: 'exit', params: wild(random) })));
       case 'shutdown-exit': {
         const id = this.id();
-        return { kind, writes: [frame(JSON.stringify({ jsonrpc: '2.0', id, method: 'shutdown', params: wild(random) })), frame(JSON.stringify({ jsonrpc: '2.0', method: 'exit' }))], mustAnswer: [], mayAnswer: [id] };
+        return {
+          kind,
+          writes: [
+            frame(JSON.stringify({ jsonrpc: '2.0', id, method: 'shutdown', params: wild(random) })),
+            frame(JSON.stringify({ jsonrpc: '2.0', method: 'exit' })),
+          ],
+          mustAnswer: [],
+          mayAnswer: [id],
+        };
       }
       case 'stop': {
         const id = this.id();
@@ -589,7 +880,9 @@ export class FuzzLedger {
    */
   /** The requests given up on (dropUnanswered) that no late answer came for either. */
   neverAnswered(): string[] {
-    return [...this.dropped].filter((id) => !this.answered.has(id)).map((id) => `${this.requests.get(id)!.method} (id ${id}) params ${JSON.stringify(this.requests.get(id)!.params)?.slice(0, 160)}`);
+    return [...this.dropped]
+      .filter((id) => !this.answered.has(id))
+      .map((id) => `${this.requests.get(id)!.method} (id ${id}) params ${JSON.stringify(this.requests.get(id)!.params)?.slice(0, 160)}`);
   }
 
   observe(message: { id?: unknown; method?: string; error?: { code: number; message: string } }, label: string): void {
@@ -597,14 +890,18 @@ export class FuzzLedger {
     if (typeof message.id === 'number' && Number.isInteger(message.id) && message.id > 0 && message.id < 1_000_000) return;
     const code = message.error ? String(message.error.code) : 'result';
     this.byCode.set(code, (this.byCode.get(code) ?? 0) + 1);
-    if (message.error && !documentedCodes.has(message.error.code)) this.undocumentedCodes.push(`${label}: code ${message.error.code} (${message.error.message.slice(0, 120)})`);
+    if (message.error && !documentedCodes.has(message.error.code))
+      this.undocumentedCodes.push(`${label}: code ${message.error.code} (${message.error.message.slice(0, 120)})`);
     if (message.id === null || message.id === undefined) {
       if (!message.error) this.problems.push(`${label}: a result with a null id`);
       return;
     }
     const key = JSON.stringify(message.id);
     const request = this.requests.get(key);
-    if (message.error?.code === ErrorCodes.InternalError) this.internalErrors.push(`${label}: ${request?.method ?? '?'} ${JSON.stringify(request?.params)?.slice(0, 200)} → ${message.error.message.slice(0, 200)}`);
+    if (message.error?.code === ErrorCodes.InternalError)
+      this.internalErrors.push(
+        `${label}: ${request?.method ?? '?'} ${JSON.stringify(request?.params)?.slice(0, 200)} → ${message.error.message.slice(0, 200)}`,
+      );
     if (this.answered.has(key)) this.problems.push(`${label}: a second answer to id ${key}`);
     else if (this.dropped.has(key)) this.lateAnswers++;
     else if (!this.must.has(key) && !this.may.has(key)) this.problems.push(`${label}: an answer to id ${key}, which was never sent (cross-talk)`);

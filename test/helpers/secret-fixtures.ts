@@ -62,13 +62,37 @@ export interface SecretFixtures {
 export function secretFixtures(seed = 7): SecretFixtures {
   const random = generator(seed);
   const mixed = (length: number): string => `aZ7${random(base62, length - 3)}`;
-  const rsa = generateKeyPairSync('rsa', { modulusLength: 1024, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
-  const pkcs8 = generateKeyPairSync('rsa', { modulusLength: 1024, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
-  const publicOnly = generateKeyPairSync('rsa', { modulusLength: 1024, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+  const rsa = generateKeyPairSync('rsa', {
+    modulusLength: 1024,
+    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
+  const pkcs8 = generateKeyPairSync('rsa', {
+    modulusLength: 1024,
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
+  const publicOnly = generateKeyPairSync('rsa', {
+    modulusLength: 1024,
+    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
   const ed25519 = generateKeyPairSync('ed25519', { privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
-  const ec = generateKeyPairSync('ec', { namedCurve: 'prime256v1', privateKeyEncoding: { type: 'sec1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
-  const encrypted = generateKeyPairSync('ec', { namedCurve: 'prime256v1', privateKeyEncoding: { type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'test only' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
-  const legacyEncrypted = generateKeyPairSync('rsa', { modulusLength: 1024, privateKeyEncoding: { type: 'pkcs1', format: 'pem', cipher: 'aes-128-cbc', passphrase: 'test only' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+  const ec = generateKeyPairSync('ec', {
+    namedCurve: 'prime256v1',
+    privateKeyEncoding: { type: 'sec1', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
+  const encrypted = generateKeyPairSync('ec', {
+    namedCurve: 'prime256v1',
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'test only' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
+  const legacyEncrypted = generateKeyPairSync('rsa', {
+    modulusLength: 1024,
+    privateKeyEncoding: { type: 'pkcs1', format: 'pem', cipher: 'aes-128-cbc', passphrase: 'test only' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
   const openssh = `-----BEGIN OPENSSH PRIVATE KEY-----\n${wrap(Buffer.concat([Buffer.from('openssh-key-v1\0'), Buffer.from(random(base62, 380))]).toString('base64'), 70)}\n-----END OPENSSH PRIVATE KEY-----\n`;
   const pgp = `-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\nComment: test only\n\n${wrap(random(base64, 900), 64)}\n=${random(base64, 4)}\n-----END PGP PRIVATE KEY BLOCK-----\n`;
   const puttyPrivate = random(base64, 64);
@@ -106,7 +130,12 @@ export function secretFixtures(seed = 7): SecretFixtures {
     .join(' +\n');
 
   const secrets: SecretFile[] = [
-    { path: 'src/keys.ts', rule: 'privateKey', marker: bodyLine(rsa.privateKey), text: `// A key someone pasted in.\nexport const key = \`${rsa.privateKey}\`;\n` },
+    {
+      path: 'src/keys.ts',
+      rule: 'privateKey',
+      marker: bodyLine(rsa.privateKey),
+      text: `// A key someone pasted in.\nexport const key = \`${rsa.privateKey}\`;\n`,
+    },
     { path: 'fixtures/ed25519.txt', rule: 'privateKey', marker: ed25519.privateKey.split('\n')[1]!, text: ed25519.privateKey },
     { path: 'config/tls.conf', rule: 'privateKey', marker: bodyLine(ec.privateKey), text: `server:\n  tls_key: |\n${ec.privateKey.replace(/^/gm, '    ')}\n` },
     { path: 'keys/encrypted.txt', rule: 'privateKey', marker: bodyLine(encrypted.privateKey), text: encrypted.privateKey },
@@ -116,7 +145,12 @@ export function secretFixtures(seed = 7): SecretFixtures {
     { path: 'service-account.json', rule: 'privateKey', marker: bodyLine(pkcs8.privateKey), text: serviceAccount },
     { path: 'src/client.js', rule: 'privateKey', marker: bodyLine(pkcs8.privateKey), text: `const key =\n${javascriptLines};\nmodule.exports = { key };\n` },
     { path: 'notes/putty.txt', rule: 'puttyKey', marker: puttyPrivate, text: putty },
-    { path: 'app/settings.py', rule: 'awsAccessKey', marker: awsSecret, text: `AWS_ACCESS_KEY_ID = "${awsId}"\nAWS_SECRET_ACCESS_KEY = "${awsSecret}"\nREGION = "eu-west-1"\n` },
+    {
+      path: 'app/settings.py',
+      rule: 'awsAccessKey',
+      marker: awsSecret,
+      text: `AWS_ACCESS_KEY_ID = "${awsId}"\nAWS_SECRET_ACCESS_KEY = "${awsSecret}"\nREGION = "eu-west-1"\n`,
+    },
     { path: 'scripts/deploy.sh', rule: 'githubToken', marker: github, text: `#!/bin/sh\nexport GITHUB_TOKEN=${github}\ngit push\n` },
     { path: 'ci/release.yml', rule: 'githubToken', marker: githubFine, text: `env:\n  TOKEN: ${githubFine}\n` },
     { path: 'bot/config.js', rule: 'slackToken', marker: slack, text: `module.exports = { token: '${slack}' };\n` },
@@ -127,7 +161,12 @@ export function secretFixtures(seed = 7): SecretFixtures {
     { path: 'upload.cfg', rule: 'pypiToken', marker: pypi, text: `[pypi]\npassword = ${pypi}\n` },
     { path: 'agent.py', rule: 'anthropicKey', marker: anthropic, text: `client = Anthropic(api_key="${anthropic}")\n` },
     { path: 'src/openai.ts', rule: 'openaiKey', marker: openai, text: `const openai = new OpenAI({ apiKey: '${openai}' });\n` },
-    { path: 'deploy/cluster.yaml', rule: 'kubeconfigKey', marker: kubeKey.slice(40, 100), text: `users:\n- name: admin\n  user:\n    client-certificate-data: ${random(base64, 80)}\n    client-key-data: ${kubeKey}\n` },
+    {
+      path: 'deploy/cluster.yaml',
+      rule: 'kubeconfigKey',
+      marker: kubeKey.slice(40, 100),
+      text: `users:\n- name: admin\n  user:\n    client-certificate-data: ${random(base64, 80)}\n    client-key-data: ${kubeKey}\n`,
+    },
     // By name: the content says nothing a rule knows.
     ...[
       '.envrc',
@@ -160,18 +199,42 @@ export function secretFixtures(seed = 7): SecretFixtures {
 
   const near = (path: string, text: string, marker: string): NearMiss => ({ path, text, marker });
   const nearMisses: NearMiss[] = [
-    near('src/pem.ts', `// Reads PEM blocks.\nconst header = '-----BEGIN RSA PRIVATE KEY-----';\nconst footer = '-----END RSA PRIVATE KEY-----';\nexport function isKey(text: string) { return text.includes(header) && text.includes(footer); }\n`, 'export function isKey'),
-    near('docs/keys.md', `Paste your key:\n\n    -----BEGIN RSA PRIVATE KEY-----\n    MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM9Oi...\n    -----END RSA PRIVATE KEY-----\n\nor \`-----BEGIN OPENSSH PRIVATE KEY-----\` <your key here> \`-----END OPENSSH PRIVATE KEY-----\`.\n`, 'Paste your key'),
+    near(
+      'src/pem.ts',
+      `// Reads PEM blocks.\nconst header = '-----BEGIN RSA PRIVATE KEY-----';\nconst footer = '-----END RSA PRIVATE KEY-----';\nexport function isKey(text: string) { return text.includes(header) && text.includes(footer); }\n`,
+      'export function isKey',
+    ),
+    near(
+      'docs/keys.md',
+      `Paste your key:\n\n    -----BEGIN RSA PRIVATE KEY-----\n    MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM9Oi...\n    -----END RSA PRIVATE KEY-----\n\nor \`-----BEGIN OPENSSH PRIVATE KEY-----\` <your key here> \`-----END OPENSSH PRIVATE KEY-----\`.\n`,
+      'Paste your key',
+    ),
     near('docs/placeholder.md', `-----BEGIN RSA PRIVATE KEY-----\n${'X'.repeat(64)}\n${'X'.repeat(64)}\n-----END RSA PRIVATE KEY-----\n`, 'X'.repeat(64)),
     // Another pair's public key: a key pair's public half shares bytes with its private one.
     near('keys/public.txt', publicOnly.publicKey, bodyLine(publicOnly.publicKey)),
     near('certs/server.crt', `-----BEGIN CERTIFICATE-----\n${wrap(random(base64, 600), 64)}\n-----END CERTIFICATE-----\n`, 'BEGIN CERTIFICATE'),
     near('keys/deploy_rsa.pub', `ssh-rsa AAAAB3NzaC1yc2E${random(base64, 300)} deploy@example\n`, 'deploy@example'),
     near('keys/github_ed25519.pub', `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5${random(base64, 43)} me@example\n`, 'me@example'),
-    near('release.tar.gz.asc', `-----BEGIN PGP SIGNATURE-----\n\n${wrap(random(base64, 300), 64)}\n=${random(base64, 4)}\n-----END PGP SIGNATURE-----\n`, 'BEGIN PGP SIGNATURE'),
-    near('docs/aws.md', `Example: aws_access_key_id = ${token('AKIA', 'IOSFODNN7EXAMPLE')}\naws_secret_access_key = ${token('wJalrXUtnFEMI/K7MDENG/', 'bPxRfiCYEXAMPLEKEY')}\n`, 'Example: aws_access_key_id'),
-    near('src/aws.ts', `// The key id alone names a key; it does not open anything.\nexport const keyId = '${token('AK', 'IA', random('ABCDEFGHIJKLMNOPQRSTUVWXYZ234567', 16))}';\n`, 'The key id alone'),
-    near('src/tokens.ts', `export const isGitHub = (token: string) => token.startsWith('ghp_') || token.startsWith('github_pat_');\nexport const placeholder = '${token('gh', 'p_', 'X'.repeat(36))}';\nexport const slack = 'xoxb-your-token-here';\nexport const stripeTest = '${token('sk', '_test_', mixed(24))}';\nexport const stripeLive = 'sk_live_...';\nexport const npmVar = process.env.npm_config_registry;\n`, 'export const isGitHub'),
+    near(
+      'release.tar.gz.asc',
+      `-----BEGIN PGP SIGNATURE-----\n\n${wrap(random(base64, 300), 64)}\n=${random(base64, 4)}\n-----END PGP SIGNATURE-----\n`,
+      'BEGIN PGP SIGNATURE',
+    ),
+    near(
+      'docs/aws.md',
+      `Example: aws_access_key_id = ${token('AKIA', 'IOSFODNN7EXAMPLE')}\naws_secret_access_key = ${token('wJalrXUtnFEMI/K7MDENG/', 'bPxRfiCYEXAMPLEKEY')}\n`,
+      'Example: aws_access_key_id',
+    ),
+    near(
+      'src/aws.ts',
+      `// The key id alone names a key; it does not open anything.\nexport const keyId = '${token('AK', 'IA', random('ABCDEFGHIJKLMNOPQRSTUVWXYZ234567', 16))}';\n`,
+      'The key id alone',
+    ),
+    near(
+      'src/tokens.ts',
+      `export const isGitHub = (token: string) => token.startsWith('ghp_') || token.startsWith('github_pat_');\nexport const placeholder = '${token('gh', 'p_', 'X'.repeat(36))}';\nexport const slack = 'xoxb-your-token-here';\nexport const stripeTest = '${token('sk', '_test_', mixed(24))}';\nexport const stripeLive = 'sk_live_...';\nexport const npmVar = process.env.npm_config_registry;\n`,
+      'export const isGitHub',
+    ),
     near('app/config', 'verbose = true\n', 'verbose = true'),
     near('config.json', '{ "auths": {} }\n', '"auths"'),
     near('hosts.yml', 'all:\n  hosts: {}\n', 'hosts: {}'),

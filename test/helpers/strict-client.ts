@@ -11,7 +11,6 @@ import type { Readable, Writable } from 'node:stream';
 import { sleep, tempDir } from './fixture.js';
 import { canConnect, cliMain } from './raw-client.js';
 
-
 export interface WireMessage {
   jsonrpc?: string;
   id?: unknown;
@@ -64,7 +63,11 @@ export class StrictClient {
   private buffered = 0;
   private broken = false;
   private nextId = 1;
-  private readonly waiters = new Set<{ predicate: (message: WireMessage) => boolean; resolve: (message: WireMessage) => void; reject: (error: Error) => void }>();
+  private readonly waiters = new Set<{
+    predicate: (message: WireMessage) => boolean;
+    resolve: (message: WireMessage) => void;
+    reject: (error: Error) => void;
+  }>();
   private readonly listeners = new Set<(message: WireMessage) => void>();
   private readonly closeListeners = new Set<() => void>();
 
@@ -259,7 +262,8 @@ function messageProblem(message: unknown): string | undefined {
   if (hasResult === hasError) return 'a response with both or neither of result and error';
   if (hasError) {
     const error = candidate.error as { code?: unknown; message?: unknown } | null;
-    if (typeof error !== 'object' || error === null || !Number.isInteger(error.code) || typeof error.message !== 'string') return 'an error without an integer code and a string message';
+    if (typeof error !== 'object' || error === null || !Number.isInteger(error.code) || typeof error.message !== 'string')
+      return 'an error without an integer code and a string message';
   }
   return undefined;
 }

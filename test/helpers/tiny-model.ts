@@ -55,12 +55,25 @@ export function buildTinyModel(settings?: Record<string, unknown>): string {
   });
   const FLOAT = 1;
   const INT64 = 7;
-  const initializer = message(5, [int(1, vocabulary.length), int(1, tinyDimensions), int(2, FLOAT), bytes(8, 'embeddings'), bytes(9, Buffer.from(table.buffer))]);
+  const initializer = message(5, [
+    int(1, vocabulary.length),
+    int(1, tinyDimensions),
+    int(2, FLOAT),
+    bytes(8, 'embeddings'),
+    bytes(9, Buffer.from(table.buffer)),
+  ]);
   // NodeProto { input…, output…, name, op_type, attribute… }; AttributeProto INT is type 2, INTS 7.
   const node = (op: string, inputs: string[], outputs: string[], ...attributes: Buffer[]): Buffer =>
-    message(1, [...inputs.map((input) => bytes(1, input)), ...outputs.map((output) => bytes(2, output)), bytes(3, `${op}_${outputs[0]}`), bytes(4, op), ...attributes]);
+    message(1, [
+      ...inputs.map((input) => bytes(1, input)),
+      ...outputs.map((output) => bytes(2, output)),
+      bytes(3, `${op}_${outputs[0]}`),
+      bytes(4, op),
+      ...attributes,
+    ]);
   const intAttribute = (name: string, value: number): Buffer => message(5, [bytes(1, name), int(3, value), int(20, 2)]);
-  const constant = (name: string, type: number, raw: Buffer, dims: number[] = []): Buffer => message(5, [...dims.map((dim) => int(1, dim)), int(2, type), bytes(8, name), bytes(9, raw)]);
+  const constant = (name: string, type: number, raw: Buffer, dims: number[] = []): Buffer =>
+    message(5, [...dims.map((dim) => int(1, dim)), int(2, type), bytes(8, name), bytes(9, raw)]);
   const int64 = (value: number): Buffer => {
     const raw = Buffer.alloc(8);
     raw.writeBigInt64LE(BigInt(value));
@@ -81,7 +94,14 @@ export function buildTinyModel(settings?: Record<string, unknown>): string {
         node('Mul', ['rows', 'first_time'], ['last_hidden_state']),
       ]
     : [node('Gather', ['embeddings', 'input_ids'], ['last_hidden_state'])];
-  const constants = distinct ? [constant('axis_1', INT64, int64(1), [1]), constant('axis_2', INT64, int64(2), [1]), constant('below', INT64, int64(-1)), constant('one', FLOAT, Buffer.from(new Float32Array([1]).buffer))] : [];
+  const constants = distinct
+    ? [
+        constant('axis_1', INT64, int64(1), [1]),
+        constant('axis_2', INT64, int64(2), [1]),
+        constant('below', INT64, int64(-1)),
+        constant('one', FLOAT, Buffer.from(new Float32Array([1]).buffer)),
+      ]
+    : [];
   const graph = message(7, [
     ...nodes,
     bytes(2, 'fathom-tiny'),
@@ -111,10 +131,27 @@ export function buildTinyModel(settings?: Record<string, unknown>): string {
         special_tokens: { '[CLS]': { id: '[CLS]', ids: [2], tokens: ['[CLS]'] }, '[SEP]': { id: '[SEP]', ids: [3], tokens: ['[SEP]'] } },
       },
       decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
-      model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab: Object.fromEntries(vocabulary.map((word, id) => [word, id])) },
+      model: {
+        type: 'WordPiece',
+        unk_token: '[UNK]',
+        continuing_subword_prefix: '##',
+        max_input_chars_per_word: 100,
+        vocab: Object.fromEntries(vocabulary.map((word, id) => [word, id])),
+      },
     }),
   );
-  fs.writeFileSync(path.join(dir, 'tokenizer_config.json'), JSON.stringify({ tokenizer_class: 'BertTokenizer', do_lower_case: true, model_max_length: 512, unk_token: '[UNK]', pad_token: '[PAD]', cls_token: '[CLS]', sep_token: '[SEP]' }));
+  fs.writeFileSync(
+    path.join(dir, 'tokenizer_config.json'),
+    JSON.stringify({
+      tokenizer_class: 'BertTokenizer',
+      do_lower_case: true,
+      model_max_length: 512,
+      unk_token: '[UNK]',
+      pad_token: '[PAD]',
+      cls_token: '[CLS]',
+      sep_token: '[SEP]',
+    }),
+  );
   if (settings) fs.writeFileSync(path.join(dir, 'fathom.json'), JSON.stringify(settings));
   return dir;
 }

@@ -25,10 +25,28 @@ const repository = fileURLToPath(new URL('../../../', import.meta.url)).replace(
 const packageEntries = ['package.json', 'bin', 'dist', 'node_modules', 'grammars', 'models', 'model'];
 
 /** Files the user must be able to read for Fathom to run as it (the reachability probe). */
-const probeFiles = ['package.json', 'dist/src/cli/main.js', 'node_modules/typescript/lib/tsserver.js', 'node_modules/typescript-language-server/package.json', 'grammars/manifest.json'];
+const probeFiles = [
+  'package.json',
+  'dist/src/cli/main.js',
+  'node_modules/typescript/lib/tsserver.js',
+  'node_modules/typescript-language-server/package.json',
+  'grammars/manifest.json',
+];
 
 /** Environment a switched child must not inherit from root: each names a folder of root's. */
-const rootsFolders = ['HOME', 'USER', 'LOGNAME', 'XDG_RUNTIME_DIR', 'XDG_CACHE_HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME', 'FATHOM_SOCKET', 'FATHOM_CACHE_DIR', 'FATHOM_CONFIG_DIR'];
+const rootsFolders = [
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'XDG_RUNTIME_DIR',
+  'XDG_CACHE_HOME',
+  'XDG_CONFIG_HOME',
+  'XDG_DATA_HOME',
+  'XDG_STATE_HOME',
+  'FATHOM_SOCKET',
+  'FATHOM_CACHE_DIR',
+  'FATHOM_CONFIG_DIR',
+];
 
 export interface RunAs {
   /** True under root: children run as fathom-ci. False: as the current user (already unprivileged). */

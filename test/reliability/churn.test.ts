@@ -41,8 +41,13 @@ function churnOnce(root: string, random: SeededRandom, step: number): string {
   const files = filesOnDisk(root).filter((file) => !untouchable.has(file));
   const roll = random.int(100);
   const target = files.length > 0 ? random.pick(files) : undefined;
-  const fresh = (): string => path.join(random.pick(['src/workspace', 'src/base', 'app/src', 'churn', 'churn/deep/er', 'build']), `churned${step}.${random.pick(['ts', 'py', 'md', 'go'])}`);
-  const text = (): string => `// churn step ${step}\nexport function churned${step}(value: number): number {\n  const scale${step} = ${step};\n  return value * scale${step}; // TODO churn\n}\n`;
+  const fresh = (): string =>
+    path.join(
+      random.pick(['src/workspace', 'src/base', 'app/src', 'churn', 'churn/deep/er', 'build']),
+      `churned${step}.${random.pick(['ts', 'py', 'md', 'go'])}`,
+    );
+  const text = (): string =>
+    `// churn step ${step}\nexport function churned${step}(value: number): number {\n  const scale${step} = ${step};\n  return value * scale${step}; // TODO churn\n}\n`;
   if (roll < 30 || !target) {
     const name = fresh();
     fs.mkdirSync(path.join(root, path.dirname(name)), { recursive: true });
@@ -82,74 +87,84 @@ function comparable(answers: Answers): Answers {
   return { ...answers, status: answers.status.replace(/"ignored":\d+,?/, '') };
 }
 
-test(`churn: ${operations} creates, edits, renames and deletes while 4 clients query; then grep equals ripgrep and the Merkle root a fresh scan`, { skip: !ripgrepInstalled, timeout: 600_000 }, async (t) => {
-  const corpus = reliabilityCorpus('fathom-rel-churn-');
-  const root = corpus.root;
-  const random = new SeededRandom(seed);
-  const daemon = await startDaemon({ transport: 'socket', label: 'churn daemon' });
-  const { client: warm } = await daemon.connect('warm-up');
-  await collectAnswers(warm, root, standardProbe, { semantic: false });
+test(
+  `churn: ${operations} creates, edits, renames and deletes while 4 clients query; then grep equals ripgrep and the Merkle root a fresh scan`,
+  { skip: !ripgrepInstalled, timeout: 600_000 },
+  async (t) => {
+    const corpus = reliabilityCorpus('fathom-rel-churn-');
+    const root = corpus.root;
+    const random = new SeededRandom(seed);
+    const daemon = await startDaemon({ transport: 'socket', label: 'churn daemon' });
+    const { client: warm } = await daemon.connect('warm-up');
+    await collectAnswers(warm, root, standardProbe, { semantic: false });
 
-  const problems: string[] = [];
-  const latencies: number[] = [];
-  let churning = true;
-  let queries = 0;
-  const query = async (client: StrictClient, index: number): Promise<void> => {
-    const mine = new SeededRandom(seed * 10 + index);
-    while (churning) {
-      const [method, params] = mine.pick<[string, Record<string, unknown>]>([
-        ['fathom/grep', { root, pattern: mine.pick(standardProbe.grep), maxResults: 100_000 }],
-        ['fathom/files', { root }],
-        ['fathom/symbols', { root, query: mine.pick(standardProbe.symbols) }],
-        ['fathom/status', { root }],
-        ['fathom/merkle', { root }],
-        ['fathom/codeSearch', { root, query: mine.pick(standardProbe.lexical), mode: 'lexical' }],
-      ]);
-      const sent = performance.now();
-      const answer = await client.request(method, params, 60_000).catch((error: Error) => error);
-      queries++;
-      if (answer instanceof Error) problems.push(`client ${index}: ${method}: ${answer.message}`);
-      else if (answer.error) problems.push(`client ${index}: ${method} ${JSON.stringify(params).slice(0, 100)} answered ${answer.error.code} ${answer.error.message}`);
-      else latencies.push(performance.now() - sent);
+    const problems: string[] = [];
+    const latencies: number[] = [];
+    let churning = true;
+    let queries = 0;
+    const query = async (client: StrictClient, index: number): Promise<void> => {
+      const mine = new SeededRandom(seed * 10 + index);
+      while (churning) {
+        const [method, params] = mine.pick<[string, Record<string, unknown>]>([
+          ['fathom/grep', { root, pattern: mine.pick(standardProbe.grep), maxResults: 100_000 }],
+          ['fathom/files', { root }],
+          ['fathom/symbols', { root, query: mine.pick(standardProbe.symbols) }],
+          ['fathom/status', { root }],
+          ['fathom/merkle', { root }],
+          ['fathom/codeSearch', { root, query: mine.pick(standardProbe.lexical), mode: 'lexical' }],
+        ]);
+        const sent = performance.now();
+        const answer = await client.request(method, params, 60_000).catch((error: Error) => error);
+        queries++;
+        if (answer instanceof Error) problems.push(`client ${index}: ${method}: ${answer.message}`);
+        else if (answer.error)
+          problems.push(`client ${index}: ${method} ${JSON.stringify(params).slice(0, 100)} answered ${answer.error.code} ${answer.error.message}`);
+        else latencies.push(performance.now() - sent);
+      }
+    };
+    const clients = await Promise.all([0, 1, 2, 3].map((index) => daemon.connect(`querier ${index}`)));
+    const querying = clients.map(({ client }, index) => query(client, index));
+    const log: string[] = [];
+    const began = performance.now();
+    for (let step = 0; step < operations; step++) {
+      log.push(churnOnce(root, random, step));
+      await sleep(random.between(0, 40));
     }
-  };
-  const clients = await Promise.all([0, 1, 2, 3].map((index) => daemon.connect(`querier ${index}`)));
-  const querying = clients.map(({ client }, index) => query(client, index));
-  const log: string[] = [];
-  const began = performance.now();
-  for (let step = 0; step < operations; step++) {
-    log.push(churnOnce(root, random, step));
-    await sleep(random.between(0, 40));
-  }
-  const churnMs = performance.now() - began;
-  churning = false;
-  await Promise.all(querying);
+    const churnMs = performance.now() - began;
+    churning = false;
+    await Promise.all(querying);
 
-  // The disk is final: what a fresh daemon on a fresh cache answers now, and ripgrep.
-  const fresh = await startDaemon({ transport: 'stdio', label: 'fresh scan' });
-  const freshAnswers = await collectAnswers(fresh.stdio!, root, standardProbe, { semantic: false });
-  await fresh.kill();
-  const reference: Answers = comparable(withRipgrep(root, freshAnswers, standardProbe.grep));
-  problems.push(...answerDifferences(comparable(freshAnswers), reference).map((difference) => `the fresh daemon itself: ${difference}`));
+    // The disk is final: what a fresh daemon on a fresh cache answers now, and ripgrep.
+    const fresh = await startDaemon({ transport: 'stdio', label: 'fresh scan' });
+    const freshAnswers = await collectAnswers(fresh.stdio!, root, standardProbe, { semantic: false });
+    await fresh.kill();
+    const reference: Answers = comparable(withRipgrep(root, freshAnswers, standardProbe.grep));
+    problems.push(...answerDifferences(comparable(freshAnswers), reference).map((difference) => `the fresh daemon itself: ${difference}`));
 
-  // The churned daemon catches up by itself: poll until it agrees, at most settleMs.
-  const settleStart = performance.now();
-  let differences: string[] = ['not asked yet'];
-  while (differences.length > 0 && performance.now() - settleStart < settleMs) {
-    const answers = await collectAnswers(warm, root, standardProbe, { semantic: false }).catch((error: Error) => error);
-    differences = answers instanceof Error ? [`no answers: ${answers.message}`] : answerDifferences(comparable(answers), reference);
-    if (differences.length > 0) await sleep(500);
-  }
-  const settledMs = performance.now() - settleStart;
-  if (daemon.exit) problems.push(`the daemon exited: ${JSON.stringify(daemon.exit)} ${daemon.stderrTail()}`);
-  for (const { client } of clients) problems.push(...client.violations);
-  const counts = new Map<string, number>();
-  for (const entry of log) {
-    const kind = entry.split(' ').slice(0, / folder /.test(` ${entry} `) ? 2 : 1).join(' ');
-    counts.set(kind, (counts.get(kind) ?? 0) + 1);
-  }
-  const { median, max } = medianMax(latencies);
-  t.diagnostic(`seed ${seed}: ${operations} changes in ${Math.round(churnMs)} ms (${JSON.stringify(Object.fromEntries(counts))}); ${queries} queries during the churn (median ${Math.round(median)} ms, max ${Math.round(max)} ms); ${differences.length === 0 ? `agreed with the fresh scan and ripgrep ${Math.round(settledMs)} ms after the churn` : `still differed after ${settleMs} ms`}; ${reference.files.length} files at the end`);
-  assert.deepEqual(problems.slice(0, 20), [], `seed ${seed}: ${problems.length} problems during the churn`);
-  assert.deepEqual(differences, [], `seed ${seed}: ${settleMs} ms after the churn the daemon still answers differently from a fresh scan / ripgrep`);
-});
+    // The churned daemon catches up by itself: poll until it agrees, at most settleMs.
+    const settleStart = performance.now();
+    let differences: string[] = ['not asked yet'];
+    while (differences.length > 0 && performance.now() - settleStart < settleMs) {
+      const answers = await collectAnswers(warm, root, standardProbe, { semantic: false }).catch((error: Error) => error);
+      differences = answers instanceof Error ? [`no answers: ${answers.message}`] : answerDifferences(comparable(answers), reference);
+      if (differences.length > 0) await sleep(500);
+    }
+    const settledMs = performance.now() - settleStart;
+    if (daemon.exit) problems.push(`the daemon exited: ${JSON.stringify(daemon.exit)} ${daemon.stderrTail()}`);
+    for (const { client } of clients) problems.push(...client.violations);
+    const counts = new Map<string, number>();
+    for (const entry of log) {
+      const kind = entry
+        .split(' ')
+        .slice(0, / folder /.test(` ${entry} `) ? 2 : 1)
+        .join(' ');
+      counts.set(kind, (counts.get(kind) ?? 0) + 1);
+    }
+    const { median, max } = medianMax(latencies);
+    t.diagnostic(
+      `seed ${seed}: ${operations} changes in ${Math.round(churnMs)} ms (${JSON.stringify(Object.fromEntries(counts))}); ${queries} queries during the churn (median ${Math.round(median)} ms, max ${Math.round(max)} ms); ${differences.length === 0 ? `agreed with the fresh scan and ripgrep ${Math.round(settledMs)} ms after the churn` : `still differed after ${settleMs} ms`}; ${reference.files.length} files at the end`,
+    );
+    assert.deepEqual(problems.slice(0, 20), [], `seed ${seed}: ${problems.length} problems during the churn`);
+    assert.deepEqual(differences, [], `seed ${seed}: ${settleMs} ms after the churn the daemon still answers differently from a fresh scan / ripgrep`);
+  },
+);

@@ -8,7 +8,19 @@
 import assert from 'node:assert/strict';
 import { after, test, type TestContext } from 'node:test';
 import { sleep } from '../helpers/fixture.js';
-import { breakerKinds, documentedMethods, FrameFactory, FuzzLedger, methodFields, prepareFuzzCwd, writeFuzzFixture, writesInCwd, writesOutside, type BreakerKind, type FuzzFrame } from '../helpers/protocol-fuzz.js';
+import {
+  breakerKinds,
+  documentedMethods,
+  FrameFactory,
+  FuzzLedger,
+  methodFields,
+  prepareFuzzCwd,
+  writeFuzzFixture,
+  writesInCwd,
+  writesOutside,
+  type BreakerKind,
+  type FuzzFrame,
+} from '../helpers/protocol-fuzz.js';
 import { runSeed, SeededRandom } from '../helpers/seeded-random.js';
 import { cleanupReliability, idle, medianMax, scratchDir, startDaemon, type DaemonHandle, type StrictClient } from '../helpers/strict-client.js';
 
@@ -62,7 +74,9 @@ function describeExit(daemon: DaemonHandle): string {
 }
 
 function report(t: TestContext, name: string, ledger: FuzzLedger, extra: Record<string, unknown>): void {
-  t.diagnostic(`${name}: seed ${seed}, ${ledger.framesSent} frames sent; by kind ${JSON.stringify(Object.fromEntries(ledger.byKind))}; answers by code ${JSON.stringify(Object.fromEntries(ledger.byCode))}; ${JSON.stringify(extra)}`);
+  t.diagnostic(
+    `${name}: seed ${seed}, ${ledger.framesSent} frames sent; by kind ${JSON.stringify(Object.fromEntries(ledger.byKind))}; answers by code ${JSON.stringify(Object.fromEntries(ledger.byCode))}; ${JSON.stringify(extra)}`,
+  );
 }
 
 test('the fuzzer has params for every method docs/protocol.md documents', () => {
@@ -148,7 +162,12 @@ async function stdioSession(session: number, frames: number, failures: string[])
     if (!(await sendFrame(client, fuzzed))) break;
   }
   // Answers still coming in while the session goes on (status, the breaker) count: what is missing is judged at its end.
-  await waitForAnswers(() => ledger.unanswered().length, () => daemon.exit !== undefined || client.closed, 5_000, 60_000);
+  await waitForAnswers(
+    () => ledger.unanswered().length,
+    () => daemon.exit !== undefined || client.closed,
+    5_000,
+    60_000,
+  );
   ledger.dropUnanswered();
   if (daemon.exit) failures.push(`${label}: the daemon exited during well-framed frames (${describeExit(daemon)}): ${daemon.stderrTail()}`);
   else {
@@ -187,7 +206,13 @@ test(`stdio: ${framesPerTransport}+ hostile frames in sessions that each end wit
   }
   const perMethod = new Map<string, number>();
   for (const factory of factories) for (const [method, count] of factory.perMethod) perMethod.set(method, (perMethod.get(method) ?? 0) + count);
-  report(t, 'stdio', stdioLedger, { sessions, seconds: Math.round((Date.now() - started) / 1000), methods: perMethod.size, fewestRequestsOfAMethod: Math.min(...perMethod.values()), lateAnswers: stdioLedger.lateAnswers });
+  report(t, 'stdio', stdioLedger, {
+    sessions,
+    seconds: Math.round((Date.now() - started) / 1000),
+    methods: perMethod.size,
+    fewestRequestsOfAMethod: Math.min(...perMethod.values()),
+    lateAnswers: stdioLedger.lateAnswers,
+  });
   failures.push(...writesOutside(fixture), ...stdioLedger.problems);
   assert.ok(stdioLedger.framesSent >= framesPerTransport, `${stdioLedger.framesSent} frames`);
   assert.deepEqual(failures.slice(0, 30), [], `seed ${seed}: ${failures.length} problems`);
@@ -210,87 +235,112 @@ test('stdio: every request the daemon could read is answered exactly once', () =
 
 test('stdio: every answer carries a documented code, never InternalError', () => {
   assert.ok(stdioLedger.framesSent > 0, 'the stdio fuzz ran');
-  assert.deepEqual([...stdioLedger.internalErrors.slice(0, 20), ...stdioLedger.undocumentedCodes.slice(0, 10)], [], `seed ${seed}: ${stdioLedger.internalErrors.length} InternalError answers, ${stdioLedger.undocumentedCodes.length} undocumented codes`);
+  assert.deepEqual(
+    [...stdioLedger.internalErrors.slice(0, 20), ...stdioLedger.undocumentedCodes.slice(0, 10)],
+    [],
+    `seed ${seed}: ${stdioLedger.internalErrors.length} InternalError answers, ${stdioLedger.undocumentedCodes.length} undocumented codes`,
+  );
 });
 
 const socketLedger = new FuzzLedger();
 
-test(`socket: ${framesPerTransport}+ hostile frames over two connections at a time; another client's status is answered throughout`, { timeout: 300_000 }, async (t) => {
-  const daemon = await startDaemon({ transport: 'socket', label: 'socket fuzz daemon', log: 'error', prepareCwd: prepareFuzzCwd });
-  const monitor = (await daemon.connect('monitor')).client;
-  await monitor.result('fathom/index', { root: fixture.workspace });
-  const failures: string[] = [];
-  const latencies: number[] = [];
-  let sent = 0;
-  let connections = 0;
-  let done = false;
-  /** What the hostile lanes sent lately: named when the monitor's status is late. */
-  const recent: { at: number; what: string }[] = [];
-  const lately = (): string => {
-    const since = Date.now() - answerBoundMs - 500;
-    const counts = new Map<string, number>();
-    for (const entry of recent) if (entry.at >= since) counts.set(entry.what, (counts.get(entry.what) ?? 0) + 1);
-    return [...counts].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([what, count]) => `${what}×${count}`).join(', ');
-  };
-  const started = Date.now();
-  const socketBreakers = breakerKinds.filter((kind) => kind !== 'stop');
-  const lane = async (laneIndex: number): Promise<void> => {
-    const random = new SeededRandom(seed + 1 + laneIndex);
-    const factory = new FrameFactory(random, fixture, `sock${laneIndex}`);
-    while (sent < framesPerTransport && !daemon.exit) {
-      const label = `hostile connection ${laneIndex}.${connections++}`;
-      const { client, socket } = await daemon.connect(label, { keep: false });
-      const ledger = new FuzzLedger();
-      client.onMessage((message) => ledger.observe(message, label));
-      const count = random.between(20, 700);
-      for (let index = 0; index < count && sent < framesPerTransport && !client.closed; index++) {
-        const fuzzed = factory.inSync();
-        ledger.count(fuzzed);
-        sent++;
-        recent.push({ at: Date.now(), what: fuzzed.method ?? fuzzed.kind });
-        if (recent.length > 4_000) recent.splice(0, 2_000);
-        if (!(await sendFrame(client, fuzzed))) break;
+test(
+  `socket: ${framesPerTransport}+ hostile frames over two connections at a time; another client's status is answered throughout`,
+  { timeout: 300_000 },
+  async (t) => {
+    const daemon = await startDaemon({ transport: 'socket', label: 'socket fuzz daemon', log: 'error', prepareCwd: prepareFuzzCwd });
+    const monitor = (await daemon.connect('monitor')).client;
+    await monitor.result('fathom/index', { root: fixture.workspace });
+    const failures: string[] = [];
+    const latencies: number[] = [];
+    let sent = 0;
+    let connections = 0;
+    let done = false;
+    /** What the hostile lanes sent lately: named when the monitor's status is late. */
+    const recent: { at: number; what: string }[] = [];
+    const lately = (): string => {
+      const since = Date.now() - answerBoundMs - 500;
+      const counts = new Map<string, number>();
+      for (const entry of recent) if (entry.at >= since) counts.set(entry.what, (counts.get(entry.what) ?? 0) + 1);
+      return [...counts]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 6)
+        .map(([what, count]) => `${what}×${count}`)
+        .join(', ');
+    };
+    const started = Date.now();
+    const socketBreakers = breakerKinds.filter((kind) => kind !== 'stop');
+    const lane = async (laneIndex: number): Promise<void> => {
+      const random = new SeededRandom(seed + 1 + laneIndex);
+      const factory = new FrameFactory(random, fixture, `sock${laneIndex}`);
+      while (sent < framesPerTransport && !daemon.exit) {
+        const label = `hostile connection ${laneIndex}.${connections++}`;
+        const { client, socket } = await daemon.connect(label, { keep: false });
+        const ledger = new FuzzLedger();
+        client.onMessage((message) => ledger.observe(message, label));
+        const count = random.between(20, 700);
+        for (let index = 0; index < count && sent < framesPerTransport && !client.closed; index++) {
+          const fuzzed = factory.inSync();
+          ledger.count(fuzzed);
+          sent++;
+          recent.push({ at: Date.now(), what: fuzzed.method ?? fuzzed.kind });
+          if (recent.length > 4_000) recent.splice(0, 2_000);
+          if (!(await sendFrame(client, fuzzed))) break;
+        }
+        if (random.chance(0.6)) {
+          const breaker = factory.breaker(random.pick(socketBreakers), 4 << 20);
+          ledger.count(breaker);
+          sent++;
+          await sendFrame(client, breaker);
+          await waitUntil(() => client.closed, 200);
+          ledger.dropUnanswered();
+        } else {
+          await waitForAnswers(
+            () => ledger.unanswered().length,
+            () => client.closed || daemon.exit !== undefined,
+            5_000,
+            60_000,
+          );
+          socketUnanswered.push(...ledger.dropUnanswered().map((left) => `${label}: ${left}`));
+        }
+        socket.destroy();
+        failures.push(...client.violations);
+        socketLedger.absorb(ledger);
       }
-      if (random.chance(0.6)) {
-        const breaker = factory.breaker(random.pick(socketBreakers), 4 << 20);
-        ledger.count(breaker);
-        sent++;
-        await sendFrame(client, breaker);
-        await waitUntil(() => client.closed, 200);
-        ledger.dropUnanswered();
-      } else {
-        await waitForAnswers(() => ledger.unanswered().length, () => client.closed || daemon.exit !== undefined, 5_000, 60_000);
-        socketUnanswered.push(...ledger.dropUnanswered().map((left) => `${label}: ${left}`));
+    };
+    const watch = async (): Promise<void> => {
+      while (!done && !daemon.exit) {
+        const begun = performance.now();
+        const answer = await monitor.request('fathom/status', {}, answerBoundMs).catch((error: Error) => error);
+        if (answer instanceof Error) failures.push(`monitor: ${answer.message} (${sent} frames in; sent in the ${answerBoundMs + 500} ms before: ${lately()})`);
+        else latencies.push(performance.now() - begun);
+        await sleep(250);
       }
-      socket.destroy();
-      failures.push(...client.violations);
-      socketLedger.absorb(ledger);
+    };
+    const watching = watch();
+    await Promise.all([lane(0), lane(1)]);
+    done = true;
+    await watching;
+    if (daemon.exit) failures.push(`the daemon exited (${describeExit(daemon)}): ${daemon.stderrTail()}`);
+    else {
+      const status = await monitor.request('fathom/status', { root: fixture.workspace }, 10_000).catch((error: Error) => error);
+      if (status instanceof Error || status.error)
+        failures.push(`no normal fathom/status after the fuzz: ${status instanceof Error ? status.message : status.error!.message}`);
     }
-  };
-  const watch = async (): Promise<void> => {
-    while (!done && !daemon.exit) {
-      const begun = performance.now();
-      const answer = await monitor.request('fathom/status', {}, answerBoundMs).catch((error: Error) => error);
-      if (answer instanceof Error) failures.push(`monitor: ${answer.message} (${sent} frames in; sent in the ${answerBoundMs + 500} ms before: ${lately()})`);
-      else latencies.push(performance.now() - begun);
-      await sleep(250);
-    }
-  };
-  const watching = watch();
-  await Promise.all([lane(0), lane(1)]);
-  done = true;
-  await watching;
-  if (daemon.exit) failures.push(`the daemon exited (${describeExit(daemon)}): ${daemon.stderrTail()}`);
-  else {
-    const status = await monitor.request('fathom/status', { root: fixture.workspace }, 10_000).catch((error: Error) => error);
-    if (status instanceof Error || status.error) failures.push(`no normal fathom/status after the fuzz: ${status instanceof Error ? status.message : status.error!.message}`);
-  }
-  failures.push(...monitor.violations, ...writesOutside(fixture), ...writesInCwd(daemon.cwd), ...socketLedger.problems);
-  const { median, max } = medianMax(latencies);
-  report(t, 'socket', socketLedger, { lateAnswers: socketLedger.lateAnswers, connections, seconds: Math.round((Date.now() - started) / 1000), statusChecks: latencies.length, statusMedianMs: Math.round(median), statusMaxMs: Math.round(max) });
-  assert.ok(socketLedger.framesSent >= framesPerTransport, `${socketLedger.framesSent} frames`);
-  assert.deepEqual(failures.slice(0, 30), [], `seed ${seed}: ${failures.length} problems`);
-});
+    failures.push(...monitor.violations, ...writesOutside(fixture), ...writesInCwd(daemon.cwd), ...socketLedger.problems);
+    const { median, max } = medianMax(latencies);
+    report(t, 'socket', socketLedger, {
+      lateAnswers: socketLedger.lateAnswers,
+      connections,
+      seconds: Math.round((Date.now() - started) / 1000),
+      statusChecks: latencies.length,
+      statusMedianMs: Math.round(median),
+      statusMaxMs: Math.round(max),
+    });
+    assert.ok(socketLedger.framesSent >= framesPerTransport, `${socketLedger.framesSent} frames`);
+    assert.deepEqual(failures.slice(0, 30), [], `seed ${seed}: ${failures.length} problems`);
+  },
+);
 
 test('socket: every request on a connection that stayed framed is answered exactly once', () => {
   assert.ok(socketLedger.framesSent > 0, 'the socket fuzz ran');
@@ -299,7 +349,11 @@ test('socket: every request on a connection that stayed framed is answered exact
 
 test('socket: every answer carries a documented code, never InternalError', () => {
   assert.ok(socketLedger.framesSent > 0, 'the socket fuzz ran');
-  assert.deepEqual([...socketLedger.internalErrors.slice(0, 20), ...socketLedger.undocumentedCodes.slice(0, 10)], [], `seed ${seed}: ${socketLedger.internalErrors.length} InternalError answers, ${socketLedger.undocumentedCodes.length} undocumented codes`);
+  assert.deepEqual(
+    [...socketLedger.internalErrors.slice(0, 20), ...socketLedger.undocumentedCodes.slice(0, 10)],
+    [],
+    `seed ${seed}: ${socketLedger.internalErrors.length} InternalError answers, ${socketLedger.undocumentedCodes.length} undocumented codes`,
+  );
 });
 
 /** Answers fathom/status on `client` every `everyMs` until `stop()`; the latencies, and the requests not answered in time. */
@@ -325,41 +379,53 @@ function pollStatus(client: StrictClient, everyMs: number): { stop: () => Promis
   };
 }
 
-test(`socket: three clients streaming oversized frames (Content-Length: 99999999999): the daemon's RSS stays ≤ ${memoryCeilingMb} MB and another client is answered`, { timeout: 120_000 }, async (t) => {
-  const daemon = await startDaemon({ transport: 'socket', label: 'oversized-frame daemon' });
-  const monitor = (await daemon.connect('monitor')).client;
-  await monitor.result('fathom/index', { root: fixture.workspace });
-  const baseline = daemon.rssMb() ?? 0;
-  let maxRss = baseline;
-  const sampler = setInterval(() => (maxRss = Math.max(maxRss, daemon.rssMb() ?? 0)), 25);
-  const polling = pollStatus(monitor, 100);
-  const perClient = 256 << 20;
-  const deadline = Date.now() + 30_000;
-  const chunk = Buffer.alloc(1 << 20, 'a');
-  const streamed = await Promise.all(
-    [0, 1, 2].map(async (index) => {
-      const { client, socket } = await daemon.connect(`oversized ${index}`, { keep: false });
-      let sent = 0;
-      if (await writeWithin(client, 'Content-Length: 99999999999\r\n\r\n{"jsonrpc":"2.0","id":1,"method":"fathom/status","params":{"root":"', 5_000)) {
-        while (sent < perClient && Date.now() < deadline && (await writeWithin(client, chunk, deadline - Date.now()))) sent += chunk.length;
-      }
-      await sleep(500);
-      maxRss = Math.max(maxRss, daemon.rssMb() ?? 0);
-      socket.destroy();
-      return { sent, closedByDaemon: client.closed, violations: client.violations };
-    }),
-  );
-  const { latencies, missed } = await polling.stop();
-  clearInterval(sampler);
-  const { median, max } = medianMax(latencies);
-  t.diagnostic(`oversized: baseline RSS ${Math.round(baseline)} MB, max RSS ${Math.round(maxRss)} MB; streamed MiB per client ${JSON.stringify(streamed.map((entry) => entry.sent >> 20))}; status checks ${latencies.length} (median ${Math.round(median)} ms, max ${Math.round(max)} ms, ${missed.length} not answered within ${answerBoundMs} ms)`);
-  assert.equal(daemon.exit, undefined, `the daemon died: ${daemon.stderrTail()}`);
-  assert.deepEqual(streamed.flatMap((entry) => entry.violations), []);
-  assert.ok(maxRss <= memoryCeilingMb, `the daemon's RSS reached ${Math.round(maxRss)} MB (ceiling ${memoryCeilingMb} MB) while 3 clients streamed ${streamed.reduce((sum, entry) => sum + entry.sent, 0) >> 20} MiB of oversized frames`);
-  assert.deepEqual(missed.slice(0, 5), [], `${missed.length} of ${missed.length + latencies.length} status requests unanswered within ${answerBoundMs} ms`);
-});
+test(
+  `socket: three clients streaming oversized frames (Content-Length: 99999999999): the daemon's RSS stays ≤ ${memoryCeilingMb} MB and another client is answered`,
+  { timeout: 120_000 },
+  async (t) => {
+    const daemon = await startDaemon({ transport: 'socket', label: 'oversized-frame daemon' });
+    const monitor = (await daemon.connect('monitor')).client;
+    await monitor.result('fathom/index', { root: fixture.workspace });
+    const baseline = daemon.rssMb() ?? 0;
+    let maxRss = baseline;
+    const sampler = setInterval(() => (maxRss = Math.max(maxRss, daemon.rssMb() ?? 0)), 25);
+    const polling = pollStatus(monitor, 100);
+    const perClient = 256 << 20;
+    const deadline = Date.now() + 30_000;
+    const chunk = Buffer.alloc(1 << 20, 'a');
+    const streamed = await Promise.all(
+      [0, 1, 2].map(async (index) => {
+        const { client, socket } = await daemon.connect(`oversized ${index}`, { keep: false });
+        let sent = 0;
+        if (await writeWithin(client, 'Content-Length: 99999999999\r\n\r\n{"jsonrpc":"2.0","id":1,"method":"fathom/status","params":{"root":"', 5_000)) {
+          while (sent < perClient && Date.now() < deadline && (await writeWithin(client, chunk, deadline - Date.now()))) sent += chunk.length;
+        }
+        await sleep(500);
+        maxRss = Math.max(maxRss, daemon.rssMb() ?? 0);
+        socket.destroy();
+        return { sent, closedByDaemon: client.closed, violations: client.violations };
+      }),
+    );
+    const { latencies, missed } = await polling.stop();
+    clearInterval(sampler);
+    const { median, max } = medianMax(latencies);
+    t.diagnostic(
+      `oversized: baseline RSS ${Math.round(baseline)} MB, max RSS ${Math.round(maxRss)} MB; streamed MiB per client ${JSON.stringify(streamed.map((entry) => entry.sent >> 20))}; status checks ${latencies.length} (median ${Math.round(median)} ms, max ${Math.round(max)} ms, ${missed.length} not answered within ${answerBoundMs} ms)`,
+    );
+    assert.equal(daemon.exit, undefined, `the daemon died: ${daemon.stderrTail()}`);
+    assert.deepEqual(
+      streamed.flatMap((entry) => entry.violations),
+      [],
+    );
+    assert.ok(
+      maxRss <= memoryCeilingMb,
+      `the daemon's RSS reached ${Math.round(maxRss)} MB (ceiling ${memoryCeilingMb} MB) while 3 clients streamed ${streamed.reduce((sum, entry) => sum + entry.sent, 0) >> 20} MiB of oversized frames`,
+    );
+    assert.deepEqual(missed.slice(0, 5), [], `${missed.length} of ${missed.length + latencies.length} status requests unanswered within ${answerBoundMs} ms`);
+  },
+);
 
-test('socket: while a hostile client streams garbage headers, another client\'s fathom/status is answered', { timeout: 120_000 }, async (t) => {
+test("socket: while a hostile client streams garbage headers, another client's fathom/status is answered", { timeout: 120_000 }, async (t) => {
   const daemon = await startDaemon({ transport: 'socket', label: 'garbage-header daemon' });
   const monitor = (await daemon.connect('monitor')).client;
   await monitor.result('fathom/index', { root: fixture.workspace });
@@ -381,7 +447,8 @@ test('socket: while a hostile client streams garbage headers, another client\'s 
     const { client: hostile, socket } = await daemon.connect('garbage streamer', { keep: false });
     connections += 1;
     if (await writeWithin(hostile, 'Content-Length: 5\r\nX-Start: ', 5_000)) {
-      while (Date.now() < deadline && streamed < 256 << 20 && (await writeWithin(hostile, random.chance(0.5) ? lines : oneLine, deadline - Date.now()))) streamed += 1 << 20;
+      while (Date.now() < deadline && streamed < 256 << 20 && (await writeWithin(hostile, random.chance(0.5) ? lines : oneLine, deadline - Date.now())))
+        streamed += 1 << 20;
     }
     await new Promise((resolve) => setTimeout(resolve, 5));
     if (hostile.closed) closedByDaemon += 1;
@@ -391,8 +458,14 @@ test('socket: while a hostile client streams garbage headers, another client\'s 
   const { latencies, missed } = await polling.stop();
   const hostile = { closed: closedByDaemon === connections };
   const { median, max } = medianMax(latencies);
-  t.diagnostic(`garbage headers: ${streamed >> 20} MiB streamed in ${streamingMs} ms over ${connections} connections, ${closedByDaemon} closed by the daemon (every one: ${hostile.closed}); status latency median ${median.toFixed(1)} ms, max ${max.toFixed(1)} ms over ${latencies.length} answers (goal 100 ms); ${missed.length} not answered within ${answerBoundMs} ms`);
+  t.diagnostic(
+    `garbage headers: ${streamed >> 20} MiB streamed in ${streamingMs} ms over ${connections} connections, ${closedByDaemon} closed by the daemon (every one: ${hostile.closed}); status latency median ${median.toFixed(1)} ms, max ${max.toFixed(1)} ms over ${latencies.length} answers (goal 100 ms); ${missed.length} not answered within ${answerBoundMs} ms`,
+  );
   assert.equal(daemon.exit, undefined, `the daemon died: ${daemon.stderrTail()}`);
   assert.ok(latencies.length + missed.length >= 10, 'the monitor asked throughout');
-  assert.deepEqual(missed.slice(0, 5), [], `${missed.length} of ${missed.length + latencies.length} status requests were not answered within ${answerBoundMs} ms`);
+  assert.deepEqual(
+    missed.slice(0, 5),
+    [],
+    `${missed.length} of ${missed.length + latencies.length} status requests were not answered within ${answerBoundMs} ms`,
+  );
 });

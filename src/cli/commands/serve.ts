@@ -27,11 +27,16 @@ export interface ServeValues {
 }
 
 export async function serve(values: ServeValues): Promise<void> {
-  const [{ daemonHeapGrowingPercent, defaultConfig }, { Daemon, SocketInUseError, drainMs }, { setFlagsFromString }] = await Promise.all([import('../../daemon/config.js'), import('../../daemon/server.js'), import('node:v8')]);
+  const [{ daemonHeapGrowingPercent, defaultConfig }, { Daemon, SocketInUseError, drainMs }, { setFlagsFromString }] = await Promise.all([
+    import('../../daemon/config.js'),
+    import('../../daemon/server.js'),
+    import('node:v8'),
+  ]);
   const config = defaultConfig();
   if (values['max-file-bytes'] !== undefined) config.maxFileBytes = Number(values['max-file-bytes']);
   if (values['reconcile-seconds'] !== undefined) config.reconcileIntervalMs = Number(values['reconcile-seconds']) * 1000;
-  if (!Number.isFinite(config.maxFileBytes) || !Number.isFinite(config.reconcileIntervalMs)) throw new UsageError('--max-file-bytes and --reconcile-seconds take numbers');
+  if (!Number.isFinite(config.maxFileBytes) || !Number.isFinite(config.reconcileIntervalMs))
+    throw new UsageError('--max-file-bytes and --reconcile-seconds take numbers');
   if (values['max-frame-bytes'] !== undefined) {
     const bytes = Number(values['max-frame-bytes']);
     if (!Number.isSafeInteger(bytes) || bytes < 1) throw new UsageError('--max-frame-bytes takes a whole number of bytes (at least 1)');
@@ -74,5 +79,9 @@ export async function serve(values: ServeValues): Promise<void> {
   // The parse error and those answers are written first (the close that follows them stops the daemon); the
   // deadline only bounds a writer stuck behind them.
   const exitWithin = (code: number, ms: number): void => void setTimeout(() => process.exit(code), ms).unref();
-  if (values.stdio) daemon.serveStdio((code) => (socketWanted ? undefined : exit(code)), () => (socketWanted ? undefined : exitWithin(0, drainMs + 1_000)));
+  if (values.stdio)
+    daemon.serveStdio(
+      (code) => (socketWanted ? undefined : exit(code)),
+      () => (socketWanted ? undefined : exitWithin(0, drainMs + 1_000)),
+    );
 }

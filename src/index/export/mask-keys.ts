@@ -31,7 +31,8 @@ export function userMaskKey(configDir: string): Buffer {
 /** A key file: hex (64+ digits, as Fathom writes them) or raw bytes; must not be readable by others. */
 export function readMaskKey(file: string): Buffer {
   const stat = fs.statSync(file);
-  if ((stat.mode & 0o077) !== 0) throw new FathomError('invalidParams', `mask key ${file} may be read by others (mode ${(stat.mode & 0o777).toString(8)}); chmod 600 it`, { path: file });
+  if ((stat.mode & 0o077) !== 0)
+    throw new FathomError('invalidParams', `mask key ${file} may be read by others (mode ${(stat.mode & 0o777).toString(8)}); chmod 600 it`, { path: file });
   const bytes = fs.readFileSync(file);
   const text = bytes.toString('utf8').trim();
   const key = /^[0-9a-fA-F]{32,}$/.test(text) && text.length % 2 === 0 ? Buffer.from(text, 'hex') : bytes;

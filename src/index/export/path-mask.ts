@@ -49,7 +49,10 @@ export class PathMask {
     const segments = path.split('/');
     const last = segments.pop() ?? '';
     const dot = last.lastIndexOf('.');
-    const name = dot > 0 && dot < last.length - 1 ? `${this.segment(last.slice(0, dot))}.${base32(this.hmac(`extension\0${last.slice(dot + 1)}`), 3)}` : this.segment(last);
+    const name =
+      dot > 0 && dot < last.length - 1
+        ? `${this.segment(last.slice(0, dot))}.${base32(this.hmac(`extension\0${last.slice(dot + 1)}`), 3)}`
+        : this.segment(last);
     return [...segments.map((segment) => this.segment(segment)), name].join('/');
   }
 

@@ -46,13 +46,24 @@ export interface OpenedExport {
  * Opens an export with the key it was made with, over the files this machine holds
  * (`localHash`: the SHA-256 of a local file, undefined when it has none).
  */
-export async function openExport(file: string, mask: PathMask, localPaths: Iterable<string>, localHash: (path: string) => string | undefined): Promise<OpenedExport> {
+export async function openExport(
+  file: string,
+  mask: PathMask,
+  localPaths: Iterable<string>,
+  localHash: (path: string) => string | undefined,
+): Promise<OpenedExport> {
   const read = await loadRanking(file, exportMagic);
   if (read.status === 'missing') throw new FathomError('invalidParams', `no export at ${file}`, { path: file });
   if (read.status === 'corrupt') throw new FathomError('invalidParams', `${file} is not a usable Fathom export (${read.reason})`, { path: file });
   const snapshot = read.snapshot;
-  if (snapshot.version !== rankingVersion) throw new FathomError('invalidParams', `${file} was made by a Fathom whose terms differ (ranking version ${snapshot.version}, this one ${rankingVersion}): export it again`, { path: file });
-  if (snapshot.root !== `key:${mask.keyId}`) throw new FathomError('invalidParams', `${file} was made with another key (${snapshot.root.replace(/^key:/, '')}, not ${mask.keyId})`, { path: file });
+  if (snapshot.version !== rankingVersion)
+    throw new FathomError(
+      'invalidParams',
+      `${file} was made by a Fathom whose terms differ (ranking version ${snapshot.version}, this one ${rankingVersion}): export it again`,
+      { path: file },
+    );
+  if (snapshot.root !== `key:${mask.keyId}`)
+    throw new FathomError('invalidParams', `${file} was made with another key (${snapshot.root.replace(/^key:/, '')}, not ${mask.keyId})`, { path: file });
   const unmasker = new PathUnmasker(mask, localPaths);
   const real: RankingSnapshot = {
     ...snapshot,

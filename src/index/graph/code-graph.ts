@@ -103,7 +103,6 @@ export class CodeGraph {
   /** While the saved copy is read: its files taken of its files. */
   private loadProgress: { done: number; total: number } | undefined;
 
-
   constructor(
     private readonly source: SymbolSource,
     private readonly pool: TagSource,
@@ -190,7 +189,9 @@ export class CodeGraph {
     this.built = true;
     this.lastBuild = { loaded, tagged: files.length };
     const counts = this.counts();
-    log.info(`code graph of ${this.source.root}: ${counts.files} files (${loaded} from the cache, ${files.length} tagged), ${counts.definitions} definitions, ${counts.references} references in ${Math.round(performance.now() - started)} ms`);
+    log.info(
+      `code graph of ${this.source.root}: ${counts.files} files (${loaded} from the cache, ${files.length} tagged), ${counts.definitions} definitions, ${counts.references} references in ${Math.round(performance.now() - started)} ms`,
+    );
     if ((files.length > 0 || this.dirty) && !this.disposed) void this.save();
     if (this.pending.size > 0) this.flush();
   }
@@ -276,7 +277,9 @@ export class CodeGraph {
     }
     if (read.status !== 'valid') return 0;
     const ms = (from: number, to: number) => Math.round(to - from);
-    log.info(`code graph of ${this.source.root}: ${loaded} files read back in ${ms(started, performance.now())} ms (file and name table ${ms(started, tables)} ms, parts ${ms(tables, partsRead)} ms, name → files tables ${ms(partsRead, performance.now())} ms)`);
+    log.info(
+      `code graph of ${this.source.root}: ${loaded} files read back in ${ms(started, performance.now())} ms (file and name table ${ms(started, tables)} ms, parts ${ms(tables, partsRead)} ms, name → files tables ${ms(partsRead, performance.now())} ms)`,
+    );
     // Lookups by name (a question naming a symbol, tagging a changed file) need the name → id map.
     void this.names.index(breathe);
     return loaded;
@@ -343,7 +346,9 @@ export class CodeGraph {
     // A part tagged from a buffer has no disk hash: it is not saved, and a restart re-tags the disk.
     const hash = buffer === undefined ? this.source.hashOf(file) : undefined;
     try {
-      const tags = await this.pool.tags(buffer === undefined ? { path: file, absolutePath: toAbsolute(this.source.root, file) } : { path: file, bytes: Buffer.from(buffer, 'utf8') });
+      const tags = await this.pool.tags(
+        buffer === undefined ? { path: file, absolutePath: toAbsolute(this.source.root, file) } : { path: file, bytes: Buffer.from(buffer, 'utf8') },
+      );
       if (this.disposed) return;
       // Removed while it was being tagged: the removal stands.
       if (this.source.hashOf(file) === undefined) {
@@ -487,7 +492,13 @@ export class CodeGraph {
   fileTags(file: string): FileTags | undefined {
     const packed = this.byPath.get(file);
     if (!packed) return undefined;
-    return { path: file, language: packed.language, definitions: Array.from(packed.definitionNames, (_, index) => definitionAt(packed, index, this.names, this.kinds)), references: [], imports: packed.imports };
+    return {
+      path: file,
+      language: packed.language,
+      definitions: Array.from(packed.definitionNames, (_, index) => definitionAt(packed, index, this.names, this.kinds)),
+      references: [],
+      imports: packed.imports,
+    };
   }
 
   search(request: SymbolQuery): { matches: SymbolMatch[]; truncated: boolean } {
@@ -543,7 +554,13 @@ export class CodeGraph {
       }
     }
     const nameLength = (hit: { packed: FileGraph; index: number }) => this.names.name(hit.packed.definitionNames[hit.index]!).length;
-    found.sort((a, b) => b.score - a.score || nameLength(a) - nameLength(b) || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || a.packed.definitionPositions[a.index * 8]! - b.packed.definitionPositions[b.index * 8]!);
+    found.sort(
+      (a, b) =>
+        b.score - a.score ||
+        nameLength(a) - nameLength(b) ||
+        (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) ||
+        a.packed.definitionPositions[a.index * 8]! - b.packed.definitionPositions[b.index * 8]!,
+    );
     const shown = found.slice(0, limit);
     // First lines for what is shown, one read per file.
     const linesByFile = new Map<string, number[]>();
@@ -555,7 +572,12 @@ export class CodeGraph {
     const firstLines = new Map([...linesByFile].map(([file, lines]) => [file, this.firstLines(file, lines)]));
     const matches = shown.map((hit): SymbolMatch => {
       const line = hit.packed.definitionPositions[hit.index * 8]!;
-      return { ...definitionAt(hit.packed, hit.index, this.names, this.kinds), signature: firstLines.get(hit.file)?.get(line) ?? '', path: hit.file, score: hit.score };
+      return {
+        ...definitionAt(hit.packed, hit.index, this.names, this.kinds),
+        signature: firstLines.get(hit.file)?.get(line) ?? '',
+        path: hit.file,
+        score: hit.score,
+      };
     });
     return { matches, truncated: found.length > limit };
   }

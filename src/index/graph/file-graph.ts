@@ -114,7 +114,19 @@ export function packFileTags(tags: FileTags, names: NameTable, kinds: KindTable)
     while (stack.length > 0 && !contains(definitions[stack[stack.length - 1]!]!, definition)) stack.pop();
     graph.definitionParents[index] = stack.length > 0 ? stack[stack.length - 1]! : -1;
     stack.push(index);
-    graph.definitionPositions.set([definition.start.line, definition.start.character, definition.end.line, definition.end.character, definition.nameStart.line, definition.nameStart.character, definition.nameEnd.line, definition.nameEnd.character], index * 8);
+    graph.definitionPositions.set(
+      [
+        definition.start.line,
+        definition.start.character,
+        definition.end.line,
+        definition.end.character,
+        definition.nameStart.line,
+        definition.nameStart.character,
+        definition.nameEnd.line,
+        definition.nameEnd.character,
+      ],
+      index * 8,
+    );
   });
   references.forEach((reference, index) => {
     graph.referenceNames[index] = names.intern(reference.name);
@@ -133,7 +145,10 @@ function before(aLine: number, aCharacter: number, bLine: number, bCharacter: nu
 }
 
 function contains(outer: SymbolDefinition, inner: SymbolDefinition): boolean {
-  return !before(inner.start.line, inner.start.character, outer.start.line, outer.start.character) && !before(outer.end.line, outer.end.character, inner.end.line, inner.end.character);
+  return (
+    !before(inner.start.line, inner.start.character, outer.start.line, outer.start.character) &&
+    !before(outer.end.line, outer.end.character, inner.end.line, inner.end.character)
+  );
 }
 
 /** Whether definition `inner` lies within definition `outer` of the same file (itself included). */
@@ -168,8 +183,17 @@ export function definitionAt(file: FileGraph, index: number, names: NameTable, k
 /** Approximate bytes held by the typed arrays (benchmarks). */
 export function fileGraphBytes(file: FileGraph): number {
   return (
-    file.definitionNames.byteLength + file.definitionKinds.byteLength + file.definitionChains.byteLength + file.definitionParents.byteLength + file.definitionPositions.byteLength +
-    file.referenceNames.byteLength + file.referenceKinds.byteLength + file.referenceReceivers.byteLength + file.referenceLines.byteLength + file.referenceCharacters.byteLength +
-    file.referenceEnclosing.byteLength + file.referenceBindings.byteLength
+    file.definitionNames.byteLength +
+    file.definitionKinds.byteLength +
+    file.definitionChains.byteLength +
+    file.definitionParents.byteLength +
+    file.definitionPositions.byteLength +
+    file.referenceNames.byteLength +
+    file.referenceKinds.byteLength +
+    file.referenceReceivers.byteLength +
+    file.referenceLines.byteLength +
+    file.referenceCharacters.byteLength +
+    file.referenceEnclosing.byteLength +
+    file.referenceBindings.byteLength
   );
 }

@@ -118,7 +118,8 @@ export class GraphQueries {
       const more: Target[] = [];
       for (const target of targets) {
         if (!isHeader(target.path)) continue;
-        for (const link of this.linked(target)) if (!isHeader(link.path)) more.push({ path: link.path, index: link.index, confidence: weakest(target.confidence, link.confidence), via: target.via });
+        for (const link of this.linked(target))
+          if (!isHeader(link.path)) more.push({ path: link.path, index: link.index, confidence: weakest(target.confidence, link.confidence), via: target.via });
       }
       return [...targets, ...more];
     }
@@ -134,7 +135,13 @@ export class GraphQueries {
    */
   linked(target: Place): Array<Place & { confidence: Confidence }> {
     const file = this.graph.file(target.path);
-    if (!file || languageFamily(file.language) !== 'c' || file.definitionParents[target.index] !== -1 || this.graph.kinds.kind(file.definitionKinds[target.index]!) !== 'function') return [];
+    if (
+      !file ||
+      languageFamily(file.language) !== 'c' ||
+      file.definitionParents[target.index] !== -1 ||
+      this.graph.kinds.kind(file.definitionKinds[target.index]!) !== 'function'
+    )
+      return [];
     const name = file.definitionNames[target.index]!;
     const others: Place[] = [];
     let bodies = isHeader(target.path) ? 0 : 1;
@@ -142,7 +149,8 @@ export class GraphQueries {
       const other = this.graph.file(path);
       if (!other || languageFamily(other.language) !== 'c') continue;
       for (let at = 0; at < other.definitionNames.length; at++) {
-        if (other.definitionNames[at] !== name || other.definitionParents[at] !== -1 || this.graph.kinds.kind(other.definitionKinds[at]!) !== 'function') continue;
+        if (other.definitionNames[at] !== name || other.definitionParents[at] !== -1 || this.graph.kinds.kind(other.definitionKinds[at]!) !== 'function')
+          continue;
         if (path === target.path && at === target.index) continue;
         if (!isHeader(path)) bodies++;
         if (isHeader(path) || isHeader(target.path)) others.push({ path, index: at });
@@ -279,7 +287,7 @@ export class GraphQueries {
       const file = this.graph.file(queue[next]!);
       if (!file) continue;
       let resolved = cache.get(file);
-      if (!resolved) cache.set(file, (resolved = new Map()));
+      if (!resolved) cache.set(file, (resolved = new Map<number, Target[]>()));
       const hit = (reference: number): { target: number; confidence: Confidence; via: Via } | undefined => {
         let found = resolved!.get(reference);
         if (!found) resolved!.set(reference, (found = this.resolver.resolve(file, reference)));
@@ -327,7 +335,14 @@ export class GraphQueries {
     return this.walkUp(roots, depth, limit, options, () => true, true);
   }
 
-  private async walkUp(roots: Place[], depth: number, limit: number, options: EdgeOptions, keep: (site: ReferenceSite) => boolean, fileLevel: boolean): Promise<{ symbols: RelatedSymbol[]; truncated: boolean }> {
+  private async walkUp(
+    roots: Place[],
+    depth: number,
+    limit: number,
+    options: EdgeOptions,
+    keep: (site: ReferenceSite) => boolean,
+    fileLevel: boolean,
+  ): Promise<{ symbols: RelatedSymbol[]; truncated: boolean }> {
     const key = (place: Place) => `${place.path}\u0000${place.index}`;
     const seen = new Set(roots.map(key));
     const found = new Map<string, RelatedSymbol>();
@@ -340,7 +355,11 @@ export class GraphQueries {
     for (let distance = 1; distance <= depth && frontier.length > 0; distance++) {
       const next: Array<{ place: Place; entry: { confidence: Confidence } }> = [];
       // One scan per level: every reference to any symbol of the frontier.
-      for (const site of await this.referencesToAny(frontier.map((item) => item.place), options, cache)) {
+      for (const site of await this.referencesToAny(
+        frontier.map((item) => item.place),
+        options,
+        cache,
+      )) {
         if (!keep(site)) continue;
         const { place, entry: reachedFrom } = frontier[site.target]!;
         const confidence = weakest(reachedFrom.confidence, site.confidence);
@@ -377,7 +396,12 @@ export class GraphQueries {
   }
 
   /** Whom the definitions call, breadth first to `depth`; calls that resolve to nothing in the workspace are counted by name. */
-  async callees(roots: Place[], depth: number, limit: number, options: EdgeOptions = {}): Promise<{ symbols: RelatedSymbol[]; unresolved: Unresolved[]; truncated: boolean }> {
+  async callees(
+    roots: Place[],
+    depth: number,
+    limit: number,
+    options: EdgeOptions = {},
+  ): Promise<{ symbols: RelatedSymbol[]; unresolved: Unresolved[]; truncated: boolean }> {
     const floor = options.minConfidence ?? 'name-only';
     const signal = options.signal ?? neverCancelled;
     const key = (place: Place) => `${place.path}\u0000${place.index}`;
@@ -418,7 +442,14 @@ export class GraphQueries {
                 truncated = true;
                 continue;
               }
-              entry = { place: { path: target.path, index: target.index }, path: target.path, distance, confidence: weakest(confidence, target.confidence), sites: [], from: place };
+              entry = {
+                place: { path: target.path, index: target.index },
+                path: target.path,
+                distance,
+                confidence: weakest(confidence, target.confidence),
+                sites: [],
+                from: place,
+              };
               found.set(id, entry);
               seen.add(id);
               next.push({ place: entry.place!, entry });
@@ -437,7 +468,11 @@ export class GraphQueries {
       }
       frontier = next;
     }
-    return { symbols: [...found.values()], unresolved: [...unresolved].map(([name, count]) => ({ name, count })).sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : 1)), truncated };
+    return {
+      symbols: [...found.values()],
+      unresolved: [...unresolved].map(([name, count]) => ({ name, count })).sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : 1)),
+      truncated,
+    };
   }
 
   /** A reference as a site (one object shape for every site: `target` is -1 when it does not apply). */

@@ -75,7 +75,14 @@ const arrayFields = [
 export async function saveGraph(file: string, snapshot: GraphSnapshot): Promise<void> {
   const writer = await CheckedFileWriter.open(file, magic, graphFormatVersion);
   try {
-    const header: StoredHeader = { root: snapshot.root, queries: snapshot.queries, kinds: snapshot.kinds, chains: snapshot.chains, names: snapshot.names.length, files: snapshot.files.length };
+    const header: StoredHeader = {
+      root: snapshot.root,
+      queries: snapshot.queries,
+      kinds: snapshot.kinds,
+      chains: snapshot.chains,
+      names: snapshot.names.length,
+      files: snapshot.files.length,
+    };
     await writer.record(packr.pack(header));
     for (let at = 0; at < snapshot.names.length; at += namesPerRecord) await writer.record(packr.pack(snapshot.names.slice(at, at + namesPerRecord)));
     let last = performance.now();
@@ -125,7 +132,11 @@ export interface GraphSink {
 
 function decodeFile(entry: StoredFile, limits: { names: number; kinds: number; chains: number }): { part: FileGraph; hash: string } {
   if (!Array.isArray(entry.arrays) || entry.arrays.length !== arrayFields.length || entry.hash.length !== 32) throw new Error(`${entry.path}: wrong shape`);
-  const part = { path: entry.path, language: entry.language ?? undefined, imports: entry.imports.map(([source, name, local, reexport, line]): ImportBinding => ({ source, name, local, reexport: reexport === 1, line })) } as Record<string, unknown>;
+  const part = {
+    path: entry.path,
+    language: entry.language ?? undefined,
+    imports: entry.imports.map(([source, name, local, reexport, line]): ImportBinding => ({ source, name, local, reexport: reexport === 1, line })),
+  } as Record<string, unknown>;
   // One buffer for the file's twelve arrays, each at a 4-byte boundary: one allocation, not twelve
   // (a restart of the kernel's graph made 675k buffers: 2.4 s of copying and most of its GC).
   let total = 0;
@@ -147,9 +158,16 @@ function decodeFile(entry: StoredFile, limits: { names: number; kinds: number; c
   const definitions = graph.definitionNames.length;
   const references = graph.referenceNames.length;
   const shaped =
-    graph.definitionKinds.length === definitions && graph.definitionChains.length === definitions && graph.definitionParents.length === definitions && graph.definitionPositions.length === definitions * 8 &&
-    graph.referenceKinds.length === references && graph.referenceReceivers.length === references && graph.referenceLines.length === references && graph.referenceCharacters.length === references &&
-    graph.referenceEnclosing.length === references && graph.referenceBindings.length === references;
+    graph.definitionKinds.length === definitions &&
+    graph.definitionChains.length === definitions &&
+    graph.definitionParents.length === definitions &&
+    graph.definitionPositions.length === definitions * 8 &&
+    graph.referenceKinds.length === references &&
+    graph.referenceReceivers.length === references &&
+    graph.referenceLines.length === references &&
+    graph.referenceCharacters.length === references &&
+    graph.referenceEnclosing.length === references &&
+    graph.referenceBindings.length === references;
   if (!shaped) throw new Error(`${entry.path}: arrays of different lengths`);
   // Every index must point where it can: a parent before its child, an enclosing definition and a
   // binding that exist, ids inside their tables (a loop up the parents must end).
@@ -187,7 +205,8 @@ export async function loadGraph(file: string, sink: GraphSink): Promise<GraphLoa
   try {
     header = packr.unpack(records[0]!) as StoredHeader;
     const nameRecords = Math.ceil(header.names / namesPerRecord);
-    if (typeof header.root !== 'string' || !Array.isArray(header.kinds) || !Array.isArray(header.chains) || records.length !== 1 + nameRecords + header.files) return { status: 'corrupt', reason: 'payload has the wrong shape' };
+    if (typeof header.root !== 'string' || !Array.isArray(header.kinds) || !Array.isArray(header.chains) || records.length !== 1 + nameRecords + header.files)
+      return { status: 'corrupt', reason: 'payload has the wrong shape' };
     for (let at = 1; at <= nameRecords; at++) {
       for (const name of packr.unpack(records[at]!) as string[]) names.push(name);
       await breathe();
@@ -198,7 +217,8 @@ export async function loadGraph(file: string, sink: GraphSink): Promise<GraphLoa
   if (names.length !== header.names || names[0] !== '') return { status: 'corrupt', reason: 'the name table has the wrong shape' };
   const first = 1 + Math.ceil(header.names / namesPerRecord);
   try {
-    if (!(await sink.begin({ root: header.root, queries: header.queries, names, kinds: header.kinds, chains: header.chains, files: header.files }))) return { status: 'skipped' };
+    if (!(await sink.begin({ root: header.root, queries: header.queries, names, kinds: header.kinds, chains: header.chains, files: header.files })))
+      return { status: 'skipped' };
   } catch (error) {
     return { status: 'corrupt', reason: (error as Error).message };
   }

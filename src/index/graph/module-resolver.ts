@@ -169,7 +169,10 @@ export class ModuleResolver {
       const prefix = file.slice(0, file.length - suffix.length).replace(/\/$/, '');
       return prefix === '' || !this.has(`${prefix}/__init__.py`);
     };
-    const found = [...this.withSuffix(`${rest}.py`, 8).filter((file) => rooted(file, `${rest}.py`)), ...this.withSuffix(`${rest}/__init__.py`, 8).filter((file) => rooted(file, `${rest}/__init__.py`))];
+    const found = [
+      ...this.withSuffix(`${rest}.py`, 8).filter((file) => rooted(file, `${rest}.py`)),
+      ...this.withSuffix(`${rest}/__init__.py`, 8).filter((file) => rooted(file, `${rest}/__init__.py`)),
+    ];
     return found.length > 0 ? [found.sort((a, b) => a.length - b.length)[0]!] : [];
   }
 
@@ -215,7 +218,8 @@ export class ModuleResolver {
     const first = segments[0]!;
     if (first === 'crate') {
       let at = directory;
-      while (at !== '' && !at.endsWith('src') && !this.has(`${at}/lib.rs`) && !this.has(`${at}/main.rs`)) at = at.includes('/') ? at.slice(0, at.lastIndexOf('/')) : '';
+      while (at !== '' && !at.endsWith('src') && !this.has(`${at}/lib.rs`) && !this.has(`${at}/main.rs`))
+        at = at.includes('/') ? at.slice(0, at.lastIndexOf('/')) : '';
       base = at;
       segments.shift();
     } else if (first === 'self' || first === 'super') {
@@ -229,7 +233,8 @@ export class ModuleResolver {
     }
     const target = [base, ...segments].filter(Boolean).join('/');
     if (segments.length === 0) {
-      for (const root of ['lib.rs', 'main.rs', 'mod.rs']) if (this.has(`${target === '' ? '' : `${target}/`}${root}`)) return [`${target === '' ? '' : `${target}/`}${root}`];
+      for (const root of ['lib.rs', 'main.rs', 'mod.rs'])
+        if (this.has(`${target === '' ? '' : `${target}/`}${root}`)) return [`${target === '' ? '' : `${target}/`}${root}`];
       return [];
     }
     for (const candidate of [`${target}.rs`, `${target}/mod.rs`]) if (this.has(candidate)) return [candidate];

@@ -57,7 +57,12 @@ export class NameFiles {
    * `add`ed), `pause` awaited every 256 parts (base/event-loop.ts's slicedPause). A part that `current` no longer holds once it is
    * done (replaced or removed meanwhile) is dropped.
    */
-  async rebuild(parts: ReadonlyArray<{ path: string } & Readonly<Record<NameField, Uint32Array>>>, nameCount: number, current: (path: string) => object | undefined, pause: () => Promise<void>): Promise<void> {
+  async rebuild(
+    parts: ReadonlyArray<{ path: string } & Readonly<Record<NameField, Uint32Array>>>,
+    nameCount: number,
+    current: (path: string) => object | undefined,
+    pause: () => Promise<void>,
+  ): Promise<void> {
     const field = this.field;
     const offsets = new Uint32Array(nameCount + 1);
     // The last file counted for each name: each file is listed once per name.

@@ -64,7 +64,8 @@ export class Resolver {
   modulesAt(file: FileGraph, index: number): readonly string[] {
     const generation = this.graph.modules.generation;
     let cache = file.importModules;
-    if (!cache || cache.generation !== generation) file.importModules = cache = { generation, modules: new Array(file.imports.length) };
+    if (!cache || cache.generation !== generation)
+      file.importModules = cache = { generation, modules: new Array<readonly string[] | undefined>(file.imports.length) };
     return (cache.modules[index] ??= this.graph.modules.resolve(file.path, file.language, file.imports[index]!.source));
   }
 
@@ -182,9 +183,9 @@ export class Resolver {
   private byNameRemembered(file: FileGraph, name: number, accept: Accept): Target[] {
     const family = languageFamily(file.language);
     let byAccept = this.nameMemo.get(family);
-    if (!byAccept) this.nameMemo.set(family, (byAccept = new Map()));
+    if (!byAccept) this.nameMemo.set(family, (byAccept = new Map<Accept, Map<number, Target[]>>()));
     let byName = byAccept.get(accept);
-    if (!byName) byAccept.set(accept, (byName = new Map()));
+    if (!byName) byAccept.set(accept, (byName = new Map<number, Target[]>()));
     let found = byName.get(name);
     if (!found) {
       found = this.byName(file, name, accept);
@@ -206,13 +207,17 @@ export class Resolver {
       return this.byName(file, name, (definer, at) => accept(definer, at) && this.isMember(definer, at), false);
     }
     const go = file.language === 'go';
-    const binding = file.imports.find((candidate) => candidate.local === receiver) ?? (go ? file.imports.find((candidate) => candidate.local === '' && candidate.name === '*' && lastSegment(candidate.source) === receiver) : undefined);
+    const binding =
+      file.imports.find((candidate) => candidate.local === receiver) ??
+      (go ? file.imports.find((candidate) => candidate.local === '' && candidate.name === '*' && lastSegment(candidate.source) === receiver) : undefined);
     if (binding) {
       const modules = this.modulesFor(file, binding);
       if (binding.name === '*') return this.exported(modules, name);
       const wanted = this.graph.names.find(binding.name === 'default' ? binding.local : binding.name);
       const owners = wanted === undefined ? [] : this.exported(modules, wanted);
-      const members = owners.flatMap((owner) => (classKinds.has(kinds.kind(this.graph.file(owner.path)!.definitionKinds[owner.index]!)) ? this.membersOf(owner.path, owner.index, name) : []));
+      const members = owners.flatMap((owner) =>
+        classKinds.has(kinds.kind(this.graph.file(owner.path)!.definitionKinds[owner.index]!)) ? this.membersOf(owner.path, owner.index, name) : [],
+      );
       if (members.length > 0) return members;
       // `from pkg import module` then module.name(): the binding names a submodule.
       const submodule = this.graph.modules.resolve(file.path, file.language, submoduleSpecifier(file.language, binding.source, binding.name));
@@ -222,7 +227,9 @@ export class Resolver {
     // A class (or module) named by the receiver: Foo.create(), Thing::new().
     const receiverName = this.graph.names.find(receiver);
     if (receiverName !== undefined) {
-      const owners = this.resolveBare(file, receiverName, enclosing).filter((owner) => owner.confidence !== 'name-only' && classKinds.has(kinds.kind(this.graph.file(owner.path)!.definitionKinds[owner.index]!)));
+      const owners = this.resolveBare(file, receiverName, enclosing).filter(
+        (owner) => owner.confidence !== 'name-only' && classKinds.has(kinds.kind(this.graph.file(owner.path)!.definitionKinds[owner.index]!)),
+      );
       const members = owners.flatMap((owner) => this.membersOf(owner.path, owner.index, name).map((member) => ({ ...member, confidence: owner.confidence })));
       if (members.length > 0) return members;
     }
@@ -244,7 +251,10 @@ export class Resolver {
     const memberReachable = implicitThis.has(file.language ?? '');
     // Walk outwards from the reference: the first scope that holds a candidate wins.
     for (let scope = enclosing; scope >= -1; scope = scope === -1 ? -2 : (file.definitionParents[scope] ?? -1)) {
-      const here = candidates.filter((at) => file.definitionParents[at] === scope && (scope === -1 || memberReachable || !classKinds.has(this.graph.kinds.kind(file.definitionKinds[scope]!))));
+      const here = candidates.filter(
+        (at) =>
+          file.definitionParents[at] === scope && (scope === -1 || memberReachable || !classKinds.has(this.graph.kinds.kind(file.definitionKinds[scope]!))),
+      );
       if (here.length > 0) return here.map((at) => ({ path: file.path, index: at, confidence: 'exact', via: 'scope' }));
       if (scope === -1) break;
     }
@@ -262,7 +272,8 @@ export class Resolver {
       if ((slash < 0 ? '' : path.slice(0, slash)) !== directory) continue;
       const other = this.graph.file(path);
       if (!other || other.language !== file.language) continue;
-      for (const at of this.named(other, name)) if (other.definitionParents[at] === -1 && this.anyKind(other, at)) found.push({ path, index: at, confidence: 'exact', via: 'package' });
+      for (const at of this.named(other, name))
+        if (other.definitionParents[at] === -1 && this.anyKind(other, at)) found.push({ path, index: at, confidence: 'exact', via: 'package' });
     }
     return found;
   }
@@ -275,7 +286,7 @@ export class Resolver {
    */
   private exported(modules: readonly string[], name: number): Target[] {
     let byName = this.exportMemo.get(modules);
-    if (!byName) this.exportMemo.set(modules, (byName = new Map()));
+    if (!byName) this.exportMemo.set(modules, (byName = new Map<number, Target[]>()));
     let found = byName.get(name);
     if (!found) {
       found = this.exportedFrom(modules, name, 'import');
@@ -341,7 +352,8 @@ export class Resolver {
 
   /** The innermost class-like definition around a reference (-1: none). */
   private enclosingClass(file: FileGraph, enclosing: number): number {
-    for (let scope = enclosing; scope >= 0; scope = file.definitionParents[scope]!) if (classKinds.has(this.graph.kinds.kind(file.definitionKinds[scope]!))) return scope;
+    for (let scope = enclosing; scope >= 0; scope = file.definitionParents[scope]!)
+      if (classKinds.has(this.graph.kinds.kind(file.definitionKinds[scope]!))) return scope;
     return -1;
   }
 

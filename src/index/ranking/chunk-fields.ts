@@ -118,7 +118,7 @@ class FieldCounter {
 
 /** The path's words: folders and the file name without its extension. */
 export function pathText(path: string): string {
-  return path.replace(/\.[A-Za-z0-9]+$/, '').replace(/[/.\-]/g, ' ');
+  return path.replace(/\.[A-Za-z0-9]+$/, '').replace(/[/.-]/g, ' ');
 }
 
 /** The fields of each chunk of a file. */

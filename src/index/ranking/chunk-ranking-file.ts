@@ -145,20 +145,56 @@ export class RankingFile {
     const chunkLines = typedCopy(meta.chunkLines, Uint32Array);
     const chunkBytes = typedCopy(meta.chunkBytes, Uint32Array);
     const chunkLengths = typedCopy(meta.chunkLengths, Uint16Array);
-    if (typeof meta.root !== 'string' || !Number.isInteger(chunks) || chunkFile.length !== chunks || chunkLines.length !== 2 * chunks || chunkBytes.length !== 2 * chunks || chunkLengths.length !== fieldCount * chunks) return { status: 'corrupt', reason: 'the chunk table has the wrong shape' };
+    if (
+      typeof meta.root !== 'string' ||
+      !Number.isInteger(chunks) ||
+      chunkFile.length !== chunks ||
+      chunkLines.length !== 2 * chunks ||
+      chunkBytes.length !== 2 * chunks ||
+      chunkLengths.length !== fieldCount * chunks
+    )
+      return { status: 'corrupt', reason: 'the chunk table has the wrong shape' };
     const blocks = Math.ceil(meta.terms / termsPerBlock);
     const blockOffsets = typedCopy(meta.blockOffsets, Float64Array);
     const blockBytes = typedCopy(meta.blockBytes, Uint32Array);
     const blockCrcs = typedCopy(meta.blockCrcs, Uint32Array);
-    if (!Array.isArray(meta.blockFirst) || meta.blockFirst.length !== blocks || blockOffsets.length !== blocks || blockBytes.length !== blocks || blockCrcs.length !== blocks) return { status: 'corrupt', reason: 'the block table has the wrong shape' };
-    for (let block = 0; block < blocks; block++) if (blockOffsets[block]! < headerBytes || blockOffsets[block]! + blockBytes[block]! > metaOffset) return { status: 'corrupt', reason: 'a block lies outside the file' };
+    if (
+      !Array.isArray(meta.blockFirst) ||
+      meta.blockFirst.length !== blocks ||
+      blockOffsets.length !== blocks ||
+      blockBytes.length !== blocks ||
+      blockCrcs.length !== blocks
+    )
+      return { status: 'corrupt', reason: 'the block table has the wrong shape' };
+    for (let block = 0; block < blocks; block++)
+      if (blockOffsets[block]! < headerBytes || blockOffsets[block]! + blockBytes[block]! > metaOffset)
+        return { status: 'corrupt', reason: 'a block lies outside the file' };
     if (!Array.isArray(meta.files)) return { status: 'corrupt', reason: 'the file table has the wrong shape' };
     const files = meta.files.map(([file, hash, first, count], index) => {
-      if (typeof file !== 'string' || !(hash instanceof Uint8Array) || hash.length !== 32 || !Number.isInteger(first) || !Number.isInteger(count) || first < 0 || count < 0 || first + count > chunks) throw new Error(`${String(file)}: a chunk range out of the table`);
+      if (
+        typeof file !== 'string' ||
+        !(hash instanceof Uint8Array) ||
+        hash.length !== 32 ||
+        !Number.isInteger(first) ||
+        !Number.isInteger(count) ||
+        first < 0 ||
+        count < 0 ||
+        first + count > chunks
+      )
+        throw new Error(`${String(file)}: a chunk range out of the table`);
       for (let id = first; id < first + count; id++) if (chunkFile[id] !== index) throw new Error(`${file}: its chunks name another file`);
       return { path: file, hash: Buffer.from(hash).toString('hex'), first, count };
     });
-    const tables: RankingTables = { root: meta.root, version: meta.version, budgetBytes: meta.budgetBytes, chunkFile, chunkLines, chunkBytes, chunkLengths, files };
+    const tables: RankingTables = {
+      root: meta.root,
+      version: meta.version,
+      budgetBytes: meta.budgetBytes,
+      chunkFile,
+      chunkLines,
+      chunkBytes,
+      chunkLengths,
+      files,
+    };
     return { status: 'valid', file: new RankingFile(fd, tables, meta.terms, meta.postingWords, meta.blockFirst, blockOffsets, blockBytes, blockCrcs, size) };
   }
 
@@ -200,7 +236,8 @@ export class RankingFile {
     if (zlib.crc32(bytes) >>> 0 !== entry.crc) throw new RankingDamaged(`chunks.bin: the posting list of term ${entry.id} fails its checksum`);
     const list = typedCopy(bytes, Uint32Array);
     const chunks = this.tables.chunkFile.length;
-    for (let at = 0; at < list.length; at += 2) if (list[at]! >= chunks) throw new RankingDamaged(`chunks.bin: the posting list of term ${entry.id} names a chunk out of the table`);
+    for (let at = 0; at < list.length; at += 2)
+      if (list[at]! >= chunks) throw new RankingDamaged(`chunks.bin: the posting list of term ${entry.id} names a chunk out of the table`);
     return list;
   }
 
@@ -230,7 +267,8 @@ export class RankingFile {
       const words = bytes.readUInt32LE(at + 8);
       const crc = bytes.readUInt32LE(at + 12);
       at += 16;
-      if (!Number.isSafeInteger(offset) || offset < headerBytes || offset + words * 4 > this.size || words % 2 !== 0) throw new RankingDamaged(`chunks.bin: term block ${index} points outside the file`);
+      if (!Number.isSafeInteger(offset) || offset < headerBytes || offset + words * 4 > this.size || words % 2 !== 0)
+        throw new RankingDamaged(`chunks.bin: term block ${index} points outside the file`);
       entries.push({ id: index * termsPerBlock + term, offset, words, crc });
     }
     if (names[0] !== this.blockFirst[index]) throw new RankingDamaged(`chunks.bin: term block ${index} does not start with the term the meta names`);
@@ -299,7 +337,8 @@ export async function writeRankingFile(file: string, tables: RankingTables, term
     };
     let last = performance.now();
     for (const term of terms) {
-      if (previous !== undefined && !(previous < term.name)) throw new Error(`terms out of order: ${JSON.stringify(previous)} before ${JSON.stringify(term.name)}`);
+      if (previous !== undefined && !(previous < term.name))
+        throw new Error(`terms out of order: ${JSON.stringify(previous)} before ${JSON.stringify(term.name)}`);
       previous = term.name;
       const name = Buffer.from(term.name, 'utf8');
       if (name.length > 0xffff) throw new Error('a term longer than 65,535 bytes');

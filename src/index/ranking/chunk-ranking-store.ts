@@ -56,16 +56,25 @@ interface StoredHeader {
 export async function saveRanking(file: string, snapshot: RankingSnapshot, magic = rankingMagic): Promise<void> {
   // Group the posting lists into records of about a million words.
   const groups: Array<[number, number]> = [];
-  for (let start = 0; start < snapshot.postings.length; ) {
+  for (let start = 0; start < snapshot.postings.length;) {
     let end = start;
     let words = 0;
-    while (end < snapshot.postings.length && (end === start || words + snapshot.postings[end]!.length <= wordsPerRecord)) words += snapshot.postings[end++]!.length;
+    while (end < snapshot.postings.length && (end === start || words + snapshot.postings[end]!.length <= wordsPerRecord))
+      words += snapshot.postings[end++]!.length;
     groups.push([start, end]);
     start = end;
   }
   const writer = await CheckedFileWriter.open(file, magic, rankingFormatVersion);
   try {
-    const header: StoredHeader = { root: snapshot.root, version: snapshot.version, budgetBytes: snapshot.budgetBytes, terms: snapshot.terms.length, chunks: snapshot.chunkFile.length, files: snapshot.files.length, postingRecords: groups.length };
+    const header: StoredHeader = {
+      root: snapshot.root,
+      version: snapshot.version,
+      budgetBytes: snapshot.budgetBytes,
+      terms: snapshot.terms.length,
+      chunks: snapshot.chunkFile.length,
+      files: snapshot.files.length,
+      postingRecords: groups.length,
+    };
     await writer.record(packr.pack(header));
     for (let at = 0; at < snapshot.terms.length; at += termsPerRecord) await writer.record(packr.pack(snapshot.terms.slice(at, at + termsPerRecord)));
     let last = performance.now();
@@ -103,7 +112,8 @@ export async function loadRanking(file: string, magic = rankingMagic): Promise<R
     const records = read.records;
     const header = packr.unpack(records[0]!) as StoredHeader;
     const termRecords = Math.ceil(header.terms / termsPerRecord);
-    if (typeof header.root !== 'string' || records.length !== 1 + termRecords + header.postingRecords + 5) return { status: 'corrupt', reason: 'payload has the wrong shape' };
+    if (typeof header.root !== 'string' || records.length !== 1 + termRecords + header.postingRecords + 5)
+      return { status: 'corrupt', reason: 'payload has the wrong shape' };
     let at = 1;
     const terms: string[] = [];
     for (; at <= termRecords; at++) for (const term of packr.unpack(records[at]!) as string[]) terms.push(term);
@@ -117,7 +127,8 @@ export async function loadRanking(file: string, magic = rankingMagic): Promise<R
       let offset = 0;
       for (const length of lengths) {
         if (length % 2 !== 0 || offset + length > data.length) return { status: 'corrupt', reason: 'a posting list is cut short' };
-        for (let word = offset; word < offset + length; word += 2) if (data[word]! >= header.chunks) return { status: 'corrupt', reason: 'a chunk id out of range' };
+        for (let word = offset; word < offset + length; word += 2)
+          if (data[word]! >= header.chunks) return { status: 'corrupt', reason: 'a chunk id out of range' };
         postings.push(data.subarray(offset, offset + length));
         offset += length;
       }
@@ -132,17 +143,42 @@ export async function loadRanking(file: string, magic = rankingMagic): Promise<R
     const chunkBytes = typedCopy(records[at++]!, Uint32Array);
     const chunkLengths = typedCopy(records[at++]!, Uint16Array);
     const chunks = header.chunks;
-    if (chunkFile.length !== chunks || chunkLines.length !== 2 * chunks || chunkBytes.length !== 2 * chunks || chunkLengths.length !== fieldCount * chunks) return { status: 'corrupt', reason: 'the chunk table has the wrong shape' };
+    if (chunkFile.length !== chunks || chunkLines.length !== 2 * chunks || chunkBytes.length !== 2 * chunks || chunkLengths.length !== fieldCount * chunks)
+      return { status: 'corrupt', reason: 'the chunk table has the wrong shape' };
     const stored = packr.unpack(records[at]!) as Array<[string, Uint8Array, number, number]>;
     if (!Array.isArray(stored) || stored.length !== header.files) return { status: 'corrupt', reason: 'the file table has the wrong shape' };
     const files = stored.map(([path, hash, first, count]) => {
-      if (typeof path !== 'string' || hash.length !== 32 || !Number.isInteger(first) || !Number.isInteger(count) || first < 0 || count < 0 || first + count > chunks) throw new Error(`${String(path)}: a chunk range out of the table`);
+      if (
+        typeof path !== 'string' ||
+        hash.length !== 32 ||
+        !Number.isInteger(first) ||
+        !Number.isInteger(count) ||
+        first < 0 ||
+        count < 0 ||
+        first + count > chunks
+      )
+        throw new Error(`${String(path)}: a chunk range out of the table`);
       return { path, hash: Buffer.from(hash).toString('hex'), first, count };
     });
     files.forEach((entry, index) => {
-      for (let id = entry.first; id < entry.first + entry.count; id++) if (chunkFile[id] !== index) throw new Error(`${entry.path}: its chunks name another file`);
+      for (let id = entry.first; id < entry.first + entry.count; id++)
+        if (chunkFile[id] !== index) throw new Error(`${entry.path}: its chunks name another file`);
     });
-    return { status: 'valid', snapshot: { root: header.root, version: header.version, budgetBytes: header.budgetBytes, terms, postings, chunkFile, chunkLines, chunkBytes, chunkLengths, files } };
+    return {
+      status: 'valid',
+      snapshot: {
+        root: header.root,
+        version: header.version,
+        budgetBytes: header.budgetBytes,
+        terms,
+        postings,
+        chunkFile,
+        chunkLines,
+        chunkBytes,
+        chunkLengths,
+        files,
+      },
+    };
   } catch (error) {
     return { status: 'corrupt', reason: `payload does not decode: ${(error as Error).message}` };
   }

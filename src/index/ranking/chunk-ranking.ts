@@ -78,7 +78,10 @@ const defaultTestFactor = 0.5;
 
 /** Test files by the usual conventions: a tests/spec folder, `.test.`/`.spec.`/`_test.` names, `test_*.py`, `*Test.java`. */
 export function isTestPath(relativePath: string): boolean {
-  return /(^|\/)(tests?|__tests__|specs?|testing)\//i.test(relativePath) || /(\.(test|spec)\.[^./]+|_test\.[^./]+|(^|\/)test_[^/]*\.py|Tests?\.(java|kt|cs))$/.test(relativePath);
+  return (
+    /(^|\/)(tests?|__tests__|specs?|testing)\//i.test(relativePath) ||
+    /(\.(test|spec)\.[^./]+|_test\.[^./]+|(^|\/)test_[^/]*\.py|Tests?\.(java|kt|cs))$/.test(relativePath)
+  );
 }
 
 export interface RankedChunk {
@@ -102,7 +105,8 @@ interface FileEntry {
 }
 
 /** Lock files, minified bundles and source maps: text nobody asks about in words, full of every word. */
-const unranked = /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|Cargo\.lock|poetry\.lock|Pipfile\.lock|composer\.lock|go\.sum)$|\.min\.(js|css)$|\.map$/;
+const unranked =
+  /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|Cargo\.lock|poetry\.lock|Pipfile\.lock|composer\.lock|go\.sum)$|\.min\.(js|css)$|\.map$/;
 
 export function isRanked(relativePath: string): boolean {
   return !unranked.test(relativePath);
@@ -255,7 +259,9 @@ export class ChunkRanking {
     const ms = Math.round(performance.now() - started);
     this.lastBuild = { loaded, chunked: files.length, ms };
     const counts = this.counts();
-    log.info(`chunk ranking of ${this.source.root}: ${counts.files} files (${loaded} from the cache, ${files.length} chunked), ${counts.chunks} chunks, ${counts.terms} terms in ${ms} ms`);
+    log.info(
+      `chunk ranking of ${this.source.root}: ${counts.files} files (${loaded} from the cache, ${files.length} chunked), ${counts.chunks} chunks, ${counts.terms} terms in ${ms} ms`,
+    );
     if (files.length > 0 || loaded < this.entries.size) this.scheduleSave(0);
     if (this.pending.size > 0) this.flush();
   }
@@ -572,7 +578,14 @@ export class ChunkRanking {
     let bytes = 0;
     for (const list of this.postings) bytes += list?.byteLength ?? 0;
     bytes += this.chunkFile.byteLength + this.chunkLines.byteLength + this.chunkBytes.byteLength + this.chunkLengths.byteLength + this.alive.byteLength;
-    return { files: this.entries.size, chunks: this.chunkCount - this.deadCount, deadChunks: this.deadCount, terms: this.baseTerms + this.newTermNames.length, postings: this.postingWords / 2, bytes };
+    return {
+      files: this.entries.size,
+      chunks: this.chunkCount - this.deadCount,
+      deadChunks: this.deadCount,
+      terms: this.baseTerms + this.newTermNames.length,
+      postings: this.postingWords / 2,
+      bytes,
+    };
   }
 
   /** The file set's hash each indexed file had when it was chunked (status: how far the ranking lags). */
@@ -696,7 +709,12 @@ export class ChunkRanking {
    */
   static fromSnapshot(snapshot: RankingSnapshot, revive: (path: string, hash: string) => boolean = () => true): ChunkRanking {
     const hashes = new Map(snapshot.files.map((file) => [file.path, file.hash]));
-    const source: RankingSource = { root: snapshot.root, files: () => [...hashes.keys()], hashOf: (file) => hashes.get(file), onChanges: () => ({ dispose: () => undefined }) };
+    const source: RankingSource = {
+      root: snapshot.root,
+      files: () => [...hashes.keys()],
+      hashOf: (file) => hashes.get(file),
+      onChanges: () => ({ dispose: () => undefined }),
+    };
     const ranking = new ChunkRanking(source, null, undefined, 0, snapshot.budgetBytes);
     ranking.adopt(snapshot, revive);
     ranking.built = true;
@@ -741,7 +759,9 @@ export class ChunkRanking {
       const list = this.postings[id];
       if (list === undefined) return this.base!.readList(this.base!.entry(id));
       const words = list.subarray(0, this.postingLengths[id]!);
-      return words.length > 0 && words[words.length - 2]! >= count ? words.filter((_, at) => (at % 2 === 1 ? words[at - 1]! < count : words[at]! < count)) : words;
+      return words.length > 0 && words[words.length - 2]! >= count
+        ? words.filter((_, at) => (at % 2 === 1 ? words[at - 1]! < count : words[at]! < count))
+        : words;
     };
     let next = 0;
     const base = this.base;
@@ -849,7 +869,7 @@ function topK(candidates: number[], scores: Float32Array, limit: number): number
   for (const candidate of candidates) {
     if (heap.length < limit) {
       heap.push(candidate);
-      for (let at = heap.length - 1; at > 0; ) {
+      for (let at = heap.length - 1; at > 0;) {
         const parent = (at - 1) >> 1;
         if (!worse(heap[at]!, heap[parent]!)) break;
         [heap[at], heap[parent]] = [heap[parent]!, heap[at]!];

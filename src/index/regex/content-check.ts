@@ -45,7 +45,7 @@ export class BlockChecksums {
   constructor(private readonly blockBytes: number = contentBlockBytes) {}
 
   add(bytes: Uint8Array): void {
-    for (let at = 0; at < bytes.length; ) {
+    for (let at = 0; at < bytes.length;) {
       const take = Math.min(this.blockBytes - this.filled, bytes.length - at);
       this.running = zlib.crc32(bytes.subarray(at, at + take), this.running);
       this.filled += take;

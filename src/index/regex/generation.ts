@@ -145,7 +145,15 @@ export class Generation {
       fileOffsets[files.length] = writer.contentSize;
       fileFirstPiece[files.length] = pieces;
       pieceStarts[pieces] = writer.contentSize;
-      const loaded = await writer.commit({ root: options.root, files, hashes, fileOffsets, fileFirstPiece, pieceStarts: pieceStarts.slice(0, pieces + 1), pieceLines: pieceLines.slice(0, pieces) });
+      const loaded = await writer.commit({
+        root: options.root,
+        files,
+        hashes,
+        fileOffsets,
+        fileFirstPiece,
+        pieceStarts: pieceStarts.slice(0, pieces + 1),
+        pieceLines: pieceLines.slice(0, pieces),
+      });
       return new Generation(loaded);
     } catch (error) {
       writer.abort();
@@ -234,5 +242,4 @@ export class Generation {
     };
     return evaluate(query);
   }
-
 }

@@ -31,7 +31,7 @@ export class GrepLines {
   /** The lines as objects, made on the first call. */
   toArray(): GrepMatch[] {
     if (this.array) return this.array;
-    const out: GrepMatch[] = new Array(this.length);
+    const out = new Array<GrepMatch>(this.length);
     let at = 0;
     for (const { path, lines, take } of this.runs) {
       if (Array.isArray(lines)) {

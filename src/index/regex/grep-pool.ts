@@ -98,10 +98,15 @@ export class GrepPool {
    * Verifies the files; `onFile` gets each file with matches (those kept, and how many in all).
    * Resolves with the files given up, and whether `stopWhenKept` (a page) left files unverified.
    */
-  run(task: GrepTask, onFile: (fileIndex: number, matches: KeptLines, count: number) => boolean | void, signal?: CancellationSignal, options: { stopWhenKept?: boolean } = {}): Promise<{ timedOut: number[]; damaged: number[]; stoppedEarly: boolean }> {
+  run(
+    task: GrepTask,
+    onFile: (fileIndex: number, matches: KeptLines, count: number) => boolean | void,
+    signal?: CancellationSignal,
+    options: { stopWhenKept?: boolean } = {},
+  ): Promise<{ timedOut: number[]; damaged: number[]; stoppedEarly: boolean }> {
     return new Promise((resolve) => {
       const pending: Pending[] = [];
-      for (let offset = 0; offset < task.files.length; ) {
+      for (let offset = 0; offset < task.files.length;) {
         let count = 0;
         let bytes = 0;
         while (offset + count < task.files.length && count < chunkFiles && bytes < chunkBytes) bytes += fileWeight(task, offset + count++);
@@ -145,7 +150,8 @@ export class GrepPool {
       const running = this.waiting.find((candidate) => candidate.pending.length > 0 && !candidate.stopped);
       if (!running) break;
       // An idle worker first, then a new one, then one with room in its queue.
-      const slot = this.slots.find((candidate) => candidate.chunks.length === 0) ?? this.start() ?? this.slots.find((candidate) => candidate.chunks.length < depth);
+      const slot =
+        this.slots.find((candidate) => candidate.chunks.length === 0) ?? this.start() ?? this.slots.find((candidate) => candidate.chunks.length < depth);
       if (!slot) break;
       const chunk = running.pending.shift()!;
       const id = this.nextId++;
@@ -176,7 +182,12 @@ export class GrepPool {
     if (this.slots.length >= this.size) return undefined;
     const buffer = new SharedArrayBuffer(8);
     // The progress slots go once, with the thread, not in every chunk's message.
-    const slot: Slot = { worker: new Worker(new URL('./grep-worker.js', import.meta.url), { workerData: { progress: buffer } }), progress: new Int32Array(buffer), buffer, chunks: [] };
+    const slot: Slot = {
+      worker: new Worker(new URL('./grep-worker.js', import.meta.url), { workerData: { progress: buffer } }),
+      progress: new Int32Array(buffer),
+      buffer,
+      chunks: [],
+    };
     Atomics.store(slot.progress, 0, -1);
     slot.worker.on('message', (message: GrepWorkerMessage) => this.onMessage(slot, message));
     slot.worker.on('error', () => this.replace(slot, undefined));

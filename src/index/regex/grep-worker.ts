@@ -14,7 +14,10 @@ export type { GrepChunk, GrepFile, MatchSpec } from './verify.js';
  * holds the files with matches; `upTo` is the chunk index every file before which has been
  * reported (files without matches included).
  */
-export type GrepWorkerMessage = { type: 'files'; id: number; batch: MatchBatch; upTo: number } | { type: 'damaged'; id: number; store: number; reason: string } | { type: 'done'; id: number };
+export type GrepWorkerMessage =
+  | { type: 'files'; id: number; batch: MatchBatch; upTo: number }
+  | { type: 'damaged'; id: number; store: number; reason: string }
+  | { type: 'done'; id: number };
 
 /** A batch is sent once it holds this many matching lines, or is this old. */
 const batchLines = 4_000;

@@ -90,7 +90,7 @@ export class MatchBatchWriter implements MatchSink {
     // A short line is copied faster by a loop than by a call into Buffer.copy.
     const to = area.bytes;
     let used = area.used;
-    if (length <= 64) for (let at = start; at < end; ) to[used++] = bytes[at++]!;
+    if (length <= 64) for (let at = start; at < end;) to[used++] = bytes[at++]!;
     else {
       to.set(bytes.subarray(start, end), used);
       used += length;
@@ -298,7 +298,7 @@ export class BatchLines {
   /** The first `count` lines as objects, with `path` (shaped like a GrepMatch). */
   decode<T extends LineMatch>(make: (line: number, column: number, text: string) => T, count = this.length): T[] {
     const texts = new LineReader(this.bytes.subarray(this.byteStart, this.byteEnd));
-    const out: T[] = new Array(Math.min(count, this.length));
+    const out = new Array<T>(Math.min(count, this.length));
     for (let index = 0, at = this.first * 2; index < out.length; index++, at += 2) out[index] = make(this.numbers[at]!, this.numbers[at + 1]!, texts.read());
     return out;
   }

@@ -9,7 +9,17 @@ import { FathomError } from '../../base/errors.js';
 import type { AST } from '@eslint-community/regexpp';
 import { countNewlines } from './pieces.js';
 import { parseRegex, type ByteRun } from './regex-plan.js';
-import { plainGaveUp, plainLine, plainUndecided, plainWideFlag, scanCountNewlines, scanLiteralLineStarts, scanPlain, scanRunLineStarts, type ScanLines } from './run-scan.js';
+import {
+  plainGaveUp,
+  plainLine,
+  plainUndecided,
+  plainWideFlag,
+  scanCountNewlines,
+  scanLiteralLineStarts,
+  scanPlain,
+  scanRunLineStarts,
+  type ScanLines,
+} from './run-scan.js';
 
 export interface GrepOptions {
   pattern: string;
@@ -112,7 +122,8 @@ function lineSemantics(pattern: AST.Pattern): { source: string; hasLookaround: b
   // earlier places hold; an insertion goes before a replacement at the same place).
   const edited = (start: number, end: number): string => {
     let text = pattern.raw.slice(start, end);
-    for (const [from, to, replacement] of [...edits].sort((a, b) => b[0] - a[0] || b[1] - a[1])) if (from >= start && to <= end) text = text.slice(0, from - start) + replacement + text.slice(to - start);
+    for (const [from, to, replacement] of [...edits].sort((a, b) => b[0] - a[0] || b[1] - a[1]))
+      if (from >= start && to <= end) text = text.slice(0, from - start) + replacement + text.slice(to - start);
     return text;
   };
   // An alternative that begins with C+ (C one character, never '\n'; any count from one up):
@@ -130,7 +141,8 @@ function lineSemantics(pattern: AST.Pattern): { source: string; hasLookaround: b
 
 /** Whether a quantified element matches one character, never '\n' (ignoring case or not). */
 function neverNewline(element: AST.QuantifiableElement): boolean {
-  const setOk = (set: AST.CharacterSet | AST.EscapeCharacterSet | AST.UnicodePropertyCharacterSet): boolean => (set.kind === 'any' || set.kind === 'word' || set.kind === 'digit') && !('negate' in set && set.negate);
+  const setOk = (set: AST.CharacterSet | AST.EscapeCharacterSet | AST.UnicodePropertyCharacterSet): boolean =>
+    (set.kind === 'any' || set.kind === 'word' || set.kind === 'digit') && !('negate' in set && set.negate);
   switch (element.type) {
     case 'Character':
       return element.value !== 10;
@@ -163,13 +175,22 @@ export function compileMatcher(options: GrepOptions): CompiledMatcher {
       pattern = parseRegex(options.pattern);
     } catch (error) {
       if (error instanceof FathomError) throw error;
-      throw new FathomError('invalidParams', `invalid regex: ${(error as Error).message}`, { pattern: options.pattern, index: (error as { index?: number }).index });
+      throw new FathomError('invalidParams', `invalid regex: ${(error as Error).message}`, {
+        pattern: options.pattern,
+        index: (error as { index?: number }).index,
+      });
     }
     ({ source, hasLookaround: lineByLine } = lineSemantics(pattern));
   }
   if (options.wordRegexp) source = `(?<!${word})(?:${source})(?!${word})`;
   const flags = `gu${options.ignoreCase ? 'i' : ''}`;
-  return { regex: new RegExp(source, flags), lineRegex: new RegExp(source, flags.replace('g', '')), multiline: options.multiline === true, ignoreCase: options.ignoreCase === true, lineByLine };
+  return {
+    regex: new RegExp(source, flags),
+    lineRegex: new RegExp(source, flags.replace('g', '')),
+    multiline: options.multiline === true,
+    ignoreCase: options.ignoreCase === true,
+    lineByLine,
+  };
 }
 
 const asciiFold = new Uint8Array(256).map((_, byte) => (byte >= 0x41 && byte <= 0x5a ? byte + 0x20 : byte));
@@ -223,17 +244,37 @@ export class LineArray implements LineSink {
  * `requiredRun`); only those lines are decoded and tested. Without either, or in multiline mode,
  * the whole text is matched.
  */
-export function matchBytes(bytes: Buffer, matcher: CompiledMatcher, literals: string[] | undefined, limit: number, firstLine = 1, run?: ByteRun, tally?: Tally, plain?: PlainLiteral): LineMatch[] {
+export function matchBytes(
+  bytes: Buffer,
+  matcher: CompiledMatcher,
+  literals: string[] | undefined,
+  limit: number,
+  firstLine = 1,
+  run?: ByteRun,
+  tally?: Tally,
+  plain?: PlainLiteral,
+): LineMatch[] {
   const sink = new LineArray();
   matchBytesInto(sink, bytes, matcher, literals, limit, firstLine, run, tally, plain);
   return sink.lines;
 }
 
 /** `matchBytes`, giving the lines to `sink`: at most `limit` in it (lines it held before count). */
-export function matchBytesInto(sink: LineSink, bytes: Buffer, matcher: CompiledMatcher, literals: string[] | undefined, limit: number, firstLine = 1, run?: ByteRun, tally?: Tally, plain?: PlainLiteral): void {
+export function matchBytesInto(
+  sink: LineSink,
+  bytes: Buffer,
+  matcher: CompiledMatcher,
+  literals: string[] | undefined,
+  limit: number,
+  firstLine = 1,
+  run?: ByteRun,
+  tally?: Tally,
+  plain?: PlainLiteral,
+): void {
   if (plain && !matcher.multiline) return matchPlain(sink, bytes, plain, matcher, limit, firstLine, tally);
   if ((!literals && !run) || matcher.multiline) {
-    for (const match of matchLines(bytes.toString('utf8'), matcher, limit - sink.kept, tally)) sink.addText(match.line + firstLine - 1, match.column, match.text);
+    for (const match of matchLines(bytes.toString('utf8'), matcher, limit - sink.kept, tally))
+      sink.addText(match.line + firstLine - 1, match.column, match.text);
     return;
   }
   if (bytes.length === 0) return;
@@ -398,7 +439,7 @@ function matchPlain(sink: LineSink, bytes: Buffer, plain: PlainLiteral, matcher:
   // others come back here.
   let scanned: number | undefined;
   const into = sink.scanLines;
-  for (let from = 0, line = firstLine; ; ) {
+  for (let from = 0, line = firstLine; ;) {
     if (sink.kept >= limit && !tally) return;
     const stop = scanPlain(bytes, from, line, needle, plain.word, into, limit - sink.kept, tally !== undefined);
     if (!stop) break;
@@ -426,7 +467,7 @@ function matchPlain(sink: LineSink, bytes: Buffer, plain: PlainLiteral, matcher:
     counted = lineStart;
     return line;
   };
-  for (let found = bytes.indexOf(needle, scanned ?? 0); found >= 0; ) {
+  for (let found = bytes.indexOf(needle, scanned ?? 0); found >= 0;) {
     if (sink.kept >= limit && !tally) break;
     const lineStart = bytes.lastIndexOf(10, found) + 1;
     const newline = bytes.indexOf(10, found + needle.length);

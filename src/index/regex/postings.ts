@@ -256,7 +256,13 @@ export class PostingsWriter {
       for (const segment of segments) for (const key of segment.keys) seen[key] = 1;
       let keyCount = 0;
       for (let key = 0; key < keySpace; key++) keyCount += seen[key]!;
-      const table: PostingsTable = { keys: new Uint32Array(keyCount), counts: new Uint32Array(keyCount), offsets: new Float64Array(keyCount), lengths: new Uint32Array(keyCount), crcs: new Uint32Array(keyCount) };
+      const table: PostingsTable = {
+        keys: new Uint32Array(keyCount),
+        counts: new Uint32Array(keyCount),
+        offsets: new Float64Array(keyCount),
+        lengths: new Uint32Array(keyCount),
+        crcs: new Uint32Array(keyCount),
+      };
       const writer = new BufferedWriter(fd, position);
       let slot = 0;
       let crc = 0;
@@ -435,7 +441,8 @@ export class Postings {
     if (area && this.table.lengths[slot]! <= area.length) {
       const decoded = scanPostingWithin(this.bytesOf(slot, key, area), this.table.counts[slot]!, within);
       if (decoded) {
-        if (decoded.read >= 0 && decoded.read !== this.table.lengths[slot]) throw new PostingsCorrupt(`posting list of trigram ${key.toString(16)} has the wrong length`);
+        if (decoded.read >= 0 && decoded.read !== this.table.lengths[slot])
+          throw new PostingsCorrupt(`posting list of trigram ${key.toString(16)} has the wrong length`);
         return decoded.ids;
       }
     }
@@ -552,4 +559,3 @@ export function union(a: Uint32Array, b: Uint32Array): Uint32Array {
   }
   return out.subarray(0, n);
 }
-

@@ -116,7 +116,12 @@ function languageTable(): LanguageTable {
 export function languageFilter(names: readonly string[]): (relativePath: string) => boolean {
   const table = languageTable();
   const unknown = names.filter((name) => table.resolve(name) === undefined);
-  if (unknown.length > 0) throw new FathomError('invalidParams', `unknown language ${unknown.map((name) => JSON.stringify(name)).join(', ')}; known: ${[...table.languages.keys()].join(', ')}`, { field: 'languages' });
+  if (unknown.length > 0)
+    throw new FathomError(
+      'invalidParams',
+      `unknown language ${unknown.map((name) => JSON.stringify(name)).join(', ')}; known: ${[...table.languages.keys()].join(', ')}`,
+      { field: 'languages' },
+    );
   const wanted = new Set(names.map((name) => table.resolve(name)!.id));
   return (relativePath) => {
     const spec = table.detect(relativePath);
@@ -213,7 +218,17 @@ export class RegexIndex {
    * `contentBytes` its content store, `memoryBytes` what the loaded generations hold in memory;
    * `deltaFiles` the files the delta covers, `fresh` those searched fresh.
    */
-  facts(): { files: number; pieces: number; changed: number; deltaFiles: number; fresh: number; indexBytes: number; contentBytes: number; memoryBytes: number; loadedFromCache: boolean } {
+  facts(): {
+    files: number;
+    pieces: number;
+    changed: number;
+    deltaFiles: number;
+    fresh: number;
+    indexBytes: number;
+    contentBytes: number;
+    memoryBytes: number;
+    loadedFromCache: boolean;
+  } {
     const base = this.base;
     let indexBytes = 0;
     if (base) indexBytes = fs.statSync(path.join(this.folder(), 'regex-index.bin'), { throwIfNoEntry: false })?.size ?? 0;
@@ -392,7 +407,19 @@ export class RegexIndex {
    * Candidates in the base and the delta, dropping generations that fail their checks (and
    * building the base again) on the way.
    */
-  private async checkedCandidates(query: Query, level: Level, signal: CancellationSignal, hold = false): Promise<{ base: Generation; delta: Generation | undefined; baseIds: Uint32Array | undefined; deltaIds: Uint32Array | undefined; changed: Set<string>; sinceDelta: Set<string> }> {
+  private async checkedCandidates(
+    query: Query,
+    level: Level,
+    signal: CancellationSignal,
+    hold = false,
+  ): Promise<{
+    base: Generation;
+    delta: Generation | undefined;
+    baseIds: Uint32Array | undefined;
+    deltaIds: Uint32Array | undefined;
+    changed: Set<string>;
+    sinceDelta: Set<string>;
+  }> {
     for (;;) {
       await this.ensureBuilt(signal);
       throwIfCancelled(this.stopped);
@@ -402,7 +429,14 @@ export class RegexIndex {
       const delta = this.delta;
       try {
         // The change sets that go with these generations (a swap replaces them, never empties them).
-        const found = { base, delta, baseIds: base.candidates(query, level), deltaIds: delta?.candidates(query, level), changed: this.changed, sinceDelta: this.sinceDelta };
+        const found = {
+          base,
+          delta,
+          baseIds: base.candidates(query, level),
+          deltaIds: delta?.candidates(query, level),
+          changed: this.changed,
+          sinceDelta: this.sinceDelta,
+        };
         // Held in the same turn as they were read: a delta swapped in before the caller resumes
         // would otherwise close the files the caller is about to read.
         if (hold) for (const generation of delta ? [base, delta] : [base]) generation.index.retain();
@@ -430,7 +464,11 @@ export class RegexIndex {
    * changed since the delta, and open buffers; only those in the file set: a deleted file never
    * is, nor a buffer of a secret, ignored or binary file).
    */
-  private masks(bufferPaths: Map<string, string>, changed: Set<string>, sinceDelta: Set<string>): { fromBase: (file: string) => boolean; fromDelta: (file: string) => boolean; fresh: string[] } {
+  private masks(
+    bufferPaths: Map<string, string>,
+    changed: Set<string>,
+    sinceDelta: Set<string>,
+  ): { fromBase: (file: string) => boolean; fromDelta: (file: string) => boolean; fresh: string[] } {
     const fromBase = (file: string): boolean => !changed.has(file) && !bufferPaths.has(file);
     const fromDelta = (file: string): boolean => changed.has(file) && !sinceDelta.has(file) && !bufferPaths.has(file);
     const fresh = [...new Set([...sinceDelta, ...bufferPaths.keys()])].filter((file) => this.source.hashOf(file) !== undefined).sort();
@@ -442,15 +480,22 @@ export class RegexIndex {
    * delta for the paths they answer for, plus the fresh paths (a buffer's text is given).
    * `fromIndex` is false when the query had no usable literal (every file is a candidate).
    */
-  async candidateFiles(query: Query, accepts: (relativePath: string) => boolean, signal: CancellationSignal = neverCancelled): Promise<{ files: { path: string; text?: string }[]; fromIndex: boolean }> {
+  async candidateFiles(
+    query: Query,
+    accepts: (relativePath: string) => boolean,
+    signal: CancellationSignal = neverCancelled,
+  ): Promise<{ files: { path: string; text?: string }[]; fromIndex: boolean }> {
     const { base, delta, baseIds, deltaIds, changed, sinceDelta } = await this.checkedCandidates(query, 'file', signal);
     const bufferPaths = this.bufferPaths();
     const { fromBase, fromDelta, fresh } = this.masks(bufferPaths, changed, sinceDelta);
     const paths: string[] = [];
     const collect = (generation: Generation, ids: Uint32Array | undefined, answers: (file: string) => boolean): void => {
       const files = generation.files;
-      if (ids === undefined) for (const file of files) answers(file) && paths.push(file);
-      else for (const id of ids) answers(files[id]!) && paths.push(files[id]!);
+      if (ids === undefined) {
+        for (const file of files) if (answers(file)) paths.push(file);
+      } else {
+        for (const id of ids) if (answers(files[id]!)) paths.push(files[id]!);
+      }
     };
     collect(base, baseIds, fromBase);
     if (delta) collect(delta, deltaIds, fromDelta);
@@ -470,7 +515,12 @@ export class RegexIndex {
    * stores (the candidate pieces, or whole files at file level), fresh files from disk, buffers as
    * their text. The generations used are held until `release`.
    */
-  private async workList(query: Query, level: Level, accepts: PathFilter, signal: CancellationSignal): Promise<{ work: WorkList; fromIndex: boolean; held: LoadedRegexIndex[]; generations: Generation[]; base: Generation }> {
+  private async workList(
+    query: Query,
+    level: Level,
+    accepts: PathFilter,
+    signal: CancellationSignal,
+  ): Promise<{ work: WorkList; fromIndex: boolean; held: LoadedRegexIndex[]; generations: Generation[]; base: Generation }> {
     // Held (their files stay open) until the search that asked is done with them.
     const { base, delta, baseIds, deltaIds, changed, sinceDelta } = await this.checkedCandidates(query, level, signal, true);
     const generations = delta ? [base, delta] : [base];
@@ -524,7 +574,9 @@ export class RegexIndex {
     const byLanguage = request.languages && request.languages.length > 0 ? languageFilter(request.languages) : () => true;
     const inPaths = pathsFilter(request.paths ?? []);
     const filtered = Boolean(request.globs?.length || request.languages?.length || request.paths?.length);
-    const accepts: PathFilter = Object.assign((file: string): boolean => byGlob(file) && byLanguage(file) && inPaths(file), { key: filtered ? JSON.stringify([request.globs ?? [], request.languages ?? [], request.paths ?? []]) : '' });
+    const accepts: PathFilter = Object.assign((file: string): boolean => byGlob(file) && byLanguage(file) && inPaths(file), {
+      key: filtered ? JSON.stringify([request.globs ?? [], request.languages ?? [], request.paths ?? []]) : '',
+    });
     const beforeContext = request.beforeContext ?? 0;
     const afterContext = request.afterContext ?? 0;
     // Pieces answer for matches within a line; a multiline match, or context lines, need whole files.
@@ -543,7 +595,7 @@ export class RegexIndex {
     let run = request.fixedStrings || matcher.multiline ? undefined : requiredRun(parseRegex(request.pattern), { ignoreCase });
     if (literals && literals.every((text) => Buffer.byteLength(text) >= 3)) run = undefined;
 
-    const found: KeptLines[] = new Array(toSearch.length);
+    const found = new Array<KeptLines>(toSearch.length);
     let total = 0;
     // Every candidate is verified, so that a truncated result is the first matches in path order.
     const onFile = (index: number, lines: KeptLines, count: number): void => {
@@ -585,7 +637,9 @@ export class RegexIndex {
       }
     } else {
       // Verification runs in the grep pool's threads: all cores, and a runaway regex is cut off.
-      const verified = await this.pool.run({ ...spec, ...packed }, onFile, signal, { stopWhenKept: request.paged === true }).finally(() => held.forEach((index) => index.release()));
+      const verified = await this.pool
+        .run({ ...spec, ...packed }, onFile, signal, { stopWhenKept: request.paged === true })
+        .finally(() => held.forEach((index) => index.release()));
       timedOut = verified.timedOut;
       stoppedEarly = verified.stoppedEarly;
       if (verified.damaged.length > 0) damaged = { store: verified.damaged[0]!, reason: `the regex content store ${verified.damaged[0]} is damaged` };
@@ -633,7 +687,13 @@ export class RegexIndex {
       // A cursor only for a client that pages (a page, or one after a cursor).
       ...((request.paged || after) && truncated && runs.length > 0 ? { next: cursorAfter(runs.at(-1)!, resumed ? after : undefined) } : {}),
       timedOut: timedOut.map((index) => toSearch[index]!),
-      stats: { plan: query === all ? '*' : describeQuery(query), candidates: toSearch.length, searched: toSearch.length, fromIndex, elapsedMs: Math.round((performance.now() - started) * 100) / 100 },
+      stats: {
+        plan: query === all ? '*' : describeQuery(query),
+        candidates: toSearch.length,
+        searched: toSearch.length,
+        fromIndex,
+        elapsedMs: Math.round((performance.now() - started) * 100) / 100,
+      },
     };
   }
 
@@ -699,7 +759,15 @@ function smallWork(work: WorkList): boolean {
  * or runs of candidate pieces merged into ranges of its content store (`store` 0 is the base's, 1
  * the delta's).
  */
-function ranged(generation: Generation, ids: Uint32Array | undefined, level: Level, store: number, answers: (file: string) => boolean, accepts: PathFilter, diskPath: (file: string) => string): WorkList {
+function ranged(
+  generation: Generation,
+  ids: Uint32Array | undefined,
+  level: Level,
+  store: number,
+  answers: (file: string) => boolean,
+  accepts: PathFilter,
+  diskPath: (file: string) => string,
+): WorkList {
   const { files, fileOffsets, pieceStarts, pieceLines } = generation.index.layout;
   const out = new WorkListBuilder();
   if (generation.contentDamaged) {

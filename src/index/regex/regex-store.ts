@@ -270,7 +270,14 @@ export function loadRegexIndex(folder: string): RegexLoad {
       fs.closeSync(contentFd!);
     };
     const contentCheck = newContentCheck(typedCopy(meta.blockCrcs, Uint32Array), meta.blockBytes, meta.contentBytes);
-    const memoryBytes = contentCheck.crcs.byteLength + contentCheck.verified.byteLength + postings.tableBytes + layout.fileOffsets.byteLength + layout.fileFirstPiece.byteLength + layout.pieceStarts.byteLength + layout.pieceLines.byteLength;
+    const memoryBytes =
+      contentCheck.crcs.byteLength +
+      contentCheck.verified.byteLength +
+      postings.tableBytes +
+      layout.fileOffsets.byteLength +
+      layout.fileFirstPiece.byteLength +
+      layout.pieceStarts.byteLength +
+      layout.pieceLines.byteLength;
     return {
       status: 'valid',
       index: {

@@ -56,7 +56,11 @@ interface WasmMemory {
   readonly buffer: ArrayBuffer;
   grow(pages: number): number;
 }
-const wasm = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => object; Instance: new (module: object, imports: object) => { exports: unknown } } }).WebAssembly;
+const wasm = (
+  globalThis as unknown as {
+    WebAssembly: { Module: new (bytes: Uint8Array) => object; Instance: new (module: object, imports: object) => { exports: unknown } };
+  }
+).WebAssembly;
 
 interface Scanner {
   memory: WasmMemory;
@@ -92,7 +96,15 @@ function instance(): Scanner | null {
   if (scanner !== undefined) return scanner;
   try {
     const module = new wasm.Module(Buffer.from(runScanModule, 'base64'));
-    const exports = new wasm.Instance(module, {}).exports as { memory: WasmMemory; lineStarts: Scanner['lineStarts']; countNewlines: Scanner['countNewlines']; plainScan: Scanner['plainScan']; literalLines: Scanner['literalLines']; postingList: Scanner['postingList']; postingWithin: Scanner['postingWithin'] };
+    const exports = new wasm.Instance(module, {}).exports as {
+      memory: WasmMemory;
+      lineStarts: Scanner['lineStarts'];
+      countNewlines: Scanner['countNewlines'];
+      plainScan: Scanner['plainScan'];
+      literalLines: Scanner['literalLines'];
+      postingList: Scanner['postingList'];
+      postingWithin: Scanner['postingWithin'];
+    };
     // Grown once: growing later would detach the buffers handed out.
     exports.memory.grow(Math.ceil(memoryBytes / 65536) - exports.memory.buffer.byteLength / 65536);
     new Uint8Array(exports.memory.buffer, 32, 8).set([1, 2, 4, 8, 16, 32, 64, 128]);
@@ -163,7 +175,7 @@ export function scanRunLineStarts(bytes: Buffer, run: ByteRun): number[] | undef
   const end = base + bytes.length;
   const starts: number[] = [];
   const { out } = scanner;
-  for (let from = base; from < end; ) {
+  for (let from = base; from < end;) {
     const count = scanner.lineStarts(from, end, run.length, outOffset, outCapacity);
     for (let index = 0; index < count; index++) starts.push(out[index]! - base);
     if (count < outCapacity) break;
@@ -202,7 +214,10 @@ export interface ScanLines {
 export function scanLinesArea(): { bytes: Buffer; numbers: Int32Array } | undefined {
   const found = instance();
   if (!found) return undefined;
-  return { bytes: Buffer.from(found.buffer, batchOffset, scanBatchBytes), numbers: new Int32Array(found.buffer, batchOffset + scanBatchBytes, 2 * scanBatchLines) };
+  return {
+    bytes: Buffer.from(found.buffer, batchOffset, scanBatchBytes),
+    numbers: new Int32Array(found.buffer, batchOffset + scanBatchBytes, 2 * scanBatchLines),
+  };
 }
 
 /** Where a plain scan stopped (one object per thread, overwritten by the next scan). */
@@ -243,7 +258,8 @@ function rarePair(needle: Uint8Array): [number, number] {
   let second = -1;
   for (let index = 0; index < needle.length; index++) {
     if (index === first) continue;
-    const better = second < 0 || (needle[index] !== needle[first] && (needle[second] === needle[first] || byteRank[needle[index]!]! > byteRank[needle[second]!]!));
+    const better =
+      second < 0 || (needle[index] !== needle[first] && (needle[second] === needle[first] || byteRank[needle[index]!]! > byteRank[needle[second]!]!));
     if (better) second = index;
   }
   if (second < 0) return [first, first];
@@ -261,7 +277,16 @@ function rarePair(needle: Uint8Array): [number, number] {
  * again from `next` until `plainDone`. Undefined unless `bytes` lie in the scanner's memory (or
  * the needle is empty or too long).
  */
-export function scanPlain(bytes: Buffer, from: number, line: number, needle: Uint8Array, word: boolean, into: ScanLines | undefined, keep: number, countAll: boolean): PlainStop | undefined {
+export function scanPlain(
+  bytes: Buffer,
+  from: number,
+  line: number,
+  needle: Uint8Array,
+  word: boolean,
+  into: ScanLines | undefined,
+  keep: number,
+  countAll: boolean,
+): PlainStop | undefined {
   if (!scanner || bytes.buffer !== scanner.buffer || needle.length < 1 || needle.length > scanNeedleBytes) return undefined;
   const { state } = scanner;
   if (scanner.needle !== needle) {
@@ -373,7 +398,7 @@ export function scanLiteralLineStarts(bytes: Buffer, needles: Uint8Array[], fold
   state[7] = shortest;
   const { out } = scanner;
   const starts: number[] = [];
-  for (let from = base; from < end; ) {
+  for (let from = base; from < end;) {
     const count = scanner.literalLines(from, end, literalStateOffset);
     if (state[8] === 1) return undefined;
     for (let index = 0; index < count; index++) starts.push(out[index]! - base);
@@ -406,7 +431,8 @@ export function scanPostingList(bytes: Uint8Array, count: number): { ids: Uint32
  * when `within` ran out first: the rest is not read). Undefined when not possible here.
  */
 export function scanPostingWithin(bytes: Uint8Array, count: number, within: Uint32Array): { ids: Uint32Array; read: number } | undefined {
-  if (!scanner || bytes.buffer !== scanner.buffer || bytes.byteOffset !== postingBytesOffset || within.length < 1 || within.length > scanPostingIds) return undefined;
+  if (!scanner || bytes.buffer !== scanner.buffer || bytes.byteOffset !== postingBytesOffset || within.length < 1 || within.length > scanPostingIds)
+    return undefined;
   new Uint32Array(scanner.buffer, postingWithinOffset, within.length).set(within);
   const found = scanner.postingWithin(postingBytesOffset, count, postingWithinOffset, within.length, postingOutOffset);
   const end = scanner.stopped[0]!;

@@ -77,16 +77,18 @@ class ContentWindows {
   ) {
     let window: { start: number; end: number } | undefined;
     const { ranges, rangeIndex, stores } = chunk;
-    for (let file = 0; file < stores.length; file++) for (let at = rangeIndex[file]!; stores[file] === store && at < rangeIndex[file + 1]!; at += 3) {
-      const start = ranges[at]!;
-      const end = start + ranges[at + 1]!;
-      // Room is left for a block at each end (read with the window the first time, to be checked).
-      if (window && start >= window.end && start - window.end <= gapBytes && end - window.start <= windowBytes - 2 * (check?.blockBytes ?? 0)) window.end = end;
-      else {
-        window = { start, end };
-        this.windows.push(window);
+    for (let file = 0; file < stores.length; file++)
+      for (let at = rangeIndex[file]!; stores[file] === store && at < rangeIndex[file + 1]!; at += 3) {
+        const start = ranges[at]!;
+        const end = start + ranges[at + 1]!;
+        // Room is left for a block at each end (read with the window the first time, to be checked).
+        if (window && start >= window.end && start - window.end <= gapBytes && end - window.start <= windowBytes - 2 * (check?.blockBytes ?? 0))
+          window.end = end;
+        else {
+          window = { start, end };
+          this.windows.push(window);
+        }
       }
-    }
   }
 
   /** The bytes of [start, start + length): ranges must be asked for in the order given. */
@@ -115,7 +117,7 @@ class ContentWindows {
         windowBuffers[this.store] ??= scanBuffer(this.store, windowBytes) ?? Buffer.allocUnsafeSlow(windowBytes);
         this.bytes = size <= windowBuffers[this.store]!.length ? windowBuffers[this.store]!.subarray(0, size) : Buffer.allocUnsafeSlow(size);
         this.bytesStart = from;
-        for (let done = 0; done < this.bytes.length; ) {
+        for (let done = 0; done < this.bytes.length;) {
           const read = fs.readSync(this.fd, this.bytes, done, this.bytes.length - done, from + done);
           if (read <= 0) throw new ContentDamaged(this.store, Math.floor((from + done) / (check?.blockBytes ?? 1)), 'the file ends early');
           done += read;
@@ -206,7 +208,11 @@ export function verifyChunk(chunk: Omit<GrepChunk, 'id'>, sink: MatchSink, befor
         }
         // Context comes with whole files only (one range from line 1).
         const keep = limit - sink.kept;
-        sink.addMatches(withContext(matchBytes(bytes, matcher, chunk.literals, oneMore(keep), ranges[at + 2]!, chunk.run, tally, chunk.plain), keep, chunk, () => bytes.toString('utf8')));
+        sink.addMatches(
+          withContext(matchBytes(bytes, matcher, chunk.literals, oneMore(keep), ranges[at + 2]!, chunk.run, tally, chunk.plain), keep, chunk, () =>
+            bytes.toString('utf8'),
+          ),
+        );
       }
     } else if (file.text !== undefined) {
       if (wantsContext) sink.addMatches(withContext(matchLines(file.text, matcher, oneMore(limit), tally), limit, chunk, () => file.text!));
@@ -229,7 +235,10 @@ export function verifyChunk(chunk: Omit<GrepChunk, 'id'>, sink: MatchSink, befor
         return;
       }
       if (!wantsContext) matchBytesInto(sink, bytes, matcher, chunk.literals, limit, 1, chunk.run, tally, chunk.plain);
-      else sink.addMatches(withContext(matchBytes(bytes, matcher, chunk.literals, oneMore(limit), 1, chunk.run, tally, chunk.plain), limit, chunk, () => bytes.toString('utf8')));
+      else
+        sink.addMatches(
+          withContext(matchBytes(bytes, matcher, chunk.literals, oneMore(limit), 1, chunk.run, tally, chunk.plain), limit, chunk, () => bytes.toString('utf8')),
+        );
     }
     left -= sink.kept;
     sink.endFile(index, tally.count);

@@ -109,7 +109,8 @@ export function mergeWorkLists(lists: WorkList[]): WorkList {
     if (file) out.file(list.paths[index]!, file);
     else {
       out.ranged(list.paths[index]!, list.stores[index]!);
-      for (let range = list.rangeIndex[index]!; range < list.rangeIndex[index + 1]!; range += 3) out.range(list.ranges[range]!, list.ranges[range + 1]!, list.ranges[range + 2]!);
+      for (let range = list.rangeIndex[index]!; range < list.rangeIndex[index + 1]!; range += 3)
+        out.range(list.ranges[range]!, list.ranges[range + 1]!, list.ranges[range + 2]!);
     }
   }
 }
@@ -120,7 +121,12 @@ export function sliceFiles(list: PackedFiles, offset: number, count: number): Pa
   const end = list.rangeIndex[offset + count]!;
   const rangeIndex = list.rangeIndex.slice(offset, offset + count + 1);
   for (let index = 0; index < rangeIndex.length; index++) rangeIndex[index]! -= start;
-  return { files: list.files.slice(offset, offset + count), ranges: list.ranges.slice(start, end), rangeIndex, stores: list.stores.slice(offset, offset + count) };
+  return {
+    files: list.files.slice(offset, offset + count),
+    ranges: list.ranges.slice(start, end),
+    rangeIndex,
+    stores: list.stores.slice(offset, offset + count),
+  };
 }
 
 /** Bytes of file `index`'s ranges (its text's length, or a guess for a file read from disk). */

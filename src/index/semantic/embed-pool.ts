@@ -31,7 +31,12 @@ export class EmbedPool {
   private readonly statics = new Map<string, StaticEmbedder>();
   /** Static models' vector sizes read from their table's shape (before any embedder is made). */
   private readonly staticShapes = new Map<string, number>();
-  private readonly staticPool = new WorkerPool<StaticEmbedJob, StaticEmbedReply>(new URL('./static-embed-worker.js', import.meta.url), Math.max(1, Math.min(os.availableParallelism(), 4)), 'static embed', { idleMs: batchPoolIdleMs, youngGenerationMb: jobWorkerYoungGenerationMb });
+  private readonly staticPool = new WorkerPool<StaticEmbedJob, StaticEmbedReply>(
+    new URL('./static-embed-worker.js', import.meta.url),
+    Math.max(1, Math.min(os.availableParallelism(), 4)),
+    'static embed',
+    { idleMs: batchPoolIdleMs, youngGenerationMb: jobWorkerYoungGenerationMb },
+  );
 
   /** An embedder over one model folder (prefixes from its fathom.json; a static model embeds on this thread without onnxruntime). */
   embedder(model: ModelFolder): Embedder {

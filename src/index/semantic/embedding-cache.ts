@@ -165,7 +165,14 @@ export class EmbeddingCache {
     const record = Buffer.alloc(this.recordBytes);
     fs.readSync(this.fd, record, 0, this.recordBytes, offset);
     const body = record.subarray(0, this.recordBytes - 4);
-    if (record.toString('hex', 0, 32) !== key || !createHash('sha256').update(body).digest().subarray(0, 4).equals(record.subarray(this.recordBytes - 4))) {
+    if (
+      record.toString('hex', 0, 32) !== key ||
+      !createHash('sha256')
+        .update(body)
+        .digest()
+        .subarray(0, 4)
+        .equals(record.subarray(this.recordBytes - 4))
+    ) {
       log.debug(`embedding cache ${this.file}: a damaged record for ${key.slice(0, 12)}; it will be embedded again`);
       this.offsets.delete(key);
       return undefined;
@@ -187,7 +194,10 @@ export class EmbeddingCache {
       const start = index * this.recordBytes;
       Buffer.from(entry.key, 'hex').copy(buffer, start);
       Buffer.from(entry.vector.buffer, entry.vector.byteOffset, entry.vector.byteLength).copy(buffer, start + 32);
-      createHash('sha256').update(buffer.subarray(start, start + this.recordBytes - 4)).digest().copy(buffer, start + this.recordBytes - 4, 0, 4);
+      createHash('sha256')
+        .update(buffer.subarray(start, start + this.recordBytes - 4))
+        .digest()
+        .copy(buffer, start + this.recordBytes - 4, 0, 4);
     });
     const written = fs.writeSync(this.fd, buffer); // O_APPEND: placed at the end, whole
     if (written !== buffer.length) {

@@ -40,13 +40,15 @@ const knownIds = new Map<string, string>();
 
 export function openModelFolder(dir: string): ModelFolder {
   const absolute = path.resolve(dir);
-  if (!fs.existsSync(absolute) || !fs.statSync(absolute).isDirectory()) throw new FathomError('invalidParams', `no model folder at ${absolute}`, { path: absolute });
+  if (!fs.existsSync(absolute) || !fs.statSync(absolute).isDirectory())
+    throw new FathomError('invalidParams', `no model folder at ${absolute}`, { path: absolute });
   const missing = required.filter((name) => !fs.existsSync(path.join(absolute, name)));
   const fp32 = path.join(absolute, 'onnx', 'model.onnx');
   const q8 = path.join(absolute, 'onnx', 'model_quantized.onnx');
   const weights = fs.existsSync(fp32) ? fp32 : fs.existsSync(q8) ? q8 : undefined;
   if (!weights) missing.push('onnx/model.onnx (or onnx/model_quantized.onnx)');
-  if (missing.length > 0) throw new FathomError('invalidParams', `${absolute} is not a model folder in transformers.js' layout: missing ${missing.join(', ')}`, { path: absolute });
+  if (missing.length > 0)
+    throw new FathomError('invalidParams', `${absolute} is not a model folder in transformers.js' layout: missing ${missing.join(', ')}`, { path: absolute });
   let settings: ModelSettings = {};
   const settingsFile = path.join(absolute, 'fathom.json');
   if (fs.existsSync(settingsFile)) {
@@ -55,7 +57,10 @@ export function openModelFolder(dir: string): ModelFolder {
     } catch (error) {
       throw new FathomError('invalidParams', `${settingsFile}: ${(error as Error).message}`, { path: settingsFile });
     }
-    if (settings.pooling !== undefined && settings.pooling !== 'sum' && settings.pooling !== 'distinct') throw new FathomError('invalidParams', `${settingsFile}: pooling must be "sum" or "distinct", not ${JSON.stringify(settings.pooling)}`, { path: settingsFile });
+    if (settings.pooling !== undefined && settings.pooling !== 'sum' && settings.pooling !== 'distinct')
+      throw new FathomError('invalidParams', `${settingsFile}: pooling must be "sum" or "distinct", not ${JSON.stringify(settings.pooling)}`, {
+        path: settingsFile,
+      });
   }
   // The name: the small files' bytes, the weights' size and modification time (hashing hundreds
   // of MB on the daemon's thread is not worth it: new weights get a new mtime), and the settings
@@ -65,10 +70,15 @@ export function openModelFolder(dir: string): ModelFolder {
   // Known already when no file it is named by changed (size, mtime, inode, as the file set judges
   // files): each workspace opens its model, and hashing a static model's 23 MB held the daemon's
   // thread 60-600 ms at every first open.
-  const signature = JSON.stringify([weights, settings.static === true, embedded, ...[...named.map((file) => path.join(absolute, file)), weights!].map((file) => {
-    const stat = fs.statSync(file);
-    return [file, stat.size, stat.mtimeMs, stat.ino];
-  })]);
+  const signature = JSON.stringify([
+    weights,
+    settings.static === true,
+    embedded,
+    ...[...named.map((file) => path.join(absolute, file)), weights!].map((file) => {
+      const stat = fs.statSync(file);
+      return [file, stat.size, stat.mtimeMs, stat.ino];
+    }),
+  ]);
   const known = knownIds.get(signature);
   if (known !== undefined) return { dir: absolute, id: known, dtype: weights === fp32 ? 'fp32' : 'q8', settings };
   const hash = createHash('sha256');

@@ -95,7 +95,6 @@ export interface SemanticStatus {
   store: { loaded: 'none' | 'valid' | 'rebuilt' | 'unopened'; reason?: string };
 }
 
-
 /** What a sync did: files to do and done, chunks embedded and taken from the cache, cached vectors that failed their check. */
 interface SyncCounts {
   files: number;
@@ -161,7 +160,8 @@ export class SemanticIndex {
     if (interval > 0) {
       this.timer = setInterval(() => {
         // One sync at a time: a tick during a long one does not queue another behind it.
-        if (this.built && !this.syncing && this.pending.size > 0) void this.sync().catch((error: unknown) => log.warn(`semantic sync of ${source.root}: ${(error as Error).message}`));
+        if (this.built && !this.syncing && this.pending.size > 0)
+          void this.sync().catch((error: unknown) => log.warn(`semantic sync of ${source.root}: ${(error as Error).message}`));
         else if (this.built && !this.syncing && this.saveDue()) this.save();
       }, interval);
       this.timer.unref();
@@ -255,8 +255,11 @@ export class SemanticIndex {
     if (!this.disposed && this.saveDue()) this.save();
     const ms = Math.round(performance.now() - started);
     this.lastSync = { at: new Date().toISOString(), files: counts.files, embedded: counts.embedded, cached: counts.cached, repaired: counts.repaired, ms };
-    if (counts.repaired > 0) log.warn(`semantic index of ${this.source.root}: ${counts.repaired} cached vectors failed their check in ${this.cache.file}; embedded again`);
-    log.info(`semantic index of ${this.source.root}: ${counts.files} files synced (${counts.embedded} chunks embedded, ${counts.cached} from the cache) in ${ms} ms; ${this.store.size} vectors`);
+    if (counts.repaired > 0)
+      log.warn(`semantic index of ${this.source.root}: ${counts.repaired} cached vectors failed their check in ${this.cache.file}; embedded again`);
+    log.info(
+      `semantic index of ${this.source.root}: ${counts.files} files synced (${counts.embedded} chunks embedded, ${counts.cached} from the cache) in ${ms} ms; ${this.store.size} vectors`,
+    );
   }
 
   /**
@@ -316,7 +319,11 @@ export class SemanticIndex {
         const hash = this.source.hashOf(file);
         this.toChunk.delete(file);
         try {
-          const result = await this.chunks.chunk({ path: file, absolutePath: toAbsolute(this.source.root, file), options: { budgetBytes: semanticBudgetBytes } });
+          const result = await this.chunks.chunk({
+            path: file,
+            absolutePath: toAbsolute(this.source.root, file),
+            options: { budgetBytes: semanticBudgetBytes },
+          });
           return { file, hash, chunks: result.chunks };
         } catch (error) {
           log.debug(`semantic index: ${file}: ${(error as Error).message}`);
@@ -338,7 +345,13 @@ export class SemanticIndex {
           else missing.set(key, contextualizedText(chunk));
         }
         if (!missing.has(key)) counts.cached++;
-        return { startLine: chunk.start.line, endLine: chunk.end.character === 0 && chunk.end.line > chunk.start.line ? chunk.end.line - 1 : chunk.end.line, startByte: chunk.startByte, endByte: chunk.endByte, textHash: key };
+        return {
+          startLine: chunk.start.line,
+          endLine: chunk.end.character === 0 && chunk.end.line > chunk.start.line ? chunk.end.line - 1 : chunk.end.line,
+          startByte: chunk.startByte,
+          endByte: chunk.endByte,
+          textHash: key,
+        };
       }),
     }));
     const keys = [...missing.keys()];
@@ -346,7 +359,10 @@ export class SemanticIndex {
     for (let batch = 0; batch < keys.length; batch += batchSize) slices.push(keys.slice(batch, batch + batchSize));
     await Promise.all(
       slices.map(async (slice) => {
-        const embedded = await this.embedder.embed(slice.map((key) => missing.get(key)!), 'document');
+        const embedded = await this.embedder.embed(
+          slice.map((key) => missing.get(key)!),
+          'document',
+        );
         const fresh = slice.map((key, index) => ({ key, vector: embedded[index]! }));
         this.cache.putAll(fresh);
         for (const { key, vector } of fresh) vectors.set(key, vector);
@@ -403,7 +419,12 @@ export class SemanticIndex {
 
   /** The files and chunks the index holds now, their vectors read from the embedding cache on demand. */
   records(): SemanticRecords {
-    return { modelId: this.embedder.modelId, dimensions: this.cache.dimensions, files: [...this.store.records()], vector: (textHash) => this.cache.get(textHash) };
+    return {
+      modelId: this.embedder.modelId,
+      dimensions: this.cache.dimensions,
+      files: [...this.store.records()],
+      vector: (textHash) => this.cache.get(textHash),
+    };
   }
 
   /** A progress line: files done, chunks embedded, and the time left at the pace so far. */

@@ -99,7 +99,8 @@ function storedEmbeddings(onnxFile: string): StoredEmbeddings {
       }
       if (name !== 'embeddings' || !raw || dims.length !== 2) continue;
       const [rows, columns] = dims as [number, number];
-      if (!((type === 1 && raw.length === rows * columns * 4) || (type === 10 && raw.length === rows * columns * 2))) throw new Error(`${onnxFile}: the embeddings initializer is neither float32 nor float16 of ${rows}×${columns}`);
+      if (!((type === 1 && raw.length === rows * columns * 4) || (type === 10 && raw.length === rows * columns * 2)))
+        throw new Error(`${onnxFile}: the embeddings initializer is neither float32 nor float16 of ${rows}×${columns}`);
       found = { rows, columns, type, raw };
     }
   }
@@ -128,7 +129,9 @@ export function readEmbeddingTable(onnxFile: string): EmbeddingTable {
 function checkPooling(model: ModelFolder, ops: readonly string[]): void {
   const masksRepeats = ops.includes('Trilu');
   if (masksRepeats !== (model.settings.pooling === 'distinct')) {
-    throw new Error(`${model.dir}: fathom.json says pooling "${model.settings.pooling ?? 'sum'}" but the ONNX graph ${masksRepeats ? 'counts each token once (pooling "distinct")' : 'sums every token (pooling "sum")'}`);
+    throw new Error(
+      `${model.dir}: fathom.json says pooling "${model.settings.pooling ?? 'sum'}" but the ONNX graph ${masksRepeats ? 'counts each token once (pooling "distinct")' : 'sums every token (pooling "sum")'}`,
+    );
   }
 }
 
@@ -171,11 +174,20 @@ function isPunctuation(character: string): boolean {
 /** As transformers.js checks it: per UTF-16 code unit, so characters past the BMP are never padded. */
 function isChinese(code: number): boolean {
   if (code > 0xffff) return false;
-  return (code >= 0x4e00 && code <= 0x9fff) || (code >= 0x3400 && code <= 0x4dbf) || (code >= 0x20000 && code <= 0x2a6df) || (code >= 0x2a700 && code <= 0x2b73f) || (code >= 0x2b740 && code <= 0x2b81f) || (code >= 0x2b820 && code <= 0x2ceaf) || (code >= 0xf900 && code <= 0xfaff) || (code >= 0x2f800 && code <= 0x2fa1f);
+  return (
+    (code >= 0x4e00 && code <= 0x9fff) ||
+    (code >= 0x3400 && code <= 0x4dbf) ||
+    (code >= 0x20000 && code <= 0x2a6df) ||
+    (code >= 0x2a700 && code <= 0x2b73f) ||
+    (code >= 0x2b740 && code <= 0x2b81f) ||
+    (code >= 0x2b820 && code <= 0x2ceaf) ||
+    (code >= 0xf900 && code <= 0xfaff) ||
+    (code >= 0x2f800 && code <= 0x2fa1f)
+  );
 }
 
 /** Lower-case ASCII with no control but tab, newline and return: `asciiIds` splits it. */
-// eslint-disable-next-line no-control-regex
+
 const plainAscii = /^[\t\n\r\x20-\x7e]*$/;
 const wordByte = 0;
 const spaceByte = 1;
@@ -220,7 +232,9 @@ export class StaticEmbedder implements Embedder {
     table?: EmbeddingTable,
   ) {
     this.modelId = model.id;
-    const tokenizer = JSON.parse(fs.readFileSync(path.join(model.dir, 'tokenizer.json'), 'utf8')) as { model: { type: string; vocab: Record<string, number>; unk_token: string } };
+    const tokenizer = JSON.parse(fs.readFileSync(path.join(model.dir, 'tokenizer.json'), 'utf8')) as {
+      model: { type: string; vocab: Record<string, number>; unk_token: string };
+    };
     if (tokenizer.model.type !== 'WordPiece') throw new Error(`${model.dir}: a static model needs a WordPiece tokenizer (found ${tokenizer.model.type})`);
     for (const [token, id] of Object.entries(tokenizer.model.vocab)) this.vocabulary.set(token, id);
     let maxLength = 512;
@@ -322,7 +336,7 @@ export class StaticEmbedder implements Embedder {
     found = [];
     if ([...word].length > 100) found.push(this.unknown);
     else {
-      for (let start = 0; start < word.length; ) {
+      for (let start = 0; start < word.length;) {
         let end = word.length;
         let piece: number | undefined;
         while (start < end) {

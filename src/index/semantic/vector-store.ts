@@ -78,7 +78,15 @@ interface FileRecord {
 
 function chunkOf(record: FileRecord, at: number): StoredChunk {
   const ranges = record.ranges;
-  return { key: record.keys[at]!, path: record.path, startLine: ranges[4 * at]!, endLine: ranges[4 * at + 1]!, startByte: ranges[4 * at + 2]!, endByte: ranges[4 * at + 3]!, textHash: Buffer.from(record.textHashes.buffer, record.textHashes.byteOffset + 32 * at, 32).toString('hex') };
+  return {
+    key: record.keys[at]!,
+    path: record.path,
+    startLine: ranges[4 * at]!,
+    endLine: ranges[4 * at + 1]!,
+    startByte: ranges[4 * at + 2]!,
+    endByte: ranges[4 * at + 3]!,
+    textHash: Buffer.from(record.textHashes.buffer, record.textHashes.byteOffset + 32 * at, 32).toString('hex'),
+  };
 }
 
 export interface VectorHit extends StoredChunk {
@@ -121,7 +129,15 @@ export class VectorStore {
   }
 
   private newIndex(): Index {
-    return new Index({ dimensions: this.dimensions, metric: MetricKind.Cos, quantization: ScalarKind.F16, connectivity: 16, expansion_add: 128, expansion_search: 64, multi: false });
+    return new Index({
+      dimensions: this.dimensions,
+      metric: MetricKind.Cos,
+      quantization: ScalarKind.F16,
+      connectivity: 16,
+      expansion_add: 128,
+      expansion_search: 64,
+      multi: false,
+    });
   }
 
   get size(): number {
@@ -181,7 +197,13 @@ export class VectorStore {
     let at = 0;
     for (const { file, fileHash, chunks } of files) {
       this.removeFile(file);
-      const record: FileRecord = { path: file, fileHash, keys: new Uint32Array(chunks.length), ranges: new Uint32Array(4 * chunks.length), textHashes: new Uint8Array(32 * chunks.length) };
+      const record: FileRecord = {
+        path: file,
+        fileHash,
+        keys: new Uint32Array(chunks.length),
+        ranges: new Uint32Array(4 * chunks.length),
+        textHashes: new Uint8Array(32 * chunks.length),
+      };
       chunks.forEach((chunk, index) => {
         const key = this.nextKey++;
         keys[at] = BigInt(key);
@@ -335,9 +357,12 @@ export class VectorStore {
     if (read.status !== 'valid') return { loaded: false, reason: read.status === 'missing' ? 'no saved store' : read.reason };
     try {
       const table = packr.unpack(read.payload) as StoredTable;
-      if (table.root !== root || table.modelId !== this.modelId || table.dimensions !== this.dimensions) return { loaded: false, reason: 'made for another root or model' };
-      if (typeof table.index !== 'string' || !/^semantic-[\w-]+\.usearch$/.test(table.index) || !fs.existsSync(path.join(folder, table.index))) return { loaded: false, reason: 'the index file it names is missing' };
-      if (!Number.isSafeInteger(table.indexBytes) || !Number.isInteger(table.indexCrc32)) return { loaded: false, reason: 'no size and checksum of its index file' };
+      if (table.root !== root || table.modelId !== this.modelId || table.dimensions !== this.dimensions)
+        return { loaded: false, reason: 'made for another root or model' };
+      if (typeof table.index !== 'string' || !/^semantic-[\w-]+\.usearch$/.test(table.index) || !fs.existsSync(path.join(folder, table.index)))
+        return { loaded: false, reason: 'the index file it names is missing' };
+      if (!Number.isSafeInteger(table.indexBytes) || !Number.isInteger(table.indexCrc32))
+        return { loaded: false, reason: 'no size and checksum of its index file' };
       if (!Number.isSafeInteger(table.nextKey) || table.nextKey < 1 || table.nextKey > 0xffffffff) return { loaded: false, reason: 'nextKey out of range' };
       const records = read.version === version ? columnRecords(table) : fileRecords(table);
       if (typeof records === 'string') return { loaded: false, reason: records };
@@ -408,7 +433,15 @@ function readTable(folder: string): CheckedRead & { version?: number } {
 /** Version 5's columns as one record a file (views into the columns); a string says what is wrong. */
 function columnRecords(table: StoredTable): FileRecord[] | string {
   const { paths, fileHashes } = table;
-  if (!Array.isArray(paths) || !Array.isArray(fileHashes) || !(table.chunkCounts instanceof Uint8Array) || !(table.keys instanceof Uint8Array) || !(table.ranges instanceof Uint8Array) || !(table.textHashes instanceof Uint8Array)) return 'the table has the wrong shape';
+  if (
+    !Array.isArray(paths) ||
+    !Array.isArray(fileHashes) ||
+    !(table.chunkCounts instanceof Uint8Array) ||
+    !(table.keys instanceof Uint8Array) ||
+    !(table.ranges instanceof Uint8Array) ||
+    !(table.textHashes instanceof Uint8Array)
+  )
+    return 'the table has the wrong shape';
   if ([table.chunkCounts, table.keys, table.ranges].some((bytes) => bytes.byteLength % 4 !== 0)) return 'a column is cut short';
   const counts = typedCopy(table.chunkCounts, Uint32Array);
   const keys = typedCopy(table.keys, Uint32Array);
@@ -423,7 +456,13 @@ function columnRecords(table: StoredTable): FileRecord[] | string {
     const filePath = paths[file];
     const fileHash = fileHashes[file];
     if (typeof filePath !== 'string' || typeof fileHash !== 'string' || at + count > keys.length) return 'a file record has the wrong shape';
-    records.push({ path: filePath, fileHash, keys: keys.subarray(at, at + count), ranges: ranges.subarray(4 * at, 4 * (at + count)), textHashes: textHashes.subarray(32 * at, 32 * (at + count)) });
+    records.push({
+      path: filePath,
+      fileHash,
+      keys: keys.subarray(at, at + count),
+      ranges: ranges.subarray(4 * at, 4 * (at + count)),
+      textHashes: textHashes.subarray(32 * at, 32 * (at + count)),
+    });
     at += count;
   }
   if (at !== keys.length) return 'chunks no file owns';
@@ -435,8 +474,16 @@ function fileRecords(table: StoredTable): FileRecord[] | string {
   if (!Array.isArray(table.files)) return 'the table has the wrong shape';
   const records: FileRecord[] = [];
   for (const [file, fileHash, keys, rangeBytes, hashes] of table.files) {
-    if (typeof file !== 'string' || typeof fileHash !== 'string' || !Array.isArray(keys) || !(rangeBytes instanceof Uint8Array) || !(hashes instanceof Uint8Array)) return 'a file record has the wrong shape';
-    if (rangeBytes.byteLength % 4 !== 0 || rangeBytes.byteLength !== keys.length * 16 || hashes.length !== keys.length * 32) return `${file}: arrays of different lengths`;
+    if (
+      typeof file !== 'string' ||
+      typeof fileHash !== 'string' ||
+      !Array.isArray(keys) ||
+      !(rangeBytes instanceof Uint8Array) ||
+      !(hashes instanceof Uint8Array)
+    )
+      return 'a file record has the wrong shape';
+    if (rangeBytes.byteLength % 4 !== 0 || rangeBytes.byteLength !== keys.length * 16 || hashes.length !== keys.length * 32)
+      return `${file}: arrays of different lengths`;
     if (!keys.every((key) => Number.isInteger(key) && key > 0 && key <= 0xffffffff)) return `${file}: a key out of range`;
     records.push({ path: file, fileHash, keys: Uint32Array.from(keys), ranges: typedCopy(rangeBytes, Uint32Array), textHashes: hashes });
   }

@@ -116,7 +116,14 @@ function mergeSmall(ranges: CutRange[], entities: readonly Entity[], source: Sou
   for (const [index, range] of ranges.entries()) {
     const home = homes[index];
     const previous = out.at(-1);
-    if (previous && !previous.oversized && !range.oversized && previousHome === home && source.byteLength(previous.start, range.end) <= budget && (size(previous) * 4 < budget || size(range) * 4 < budget)) {
+    if (
+      previous &&
+      !previous.oversized &&
+      !range.oversized &&
+      previousHome === home &&
+      source.byteLength(previous.start, range.end) <= budget &&
+      (size(previous) * 4 < budget || size(range) * 4 < budget)
+    ) {
       previous.end = range.end;
       continue;
     }
@@ -127,7 +134,13 @@ function mergeSmall(ranges: CutRange[], entities: readonly Entity[], source: Sou
 }
 
 function label(scoped: Scoped, text: string): string {
-  if (scoped.defined.length > 0) return scoped.defined.slice(0, 2).map((entity) => oneLine(entity.signature, 80)).join(', ') + (scoped.defined.length > 2 ? ', …' : '');
+  if (scoped.defined.length > 0)
+    return (
+      scoped.defined
+        .slice(0, 2)
+        .map((entity) => oneLine(entity.signature, 80))
+        .join(', ') + (scoped.defined.length > 2 ? ', …' : '')
+    );
   let lineStart = 0;
   while (lineStart < text.length && /\s/.test(text[lineStart]!)) lineStart++;
   const lineEnd = text.indexOf('\n', lineStart);
@@ -168,7 +181,8 @@ export async function chunkFile(grammars: GrammarSet, input: ChunkInput, options
       let tree: Tree | undefined;
       let failure: string | undefined;
       try {
-        if (input.parseFailure === undefined) tree = input.tree ?? parseSource(grammars, state.grammar, source, { timeoutMs: options.parseTimeoutMs ?? defaultParseTimeoutMs });
+        if (input.parseFailure === undefined)
+          tree = input.tree ?? parseSource(grammars, state.grammar, source, { timeoutMs: options.parseTimeoutMs ?? defaultParseTimeoutMs });
       } catch (error) {
         failure = error instanceof Error ? error.message : String(error);
       }

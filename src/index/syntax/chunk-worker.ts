@@ -41,7 +41,9 @@ export interface ChunkCounts {
   oversized: number;
 }
 
-export type ChunkReply = ({ result: FileChunks } | { parsed: ParseSummary } | { counted: ChunkCounts } | { tags: FileTags } | { error: string; code?: string }) & {
+export type ChunkReply = (
+  { result: FileChunks } | { parsed: ParseSummary } | { counted: ChunkCounts } | { tags: FileTags } | { error: string; code?: string }
+) & {
   id: number;
   retire?: boolean;
   /** Time the worker spent on the job after reading the file (benchmarks sum it per core). */
@@ -68,10 +70,21 @@ serveFileJobs<ChunkJob>(async (job, bytes) => {
   const started = performance.now();
   let body: object;
   if (job.kind === 'parse') body = { parsed: await bareParse(job, bytes) };
-  else if (job.kind === 'tags') body = { tags: await tagFile(grammars, { path: job.path, bytes, definitionsOnly: job.definitionsOnly === true, ...(job.language === undefined ? {} : { language: job.language }) }) };
+  else if (job.kind === 'tags')
+    body = {
+      tags: await tagFile(grammars, {
+        path: job.path,
+        bytes,
+        definitionsOnly: job.definitionsOnly === true,
+        ...(job.language === undefined ? {} : { language: job.language }),
+      }),
+    };
   else {
     const result = await chunkFile(grammars, { path: job.path, bytes, ...(job.language === undefined ? {} : { language: job.language }) }, job.options);
-    body = job.kind === 'count' ? { counted: { byteLength: result.byteLength, chunks: result.chunks.length, oversized: result.chunks.filter((chunk) => chunk.oversized).length } } : { result };
+    body =
+      job.kind === 'count'
+        ? { counted: { byteLength: result.byteLength, chunks: result.chunks.length, oversized: result.chunks.filter((chunk) => chunk.oversized).length } }
+        : { result };
   }
   return { ...body, elapsedMs: performance.now() - started };
 });

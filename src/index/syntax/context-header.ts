@@ -75,11 +75,18 @@ export function buildHeader(input: HeaderInput): string {
   const main = input.defined.length === 1 ? input.defined[0] : input.enclosing[input.enclosing.length - 1];
   if (main && main.doc && !(main.docStart >= input.start && main.docStart < input.end)) lines.push(`doc: ${main.doc}`);
   const used = input.imports.usedIn(input.start, input.end);
-  if (used.length > 0) lines.push(`uses: ${used.slice(0, maxImports).map((statement) => statement.text).join('; ')}${used.length > maxImports ? ` (+${used.length - maxImports})` : ''}`);
+  if (used.length > 0)
+    lines.push(
+      `uses: ${used
+        .slice(0, maxImports)
+        .map((statement) => statement.text)
+        .join('; ')}${used.length > maxImports ? ` (+${used.length - maxImports})` : ''}`,
+    );
   if (input.defined.length > 0) {
     const shown = input.defined.slice(0, maxDefined).map((entity) => oneLine(entity.signature, 100));
     lines.push(`defines: ${shown.join(', ')}${input.defined.length > maxDefined ? ` (+${input.defined.length - maxDefined})` : ''}`);
   }
-  if (input.previousLabel !== undefined || input.nextLabel !== undefined) lines.push(`neighbours: ${input.previousLabel ?? '(start of file)'} | ${input.nextLabel ?? '(end of file)'}`);
+  if (input.previousLabel !== undefined || input.nextLabel !== undefined)
+    lines.push(`neighbours: ${input.previousLabel ?? '(start of file)'} | ${input.nextLabel ?? '(end of file)'}`);
   return lines.join('\n');
 }

@@ -157,7 +157,8 @@ export function cutTree(source: SourceText, root: Node, budgetBytes: number, kin
           const literal = kinds.literal[typeId] === 1;
           const parent = frames[frames.length - 1]!;
           const fits = size(start, end) <= budgetBytes;
-          const isHead = group !== undefined && !parent.isRoot && group.start === parent.start && !group.hasEntity && size(group.start, group.end) * 2 <= budgetBytes;
+          const isHead =
+            group !== undefined && !parent.isRoot && group.start === parent.start && !group.hasEntity && size(group.start, group.end) * 2 <= budgetBytes;
           // A node that fits alone but not after its parent's head is split too, so the head
           // (`for x in xs`, `if (…)`) goes with its first statements rather than alone; never a
           // node that holds a whole entity (a function that fits is never cut).

@@ -127,7 +127,11 @@ function boundNames(node: Node): string[] {
   if (names.length === 0 && !node.type.startsWith('preproc_')) {
     // `import "fmt"`, `#include <linux/slab.h>`, `require 'json'`: the last path segment.
     for (const raw of strings) {
-      const segment = raw.replace(/^["'<`]+|[">'`]+$/g, '').split('/').pop() ?? '';
+      const segment =
+        raw
+          .replace(/^["'<`]+|[">'`]+$/g, '')
+          .split('/')
+          .pop() ?? '';
       const name = segment.replace(/\.[A-Za-z0-9]+$/, '');
       if (/^[A-Za-z_$][\w$-]*$/.test(name)) names.push(name);
     }
@@ -204,7 +208,9 @@ export function extractEntities(root: Node, query: Query | undefined, text: stri
     seenEntities.add(key);
     const start = entityNode.startIndex;
     const bodyStart = bodyNode && bodyNode.startIndex > start ? bodyNode.startIndex : undefined;
-    entities.push(new Entity(kind, nameOf(nameNode), start, entityNode.endIndex, bodyStart, text, entityNode, docNode ? [docNode.startIndex, docNode.endIndex] : undefined));
+    entities.push(
+      new Entity(kind, nameOf(nameNode), start, entityNode.endIndex, bodyStart, text, entityNode, docNode ? [docNode.startIndex, docNode.endIndex] : undefined),
+    );
   }
   entities.sort((a, b) => a.start - b.start || b.end - a.end);
   // Nesting: a stack of open entities in document order.

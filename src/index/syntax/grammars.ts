@@ -38,7 +38,8 @@ function nodeKinds(language: Language): NodeKinds {
     const type = language.nodeTypeForId(id) ?? '';
     kinds.named[id] = language.nodeTypeIsNamed(id) ? 1 : 0;
     kinds.comment[id] = type.includes('comment') ? 1 : 0;
-    kinds.literal[id] = type.includes('string') || type.includes('comment') || type.includes('regex') || type.includes('heredoc') || type === 'template_literal' ? 1 : 0;
+    kinds.literal[id] =
+      type.includes('string') || type.includes('comment') || type.includes('regex') || type.includes('heredoc') || type === 'template_literal' ? 1 : 0;
   }
   return kinds;
 }
@@ -52,7 +53,8 @@ function initRuntime(): Promise<void> {
   runtime ??= (async () => {
     const module: Record<string, unknown> = {};
     await Parser.init(module);
-    if (flatWalkFunctions.every((name) => typeof module[name] === 'function') && module['HEAPU32'] instanceof Uint32Array) binding = module as unknown as FlatWalkBinding;
+    if (flatWalkFunctions.every((name) => typeof module[name] === 'function') && module['HEAPU32'] instanceof Uint32Array)
+      binding = module as unknown as FlatWalkBinding;
   })();
   return runtime;
 }
@@ -170,10 +172,18 @@ export function parseSource(
     return { row: line, column: character };
   };
   // Included ranges in UTF-16 units (web-tree-sitter's indices), with their (row, column) points.
-  const includedRanges = options.includedRanges?.map(([start, end]): Range => ({ startIndex: start, endIndex: end, startPosition: point(start), endPosition: point(end) }));
+  const includedRanges = options.includedRanges?.map(([start, end]): Range => ({
+    startIndex: start,
+    endIndex: end,
+    startPosition: point(start),
+    endPosition: point(end),
+  }));
   let tree: Tree | null;
   try {
-    tree = parser.parse(source.parseText, options.oldTree ?? null, { progressCallback: () => performance.now() > deadline, ...(includedRanges ? { includedRanges } : {}) });
+    tree = parser.parse(source.parseText, options.oldTree ?? null, {
+      progressCallback: () => performance.now() > deadline,
+      ...(includedRanges ? { includedRanges } : {}),
+    });
   } catch (error) {
     parser.reset();
     throw error;

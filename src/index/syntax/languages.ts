@@ -116,7 +116,12 @@ export class LanguageTable {
       if (seen.has(name) || !fs.existsSync(file)) return undefined;
       seen.add(name);
       const own = fs.readFileSync(file, 'utf8');
-      const inherited = [...own.matchAll(/^;\s*inherits:\s*(.+)$/gm)].flatMap((match) => match[1]!.split(',').map((part) => part.trim()).filter(Boolean));
+      const inherited = [...own.matchAll(/^;\s*inherits:\s*(.+)$/gm)].flatMap((match) =>
+        match[1]!
+          .split(',')
+          .map((part) => part.trim())
+          .filter(Boolean),
+      );
       return [...inherited.map((parent) => read(parent, seen) ?? ''), own].join('\n');
     };
     return this.languages.has(id) ? read(id, new Set()) : undefined;

@@ -19,7 +19,7 @@ export function lineWindows(source: SourceText, budgetBytes: number): CutRange[]
   const size = (start: number, end: number): number => source.byteLength(start, end);
   // Lines as [start, end) including their newline.
   const lines: Array<[number, number]> = [];
-  for (let start = 0; start < text.length; ) {
+  for (let start = 0; start < text.length;) {
     const newline = text.indexOf('\n', start);
     const end = newline < 0 ? text.length : newline + 1;
     lines.push([start, end]);

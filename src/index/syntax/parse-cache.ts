@@ -90,7 +90,10 @@ export class ParseCache {
       });
       let tree: Tree | undefined;
       try {
-        tree = parseSource(this.grammars, grammar, source, { ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }), oldTree: previous.tree });
+        tree = parseSource(this.grammars, grammar, source, {
+          ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+          oldTree: previous.tree,
+        });
       } catch {
         tree = undefined;
       }

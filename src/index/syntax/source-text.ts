@@ -114,6 +114,7 @@ export class SourceText {
  */
 function wideOffsets(text: string): [Uint32Array, Int32Array] {
   const units: number[] = [];
+  // eslint-disable-next-line no-control-regex -- every code unit past ASCII, NUL included in the range
   const pastAscii = /[^\x00-\x7f]/g;
   while (pastAscii.exec(text) !== null) units.push(pastAscii.lastIndex - 1);
   const wide = Uint32Array.from(units);

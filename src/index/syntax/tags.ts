@@ -83,7 +83,20 @@ interface Pending {
 /** Fields that hold the object of a member access or the path of a qualified name, per grammar. */
 const receiverFields = ['object', 'operand', 'value', 'argument', 'path', 'scope'];
 /** Node types whose name child is accessed on a receiver (member access, qualified names, calls on an object). */
-const accessTypes = new Set(['member_expression', 'attribute', 'selector_expression', 'field_expression', 'scoped_identifier', 'method_invocation', 'qualified_identifier', 'scoped_type_identifier', 'qualified_type', 'nested_type_identifier', 'navigation_expression', 'member_access_expression']);
+const accessTypes = new Set([
+  'member_expression',
+  'attribute',
+  'selector_expression',
+  'field_expression',
+  'scoped_identifier',
+  'method_invocation',
+  'qualified_identifier',
+  'scoped_type_identifier',
+  'qualified_type',
+  'nested_type_identifier',
+  'navigation_expression',
+  'member_access_expression',
+]);
 
 /** `this`, `self`, an identifier or dotted path, or '?' for any other expression the name is accessed on ('' when it stands alone), with its node. */
 function receiverOf(nameNode: Node): { text: string; node: Node | undefined } {
@@ -153,12 +166,40 @@ export function extractTags(root: Node, query: Query, path: string, language: st
       // The imported name is a reference to what it imports (an editor's "find references" shows it).
       const named = importName ?? (isDefault ? alias : undefined);
       if (named && named.text.length > 0 && named.text.length <= 200) {
-        references.push({ reference: { name: named.text, kind: 'import', start: position(named.startPosition), end: position(named.endPosition), receiver: '', enclosing: -1, binding }, startIndex: named.startIndex });
+        references.push({
+          reference: {
+            name: named.text,
+            kind: 'import',
+            start: position(named.startPosition),
+            end: position(named.endPosition),
+            receiver: '',
+            enclosing: -1,
+            binding,
+          },
+          startIndex: named.startIndex,
+        });
       }
       // JavaScript and TypeScript count the local name of `a as b` as a reference to `a` too
       // (typescript-language-server reports it; Python's tools do not).
-      if (importName && alias && alias.text !== importName.text && alias.text.length <= 200 && (alias.parent?.type === 'import_specifier' || alias.parent?.type === 'export_specifier')) {
-        references.push({ reference: { name: alias.text, kind: 'import', start: position(alias.startPosition), end: position(alias.endPosition), receiver: '', enclosing: -1, binding }, startIndex: alias.startIndex });
+      if (
+        importName &&
+        alias &&
+        alias.text !== importName.text &&
+        alias.text.length <= 200 &&
+        (alias.parent?.type === 'import_specifier' || alias.parent?.type === 'export_specifier')
+      ) {
+        references.push({
+          reference: {
+            name: alias.text,
+            kind: 'import',
+            start: position(alias.startPosition),
+            end: position(alias.endPosition),
+            receiver: '',
+            enclosing: -1,
+            binding,
+          },
+          startIndex: alias.startIndex,
+        });
       }
       continue;
     }
@@ -189,7 +230,18 @@ export function extractTags(root: Node, query: Query, path: string, language: st
       });
     } else {
       const receiver = receiverOf(nameNode);
-      references.push({ reference: { name, kind, start: position(nameNode.startPosition), end: position(nameNode.endPosition), receiver: receiver.text, enclosing: -1, binding: -1 }, startIndex: nameNode.startIndex });
+      references.push({
+        reference: {
+          name,
+          kind,
+          start: position(nameNode.startPosition),
+          end: position(nameNode.endPosition),
+          receiver: receiver.text,
+          enclosing: -1,
+          binding: -1,
+        },
+        startIndex: nameNode.startIndex,
+      });
       if (receiver.node && receiver.node.type.endsWith('identifier')) receivers.push(receiver.node);
     }
   }
@@ -202,7 +254,10 @@ export function extractTags(root: Node, query: Query, path: string, language: st
     const key = (node.startIndex * 67_108_864 + node.endIndex) * 2;
     if (seen.has(key)) continue;
     seen.add(key);
-    references.push({ reference: { name: text, kind: 'other', start: position(node.startPosition), end: position(node.endPosition), receiver: '', enclosing: -1, binding: -1 }, startIndex: node.startIndex });
+    references.push({
+      reference: { name: text, kind: 'other', start: position(node.startPosition), end: position(node.endPosition), receiver: '', enclosing: -1, binding: -1 },
+      startIndex: node.startIndex,
+    });
   }
   // Containers: the definitions that enclose each one, by a stack in document order.
   definitions.sort((a, b) => a.startIndex - b.startIndex || b.endIndex - a.endIndex);
