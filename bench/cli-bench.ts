@@ -1,7 +1,7 @@
 // Benchmark of the `fathom` command as a user meets it from a shell: the wall time of a process
 // started the way a shell starts it (exec of bin/fathom.js through its #! line, output read to
 // the end), against the floor and the peer. Two rows: `fathom --version` against `node -e 0`
-// (what the CLI costs before it does anything: its thin client path, test/cli-thin.test.ts), and
+// (what the CLI costs before it does anything: its thin client path, test/cli/cli-thin.test.ts), and
 // `fathom grep -F RARE` against `rg -F RARE` in the corpus folder (RARE a literal in a handful of
 // files: the client's start, the socket round trip and the daemon's indexed search against
 // ripgrep reading the tree). Before timing, the daemon is started and the workspace's regex index

@@ -4,7 +4,7 @@
 // folders import each other only as ARCHITECTURE.md's code map says (syntax is the foundation);
 // the CLI's client path (what src/cli/main.ts imports statically, and what that imports) reaches
 // only base, protocol and cli and no package (the CLI's own JSON-RPC client, not vscode-jsonrpc):
-// the daemon, its engines and MCP are imported dynamically by the commands that run them (test/cli-thin.test.ts checks the same at
+// the daemon, its engines and MCP are imported dynamically by the commands that run them (test/cli/cli-thin.test.ts checks the same at
 // run time). This test reads every import and fails on a wrong-way edge.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -2,7 +2,7 @@
 // same JSON-RPC as the socket (the daemon's side vscode-jsonrpc, as always; the CLI's side its own
 // client, rpc-client.ts, as over the socket). The one CLI module besides `serve` and `mcp` that loads the daemon
 // (and through it every engine): main.ts imports it dynamically, only for --no-daemon, so client
-// commands stay thin (test/cli-thin.test.ts).
+// commands stay thin (test/cli/cli-thin.test.ts).
 import { PassThrough } from 'node:stream';
 import { StreamMessageWriter } from 'vscode-jsonrpc/node';
 import type { DaemonConfig } from '../daemon/config.js';

@@ -3,7 +3,7 @@
 // default, --json for scripts and agents (shapes in docs/protocol.md), a progress bar on a TTY.
 // The thin client path: this file's static imports load no daemon, engine, MCP code or package
 // (only connect.ts and the CLI's own JSON-RPC client, base/, the protocol's names); `serve`,
-// --no-daemon, `mcp` and `edit --patch` import what they run when they run (test/cli-thin.test.ts,
+// --no-daemon, `mcp` and `edit --patch` import what they run when they run (test/cli/cli-thin.test.ts,
 // test/layers.test.ts).
 import fs from 'node:fs';
 import path from 'node:path';

@@ -3,7 +3,7 @@
 // structural workers, flattened and stored, unless the store holds its tree already (by content:
 // a second build, another checkout of the same files, or a tree a search stored; with the file
 // set's content hash at hand, `hasTree`, that costs a stat and no read: a restarted daemon's
-// `fathom index` reads no file whose tree is stored, test/tree-store.test.ts).
+// `fathom index` reads no file whose tree is stored, test/index/syntax/tree-store.test.ts).
 // A later structural search then matches on stored trees and parses only what changed since.
 // Shows progress, can be cancelled (a cancelled build keeps what it stored), and a file that
 // vanished or fails to parse is skipped (counted), never fatal.

@@ -1,4 +1,4 @@
-// Records every module a Node process loads, for test/cli-thin.test.ts (or by hand): `node
+// Records every module a Node process loads, for test/cli/cli-thin.test.ts (or by hand): `node
 // --import ./dist/test/helpers/load-recorder.js bin/fathom.js …` with FATHOM_LOAD_RECORD=FILE
 // appends one absolute path (or node: name) a line to FILE. Two sources, because Node 20 keeps no public list
 // of loaded ES modules: a module.register() resolve hook (it runs in Node's hooks thread, where

@@ -1,4 +1,4 @@
-// Generated files for the construct test of region parsing (test/structural-constructs.test.ts).
+// Generated files for the construct test of region parsing (test/structural/structural-constructs.test.ts).
 // This module owns the per-language construct lists (real language forms that are hard for a
 // region scanner: decorators, attributes, raw and template strings, macros, generics, labels,
 // one-line compound statements, odd indentation, ASI traps…), how a snippet of one to three of

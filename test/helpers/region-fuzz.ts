@@ -1,4 +1,4 @@
-// Generated files for the differential test of region parsing (test/structural-fuzz.test.ts): a
+// Generated files for the differential test of region parsing (test/structural/structural-fuzz.test.ts): a
 // seeded random source per language family (JavaScript/TypeScript, C/C++, Python, Java, Go), a
 // snippet placed among plain items at top level, in a function body or in a class, the rules to
 // search each language with, and the comparison of what a whole parse and a region parse

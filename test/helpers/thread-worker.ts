@@ -1,4 +1,4 @@
-// Worker for test/worker-pool.test.ts: answers each job with its id and this thread's id, after
+// Worker for test/base/worker-pool.test.ts: answers each job with its id and this thread's id, after
 // `delayMs` when given (asking to retire when the job says `retire`); a job with `exit` ends the
 // thread instead. (The test runner also runs every file under dist/test/ as a test: outside
 // a worker it does nothing.)

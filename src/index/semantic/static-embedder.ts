@@ -8,7 +8,7 @@
 // The table is read from the ONNX file's `embeddings` initializer (a small protobuf reader: the
 // graph is one Gather, maybe followed by a Cast and, for "pooling": "distinct", the mask of
 // repeated tokens). A folder opts in with "static": true in its fathom.json; a pooling that is not
-// its graph's is refused; test/semantic.test.ts checks both paths give the same vectors.
+// its graph's is refused; test/index/semantic/semantic.test.ts checks both paths give the same vectors.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Embedder } from './embed-pool.js';

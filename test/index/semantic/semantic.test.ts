@@ -1,0 +1,645 @@
+// The semantic index with a real (tiny, test-built) ONNX model loaded offline by transformers.js:
+// the embedding cache (persisted, a torn tail dropped), the vector store (usearch; saved and
+// loaded, a mismatch rebuilt), model folders (what is missing is named), the index on the fixture
+// repo (a restart or an unchanged chunk never reaches the model again; a change re-embeds only its
+// file), and fathom/modelUse, semantic and hybrid codeSearch, status and fathom/index over the
+// protocol.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { ChunkPool } from '../../../src/index/syntax/chunk-pool.js';
+import { EmbedPool, type Embedder } from '../../../src/index/semantic/embed-pool.js';
+import { defaultModelDir } from '../../../src/engine/semantic-models.js';
+import { EmbeddingCache } from '../../../src/index/semantic/embedding-cache.js';
+import { openModelFolder } from '../../../src/index/semantic/model-folder.js';
+import { SemanticIndex } from '../../../src/index/semantic/semantic-index.js';
+import { readEmbeddingDimensions, readEmbeddingTable, StaticEmbedder, staticModelFile } from '../../../src/index/semantic/static-embedder.js';
+import { VectorStore } from '../../../src/index/semantic/vector-store.js';
+import { encodeChecked, readChecked } from '../../../src/base/checked-file.js';
+import { Packr } from 'msgpackr';
+import { ErrorCodes } from '../../../src/protocol/errors.js';
+import type { CodeSearchResult, ModelUseResult, StatusResult, WorkspaceStatus } from '../../../src/protocol/methods.js';
+import type { Workspace } from '../../../src/workspace/workspace.js';
+import { tempDir } from '../../helpers/fixture.js';
+import { searchFixtureRepo } from '../../helpers/search-fixture.js';
+import { spawnStdioDaemon } from '../../helpers/raw-client.js';
+import { runSeed, SeededRandom } from '../../helpers/seeded-random.js';
+import { buildTinyModel, tinyDimensions } from '../../helpers/tiny-model.js';
+
+const packr = new Packr({ useRecords: false, mapsAsObjects: true });
+import { quiesce, readyWorkspace } from '../../helpers/workspace-harness.js';
+
+const fixtureRepo = (): string => searchFixtureRepo('fathom-semantic-');
+
+const unit = (values: number[]): Float32Array => {
+  const vector = Float32Array.from(values);
+  const norm = Math.hypot(...vector);
+  return vector.map((value) => value / norm);
+};
+
+describe('embedding cache', () => {
+  test('vectors persist by key; a torn record at the end is dropped; another dimension starts over', () => {
+    const folder = tempDir('fathom-vec-');
+    const cache = EmbeddingCache.open(folder, 'model-a', 4);
+    cache.putAll([
+      { key: 'aa'.repeat(32), vector: unit([1, 0, 0, 0]) },
+      { key: 'bb'.repeat(32), vector: unit([0, 1, 0, 0]) },
+      { key: 'aa'.repeat(32), vector: unit([0, 0, 1, 0]) }, // already there: kept as it was
+    ]);
+    cache.close();
+    const file = path.join(folder, 'model-a.vec');
+    fs.appendFileSync(file, Buffer.alloc(10, 1)); // a crash in the middle of an append
+    const again = EmbeddingCache.open(folder, 'model-a', 4);
+    assert.equal(again.count, 2);
+    assert.deepEqual(Array.from(again.get('aa'.repeat(32))!), [1, 0, 0, 0]);
+    assert.equal(again.get('bb'.repeat(32))?.[1], 1);
+    assert.equal(again.get('cc'.repeat(32)), undefined);
+    again.close();
+    assert.equal(fs.statSync(file).size, 16 + 2 * (32 + 16 + 4), 'the torn tail was cut off');
+    const other = EmbeddingCache.open(folder, 'model-a', 8);
+    assert.equal(other.count, 0);
+    other.close();
+  });
+});
+
+describe('embedding cache shared by two daemons', () => {
+  test('appends from both land whole and each sees the other; a damaged record reads as missing', () => {
+    const folder = tempDir('fathom-vec-');
+    const first = EmbeddingCache.open(folder, 'shared', 4);
+    const second = EmbeddingCache.open(folder, 'shared', 4);
+    first.putAll([{ key: '11'.repeat(32), vector: unit([1, 1, 0, 0]) }]);
+    second.putAll([{ key: '22'.repeat(32), vector: unit([2, 0, 2, 0]) }]);
+    first.putAll([{ key: '33'.repeat(32), vector: unit([0, 0, 0, 3]) }]);
+    assert.deepEqual(Array.from(first.get('11'.repeat(32))!), Array.from(unit([1, 1, 0, 0])));
+    assert.deepEqual(Array.from(first.get('22'.repeat(32))!), Array.from(unit([2, 0, 2, 0])), "the other daemon's record, seen after an append");
+    assert.deepEqual(Array.from(second.get('11'.repeat(32))!), Array.from(unit([1, 1, 0, 0])), 'seen by the second when it appended');
+    first.close();
+    second.close();
+    const file = path.join(folder, 'shared.vec');
+    const bytes = fs.readFileSync(file);
+    bytes[16 + 32 + 3] ^= 0xff; // inside the first record's vector
+    fs.writeFileSync(file, bytes);
+    const reopened = EmbeddingCache.open(folder, 'shared', 4);
+    assert.equal(reopened.count, 3);
+    assert.equal(reopened.get('11'.repeat(32)), undefined, 'a record that fails its check is not returned');
+    assert.deepEqual(Array.from(reopened.get('33'.repeat(32))!), Array.from(unit([0, 0, 0, 3])));
+    reopened.close();
+  });
+});
+
+describe('vector store', () => {
+  test('nearest chunks, replaced and removed by file, saved and loaded; a mismatched table is refused', () => {
+    const store = new VectorStore(4, 'model-a');
+    store.replaceFile('a.ts', 'h1', [
+      { startLine: 0, endLine: 9, startByte: 0, endByte: 1, textHash: '01'.repeat(32), vector: unit([1, 0, 0, 0]) },
+      { startLine: 10, endLine: 19, startByte: 0, endByte: 1, textHash: '02'.repeat(32), vector: unit([0, 1, 0, 0]) },
+    ]);
+    store.replaceFile('b.ts', 'h2', [{ startLine: 0, endLine: 4, startByte: 0, endByte: 1, textHash: '03'.repeat(32), vector: unit([0.9, 0.1, 0, 0]) }]);
+    assert.deepEqual(
+      store.search(unit([1, 0.05, 0, 0]), 2).map((hit) => `${hit.path}:${hit.startLine}`),
+      ['a.ts:0', 'b.ts:0'],
+    );
+    assert.deepEqual(
+      store.search(unit([1, 0.05, 0, 0]), 1, (file) => file === 'b.ts').map((hit) => hit.path),
+      ['b.ts'],
+    );
+    store.replaceFile('a.ts', 'h3', [{ startLine: 0, endLine: 3, startByte: 0, endByte: 1, textHash: '04'.repeat(32), vector: unit([0, 0, 1, 0]) }]);
+    assert.equal(store.size, 2);
+    assert.deepEqual(
+      store.search(unit([1, 0, 0, 0]), 1).map((hit) => hit.path),
+      ['b.ts'],
+    );
+    const folder = tempDir('fathom-store-');
+    store.save(folder, '/root');
+    const loaded = new VectorStore(4, 'model-a');
+    assert.deepEqual(loaded.load(folder, '/root'), { loaded: true });
+    assert.equal(loaded.fileHash('a.ts'), 'h3');
+    assert.deepEqual(
+      loaded.search(unit([0, 0, 1, 0]), 1).map((hit) => `${hit.path}:${hit.endLine}`),
+      ['a.ts:3'],
+    );
+    assert.equal(new VectorStore(4, 'model-b').load(folder, '/root').loaded, false, 'another model');
+    // A table of the previous version (version 4: a record a file), as an older Fathom saved it, is still read.
+    const current = readChecked(path.join(folder, 'semantic.bin'), 'FTHMSEM1', 5);
+    assert.equal(current.status, 'valid');
+    const columns = packr.unpack((current as { payload: Buffer }).payload) as {
+      paths: string[];
+      fileHashes: string[];
+      chunkCounts: Uint8Array;
+      keys: Uint8Array;
+      ranges: Uint8Array;
+      textHashes: Uint8Array;
+    } & Record<string, unknown>;
+    const counts = new Uint32Array(new Uint8Array(columns.chunkCounts).buffer);
+    const keys = new Uint32Array(new Uint8Array(columns.keys).buffer);
+    let first = 0;
+    const files = columns.paths.map((file, at) => {
+      const count = counts[at]!;
+      const record = [
+        file,
+        columns.fileHashes[at],
+        Array.from(keys.subarray(first, first + count)),
+        columns.ranges.subarray(16 * first, 16 * (first + count)),
+        columns.textHashes.subarray(32 * first, 32 * (first + count)),
+      ];
+      first += count;
+      return record;
+    });
+    const { paths: _paths, fileHashes: _hashes, chunkCounts: _counts, keys: _keys, ranges: _ranges, textHashes: _textHashes, ...rest } = columns;
+    const older = tempDir('fathom-store-v4-');
+    for (const entry of fs.readdirSync(folder)) fs.copyFileSync(path.join(folder, entry), path.join(older, entry));
+    fs.writeFileSync(path.join(older, 'semantic.bin'), encodeChecked('FTHMSEM1', 4, packr.pack({ ...rest, files })));
+    const fromOlder = new VectorStore(4, 'model-a');
+    assert.deepEqual(fromOlder.load(older, '/root'), { loaded: true });
+    assert.deepEqual(
+      fromOlder.search(unit([0, 0, 1, 0]), 2).map((hit) => `${hit.path}:${hit.endLine}:${hit.textHash.slice(0, 4)}`),
+      loaded.search(unit([0, 0, 1, 0]), 2).map((hit) => `${hit.path}:${hit.endLine}:${hit.textHash.slice(0, 4)}`),
+    );
+    const bytes = fs.readFileSync(path.join(folder, 'semantic.bin'));
+    bytes[bytes.length - 1] ^= 0xff;
+    fs.writeFileSync(path.join(folder, 'semantic.bin'), bytes);
+    assert.match((new VectorStore(4, 'model-a').load(folder, '/root') as { reason: string }).reason, /checksum/);
+  });
+});
+
+describe('vector store read where it lies', () => {
+  test('a loaded store is a view of its saved file until the first change, which loads it whole; both answer alike, and save', () => {
+    const store = new VectorStore(4, 'model-a');
+    store.replaceFile('a.ts', 'h1', [{ startLine: 0, endLine: 9, startByte: 0, endByte: 1, textHash: '01'.repeat(32), vector: unit([1, 0, 0, 0]) }]);
+    store.replaceFile('b.ts', 'h2', [{ startLine: 0, endLine: 4, startByte: 0, endByte: 1, textHash: '02'.repeat(32), vector: unit([0, 1, 0, 0]) }]);
+    const folder = tempDir('fathom-store-view-');
+    store.save(folder, '/root');
+    assert.equal(store.viewed, false, 'a store built in memory is no view');
+    const loaded = new VectorStore(4, 'model-a');
+    assert.deepEqual(loaded.load(folder, '/root'), { loaded: true });
+    assert.equal(loaded.viewed, true, 'read where it lies');
+    assert.deepEqual(
+      loaded.search(unit([0, 1, 0, 0]), 2).map((hit) => hit.path),
+      ['b.ts', 'a.ts'],
+    );
+    loaded.replaceFile('c.ts', 'h3', [{ startLine: 0, endLine: 2, startByte: 0, endByte: 1, textHash: '03'.repeat(32), vector: unit([0, 0, 1, 0]) }]);
+    assert.equal(loaded.viewed, false, 'a change loads it whole');
+    assert.deepEqual(
+      loaded.search(unit([0, 0, 1, 0]), 1).map((hit) => hit.path),
+      ['c.ts'],
+    );
+    assert.deepEqual(
+      loaded.search(unit([0, 1, 0, 0]), 1).map((hit) => hit.path),
+      ['b.ts'],
+      'the viewed vectors are kept',
+    );
+    const viewedAgain = new VectorStore(4, 'model-a');
+    assert.deepEqual(viewedAgain.load(folder, '/root'), { loaded: true });
+    viewedAgain.removeFile('a.ts');
+    assert.equal(viewedAgain.viewed, false, 'a removal loads it whole too');
+    assert.deepEqual(
+      viewedAgain.search(unit([1, 0, 0, 0]), 2).map((hit) => hit.path),
+      ['b.ts'],
+    );
+    loaded.save(folder, '/root');
+    const reread = new VectorStore(4, 'model-a');
+    assert.deepEqual(reread.load(folder, '/root'), { loaded: true });
+    assert.equal(reread.size, 3);
+    assert.deepEqual(
+      reread.search(unit([0, 0, 1, 0]), 1).map((hit) => hit.path),
+      ['c.ts'],
+    );
+  });
+});
+
+describe('model folders', () => {
+  test('what is missing is named; a model is named by its files', () => {
+    const empty = tempDir('fathom-no-model-');
+    assert.throws(() => openModelFolder(empty), /missing config\.json, tokenizer\.json, onnx\/model\.onnx \(or onnx\/model_quantized\.onnx\)/);
+    assert.throws(() => openModelFolder(path.join(empty, 'nope')), /no model folder/);
+    const dir = buildTinyModel();
+    const one = openModelFolder(dir);
+    assert.equal(one.dtype, 'fp32');
+    fs.writeFileSync(path.join(dir, 'fathom.json'), JSON.stringify({ hybridWeight: 0.4 }));
+    const weighted = openModelFolder(dir);
+    assert.equal(weighted.id, one.id, 'a measured weight changes no vector');
+    assert.equal(weighted.settings.hybridWeight, 0.4);
+    fs.writeFileSync(path.join(dir, 'fathom.json'), JSON.stringify({ hybridWeight: 0.4, documentPrefix: 'passage: ' }));
+    assert.notEqual(openModelFolder(dir).id, one.id, 'a prefix changes every vector');
+    fs.writeFileSync(path.join(dir, 'fathom.json'), JSON.stringify({ hybridWeight: 0.4, pooling: 'distinct' }));
+    assert.notEqual(openModelFolder(dir).id, one.id, 'distinct pooling changes every vector');
+    // Opened again (each workspace opens its model): the id remembered, or computed anew for a changed file.
+    fs.writeFileSync(path.join(dir, 'fathom.json'), JSON.stringify({}));
+    assert.equal(openModelFolder(dir).id, one.id, 'the same files, the same id');
+    fs.appendFileSync(path.join(dir, 'tokenizer.json'), ' ');
+    assert.notEqual(openModelFolder(dir).id, one.id, 'a changed tokenizer names another model');
+    fs.writeFileSync(path.join(dir, 'fathom.json'), JSON.stringify({ pooling: 'max' }));
+    assert.throws(() => openModelFolder(dir), /pooling must be "sum" or "distinct", not "max"/);
+  });
+});
+
+/** Code-like ASCII: words of the tiny model's vocabulary and others, punctuation, spaces, tabs, newlines, now and then a control. */
+function asciiSamples(random: SeededRandom, count: number): string[] {
+  const pieces = [
+    'retry',
+    'cache',
+    'session',
+    'token',
+    'Entry',
+    'full',
+    'x',
+    '42',
+    '_',
+    'zzq',
+    ' ',
+    ' ',
+    '\t',
+    '\n',
+    '\r\n',
+    '(',
+    ')',
+    '->',
+    ';',
+    '{',
+    '}',
+    '##',
+    '*/',
+    '"',
+    "'",
+    '\x0b',
+    '\x7f',
+  ];
+  return Array.from({ length: count }, () => Array.from({ length: random.between(1, 400) }, () => pieces[random.int(pieces.length)]!).join(''));
+}
+
+describe('a static model embeds without onnxruntime, the same vectors', () => {
+  test('static and transformers.js vectors agree (punctuation, accents, CJK, truncation past 512 tokens)', async () => {
+    const pool = new EmbedPool();
+    try {
+      const model = openModelFolder(buildTinyModel());
+      const viaOnnx = pool.embedder(model);
+      const direct = new StaticEmbedder(model);
+      const texts = [
+        'retry the session token',
+        'Retry(attempts) -> backoff; WAIT... then sleep!',
+        'café Session—token «expired» 缓存 cache',
+        'cacheEntry capacity_full retries##',
+        `${'retry '.repeat(400)}${'cache '.repeat(400)}`,
+        'no known words at all',
+        // Where a re-implementation can drift (each found by a review against transformers.js):
+        'retry\x0bcache and\x0cfull', // VT and FF are controls, dropped, not separators
+        'cache x="\ue0b0" entry', // private use: dropped
+        'retry a\ud800b token', // a lone surrogate: dropped
+        'cache a\u{20000}b entry', // past the BMP: not padded as a CJK character
+        '[SEP] retry the session [CLS] cache', // special tokens written in the text
+        `${'token '.repeat(510)}`, // 510 words + [CLS] + [SEP] = 512: no cut
+        `${'token '.repeat(511)}retry`, // past it: cut, [SEP] dropped
+        // Plain ASCII takes a path of its own (asciiIds): every printable byte, tabs, CRLF, a
+        // control inside a word (that text takes the general path), past 512 tokens.
+        `int\tmain(void)\r\n{ return a->b[0] + (c ? d : e) ; } // !"#$%&'()*+,-./:;<=>?@[\\]^_\`{|}~`,
+        'cache\x01entry retry',
+        `${'a_b.c '.repeat(300)}`,
+        ...asciiSamples(new SeededRandom(runSeed(33)), 40),
+      ];
+      const compare = async (onnx: Embedder, fast: Embedder, what: string): Promise<void> => {
+        const [expected, actual] = [await onnx.embed(texts, 'document'), await fast.embed(texts, 'document')];
+        texts.forEach((text, at) => {
+          const dot = expected[at]!.reduce((sum, value, column) => sum + value * actual[at]![column]!, 0);
+          const bothZero = expected[at]!.every((value) => Math.abs(value) < 1e-6) && actual[at]!.every((value) => Math.abs(value) < 1e-6);
+          assert.ok(bothZero || dot > 0.9999, `${what}: ${text.slice(0, 30)}: cosine ${dot}`);
+        });
+      };
+      await compare(viaOnnx, direct, 'the tiny model');
+      // Fathom's own model, through onnxruntime (static off) and the static embedder.
+      const shipped = openModelFolder(defaultModelDir);
+      assert.equal(shipped.settings.static, true);
+      await compare(pool.embedder({ ...shipped, settings: {} }), new StaticEmbedder(shipped), 'fathom-code');
+    } finally {
+      pool.close();
+    }
+  });
+
+  test("a static model's dimensions are read from its table's shape, as the loaded table has them (what status asks)", () => {
+    const pool = new EmbedPool();
+    try {
+      for (const model of [openModelFolder(buildTinyModel({ static: true })), openModelFolder(defaultModelDir)]) {
+        const table = readEmbeddingTable(staticModelFile(model));
+        assert.equal(readEmbeddingDimensions(model), table.columns);
+        assert.equal(pool.staticDimensions(model), new StaticEmbedder(model).dimensions);
+      }
+      // A fathom.json whose pooling the graph does not do is refused here too, before any table is read.
+      const shipped = openModelFolder(defaultModelDir);
+      assert.throws(
+        () => readEmbeddingDimensions({ ...shipped, settings: { ...shipped.settings, pooling: 'sum' } }),
+        /says pooling "sum" but the ONNX graph counts each token once/,
+      );
+    } finally {
+      pool.close();
+    }
+  });
+
+  test('distinct pooling counts each token once per text, in every text of a batch, on both paths', async () => {
+    const cosine = (a: Float32Array, b: Float32Array): number => a.reduce((sum, value, column) => sum + value * b[column]!, 0);
+    const folder = openModelFolder(buildTinyModel({ static: true, pooling: 'distinct' }));
+    const distinct = new StaticEmbedder(folder);
+    const summed = new StaticEmbedder(openModelFolder(buildTinyModel({ static: true })));
+    const texts = ['retry retry retry cache', 'retry cache', 'cache retry cache retry', 'retry cache retry'];
+    const [repeated, once, shuffled, again] = await distinct.embed(texts, 'document');
+    for (const other of [once!, shuffled!, again!]) assert.ok(cosine(repeated!, other) > 0.99999, 'the same distinct tokens: the same vector');
+    const [sumRepeated, sumOnce] = await summed.embed(texts.slice(0, 2), 'document');
+    assert.ok(cosine(sumRepeated!, sumOnce!) < 0.95, 'summed, repeats weigh more');
+    // The graph's mask through onnxruntime, texts of different lengths padded in one batch.
+    const pool = new EmbedPool();
+    try {
+      const mixed = [...texts, 'retry', `${'cache retry '.repeat(300)}session`, 'session token session login token'];
+      const [viaOnnx, direct] = [await pool.embedder({ ...folder, settings: {} }).embed(mixed, 'document'), await distinct.embed(mixed, 'document')];
+      mixed.forEach((text, at) => assert.ok(cosine(viaOnnx[at]!, direct[at]!) > 0.9999, `${text.slice(0, 30)}: the graph and the static embedder agree`));
+    } finally {
+      pool.close();
+    }
+    // A fathom.json pooling that is not its graph's is refused, both ways.
+    assert.throws(
+      () => new StaticEmbedder({ ...folder, settings: { static: true } }),
+      /fathom\.json says pooling "sum" but the ONNX graph counts each token once/,
+    );
+    const plain = openModelFolder(buildTinyModel({ static: true }));
+    assert.throws(
+      () => new StaticEmbedder({ ...plain, settings: { static: true, pooling: 'distinct' } }),
+      /says pooling "distinct" but the ONNX graph sums every token/,
+    );
+  });
+});
+
+describe('semantic index on the fixture repo', () => {
+  const chunks = new ChunkPool(2);
+  const embedPool = new EmbedPool();
+  const model = openModelFolder(buildTinyModel());
+  const cacheFolder = tempDir('fathom-embeddings-');
+  let root: string;
+  let workspace: Workspace;
+  let cache: EmbeddingCache;
+  let index: SemanticIndex;
+  let storeFolder: string;
+
+  before(async () => {
+    root = fixtureRepo();
+    workspace = await readyWorkspace(root);
+    cache = EmbeddingCache.open(cacheFolder, model.id, tinyDimensions);
+    storeFolder = tempDir('fathom-semantic-store-');
+    index = new SemanticIndex(workspace, chunks, embedPool.embedder(model), cache, { folder: storeFolder, syncIntervalMs: 0 });
+    await index.ensureBuilt();
+  });
+  after(async () => {
+    await index.dispose();
+    cache.close();
+    await workspace.close();
+    chunks.close();
+    embedPool.close();
+  });
+
+  test('a question near in meaning finds code that never says its words', async () => {
+    const status = index.status();
+    assert.equal(status.state, 'ready');
+    assert.equal(status.files, 6);
+    assert.ok(status.lastSync!.embedded > 0);
+    assert.equal((await index.search('pause', 1))[0]?.path, 'src/net/retry.go');
+    assert.equal((await index.search('credential', 1))[0]?.path, 'src/auth/session.ts');
+    assert.equal((await index.search('room', 1, (file) => file.endsWith('.rs')))[0]?.path, 'src/storage/cache.rs');
+  });
+
+  test('a test file\'s chunk counts 0.1 less similar: "where is X done" means the code', async () => {
+    const alike = await index.search('discount tax for a customer', 10, undefined, 0);
+    const ranked = await index.search('discount tax for a customer', 10);
+    const asTest = alike.find((hit) => hit.path === 'tests/test_invoice.py');
+    assert.ok(asTest, 'the test file is among the nearest without the penalty');
+    const moved = ranked.find((hit) => hit.path === asTest.path && hit.startLine === asTest.startLine);
+    assert.ok(moved && Math.abs(moved.similarity - (asTest.similarity - 0.1)) < 1e-6, 'its similarity is 0.1 lower');
+    assert.equal(ranked[0]?.path, 'src/payments/invoice.py');
+    assert.deepEqual(
+      ranked.map((hit) => hit.similarity),
+      ranked.map((hit) => hit.similarity).sort((a, b) => b - a),
+      'ranked by the similarity given',
+    );
+    const other = alike.find((hit) => hit.path !== asTest.path)!;
+    assert.equal(
+      ranked.find((hit) => hit.path === other.path && hit.startLine === other.startLine)?.similarity,
+      other.similarity,
+      'code elsewhere keeps its similarity',
+    );
+  });
+
+  test('a restart loads the store; a second workspace with the same code embeds nothing', async () => {
+    const again = new SemanticIndex(workspace, chunks, embedPool.embedder(model), cache, { folder: storeFolder, syncIntervalMs: 0 });
+    await again.ensureBuilt();
+    assert.deepEqual([again.status().lastSync?.files, again.status().lastSync?.embedded], [0, 0]);
+    await again.dispose();
+    const copy = fixtureRepo();
+    const other = await readyWorkspace(copy);
+    const elsewhere = new SemanticIndex(other, chunks, embedPool.embedder(model), cache, { folder: tempDir('fathom-semantic-store-'), syncIntervalMs: 0 });
+    await elsewhere.ensureBuilt();
+    assert.deepEqual([elsewhere.status().lastSync?.files, elsewhere.status().lastSync?.embedded], [6, 0], 'every chunk came from the cache');
+    await elsewhere.dispose();
+    await other.close();
+  });
+
+  test('a change waits for the next sync, which re-embeds only the changed chunk', async () => {
+    fs.appendFileSync(path.join(root, 'src/net/retry.go'), '\n// Sleep pauses between attempts.\nfunc Sleep() {}\n');
+    await quiesce(workspace);
+    assert.equal(index.status().pendingFiles, 1);
+    await index.sync();
+    const status = index.status();
+    assert.equal(status.pendingFiles, 0);
+    assert.deepEqual([status.lastSync?.files, status.lastSync?.embedded], [1, 1]);
+    fs.rmSync(path.join(root, 'src/storage/cache.rs'));
+    await quiesce(workspace);
+    await index.sync();
+    assert.ok((await index.search('room', 10)).every((hit) => hit.path !== 'src/storage/cache.rs'));
+  });
+});
+
+describe('a large store is saved once enough changed, or when disposed', () => {
+  test('one changed file of six is searchable at once, saved when disposed or once old enough, and loaded after', async () => {
+    const chunks = new ChunkPool(1);
+    const embedPool = new EmbedPool();
+    const model = openModelFolder(buildTinyModel());
+    const cache = EmbeddingCache.open(tempDir('fathom-embeddings-'), model.id, tinyDimensions);
+    const root = fixtureRepo();
+    const workspace = await readyWorkspace(root);
+    const folder = tempDir('fathom-semantic-store-');
+    // Every store counts as large here; a save is due once half the files changed.
+    const options = { folder, syncIntervalMs: 0, saveDeferral: { minVectors: 0, fraction: 0.5, maxAgeMs: 3_600_000 } };
+    const saved = (): string => fs.readFileSync(path.join(folder, 'semantic.bin')).toString('base64');
+    try {
+      const index = new SemanticIndex(workspace, chunks, embedPool.embedder(model), cache, options);
+      await index.ensureBuilt();
+      const first = saved();
+      fs.appendFileSync(path.join(root, 'src/net/retry.go'), '\n// Sleep pauses between attempts.\nfunc Sleep() {}\n');
+      await quiesce(workspace);
+      await index.sync();
+      // The file had 19 lines (0 to 18): a hit reaching line 20 holds the appended function.
+      assert.ok(
+        (await index.search('pause', 10)).some((hit) => hit.path === 'src/net/retry.go' && hit.endLine >= 20),
+        'the new chunk is searchable',
+      );
+      assert.equal(saved(), first, 'one file of six: not saved yet');
+      await index.dispose();
+      assert.notEqual(saved(), first, 'saved when disposed');
+      const again = new SemanticIndex(workspace, chunks, embedPool.embedder(model), cache, options);
+      await again.ensureBuilt();
+      assert.equal(again.status().lastSync?.files, 0, 'the restart found every file as saved');
+      // Disposed without saving (replaced by another model's index on the same folder): nothing written.
+      fs.appendFileSync(path.join(root, 'src/net/retry.go'), '\n// Backoff doubles the wait.\n');
+      await quiesce(workspace);
+      await again.sync();
+      const before = saved();
+      await again.dispose({ save: false });
+      assert.equal(saved(), before, 'a replaced index does not save');
+      // An unsaved change is saved maxAgeMs after it, by the periodic check, with no sync to trigger it.
+      const ageing = new SemanticIndex(workspace, chunks, embedPool.embedder(model), cache, {
+        ...options,
+        syncIntervalMs: 50,
+        saveDeferral: { ...options.saveDeferral, maxAgeMs: 1_500 },
+      });
+      await ageing.ensureBuilt();
+      assert.equal(ageing.status().lastSync?.files, 1, 'the change the replaced index never saved is synced again');
+      assert.equal(saved(), before, 'not saved by the sync: one file of six, and new');
+      for (let waited = 0; saved() === before && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.notEqual(saved(), before, 'saved once the change was old enough');
+      await ageing.dispose();
+    } finally {
+      await workspace.close();
+      cache.close();
+      chunks.close();
+      embedPool.close();
+    }
+  });
+});
+
+describe("Fathom's own model, on by default", () => {
+  const root = fixtureRepo();
+  const daemon = spawnStdioDaemon();
+  const client = daemon.client;
+  after(() => daemon.child.kill());
+
+  test('words go hybrid once the index is built; off and back to the default per workspace', async () => {
+    const first = await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'wait longer between tries after each failure' });
+    assert.equal(first.route, 'lexical', 'the first question starts the embedding and does not wait for it');
+    const indexed = await client.result<WorkspaceStatus>('fathom/index', { root });
+    const semantic = indexed.search!.semantic as { state: string; model: { dir: string; dimensions: number; hybridWeight: number }; chunks: number };
+    assert.equal(semantic.state, 'ready');
+    assert.match(semantic.model.dir, /models\/fathom-code$/);
+    const shipped = JSON.parse(fs.readFileSync(path.join(defaultModelDir, 'fathom.json'), 'utf8')) as { hybridWeight: number };
+    const { hidden_size: dimensions } = JSON.parse(fs.readFileSync(path.join(defaultModelDir, 'config.json'), 'utf8')) as { hidden_size: number };
+    assert.deepEqual([semantic.model.dimensions, semantic.model.hybridWeight], [dimensions, shipped.hybridWeight], 'the shipped model and its measured weight');
+    assert.ok(semantic.chunks > 0);
+    const words = await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'wait longer between tries after each failure' });
+    assert.equal(words.route, 'hybrid');
+    assert.equal(words.hits[0]?.path, 'src/net/retry.go');
+    assert.deepEqual(words.hits[0]?.rankers, ['lexical', 'semantic']);
+    const off = await client.result<ModelUseResult>('fathom/modelUse', { root, model: null });
+    assert.equal(off.model, null);
+    const status = await client.result<StatusResult>('fathom/status', { root });
+    assert.match((status.workspaces[0]!.search!.semantic as { reason: string }).reason, /turned off for this workspace/);
+    const back = await client.result<ModelUseResult>('fathom/modelUse', { root, model: 'default' });
+    assert.match(back.model?.dir ?? '', /models\/fathom-code$/);
+  });
+});
+
+describe('a restarted daemon keeps the semantic index', () => {
+  test('the first request after a restart does not sync an empty file set over the saved index', async () => {
+    const root = fixtureRepo();
+    const cache = tempDir('fathom-cache-');
+    const first = spawnStdioDaemon({ FATHOM_CACHE_DIR: cache });
+    try {
+      const indexed = await first.client.result<WorkspaceStatus>('fathom/index', { root });
+      assert.ok((indexed.search!.semantic as { files: number }).files >= 6);
+    } finally {
+      first.child.kill();
+      await first.exited;
+    }
+    const second = spawnStdioDaemon({ FATHOM_CACHE_DIR: cache });
+    try {
+      const found = await second.client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'pause between attempts', mode: 'semantic' });
+      assert.ok(found.hits.length > 0, 'semantic hits right after the restart (from the store as loaded)');
+      // The first sync catches up in the background: once it has run, it re-embedded nothing.
+      let semantic: { files: number; lastSync: { embedded: number } | null } | undefined;
+      for (let waited = 0; waited < 30_000 && !semantic?.lastSync; waited += 50) {
+        if (waited > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+        const status = await second.client.result<StatusResult>('fathom/status', { root });
+        semantic = status.workspaces[0]!.search!.semantic as typeof semantic;
+      }
+      assert.ok(semantic);
+      assert.ok(semantic.files >= 6, `files ${semantic.files}`);
+      assert.equal(semantic.lastSync?.embedded, 0, 'nothing embedded again');
+    } finally {
+      second.child.kill();
+    }
+  });
+});
+
+describe('semantic search over the protocol', () => {
+  const root = fixtureRepo();
+  const model = buildTinyModel();
+  const measured = buildTinyModel({ hybridWeight: 0.5 });
+  const daemon = spawnStdioDaemon({ FATHOM_MODEL_HUB: 'http://127.0.0.1:9/', FATHOM_DEFAULT_MODEL: 'off' });
+  const client = daemon.client;
+  after(() => daemon.child.kill());
+
+  test('off until a model is set: status says why, semantic mode answers why', async () => {
+    const response = await client.request('fathom/codeSearch', { root, query: 'pause', mode: 'semantic' });
+    assert.equal(response.error?.code, ErrorCodes.InvalidParams);
+    assert.match(response.error?.message ?? '', /FATHOM_DEFAULT_MODEL=off and no model set for this workspace/);
+    const status = await client.result<StatusResult>('fathom/status', { root });
+    assert.equal(status.workspaces[0]!.search?.semantic.state, 'off');
+  });
+
+  test('fathom/modelUse probes the model; semantic and hybrid modes answer; auto stays lexical without a measured weight', async () => {
+    const used = await client.result<ModelUseResult>('fathom/modelUse', { root, model });
+    assert.equal(used.model?.dimensions, tinyDimensions);
+    const semantic = await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'pause', mode: 'semantic', workDoneToken: 'embed-1' });
+    assert.equal(semantic.route, 'semantic');
+    assert.equal(semantic.hits[0]?.path, 'src/net/retry.go');
+    assert.deepEqual(semantic.hits[0]?.rankers, ['semantic']);
+    assert.ok(client.received.some((message) => message.method === '$/progress' && (message.params as { token: string }).token === 'embed-1'));
+    const hybrid = await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'pause after each failure', mode: 'hybrid' });
+    assert.equal(hybrid.route, 'hybrid');
+    assert.match(hybrid.reason, /semantic weight 0\.3 \(not measured for this model\)/);
+    assert.equal(hybrid.hits[0]?.path, 'src/net/retry.go');
+    assert.deepEqual(hybrid.hits[0]?.rankers, ['lexical', 'semantic']);
+    const words = await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'pause between failed tries' });
+    assert.equal(words.route, 'lexical');
+    const status = await client.result<StatusResult>('fathom/status', { root });
+    const search = status.workspaces[0]!.search!;
+    assert.equal(search.semantic.state, 'ready');
+    assert.equal((search.semantic as { chunks: number }).chunks > 0, true);
+  });
+
+  test('a measured weight sends words to hybrid once the index is built; fathom/index syncs the semantic index', async () => {
+    await client.result<ModelUseResult>('fathom/modelUse', { root, model: measured });
+    const first = await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'pause between failed tries' });
+    assert.equal(first.route, 'lexical', 'the first question does not wait for the embedding (it starts it)');
+    await client.result<WorkspaceStatus>('fathom/index', { root });
+    const words = await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'pause between failed tries' });
+    assert.equal(words.route, 'hybrid');
+    assert.match(words.reason, /semantic weight 0\.5$/);
+    fs.writeFileSync(path.join(root, 'src/net/sleep.go'), 'package net\n\n// Nap sleeps: a pause.\nfunc Nap() {}\n');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const status = await client.result<WorkspaceStatus>('fathom/index', { root });
+    const semantic = status.search!.semantic as { pendingFiles: number; lastSync: { files: number } };
+    assert.equal(semantic.pendingFiles, 0);
+    assert.ok(semantic.lastSync.files >= 1);
+  });
+
+  test('bad models and pulls are clear errors; null turns it off', async () => {
+    const broken = tempDir('fathom-broken-model-');
+    fs.writeFileSync(path.join(broken, 'config.json'), '{}');
+    const missing = await client.request('fathom/modelUse', { root, model: broken });
+    assert.equal(missing.error?.code, ErrorCodes.InvalidParams);
+    assert.match(missing.error?.message ?? '', /missing tokenizer\.json, onnx\/model\.onnx/);
+    const pulled = await client.request('fathom/modelPull', { id: 'someone/some-model' });
+    assert.ok(pulled.error);
+    assert.match(pulled.error.message, /could not download someone\/some-model: .*network/);
+    const badId = await client.request('fathom/modelPull', { id: '../etc' });
+    assert.equal(badId.error?.code, ErrorCodes.InvalidParams);
+    const off = await client.result<ModelUseResult>('fathom/modelUse', { root, model: null });
+    assert.equal(off.model, null);
+    const status = await client.result<StatusResult>('fathom/status', { root });
+    assert.equal(status.workspaces[0]!.search?.semantic.state, 'off');
+  });
+});

@@ -1,0 +1,302 @@
+// The team store's schema and content proofs on a real PostgreSQL (a throwaway cluster:
+// test/helpers/postgres.ts): migrations apply in one transaction and a second init changes
+// nothing; a store of another schema version is refused by init and by a member; the member role
+// holds no privilege on any table, partition or sequence (every statement kind tried) and may call
+// only the member functions; records written through those functions come back only to a caller
+// presenting the file's hash (1,000 random probes get zero rows, as do another team's or model's
+// probes and a chunk's hash presented as a file's); a record whose vector is missing is refused.
+// The records here are the fixture repository's real files, hashed (team-push.test.ts pushes them
+// through the daemon with the real model). A role that logs in with a password gets it from the
+// caller, the environment or a password file only its owner may read, and no error shows it. The
+// simhash of trees that share most files is near, of unrelated trees far (no PostgreSQL needed).
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { initStore } from '../../src/team/schema.js';
+import { schemaVersion } from '../../src/team/migrations.js';
+import { TeamStore, type FileRecord } from '../../src/team/team-store.js';
+import { passwordFromFile } from '../../src/team/connection.js';
+import { hammingDistance, leafSimhash } from '../../src/team/simhash.js';
+import { tempDir } from '../helpers/fixture.js';
+import { searchFixtures } from '../helpers/search-fixture.js';
+import { postgresSkip, startCluster, type TestCluster } from '../helpers/postgres.js';
+
+const skip = postgresSkip();
+
+const sha256 = (bytes: Buffer | string): string => createHash('sha256').update(bytes).digest('hex');
+
+/** The fixture repository's files as records: the file's hash, a masked-looking path, its lines in chunks of 10. */
+function fixtureRecords(): Array<FileRecord & { vectors: Float32Array[] }> {
+  const root = path.join(searchFixtures, 'repo');
+  const files = fs.readdirSync(root, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+  return files.map((entry, index) => {
+    const bytes = fs.readFileSync(path.join(entry.parentPath, entry.name));
+    const lines = bytes.toString('utf8').split('\n');
+    const chunks = [];
+    const vectors = [];
+    let startByte = 0;
+    for (let line = 0; line < lines.length; line += 10) {
+      const text = lines.slice(line, line + 10).join('\n');
+      const endByte = startByte + Buffer.byteLength(text);
+      chunks.push({ startLine: line, endLine: Math.min(lines.length - 1, line + 9), startByte, endByte, chunkHash: sha256(text) });
+      vectors.push(Float32Array.from({ length: 8 }, (_, at) => Math.sin(index + line + at)));
+      startByte = endByte + 1;
+    }
+    return { fileHash: sha256(bytes), maskedPaths: [`m${index}/f${index}.x`], chunks, vectors };
+  });
+}
+
+describe('team store: schema, privileges and proofs', { skip }, () => {
+  let cluster: TestCluster;
+  let owner: string;
+  let member: string;
+  const team = 'a1b2c3d4e5f6';
+  const model = 'model-under-test';
+  const records = skip ? [] : fixtureRecords();
+
+  before(async () => {
+    cluster = startCluster();
+    await cluster.sql('CREATE ROLE team_owner LOGIN CREATEROLE');
+    await cluster.sql('CREATE DATABASE fathom OWNER team_owner');
+    await cluster.sql('CREATE ROLE alice LOGIN');
+    await cluster.sql('CREATE ROLE mallory LOGIN');
+    owner = cluster.conninfo('team_owner', 'fathom');
+    member = cluster.conninfo('alice', 'fathom');
+  });
+  after(() => cluster?.destroy());
+
+  test('init applies the migrations in one transaction, records the version, and a second init changes nothing', async () => {
+    const first = await initStore({ conninfo: owner, grant: ['alice'] });
+    assert.deepEqual([first.from, first.version, first.applied.map((entry) => entry.version)], [0, schemaVersion, [1]]);
+    const second = await initStore({ conninfo: owner, grant: ['alice'] });
+    assert.deepEqual([second.from, second.applied], [schemaVersion, []]);
+    const versions = await cluster.sql('SELECT version, name, applied_by FROM fathom.schema_version ORDER BY version', [], 'fathom');
+    assert.deepEqual(versions.rows, [{ version: 1, name: 'store', applied_by: 'team_owner' }]);
+    const tables = await cluster.sql("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'fathom'", [], 'fathom');
+    assert.equal(tables.rows[0].n, 1 + 1 + 4 * 9, 'schema_version, snapshots, four partitioned tables of 8 partitions each');
+  });
+
+  test('a role without the member role sees nothing and is told to ask for it', async () => {
+    await assert.rejects(
+      TeamStore.open({ conninfo: cluster.conninfo('mallory', 'fathom') }),
+      /has no Fathom schema \(or this role may not see it\)|permission denied/,
+    );
+  });
+
+  test('the member role holds no privilege on any table, partition or sequence, and may call only the member functions', async () => {
+    const client = await cluster.connect('alice', 'fathom');
+    try {
+      const relations = await cluster.sql(
+        "SELECT c.relname, c.relkind, (SELECT attname FROM pg_attribute WHERE attrelid = c.oid AND attnum = 1) AS first FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'fathom' AND c.relkind IN ('r', 'p', 'S')",
+        [],
+        'fathom',
+      );
+      assert.ok(relations.rows.length >= 38);
+      const refused: string[] = [];
+      for (const { relname, relkind, first } of relations.rows as Array<{ relname: string; relkind: string; first: string }>) {
+        const statements =
+          relkind === 'S'
+            ? [`SELECT nextval('fathom.${relname}')`, `SELECT * FROM fathom.${relname}`]
+            : [
+                `SELECT * FROM fathom.${relname}`,
+                `SELECT count(*) FROM fathom.${relname}`,
+                `INSERT INTO fathom.${relname} DEFAULT VALUES`,
+                `UPDATE fathom.${relname} SET ${first} = ${first}`,
+                `DELETE FROM fathom.${relname}`,
+                `TRUNCATE fathom.${relname}`,
+                `COPY fathom.${relname} TO STDOUT`,
+              ];
+        for (const statement of statements) {
+          await assert.rejects(client.query(statement), /permission denied|must be owner/, statement);
+          refused.push(statement);
+        }
+      }
+      assert.ok(refused.length > 200, `${refused.length} statements refused`);
+      await assert.rejects(client.query("SELECT * FROM fathom.unpack_hashes('\\x00'::bytea)"), /permission denied for function/);
+      await assert.rejects(client.query('CREATE TABLE fathom.mine (x int)'), /permission denied for schema/);
+      const grants = await cluster.sql(
+        "SELECT p.oid::regprocedure::text AS fn, p.prosecdef, p.proconfig FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'fathom' AND has_function_privilege('alice', p.oid, 'EXECUTE')",
+        [],
+        'fathom',
+      );
+      for (const row of grants.rows as Array<{ fn: string; prosecdef: boolean; proconfig: string[] }>) {
+        assert.ok(row.prosecdef, `${row.fn} is SECURITY DEFINER`);
+        assert.deepEqual(row.proconfig, ['search_path=pg_catalog, pg_temp'], `${row.fn} has a fixed search_path`);
+      }
+      assert.equal(grants.rows.length, 10);
+    } finally {
+      await client.end();
+    }
+  });
+
+  test('records go in through the member functions; a file comes back only to a caller presenting its hash', async () => {
+    const store = await TeamStore.open({ conninfo: member });
+    try {
+      const chunkHashes = [...new Set(records.flatMap((record) => record.chunks.map((chunk) => chunk.chunkHash)))];
+      assert.equal((await store.missingChunks(team, model, chunkHashes)).length, chunkHashes.length);
+      const vectors = new Map(records.flatMap((record) => record.chunks.map((chunk, at) => [chunk.chunkHash, record.vectors[at]!] as const)));
+      assert.equal(
+        await store.putEmbeddings(
+          team,
+          model,
+          8,
+          [...vectors].map(([chunkHash, vector]) => ({ chunkHash, vector })),
+        ),
+        vectors.size,
+      );
+      assert.deepEqual(await store.missingChunks(team, model, chunkHashes), []);
+      // A record naming a vector the store lacks is refused whole (a foreign key).
+      const orphan = {
+        fileHash: sha256('orphan'),
+        maskedPaths: ['o/p.q'],
+        chunks: [{ startLine: 0, endLine: 0, startByte: 0, endByte: 1, chunkHash: sha256('no vector') }],
+      };
+      await assert.rejects(store.putFiles(team, model, [orphan]), /foreign key/);
+      const plain = records.map(({ vectors: _, ...record }) => record);
+      assert.equal(await store.putFiles(team, model, plain), records.length);
+      assert.equal(await store.putFiles(team, model, plain), 0, 'nothing new the second time');
+      assert.deepEqual(
+        await store.missingFiles(
+          team,
+          model,
+          plain.map((record) => ({ fileHash: record.fileHash, maskedPath: record.maskedPaths[0]! })),
+        ),
+        [],
+      );
+
+      const held = records[0]!;
+      const back = await store.fileRecords(team, model, [held.fileHash]);
+      assert.deepEqual(back, [{ fileHash: held.fileHash, maskedPaths: held.maskedPaths, chunks: held.chunks }]);
+      const backVectors = await store.fileVectors(team, model, [held.fileHash]);
+      assert.deepEqual([...backVectors.keys()].sort(), [...new Set(held.chunks.map((chunk) => chunk.chunkHash))].sort());
+      assert.deepEqual(Array.from(backVectors.get(held.chunks[0]!.chunkHash)!), Array.from(held.vectors[0]!));
+      assert.deepEqual(
+        await store.heldFiles(
+          team,
+          model,
+          records.map((record) => record.fileHash),
+        ),
+        { files: records.length, chunks: chunkHashes.length },
+      );
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('1,000 random probes, another team, another model and chunk hashes as file hashes all get zero rows', async () => {
+    const store = await TeamStore.open({ conninfo: member });
+    try {
+      let rows = 0;
+      for (let probe = 0; probe < 100; probe++) {
+        const hashes = Array.from({ length: 10 }, () => randomBytes(32).toString('hex'));
+        rows += (await store.fileRecords(team, model, hashes)).length;
+        rows += (await store.fileVectors(team, model, hashes)).size;
+        rows += (await store.heldFiles(team, model, hashes)).files;
+      }
+      assert.equal(rows, 0, 'nothing for 1,000 hashes the caller does not hold');
+      const fileHashes = records.map((record) => record.fileHash);
+      assert.equal((await store.fileRecords('ffffffffffff', model, fileHashes)).length, 0, 'another team');
+      assert.equal((await store.fileRecords(team, 'another-model', fileHashes)).length, 0, 'another model');
+      const chunkHashes = records.flatMap((record) => record.chunks.map((chunk) => chunk.chunkHash)).filter((hash) => !fileHashes.includes(hash));
+      assert.equal((await store.fileRecords(team, model, chunkHashes)).length, 0, 'a chunk hash is no proof of a file');
+      assert.equal((await store.fileVectors(team, model, chunkHashes)).size, 0);
+      await assert.rejects(store.fileRecords(team, model, ['00'.repeat(31)]), /SHA-256/);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('a store of another schema version is refused by a member and, when newer, by init', async () => {
+    await cluster.sql("INSERT INTO fathom.schema_version (version, name) VALUES (99, 'from the future')", [], 'fathom');
+    try {
+      await assert.rejects(TeamStore.open({ conninfo: member }), new RegExp(`speaks schema version 99, this Fathom ${schemaVersion}: upgrade Fathom`));
+      await assert.rejects(
+        initStore({ conninfo: owner }),
+        new RegExp(`schema version 99, newer than this Fathom's ${schemaVersion}: upgrade Fathom \\(nothing was changed\\)`),
+      );
+    } finally {
+      await cluster.sql('DELETE FROM fathom.schema_version WHERE version = 99', [], 'fathom');
+    }
+  });
+
+  test('a store that is down is a clear error, at once', async () => {
+    const started = performance.now();
+    await assert.rejects(TeamStore.open({ conninfo: `host=${cluster.socketDir} port=1 user=alice dbname=fathom` }), (error: Error) => {
+      assert.match(error.message, /^team store alice@.*:1\/fathom: could not connect: /);
+      return true;
+    });
+    assert.ok(performance.now() - started < 5_000);
+  });
+});
+
+describe('leaf simhash', () => {
+  test('trees sharing most leaves are a few bits apart; unrelated trees about half the bits', () => {
+    const leaves = Array.from({ length: 2_000 }, (_, index) => sha256(`file ${index}`));
+    const base = leafSimhash(leaves);
+    assert.equal(leafSimhash([...leaves].reverse()), base, 'order does not matter');
+    assert.equal(leafSimhash([...leaves, ...leaves.slice(0, 10)]), base, 'a leaf counts once');
+    const changed = leafSimhash([...leaves.slice(20), ...Array.from({ length: 20 }, (_, index) => sha256(`changed ${index}`))]);
+    const unrelated = leafSimhash(Array.from({ length: 2_000 }, (_, index) => sha256(`other ${index}`)));
+    assert.ok(hammingDistance(base, changed) <= 12, `1% changed: ${hammingDistance(base, changed)} bits`);
+    assert.ok(hammingDistance(base, unrelated) >= 20, `unrelated: ${hammingDistance(base, unrelated)} bits`);
+    assert.equal(leafSimhash([]), '0000000000000000');
+  });
+});
+
+describe('team store: passwords', { skip }, () => {
+  let cluster: TestCluster;
+  const secret = 'correct horse battery 7';
+  before(async () => {
+    cluster = startCluster();
+    await cluster.sql('CREATE ROLE team_owner LOGIN CREATEROLE');
+    await cluster.sql('CREATE DATABASE fathom OWNER team_owner');
+    await initStore({ conninfo: cluster.conninfo('team_owner', 'fathom') });
+    await cluster.sql(`CREATE ROLE carol LOGIN PASSWORD '${secret}' IN ROLE fathom_member`);
+    await cluster.requirePassword('carol');
+  });
+  after(() => cluster?.destroy());
+
+  test('from the caller, from a password file only its owner may read, never from one others may; never in a message', async () => {
+    const conninfo = cluster.conninfo('carol', 'fathom');
+    const saved = { PGPASSFILE: process.env.PGPASSFILE, PGPASSWORD: process.env.PGPASSWORD };
+    delete process.env.PGPASSWORD;
+    const passfile = path.join(tempDir('fathom-pgpass-'), 'pgpass');
+    process.env.PGPASSFILE = passfile;
+    try {
+      await assert.rejects(
+        TeamStore.open({ conninfo }),
+        (error: Error) => /^team store carol@.*: could not connect: .*password/.test(error.message) && !error.message.includes(secret),
+      );
+      await assert.rejects(
+        TeamStore.open({ conninfo, password: 'wrong one' }),
+        (error: Error) => /password authentication failed for user "carol"/.test(error.message) && !error.message.includes('wrong one'),
+      );
+      const withPassword = await TeamStore.open({ conninfo, password: secret });
+      await withPassword.close();
+      fs.writeFileSync(passfile, `# a comment\nother:5432:*:carol:nope\n${cluster.socketDir}:${cluster.port}:fathom:carol:${secret.replace(/:/g, '\\:')}\n`, {
+        mode: 0o644,
+      });
+      fs.chmodSync(passfile, 0o644);
+      assert.equal(
+        passwordFromFile({ host: cluster.socketDir, port: cluster.port, database: 'fathom', user: 'carol' }),
+        undefined,
+        'a file others may read is ignored',
+      );
+      fs.chmodSync(passfile, 0o600);
+      assert.equal(passwordFromFile({ host: cluster.socketDir, port: cluster.port, database: 'fathom', user: 'carol' }), secret);
+      const fromFile = await TeamStore.open({ conninfo });
+      await fromFile.close();
+      await assert.rejects(
+        TeamStore.open({ conninfo: `postgresql://carol:${encodeURIComponent('not it')}@${encodeURIComponent(cluster.socketDir)}:${cluster.port}/fathom` }),
+        (error: Error) => !error.message.includes('not it') && /carol@/.test(error.message),
+      );
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  });
+});
