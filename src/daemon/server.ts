@@ -10,12 +10,20 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import type { Readable } from 'node:stream';
-import { createMessageConnection, SocketMessageWriter, StreamMessageWriter, type MessageConnection, type MessageWriter } from 'vscode-jsonrpc/node';
-import { errorMessage } from '../base/errors.js';
+import {
+  createMessageConnection,
+  ResponseError,
+  SocketMessageWriter,
+  StreamMessageWriter,
+  type MessageConnection,
+  type MessageWriter,
+} from 'vscode-jsonrpc/node';
+import { FathomError, errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { defaultConfigDir, readPackageVersion } from '../base/places.js';
 import { checkSocketFolder, isLive } from '../base/socket-folder.js';
 import { findPython } from '../debug/adapters.js';
+import { ErrorCodes } from '../protocol/errors.js';
 import { Methods } from '../protocol/methods.js';
 import { BufferOverlay } from '../workspace/overlay.js';
 import { defaultMaxFrameBytes, type DaemonConfig } from './config.js';
@@ -165,7 +173,8 @@ export class Daemon implements DaemonServices {
   private holdUntilLoaded(connection: MessageConnection, start: (loaded: Loaded) => Session | undefined): void {
     // Each held message, in arrival order: given the session (undefined: the load failed or the client left).
     const held: ((session: Session | undefined) => void)[] = [];
-    let failure: unknown = new Error('the connection closed while the daemon was loading');
+    // A client that left before the load ended is no bug of the daemon's: nothing is logged for it.
+    let failure: unknown = new FathomError('io', 'the connection closed while the daemon was loading');
     this.load().then(
       (loaded) => {
         const session = start(loaded);
@@ -179,6 +188,7 @@ export class Daemon implements DaemonServices {
     connection.onRequest((method, params, token) => {
       // Status at once, unless this client sent something before it (a didOpen it would count).
       if (method === Methods.status && held.length === 0) {
+        if (this.stoppingValue) return new ResponseError(ErrorCodes.ShuttingDown, 'the daemon is stopping');
         try {
           return statusWhileLoading(params, this.daemonInfo(), this.config.cacheRoot, this.ownFolders);
         } catch (error) {
