@@ -167,27 +167,42 @@ export class Daemon implements DaemonServices {
   /**
    * Until the session has loaded: status answered at once (when nothing of this client's is
    * held), every other request and notification held and then given to the session in the order
-   * they came (the session's own handlers
-   * replace these as it is made). A load that fails answers the held requests with its error.
+   * they came (the session's own handlers replace these as it is made). A load, or a session, that
+   * fails answers the held requests with its error.
    */
   private holdUntilLoaded(connection: MessageConnection, start: (loaded: Loaded) => Session | undefined): void {
     // Each held message, in arrival order: given the session (undefined: the load failed or the client left).
     const held: ((session: Session | undefined) => void)[] = [];
+    // Set once the load has ended: what came in meanwhile goes on at once (a session that failed to start).
+    let ended: { session: Session | undefined } | undefined;
+    const whenLoaded = (take: (session: Session | undefined) => void): void => {
+      if (ended) take(ended.session);
+      else held.push(take);
+    };
     // A client that left before the load ended is no bug of the daemon's: nothing is logged for it.
     let failure: unknown = new FathomError('io', 'the connection closed while the daemon was loading');
+    const end = (session: Session | undefined): void => {
+      ended = { session };
+      for (const take of held.splice(0)) take(session);
+    };
     this.load().then(
       (loaded) => {
-        const session = start(loaded);
-        for (const take of held.splice(0)) take(session);
+        let session: Session | undefined;
+        try {
+          session = start(loaded);
+        } catch (error) {
+          failure = error;
+        }
+        end(session);
       },
       (error: unknown) => {
         failure = error;
-        for (const take of held.splice(0)) take(undefined);
+        end(undefined);
       },
     );
     connection.onRequest((method, params, token) => {
       // Status at once, unless this client sent something before it (a didOpen it would count).
-      if (method === Methods.status && held.length === 0) {
+      if (method === Methods.status && held.length === 0 && !ended) {
         if (this.stoppingValue) return new ResponseError(ErrorCodes.ShuttingDown, 'the daemon is stopping');
         try {
           return statusWhileLoading(params, this.daemonInfo(), this.config.cacheRoot, this.ownFolders);
@@ -196,12 +211,10 @@ export class Daemon implements DaemonServices {
         }
       }
       return new Promise<unknown>((resolve) =>
-        held.push((session) => resolve(session ? session.handle(method, params, token) : toResponseError(method, failure))),
+        whenLoaded((session) => resolve(session ? session.handle(method, params, token) : toResponseError(method, failure))),
       );
     });
-    connection.onNotification((method, params) => {
-      held.push((session) => session?.notify(method, params));
-    });
+    connection.onNotification((method, params) => whenLoaded((session) => session?.notify(method, params)));
   }
 
   /** Fathom's cache and settings folders: roots inside them are refused, before the load as after. */
