@@ -14,6 +14,7 @@
 // pace instead of dropping what they made. Bytes from a buffer (an editor's text) are never held:
 // they go straight to a pass of their own.
 import os from 'node:os';
+import { log } from '../base/logger.js';
 import { jobWorkerYoungGenerationMb, WorkerPool } from '../base/worker-pool.js';
 import { grammarStoreId, TreeStore, treeKeyOfHash } from '../index/syntax/tree-store.js';
 import type { LanguageSpec } from '../index/syntax/languages.js';
@@ -73,9 +74,17 @@ export class SyntaxPassPool {
     return this.treeStore !== undefined && this.treeStore.has(treeKeyOfHash(grammarStoreId(spec), contentHash));
   }
 
-  /** One file's pass; `totals` counts what the worker did. */
+  /**
+   * One file's pass; `totals` counts what the worker did. A worker that dies or throws under the
+   * job (not the worker's own answer that the file cannot be read or parsed) is replaced and the
+   * job run once more on a fresh one: a lost worker must not leave a file out of an index that
+   * then says it is complete.
+   */
   async run(job: Omit<SyntaxPassJob, 'id'>, totals: PassTotals): Promise<PassProducts> {
-    const reply = await this.pool.run(job);
+    const reply = await this.pool.run(job).catch((error: unknown) => {
+      log.warn(`syntax pass of ${job.path}: ${(error as Error).message}; once more on a fresh worker`);
+      return this.pool.run(job);
+    });
     if ('error' in reply) throw new SyntaxPassError(reply.error, reply.code);
     count(totals, reply.counts);
     if (reply.products.tree?.stored) this.onStored?.(reply.products.tree.stored);

@@ -157,6 +157,8 @@ async function answersOn(cache: string, label: string): Promise<string[]> {
     : await stopGracefully(daemon);
   if (stopped) differences.push(`the daemon ${stopped}`);
   differences.push(...daemon.stdio!.violations);
+  // What the daemon logged, to tell why (a build that left a file out says so at warn).
+  if (differences.length > 0) differences.push(`its log ends: ${daemon.stderrTail().trim().slice(-600) || '(nothing)'}`);
   fs.rmSync(cache, { recursive: true, force: true });
   return differences;
 }

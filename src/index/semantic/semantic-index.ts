@@ -326,7 +326,9 @@ export class SemanticIndex {
           });
           return { file, hash, chunks: result.chunks };
         } catch (error) {
-          log.debug(`semantic index: ${file}: ${(error as Error).message}`);
+          // Vanished (its change event follows), or unreadable or a pass that failed twice: said, not hidden.
+          const vanished = (error as { code?: string }).code === 'ENOENT';
+          (vanished ? log.debug : log.warn)(`semantic index: ${file} left out: ${(error as Error).message}`);
           return { file, hash: undefined, chunks: [] };
         }
       }),
