@@ -2,7 +2,7 @@
 // nothing of ours; engines (workspace, index/, structural/, lsp/, and engine/, which owns a
 // workspace's indexes, and team/, the team store) import neither the protocol nor the daemon nor the CLI; inside index/, the
 // folders import each other only as ARCHITECTURE.md's code map says (syntax is the foundation);
-// the CLI's client path (what src/cli/main.ts imports statically, and what that imports) reaches
+// the CLI's client path (what src/cli/main.ts and the client commands it loads import statically, and what that imports) reaches
 // only base, protocol and cli and no package (the CLI's own JSON-RPC client, not vscode-jsonrpc):
 // the daemon, its engines and MCP are imported dynamically by the commands that run them (test/cli/cli-thin.test.ts checks the same at
 // run time). This test reads every import and fails on a wrong-way edge.
@@ -71,8 +71,21 @@ function dynamicImports(text: string): string[] {
   return [...text.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)].map((match) => match[1]!);
 }
 
-/** The client path: where it starts, the layers it may reach, and the packages it may load. */
-const clientPath = { entry: 'cli/main.ts', layers: ['base', 'protocol', 'cli'], packages: [] as string[] };
+/**
+ * The client path: where it starts (main.ts, and every command module it loads but serve's, which
+ * runs the daemon), the layers it may reach, and the packages it may load.
+ */
+const clientPath = {
+  entries: [
+    'cli/main.ts',
+    ...fs
+      .readdirSync(path.join(src, 'cli/commands'))
+      .filter((file) => file.endsWith('.ts') && file !== 'serve.ts')
+      .map((file) => `cli/commands/${file}`),
+  ],
+  layers: ['base', 'protocol', 'cli'],
+  packages: [] as string[],
+};
 
 test('layers: the CLI client path loads no daemon, engine or MCP code', () => {
   const problems: string[] = [];
@@ -95,8 +108,8 @@ test('layers: the CLI client path loads no daemon, engine or MCP code', () => {
       }
     }
   };
-  visit(path.join(src, clientPath.entry), []);
-  assert.ok(seen.size > 3, 'followed the client path');
+  for (const entry of clientPath.entries) visit(path.join(src, entry), []);
+  assert.ok(clientPath.entries.length > 20 && seen.size > 30, 'followed the client path');
   assert.deepEqual(problems, []);
 });
 

@@ -1,7 +1,16 @@
 // How the CLI and the MCP tools write one answer's entries as lines of text: a symbol, a symbol
-// reached through the graph, a debug session's state, an outline, a diagnostic. One wording for
+// reached through the graph, a debug session's state, an outline, a diagnostic, a reference, a file's chunks. One wording for
 // every client, so an agent reading the MCP answer and a user reading the terminal see the same.
-import type { DebugStateResult, LspDiagnostic, OutlineSymbol, RelatedSymbol, WireRange, WorkspaceStatus } from '../protocol/methods.js';
+import type {
+  ChunksResult,
+  DebugStateResult,
+  LspDiagnostic,
+  OutlineSymbol,
+  RelatedSymbol,
+  WireRange,
+  WireReference,
+  WorkspaceStatus,
+} from '../protocol/methods.js';
 
 /** `path:line:column: kind Container.name` (the name's position). */
 export function symbolLine(symbol: { path: string; selectionRange: WireRange; kind: string; container: string[]; name: string }): string {
@@ -111,4 +120,31 @@ export function describeWorkspace(status: WorkspaceStatus): string {
     );
   if (status.error) lines.push(`  error    ${status.error}`);
   return lines.join('\n');
+}
+
+/** `path:line:column: text  (kind[, confidence])`: one reference to a symbol. */
+export function referenceLine(reference: WireReference): string {
+  return `${reference.path}:${reference.range.start.line}:${reference.range.start.column}: ${reference.text}  (${reference.kind}${reference.confidence === 'exact' ? '' : `, ${reference.confidence}`})`;
+}
+
+/** A file's chunks: a summary line, then each chunk's range, flags, boxed header and text. */
+export function chunkLines(result: ChunksResult): string[] {
+  const problems = result.problems.length > 0 ? ` (${result.problems.join('; ')})` : '';
+  const lines = [
+    `${result.path}: ${result.languageName ?? 'no grammar'}, ${result.chunks.length} chunks, ${result.byteLength} bytes${result.parseErrors ? ', has syntax errors' : ''}${problems}`,
+  ];
+  for (const chunk of result.chunks) {
+    const flags = [chunk.method === 'lines' ? 'lines' : '', chunk.parseError ? 'parse error' : '', chunk.oversized ? 'oversized' : ''].filter(Boolean);
+    lines.push(
+      `\n── ${result.path}:${chunk.start.line}-${chunk.end.column === 1 ? chunk.end.line - 1 : chunk.end.line} [${chunk.startByte}, ${chunk.endByte})${flags.length > 0 ? ` (${flags.join(', ')})` : ''}`,
+    );
+    lines.push(
+      chunk.header
+        .split('\n')
+        .map((line) => `│ ${line}`)
+        .join('\n'),
+    );
+    if (chunk.text !== undefined) lines.push(chunk.text);
+  }
+  return lines;
 }

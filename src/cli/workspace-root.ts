@@ -84,3 +84,8 @@ export function implicitRoot(start: string): string {
   }
   return root;
 }
+
+/** The folder a command is about: PATH as named (absolute), else the workspace around the current folder. */
+export function rootOf(target: string | undefined): string {
+  return target === undefined ? implicitRoot(process.cwd()) : path.resolve(target);
+}

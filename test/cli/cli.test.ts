@@ -82,7 +82,11 @@ test('cli: --no-daemon indexes in-process and leaves a cache for the daemon', ()
 
 const failures: { name: string; args: string[]; code: number; stderr: RegExp }[] = [
   { name: 'an unknown command', args: ['frobnicate'], code: 2, stderr: /unknown command: frobnicate/ },
-  { name: 'an unknown option', args: ['files', '--bogus'], code: 2, stderr: /Unknown option '--bogus'/ },
+  { name: 'an unknown option', args: ['files', '--bogus'], code: 2, stderr: /Unknown option '--bogus'[^]*usage: fathom files \[PATH\]/ },
+  { name: "another command's option", args: ['files', '--max', '3'], code: 2, stderr: /Unknown option '--max'/ },
+  { name: 'an option def does not take', args: ['def', 'main', '--depth', '2'], code: 2, stderr: /def takes no --depth/ },
+  { name: 'an argument too many', args: ['status', 'a', 'b'], code: 2, stderr: /unexpected argument: b/ },
+  { name: 'no command', args: ['--json'], code: 2, stderr: /no command given[^]*usage: fathom <command>/ },
   { name: 'a bad --limit', args: ['files', '.', '--limit', 'ten', '--no-daemon'], code: 2, stderr: /--limit takes a whole number/ },
   {
     name: 'a root that does not exist',
@@ -104,6 +108,28 @@ test('cli: --help prints usage and exits 0', () => {
   const result = fathom(['--help'], {});
   assert.equal(result.code, 0);
   assert.match(result.stdout, /usage: fathom <command>/);
+});
+
+test("cli: every command's --help prints its own usage and exits 0 (its module loads; the overview lists it)", () => {
+  const overview = fathom(['--help'], {}).stdout;
+  const names = ['serve', 'attach', 'index', 'status', 'files', 'merkle', 'search', 'debug', 'model', 'trust', 'untrust', 'team', 'export', 'grep'];
+  names.push('chunks', 'symbols', 'outline', 'def', 'refs', 'callers', 'callees', 'impact', 'sg', 'diagnostics', 'edit', 'mcp', 'stop');
+  for (const name of names) {
+    const result = fathom([name, '--help'], {});
+    assert.equal(result.code, 0, `${name}: ${result.stderr}`);
+    assert.match(result.stdout, /^usage: fathom \S/, name);
+    assert.ok(result.stdout.includes(` ${name} `) || result.stdout.includes(` ${name}\n`), `${name}'s usage names it: ${result.stdout.slice(0, 200)}`);
+    assert.ok(overview.includes(`  ${name} `) || overview.includes(`| ${name} `), `the overview lists ${name}`);
+  }
+  assert.equal(fathom(['help', 'grep'], {}).stdout, fathom(['grep', '-h'], {}).stdout, 'help grep is grep -h');
+});
+
+test('cli: options before the command are its own (fathom --json files PATH)', () => {
+  const root = repo();
+  const env = { FATHOM_SOCKET: socketPathIn(), FATHOM_CACHE_DIR: tempDir('fathom-cache-') };
+  const before = fathom(['--json', 'files', root, '--no-daemon'], env);
+  assert.equal(before.code, 0, before.stderr);
+  assert.deepEqual(JSON.parse(before.stdout), JSON.parse(fathom(['files', root, '--no-daemon', '--json'], env).stdout));
 });
 
 test('cli: -g means rg -g in every command, and a folder argument narrows grep AND its globs', () => {

@@ -1,13 +1,15 @@
 // `fathom serve`: runs the daemon on the user's socket and/or stdio until it is stopped. Its own
-// module and entry (serve-main.ts), so that a daemon the CLI starts loads none of the client's
-// commands before it listens; main.ts runs it for `fathom serve` too.
+// entry (serve-main.ts) runs it, as bin/fathom.js and connect.ts start it, so that a daemon loads
+// none of the client's commands before it listens; main.ts runs it too (`node dist/src/cli/main.js serve`).
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { errorMessage } from '../../base/errors.js';
 import { log } from '../../base/logger.js';
 import { defaultSocketPath } from '../../base/places.js';
+import type { Command } from '../command.js';
 import { UsageError } from '../usage-error.js';
 
-/** serve's options (parseArgs): refused when unknown by serve-main.ts. */
+/** serve's options (parseArgs): any other is refused. */
 export const serveOptions = {
   stdio: { type: 'boolean' },
   socket: { type: 'string' },
@@ -85,3 +87,17 @@ export async function serve(values: ServeValues): Promise<void> {
       () => (socketWanted ? undefined : exitWithin(0, drainMs + 1_000)),
     );
 }
+
+export const usage = `  serve [--stdio] [--socket PATH]     run the daemon (default: on the user's socket)
+        [--max-file-bytes N] [--reconcile-seconds N]
+        [--max-frame-bytes N]         refuse a client's message larger than N bytes (64 MiB)`;
+
+export const command: Command = {
+  usage,
+  async run(_name, args) {
+    const { values, positionals } = parseArgs({ args, options: serveOptions, allowPositionals: true });
+    if (positionals.length > 0) throw new UsageError(`serve takes no arguments (got ${positionals.join(' ')})`);
+    await serve(values);
+    return -1; // keep running
+  },
+};
