@@ -1,5 +1,5 @@
 // How the CLI and the MCP tools write one answer's entries as lines of text: a symbol, a symbol
-// reached through the graph, a debug session's state, an outline, a diagnostic, a reference, a file's chunks. One wording for
+// reached through the graph, a debug session's state, an outline, a diagnostic, a reference, a file's chunks, a team join. One wording for
 // every client, so an agent reading the MCP answer and a user reading the terminal see the same.
 import type {
   ChunksResult,
@@ -7,6 +7,7 @@ import type {
   LspDiagnostic,
   OutlineSymbol,
   RelatedSymbol,
+  TeamJoinResult,
   WireRange,
   WireReference,
   WorkspaceStatus,
@@ -103,7 +104,7 @@ export function describeWorkspace(status: WorkspaceStatus): string {
     const semanticText =
       semantic.state === 'off'
         ? `off (${semantic.reason})`
-        : `${semantic.state}: ${semantic.model.dir} (${semantic.model.dimensions}-d), ${semantic.store.loaded === 'unopened' ? 'saved store not opened yet (the first search in words opens it)' : `${semantic.files} files, ${semantic.chunks} chunks`}, ${semantic.pendingFiles} changed since the last sync${semantic.store.loaded === 'rebuilt' ? `; saved store rebuilt (${semantic.store.reason ?? 'refused'})` : ''}${semantic.lastSync && semantic.lastSync.repaired > 0 ? `; ${semantic.lastSync.repaired} damaged cached vectors embedded again` : ''}`;
+        : `${semantic.state}: ${semantic.model.dir} (${semantic.model.dimensions}-d), ${semantic.store.loaded === 'unopened' ? 'saved store not opened yet (the first search in words opens it)' : `${semantic.files} files, ${semantic.chunks} chunks`}, ${semantic.pendingFiles} changed since the last sync${semantic.store.loaded === 'rebuilt' ? `; saved store rebuilt (${semantic.store.reason ?? 'refused'})` : ''}${semantic.lastSync && semantic.lastSync.repaired > 0 ? `; ${semantic.lastSync.repaired} damaged cached vectors embedded again` : ''}${semantic.seeded ? `; ${semantic.seeded.files} files (${semantic.seeded.chunks} chunks) came from ${semantic.seeded.from}` : ''}`;
     lines.push(
       `  search   ranking ${ranking.state}${ranking.state === 'ready' ? `: ${ranking.files} files, ${ranking.chunks} chunks, ${ranking.lagFiles} behind` : ''}; semantic ${semanticText}`,
     );
@@ -147,4 +148,13 @@ export function chunkLines(result: ChunksResult): string[] {
     if (chunk.text !== undefined) lines.push(chunk.text);
   }
   return lines;
+}
+
+/** What a team join gave: the files and chunks taken, from which store and snapshot, or why none. */
+export function joinLine(result: TeamJoinResult): string {
+  if (result.alreadyIndexed) return `${result.root}: its semantic index holds vectors already; nothing taken from ${result.store}`;
+  const nearest = result.nearest
+    ? `nearest snapshot #${result.nearest.id}, ${result.nearest.distance} bits away${result.nearest.sameTree ? ', this very tree' : ''}`
+    : 'no snapshot of this model yet';
+  return `${result.root}: ${result.seeded.files} files (${result.seeded.chunks} chunks) from ${result.store} (${result.fetchedFiles} of ${result.distinctFiles} distinct contents held there; ${nearest}; ${humanBytes(result.vectorBytes)} in ${(result.ms / 1000).toFixed(1)} s); the rest is embedded here`;
 }

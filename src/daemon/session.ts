@@ -166,6 +166,7 @@ export class Session {
       [Methods.exportIndex]: (params, token) => this.search.exportIndex(params, token),
       [Methods.teamPush]: (params, token) => this.team.push(params, token),
       [Methods.teamStatus]: (params, token) => this.team.status(params, token),
+      [Methods.teamJoin]: (params, token) => this.team.join(params, token),
       [Methods.modelUse]: (params, token) => this.modelUse(params, token),
       [Methods.trust]: (params) => this.trust(params),
       [Methods.modelPull]: (params) => this.modelPull(params),

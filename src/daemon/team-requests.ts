@@ -1,6 +1,7 @@
-// fathom/teamPush and fathom/teamStatus for a connection: reads and checks the params (the store's
-// connection string, the team key file, refused when others may read it), asks the engine for the
-// workspace's records or tree facts, and hands them to src/team (push.ts, status.ts). The store is
+// fathom/teamPush, fathom/teamStatus and fathom/teamJoin for a connection: reads and checks the
+// params (the store's connection string, the team key file, refused when others may read it), asks
+// the engine for the workspace's records or tree facts, and hands them to src/team (push.ts,
+// status.ts, join.ts); a join's records go back to the engine, which seeds its semantic index. The store is
 // opened (and its schema version checked) before any index work, so a store that is down, slow
 // or of another version is answered at once, as a TeamStore error; the indexes go on regardless.
 import path from 'node:path';
@@ -9,8 +10,9 @@ import { FathomError } from '../base/errors.js';
 import { readMaskKey } from '../index/export/mask-keys.js';
 import { PathMask } from '../index/export/path-mask.js';
 import type { WorkspaceEngine } from '../engine/workspace-engine.js';
-import { Methods, type ProgressToken, type ProgressValue, type TeamPushResult, type TeamStatusResult } from '../protocol/methods.js';
+import { Methods, type ProgressToken, type ProgressValue, type TeamJoinResult, type TeamPushResult, type TeamStatusResult } from '../protocol/methods.js';
 import type { TeamConnectionOptions } from '../team/connection.js';
+import { fetchForJoin } from '../team/join.js';
 import { pushToStore } from '../team/push.js';
 import { teamStatus } from '../team/status.js';
 import { TeamStore } from '../team/team-store.js';
@@ -74,6 +76,66 @@ export class TeamRequests {
     }
   }
 
+  /**
+   * Fills the workspace's semantic index, when it holds nothing yet, from the store: the records
+   * and vectors of the files it holds; the files the store lacks are embedded in the background.
+   * Answers what came (the index answers from it at once).
+   */
+  async join(raw: unknown, token: CancellationToken): Promise<TeamJoinResult> {
+    const params = paramsObject(Methods.teamJoin, raw);
+    const { connection, mask } = storeParams(params);
+    const workspace = this.context.workspaceFor(params);
+    const progressToken = optionalProgressToken(params, 'workDoneToken');
+    const store = await TeamStore.open(connection);
+    const send = progressToken === undefined ? undefined : (value: ProgressValue): void => this.context.sendProgress(progressToken, value);
+    let begun = false;
+    try {
+      await this.context.ready(workspace, token, progressToken);
+      const engine = this.context.engine(workspace);
+      const input = await engine.joinInput();
+      // Timed from here: the store's part (the file set's first build, before, is the workspace's).
+      const started = performance.now();
+      if (!input)
+        throw new FathomError(
+          'invalidParams',
+          `semantic search is off for ${workspace.root} (${engine.semanticOffReason()}): the store keeps vectors by model`,
+        );
+      const answer = { root: workspace.root, store: store.description, teamKeyId: mask.keyId, modelId: input.modelId };
+      // An index that holds something already takes nothing: nothing is fetched for it.
+      if (!input.seedable)
+        return {
+          ...answer,
+          nearest: null,
+          distinctFiles: 0,
+          fetchedFiles: 0,
+          seeded: { files: 0, chunks: 0 },
+          alreadyIndexed: true,
+          vectorBytes: 0,
+          ms: Math.round(performance.now() - started),
+        };
+      send?.({ kind: 'begin', title: `Fetching ${workspace.root}'s vectors from ${store.description}`, cancellable: true, percentage: 0 });
+      begun = true;
+      const fetched = await fetchForJoin(store, mask, input, (done, total) =>
+        send?.({ kind: 'report', message: `${done}/${total} files asked`, percentage: Math.floor((100 * done) / Math.max(1, total)) }),
+      );
+      if (token.isCancellationRequested) throw new FathomError('cancelled', 'the join was cancelled');
+      const { alreadyIndexed, ...seeded } = engine.seedSemantic(fetched.files, `team store ${store.description}`);
+      return {
+        ...answer,
+        nearest: fetched.nearest ?? null,
+        distinctFiles: fetched.distinctFiles,
+        fetchedFiles: fetched.fetchedFiles,
+        seeded,
+        alreadyIndexed,
+        vectorBytes: fetched.vectorBytes,
+        ms: Math.round(performance.now() - started),
+      };
+    } finally {
+      if (begun) send?.({ kind: 'end' });
+      await store.close();
+    }
+  }
+
   async status(raw: unknown, token: CancellationToken): Promise<TeamStatusResult> {
     const params = paramsObject(Methods.teamStatus, raw);
     const { connection, mask } = storeParams(params);
@@ -88,7 +150,8 @@ export class TeamRequests {
           'invalidParams',
           `semantic search is off for ${workspace.root} (${engine.semanticOffReason()}): the store keeps vectors by model`,
         );
-      return { root: workspace.root, ...(await teamStatus(store, mask, { ...tree, modelId: tree.modelId })) };
+      const seeded = engine.semantic?.index.status().seeded ?? null;
+      return { root: workspace.root, ...(await teamStatus(store, mask, { ...tree, modelId: tree.modelId })), seeded };
     } finally {
       await store.close();
     }

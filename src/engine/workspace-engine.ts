@@ -16,7 +16,7 @@ import { type BufferSource, CodeGraph } from '../index/graph/code-graph.js';
 import { GraphQueries } from '../index/graph/graph-queries.js';
 import { ChunkRanking } from '../index/ranking/chunk-ranking.js';
 import { RegexIndex } from '../index/regex/regex-index.js';
-import { type SemanticRecords, semanticBudgetBytes } from '../index/semantic/semantic-index.js';
+import { type SeedFile, type SemanticRecords, semanticBudgetBytes } from '../index/semantic/semantic-index.js';
 import type { LanguageTable } from '../index/syntax/languages.js';
 import { TreePrebuild } from '../structural/tree-prebuild.js';
 import type { BufferOverlay } from '../workspace/overlay.js';
@@ -197,6 +197,41 @@ export class WorkspaceEngine {
       fileHashes: this.workspace.files().map((file) => this.workspace.hashOf(file)!),
       modelId: this.semantic?.index.modelId,
     };
+  }
+
+  /**
+   * What a team join asks the store with: the model, its vectors' size, the Merkle root and every
+   * file's hash, and whether the semantic index would take anything (it holds nothing yet);
+   * undefined when semantic search is off. No index is built for it.
+   */
+  async joinInput(): Promise<
+    { modelId: string; dimensions: number; merkleRoot: string; files: Array<{ path: string; fileHash: string }>; seedable: boolean } | undefined
+  > {
+    await this.workspace.whenReady();
+    await this.workspace.settle();
+    const configured = this.semantic;
+    if (!configured) return undefined;
+    return {
+      seedable: configured.index.seedable,
+      modelId: configured.index.modelId,
+      dimensions: configured.index.dimensions,
+      merkleRoot: this.workspace.rootHash(),
+      files: this.workspace.files().map((file) => ({ path: file, fileHash: this.workspace.hashOf(file)! })),
+    };
+  }
+
+  /**
+   * Seeds the semantic index, when it holds nothing yet, with files' chunks and vectors from a team
+   * store (`from` names it), then starts its first build in the background: it embeds only the
+   * files the store did not give. Meanwhile the index answers from what it was given. Answers what
+   * was taken (nothing when the index already held something: `alreadyIndexed`).
+   */
+  seedSemantic(files: readonly SeedFile[], from: string): { files: number; chunks: number; alreadyIndexed: boolean } {
+    const configured = this.semantic;
+    if (!configured) return { files: 0, chunks: 0, alreadyIndexed: false };
+    const taken = configured.index.seed(files, from);
+    void this.ready('semantic').catch((error: unknown) => log.warn(`semantic index of ${this.workspace.root}: ${errorMessage(error)}`));
+    return taken;
   }
 
   /** Why semantic search is off, when it is. */

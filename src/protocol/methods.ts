@@ -11,6 +11,7 @@ export const Methods = {
   exportIndex: 'fathom/exportIndex',
   teamPush: 'fathom/teamPush',
   teamStatus: 'fathom/teamStatus',
+  teamJoin: 'fathom/teamJoin',
   modelUse: 'fathom/modelUse',
   modelPull: 'fathom/modelPull',
   debugLaunch: 'fathom/debugLaunch',
@@ -113,6 +114,8 @@ export interface WorkspaceStatus {
           /** The store saved in the cache folder: none, loaded, or refused (why) and rebuilt from the embedding cache. */
           /** unopened: a saved store not read yet (status never loads it; files and chunks are then 0). */
           store: { loaded: 'none' | 'valid' | 'rebuilt' | 'unopened'; reason?: string };
+          /** What a team store gave the index before its first build (fathom/teamJoin): the store, files and chunks, when. */
+          seeded?: { from: string; files: number; chunks: number; at: string };
         };
   };
   watcher: { state: 'watching' | 'degraded' | 'off'; folders: number; problem?: string };
@@ -536,7 +539,7 @@ export interface ModelPullResult {
   dir: string;
 }
 
-/** Where the team store is and which key masks paths for it (fathom/teamPush, fathom/teamStatus). */
+/** Where the team store is and which key masks paths for it (fathom/teamPush, fathom/teamStatus, fathom/teamJoin). */
 export interface TeamStoreParams {
   root: string;
   /** A libpq connection string (keyword/value or postgresql:// URI): the CLI's FATHOM_TEAM_URL. */
@@ -591,6 +594,28 @@ export interface TeamStatusResult {
   held: { files: number; distinctFiles: number; chunks: number };
   /** The team's snapshots of the model nearest to the workspace's tree, nearest first (at most 5). */
   nearest: TeamSnapshot[];
+  /** What this daemon's semantic index of the workspace took from a team store (fathom/teamJoin), or null. */
+  seeded: { from: string; files: number; chunks: number; at: string } | null;
+}
+
+export interface TeamJoinResult {
+  root: string;
+  store: string;
+  teamKeyId: string;
+  modelId: string;
+  /** The team's snapshot nearest to the workspace's tree (records are by content: any clone's serve). */
+  nearest: TeamSnapshot | null;
+  /** Distinct file contents the workspace holds, and how many of them the store gave (records and every vector). */
+  distinctFiles: number;
+  fetchedFiles: number;
+  /** Paths and chunks the semantic index took (0 when it already held an index: a join only fills an empty one). */
+  seeded: { files: number; chunks: number };
+  /** Whether the semantic index held something already (then nothing was taken). */
+  alreadyIndexed: boolean;
+  /** Bytes of vectors received. */
+  vectorBytes: number;
+  /** The join's own time: asking the store and seeding the index (not the file set's first build). */
+  ms: number;
 }
 
 export interface ExportIndexParams {

@@ -5,7 +5,10 @@
 // Versions (one line per migration):
 //   1  the content-addressed tables (embeddings, files, file_chunks, file_paths), snapshots, and
 //      the member's functions
+//   2  file_vectors planned per call (EXECUTE … USING): a join's reads pruned to the team's
+//      partition (Django's vectors: 2.5 s → 0.1-0.16 s on the server)
 import { sql as store } from './migrations/001-store.js';
+import { sql as plannedVectors } from './migrations/002-planned-vectors.js';
 
 export interface Migration {
   version: number;
@@ -13,7 +16,10 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: readonly Migration[] = [{ version: 1, name: 'store', sql: store }];
+export const migrations: readonly Migration[] = [
+  { version: 1, name: 'store', sql: store },
+  { version: 2, name: 'planned-vectors', sql: plannedVectors },
+];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;
 

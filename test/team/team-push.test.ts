@@ -8,14 +8,18 @@
 // of records is being written) leaves the store consistent, and the next push completes it. A store
 // that is down or stopped (SIGSTOP) is a clear TeamStore error, within the connect time limit, and
 // the daemon goes on answering; a key file others may read is refused; a password never shows up
-// in an answer or the daemon's log. `fathom team init|push|status` from the CLI.
+// in an answer or the daemon's log. `fathom team init|push|status` from the CLI. A third clone on
+// another daemon (its own caches: a teammate's machine) joins: its semantic index is filled from the
+// store with the files it holds, answers at once, never shows a file only the others hold, and
+// embeds only its own changes; `fathom index` joins first when a store is configured.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ErrorCodes } from '../../src/protocol/errors.js';
-import type { GrepResult, TeamPushResult, TeamStatusResult } from '../../src/protocol/methods.js';
+import type { CodeSearchResult, GrepResult, StatusResult, TeamJoinResult, TeamPushResult, TeamStatusResult } from '../../src/protocol/methods.js';
+import { schemaVersion } from '../../src/team/migrations.js';
 import { initStore } from '../../src/team/schema.js';
 import { hammingDistance } from '../../src/team/simhash.js';
 import { TeamStore } from '../../src/team/team-store.js';
@@ -325,6 +329,77 @@ describe('team push and status over the protocol', { skip }, () => {
     assert.match(noUrl.error?.message ?? '', /params\.url/);
   });
 
+  test("a third clone joins on its own daemon: the store's files first, only its own changes embedded, nothing it does not hold", async () => {
+    const third = searchFixtureRepo('fathom-join-c-');
+    fs.appendFileSync(path.join(third, 'src/net/retry.go'), '\n// a retry budget shared by every request of one client\nfunc retryBudget() int { return 7 }\n');
+    fs.rmSync(path.join(third, 'src/storage/cache.rs'));
+    fs.writeFileSync(
+      path.join(third, 'src/auth/audit_trail.ts'),
+      'export function recordFailedLogins(attempts: string[]): number {\n  // every failed login attempt is appended to the audit trail\n  return attempts.length;\n}\n',
+    );
+    const teammate = spawnStdioDaemon();
+    try {
+      const joined = await teammate.client.result<TeamJoinResult>('fathom/teamJoin', { root: third, url, keyFile: key });
+      const files = (await teammate.client.result<{ files: string[] }>('fathom/files', { root: third })).files;
+      assert.equal(joined.alreadyIndexed, false);
+      assert.equal(joined.seeded.files, files.length - 2, `every file but the changed and the added one: ${JSON.stringify(joined)}`);
+      assert.ok(joined.seeded.chunks > 0 && joined.vectorBytes > 0);
+      assert.ok(joined.nearest !== null && joined.nearest.distance < 32, 'a pushed clone is near');
+      // The first answer in words comes from what the store gave (the local build runs behind it).
+      const first = await teammate.client.result<CodeSearchResult>('fathom/codeSearch', {
+        root: third,
+        query: 'least recently used entry evicted when the cache is full',
+        mode: 'semantic',
+        maxResults: 20,
+      });
+      assert.ok(first.hits.length > 0, 'answered from the store');
+      assert.ok(!first.hits.some((hit) => hit.path === 'src/storage/cache.rs'), 'a file only the other clones hold never appears');
+      const status = await teammate.client.result<StatusResult>('fathom/status', { root: third });
+      const semantic = status.workspaces[0]!.search!.semantic;
+      assert.ok(semantic.state !== 'off' && semantic.seeded?.files === joined.seeded.files, JSON.stringify(semantic));
+      const team = await teammate.client.result<TeamStatusResult>('fathom/teamStatus', { root: third, url, keyFile: key });
+      assert.deepEqual(team.seeded, semantic.seeded, 'team status says what came from the store');
+      // The local build embeds only what the store did not give: the changed file and the added one.
+      // (its first build, started by the join, in the background: waited for here, no other sync asked)
+      const semanticNow = async () => (await teammate.client.result<StatusResult>('fathom/status', { root: third })).workspaces[0]!.search!.semantic;
+      let after = await semanticNow();
+      for (let attempt = 0; attempt < 600 && after.state !== 'ready'; attempt++) {
+        await sleep(50);
+        after = await semanticNow();
+      }
+      assert.ok(after.state === 'ready' && after.lastSync !== null, JSON.stringify(after));
+      assert.equal(after.lastSync.files, 2, `synced ${JSON.stringify(after.lastSync)}`);
+      assert.ok(after.lastSync.embedded > 0, 'the new chunks were embedded here');
+      assert.equal(after.files, files.length);
+      const local = await teammate.client.result<CodeSearchResult>('fathom/codeSearch', {
+        root: third,
+        query: 'failed login attempts appended to the audit trail',
+        mode: 'semantic',
+        maxResults: 3,
+      });
+      assert.equal(local.hits[0]?.path, 'src/auth/audit_trail.ts');
+      const again = await teammate.client.result<TeamJoinResult>('fathom/teamJoin', { root: third, url, keyFile: key });
+      assert.deepEqual([again.alreadyIndexed, again.fetchedFiles, again.seeded.files], [true, 0, 0], 'an index that holds vectors takes nothing');
+    } finally {
+      teammate.child.kill();
+    }
+  });
+
+  test('fathom index joins the store first when one is configured; a store that is down leaves indexing here', async () => {
+    const fourth = searchFixtureRepo('fathom-join-d-');
+    const env = { FATHOM_CACHE_DIR: tempDir('fathom-cache-'), FATHOM_TEAM_URL: url, FATHOM_TEAM_KEY: key };
+    const index = spawnCli(['index', fourth, '--no-daemon'], env);
+    assert.equal(await index.exited, 0, index.stderr());
+    assert.match(index.stderr(), /: \d+ files \(\d+ chunks\) from alice@\S+ \(/);
+    const down = spawnCli(['index', searchFixtureRepo('fathom-join-e-'), '--no-daemon'], {
+      ...env,
+      FATHOM_CACHE_DIR: tempDir('fathom-cache-'),
+      FATHOM_TEAM_URL: 'host=/nonexistent dbname=x',
+    });
+    assert.equal(await down.exited, 0, down.stderr());
+    assert.match(down.stderr(), /the team store gave nothing \(.*\); indexing here/);
+  });
+
   test('fathom team init, push and status from the CLI', async () => {
     const cache = tempDir('fathom-cache-');
     const env = { FATHOM_CACHE_DIR: cache, FATHOM_TEAM_URL: cluster.conninfo('team_owner', 'fathom'), FATHOM_TEAM_KEY: key };
@@ -332,7 +407,7 @@ describe('team push and status over the protocol', { skip }, () => {
     let out = '';
     init.child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     assert.equal(await init.exited, 0, init.stderr());
-    assert.match(out, /schema version 1 \(already current\); member role fathom_member granted to alice/);
+    assert.match(out, new RegExp(`schema version ${schemaVersion} \\(already current\\); member role fathom_member granted to alice`));
     const memberEnv = { ...env, FATHOM_TEAM_URL: url };
     const status = spawnCli(['team', 'status', first, '--json', '--no-daemon'], memberEnv);
     let json = '';

@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { initStore } from '../../src/team/schema.js';
-import { schemaVersion } from '../../src/team/migrations.js';
+import { migrations, schemaVersion } from '../../src/team/migrations.js';
 import { TeamStore, type FileRecord } from '../../src/team/team-store.js';
 import { passwordFromFile } from '../../src/team/connection.js';
 import { hammingDistance, leafSimhash } from '../../src/team/simhash.js';
@@ -69,11 +69,17 @@ describe('team store: schema, privileges and proofs', { skip }, () => {
 
   test('init applies the migrations in one transaction, records the version, and a second init changes nothing', async () => {
     const first = await initStore({ conninfo: owner, grant: ['alice'] });
-    assert.deepEqual([first.from, first.version, first.applied.map((entry) => entry.version)], [0, schemaVersion, [1]]);
+    assert.deepEqual(
+      [first.from, first.version, first.applied.map((entry) => entry.version)],
+      [0, schemaVersion, migrations.map((migration) => migration.version)],
+    );
     const second = await initStore({ conninfo: owner, grant: ['alice'] });
     assert.deepEqual([second.from, second.applied], [schemaVersion, []]);
     const versions = await cluster.sql('SELECT version, name, applied_by FROM fathom.schema_version ORDER BY version', [], 'fathom');
-    assert.deepEqual(versions.rows, [{ version: 1, name: 'store', applied_by: 'team_owner' }]);
+    assert.deepEqual(
+      versions.rows,
+      migrations.map((migration) => ({ version: migration.version, name: migration.name, applied_by: 'team_owner' })),
+    );
     const tables = await cluster.sql("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'fathom'", [], 'fathom');
     assert.equal(tables.rows[0].n, 1 + 1 + 4 * 9, 'schema_version, snapshots, four partitioned tables of 8 partitions each');
   });

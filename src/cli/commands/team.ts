@@ -1,11 +1,13 @@
-// `fathom team init|push|status`: the team store. init runs here with the owner's connection;
-// push and status ask the daemon (which holds the workspace's vectors and records).
+// `fathom team init|push|status|join`: the team store. init runs here with the owner's connection;
+// push, status and join ask the daemon (which holds the workspace's vectors and records).
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Methods, type TeamPushResult, type TeamStatusResult } from '../../protocol/methods.js';
+import { Methods, type TeamJoinResult, type TeamPushResult, type TeamStatusResult } from '../../protocol/methods.js';
 import { humanBytes } from '../answer-lines.js';
 import { noMoreArguments, print, request, withClient } from '../client.js';
 import { clientOptions, type Command } from '../command.js';
+import { joinLine } from '../answer-lines.js';
+import { teamSetting, teamStoreParams } from '../team-settings.js';
 import { UsageError } from '../usage-error.js';
 import { implicitRoot } from '../workspace-root.js';
 
@@ -15,26 +17,17 @@ const options = {
   grant: { type: 'string', multiple: true },
 } as const;
 
-/** A team-store setting from the environment, or a usage error saying what it is. */
-function teamSetting(name: 'FATHOM_TEAM_URL' | 'FATHOM_TEAM_KEY'): string {
-  const value = process.env[name];
-  if (value === undefined || value === '')
-    throw new UsageError(
-      name === 'FATHOM_TEAM_URL'
-        ? 'set FATHOM_TEAM_URL to the team store (a libpq connection string: "host=… dbname=… user=…" or postgresql://user@host/db; the password from ~/.pgpass or PGPASSWORD)'
-        : 'set FATHOM_TEAM_KEY to the team key file (at least 16 bytes, hex or raw, mode 0600)',
-    );
-  return value;
-}
-
 export const command: Command = {
   usage: `  team init [--member-role NAME] [--grant ROLE]...
                                       create or migrate the team store's schema and its member
                                       role (FATHOM_TEAM_URL: the owner's connection)
-  team push [PATH] | team status [PATH]
+  team push [PATH] | team status [PATH] | team join [PATH]
                                       upload what the team store lacks of the workspace's vectors
-                                      and records (paths masked under FATHOM_TEAM_KEY, no text), or
-                                      say what it holds for the workspace and the nearest snapshot
+                                      and records (paths masked under FATHOM_TEAM_KEY, no text),
+                                      say what it holds for the workspace and the nearest snapshot,
+                                      or fill an unindexed workspace's semantic index from it (the
+                                      rest is embedded here; fathom index joins first when both
+                                      FATHOM_TEAM_URL and FATHOM_TEAM_KEY are set)
                                       (FATHOM_TEAM_URL: a libpq connection string, the password
                                       from ~/.pgpass or PGPASSWORD; FATHOM_TEAM_KEY: the key file)`,
   async run(_name, args) {
@@ -42,7 +35,8 @@ export const command: Command = {
     const [sub, target, ...extra] = positionals;
     noMoreArguments(extra);
     const json = values.json === true;
-    if (sub !== 'init' && sub !== 'push' && sub !== 'status') throw new UsageError('team needs init, push [PATH] or status [PATH]');
+    if (sub !== 'init' && sub !== 'push' && sub !== 'status' && sub !== 'join')
+      throw new UsageError('team needs init, push [PATH], status [PATH] or join [PATH]');
     if (sub !== 'init' && (values['member-role'] !== undefined || values.grant !== undefined))
       throw new UsageError('--member-role and --grant are for team init');
     const url = teamSetting('FATHOM_TEAM_URL');
@@ -63,10 +57,13 @@ export const command: Command = {
       );
       return 0;
     }
-    const keyFile = path.resolve(teamSetting('FATHOM_TEAM_KEY'));
-    const root = target ? path.resolve(target) : implicitRoot(process.cwd());
-    const params = { root, url, keyFile, ...(password ? { password } : {}) };
+    const params = teamStoreParams(target ? path.resolve(target) : implicitRoot(process.cwd()));
     await withClient(values, async ({ connection }) => {
+      if (sub === 'join') {
+        const result = await request<TeamJoinResult>(connection, Methods.teamJoin, params, true);
+        print(json ? result : joinLine(result));
+        return;
+      }
       if (sub === 'push') {
         const result = await request<TeamPushResult>(connection, Methods.teamPush, params, true);
         print(
@@ -86,6 +83,9 @@ export const command: Command = {
           nearest
             ? `  nearest snapshot: #${nearest.id} of ${nearest.createdAt}, ${nearest.fileCount} files, ${nearest.distance} bits from this tree${nearest.sameTree ? ' (this very tree)' : ''}`
             : '  no snapshot of this model yet: fathom team push',
+          ...(result.seeded
+            ? [`  ${result.seeded.files} files (${result.seeded.chunks} chunks) of its semantic index came from ${result.seeded.from} at ${result.seeded.at}`]
+            : []),
         ].join('\n'),
       );
     });

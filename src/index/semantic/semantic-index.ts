@@ -93,6 +93,15 @@ export interface SemanticStatus {
   lastSync: { at: string; files: number; embedded: number; cached: number; repaired: number; ms: number } | null;
   /** The saved store: none, loaded, refused (why) and rebuilt from the embedding cache, or not opened yet (files and chunks then 0: the first use loads it). */
   store: { loaded: 'none' | 'valid' | 'rebuilt' | 'unopened'; reason?: string };
+  /** What a team store gave the index before its first build (`seed`), and when; absent when nothing came from one. */
+  seeded?: { from: string; files: number; chunks: number; at: string };
+}
+
+/** A file's chunks with their vectors, from elsewhere than this index's model (a team store): `seed`. */
+export interface SeedFile {
+  file: string;
+  fileHash: string;
+  chunks: NewChunk[];
 }
 
 /** What a sync did: files to do and done, chunks embedded and taken from the cache, cached vectors that failed their check. */
@@ -143,6 +152,7 @@ export class SemanticIndex {
   private unsavedFiles = 0;
   private unsavedSince = 0;
   private loaded: SemanticStatus['store'] = { loaded: 'unopened' };
+  private seeded: SemanticStatus['seeded'];
 
   constructor(
     private readonly source: SemanticSource,
@@ -188,7 +198,39 @@ export class SemanticIndex {
    */
   get loadedStore(): boolean {
     void this.store;
-    return this.loaded.loaded === 'valid';
+    return this.loaded.loaded === 'valid' || this.seeded !== undefined;
+  }
+
+  /** Whether `seed` would take anything: the index was never built and holds nothing (no saved store). Opens the store. */
+  get seedable(): boolean {
+    return !(this.built || this.building || this.disposed || this.store.size > 0);
+  }
+
+  /**
+   * Fills an index that holds nothing yet (never built, no saved store) with files' chunks and
+   * vectors made elsewhere (a team store's, for the same model): only files whose hash is the file
+   * set's now, only vectors of this model's size with finite numbers. The vectors go to the
+   * embedding cache, so the first sync (ensureBuilt, which follows) finds these files up to date
+   * and embeds only the others; meanwhile the index answers (`loadedStore`) from what it was given.
+   * Answers the files and chunks taken (none when the index already holds something: `alreadyIndexed`).
+   */
+  seed(files: readonly SeedFile[], from: string): { files: number; chunks: number; alreadyIndexed: boolean } {
+    if (!this.seedable) return { files: 0, chunks: 0, alreadyIndexed: true };
+    const taken = files.filter(
+      ({ file, fileHash, chunks }) =>
+        this.source.hashOf(file) === fileHash &&
+        chunks.every((chunk) => chunk.vector.length === this.cache.dimensions && chunk.vector.every((value) => Number.isFinite(value))),
+    );
+    const vectors = new Map<string, Float32Array>();
+    for (const { chunks } of taken) for (const chunk of chunks) vectors.set(chunk.textHash, chunk.vector);
+    this.cache.putAll([...vectors].map(([key, vector]) => ({ key, vector })));
+    this.store.replaceFiles(taken);
+    for (let count = 0; count < taken.length; count++) this.markUnsaved();
+    const chunks = taken.reduce((sum, { chunks }) => sum + chunks.length, 0);
+    this.seeded = { from, files: taken.length, chunks, at: new Date().toISOString() };
+    if (taken.length > 0) this.save();
+    log.info(`semantic index of ${this.source.root}: ${taken.length} files (${chunks} chunks) from ${from}`);
+    return { files: taken.length, chunks, alreadyIndexed: false };
   }
 
   get state(): SemanticState {
@@ -414,6 +456,11 @@ export class SemanticIndex {
       .slice(0, k);
   }
 
+  /** The size of the model's vectors. */
+  get dimensions(): number {
+    return this.cache.dimensions;
+  }
+
   /** The model's id (its embedding cache's name). */
   get modelId(): string {
     return this.embedder.modelId;
@@ -448,6 +495,7 @@ export class SemanticIndex {
       oldestPendingMs: this.pending.size > 0 ? Date.now() - oldest : 0,
       lastSync: this.lastSync,
       store: this.loaded,
+      ...(this.seeded ? { seeded: this.seeded } : {}),
     };
   }
 
