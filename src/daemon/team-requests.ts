@@ -44,36 +44,66 @@ function storeParams(params: Params): { connection: TeamConnectionOptions; mask:
   };
 }
 
+/** What a team request works with once its store is open and its workspace's file set is built. */
+interface StoreSession {
+  workspace: Workspace;
+  engine: WorkspaceEngine;
+  store: TeamStore;
+  mask: PathMask;
+  /** Starts the request's progress (`$/progress` on its token, when it has one). */
+  begin: (title: string) => void;
+  /** A progress report, at most every 100 ms; `fraction` of the whole. */
+  report: (message: string, fraction: number) => void;
+}
+
 export class TeamRequests {
   constructor(private readonly context: TeamRequestContext) {}
 
-  async push(raw: unknown, token: CancellationToken): Promise<TeamPushResult> {
-    const params = paramsObject(Methods.teamPush, raw);
+  /**
+   * Reads the store's params, opens it (so a store that is down, slow or of another version is
+   * answered before any index work), waits for the workspace's file set, runs `work`, then ends
+   * its progress and closes the store, whatever happened.
+   */
+  private async withStore<R>(method: string, raw: unknown, token: CancellationToken, work: (session: StoreSession) => Promise<R>): Promise<R> {
+    const params = paramsObject(method, raw);
     const { connection, mask } = storeParams(params);
     const workspace = this.context.workspaceFor(params);
     const progressToken = optionalProgressToken(params, 'workDoneToken');
     const store = await TeamStore.open(connection);
     const send = progressToken === undefined ? undefined : (value: ProgressValue): void => this.context.sendProgress(progressToken, value);
     let begun = false;
+    let last = 0;
     try {
       await this.context.ready(workspace, token, progressToken);
-      const engine = this.context.engine(workspace);
-      send?.({ kind: 'begin', title: `Pushing ${workspace.root} to ${store.description}`, cancellable: true, percentage: 0 });
-      begun = true;
-      let last = 0;
-      const report = (message: string, fraction: number): void => {
-        if (!send || performance.now() - last < 100) return;
-        last = performance.now();
-        send({ kind: 'report', message, percentage: Math.floor(100 * fraction) });
-      };
-      const input = await engine.semanticRecords(token, (done, total, message) => report(`embedding: ${message}`, (0.5 * done) / Math.max(1, total)));
-      if (!input) throw new FathomError('invalidParams', `semantic search is off for ${workspace.root} (${engine.semanticOffReason()}): nothing to push`);
-      const summary = await pushToStore(store, mask, input, { onProgress: (message, fraction) => report(message, 0.5 + fraction / 2) });
-      return { root: workspace.root, ...summary };
+      return await work({
+        workspace,
+        engine: this.context.engine(workspace),
+        store,
+        mask,
+        begin: (title) => {
+          send?.({ kind: 'begin', title, cancellable: true, percentage: 0 });
+          begun = true;
+        },
+        report: (message, fraction) => {
+          if (!send || !begun || performance.now() - last < 100) return;
+          last = performance.now();
+          send({ kind: 'report', message, percentage: Math.floor(100 * fraction) });
+        },
+      });
     } finally {
       if (begun) send?.({ kind: 'end' });
       await store.close();
     }
+  }
+
+  push(raw: unknown, token: CancellationToken): Promise<TeamPushResult> {
+    return this.withStore(Methods.teamPush, raw, token, async ({ workspace, engine, store, mask, begin, report }) => {
+      begin(`Pushing ${workspace.root} to ${store.description}`);
+      const input = await engine.semanticRecords(token, (done, total, message) => report(`embedding: ${message}`, (0.5 * done) / Math.max(1, total)));
+      if (!input) throw new FathomError('invalidParams', `semantic search is off for ${workspace.root} (${engine.semanticOffReason()}): nothing to push`);
+      const summary = await pushToStore(store, mask, input, { onProgress: (message, fraction) => report(message, 0.5 + fraction / 2) });
+      return { root: workspace.root, ...summary };
+    });
   }
 
   /**
@@ -81,79 +111,38 @@ export class TeamRequests {
    * and vectors of the files it holds; the files the store lacks are embedded in the background.
    * Answers what came (the index answers from it at once).
    */
-  async join(raw: unknown, token: CancellationToken): Promise<TeamJoinResult> {
-    const params = paramsObject(Methods.teamJoin, raw);
-    const { connection, mask } = storeParams(params);
-    const workspace = this.context.workspaceFor(params);
-    const progressToken = optionalProgressToken(params, 'workDoneToken');
-    const store = await TeamStore.open(connection);
-    const send = progressToken === undefined ? undefined : (value: ProgressValue): void => this.context.sendProgress(progressToken, value);
-    let begun = false;
-    try {
-      await this.context.ready(workspace, token, progressToken);
-      const engine = this.context.engine(workspace);
+  join(raw: unknown, token: CancellationToken): Promise<TeamJoinResult> {
+    return this.withStore(Methods.teamJoin, raw, token, async ({ workspace, engine, store, mask, begin, report }) => {
       const input = await engine.joinInput();
       // Timed from here: the store's part (the file set's first build, before, is the workspace's).
       const started = performance.now();
-      if (!input)
-        throw new FathomError(
-          'invalidParams',
-          `semantic search is off for ${workspace.root} (${engine.semanticOffReason()}): the store keeps vectors by model`,
-        );
+      if (!input) throw semanticOff(workspace, engine);
       const answer = { root: workspace.root, store: store.description, teamKeyId: mask.keyId, modelId: input.modelId };
       // An index that holds something already takes nothing: nothing is fetched for it.
-      if (!input.seedable)
-        return {
-          ...answer,
-          nearest: null,
-          distinctFiles: 0,
-          fetchedFiles: 0,
-          seeded: { files: 0, chunks: 0 },
-          alreadyIndexed: true,
-          vectorBytes: 0,
-          ms: Math.round(performance.now() - started),
-        };
-      send?.({ kind: 'begin', title: `Fetching ${workspace.root}'s vectors from ${store.description}`, cancellable: true, percentage: 0 });
-      begun = true;
-      const fetched = await fetchForJoin(store, mask, input, (done, total) =>
-        send?.({ kind: 'report', message: `${done}/${total} files asked`, percentage: Math.floor((100 * done) / Math.max(1, total)) }),
-      );
+      if (!input.seedable) {
+        const nothing = { nearest: null, distinctFiles: 0, fetchedFiles: 0, seeded: { files: 0, chunks: 0 }, vectorBytes: 0 };
+        return { ...answer, ...nothing, alreadyIndexed: true, ms: Math.round(performance.now() - started) };
+      }
+      begin(`Fetching ${workspace.root}'s vectors from ${store.description}`);
+      const fetched = await fetchForJoin(store, mask, input, (done, total) => report(`${done}/${total} files asked`, done / Math.max(1, total)));
       if (token.isCancellationRequested) throw new FathomError('cancelled', 'the join was cancelled');
       const { alreadyIndexed, ...seeded } = engine.seedSemantic(fetched.files, `team store ${store.description}`);
-      return {
-        ...answer,
-        nearest: fetched.nearest ?? null,
-        distinctFiles: fetched.distinctFiles,
-        fetchedFiles: fetched.fetchedFiles,
-        seeded,
-        alreadyIndexed,
-        vectorBytes: fetched.vectorBytes,
-        ms: Math.round(performance.now() - started),
-      };
-    } finally {
-      if (begun) send?.({ kind: 'end' });
-      await store.close();
-    }
+      const { distinctFiles, fetchedFiles, vectorBytes } = fetched;
+      const ms = Math.round(performance.now() - started);
+      return { ...answer, nearest: fetched.nearest ?? null, distinctFiles, fetchedFiles, seeded, alreadyIndexed, vectorBytes, ms };
+    });
   }
 
-  async status(raw: unknown, token: CancellationToken): Promise<TeamStatusResult> {
-    const params = paramsObject(Methods.teamStatus, raw);
-    const { connection, mask } = storeParams(params);
-    const workspace = this.context.workspaceFor(params);
-    const store = await TeamStore.open(connection);
-    try {
-      await this.context.ready(workspace, token, optionalProgressToken(params, 'workDoneToken'));
-      const engine = this.context.engine(workspace);
+  status(raw: unknown, token: CancellationToken): Promise<TeamStatusResult> {
+    return this.withStore(Methods.teamStatus, raw, token, async ({ workspace, engine, store, mask }) => {
       const tree = await engine.treeFacts();
-      if (tree.modelId === undefined)
-        throw new FathomError(
-          'invalidParams',
-          `semantic search is off for ${workspace.root} (${engine.semanticOffReason()}): the store keeps vectors by model`,
-        );
+      if (tree.modelId === undefined) throw semanticOff(workspace, engine);
       const seeded = engine.semantic?.index.status().seeded ?? null;
       return { root: workspace.root, ...(await teamStatus(store, mask, { ...tree, modelId: tree.modelId })), seeded };
-    } finally {
-      await store.close();
-    }
+    });
   }
+}
+
+function semanticOff(workspace: Workspace, engine: WorkspaceEngine): FathomError {
+  return new FathomError('invalidParams', `semantic search is off for ${workspace.root} (${engine.semanticOffReason()}): the store keeps vectors by model`);
 }
