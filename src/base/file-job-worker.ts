@@ -1,8 +1,8 @@
 // The message loop of a worker thread that answers jobs about one file each (the chunk, chunk
 // terms and syntax pass workers): the file is read (unless the job brings its bytes), the worker's
 // own function answers, and an error becomes the job's answer (its message and errno code). After
-// a WebAssembly trap the worker answers and exits, so that a grammar that crashed cannot poison
-// later files (the pool starts a fresh worker); after a file over `retireAfterBytes` (default 2 MB)
+// a WebAssembly trap the worker answers (code 'trap', retiring) and exits, so that a grammar that
+// crashed cannot poison later files (the pool starts a fresh worker); after a file over `retireAfterBytes` (default 2 MB)
 // it asks to retire: WebAssembly memory only grows, and a parser's heap stays at its peak.
 import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
@@ -36,6 +36,9 @@ export function serveFileJobs<Job extends FileJob>(
         reply = { id: job.id, error: error instanceof Error ? error.message : String(error), ...(code ? { code } : {}) };
       }
       if (size > retireAfterBytes) reply.retire = true;
+      // A trap is said as such (code 'trap': the pool may run the job again elsewhere) and this
+      // worker takes no other job (it exits).
+      if (trapped) Object.assign(reply, { code: 'trap', retire: true });
       parentPort!.postMessage(reply);
       if (trapped) process.exit(1);
     })();

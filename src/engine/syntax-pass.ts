@@ -76,15 +76,18 @@ export class SyntaxPassPool {
 
   /**
    * One file's pass; `totals` counts what the worker did. A worker that dies or throws under the
-   * job (not the worker's own answer that the file cannot be read or parsed) is replaced and the
-   * job run once more on a fresh one: a lost worker must not leave a file out of an index that
-   * then says it is complete.
+   * job, or traps in it (a WebAssembly trap: its parser's memory may have been spoiled by an
+   * earlier file), is replaced and the job run once more elsewhere: a lost worker must not leave a
+   * file out of an index that then says it is complete. (Not the worker's own answer that the file
+   * cannot be read or parsed; and once only: a file that traps every parser is left out, said.)
    */
   async run(job: Omit<SyntaxPassJob, 'id'>, totals: PassTotals): Promise<PassProducts> {
-    const reply = await this.pool.run(job).catch((error: unknown) => {
-      log.warn(`syntax pass of ${job.path}: ${(error as Error).message}; once more on a fresh worker`);
+    const again = (why: string): Promise<SyntaxPassReply> => {
+      log.warn(`syntax pass of ${job.path}: ${why}; once more on a fresh worker`);
       return this.pool.run(job);
-    });
+    };
+    let reply = await this.pool.run(job).catch((error: unknown) => again((error as Error).message));
+    if ('error' in reply && reply.code === 'trap') reply = await again(`a WebAssembly trap (${reply.error})`);
     if ('error' in reply) throw new SyntaxPassError(reply.error, reply.code);
     count(totals, reply.counts);
     if (reply.products.tree?.stored) this.onStored?.(reply.products.tree.stored);

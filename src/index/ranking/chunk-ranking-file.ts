@@ -42,7 +42,7 @@ import zlib from 'node:zlib';
 import { Packr } from 'msgpackr';
 import { breathe } from '../../base/event-loop.js';
 import { isVanished } from '../../base/errors.js';
-import { readExactly, syncFolder, writeAll } from '../../base/positioned-io.js';
+import { readExactly, SequentialWriter, syncFolder, writeAll } from '../../base/positioned-io.js';
 import { readTrailingMeta, trailingMetaHeader, trailingMetaHeaderBytes as headerBytes } from '../../base/trailing-meta.js';
 import { bytesOf, typedCopy } from '../../base/typed-bytes.js';
 import { fieldCount } from './chunk-fields.js';
@@ -306,7 +306,8 @@ export async function writeRankingFile(file: string, tables: RankingTables, term
   const temporary = path.join(folder, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
   const fd = fs.openSync(temporary, 'w', 0o600);
   try {
-    let position = headerBytes;
+    // Posting lists and blocks go out in order, gathered (a term of one chunk is 4 bytes).
+    const out = new SequentialWriter(fd, headerBytes);
     const blockFirst: string[] = [];
     const blockOffsets: number[] = [];
     const blockBytes: number[] = [];
@@ -328,11 +329,10 @@ export async function writeRankingFile(file: string, tables: RankingTables, term
         block.writeUInt32LE(term.crc, at + 12);
         at += 16;
       }
-      writeAll(fd, block, position);
-      blockOffsets.push(position);
+      blockOffsets.push(out.position);
+      out.write(block);
       blockBytes.push(size);
       blockCrcs.push(zlib.crc32(block) >>> 0);
-      position += size;
       pending = [];
     };
     let last = performance.now();
@@ -344,9 +344,8 @@ export async function writeRankingFile(file: string, tables: RankingTables, term
       if (name.length > 0xffff) throw new Error('a term longer than 65,535 bytes');
       const bytes = bytesOf(term.list);
       if (pending.length === 0) blockFirst.push(term.name);
-      writeAll(fd, bytes, position);
-      pending.push({ name, offset: position, words: term.list.length, crc: zlib.crc32(bytes) >>> 0 });
-      position += bytes.length;
+      pending.push({ name, offset: out.position, words: term.list.length, crc: zlib.crc32(bytes) >>> 0 });
+      out.write(bytes);
       postingWords += term.list.length;
       count++;
       if (pending.length === termsPerBlock) endBlock();
@@ -374,9 +373,11 @@ export async function writeRankingFile(file: string, tables: RankingTables, term
       blockCrcs: bytesOf(Uint32Array.from(blockCrcs)),
     };
     const metaBytes = packr.pack(meta);
-    writeAll(fd, metaBytes, position);
+    const metaAt = out.position;
+    out.write(metaBytes);
+    out.flush();
     fs.fsyncSync(fd);
-    writeAll(fd, trailingMetaHeader(magic, rankingFileVersion, position, metaBytes), 0);
+    writeAll(fd, trailingMetaHeader(magic, rankingFileVersion, metaAt, metaBytes), 0);
     fs.fsyncSync(fd);
     fs.closeSync(fd);
     fs.renameSync(temporary, file);

@@ -208,16 +208,18 @@ export class SemanticIndex {
 
   /**
    * Fills an index that holds nothing yet (never built, no saved store) with files' chunks and
-   * vectors made elsewhere (a team store's, for the same model): only files whose hash is the file
-   * set's now, only vectors of this model's size with finite numbers. The vectors go to the
+   * vectors made elsewhere (a team store's, for the same model): only files it embeds (`accepts`)
+   * whose hash is the file set's now, only vectors of this model's size with finite numbers. The vectors go to the
    * embedding cache, so the first sync (ensureBuilt, which follows) finds these files up to date
    * and embeds only the others; meanwhile the index answers (`loadedStore`) from what it was given.
    * Answers the files and chunks taken (none when the index already holds something: `alreadyIndexed`).
    */
   seed(files: readonly SeedFile[], from: string): { files: number; chunks: number; alreadyIndexed: boolean } {
     if (!this.seedable) return { files: 0, chunks: 0, alreadyIndexed: true };
+    const accepts = this.options.accepts ?? (() => true);
     const taken = files.filter(
       ({ file, fileHash, chunks }) =>
+        accepts(file) &&
         this.source.hashOf(file) === fileHash &&
         chunks.every((chunk) => chunk.vector.length === this.cache.dimensions && chunk.vector.every((value) => Number.isFinite(value))),
     );
