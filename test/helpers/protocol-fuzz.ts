@@ -409,6 +409,13 @@ export function methodFields(fixture: FuzzFixture): Record<string, Record<string
       keyFile: (random) => random.pick([path.join(fixture.workspace, 'README.md'), path.join(fixture.base, 'missing.key')]),
       workDoneToken: token,
     },
+    [Methods.teamJoin]: {
+      root,
+      url: (random) => random.pick(['host=/nonexistent-fathom-fuzz port=1 dbname=x user=y connect_timeout=1', 'nonsense', '']),
+      keyFile: (random) => random.pick([path.join(fixture.workspace, 'README.md'), path.join(fixture.base, 'missing.key'), 'relative.key']),
+      connectTimeoutMs: int(100, 0, 1e9),
+      workDoneToken: token,
+    },
     [Methods.modelUse]: { root, model: (random) => random.pick(['default', null, fixture.workspace, 'someone/model', '']) },
     [Methods.modelPull]: { id: (random) => random.pick(['someone/some-model', '../etc', '', 'a/b/c']) },
     [Methods.debugLaunch]: {

@@ -24,7 +24,10 @@ export const command: Command = {
     noMoreArguments(extra);
     const root = rootOf(target);
     await withClient(values, async ({ connection }) => {
-      if (teamConfigured() && !values['no-team']) {
+      // A join waits for the file set and the store: not what --no-wait asks for (said, not hidden).
+      if (teamConfigured() && !values['no-team'] && values['no-wait'])
+        process.stderr.write('fathom: --no-wait does not ask the team store (fathom team join does)\n');
+      else if (teamConfigured() && !values['no-team']) {
         try {
           const joined = await request<TeamJoinResult>(connection, Methods.teamJoin, teamStoreParams(root), true);
           if (!joined.alreadyIndexed) process.stderr.write(`fathom: ${joinLine(joined)}\n`);
