@@ -942,6 +942,9 @@ export class Session {
       }
       absolute = realPathForWrite(pathFromUriOrPath(pathParam));
       workspace = workspaces.containing(absolute);
+      // A one-file workspace a read opened (outline, diagnostics of a loose file) is no permission
+      // to write there: a write outside every folder workspace needs `loose` each time.
+      if (workspace?.onlyFile !== undefined && options.write === 'inWorkspace') workspace = undefined;
       if (!workspace && options.write === 'inWorkspace') {
         throw new FathomError(
           'workspaceNotFound',

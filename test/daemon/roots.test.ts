@@ -200,6 +200,24 @@ describe('roots over the protocol', () => {
     );
   });
 
+  test('a loose file a read opened is still written only with loose: true', async () => {
+    const other = writeFixture(`
+      //- note.py
+      def note():
+          return 2
+    `);
+    const file = path.join(other, 'note.py');
+    const before = fs.readFileSync(file, 'utf8');
+    await client.result<OutlineResult>('fathom/outline', { path: file });
+    const refused = await client.request('fathom/writeFile', { path: file, text: 'overwritten\n', conversation: 'roots-test' });
+    assert.equal(refused.error?.code, ErrorCodes.WorkspaceNotFound, JSON.stringify(refused));
+    assert.match(refused.error!.message, /loose: true to write a file outside any workspace; nothing was written/);
+    assert.equal(fs.readFileSync(file, 'utf8'), before, 'nothing was written');
+    const written = await client.request('fathom/writeFile', { path: file, text: 'def note():\n    return 3\n', conversation: 'roots-test', loose: true });
+    assert.equal(written.error, undefined, JSON.stringify(written.error));
+    assert.equal(fs.readFileSync(file, 'utf8'), 'def note():\n    return 3\n');
+  });
+
   test('an open folder workspace answers for its files; the one-file workspace stays one file', async () => {
     const files = await client.result<FilesResult>('fathom/files', { root: folder });
     assert.equal(files.total, 41, 'asked for explicitly, the folder is indexed');
