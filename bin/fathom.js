@@ -1,8 +1,18 @@
 #!/usr/bin/env node
 // The `fathom` command: a shim that runs the compiled CLI (build first: `npm run build`).
-// `fathom serve` goes straight to the daemon's own entry, which loads none of the client commands.
-const entry = process.argv[2] === 'serve' ? '../dist/src/cli/serve-main.js' : '../dist/src/cli/main.js';
-import(entry).catch((error) => {
-  process.stderr.write(`fathom: cannot start (did you run \`npm run build\`?): ${error?.message ?? error}\n`);
-  process.exit(1);
-});
+// `fathom serve` goes straight to the daemon's own entry, which loads none of the client commands;
+// `fathom --version` is answered here from package.json, loading no module of the CLI at all
+// (an agent that checks the version pays a bare Node start, not the CLI's ESM graph).
+import { readFileSync } from 'node:fs';
+import { URL } from 'node:url';
+
+const [first, ...rest] = process.argv.slice(2);
+if ((first === '--version' || first === '-v') && rest.length === 0) {
+  process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
+} else {
+  const entry = first === 'serve' ? '../dist/src/cli/serve-main.js' : '../dist/src/cli/main.js';
+  import(entry).catch((error) => {
+    process.stderr.write(`fathom: cannot start (did you run \`npm run build\`?): ${error?.message ?? error}\n`);
+    process.exit(1);
+  });
+}
