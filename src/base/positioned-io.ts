@@ -1,6 +1,6 @@
 // Positioned, complete reads and writes on file descriptors (a single read or write may move fewer
 // bytes than asked: the rest follows, and no progress is an error), sequential writes gathered into
-// large ones (SequentialWriter), and the fsync of a folder that makes a rename durable.
+// large ones (BufferedWriter), and the fsync of a folder that makes a rename durable.
 import fs from 'node:fs';
 
 /** Writes every byte of `data` at `position`. */
@@ -13,44 +13,54 @@ export function writeAll(fd: number, data: Uint8Array, position: number): void {
 }
 
 /**
- * Writes that follow each other from `start` on, gathered into blocks of `blockBytes` (one write
- * each): a file of millions of small pieces (a posting list of one word) costs a few hundred
- * writes, not millions of system calls. `flush` before anything else writes to the file.
+ * Appends bytes to a file from `position` on through a buffer (one write per `size` bytes): the
+ * regex index's postings and content store, chunks.bin's posting lists (a kernel term of one
+ * chunk is 4 bytes: millions of them cost a few hundred writes, not millions of system calls).
  */
-export class SequentialWriter {
-  private readonly block: Buffer;
+export class BufferedWriter {
+  private readonly buffer: Buffer;
   private used = 0;
-  private written: number;
-
   constructor(
     private readonly fd: number,
-    start: number,
-    blockBytes = 4 << 20,
+    public position: number,
+    size = 4 << 20,
   ) {
-    this.block = Buffer.allocUnsafe(blockBytes);
-    this.written = start;
+    this.buffer = Buffer.allocUnsafe(size);
   }
 
-  /** Where the next byte goes. */
-  get position(): number {
-    return this.written + this.used;
+  byte(value: number): void {
+    if (this.used === this.buffer.length) this.flush();
+    this.buffer[this.used++] = value;
   }
 
-  write(data: Uint8Array): void {
-    if (data.length > this.block.length - this.used) this.flush();
-    if (data.length >= this.block.length) {
-      writeAll(this.fd, data, this.written);
-      this.written += data.length;
+  varint(value: number): void {
+    while (value >= 0x80) {
+      this.byte((value & 0x7f) | 0x80);
+      value = Math.floor(value / 128);
+    }
+    this.byte(value);
+  }
+
+  bytes(data: Uint8Array): void {
+    if (data.length > this.buffer.length - this.used) this.flush();
+    if (data.length > this.buffer.length) {
+      writeAll(this.fd, data, this.position);
+      this.position += data.length;
       return;
     }
-    this.block.set(data, this.used);
+    this.buffer.set(data, this.used);
     this.used += data.length;
+  }
+
+  /** Bytes written through this writer so far, buffered ones included. */
+  get end(): number {
+    return this.position + this.used;
   }
 
   flush(): void {
     if (this.used === 0) return;
-    writeAll(this.fd, this.block.subarray(0, this.used), this.written);
-    this.written += this.used;
+    writeAll(this.fd, this.buffer.subarray(0, this.used), this.position);
+    this.position += this.used;
     this.used = 0;
   }
 }

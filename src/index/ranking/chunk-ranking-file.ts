@@ -42,7 +42,7 @@ import zlib from 'node:zlib';
 import { Packr } from 'msgpackr';
 import { breathe } from '../../base/event-loop.js';
 import { isVanished } from '../../base/errors.js';
-import { readExactly, SequentialWriter, syncFolder, writeAll } from '../../base/positioned-io.js';
+import { BufferedWriter, readExactly, syncFolder, writeAll } from '../../base/positioned-io.js';
 import { readTrailingMeta, trailingMetaHeader, trailingMetaHeaderBytes as headerBytes } from '../../base/trailing-meta.js';
 import { bytesOf, typedCopy } from '../../base/typed-bytes.js';
 import { fieldCount } from './chunk-fields.js';
@@ -307,7 +307,7 @@ export async function writeRankingFile(file: string, tables: RankingTables, term
   const fd = fs.openSync(temporary, 'w', 0o600);
   try {
     // Posting lists and blocks go out in order, gathered (a term of one chunk is 4 bytes).
-    const out = new SequentialWriter(fd, headerBytes);
+    const out = new BufferedWriter(fd, headerBytes);
     const blockFirst: string[] = [];
     const blockOffsets: number[] = [];
     const blockBytes: number[] = [];
@@ -329,8 +329,8 @@ export async function writeRankingFile(file: string, tables: RankingTables, term
         block.writeUInt32LE(term.crc, at + 12);
         at += 16;
       }
-      blockOffsets.push(out.position);
-      out.write(block);
+      blockOffsets.push(out.end);
+      out.bytes(block);
       blockBytes.push(size);
       blockCrcs.push(zlib.crc32(block) >>> 0);
       pending = [];
@@ -344,8 +344,8 @@ export async function writeRankingFile(file: string, tables: RankingTables, term
       if (name.length > 0xffff) throw new Error('a term longer than 65,535 bytes');
       const bytes = bytesOf(term.list);
       if (pending.length === 0) blockFirst.push(term.name);
-      pending.push({ name, offset: out.position, words: term.list.length, crc: zlib.crc32(bytes) >>> 0 });
-      out.write(bytes);
+      pending.push({ name, offset: out.end, words: term.list.length, crc: zlib.crc32(bytes) >>> 0 });
+      out.bytes(bytes);
       postingWords += term.list.length;
       count++;
       if (pending.length === termsPerBlock) endBlock();
@@ -373,8 +373,8 @@ export async function writeRankingFile(file: string, tables: RankingTables, term
       blockCrcs: bytesOf(Uint32Array.from(blockCrcs)),
     };
     const metaBytes = packr.pack(meta);
-    const metaAt = out.position;
-    out.write(metaBytes);
+    const metaAt = out.end;
+    out.bytes(metaBytes);
     out.flush();
     fs.fsyncSync(fd);
     writeAll(fd, trailingMetaHeader(magic, rankingFileVersion, metaAt, metaBytes), 0);

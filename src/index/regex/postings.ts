@@ -17,7 +17,7 @@
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { breathe } from '../../base/event-loop.js';
-import { writeAll } from '../../base/positioned-io.js';
+import { BufferedWriter } from '../../base/positioned-io.js';
 import { scanPostingArea, scanPostingIds, scanPostingList, scanPostingWithin } from './run-scan.js';
 
 export const keySpace = 1 << 24;
@@ -38,55 +38,6 @@ interface Segment {
   counts: Uint32Array;
   lengths: Uint32Array;
   lasts: Uint32Array;
-}
-
-/** Appends bytes to a file through a buffer (postings here; the content store in regex-store.ts). */
-export class BufferedWriter {
-  private readonly buffer: Buffer;
-  private used = 0;
-  constructor(
-    private readonly fd: number,
-    public position: number,
-    size = 4 << 20,
-  ) {
-    this.buffer = Buffer.allocUnsafe(size);
-  }
-
-  byte(value: number): void {
-    if (this.used === this.buffer.length) this.flush();
-    this.buffer[this.used++] = value;
-  }
-
-  varint(value: number): void {
-    while (value >= 0x80) {
-      this.byte((value & 0x7f) | 0x80);
-      value = Math.floor(value / 128);
-    }
-    this.byte(value);
-  }
-
-  bytes(data: Uint8Array): void {
-    if (data.length > this.buffer.length - this.used) this.flush();
-    if (data.length > this.buffer.length) {
-      writeAll(this.fd, data, this.position);
-      this.position += data.length;
-      return;
-    }
-    this.buffer.set(data, this.used);
-    this.used += data.length;
-  }
-
-  /** Bytes written through this writer so far, buffered ones included. */
-  get end(): number {
-    return this.position + this.used;
-  }
-
-  flush(): void {
-    if (this.used === 0) return;
-    writeAll(this.fd, this.buffer.subarray(0, this.used), this.position);
-    this.position += this.used;
-    this.used = 0;
-  }
 }
 
 /** Reads a file front to back through a buffer. */

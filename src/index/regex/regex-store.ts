@@ -31,11 +31,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Packr } from 'msgpackr';
 import { isVanished } from '../../base/errors.js';
-import { readExactly, readExactlyInto, syncFolder, writeAll } from '../../base/positioned-io.js';
+import { BufferedWriter, readExactly, readExactlyInto, syncFolder, writeAll } from '../../base/positioned-io.js';
 import { readTrailingMeta, trailingMetaHeader, trailingMetaHeaderBytes as headerBytes } from '../../base/trailing-meta.js';
 import { bytesOf, typedCopy } from '../../base/typed-bytes.js';
 import { BlockChecksums, contentBlockBytes, newContentCheck, type ContentCheck } from './content-check.js';
-import { BufferedWriter, Postings, PostingsWriter, type PostingsTable } from './postings.js';
+import { Postings, PostingsWriter, type PostingsTable } from './postings.js';
 
 export const regexFormatVersion = 3;
 const magic = 'FTHMRIX1';
