@@ -72,7 +72,9 @@ export async function withClient(values: ConnectionValues, work: (client: Client
 
 /** --no-daemon: a daemon in this process, loaded only now (with every engine it brings). */
 async function inProcessClient(): Promise<Client> {
-  const [{ defaultConfig }, { inProcessDaemon }] = await Promise.all([import('../daemon/config.js'), import('./in-process-daemon.js')]);
+  // One import at a time (see daemon/server.ts load: Node 20's loader races on concurrent imports).
+  const { defaultConfig } = await import('../daemon/config.js');
+  const { inProcessDaemon } = await import('./in-process-daemon.js');
   return inProcessDaemon(defaultConfig());
 }
 

@@ -91,11 +91,20 @@ export class Daemon implements DaemonServices {
 
   /** Loads the session and every engine behind it, once (started by listen, or by the first client). */
   load(): Promise<Loaded> {
-    this.loading ??= Promise.all([import('./session.js'), import('./workspaces.js')]).then(([session, workspaces]) => {
+    // One import at a time: Node 20's ESM loader can hand a module the exports of a CommonJS
+    // package that is not loaded yet when two graphs sharing it are imported at once (seen here:
+    // picomatch without makeRe, and usearch's `bindings` without getFileName, under Promise.all).
+    this.loading ??= import('./session.js').then(async (session) => {
+      const workspaces = await import('./workspaces.js');
       this.loaded = { Session: session.Session, workspaces: new workspaces.WorkspaceManager(this.config, this.overlay) };
       return this.loaded;
     });
-    this.loading.catch((error: unknown) => log.error(`the daemon could not load its engines: ${errorMessage(error)}`));
+    this.loading.catch((error: unknown) => {
+      // A module that failed to evaluate stays failed in this process: stop, so that the next
+      // client starts a daemon that loads afresh (the held requests are answered with the error first).
+      log.error(`the daemon could not load its engines, and stops: ${errorMessage(error)}`);
+      setTimeout(() => this.requestStop(), 100).unref();
+    });
     return this.loading;
   }
 
@@ -196,7 +205,10 @@ export class Daemon implements DaemonServices {
         end(session);
       },
       (error: unknown) => {
-        failure = error;
+        failure = new FathomError(
+          'internal',
+          `the daemon could not load its engines (${errorMessage(error)}); it stops, and the next command starts a fresh one`,
+        );
         end(undefined);
       },
     );
