@@ -8,6 +8,7 @@
 // one; a snapshot only after everything before it. A second push of the same tree sends nothing
 // but the checks. Paths are masked under the team key (index/export/path-mask.ts) before they
 // leave; no text is read. The daemon calls it with the engine's records (`semanticRecords`).
+// Each batch is read and encoded while the one before is in the store (`oneAhead`).
 import type { PathMask } from '../index/export/path-mask.js';
 import type { SemanticRecords } from '../index/semantic/semantic-index.js';
 import { leafSimhash } from './simhash.js';
@@ -62,20 +63,24 @@ export async function pushToStore(store: TeamStore, mask: PathMask, input: PushI
   const missingVectors = wanted.length === 0 ? [] : await store.missingChunks(team, model, wanted);
   const unavailable = new Set<string>();
   let vectors = 0;
-  for (let start = 0; start < missingVectors.length; start += vectorsPerBatch) {
-    const batch: Array<{ chunkHash: string; vector: Float32Array }> = [];
-    for (const chunkHash of missingVectors.slice(start, start + vectorsPerBatch)) {
-      const vector = input.records.vector(chunkHash);
-      if (vector && vector.length === dimensions) batch.push({ chunkHash, vector });
-      else unavailable.add(chunkHash);
-    }
-    if (batch.length > 0) vectors += await store.putEmbeddings(team, model, dimensions, batch);
-    bytesSent += batch.length * (32 + dimensions * 4);
-    progress(
-      `${Math.min(missingVectors.length, start + vectorsPerBatch)}/${missingVectors.length} vectors`,
-      (0.8 * Math.min(missingVectors.length, start + vectorsPerBatch)) / missingVectors.length,
-    );
-  }
+  await oneAhead(
+    Math.ceil(missingVectors.length / vectorsPerBatch),
+    (index) => {
+      const batch: Array<{ chunkHash: string; vector: Float32Array }> = [];
+      for (const chunkHash of missingVectors.slice(index * vectorsPerBatch, (index + 1) * vectorsPerBatch)) {
+        const vector = input.records.vector(chunkHash);
+        if (vector && vector.length === dimensions) batch.push({ chunkHash, vector });
+        else unavailable.add(chunkHash);
+      }
+      bytesSent += batch.length * (32 + dimensions * 4);
+      return batch.length > 0 ? store.putEmbeddings(team, model, dimensions, batch) : undefined;
+    },
+    (index, inserted) => {
+      vectors += inserted;
+      const done = Math.min(missingVectors.length, (index + 1) * vectorsPerBatch);
+      progress(`${done}/${missingVectors.length} vectors`, (0.8 * done) / missingVectors.length);
+    },
+  );
 
   // Each file hash once, with every masked path the store lacks for it.
   const byHash = new Map<string, FileRecord>();
@@ -105,18 +110,23 @@ export async function pushToStore(store: TeamStore, mask: PathMask, input: PushI
   }
   const records = [...byHash.values()];
   let uploadedFiles = 0;
-  for (let start = 0; start < records.length; start += filesPerBatch) {
-    const batch = records.slice(start, start + filesPerBatch);
-    uploadedFiles += await store.putFiles(team, model, batch);
-    bytesSent += batch.reduce(
-      (sum, record) => sum + 36 + record.chunks.length * 56 + record.maskedPaths.reduce((bytes, masked) => bytes + masked.length + 4, 0),
-      0,
-    );
-    progress(
-      `${Math.min(records.length, start + filesPerBatch)}/${records.length} files' records`,
-      0.8 + (0.2 * Math.min(records.length, start + filesPerBatch)) / records.length,
-    );
-  }
+  // Only now: every vector a record names is in the store (the foreign key checks it).
+  await oneAhead(
+    Math.ceil(records.length / filesPerBatch),
+    (index) => {
+      const batch = records.slice(index * filesPerBatch, (index + 1) * filesPerBatch);
+      bytesSent += batch.reduce(
+        (sum, record) => sum + 36 + record.chunks.length * 56 + record.maskedPaths.reduce((bytes, masked) => bytes + masked.length + 4, 0),
+        0,
+      );
+      return store.putFiles(team, model, batch);
+    },
+    (index, inserted) => {
+      uploadedFiles += inserted;
+      const done = Math.min(records.length, (index + 1) * filesPerBatch);
+      progress(`${done}/${records.length} files' records`, 0.8 + (0.2 * done) / records.length);
+    },
+  );
 
   const simhash = leafSimhash(input.fileHashes);
   const chunkCount = files.reduce((sum, file) => sum + file.chunks.length, 0);
@@ -132,4 +142,22 @@ export async function pushToStore(store: TeamStore, mask: PathMask, input: PushI
     bytesSent,
     ms: Math.round(performance.now() - started),
   };
+}
+
+/**
+ * Runs `count` store calls in order, each made (`make`: reading and encoding its batch, this
+ * thread's work) while the one before is in the store, so neither side waits on the other; at
+ * most one call is in the store and one queued behind it (one connection runs them in order). A
+ * failed call stops the run; one already queued still runs, as its own transaction.
+ */
+async function oneAhead(count: number, make: (index: number) => Promise<number> | undefined, done: (index: number, result: number) => void): Promise<void> {
+  let previous: { index: number; call: Promise<number> } | undefined;
+  for (let index = 0; index < count; index++) {
+    const call = make(index);
+    // Awaited below, or, if an earlier call fails first, left to end on its own.
+    call?.catch(() => undefined);
+    if (previous) done(previous.index, await previous.call);
+    previous = call ? { index, call } : undefined;
+  }
+  if (previous) done(previous.index, await previous.call);
 }
