@@ -171,6 +171,19 @@ describe('team store: schema, privileges and proofs', { skip }, () => {
         ),
         [],
       );
+      // Each pair judged on its own path (read by ordinal): a known file under a new path, an
+      // unknown file, and known pairs around them, in an order that is not the store's.
+      const known = plain.map((record) => ({ fileHash: record.fileHash, maskedPath: record.maskedPaths[0]! }));
+      assert.deepEqual(
+        await store.missingFiles(team, model, [
+          known[1]!,
+          { fileHash: known[0]!.fileHash, maskedPath: 'a/new/place' },
+          known[0]!,
+          { fileHash: sha256('nobody pushed this'), maskedPath: known[1]!.maskedPath },
+          ...known.slice(2),
+        ]),
+        [1, 3],
+      );
 
       const held = records[0]!;
       const back = await store.fileRecords(team, model, [held.fileHash]);
