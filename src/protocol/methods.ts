@@ -1,5 +1,12 @@
-// The wire contract of Fathom's own methods: names, parameter and result shapes. Documented with
-// examples in docs/protocol.md; keep both in step. Imports nothing of ours.
+// The wire contract of Fathom's own methods: names and result shapes; each method's params are
+// defined once, as a schema, in params.ts, whose types this file re-exports (a type-only import:
+// what imports this file never loads zod, as the CLI's client path must not). Documented with
+// examples in docs/protocol.md; keep both in step. Imports nothing of ours outside protocol/.
+import type { CodeSearchMode, Confidence, ParamsIn, RequestMethod, ResultCursor, StructuralRule } from './params.js';
+
+/** A request's params as a client sends them (its schema: params.ts' `requestParams`). */
+export type MethodParams<M extends RequestMethod> = ParamsIn<M>;
+export type { CodeSearchMode, ResultCursor, StructuralRule };
 
 export const Methods = {
   status: 'fathom/status',
@@ -56,11 +63,6 @@ export type SkipReason =
   | 'special' // a FIFO, socket or device
   | 'unreadable' // permission denied
   | 'pathTooLong'; // the system cannot name it (ENAMETOOLONG: a path over PATH_MAX, 4096 bytes on Linux, or a name over 255 bytes); a folder counts once, its contents unseen
-
-export interface StatusParams {
-  /** A workspace root (path or file:// URI). Absent: every open workspace. */
-  root?: string;
-}
 
 export interface WorkspaceStatus {
   root: string;
@@ -163,35 +165,11 @@ export interface StatusResult {
   workspaces: WorkspaceStatus[];
 }
 
-export interface IndexParams {
-  root: string;
-  /** Wait until the workspace is ready (default true); false answers at once with the current status. */
-  wait?: boolean;
-  /** LSP work-done token: when given, `$/progress` begin/report/end notifications carry it. */
-  workDoneToken?: ProgressToken;
-}
-
-export interface FilesParams {
-  root: string;
-  /** ripgrep's -g globs over workspace-relative paths, as grep's (`*.ts` in every folder; `!` excludes). */
-  glob?: string | string[];
-  /** At most this many paths (default: all). */
-  limit?: number;
-  workDoneToken?: ProgressToken;
-}
-
 export interface FilesResult {
   root: string;
   total: number;
   truncated: boolean;
   files: string[];
-}
-
-export interface MerkleParams {
-  root: string;
-  /** A workspace-relative path (default: the root). */
-  path?: string;
-  workDoneToken?: ProgressToken;
 }
 
 export interface MerkleChild {
@@ -207,38 +185,6 @@ export interface MerkleResult {
   kind: 'dir' | 'file' | 'absent';
   hash: string | null;
   children?: MerkleChild[];
-}
-
-/** With `roots` or `allWorkspaces` instead of `root`: an AcrossRootsResult of the result. */
-export interface GrepParams extends AcrossRootsParams {
-  root: string;
-  /** A JavaScript (u-mode) regular expression, or a literal with fixedStrings. */
-  pattern: string;
-  /** rg -F */
-  fixedStrings?: boolean;
-  /** rg -i */
-  ignoreCase?: boolean;
-  /** rg -w */
-  wordRegexp?: boolean;
-  /** rg -U: a match may span lines. */
-  multiline?: boolean;
-  /** rg -g: globs over workspace-relative paths; one without a slash matches the name in any folder (docs/protocol.md, "Globs"). */
-  glob?: string | string[];
-  /** Only files in these (files or folders: absolute, file:// or relative to the root); a file must be in one AND pass the globs. */
-  paths?: string[];
-  /** At most this many matching lines (default 10,000). */
-  maxResults?: number;
-  /** Only files of these languages: ids of grammars/manifest.json ("python", "cpp"), names ("C++") or extensions ("py"). */
-  languages?: string[];
-  /** Context lines around each match: `context` sets both sides (rg -C), `beforeContext` (-B) and `afterContext` (-A) override it. At most 1,000. */
-  context?: number;
-  beforeContext?: number;
-  afterContext?: number;
-  /** The lines after this cursor (a previous answer's `next`): the next page. */
-  after?: ResultCursor;
-  /** A page: stop once `maxResults` lines are found (none after them counted); `total` and `files` are this page's, `next` is there while more may follow. */
-  paged?: boolean;
-  workDoneToken?: ProgressToken;
 }
 
 export interface GrepContextLine {
@@ -283,61 +229,6 @@ export interface GrepResult {
  */
 export interface AcrossRootsResult<T> {
   answers: Array<{ root: string; result: T; error?: undefined } | { root: string; error: { code: number; message: string }; result?: undefined }>;
-}
-
-/** The params that ask one question of several workspaces (instead of `root`). */
-export interface AcrossRootsParams {
-  /** Workspace roots (paths or file:// URIs), at most 64. */
-  roots?: string[];
-  /** Every folder workspace the daemon holds. */
-  allWorkspaces?: true;
-}
-
-/**
- * Where an answer cut at its limit ended, in path order (`fathom/grep`, `fathom/structuralSearch`):
- * its last result's file and line, and how many results of that file were given up to there. A
- * client passes it back unchanged as `after`; a file changed between the pages may repeat or skip
- * results near the cursor (each page is a search of the files as they are then).
- */
-export interface ResultCursor {
-  path: string;
-  line: number;
-  skip: number;
-}
-
-export type CodeSearchMode = 'auto' | 'lexical' | 'semantic' | 'hybrid' | 'regex' | 'literal';
-
-/** With `roots` or `allWorkspaces` instead of `root`: an AcrossRootsResult of the result. */
-export interface CodeSearchParams extends AcrossRootsParams {
-  /** The workspace root (path or file:// URI). */
-  root: string;
-  /** Words ("where are cookies parsed"), an identifier, a regex or a fragment of code. */
-  query: string;
-  /** Default auto: regex-shaped → regex; an identifier → its definitions, then where it is written; code → literal; words → lexical. */
-  mode?: CodeSearchMode;
-  /** ripgrep's -g globs over workspace-relative paths (as grep's), applied before ranking. */
-  glob?: string | string[];
-  /** Only files of these languages (as grep's). */
-  languages?: string[];
-  /** Only under these folders or files (relative to the root, or absolute inside it); globs and languages apply too. */
-  paths?: string[];
-  /** At most this many hits (default 20 for lexical, 200 for regex/literal/identifiers; at most 10,000). */
-  maxResults?: number;
-  /** Snippet lines per hit (default 5, at most 50). */
-  snippetLines?: number;
-  /** regex/literal: any case. */
-  ignoreCase?: boolean;
-  /** hybrid: the semantic weight (0 to 1) instead of the model's measured one. */
-  hybridWeight?: number;
-  /** An answer whose JSON is longer than this many bytes is written to a file instead (default 262,144; 0: never). */
-  maxInlineBytes?: number;
-  /**
-   * How long (ms) a question waits for an index it needs that is still building (the first one
-   * builds it) before it is answered from what that index holds so far, said in `building`; the
-   * build goes on. Default 5,000.
-   */
-  waitMs?: number;
-  workDoneToken?: ProgressToken;
 }
 
 export interface CodeSearchHit {
@@ -392,29 +283,6 @@ export interface IndexBuilding {
   loading?: true;
 }
 
-export interface DebugBreakpoint {
-  /** A file: absolute, or relative to `cwd`. */
-  path: string;
-  /** 1-based. */
-  line: number;
-  condition?: string;
-}
-
-export interface DebugLaunchParams {
-  /** The program (a .py file for now): absolute, or relative to `cwd`. */
-  program: string;
-  args?: string[];
-  /** Default: the program's folder. */
-  cwd?: string;
-  env?: Record<string, string>;
-  breakpoints?: DebugBreakpoint[];
-  stopOnEntry?: boolean;
-  /** An agent's conversation: the session belongs to it (default: this connection). One live session per owner. */
-  conversation?: string;
-  /** How long to wait for the first stop (default 30,000 ms); past it the answer says `running`. */
-  timeoutMs?: number;
-}
-
 export interface DebugVariable {
   name: string;
   value: string;
@@ -449,43 +317,11 @@ export interface DebugStateResult {
   remainingSeconds: number;
 }
 
-export interface DebugSessionParams {
-  /** Default: the owner's live session. */
-  session?: string;
-  conversation?: string;
-}
-
-export interface DebugStateParams extends DebugSessionParams {
-  /** Frames of the stack (default 20). */
-  frames?: number;
-  /** Frame ids whose locals to include besides the top frame's. */
-  localsOf?: number[];
-  /** Characters per value (default 200). */
-  maxValue?: number;
-}
-
-export interface DebugEvaluateParams extends DebugSessionParams {
-  expression: string;
-  /** Default: the top frame. */
-  frameId?: number;
-}
-
 export interface DebugEvaluateResult {
   session: string;
   value: string;
   type?: string;
   truncated?: boolean;
-}
-
-export interface DebugStepParams extends DebugSessionParams {
-  kind: 'in' | 'over' | 'out';
-  timeoutMs?: number;
-}
-
-export interface DebugSetBreakpointsParams extends DebugSessionParams {
-  path: string;
-  /** Replaces the file's breakpoints (an empty list clears them). */
-  breakpoints: Array<{ line: number; condition?: string }>;
 }
 
 export interface ModelInfo {
@@ -499,13 +335,6 @@ export interface ModelInfo {
   hybridWeight?: number;
 }
 
-export interface TrustParams {
-  /** A folder (a workspace root or above it): trusted, it may run code it ships (its own language servers, TypeScript, build scripts). */
-  path: string;
-  /** true: trust it; false: stop trusting it; absent: only ask. */
-  trusted?: boolean;
-}
-
 export interface TrustResult {
   /** The folder, as a real path. */
   path: string;
@@ -517,40 +346,15 @@ export interface TrustResult {
   trustsAll: boolean;
 }
 
-export interface ModelUseParams {
-  root: string;
-  /** A model folder, the id of a pulled model, or null (semantic search off). */
-  model: string | null;
-}
-
 export interface ModelUseResult {
   root: string;
   model: ModelInfo | null;
-}
-
-export interface ModelPullParams {
-  /** A model hub id (owner/name). */
-  id: string;
 }
 
 export interface ModelPullResult {
   id: string;
   /** Where it was put (give it to fathom/modelUse). */
   dir: string;
-}
-
-/** Where the team store is and which key masks paths for it (fathom/teamPush, fathom/teamStatus, fathom/teamJoin). */
-export interface TeamStoreParams {
-  root: string;
-  /** A libpq connection string (keyword/value or postgresql:// URI): the CLI's FATHOM_TEAM_URL. */
-  url: string;
-  /** The team key file (absolute; hex or raw, at least 16 bytes, mode 0600): the CLI's FATHOM_TEAM_KEY. */
-  keyFile: string;
-  /** A password when the connection string has none (the CLI's PGPASSWORD); never logged. */
-  password?: string;
-  /** How long connecting may take (ms, default 5,000). */
-  connectTimeoutMs?: number;
-  workDoneToken?: ProgressToken;
 }
 
 export interface TeamPushResult {
@@ -618,15 +422,6 @@ export interface TeamJoinResult {
   ms: number;
 }
 
-export interface ExportIndexParams {
-  root: string;
-  /** Where to write the export (an absolute path; its folder must exist). */
-  out: string;
-  /** A team key file (hex or raw, ≥ 16 bytes, mode 0600); default: the user's own key. */
-  keyFile?: string;
-  workDoneToken?: ProgressToken;
-}
-
 export interface ExportIndexResult {
   root: string;
   file: string;
@@ -636,17 +431,6 @@ export interface ExportIndexResult {
   chunks: number;
   terms: number;
   bytes: number;
-}
-
-export interface ChunksParams {
-  /** A file: absolute path, file:// URI, or a path relative to `root`. */
-  path: string;
-  /** The workspace; defaults to the open workspace that contains `path`. */
-  root?: string;
-  /** Most bytes per chunk (default 1,500; 64 to 1,000,000). */
-  budgetBytes?: number;
-  /** Include each chunk's source text (default true). */
-  includeText?: boolean;
 }
 
 /** 1-based line; 1-based column in UTF-16 code units (as in grep results). */
@@ -689,22 +473,6 @@ export interface ChunksResult {
   chunks: WireChunk[];
 }
 
-/** With `roots` or `allWorkspaces` instead of `root`: an AcrossRootsResult of the result. */
-export interface SymbolsParams extends AcrossRootsParams {
-  root: string;
-  /** Fuzzy name: exact, prefix, word initials (`gU` for getUser), substring, subsequence; empty lists all. */
-  query: string;
-  /** Only these kinds (function, method, class, interface, type, module, constant, macro, …). */
-  kinds?: string[];
-  /** rg -g globs over workspace-relative paths. */
-  glob?: string | string[];
-  /** At most this many (default 100, at most 10,000). */
-  limit?: number;
-  /** How long (ms) to wait for a code graph that is still building before answering from what it holds (default 5,000). */
-  waitMs?: number;
-  workDoneToken?: ProgressToken;
-}
-
 /** A range with 1-based lines and 1-based UTF-16 columns, end exclusive (as in grep and chunks). */
 export interface WireRange {
   start: WirePosition;
@@ -733,12 +501,6 @@ export interface SymbolsResult {
   building?: IndexBuilding[];
 }
 
-export interface OutlineParams {
-  /** A file: absolute path, file:// URI, or relative to `root`. */
-  path: string;
-  root?: string;
-}
-
 export interface OutlineSymbol {
   name: string;
   kind: string;
@@ -757,24 +519,7 @@ export interface OutlineResult {
 }
 
 /** How sure an edge of the code graph is: `exact` (by scope, package or import), `unique` (the only definition of that name in the workspace), `name-only` (one of several). */
-export type WireConfidence = 'exact' | 'unique' | 'name-only';
-
-/**
- * What a code-graph question is about: the symbol at `position` in `path` (a reference means what
- * it refers to; a definition's name means itself), or every definition named `symbol` (only in
- * `path` when given). fathom/impact also takes `range`: the definitions that lie in it.
- */
-export interface GraphTargetParams {
-  root?: string;
-  path?: string;
-  /** 1-based line and UTF-16 column. */
-  position?: WirePosition;
-  range?: WireRange;
-  symbol?: string;
-  /** Follow only edges at least this sure (default: all). */
-  minConfidence?: WireConfidence;
-  workDoneToken?: ProgressToken;
-}
+export type WireConfidence = Confidence;
 
 /** A definition found through the graph, with how sure the edge to it is. */
 export interface GraphSymbol extends WireSymbol {
@@ -786,17 +531,6 @@ export interface GraphSymbol extends WireSymbol {
 export interface DefinitionResult {
   root: string;
   definitions: GraphSymbol[];
-}
-
-export interface ReferencesParams extends GraphTargetParams {
-  /** Also list the definitions themselves (LSP's includeDeclaration). */
-  includeDeclaration?: boolean;
-  /** At most this many references (default 1,000, at most 100,000). */
-  limit?: number;
-  /** Leave out the first this many (a previous answer's `next`): the next page. */
-  offset?: number;
-  /** A client that pages: a truncated answer carries `next` (so does one given an offset). */
-  paged?: boolean;
 }
 
 export interface WireReference {
@@ -820,13 +554,6 @@ export interface ReferencesResult {
   truncated: boolean;
   /** When truncated, for a page (`paged`, or `offset` given): the `offset` of the references after these. */
   next?: number;
-}
-
-export interface RelationParams extends GraphTargetParams {
-  /** Steps to follow (callers, callees: default 1; impact: default 3; at most 10). */
-  depth?: number;
-  /** At most this many symbols (default 200; impact 1,000; at most 100,000). */
-  limit?: number;
 }
 
 /** A symbol reached from the one asked about. */
@@ -876,45 +603,6 @@ export type ProgressValue =
   | { kind: 'report'; message?: string; percentage?: number }
   | { kind: 'end'; message?: string };
 
-/**
- * A structural rule (a subset of ast-grep's rule objects): every key present must hold. `pattern`:
- * code with metavariables; `kind`: the node's tree-sitter kind; `regex`: on the node's text;
- * `inside` / `has`: a rule an ancestor / a descendant satisfies (`stopBy: "neighbor"` for the
- * parent / a direct child only; default `"end"`: any distance); `not`, `all`, `any`.
- */
-export interface StructuralRule {
-  pattern?: string;
-  kind?: string;
-  regex?: string;
-  inside?: StructuralRule & { stopBy?: 'neighbor' | 'end' };
-  has?: StructuralRule & { stopBy?: 'neighbor' | 'end' };
-  not?: StructuralRule;
-  all?: StructuralRule[];
-  any?: StructuralRule[];
-}
-
-export interface StructuralSearchParams {
-  root: string;
-  /** The language of the pattern and of the files searched: a grammars/manifest.json id ("typescript", "cpp"), name or extension. */
-  language: string;
-  /** Shorthand for `rule: { pattern }`. Give `pattern`, `rule`, or both (then `rule` must not have its own pattern). */
-  pattern?: string;
-  rule?: StructuralRule;
-  /** Metavariable name (with or without `$`) → a rule its bound node must satisfy. */
-  constraints?: Record<string, StructuralRule>;
-  /** Globs over workspace-relative paths, as in fathom/grep. */
-  glob?: string | string[];
-  /** Files or folders (absolute, file:// or workspace-relative) to search in; default: the whole workspace. */
-  paths?: string[];
-  /** At most this many matches (default 1,000; at most 100,000). */
-  maxResults?: number;
-  /** The matches after this cursor (a previous answer's `next`): the next page. Search only, not a rewrite. */
-  after?: ResultCursor;
-  /** A client that pages: a truncated answer carries `next`. */
-  paged?: boolean;
-  workDoneToken?: ProgressToken;
-}
-
 export interface StructuralBinding {
   text: string;
   /** Absent for a `$$$X` that took no nodes. */
@@ -960,11 +648,6 @@ export interface StructuralSearchResult {
   stats: { plan: string; fromIndex: boolean; candidates: number; parsed: number; reused: number; elapsedMs: number };
 }
 
-export interface StructuralRewriteParams extends StructuralSearchParams {
-  /** The replacement, using the pattern's metavariables ($X, $$$X). Multi-line text is indented like the matched line. */
-  rewrite: string;
-}
-
 export interface StructuralChange {
   path: string;
   range: WireRange;
@@ -995,10 +678,6 @@ export interface StructuralRewriteResult {
   stats: { candidates: number; parsed: number; elapsedMs: number };
 }
 
-export interface RewriteTokenParams {
-  token: string;
-}
-
 export interface ApplyRewriteResult {
   root: string;
   /** The files written, workspace-relative. */
@@ -1018,21 +697,6 @@ export interface LspDiagnostic {
   code?: number | string;
   source?: string;
   message: string;
-}
-
-export interface EditFileParams {
-  /** The file: absolute path, file:// URI, or relative to `root`. */
-  path: string;
-  root?: string;
-  /** LSP TextEdits against the file as it is (give these or newText). */
-  edits?: { range: LspDiagnostic['range']; newText: string }[];
-  newText?: string;
-  /** Refuse unless Fathom's version of the file (from the last answer) is this. */
-  expectedVersion?: number;
-  /** The ledger to compare with (an agent's conversation id); default: this connection's. */
-  conversation?: string;
-  /** Report hints (severity 4) too. */
-  includeHints?: boolean;
 }
 
 export interface EditFileResult {
