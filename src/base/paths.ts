@@ -98,3 +98,16 @@ export function assertWritableInside(root: string, absolute: string): void {
       { path: absolute },
     );
 }
+
+/**
+ * Paths a client named inside a workspace (files or folders: absolute, file:// or relative to
+ * `root`, a real path) as workspace-relative paths ('' for the root itself); one outside is a
+ * pathOutsideWorkspace error.
+ */
+export function pathsWithin(root: string, values: readonly string[]): string[] {
+  return values.map((value) => {
+    const relative = toRelative(root, realPathForWrite(pathFromUriOrPath(value, root)));
+    if (relative === undefined) throw new FathomError('pathOutsideWorkspace', `path ${value} is outside the workspace ${root}`, { path: value });
+    return relative;
+  });
+}

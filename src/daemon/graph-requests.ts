@@ -1,7 +1,8 @@
 // The code-graph requests of a connection: fathom/definition, fathom/references, fathom/callers,
 // fathom/callees, fathom/impact, and LSP textDocument/definition and textDocument/references.
-// Reads and checks the params, picks the symbols a request is about (a position, a range or a
-// name), asks the workspace's GraphQueries and converts the answer with to-wire.ts.
+// Given the params as their schemas parsed them (protocol/params.ts), picks the symbols a request is
+// about (a position, a range or a name), asks the workspace's GraphQueries and converts the answer
+// with to-wire.ts.
 import type { CancellationToken } from 'vscode-jsonrpc/node';
 import { FathomError } from '../base/errors.js';
 import type { CodeGraph } from '../index/graph/code-graph.js';
@@ -19,14 +20,14 @@ import {
   type ProgressToken,
   type ReferencesResult,
 } from '../protocol/methods.js';
+import type { ParamsOf } from '../protocol/params.js';
 import type { Workspace } from '../workspace/workspace.js';
-import { type Params, optionalBoolean, optionalCount, optionalProgressToken, optionalString, paramsObject, requiredObject, requiredString } from './params.js';
 import { toLspLocation, toLspReferenceLocation, toWireGraphSymbol, toWireReference, toWireRelated } from './to-wire.js';
 
 /** What the requests need from the session. */
 export interface GraphRequestContext {
-  workspaceFor(params: Params): Workspace;
-  fileIn(params: Params): { workspace: Workspace; relative: string; absolute: string };
+  workspaceFor(params: { root: string }): Workspace;
+  fileIn(params: { path: string; root?: string | undefined }): { workspace: Workspace; relative: string; absolute: string };
   /** The workspace's code graph, built (with $/progress on the token) and settled; `path`, when given, must be in the file set (else InvalidParams). */
   readyGraph(
     workspace: Workspace,
@@ -43,49 +44,37 @@ interface Subject {
   roots: Target[];
 }
 
-const confidences = new Set<Confidence>(['exact', 'unique', 'name-only']);
+/** What a graph question is about, in the params of every fathom/ graph method. */
+type TargetParams = ParamsOf<'fathom/definition'>;
 
-function position(params: Params, field: string, base: 0 | 1): { line: number; character: number } {
-  const value = requiredObject(params, field);
-  const line = value.line;
-  const column = base === 1 ? value.column : value.character;
-  const columnName = base === 1 ? 'column' : 'character';
-  if (typeof line !== 'number' || !Number.isInteger(line) || line < base)
-    throw new FathomError('invalidParams', `params.${field}.line must be an integer ≥ ${base}`, { field: `${field}.line` });
-  if (typeof column !== 'number' || !Number.isInteger(column) || column < base)
-    throw new FathomError('invalidParams', `params.${field}.${columnName} must be an integer ≥ ${base}`, { field: `${field}.${columnName}` });
-  return { line: line - base, character: column - base };
-}
-
-function bounded(params: Params, field: string, fallback: number, max: number): number {
-  const value = optionalCount(params, field) ?? fallback;
-  if (value < 1 || value > max) throw new FathomError('invalidParams', `params.${field} must be between 1 and ${max} (got ${value})`, { field });
-  return value;
+/** A wire position (1-based line and column) as the graph's 0-based line and character. */
+function zeroBased(position: { line: number; column: number }): { line: number; character: number } {
+  return { line: position.line - 1, character: position.column - 1 };
 }
 
 export class GraphRequests {
   constructor(private readonly context: GraphRequestContext) {}
 
   /** The symbols a request is about: a name, the definitions in a range, or what a position means (`around`: a position inside a definition, not on a name, means that definition). */
-  private async subject(method: string, params: Params, token: CancellationToken, around: boolean): Promise<Subject> {
-    const symbol = optionalString(params, 'symbol');
-    const progressToken = optionalProgressToken(params, 'workDoneToken');
+  private async subject(method: string, params: TargetParams, token: CancellationToken, around: boolean): Promise<Subject> {
+    const { symbol, path, root } = params;
+    const progressToken = params.workDoneToken;
     if (symbol !== undefined) {
-      const file = params.path === undefined ? undefined : this.context.fileIn(params);
-      const workspace = file?.workspace ?? this.context.workspaceFor(params);
+      const file = path === undefined ? undefined : this.context.fileIn({ path, root });
+      // Without a path, the schema requires a root.
+      const workspace = file?.workspace ?? this.context.workspaceFor({ root: root! });
       const { graph, queries } = await this.context.readyGraph(workspace, token, progressToken, file?.relative);
       const roots = queries
         .definitionsNamed(symbol, file ? (path) => path === file.relative : undefined)
         .map((place): Target => ({ ...place, confidence: 'exact', via: 'workspace' }));
       return { workspace, graph, queries, roots };
     }
-    if (params.path === undefined) throw new FathomError('invalidParams', `${method} needs either symbol, or path with position or range`, { field: 'path' });
-    const { workspace, relative } = this.context.fileIn(params);
+    if (path === undefined) throw new FathomError('invalidParams', `${method} needs either symbol, or path with position or range`, { field: 'path' });
+    const { workspace, relative } = this.context.fileIn({ path, root });
     const { graph, queries } = await this.context.readyGraph(workspace, token, progressToken, relative);
     if (params.range !== undefined) {
-      const range = requiredObject(params, 'range');
-      const start = position(range, 'start', 1);
-      const end = position(range, 'end', 1);
+      const start = zeroBased(params.range.start);
+      const end = zeroBased(params.range.end);
       const file = graph.file(relative);
       const roots: Target[] = [];
       if (file) {
@@ -113,7 +102,7 @@ export class GraphRequests {
       return { workspace, graph, queries, roots };
     }
     if (params.position === undefined) throw new FathomError('invalidParams', `${method} needs position or range with path (or symbol)`, { field: 'position' });
-    const at = position(params, 'position', 1);
+    const at = zeroBased(params.position);
     let roots = queries.definitionsAt(relative, at.line, at.character);
     if (roots.length === 0 && around) {
       const { around: enclosing } = queries.definitionAtPosition(relative, at.line, at.character);
@@ -122,20 +111,12 @@ export class GraphRequests {
     return { workspace, graph, queries, roots };
   }
 
-  private minConfidence(params: Params): Confidence | undefined {
-    const value = optionalString(params, 'minConfidence');
-    if (value !== undefined && !confidences.has(value as Confidence))
-      throw new FathomError('invalidParams', `params.minConfidence must be exact, unique or name-only (got ${value})`, { field: 'minConfidence' });
-    return value as Confidence | undefined;
-  }
-
   private graphSymbols(graph: CodeGraph, roots: Target[]): GraphSymbol[] {
     const definitions = graph.definitions(roots);
     return roots.map((root, at) => toWireGraphSymbol(definitions[at]!, root.path, root.confidence, root.via));
   }
 
-  async definition(raw: unknown, token: CancellationToken): Promise<DefinitionResult> {
-    const params = paramsObject(Methods.definition, raw);
+  async definition(params: ParamsOf<'fathom/definition'>, token: CancellationToken): Promise<DefinitionResult> {
     const { workspace, graph, roots } = await this.subject(Methods.definition, params, token, false);
     return { root: workspace.root, definitions: this.graphSymbols(graph, roots) };
   }
@@ -145,14 +126,13 @@ export class GraphRequests {
     return subject.queries.referencesTo(subject.roots, { ...(minConfidence ? { minConfidence } : {}), signal: token });
   }
 
-  async references(raw: unknown, token: CancellationToken): Promise<ReferencesResult> {
-    const params = paramsObject(Methods.references, raw);
-    const minConfidence = this.minConfidence(params);
-    const limit = bounded(params, 'limit', 1000, 100_000);
-    const offset = optionalCount(params, 'offset') ?? 0;
+  async references(params: ParamsOf<'fathom/references'>, token: CancellationToken): Promise<ReferencesResult> {
+    const { minConfidence } = params;
+    const limit = params.limit ?? 1000;
+    const offset = params.offset ?? 0;
     // A client that pages (`paged`, or an `offset` given) gets the offset of what follows.
-    const paged = optionalBoolean(params, 'paged') === true || params.offset !== undefined;
-    const includeDeclaration = optionalBoolean(params, 'includeDeclaration') ?? false;
+    const paged = params.paged === true || params.offset !== undefined;
+    const includeDeclaration = params.includeDeclaration ?? false;
     const subject = await this.subject(Methods.references, params, token, false);
     const { graph } = subject;
     let sites = await this.referencesOf(subject, minConfidence, token);
@@ -205,16 +185,15 @@ export class GraphRequests {
     return entries.map((entry) => toWireRelated(entry, entry.place ? symbols[symbolAt++] : undefined, entry.from ? froms[fromAt++] : undefined));
   }
 
-  private relationOptions(params: Params, token: CancellationToken, defaultDepth: number, defaultLimit: number) {
-    const minConfidence = this.minConfidence(params);
-    const depth = bounded(params, 'depth', defaultDepth, 10);
-    const limit = bounded(params, 'limit', defaultLimit, 100_000);
+  private relationOptions(params: ParamsOf<'fathom/callers'>, token: CancellationToken, defaultDepth: number, defaultLimit: number) {
+    const { minConfidence } = params;
+    const depth = params.depth ?? defaultDepth;
+    const limit = params.limit ?? defaultLimit;
     const signal = token;
     return { depth, limit, options: { ...(minConfidence ? { minConfidence } : {}), signal } };
   }
 
-  async callers(raw: unknown, token: CancellationToken): Promise<CallersResult> {
-    const params = paramsObject(Methods.callers, raw);
+  async callers(params: ParamsOf<'fathom/callers'>, token: CancellationToken): Promise<CallersResult> {
     const { depth, limit, options } = this.relationOptions(params, token, 1, 200);
     const subject = await this.subject(Methods.callers, params, token, true);
     const answer = await subject.queries.callers(subject.roots, depth, limit, options);
@@ -226,8 +205,7 @@ export class GraphRequests {
     };
   }
 
-  async callees(raw: unknown, token: CancellationToken): Promise<CalleesResult> {
-    const params = paramsObject(Methods.callees, raw);
+  async callees(params: ParamsOf<'fathom/callees'>, token: CancellationToken): Promise<CalleesResult> {
     const { depth, limit, options } = this.relationOptions(params, token, 1, 200);
     const subject = await this.subject(Methods.callees, params, token, true);
     const answer = await subject.queries.callees(subject.roots, depth, limit, options);
@@ -240,8 +218,7 @@ export class GraphRequests {
     };
   }
 
-  async impact(raw: unknown, token: CancellationToken): Promise<ImpactResult> {
-    const params = paramsObject(Methods.impact, raw);
+  async impact(params: ParamsOf<'fathom/impact'>, token: CancellationToken): Promise<ImpactResult> {
     const { depth, limit, options } = this.relationOptions(params, token, 3, 1000);
     const subject = await this.subject(Methods.impact, params, token, true);
     const answer = await subject.queries.impact(subject.roots, depth, limit, options);
@@ -274,11 +251,9 @@ export class GraphRequests {
   }
 
   /** LSP textDocument/definition: Location[] of the definitions' names. */
-  async lspDefinition(raw: unknown, token: CancellationToken): Promise<unknown[]> {
-    const params = paramsObject('textDocument/definition', raw);
-    const uri = requiredString(requiredObject(params, 'textDocument'), 'uri');
-    const at = position(params, 'position', 0);
-    const { workspace, relative } = this.context.fileIn({ path: uri });
+  async lspDefinition(params: ParamsOf<'textDocument/definition'>, token: CancellationToken): Promise<unknown[]> {
+    const at = params.position;
+    const { workspace, relative } = this.context.fileIn({ path: params.textDocument.uri });
     const { graph, queries } = await this.context.readyGraph(workspace, token, undefined, relative);
     const targets = queries.definitionsAt(relative, at.line, at.character);
     const definitions = graph.definitions(targets);
@@ -286,12 +261,10 @@ export class GraphRequests {
   }
 
   /** LSP textDocument/references: Location[] (context.includeDeclaration honoured). */
-  async lspReferences(raw: unknown, token: CancellationToken): Promise<unknown[]> {
-    const params = paramsObject('textDocument/references', raw);
-    const uri = requiredString(requiredObject(params, 'textDocument'), 'uri');
-    const at = position(params, 'position', 0);
-    const includeDeclaration = typeof params.context === 'object' && params.context !== null && (params.context as Params).includeDeclaration === true;
-    const { workspace, relative } = this.context.fileIn({ path: uri });
+  async lspReferences(params: ParamsOf<'textDocument/references'>, token: CancellationToken): Promise<unknown[]> {
+    const at = params.position;
+    const includeDeclaration = params.context?.includeDeclaration === true;
+    const { workspace, relative } = this.context.fileIn({ path: params.textDocument.uri });
     const { graph, queries } = await this.context.readyGraph(workspace, token, undefined, relative);
     const roots = queries.definitionsAt(relative, at.line, at.character);
     const sites = await this.referencesOf({ workspace, graph, queries, roots }, undefined, token);

@@ -2,13 +2,15 @@
 // session and every engine behind it afterwards (~180 modules, a few hundred ms of the daemon's
 // start); meanwhile nothing can be open, so `fathom/status` is answered here at once: the daemon,
 // no open workspaces, and a root asked about as absent (with its saved file set, when one is on
-// disk). Every other message waits for the session (server.ts). The loaded session answers an
+// disk). Its params are checked by the session's schema and parser, loaded first (zod, not the
+// engines). Every other message waits for the session (server.ts). The loaded session answers an
 // unopened root's status with the same absentStatus.
 import fs from 'node:fs';
 import { fileSetFile, workspaceCacheDir } from '../base/places.js';
 import { adapterStates } from '../debug/adapters.js';
 import { Methods, type StatusResult, type WorkspaceStatus } from '../protocol/methods.js';
-import { optionalString, paramsObject } from './params.js';
+import type { requestParams } from '../protocol/params.js';
+import type { parseParams } from './parse-params.js';
 import { resolveRootParam, type OwnFolder } from './root-param.js';
 
 /** A root no workspace of this daemon has open: nothing known but its saved file set, if one is on disk. */
@@ -30,10 +32,36 @@ export function absentStatus(root: string, cacheRoot: string): WorkspaceStatus {
   };
 }
 
+/** What status needs to check its params: its schema and the parser (zod and the schemas, not the engines). */
+interface StatusParser {
+  schema: (typeof requestParams)[typeof Methods.status];
+  parseParams: typeof parseParams;
+}
+
+let statusParser: Promise<StatusParser> | undefined;
+
+/**
+ * Loads the params' schemas and their parser, once: server.ts starts it first when the daemon
+ * listens (it loads zod, a few tens of ms, not the engines), and a status asked meanwhile waits for it.
+ */
+export function loadStatusParser(): Promise<StatusParser> {
+  // One import at a time, as server.ts loads the engines.
+  statusParser ??= import('../protocol/params.js').then(async (protocol) => ({
+    schema: protocol.requestParams[Methods.status],
+    parseParams: (await import('./parse-params.js')).parseParams,
+  }));
+  return statusParser;
+}
+
 /** fathom/status while the engines load: the same params, checks and errors as the session's. */
-export function statusWhileLoading(raw: unknown, daemon: StatusResult['daemon'], cacheRoot: string, ownFolders: readonly OwnFolder[]): StatusResult {
-  const params = paramsObject(Methods.status, raw, { optional: true });
-  const rootParam = optionalString(params, 'root');
-  const workspaces = rootParam === undefined ? [] : [absentStatus(resolveRootParam(rootParam, 'root', ownFolders), cacheRoot)];
-  return { daemon, workspaces, debug: { sessions: [], adapters: adapterStates() } };
+export async function statusWhileLoading(
+  raw: unknown,
+  daemon: () => StatusResult['daemon'],
+  cacheRoot: string,
+  ownFolders: readonly OwnFolder[],
+): Promise<StatusResult> {
+  const { schema, parseParams } = await loadStatusParser();
+  const { root } = parseParams(Methods.status, schema, raw);
+  const workspaces = root === undefined ? [] : [absentStatus(resolveRootParam(root, 'root', ownFolders), cacheRoot)];
+  return { daemon: daemon(), workspaces, debug: { sessions: [], adapters: adapterStates() } };
 }

@@ -1,4 +1,5 @@
-// fathom/codeSearch for a connection: reads and checks the params, gives the search module its
+// fathom/codeSearch and fathom/exportIndex for a connection: given the params as their schemas
+// parsed them (protocol/params.ts), gives the search module its
 // engines (the regex index, the code graph and the chunk ranking of the workspace, each built on
 // first use with $/progress on the client's token), converts the answer with to-wire.ts, and
 // writes an answer over the inline cap to a result file.
@@ -6,26 +7,15 @@ import fs from 'node:fs';
 import type { CancellationToken } from 'vscode-jsonrpc/node';
 import { FathomError } from '../base/errors.js';
 import { log } from '../base/logger.js';
-import { toAbsolute } from '../base/paths.js';
+import { pathsWithin, toAbsolute } from '../base/paths.js';
 import type { CodeGraph } from '../index/graph/code-graph.js';
 import type { ChunkRanking } from '../index/ranking/chunk-ranking.js';
 import { globFilter, pathsFilter } from '../base/path-glob.js';
 import { type RegexIndex, languageFilter } from '../index/regex/regex-index.js';
-import { Methods, type CodeSearchResult, type IndexBuilding, type ProgressToken } from '../protocol/methods.js';
-import { type CodeSearchMode, codeSearch, codeSearchModes } from '../search/code-search.js';
+import type { CodeSearchResult, IndexBuilding, ProgressToken } from '../protocol/methods.js';
+import type { ParamsOf } from '../protocol/params.js';
+import { type CodeSearchMode, codeSearch } from '../search/code-search.js';
 import type { Workspace } from '../workspace/workspace.js';
-import {
-  type Params,
-  optionalBoolean,
-  optionalCount,
-  optionalPathsWithin,
-  optionalProgressToken,
-  optionalString,
-  optionalStringList,
-  paramsObject,
-  requiredNumber,
-  requiredText,
-} from './params.js';
 import { defaultMaxInlineBytes, writeResultFile } from './result-files.js';
 import { toWireCodeSearch } from './to-wire.js';
 import path from 'node:path';
@@ -45,7 +35,7 @@ export const defaultIndexWaitMs = 5_000;
 
 /** What the requests need from the session. */
 export interface SearchRequestContext {
-  workspaceFor(params: Params): Workspace;
+  workspaceFor(params: { root: string }): Workspace;
   /** Each index built (with $/progress on the token) and settled. */
   readyLexical(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined): Promise<RegexIndex>;
   /** The graph and the ranking: past `waitMs` of a build, as they are, with how far the build is. */
@@ -76,38 +66,25 @@ export interface SearchRequestContext {
 export class SearchRequests {
   constructor(private readonly context: SearchRequestContext) {}
 
-  async codeSearch(raw: unknown, token: CancellationToken): Promise<CodeSearchResult> {
+  async codeSearch(params: ParamsOf<'fathom/codeSearch'> & { root: string }, token: CancellationToken): Promise<CodeSearchResult> {
     const started = performance.now();
-    const params = paramsObject(Methods.codeSearch, raw);
-    const query = requiredText(params, 'query');
-    const mode = (optionalString(params, 'mode') ?? 'auto') as CodeSearchMode;
-    if (!codeSearchModes.includes(mode))
-      throw new FathomError('invalidParams', `params.mode must be one of ${codeSearchModes.join(', ')} (got "${mode}")`, { field: 'mode' });
-    const globs = optionalStringList(params, 'glob');
-    const languages = optionalStringList(params, 'languages');
-    const maxResults = optionalCount(params, 'maxResults');
-    if (maxResults !== undefined && (maxResults < 1 || maxResults > 10_000))
-      throw new FathomError('invalidParams', `params.maxResults must be between 1 and 10000 (got ${maxResults})`, { field: 'maxResults' });
-    const snippetLines = optionalCount(params, 'snippetLines');
-    if (snippetLines !== undefined && (snippetLines < 1 || snippetLines > 50))
-      throw new FathomError('invalidParams', `params.snippetLines must be between 1 and 50 (got ${snippetLines})`, { field: 'snippetLines' });
-    const ignoreCase = optionalBoolean(params, 'ignoreCase');
-    const hybridWeight = params.hybridWeight === undefined ? undefined : requiredNumber(params, 'hybridWeight');
-    if (hybridWeight !== undefined && (hybridWeight < 0 || hybridWeight > 1))
-      throw new FathomError('invalidParams', `params.hybridWeight must be between 0 and 1 (got ${hybridWeight})`, { field: 'hybridWeight' });
-    const maxInlineBytes = optionalCount(params, 'maxInlineBytes') ?? defaultMaxInlineBytes;
-    const waitMs = optionalCount(params, 'waitMs') ?? defaultIndexWaitMs;
+    const { query, languages, maxResults, snippetLines, ignoreCase, hybridWeight } = params;
+    // The wire's modes are the search's (a mode the search lacks would not compile here).
+    const mode: CodeSearchMode = params.mode ?? 'auto';
+    const globs = params.glob;
+    const maxInlineBytes = params.maxInlineBytes ?? defaultMaxInlineBytes;
+    const waitMs = params.waitMs ?? defaultIndexWaitMs;
     /** Indexes the answer used while they were still building. */
     const building: IndexBuilding[] = [];
     const note = (entry: IndexBuilding | undefined): void => {
       if (entry && !building.some((known) => known.index === entry.index)) building.push(entry);
     };
-    const progressToken = optionalProgressToken(params, 'workDoneToken');
+    const progressToken = params.workDoneToken;
     const workspace = this.context.workspaceFor(params);
     const byGlob = globs && globs.length > 0 ? globFilter(globs) : () => true;
     const byLanguage = languages && languages.length > 0 ? languageFilter(languages) : () => true;
     // paths: folders or files inside the workspace; a hit must be in one of them AND pass the globs.
-    const within = optionalPathsWithin(params, workspace.root);
+    const within = pathsWithin(workspace.root, params.paths ?? []);
     const inPaths = pathsFilter(within);
     const answer = await codeSearch(
       {
@@ -177,19 +154,17 @@ export class SearchRequests {
   }
 
   /** fathom/exportIndex: the workspace's chunk ranking, paths masked and terms hashed, for a shared store. */
-  async exportIndex(raw: unknown, token: CancellationToken): Promise<ExportIndexResult> {
-    const params = paramsObject(Methods.exportIndex, raw);
-    const out = requiredText(params, 'out');
+  async exportIndex(params: ParamsOf<'fathom/exportIndex'>, token: CancellationToken): Promise<ExportIndexResult> {
+    const { out, keyFile } = params;
     if (!path.isAbsolute(out)) throw new FathomError('invalidParams', `params.out must be an absolute path (got ${out})`, { field: 'out' });
     if (!fs.existsSync(path.dirname(out)))
       throw new FathomError('invalidParams', `the folder of params.out does not exist: ${path.dirname(out)}`, { field: 'out' });
-    const keyFile = optionalString(params, 'keyFile');
     if (keyFile !== undefined && !path.isAbsolute(keyFile))
       throw new FathomError('invalidParams', `params.keyFile must be an absolute path (got ${keyFile})`, { field: 'keyFile' });
     const mask = new PathMask(keyFile === undefined ? userMaskKey(this.context.configDir()) : readMaskKey(keyFile));
     const workspace = this.context.workspaceFor(params);
     // An export is of the whole ranking: it waits for the build.
-    const { index: ranking } = await this.context.readyRanking(workspace, token, optionalProgressToken(params, 'workDoneToken'), Number.POSITIVE_INFINITY);
+    const { index: ranking } = await this.context.readyRanking(workspace, token, params.workDoneToken, Number.POSITIVE_INFINITY);
     const summary = await exportRanking(ranking, mask, out);
     return { root: workspace.root, ...summary, bytes: fs.statSync(out).size };
   }

@@ -29,7 +29,7 @@ import { BufferOverlay } from '../workspace/overlay.js';
 import { defaultMaxFrameBytes, type DaemonConfig } from './config.js';
 import { FrameReader } from './frame-reader.js';
 import { writerOptions } from './json-encoder.js';
-import { statusWhileLoading } from './loading.js';
+import { loadStatusParser, statusWhileLoading } from './loading.js';
 import { guardConnection } from './message-guard.js';
 import { ownFoldersOf } from './root-param.js';
 import { toResponseError } from './to-wire-error.js';
@@ -94,7 +94,10 @@ export class Daemon implements DaemonServices {
     // One import at a time: Node 20's ESM loader can hand a module the exports of a CommonJS
     // package that is not loaded yet when two graphs sharing it are imported at once (seen here:
     // picomatch without makeRe, and usearch's `bindings` without getFileName, under Promise.all).
-    this.loading ??= import('./session.js').then(async (session) => {
+    // The params' schemas and parser first (zod: tens of ms): a status asked meanwhile waits for
+    // them alone, not for the ~180 modules behind the session, which then find them loaded.
+    this.loading ??= loadStatusParser().then(async () => {
+      const session = await import('./session.js');
       const workspaces = await import('./workspaces.js');
       this.loaded = { Session: session.Session, workspaces: new workspaces.WorkspaceManager(this.config, this.overlay) };
       return this.loaded;
@@ -216,11 +219,9 @@ export class Daemon implements DaemonServices {
       // Status at once, unless this client sent something before it (a didOpen it would count).
       if (method === Methods.status && held.length === 0 && !ended) {
         if (this.stoppingValue) return new ResponseError(ErrorCodes.ShuttingDown, 'the daemon is stopping');
-        try {
-          return statusWhileLoading(params, this.daemonInfo(), this.config.cacheRoot, this.ownFolders);
-        } catch (error) {
-          return toResponseError(method, error);
-        }
+        return statusWhileLoading(params, () => this.daemonInfo(), this.config.cacheRoot, this.ownFolders).catch((error: unknown) =>
+          toResponseError(method, error),
+        );
       }
       return new Promise<unknown>((resolve) =>
         whenLoaded((session) => resolve(session ? session.handle(method, params, token) : toResponseError(method, failure))),

@@ -1,5 +1,6 @@
 // One client connection: the LSP handshake, buffer notifications and Fathom's own methods, routed
-// to the daemon's services. Every request goes through `handle`, which turns any failure into a
+// to the daemon's services. Every request goes through `handle`, which parses its params with the
+// method's schema (protocol/params.ts) for a handler typed by method, and turns any failure into a
 // JSON-RPC error for that request alone; nothing a client sends can end the process (in socket
 // mode, `exit` ends only this client's connection).
 import fs from 'node:fs';
@@ -9,7 +10,7 @@ import { differsFromDisk } from '../base/editor-text.js';
 import { FathomError, errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { checkGlobs } from '../base/pattern-limits.js';
-import { pathFromUriOrPath, realPathForWrite, toRelative } from '../base/paths.js';
+import { pathFromUriOrPath, pathsWithin, realPathForWrite, toRelative } from '../base/paths.js';
 import { ErrorCodes } from '../protocol/errors.js';
 import {
   Methods,
@@ -32,6 +33,14 @@ import {
   type TrustResult,
   type WorkspaceStatus,
 } from '../protocol/methods.js';
+import {
+  notificationParams,
+  requestParams,
+  type NotificationMethod,
+  type NotificationParamsOf,
+  type ParamsOf,
+  type RequestMethod,
+} from '../protocol/params.js';
 import { globFilter, pathsFilter } from '../base/path-glob.js';
 import { outlineOf } from '../index/graph/outline.js';
 import { GraphRequests } from './graph-requests.js';
@@ -43,28 +52,11 @@ import type { CandidateSource, StructuralRequest } from '../structural/structura
 import { planRewrite } from '../structural/rewrite-planner.js';
 import type { EditAnswer } from '../lsp/diagnostics-service.js';
 import type { ServerSpec } from '../lsp/registry.js';
-import { checkEdits } from '../lsp/text-edits.js';
-import type { BufferOverlay, TextChange } from '../workspace/overlay.js';
+import type { BufferOverlay } from '../workspace/overlay.js';
 import type { Workspace } from '../workspace/workspace.js';
-import {
-  optionalBoolean,
-  optionalCount,
-  optionalCursor,
-  optionalPathsWithin,
-  optionalProgressToken,
-  optionalString,
-  optionalStringList,
-  paramsObject,
-  requiredArray,
-  requiredCount,
-  requiredNumber,
-  requiredObject,
-  requiredString,
-  requiredText,
-  type Params,
-} from './params.js';
 import { acrossRoots } from './across-roots.js';
 import { absentStatus } from './loading.js';
+import { parseParams } from './parse-params.js';
 import { toResponseError } from './to-wire-error.js';
 import {
   toLspDocumentSymbols,
@@ -93,17 +85,9 @@ export interface DaemonServices {
 }
 
 /** rg's -C/-B/-A as params: `context` for both sides, `beforeContext`/`afterContext` override it. */
-function contextParams(params: Params): { beforeContext?: number; afterContext?: number } {
-  const both = optionalCount(params, 'context');
-  const before = optionalCount(params, 'beforeContext') ?? both;
-  const after = optionalCount(params, 'afterContext') ?? both;
-  for (const [field, value] of [
-    ['context', both],
-    ['beforeContext', before],
-    ['afterContext', after],
-  ] as const) {
-    if (value !== undefined && value > 1000) throw new FathomError('invalidParams', `params.${field} must be at most 1000 (got ${value})`, { field });
-  }
+function contextParams(params: ParamsOf<'fathom/grep'>): { beforeContext?: number; afterContext?: number } {
+  const before = params.beforeContext ?? params.context;
+  const after = params.afterContext ?? params.context;
   return { ...(before === undefined ? {} : { beforeContext: before }), ...(after === undefined ? {} : { afterContext: after }) };
 }
 
@@ -115,22 +99,8 @@ interface ReadyIndex {
   semantic: NonNullable<WorkspaceEngine['semantic']>['index'] | undefined;
 }
 
-/** A request's handler: its answer, or a promise of it. */
-type Handler = (params: unknown, token: CancellationToken) => unknown;
-
-function position(value: Params, field: string): { line: number; character: number } {
-  const object = requiredObject(value, field);
-  return { line: requiredCount(object, 'line'), character: requiredCount(object, 'character') };
-}
-
-/** One entry of didChange's contentChanges: a full text, or a range and its replacement. */
-function textChange(value: unknown): TextChange {
-  const change = paramsObject('textDocument/didChange', value);
-  const text = requiredText(change, 'text');
-  if (change.range === undefined) return { text };
-  const range = requiredObject(change, 'range');
-  return { range: { start: position(range, 'start'), end: position(range, 'end') }, text };
-}
+/** Each request's handler, by method: its params as the method's schema parsed them, its answer (or a promise of it). */
+type Handlers = { [M in RequestMethod]: (params: ParamsOf<M>, token: CancellationToken) => unknown };
 
 let sessionCounter = 0;
 
@@ -142,7 +112,7 @@ export class Session {
   private readonly ledgerKey = `connection:${++sessionCounter}`;
   private shutdownRequested = false;
   private readonly openBuffers = new Set<string>();
-  private readonly requests: Record<string, Handler>;
+  private readonly requests: Handlers;
 
   constructor(
     private readonly connection: MessageConnection,
@@ -173,8 +143,8 @@ export class Session {
       [Methods.debugLaunch]: (params, token) => this.debug.launch(params, token),
       [Methods.debugState]: (params) => this.debug.state(params),
       [Methods.debugEvaluate]: (params) => this.debug.evaluate(params),
-      [Methods.debugContinue]: (params) => this.debug.move(params, Methods.debugContinue),
-      [Methods.debugStep]: (params) => this.debug.move(params, Methods.debugStep),
+      [Methods.debugContinue]: (params) => this.debug.move(params),
+      [Methods.debugStep]: (params) => this.debug.move(params),
       [Methods.debugSetBreakpoints]: (params) => this.debug.setBreakpoints(params),
       [Methods.debugTerminate]: (params) => this.debug.terminate(params),
       [Methods.chunks]: (params, token) => this.chunks(params, token),
@@ -205,67 +175,56 @@ export class Session {
     connection.onNotification((method, params) => this.notify(method, params));
   }
 
-  /** Answers one request (registered for every method; server.ts also forwards requests held while the session loaded). */
-  async handle(method: string, params: unknown, token: CancellationToken): Promise<unknown> {
-    const handler = Object.hasOwn(this.requests, method) ? this.requests[method] : undefined;
-    if (!handler) return new ResponseError(ErrorCodes.MethodNotFound, `unknown method: ${method}`);
+  /**
+   * Answers one request (registered for every method; server.ts also forwards requests held while
+   * the session loaded): its params parsed with the method's schema, then its handler.
+   */
+  async handle(method: string, raw: unknown, token: CancellationToken): Promise<unknown> {
+    if (!Object.hasOwn(this.requests, method)) return new ResponseError(ErrorCodes.MethodNotFound, `unknown method: ${method}`);
     if (this.shutdownRequested && method !== 'shutdown')
       return new ResponseError(ErrorCodes.InvalidRequest, `${method}: the client asked for shutdown; only exit is accepted now`);
     if (this.services.stopping) return new ResponseError(ErrorCodes.ShuttingDown, 'the daemon is stopping');
     try {
-      return await handler(params, token);
+      const known = method as RequestMethod;
+      const handler = this.requests[known] as (params: unknown, token: CancellationToken) => unknown;
+      return await handler(parseParams(method, requestParams[known], raw), token);
     } catch (error) {
       return toResponseError(method, error);
     }
   }
 
-  /** Takes one notification (as handle does requests). */
-  notify(method: string, params: unknown): void {
+  /** Takes one notification (as handle does requests); one that fails is logged, having no answer. */
+  notify(method: string, raw: unknown): void {
+    // initialized, $/setTrace, textDocument/didSave and the like need nothing from us.
+    if (!Object.hasOwn(notificationParams, method)) return;
     try {
-      switch (method) {
-        case 'exit':
-          this.onExit(this.shutdownRequested ? 0 : 1);
-          return;
-        case 'textDocument/didOpen': {
-          const document = requiredObject(paramsObject(method, params), 'textDocument');
-          const path = this.bufferPath(requiredString(document, 'uri'));
-          const buffer = {
-            path,
-            languageId: optionalString(document, 'languageId') ?? '',
-            version: requiredNumber(document, 'version'),
-            text: requiredText(document, 'text'),
-          };
-          // A second didOpen from the same client replaces its buffer; it still holds it once.
-          if (this.openBuffers.has(path)) this.services.overlay.close(path);
-          this.services.overlay.open(buffer);
-          this.openBuffers.add(path);
-          return;
-        }
-        case 'textDocument/didChange': {
-          const object = paramsObject(method, params);
-          const document = requiredObject(object, 'textDocument');
-          const changes = requiredArray(object, 'contentChanges').map(textChange);
-          this.services.overlay.change(this.bufferPath(requiredString(document, 'uri')), requiredNumber(document, 'version'), changes);
-          return;
-        }
-        case 'textDocument/didClose': {
-          const path = this.bufferPath(requiredString(requiredObject(paramsObject(method, params), 'textDocument'), 'uri'));
-          if (this.openBuffers.delete(path)) this.services.overlay.close(path);
-          return;
-        }
-        case 'workspace/didChangeWorkspaceFolders': {
-          const event = requiredObject(paramsObject(method, params), 'event');
-          for (const folder of requiredArray(event, 'added')) this.openFolder(folder);
-          return;
-        }
-        default:
-          // initialized, $/setTrace, textDocument/didSave and the like need nothing from us.
-          return;
-      }
+      const known = method as NotificationMethod;
+      this.notifications[known](parseParams(method, notificationParams[known], raw) as never);
     } catch (error) {
       log.warn(`notification ${method} ignored: ${errorMessage(error)}`);
     }
   }
+
+  /** Each notification's handler, by method, given its params as the method's schema parsed them. */
+  private readonly notifications: { [M in NotificationMethod]: (params: NotificationParamsOf<M>) => void } = {
+    exit: () => this.onExit(this.shutdownRequested ? 0 : 1),
+    'textDocument/didOpen': ({ textDocument: document }) => {
+      const path = this.bufferPath(document.uri);
+      // A second didOpen from the same client replaces its buffer; it still holds it once.
+      if (this.openBuffers.has(path)) this.services.overlay.close(path);
+      this.services.overlay.open({ path, languageId: document.languageId ?? '', version: document.version, text: document.text });
+      this.openBuffers.add(path);
+    },
+    'textDocument/didChange': ({ textDocument: document, contentChanges }) =>
+      this.services.overlay.change(this.bufferPath(document.uri), document.version, contentChanges),
+    'textDocument/didClose': ({ textDocument: document }) => {
+      const path = this.bufferPath(document.uri);
+      if (this.openBuffers.delete(path)) this.services.overlay.close(path);
+    },
+    'workspace/didChangeWorkspaceFolders': ({ event }) => {
+      for (const folder of event.added) this.openFolder(folder);
+    },
+  };
 
   private bufferPath(uri: string): string {
     if (!uri.startsWith('file://')) throw new FathomError('invalidParams', `only file:// URIs can be opened, got ${uri}`);
@@ -288,9 +247,10 @@ export class Session {
 
   private debugRequests: DebugRequests | undefined;
 
-  private openFolder(folder: unknown): void {
-    const uri = typeof folder === 'string' ? folder : (folder as { uri?: unknown })?.uri;
-    if (typeof uri !== 'string') return;
+  /** Opens a workspace folder a client named (one it named oddly, undefined, is skipped). */
+  private openFolder(folder: string | { uri: string } | undefined): void {
+    const uri = typeof folder === 'string' ? folder : folder?.uri;
+    if (uri === undefined) return;
     try {
       this.services.workspaces.open(this.services.workspaces.resolveRoot(uri));
     } catch (error) {
@@ -301,12 +261,11 @@ export class Session {
   /** The roots of the open folder workspaces (a question with allWorkspaces asks each). */
   private readonly openRoots = (): string[] => this.services.workspaces.folderRoots();
 
-  private initialize(raw: unknown): unknown {
-    const params = paramsObject('initialize', raw);
+  private initialize(params: ParamsOf<'initialize'>): unknown {
     const folders = params.workspaceFolders;
-    if (Array.isArray(folders) && folders.length > 0) for (const folder of folders) this.openFolder(folder);
-    else if (typeof params.rootUri === 'string') this.openFolder(params.rootUri);
-    else if (typeof params.rootPath === 'string') this.openFolder(params.rootPath);
+    if (folders !== undefined && folders.length > 0) for (const folder of folders) this.openFolder(folder);
+    else if (params.rootUri !== undefined) this.openFolder(params.rootUri);
+    else if (params.rootPath !== undefined) this.openFolder(params.rootPath);
     return {
       capabilities: {
         textDocumentSync: { openClose: true, change: 2 },
@@ -321,9 +280,10 @@ export class Session {
     };
   }
 
-  private workspaceFor(params: Params): Workspace {
+  /** The workspace of a request's `root` (its schema requires one, or across-roots.ts gave one), opened. */
+  private workspaceFor(params: { root: string }): Workspace {
     const workspaces = this.services.workspaces;
-    return workspaces.open(workspaces.resolveRoot(requiredString(params, 'root')));
+    return workspaces.open(workspaces.resolveRoot(params.root));
   }
 
   /** Waits for a workspace's first build; cancels the build if every waiter gave up on it. */
@@ -371,9 +331,8 @@ export class Session {
     }
   }
 
-  private async status(raw: unknown): Promise<StatusResult> {
-    const params = paramsObject(Methods.status, raw, { optional: true });
-    const rootParam = optionalString(params, 'root');
+  private async status(params: ParamsOf<'fathom/status'>): Promise<StatusResult> {
+    const rootParam = params.root;
     const workspaces = this.services.workspaces;
     let statuses: WorkspaceStatus[];
     if (rootParam === undefined) {
@@ -403,10 +362,9 @@ export class Session {
    * fathom/index: the file set (built, or reconciled against the disk when it is), then every index
    * the engine has, with one `$/progress` across the phases; each index is on disk when it answers.
    */
-  private async index(raw: unknown, token: CancellationToken): Promise<WorkspaceStatus> {
-    const params = paramsObject(Methods.index, raw);
-    const wait = optionalBoolean(params, 'wait') ?? true;
-    const progressToken = optionalProgressToken(params, 'workDoneToken');
+  private async index(params: ParamsOf<'fathom/index'>, token: CancellationToken): Promise<WorkspaceStatus> {
+    const wait = params.wait ?? true;
+    const progressToken = params.workDoneToken;
     const workspace = this.workspaceFor(params);
     if (!wait) return toWireStatus(workspace.status());
     const engine = this.services.workspaces.engine(workspace);
@@ -439,68 +397,56 @@ export class Session {
   }
 
   /** fathom/trust: trusts a folder, stops trusting it, or says whether it is trusted. */
-  private trust(raw: unknown): TrustResult {
-    const params = paramsObject(Methods.trust, raw);
-    const folder = this.services.workspaces.resolveRoot(requiredString(params, 'path'), 'path');
-    const trusted = optionalBoolean(params, 'trusted');
+  private trust(params: ParamsOf<'fathom/trust'>): TrustResult {
+    const folder = this.services.workspaces.resolveRoot(params.path, 'path');
+    const trusted = params.trusted;
     const store = this.services.workspaces.trust;
     const folders = trusted === undefined ? store.folders() : store.set(folder, trusted);
     return { path: folder, trusted: store.isTrusted(folder), folders, trustsAll: store.trustsAll };
   }
 
-  private async modelUse(raw: unknown, token: CancellationToken): Promise<ModelUseResult> {
-    const params = paramsObject(Methods.modelUse, raw);
-    if (params.model !== null && typeof params.model !== 'string')
-      throw new FathomError('invalidParams', 'params.model must be a model folder, a pulled model id, or null', { field: 'model' });
+  private async modelUse(params: ParamsOf<'fathom/modelUse'>, token: CancellationToken): Promise<ModelUseResult> {
     const workspace = this.workspaceFor(params);
     await this.ready(workspace, token, undefined);
-    const model = await this.services.workspaces.models.use(
-      workspace,
-      params.model === null ? null : (params.model as string).startsWith('file://') ? pathFromUriOrPath(params.model as string) : (params.model as string),
-    );
-    return { root: workspace.root, model };
+    const { model } = params;
+    const used = await this.services.workspaces.models.use(workspace, model !== null && model.startsWith('file://') ? pathFromUriOrPath(model) : model);
+    return { root: workspace.root, model: used };
   }
 
-  private async modelPull(raw: unknown): Promise<ModelPullResult> {
-    const params = paramsObject(Methods.modelPull, raw);
-    const id = requiredString(params, 'id');
+  private async modelPull({ id }: ParamsOf<'fathom/modelPull'>): Promise<ModelPullResult> {
     return { id, dir: await this.services.workspaces.models.pull(id) };
   }
 
-  private async files(raw: unknown, token: CancellationToken): Promise<FilesResult> {
-    const params = paramsObject(Methods.files, raw);
-    const globs = optionalStringList(params, 'glob') ?? [];
-    const limit = optionalCount(params, 'limit');
+  private async files(params: ParamsOf<'fathom/files'>, token: CancellationToken): Promise<FilesResult> {
+    const globs = params.glob ?? [];
+    const limit = params.limit;
     // A glob past the limits is answered before any index is built.
     checkGlobs(globs);
     const workspace = this.workspaceFor(params);
-    await this.ready(workspace, token, optionalProgressToken(params, 'workDoneToken'));
+    await this.ready(workspace, token, params.workDoneToken);
     await workspace.settle();
     const files = workspace.files(globs);
     const shown = limit === undefined ? files : files.slice(0, limit);
     return { root: workspace.root, total: files.length, truncated: shown.length < files.length, files: shown };
   }
 
-  private async grep(raw: unknown, token: CancellationToken): Promise<GrepResult> {
-    const params = paramsObject(Methods.grep, raw);
+  private async grep(params: ParamsOf<'fathom/grep'> & { root: string }, token: CancellationToken): Promise<GrepResult> {
     const request = {
-      pattern: requiredText(params, 'pattern'),
-      fixedStrings: optionalBoolean(params, 'fixedStrings'),
-      ignoreCase: optionalBoolean(params, 'ignoreCase'),
-      wordRegexp: optionalBoolean(params, 'wordRegexp'),
-      multiline: optionalBoolean(params, 'multiline'),
-      globs: optionalStringList(params, 'glob'),
-      maxResults: optionalCount(params, 'maxResults'),
-      languages: optionalStringList(params, 'languages'),
+      pattern: params.pattern,
+      fixedStrings: params.fixedStrings,
+      ignoreCase: params.ignoreCase,
+      wordRegexp: params.wordRegexp,
+      multiline: params.multiline,
+      globs: params.glob,
+      maxResults: params.maxResults,
+      languages: params.languages,
       ...contextParams(params),
-      after: optionalCursor(params, 'after'),
-      paged: optionalBoolean(params, 'paged'),
+      after: params.after,
+      paged: params.paged,
     };
-    if (request.paged && request.maxResults === 0)
-      throw new FathomError('invalidParams', 'params.maxResults must be at least 1 for a page (paged)', { field: 'maxResults' });
     const workspace = this.workspaceFor(params);
-    const paths = optionalPathsWithin(params, workspace.root);
-    const index = await this.readyLexical(workspace, token, optionalProgressToken(params, 'workDoneToken'));
+    const paths = pathsWithin(workspace.root, params.paths ?? []);
+    const index = await this.readyLexical(workspace, token, params.workDoneToken);
     return toWireGrep(workspace.root, await index.search({ ...request, ...(paths.length > 0 ? { paths } : {}) }, token));
   }
 
@@ -545,32 +491,26 @@ export class Session {
     sendProgress: (token, value) => this.sendProgress(token, value),
   });
 
-  /** Reads the params shared by structural search and rewrite (the rule is checked by the engine). */
-  private structuralRequest(method: string, params: Params, workspace: Workspace): StructuralRequest {
-    const language = requiredString(params, 'language');
-    const pattern = optionalString(params, 'pattern');
-    const rule = params.rule === undefined ? {} : requiredObject(params, 'rule');
+  /** The request shared by structural search and rewrite (the rule is checked by the engine). */
+  private structuralRequest(method: string, params: ParamsOf<'fathom/structuralSearch'>, workspace: Workspace): StructuralRequest {
+    const { language, pattern, constraints, maxResults, after } = params;
+    const rule = params.rule ?? {};
     if (pattern === undefined && params.rule === undefined) throw new FathomError('invalidParams', `${method}: give a pattern or a rule`, { field: 'pattern' });
     if (pattern !== undefined && rule.pattern !== undefined)
       throw new FathomError('invalidParams', `${method}: give the pattern once (params.pattern or params.rule.pattern)`, { field: 'rule.pattern' });
-    const constraints = params.constraints === undefined ? undefined : requiredObject(params, 'constraints');
-    const maxResults = optionalCount(params, 'maxResults');
-    if (maxResults !== undefined && maxResults > 100_000)
-      throw new FathomError('invalidParams', `${method}: maxResults must be at most 100000`, { field: 'maxResults' });
-    const globs = optionalStringList(params, 'glob');
-    const after = optionalCursor(params, 'after');
     if (after !== undefined && method !== Methods.structuralSearch)
       throw new FathomError('invalidParams', `${method}: a rewrite takes every match (no after)`, { field: 'after' });
+    const globs = params.glob;
     const byGlob = globs && globs.length > 0 ? globFilter(globs) : () => true;
-    const inPaths = pathsFilter(optionalPathsWithin(params, workspace.root));
+    const inPaths = pathsFilter(pathsWithin(workspace.root, params.paths ?? []));
     return {
       language,
       rule: { ...rule, ...(pattern === undefined ? {} : { pattern }) },
-      ...(constraints ? { constraints: constraints as StructuralRequest['constraints'] } : {}),
+      ...(constraints ? { constraints } : {}),
       accepts: (file: string) => byGlob(file) && inPaths(file),
       ...(maxResults === undefined ? {} : { maxResults }),
       ...(after === undefined ? {} : { after }),
-      ...(optionalBoolean(params, 'paged') ? { paged: true } : {}),
+      ...(params.paged ? { paged: true } : {}),
     };
   }
 
@@ -580,12 +520,11 @@ export class Session {
    */
   private async withCandidates<T>(
     workspace: Workspace,
-    params: Params,
+    progressToken: ProgressToken | undefined,
     token: CancellationToken,
     title: string,
     work: (source: CandidateSource, progress: (done: number, total: number) => void) => Promise<T>,
   ): Promise<T> {
-    const progressToken = optionalProgressToken(params, 'workDoneToken');
     await this.ready(workspace, token, progressToken);
     await workspace.settle();
     const index = await this.readyIndex(workspace, 'regex', `Indexing ${workspace.root} for regex search`, progressToken, token);
@@ -607,9 +546,9 @@ export class Session {
    * The workspace of a structural search or rewrite: its root; without one, `paths` must name one
    * absolute file, answered by the workspace holding it or on its own (as chunks are).
    */
-  private structuralWorkspace(params: Params): Workspace {
-    if (params.root !== undefined) return this.workspaceFor(params);
-    const paths = optionalStringList(params, 'paths') ?? [];
+  private structuralWorkspace(params: ParamsOf<'fathom/structuralSearch'>): Workspace {
+    if (params.root !== undefined) return this.workspaceFor({ root: params.root });
+    const paths = params.paths ?? [];
     if (paths.length !== 1)
       throw new FathomError(
         'invalidParams',
@@ -619,43 +558,38 @@ export class Session {
     return this.fileIn({ path: paths[0]! }).workspace;
   }
 
-  private async structuralSearch(raw: unknown, token: CancellationToken): Promise<StructuralSearchResult> {
-    const params = paramsObject(Methods.structuralSearch, raw);
+  private async structuralSearch(params: ParamsOf<'fathom/structuralSearch'>, token: CancellationToken): Promise<StructuralSearchResult> {
     const workspace = this.structuralWorkspace(params);
     const request = this.structuralRequest(Methods.structuralSearch, params, workspace);
     const structural = this.services.workspaces.structural;
     // A bad pattern is answered before any index is built.
     await structural.compile(request);
-    const result = await this.withCandidates(workspace, params, token, 'Structural search', (source, progress) =>
+    const result = await this.withCandidates(workspace, params.workDoneToken, token, 'Structural search', (source, progress) =>
       structural.search(source, request, token, progress),
     );
     return toWireStructural(workspace.root, result);
   }
 
-  private async structuralRewrite(raw: unknown, token: CancellationToken): Promise<StructuralRewriteResult> {
-    const params = paramsObject(Methods.structuralRewrite, raw);
+  private async structuralRewrite(params: ParamsOf<'fathom/structuralRewrite'>, token: CancellationToken): Promise<StructuralRewriteResult> {
     const workspace = this.structuralWorkspace(params);
-    const request = { ...this.structuralRequest(Methods.structuralRewrite, params, workspace), rewrite: requiredText(params, 'rewrite') };
+    const request = { ...this.structuralRequest(Methods.structuralRewrite, params, workspace), rewrite: params.rewrite };
     const workspaces = this.services.workspaces;
     await workspaces.structural.compile(request);
-    const plan = await this.withCandidates(workspace, params, token, 'Staging a structural rewrite', (source, progress) =>
+    const plan = await this.withCandidates(workspace, params.workDoneToken, token, 'Staging a structural rewrite', (source, progress) =>
       planRewrite(workspaces.structural, workspaces.rewritePlans, source, request, token, progress),
     );
     return toWireRewritePlan(workspace.root, plan);
   }
 
-  private applyRewrite(raw: unknown): ApplyRewriteResult {
-    const params = paramsObject(Methods.applyRewrite, raw);
-    const planToken = requiredString(params, 'token');
+  private applyRewrite({ token: planToken }: ParamsOf<'fathom/applyRewrite'>): ApplyRewriteResult {
     const plans = this.services.workspaces.rewritePlans;
     const root = plans.rootOf(planToken);
     const { written } = plans.apply(planToken, (relative) => this.hasUnsavedChanges(`${root}/${relative}`));
     return { root: root!, written };
   }
 
-  private discardRewrite(raw: unknown): DiscardRewriteResult {
-    const params = paramsObject(Methods.discardRewrite, raw);
-    return { discarded: this.services.workspaces.rewritePlans.discard(requiredString(params, 'token')) };
+  private discardRewrite({ token }: ParamsOf<'fathom/discardRewrite'>): DiscardRewriteResult {
+    return { discarded: this.services.workspaces.rewritePlans.discard(token) };
   }
 
   /**
@@ -723,23 +657,18 @@ export class Session {
   }
 
   /** fathom/editFile and fathom/writeFile (which may create the file): apply, then the new diagnostics. */
-  private async editFile(raw: unknown, create: boolean): Promise<EditFileResult> {
+  private async editFile(params: ParamsOf<'fathom/writeFile'>, create: boolean): Promise<EditFileResult> {
     const method = create ? Methods.writeFile : Methods.editFile;
-    const params = paramsObject(method, raw);
     // A write lands in a workspace the client named (root) or holds open; a file no workspace holds
     // is written only when the client says so (`loose`: `fathom edit` of a file outside any
     // repository), never because a path was sent alone.
-    const { workspace, relative, absolute } = this.fileIn(params, {
-      mayCreate: create,
-      write: optionalBoolean(params, 'loose') === true ? 'loose' : 'inWorkspace',
-    });
-    const edits = params.edits === undefined ? undefined : checkEdits(params.edits);
-    const newText = params.newText === undefined ? (create ? requiredText(params, 'text') : undefined) : requiredText(params, 'newText');
+    const { workspace, relative, absolute } = this.fileIn(params, { mayCreate: create, write: params.loose === true ? 'loose' : 'inWorkspace' });
+    const { edits, expectedVersion, conversation } = params;
+    // writeFile's content is `text` (or `newText`); editFile's `text`, not in its schema, is never read.
+    const newText = params.newText ?? (create ? params.text : undefined);
     if (create && edits) throw new FathomError('invalidParams', `${method} takes text (the whole content), not edits`, { field: 'edits' });
     if (!create && (newText === undefined) === (edits === undefined))
       throw new FathomError('invalidParams', `${method}: give either edits or newText`, { field: 'edits' });
-    const expectedVersion = optionalCount(params, 'expectedVersion');
-    const conversation = optionalString(params, 'conversation');
     const language = this.services.workspaces.languageOf(relative);
     const edited = this.services.workspaces.diagnostics.edit(
       {
@@ -751,7 +680,7 @@ export class Session {
         ...(expectedVersion === undefined ? {} : { expectedVersion }),
         ledgerKey: conversation === undefined ? this.ledgerKey : `conversation:${conversation}`,
         trusted: this.services.workspaces.trust.isTrusted(workspace.root),
-        includeHints: optionalBoolean(params, 'includeHints') ?? false,
+        includeHints: params.includeHints ?? false,
         dependents: (spec) => this.dependentsOf(workspace, relative, spec),
         languageOf: (file) => this.services.workspaces.languageOf(toRelative(workspace.root, file) ?? file),
         // An editor holding unsaved changes refuses the edit (the buffer and the file would each lack the other's changes).
@@ -768,30 +697,26 @@ export class Session {
   }
 
   /** The diagnostics of a file (as on disk) that this ledger has not reported: for edits made elsewhere. */
-  private async newDiagnostics(raw: unknown): Promise<EditFileResult> {
-    const params = paramsObject(Methods.newDiagnostics, raw);
+  private async newDiagnostics(params: ParamsOf<'fathom/newDiagnostics'>): Promise<EditFileResult> {
     const { workspace, relative, absolute } = this.fileIn(params);
-    const conversation = optionalString(params, 'conversation');
+    const conversation = params.conversation;
     const answer = await this.services.workspaces.diagnostics.check({
       workspaceRoot: workspace.root,
       absolutePath: absolute,
       language: this.services.workspaces.languageOf(relative),
       ledgerKey: conversation === undefined ? this.ledgerKey : `conversation:${conversation}`,
       trusted: this.services.workspaces.trust.isTrusted(workspace.root),
-      includeHints: optionalBoolean(params, 'includeHints') ?? false,
+      includeHints: params.includeHints ?? false,
     });
     return this.toWireEdit(workspace, relative, answer);
   }
 
-  private async chunks(raw: unknown, token: CancellationToken): Promise<ChunksResult> {
-    const params = paramsObject(Methods.chunks, raw);
-    const budgetBytes = optionalCount(params, 'budgetBytes');
-    if (budgetBytes !== undefined && (budgetBytes < 64 || budgetBytes > 1_000_000))
-      throw new FathomError('invalidParams', `fathom/chunks: budgetBytes must be between 64 and 1000000, got ${budgetBytes}`);
-    const includeText = optionalBoolean(params, 'includeText') ?? true;
+  private async chunks(params: ParamsOf<'fathom/chunks'>, token: CancellationToken): Promise<ChunksResult> {
+    const budgetBytes = params.budgetBytes;
+    const includeText = params.includeText ?? true;
     const workspaces = this.services.workspaces;
     const { workspace, relative } = this.fileIn(params);
-    await this.ready(workspace, token, optionalProgressToken(params, 'workDoneToken'));
+    await this.ready(workspace, token, params.workDoneToken);
     await workspace.settle();
     const answer = await workspaces.chunksOf(workspace, relative, budgetBytes === undefined ? {} : { budgetBytes });
     return toWireChunks(workspace.root, answer, { includeText });
@@ -899,17 +824,14 @@ export class Session {
     return ready;
   }
 
-  private async symbols(raw: unknown, token: CancellationToken): Promise<SymbolsResult> {
-    const params = paramsObject(Methods.symbols, raw);
-    const query = typeof params.query === 'string' ? params.query : requiredText(params, 'query');
-    const kinds = optionalStringList(params, 'kinds');
-    const globs = optionalStringList(params, 'glob');
-    const limit = optionalCount(params, 'limit') ?? 100;
-    if (limit > 10_000) throw new FathomError('invalidParams', `params.limit must be at most 10000 (got ${limit})`, { field: 'limit' });
+  private async symbols(params: ParamsOf<'fathom/symbols'> & { root: string }, token: CancellationToken): Promise<SymbolsResult> {
+    const { query, kinds } = params;
+    const globs = params.glob;
+    const limit = params.limit ?? 100;
     const accepts = globs && globs.length > 0 ? globFilter(globs) : undefined;
-    const waitMs = optionalCount(params, 'waitMs') ?? defaultIndexWaitMs;
+    const waitMs = params.waitMs ?? defaultIndexWaitMs;
     const workspace = this.workspaceFor(params);
-    const ready = await this.readySymbolsWithin(workspace, token, optionalProgressToken(params, 'workDoneToken'), waitMs);
+    const ready = await this.readySymbolsWithin(workspace, token, params.workDoneToken, waitMs);
     const answer = toWireSymbols(workspace.root, ready.index.search({ query, ...(kinds ? { kinds } : {}), ...(accepts ? { accepts } : {}), limit }));
     return ready.building ? { ...answer, building: [ready.building] } : answer;
   }
@@ -921,11 +843,10 @@ export class Session {
    * file must exist then, unless the request may create it.
    */
   private fileIn(
-    params: Params,
+    params: { path: string; root?: string | undefined },
     options: { mayCreate?: boolean; write?: 'inWorkspace' | 'loose' } = {},
   ): { workspace: Workspace; relative: string; absolute: string } {
-    const pathParam = requiredString(params, 'path');
-    const rootParam = optionalString(params, 'root');
+    const { path: pathParam, root: rootParam } = params;
     const workspaces = this.services.workspaces;
     let workspace: Workspace | undefined;
     let absolute: string;
@@ -973,46 +894,41 @@ export class Session {
     return this.services.workspaces.openFile(absolute);
   }
 
-  private async outline(raw: unknown, token: CancellationToken): Promise<OutlineResult> {
-    const params = paramsObject(Methods.outline, raw);
+  private async outline(params: ParamsOf<'fathom/outline'>, token: CancellationToken): Promise<OutlineResult> {
     const { workspace, relative } = this.fileIn(params);
-    await this.ready(workspace, token, optionalProgressToken(params, 'workDoneToken'));
+    await this.ready(workspace, token, params.workDoneToken);
     await workspace.settle();
     const { tags, source } = await this.services.workspaces.tagsOf(workspace, relative);
     return toWireOutline(workspace.root, tags, source, outlineOf(tags));
   }
 
   /** LSP workspace/symbol over every open workspace (built on first use). */
-  private async workspaceSymbol(raw: unknown, token: CancellationToken): Promise<unknown[]> {
-    const params = paramsObject('workspace/symbol', raw);
-    const query = typeof params.query === 'string' ? params.query : '';
+  private async workspaceSymbol(params: ParamsOf<'workspace/symbol'>, token: CancellationToken): Promise<unknown[]> {
+    const query = params.query ?? '';
     const results: unknown[] = [];
     for (const workspace of this.services.workspaces.all()) {
-      const index = await this.readySymbols(workspace, token, optionalProgressToken(params, 'workDoneToken'));
+      const index = await this.readySymbols(workspace, token, params.workDoneToken);
       results.push(...toLspSymbolInformation(workspace.root, index.search({ query, limit: 500 }).matches));
     }
     return results;
   }
 
   /** LSP textDocument/documentSymbol: the outline as DocumentSymbol[]. */
-  private async documentSymbol(raw: unknown, token: CancellationToken): Promise<unknown[]> {
-    const params = paramsObject('textDocument/documentSymbol', raw);
-    const uri = requiredString(requiredObject(params, 'textDocument'), 'uri');
-    const { workspace, relative } = this.fileIn({ path: uri });
+  private async documentSymbol(params: ParamsOf<'textDocument/documentSymbol'>, token: CancellationToken): Promise<unknown[]> {
+    const { workspace, relative } = this.fileIn({ path: params.textDocument.uri });
     await this.ready(workspace, token, undefined);
     await workspace.settle();
     const { tags } = await this.services.workspaces.tagsOf(workspace, relative);
     return toLspDocumentSymbols(outlineOf(tags));
   }
 
-  private async merkle(raw: unknown, token: CancellationToken) {
-    const params = paramsObject(Methods.merkle, raw);
+  private async merkle(params: ParamsOf<'fathom/merkle'>, token: CancellationToken) {
     const workspace = this.workspaceFor(params);
-    const pathParam = optionalString(params, 'path') ?? '';
+    const pathParam = params.path ?? '';
     const relative = pathParam === '' ? '' : toRelative(workspace.root, pathFromUriOrPath(pathParam, workspace.root));
     if (relative === undefined)
       throw new FathomError('pathOutsideWorkspace', `path ${pathParam} is outside the workspace ${workspace.root}`, { path: pathParam });
-    await this.ready(workspace, token, optionalProgressToken(params, 'workDoneToken'));
+    await this.ready(workspace, token, params.workDoneToken);
     await workspace.settle();
     return toWireMerkle(workspace.root, workspace.rootHash(), workspace.merkleAt(relative));
   }

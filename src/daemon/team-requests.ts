@@ -1,5 +1,6 @@
-// fathom/teamPush, fathom/teamStatus and fathom/teamJoin for a connection: reads and checks the
-// params (the store's connection string, the team key file, refused when others may read it), asks
+// fathom/teamPush, fathom/teamStatus and fathom/teamJoin for a connection: given the params as their
+// schema parsed them (protocol/params.ts), checks the team key file (absolute, refused when others
+// may read it), asks
 // the engine for the workspace's records or tree facts, and hands them to src/team (push.ts,
 // status.ts, join.ts); a join's records go back to the engine, which seeds its semantic index. The store is
 // opened (and its schema version checked) before any index work, so a store that is down, slow
@@ -10,33 +11,31 @@ import { FathomError } from '../base/errors.js';
 import { readMaskKey } from '../index/export/mask-keys.js';
 import { PathMask } from '../index/export/path-mask.js';
 import type { WorkspaceEngine } from '../engine/workspace-engine.js';
-import { Methods, type ProgressToken, type ProgressValue, type TeamJoinResult, type TeamPushResult, type TeamStatusResult } from '../protocol/methods.js';
+import type { ProgressToken, ProgressValue, TeamJoinResult, TeamPushResult, TeamStatusResult } from '../protocol/methods.js';
 import type { TeamConnectionOptions } from '../team/connection.js';
 import { fetchForJoin } from '../team/join.js';
 import { pushToStore } from '../team/push.js';
 import { teamStatus } from '../team/status.js';
 import { TeamStore } from '../team/team-store.js';
 import type { Workspace } from '../workspace/workspace.js';
-import { type Params, optionalCount, optionalProgressToken, optionalString, paramsObject, requiredText } from './params.js';
+import type { ParamsOf } from '../protocol/params.js';
 
 export interface TeamRequestContext {
-  workspaceFor(params: Params): Workspace;
+  workspaceFor(params: { root: string }): Workspace;
   engine(workspace: Workspace): WorkspaceEngine;
   /** Waits for the workspace's first build (progress on the token). */
   ready(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined): Promise<void>;
   sendProgress(token: ProgressToken, value: ProgressValue): void;
 }
 
-/** The store's connection and the team's key, from params shared by both methods. */
-function storeParams(params: Params): { connection: TeamConnectionOptions; mask: PathMask } {
-  const url = requiredText(params, 'url');
-  const keyFile = requiredText(params, 'keyFile');
+/** The params every team method takes (one schema, protocol/params.ts). */
+type StoreParams = ParamsOf<'fathom/teamPush'>;
+
+/** The store's connection and the team's key, from params shared by the three methods. */
+function storeParams(params: StoreParams): { connection: TeamConnectionOptions; mask: PathMask } {
+  const { url, keyFile, password, connectTimeoutMs } = params;
   if (keyFile.includes('\0')) throw new FathomError('invalidParams', 'params.keyFile holds a NUL character', { field: 'keyFile' });
   if (!path.isAbsolute(keyFile)) throw new FathomError('invalidParams', `params.keyFile must be an absolute path (got ${keyFile})`, { field: 'keyFile' });
-  const password = optionalString(params, 'password');
-  const connectTimeoutMs = optionalCount(params, 'connectTimeoutMs');
-  if (connectTimeoutMs !== undefined && (connectTimeoutMs < 100 || connectTimeoutMs > 600_000))
-    throw new FathomError('invalidParams', `params.connectTimeoutMs must be between 100 and 600000 (got ${connectTimeoutMs})`, { field: 'connectTimeoutMs' });
   const mask = new PathMask(readMaskKey(keyFile));
   return {
     connection: { conninfo: url, ...(password === undefined ? {} : { password }), ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }) },
@@ -64,11 +63,10 @@ export class TeamRequests {
    * answered before any index work), waits for the workspace's file set, runs `work`, then ends
    * its progress and closes the store, whatever happened.
    */
-  private async withStore<R>(method: string, raw: unknown, token: CancellationToken, work: (session: StoreSession) => Promise<R>): Promise<R> {
-    const params = paramsObject(method, raw);
+  private async withStore<R>(params: StoreParams, token: CancellationToken, work: (session: StoreSession) => Promise<R>): Promise<R> {
     const { connection, mask } = storeParams(params);
     const workspace = this.context.workspaceFor(params);
-    const progressToken = optionalProgressToken(params, 'workDoneToken');
+    const progressToken = params.workDoneToken;
     const store = await TeamStore.open(connection);
     const send = progressToken === undefined ? undefined : (value: ProgressValue): void => this.context.sendProgress(progressToken, value);
     let begun = false;
@@ -96,8 +94,8 @@ export class TeamRequests {
     }
   }
 
-  push(raw: unknown, token: CancellationToken): Promise<TeamPushResult> {
-    return this.withStore(Methods.teamPush, raw, token, async ({ workspace, engine, store, mask, begin, report }) => {
+  push(params: StoreParams, token: CancellationToken): Promise<TeamPushResult> {
+    return this.withStore(params, token, async ({ workspace, engine, store, mask, begin, report }) => {
       begin(`Pushing ${workspace.root} to ${store.description}`);
       const input = await engine.semanticRecords(token, (done, total, message) => report(`embedding: ${message}`, (0.5 * done) / Math.max(1, total)));
       if (!input) throw new FathomError('invalidParams', `semantic search is off for ${workspace.root} (${engine.semanticOffReason()}): nothing to push`);
@@ -111,8 +109,8 @@ export class TeamRequests {
    * and vectors of the files it holds; the files the store lacks are embedded in the background.
    * Answers what came (the index answers from it at once).
    */
-  join(raw: unknown, token: CancellationToken): Promise<TeamJoinResult> {
-    return this.withStore(Methods.teamJoin, raw, token, async ({ workspace, engine, store, mask, begin, report }) => {
+  join(params: StoreParams, token: CancellationToken): Promise<TeamJoinResult> {
+    return this.withStore(params, token, async ({ workspace, engine, store, mask, begin, report }) => {
       const input = await engine.joinInput();
       // Timed from here: the store's part (the file set's first build, before, is the workspace's).
       const started = performance.now();
@@ -133,8 +131,8 @@ export class TeamRequests {
     });
   }
 
-  status(raw: unknown, token: CancellationToken): Promise<TeamStatusResult> {
-    return this.withStore(Methods.teamStatus, raw, token, async ({ workspace, engine, store, mask }) => {
+  status(params: StoreParams, token: CancellationToken): Promise<TeamStatusResult> {
+    return this.withStore(params, token, async ({ workspace, engine, store, mask }) => {
       const tree = await engine.treeFacts();
       if (tree.modelId === undefined) throw semanticOff(workspace, engine);
       const seeded = engine.semantic?.index.status().seeded ?? null;

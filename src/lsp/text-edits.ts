@@ -1,6 +1,7 @@
 // Applying LSP TextEdits (ranges in UTF-16 line/character) to a text: every range checked against
 // the text (a line past the end, or a character past its line's end, is an error naming the
-// edit), edits sorted and refused when they overlap, then applied from the end. Pure.
+// edit), edits sorted and refused when they overlap, then applied from the end. Pure. (An edit's
+// shape on the wire is its schema's: protocol/params.ts.)
 import { FathomError } from '../base/errors.js';
 
 export interface TextEdit {
@@ -12,38 +13,6 @@ function lineStarts(text: string): number[] {
   const starts = [0];
   for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) === 10) starts.push(index + 1);
   return starts;
-}
-
-function isPosition(value: unknown): value is { line: number; character: number } {
-  const position = value as { line?: unknown; character?: unknown };
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    Number.isInteger(position.line) &&
-    Number.isInteger(position.character) &&
-    (position.line as number) >= 0 &&
-    (position.character as number) >= 0
-  );
-}
-
-/** Checks the shape of edits from the wire. */
-export function checkEdits(value: unknown): TextEdit[] {
-  if (!Array.isArray(value)) throw new FathomError('invalidParams', 'params.edits must be an array of TextEdits', { field: 'edits' });
-  value.forEach((edit, index) => {
-    const candidate = edit as { range?: { start?: unknown; end?: unknown }; newText?: unknown };
-    if (
-      typeof edit !== 'object' ||
-      edit === null ||
-      typeof candidate.newText !== 'string' ||
-      !isPosition(candidate.range?.start) ||
-      !isPosition(candidate.range?.end)
-    ) {
-      throw new FathomError('invalidParams', `params.edits[${index}] must be { range: { start: { line, character }, end: { line, character } }, newText }`, {
-        field: `edits[${index}]`,
-      });
-    }
-  });
-  return value as TextEdit[];
 }
 
 export function applyTextEdits(text: string, edits: readonly TextEdit[]): string {

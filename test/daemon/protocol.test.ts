@@ -847,7 +847,7 @@ describe('stdio daemon', () => {
       method: 'fathom/editFile',
       params: { root, path: 'src/a.ts', edits: [{ range: 1 }] },
       code: ErrorCodes.InvalidParams,
-      message: /params\.edits\[0\] must be/,
+      message: /params\.edits\[0\]\.range must be an object \(got number\)/,
     },
     {
       name: 'editFile with an edit past the end',
