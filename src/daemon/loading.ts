@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import { fileSetFile, workspaceCacheDir } from '../base/places.js';
 import { adapterStates } from '../debug/adapters.js';
 import { Methods, type StatusResult, type WorkspaceStatus } from '../protocol/methods.js';
-import type { requestParams } from '../protocol/params.js';
+import type { RequestSchema } from '../protocol/params.js';
 import type { parseParams } from './parse-params.js';
 import { resolveRootParam, type OwnFolder } from './root-param.js';
 
@@ -34,7 +34,7 @@ export function absentStatus(root: string, cacheRoot: string): WorkspaceStatus {
 
 /** What status needs to check its params: its schema and the parser (zod and the schemas, not the engines). */
 interface StatusParser {
-  schema: (typeof requestParams)[typeof Methods.status];
+  schema: RequestSchema<typeof Methods.status>;
   parseParams: typeof parseParams;
 }
 
@@ -47,7 +47,7 @@ let statusParser: Promise<StatusParser> | undefined;
 export function loadStatusParser(): Promise<StatusParser> {
   // One import at a time, as server.ts loads the engines.
   statusParser ??= import('../protocol/params.js').then(async (protocol) => ({
-    schema: protocol.requestParams[Methods.status],
+    schema: protocol.requestSchema(Methods.status),
     parseParams: (await import('./parse-params.js')).parseParams,
   }));
   return statusParser;

@@ -34,8 +34,10 @@ import {
   type WorkspaceStatus,
 } from '../protocol/methods.js';
 import {
-  notificationParams,
-  requestParams,
+  isNotificationMethod,
+  isRequestMethod,
+  notificationSchema,
+  requestSchema,
   type NotificationMethod,
   type NotificationParamsOf,
   type ParamsOf,
@@ -180,14 +182,13 @@ export class Session {
    * the session loaded): its params parsed with the method's schema, then its handler.
    */
   async handle(method: string, raw: unknown, token: CancellationToken): Promise<unknown> {
-    if (!Object.hasOwn(this.requests, method)) return new ResponseError(ErrorCodes.MethodNotFound, `unknown method: ${method}`);
+    if (!isRequestMethod(method)) return new ResponseError(ErrorCodes.MethodNotFound, `unknown method: ${method}`);
     if (this.shutdownRequested && method !== 'shutdown')
       return new ResponseError(ErrorCodes.InvalidRequest, `${method}: the client asked for shutdown; only exit is accepted now`);
     if (this.services.stopping) return new ResponseError(ErrorCodes.ShuttingDown, 'the daemon is stopping');
     try {
-      const known = method as RequestMethod;
-      const handler = this.requests[known] as (params: unknown, token: CancellationToken) => unknown;
-      return await handler(parseParams(method, requestParams[known], raw), token);
+      const handler = this.requests[method] as (params: unknown, token: CancellationToken) => unknown;
+      return await handler(parseParams(method, requestSchema(method), raw), token);
     } catch (error) {
       return toResponseError(method, error);
     }
@@ -196,10 +197,9 @@ export class Session {
   /** Takes one notification (as handle does requests); one that fails is logged, having no answer. */
   notify(method: string, raw: unknown): void {
     // initialized, $/setTrace, textDocument/didSave and the like need nothing from us.
-    if (!Object.hasOwn(notificationParams, method)) return;
+    if (!isNotificationMethod(method)) return;
     try {
-      const known = method as NotificationMethod;
-      this.notifications[known](parseParams(method, notificationParams[known], raw) as never);
+      this.notifications[method](parseParams(method, notificationSchema(method), raw) as never);
     } catch (error) {
       log.warn(`notification ${method} ignored: ${errorMessage(error)}`);
     }

@@ -27,8 +27,10 @@ import {
   maxSymbols,
   minChunkBudgetBytes,
   minConnectTimeoutMs,
-  notificationParams,
-  requestParams,
+  notificationMethods,
+  notificationSchema,
+  requestMethods,
+  requestSchema,
   type NotificationMethod,
   type RequestMethod,
 } from '../../src/protocol/params.js';
@@ -139,14 +141,14 @@ function omit(value: Record<string, unknown>, key: string): Record<string, unkno
   return rest;
 }
 
-const requestCases = Object.entries(requestParams).map(([method, schema]) => requiredFieldCases(method, schema, requests[method as RequestMethod]));
-const notificationCases = Object.entries(notificationParams).map(([method, schema]) =>
-  requiredFieldCases(method, schema, notifications[method as NotificationMethod]),
-);
+const requestCases = requestMethods.map((method) => requiredFieldCases(method, requestSchema(method), requests[method]));
+const notificationCases = notificationMethods.map((method) => requiredFieldCases(method, notificationSchema(method), notifications[method]));
 
 /** Parses through the daemon's parser: the wire error it would answer (undefined when the params pass). */
 function refusal(method: string, params: unknown): { code: number; message: string; data: unknown } | undefined {
-  const schema = (requestParams as Record<string, z.ZodTypeAny>)[method] ?? (notificationParams as Record<string, z.ZodTypeAny>)[method]!;
+  const schema: z.ZodTypeAny = requestMethods.includes(method as RequestMethod)
+    ? requestSchema(method as RequestMethod)
+    : notificationSchema(method as NotificationMethod);
   try {
     parseParams(method, schema, params);
     return undefined;
@@ -169,7 +171,7 @@ function assertNames(answer: { code: number; message: string; data?: unknown } |
 test('params: every request the daemon answers has a schema, and every Fathom method is one of them', () => {
   const fathomMethods = Object.values(Methods) as string[];
   assert.deepEqual(
-    fathomMethods.filter((method) => !(method in requestParams)),
+    fathomMethods.filter((method) => !requestMethods.includes(method as RequestMethod)),
     [],
   );
   for (const [method, example] of Object.entries(requests)) assert.equal(refusal(method, example), undefined, `${method}: the example passes`);
@@ -198,7 +200,7 @@ test('params: params that are not an object', () => {
 
 test('params: unknown fields are accepted (and not passed on)', () => {
   assert.equal(refusal(Methods.grep, { root, pattern: 'x', colour: 'blue' }), undefined);
-  const parsed = parseParams(Methods.grep, requestParams[Methods.grep], { root, pattern: 'x', colour: 'blue', glob: '*.ts' });
+  const parsed = parseParams(Methods.grep, requestSchema(Methods.grep), { root, pattern: 'x', colour: 'blue', glob: '*.ts' });
   assert.deepEqual(parsed, { root, pattern: 'x', glob: ['*.ts'] });
 });
 
