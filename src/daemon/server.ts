@@ -92,8 +92,9 @@ export class Daemon implements DaemonServices {
   /** Loads the session and every engine behind it, once (started by listen, or by the first client). */
   load(): Promise<Loaded> {
     // One import at a time: Node 20's ESM loader can hand a module the exports of a CommonJS
-    // package that is not loaded yet when two graphs sharing it are imported at once (seen here:
-    // picomatch without makeRe, and usearch's `bindings` without getFileName, under Promise.all).
+    // package that is not loaded yet when two graphs sharing it are imported at once (seen with a
+    // symlinked node_modules: picomatch without makeRe, usearch's `bindings` without getFileName;
+    // 5 of 36 starts under Promise.all, 0 of 40 so).
     // The params' schemas and parser first (zod: tens of ms): a status asked meanwhile waits for
     // them alone, not for the ~180 modules behind the session, which then find them loaded.
     this.loading ??= loadStatusParser().then(async () => {
