@@ -106,6 +106,14 @@ export interface NewChunk {
   vector: Float32Array;
 }
 
+/** Indexes of at most this many vectors are searched whole (a few ms), larger ones through the graph. */
+const searchedWholeBelow = 4_096;
+
+/** Best first; equal similarities by path, then by place in the file. */
+function byPlace(a: VectorHit, b: VectorHit): number {
+  return b.similarity - a.similarity || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || a.startByte - b.startByte;
+}
+
 export class VectorStore {
   private index: Index;
   private files = new Map<string, FileRecord>();
@@ -275,7 +283,10 @@ export class VectorStore {
   search(vector: Float32Array, k: number, accepts?: (file: string) => boolean): VectorHit[] {
     const total = this.index.size();
     if (total === 0) return [];
-    for (let wanted = Math.min(total, accepts ? k * 4 : k); ; wanted = Math.min(total, wanted * 4)) {
+    // A small index is searched whole: its answer is then exact and the same whatever order the
+    // vectors went in (a store rebuilt after damage answers as the one it replaces), ties by place.
+    const whole = total <= searchedWholeBelow;
+    for (let wanted = whole ? total : Math.min(total, accepts ? k * 4 : k); ; wanted = Math.min(total, wanted * 4)) {
       const matches = this.index.search(vector, wanted, 1);
       const hits: VectorHit[] = [];
       for (let at = 0; at < matches.keys.length; at++) {
@@ -284,8 +295,9 @@ export class VectorStore {
         const similarity = 1 - matches.distances[at]!;
         if (!record || !Number.isFinite(similarity) || (accepts && !accepts(record.path))) continue;
         hits.push({ ...chunkOf(record, record.keys.indexOf(key)), similarity });
-        if (hits.length >= k) break;
+        if (!whole && hits.length >= k) break;
       }
+      if (whole) return hits.sort(byPlace).slice(0, k);
       if (hits.length >= k || wanted >= total) return hits;
     }
   }

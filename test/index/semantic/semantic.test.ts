@@ -89,6 +89,29 @@ describe('embedding cache shared by two daemons', () => {
 });
 
 describe('vector store', () => {
+  test('a small index answers the same whatever order its vectors went in: equal similarities by path, then place', () => {
+    const chunk = (startByte: number, vector: number[]) => ({
+      startLine: startByte,
+      endLine: startByte,
+      startByte,
+      endByte: startByte + 1,
+      textHash: '05'.repeat(32),
+      vector: unit(vector),
+    });
+    const files: Array<[string, ReturnType<typeof chunk>[]]> = [
+      ['z.ts', [chunk(0, [1, 0, 0, 0]), chunk(7, [0, 1, 0, 0])]],
+      ['m.ts', [chunk(3, [1, 0, 0, 0])]],
+      ['a.ts', [chunk(9, [1, 0, 0, 0]), chunk(2, [1, 0, 0, 0])]],
+    ];
+    const answers = [files, [...files].reverse()].map((order) => {
+      const store = new VectorStore(4, 'model-a');
+      order.forEach(([file, chunks], at) => store.replaceFile(file, `h${at}`, chunks));
+      return store.search(unit([1, 0, 0, 0]), 4).map((hit) => `${hit.path}@${hit.startByte}`);
+    });
+    assert.deepEqual(answers[0], ['a.ts@2', 'a.ts@9', 'm.ts@3', 'z.ts@0']);
+    assert.deepEqual(answers[1], answers[0]);
+  });
+
   test('nearest chunks, replaced and removed by file, saved and loaded; a mismatched table is refused', () => {
     const store = new VectorStore(4, 'model-a');
     store.replaceFile('a.ts', 'h1', [
