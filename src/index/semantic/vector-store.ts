@@ -109,9 +109,17 @@ export interface NewChunk {
 /** Indexes of at most this many vectors are searched whole (a few ms), larger ones through the graph. */
 const searchedWholeBelow = 4_096;
 
+/** A chunk a search found: its file's record, its place there, its similarity. */
+interface Found {
+  record: FileRecord;
+  at: number;
+  similarity: number;
+}
+
 /** Best first; equal similarities by path, then by place in the file. */
-function byPlace(a: VectorHit, b: VectorHit): number {
-  return b.similarity - a.similarity || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || a.startByte - b.startByte;
+function byPlace(a: Found, b: Found): number {
+  const path = a.record.path < b.record.path ? -1 : a.record.path > b.record.path ? 1 : 0;
+  return b.similarity - a.similarity || path || a.record.ranges[4 * a.at + 2]! - b.record.ranges[4 * b.at + 2]!;
 }
 
 export class VectorStore {
@@ -288,17 +296,18 @@ export class VectorStore {
     const whole = total <= searchedWholeBelow;
     for (let wanted = whole ? total : Math.min(total, accepts ? k * 4 : k); ; wanted = Math.min(total, wanted * 4)) {
       const matches = this.index.search(vector, wanted, 1);
-      const hits: VectorHit[] = [];
+      const found: Found[] = [];
       for (let at = 0; at < matches.keys.length; at++) {
         const key = Number(matches.keys[at]!);
         const record = this.owner[key];
         const similarity = 1 - matches.distances[at]!;
         if (!record || !Number.isFinite(similarity) || (accepts && !accepts(record.path))) continue;
-        hits.push({ ...chunkOf(record, record.keys.indexOf(key)), similarity });
-        if (!whole && hits.length >= k) break;
+        found.push({ record, at: record.keys.indexOf(key), similarity });
+        if (!whole && found.length >= k) break;
       }
-      if (whole) return hits.sort(byPlace).slice(0, k);
-      if (hits.length >= k || wanted >= total) return hits;
+      // Only the hits given back are made (a whole search finds every chunk of the index).
+      if (whole || found.length >= k || wanted >= total)
+        return (whole ? found.sort(byPlace).slice(0, k) : found).map(({ record, at, similarity }) => ({ ...chunkOf(record, at), similarity }));
     }
   }
 
