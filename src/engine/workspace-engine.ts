@@ -168,24 +168,40 @@ export class WorkspaceEngine {
   }
 
   /**
-   * The semantic index's records, synced with the file set first (a team push reads them), with
-   * the Merkle root and every file's hash they go with; undefined when semantic search is off.
+   * What a team push sends, synced with the file set first: the Merkle root and every file's hash,
+   * the semantic index's model and size, and its records, gathered only when asked (a push of a
+   * tree the store holds whole asks nothing); undefined when semantic search is off.
    */
   async semanticRecords(
     signal: CancellationSignal = neverCancelled,
     onProgress?: (done: number, total: number, message: string) => void,
-  ): Promise<{ merkleRoot: string; fileHashes: string[]; records: SemanticRecords } | undefined> {
+  ): Promise<
+    | {
+        merkleRoot: string;
+        fileHashes: string[];
+        modelId: string;
+        files: number;
+        chunks: number;
+        records: () => { records: SemanticRecords; stale: number };
+      }
+    | undefined
+  > {
     await this.workspace.whenReady(signal);
     await this.workspace.settle();
     const configured = this.semantic;
     if (!configured) return undefined;
     await this.ready('semantic', signal, onProgress);
     await this.workspace.settle();
-    const records = configured.index.records();
-    const files = this.workspace.files();
-    // Only vectors of the content the file set holds now (a file changed since the sync waits for the next push).
-    records.files = records.files.filter((file) => this.workspace.hashOf(file.path) === file.fileHash);
-    return { merkleRoot: this.workspace.rootHash(), fileHashes: files.map((file) => this.workspace.hashOf(file)!), records };
+    const { index } = configured;
+    const { files, chunks } = index.status();
+    const records = (): { records: SemanticRecords; stale: number } => {
+      const all = index.records();
+      // Only vectors of the content the file set holds now (a file changed since the sync waits for the next push).
+      const current = all.files.filter((file) => this.workspace.hashOf(file.path) === file.fileHash);
+      return { records: { ...all, files: current }, stale: all.files.length - current.length };
+    };
+    const leaves = this.workspace.files().map((file) => this.workspace.hashOf(file)!);
+    return { merkleRoot: this.workspace.rootHash(), fileHashes: leaves, modelId: index.modelId, files, chunks, records };
   }
 
   /** The tree a team status compares with the store: its Merkle root, every file's hash, the model; no index is built for it. */

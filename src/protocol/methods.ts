@@ -365,6 +365,8 @@ export interface TeamPushResult {
   modelId: string;
   /** Files of the semantic index pushed. */
   files: number;
+  /** The store held a complete push of this tree: nothing was checked file by file, nothing sent. */
+  upToDate: boolean;
   /** What the store lacked and was sent. */
   uploaded: { vectors: number; files: number; paths: number };
   /** Files whose vectors the embedding cache could not give (the next sync embeds them again; the next push sends them). */

@@ -9,9 +9,12 @@
 //      partition (Django's vectors: 2.5 s → 0.1-0.16 s on the server)
 //   3  missing_files joins the masked paths by ordinal instead of subscripting the array (50,000
 //      paths: 4.1-5.0 s → 0.8-1.1 s)
+//   4  snapshots say whether their push stored every file (complete); complete_snapshot answers a
+//      tree's, so a push of a tree the store holds whole ends after one call
 import { sql as store } from './migrations/001-store.js';
 import { sql as plannedVectors } from './migrations/002-planned-vectors.js';
 import { sql as missingFilesByOrdinal } from './migrations/003-missing-files-by-ordinal.js';
+import { sql as completeSnapshots } from './migrations/004-complete-snapshots.js';
 
 export interface Migration {
   version: number;
@@ -23,6 +26,7 @@ export const migrations: readonly Migration[] = [
   { version: 1, name: 'store', sql: store },
   { version: 2, name: 'planned-vectors', sql: plannedVectors },
   { version: 3, name: 'missing-files-by-ordinal', sql: missingFilesByOrdinal },
+  { version: 4, name: 'complete-snapshots', sql: completeSnapshots },
 ];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;
@@ -37,7 +41,8 @@ export const memberFunctions: readonly string[] = [
   'fathom.missing_chunks(text, text, bytea)',
   'fathom.put_embeddings(text, text, integer, bytea, bytea)',
   'fathom.put_files(text, text, bytea, integer[], integer[], integer[], integer[], bigint[], bigint[], bytea, integer[], text[])',
-  'fathom.put_snapshot(text, text, bytea, bigint, integer, integer)',
+  'fathom.put_snapshot(text, text, bytea, bigint, integer, integer, boolean)',
+  'fathom.complete_snapshot(text, text, bytea)',
   'fathom.held_files(text, text, bytea)',
   'fathom.file_records(text, text, bytea)',
   'fathom.file_vectors(text, text, bytea)',

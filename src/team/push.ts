@@ -9,6 +9,11 @@
 // but the checks. Paths are masked under the team key (index/export/path-mask.ts) before they
 // leave; no text is read. The daemon calls it with the engine's records (`semanticRecords`).
 // Each batch is read and encoded while the one before is in the store (`oneAhead`).
+// A push that left out nothing (no file skipped, none changed since the sync) marks its snapshot
+// complete; a later push of a tree whose complete snapshot has as many chunks as the index holds
+// ends after that one check, gathering no records (what it would send is nothing: every pair of
+// the tree is there). The chunk count guards against an index that holds files the complete
+// push's did not (another Fathom's languages or limits over the same tree).
 import type { PathMask } from '../index/export/path-mask.js';
 import type { SemanticRecords } from '../index/semantic/semantic-index.js';
 import { leafSimhash } from './simhash.js';
@@ -18,7 +23,15 @@ export interface PushInput {
   merkleRoot: string;
   /** Every file's content hash (the tree's leaves), for the snapshot's simhash. */
   fileHashes: string[];
-  records: SemanticRecords;
+  modelId: string;
+  /** Files and chunks the semantic index holds. */
+  files: number;
+  chunks: number;
+  /**
+   * The index's records of the content the file set holds now (gathered only when the store lacks
+   * a complete snapshot of the tree); `stale`: files left out as changed since the sync.
+   */
+  records(): { records: SemanticRecords; stale: number };
 }
 
 export interface PushOptions {
@@ -33,6 +46,8 @@ export interface PushSummary {
   modelId: string;
   /** Files of the semantic index pushed (with the content the file set holds now). */
   files: number;
+  /** The store held a complete push of this tree already: nothing was checked file by file, nothing sent. */
+  upToDate: boolean;
   /** What the store lacked and got: vectors, files' records, (file, path) pairs. */
   uploaded: { vectors: number; files: number; paths: number };
   /** Files left out because the embedding cache could not give a vector of theirs (the next sync embeds them again). */
@@ -45,13 +60,30 @@ export interface PushSummary {
 export async function pushToStore(store: TeamStore, mask: PathMask, input: PushInput, options: PushOptions = {}): Promise<PushSummary> {
   const started = performance.now();
   const team = mask.keyId;
-  const { modelId: model, dimensions } = input.records;
+  const model = input.modelId;
   const progress = options.onProgress ?? (() => undefined);
   const vectorsPerBatch = options.vectorsPerBatch ?? 2_000;
   const filesPerBatch = options.filesPerBatch ?? 500;
-  let bytesSent = 0;
+  const simhash = leafSimhash(input.fileHashes);
+  const summary = { store: store.description, teamKeyId: team, modelId: model };
+  let bytesSent = 32;
 
-  const files = input.records.files;
+  const done = await store.completeSnapshot(team, model, input.merkleRoot);
+  if (done && done.chunkCount === input.chunks)
+    return {
+      ...summary,
+      files: input.files,
+      upToDate: true,
+      uploaded: { vectors: 0, files: 0, paths: 0 },
+      skippedFiles: 0,
+      snapshot: { id: done.id, created: false, merkleRoot: input.merkleRoot, simhash },
+      bytesSent,
+      ms: Math.round(performance.now() - started),
+    };
+
+  const { records: gathered, stale } = input.records();
+  const { dimensions } = gathered;
+  const files = gathered.files;
   const pairs = files.map((file) => ({ fileHash: file.fileHash, maskedPath: mask.mask(file.path) }));
   progress(`checking ${pairs.length} files against the store`, 0);
   bytesSent += pairs.length * 40;
@@ -68,7 +100,7 @@ export async function pushToStore(store: TeamStore, mask: PathMask, input: PushI
     (index) => {
       const batch: Array<{ chunkHash: string; vector: Float32Array }> = [];
       for (const chunkHash of missingVectors.slice(index * vectorsPerBatch, (index + 1) * vectorsPerBatch)) {
-        const vector = input.records.vector(chunkHash);
+        const vector = gathered.vector(chunkHash);
         if (vector && vector.length === dimensions) batch.push({ chunkHash, vector });
         else unavailable.add(chunkHash);
       }
@@ -128,14 +160,13 @@ export async function pushToStore(store: TeamStore, mask: PathMask, input: PushI
     },
   );
 
-  const simhash = leafSimhash(input.fileHashes);
   const chunkCount = files.reduce((sum, file) => sum + file.chunks.length, 0);
-  const snapshot = await store.putSnapshot(team, model, { merkleRoot: input.merkleRoot, simhash, fileCount: input.fileHashes.length, chunkCount });
+  const complete = skippedFiles === 0 && stale === 0;
+  const snapshot = await store.putSnapshot(team, model, { merkleRoot: input.merkleRoot, simhash, fileCount: input.fileHashes.length, chunkCount, complete });
   return {
-    store: store.description,
-    teamKeyId: team,
-    modelId: model,
+    ...summary,
     files: files.length,
+    upToDate: false,
     uploaded: { vectors, files: uploadedFiles, paths: missingPairs.length - skippedFiles },
     skippedFiles,
     snapshot: { ...snapshot, merkleRoot: input.merkleRoot, simhash },

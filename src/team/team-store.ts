@@ -206,21 +206,32 @@ export class TeamStore {
     return result.rows[0]!.inserted;
   }
 
-  /** Records a pushed tree (the same tree again is the row already there). */
+  /**
+   * Records a pushed tree (the same tree again is the row already there); `complete`: the push
+   * stored every file of its index (a partial snapshot of the tree becomes complete).
+   */
   async putSnapshot(
     team: string,
     model: string,
-    snapshot: { merkleRoot: string; simhash: string; fileCount: number; chunkCount: number },
+    snapshot: { merkleRoot: string; simhash: string; fileCount: number; chunkCount: number; complete: boolean },
   ): Promise<{ id: number; created: boolean }> {
-    const result = await this.call<{ id: string; created: boolean }>('put_snapshot', 'SELECT id, created FROM fathom.put_snapshot($1, $2, $3, $4, $5, $6)', [
-      team,
-      model,
-      packHashes([snapshot.merkleRoot]),
-      simhashToSql(snapshot.simhash),
-      snapshot.fileCount,
-      snapshot.chunkCount,
-    ]);
+    const result = await this.call<{ id: string; created: boolean }>(
+      'put_snapshot',
+      'SELECT id, created FROM fathom.put_snapshot($1, $2, $3, $4, $5, $6, $7)',
+      [team, model, packHashes([snapshot.merkleRoot]), simhashToSql(snapshot.simhash), snapshot.fileCount, snapshot.chunkCount, snapshot.complete],
+    );
     return { id: Number(result.rows[0]!.id), created: result.rows[0]!.created };
+  }
+
+  /** The tree's complete snapshot (a push that stored every file of its index), if any. */
+  async completeSnapshot(team: string, model: string, merkleRoot: string): Promise<{ id: number; chunkCount: number } | undefined> {
+    const result = await this.call<{ id: string | null; chunk_count: number | null }>(
+      'complete_snapshot',
+      'SELECT id, chunk_count FROM fathom.complete_snapshot($1, $2, $3)',
+      [team, model, packHashes([merkleRoot])],
+    );
+    const row = result.rows[0];
+    return row?.id == null ? undefined : { id: Number(row.id), chunkCount: row.chunk_count ?? 0 };
   }
 
   /** How many of these files (by hash) the store holds records of, and their chunks. */

@@ -130,9 +130,15 @@ describe('team push and status over the protocol', { skip }, () => {
     assert.match(pushed.store, /^alice@.*\/fathom$/);
     const counts = await assertConsistent(cluster);
     assert.deepEqual([counts.files, counts.embeddings, counts.snapshots], [pushed.files, pushed.uploaded.vectors, 1]);
+    assert.equal(pushed.upToDate, false);
     const again = await client!.result<TeamPushResult>('fathom/teamPush', { root: first, url, keyFile: key });
     assert.deepEqual(again.uploaded, { vectors: 0, files: 0, paths: 0 }, 'nothing new the second time');
     assert.deepEqual([again.snapshot.id, again.snapshot.created], [pushed.snapshot.id, false]);
+    assert.deepEqual(
+      [again.upToDate, again.files, again.snapshot.simhash],
+      [true, pushed.files, pushed.snapshot.simhash],
+      'the complete snapshot: no file checked',
+    );
   });
 
   test('status of a second clone: what the store holds of it, and the first clone as the nearest snapshot', async () => {

@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { initStore } from '../../src/team/schema.js';
-import { migrations, schemaVersion } from '../../src/team/migrations.js';
+import { memberFunctions, migrations, schemaVersion } from '../../src/team/migrations.js';
 import { TeamStore, type FileRecord } from '../../src/team/team-store.js';
 import { passwordFromFile } from '../../src/team/connection.js';
 import { hammingDistance, leafSimhash } from '../../src/team/simhash.js';
@@ -131,7 +131,11 @@ describe('team store: schema, privileges and proofs', { skip }, () => {
         assert.ok(row.prosecdef, `${row.fn} is SECURITY DEFINER`);
         assert.deepEqual(row.proconfig, ['search_path=pg_catalog, pg_temp'], `${row.fn} has a fixed search_path`);
       }
-      assert.equal(grants.rows.length, 10);
+      assert.deepEqual(
+        (grants.rows as Array<{ fn: string }>).map((row) => row.fn).sort(),
+        memberFunctions.map((signature) => signature.replaceAll(' ', '')).sort(),
+        'exactly the member functions',
+      );
     } finally {
       await client.end();
     }
@@ -199,6 +203,26 @@ describe('team store: schema, privileges and proofs', { skip }, () => {
         ),
         { files: records.length, chunks: chunkHashes.length },
       );
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('a snapshot is complete once a push that stored every file says so, and stays complete', async () => {
+    const store = await TeamStore.open({ conninfo: member });
+    try {
+      const tree = { merkleRoot: sha256('a tree pushed twice'), simhash: '00000000000000ff', fileCount: 3 };
+      assert.equal(await store.completeSnapshot(team, model, tree.merkleRoot), undefined, 'no snapshot yet');
+      const partial = await store.putSnapshot(team, model, { ...tree, chunkCount: 5, complete: false });
+      assert.equal(partial.created, true);
+      assert.equal(await store.completeSnapshot(team, model, tree.merkleRoot), undefined, 'a partial push is not complete');
+      const whole = await store.putSnapshot(team, model, { ...tree, chunkCount: 7, complete: true });
+      assert.deepEqual(whole, { id: partial.id, created: false });
+      assert.deepEqual(await store.completeSnapshot(team, model, tree.merkleRoot), { id: partial.id, chunkCount: 7 });
+      await store.putSnapshot(team, model, { ...tree, chunkCount: 4, complete: false });
+      assert.deepEqual(await store.completeSnapshot(team, model, tree.merkleRoot), { id: partial.id, chunkCount: 7 }, 'never made partial again');
+      assert.equal(await store.completeSnapshot('another team', model, tree.merkleRoot), undefined);
+      assert.equal(await store.completeSnapshot(team, 'another model', tree.merkleRoot), undefined);
     } finally {
       await store.close();
     }

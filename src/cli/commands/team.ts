@@ -69,7 +69,9 @@ export const command: Command = {
         print(
           json
             ? result
-            : `${result.root} → ${result.store}: ${result.uploaded.vectors} vectors and ${result.uploaded.files} files' records sent (${result.files} files checked, ${humanBytes(result.bytesSent)}, ${(result.ms / 1000).toFixed(1)} s); snapshot ${result.snapshot.id}${result.snapshot.created ? '' : ' (already there)'}${result.skippedFiles > 0 ? `; ${result.skippedFiles} files left for the next push (their vectors are being embedded again)` : ''}`,
+            : result.upToDate
+              ? `${result.root} → ${result.store}: up to date (snapshot ${result.snapshot.id} holds this tree whole: ${result.files} files; ${(result.ms / 1000).toFixed(1)} s)`
+              : `${result.root} → ${result.store}: ${result.uploaded.vectors} vectors and ${result.uploaded.files} files' records sent (${result.files} files checked, ${humanBytes(result.bytesSent)}, ${(result.ms / 1000).toFixed(1)} s); snapshot ${result.snapshot.id}${result.snapshot.created ? '' : ' (already there)'}${result.skippedFiles > 0 ? `; ${result.skippedFiles} files left for the next push (their vectors are being embedded again)` : ''}`,
         );
         return;
       }
