@@ -1,5 +1,5 @@
 // How the CLI and the MCP tools write one answer's entries as lines of text: a symbol, a symbol
-// reached through the graph, a debug session's state, an outline, a diagnostic, a reference, a file's chunks, a team join. One wording for
+// reached through the graph, a debug session's state, an outline, a diagnostic, a reference, a file's chunks, a team join, push and status. One wording for
 // every client, so an agent reading the MCP answer and a user reading the terminal see the same.
 import type {
   ChunksResult,
@@ -8,6 +8,8 @@ import type {
   OutlineSymbol,
   RelatedSymbol,
   TeamJoinResult,
+  TeamPushResult,
+  TeamStatusResult,
   WireRange,
   WireReference,
   WorkspaceStatus,
@@ -157,4 +159,26 @@ export function joinLine(result: TeamJoinResult): string {
     ? `nearest snapshot #${result.nearest.id}, ${result.nearest.distance} bits away${result.nearest.sameTree ? ', this very tree' : ''}`
     : 'no snapshot of this model yet';
   return `${result.root}: ${result.seeded.files} files (${result.seeded.chunks} chunks) from ${result.store} (${result.fetchedFiles} of ${result.distinctFiles} distinct contents held there; ${nearest}; ${humanBytes(result.vectorBytes)} in ${(result.ms / 1000).toFixed(1)} s); the rest is embedded here`;
+}
+
+export function pushLine(result: TeamPushResult): string {
+  const took = `${(result.ms / 1000).toFixed(1)} s`;
+  if (result.upToDate)
+    return `${result.root} → ${result.store}: up to date (snapshot ${result.snapshot.id} holds this tree whole: ${result.files} files; ${took})`;
+  const skipped = result.skippedFiles > 0 ? `; ${result.skippedFiles} files left for the next push (their vectors are being embedded again)` : '';
+  return `${result.root} → ${result.store}: ${result.uploaded.vectors} vectors and ${result.uploaded.files} files' records sent (${result.files} files checked, ${humanBytes(result.bytesSent)}, ${took}); snapshot ${result.snapshot.id}${result.snapshot.created ? '' : ' (already there)'}${skipped}`;
+}
+
+export function teamStatusLines(result: TeamStatusResult): string {
+  const nearest = result.nearest[0];
+  return [
+    `${result.root}: team store ${result.store} (schema ${result.schemaVersion}), team key ${result.teamKeyId}, model ${result.modelId}`,
+    `  the store holds ${result.held.files} of this workspace's ${result.held.distinctFiles} distinct files (${result.held.chunks} chunks)`,
+    nearest
+      ? `  nearest snapshot: #${nearest.id} of ${nearest.createdAt}, ${nearest.fileCount} files, ${nearest.distance} bits from this tree${nearest.sameTree ? ' (this very tree)' : ''}`
+      : '  no snapshot of this model yet: fathom team push',
+    ...(result.seeded
+      ? [`  ${result.seeded.files} files (${result.seeded.chunks} chunks) of its semantic index came from ${result.seeded.from} at ${result.seeded.at}`]
+      : []),
+  ].join('\n');
 }

@@ -26,13 +26,27 @@ import {
   type OutlineResult,
   type ReferencesResult,
   type StatusResult,
+  type TeamJoinResult,
+  type TeamPushResult,
+  type TeamStatusResult,
   type StructuralRewriteResult,
   type StructuralSearchResult,
   type SymbolsResult,
 } from '../protocol/methods.js';
-import { describeDebugState, describeWorkspace, diagnosticLine, outlineLines, relatedLine, symbolLine } from './answer-lines.js';
+import {
+  describeDebugState,
+  describeWorkspace,
+  diagnosticLine,
+  joinLine,
+  outlineLines,
+  pushLine,
+  relatedLine,
+  symbolLine,
+  teamStatusLines,
+} from './answer-lines.js';
 import { buildingNote } from './building-note.js';
 import type { RpcClient } from './rpc-client.js';
+import { teamConfigured, teamStoreParams } from './team-settings.js';
 
 /** Answers longer than this (characters) go to a file. */
 const inlineLimit = 24_000;
@@ -535,6 +549,7 @@ export async function serveMcp(options: McpOptions): Promise<void> {
   );
 
   registerDebugTools();
+  if (teamConfigured()) registerTeamTools();
 
   server.registerTool(
     'status',
@@ -548,6 +563,43 @@ export async function serveMcp(options: McpOptions): Promise<void> {
         text(result.workspaces.map(describeWorkspace).join('\n\n') || 'no open workspace'),
       ),
   );
+
+  /**
+   * The team store (fathom/team*), registered when the server was started with FATHOM_TEAM_URL and
+   * FATHOM_TEAM_KEY (as the CLI's team commands read them; the password from PGPASSWORD or
+   * ~/.pgpass): what the store holds of a workspace, a push, a join.
+   */
+  function registerTeamTools(): void {
+    const teamCall = <R>(method: string, args: { root?: string | undefined }, render: (result: R) => string): Promise<ToolAnswer> =>
+      call<R>(method, teamStoreParams(args.root ?? defaultRoot), (result) => text(render(result)));
+    server.registerTool(
+      'team_status',
+      {
+        description:
+          "What the team store holds of the workspace's files, its nearest snapshot (Hamming distance of the trees' simhashes), and what of its semantic index came from the store.",
+        inputSchema: { root },
+      },
+      (args) => teamCall<TeamStatusResult>(Methods.teamStatus, args, teamStatusLines),
+    );
+    server.registerTool(
+      'team_push',
+      {
+        description:
+          "Upload what the team store lacks of the workspace's semantic index: vectors and files' records, paths masked under the team key, no source text (builds the index first when it is not built).",
+        inputSchema: { root },
+      },
+      (args) => teamCall<TeamPushResult>(Methods.teamPush, args, pushLine),
+    );
+    server.registerTool(
+      'team_join',
+      {
+        description:
+          "Fill the workspace's semantic index, when it holds nothing yet, from the team store: the records and vectors of the files whose content this clone holds; the rest is embedded here in the background.",
+        inputSchema: { root },
+      },
+      (args) => teamCall<TeamJoinResult>(Methods.teamJoin, args, joinLine),
+    );
+  }
 
   /**
    * The debugger (fathom/debug*): one live session per conversation (default `mcp`), living in the

@@ -36,6 +36,9 @@ before(async () => {
   fs.writeFileSync(path.join(root, 'calc.py'), calc);
   const environment: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined) environment[name] = value;
+  // The team tools are listed only with a team store configured (test/team/team-push.test.ts).
+  delete environment.FATHOM_TEAM_URL;
+  delete environment.FATHOM_TEAM_KEY;
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [cliMain, 'mcp', root, '--no-daemon'],

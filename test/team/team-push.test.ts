@@ -11,12 +11,15 @@
 // in an answer or the daemon's log. `fathom team init|push|status` from the CLI. A third clone on
 // another daemon (its own caches: a teammate's machine) joins: its semantic index is filled from the
 // store with the files it holds, answers at once, never shows a file only the others hold, and
-// embeds only its own changes; `fathom index` joins first when a store is configured.
+// embeds only its own changes; `fathom index` joins first when a store is configured. The MCP
+// server's team tools, called with the SDK's client.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ErrorCodes } from '../../src/protocol/errors.js';
 import type { CodeSearchResult, GrepResult, StatusResult, TeamJoinResult, TeamPushResult, TeamStatusResult } from '../../src/protocol/methods.js';
 import { schemaVersion } from '../../src/team/migrations.js';
@@ -25,7 +28,7 @@ import { hammingDistance } from '../../src/team/simhash.js';
 import { TeamStore } from '../../src/team/team-store.js';
 import { git, sleep, tempDir } from '../helpers/fixture.js';
 import { postgresSkip, startCluster, type TestCluster } from '../helpers/postgres.js';
-import { spawnCli, spawnStdioDaemon } from '../helpers/raw-client.js';
+import { cliMain, spawnCli, spawnStdioDaemon } from '../helpers/raw-client.js';
 import { searchFixtureRepo } from '../helpers/search-fixture.js';
 
 const skip = postgresSkip();
@@ -404,6 +407,38 @@ describe('team push and status over the protocol', { skip }, () => {
     });
     assert.equal(await down.exited, 0, down.stderr());
     assert.match(down.stderr(), /the team store gave nothing \(.*\); indexing here/);
+  });
+
+  test("the MCP server's team tools: join, status and push, with the CLI's settings", async () => {
+    const environment: Record<string, string> = {};
+    for (const [name, value] of Object.entries(process.env)) if (value !== undefined) environment[name] = value;
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [cliMain, 'mcp', first, '--no-daemon'],
+      env: { ...environment, FATHOM_CACHE_DIR: tempDir('fathom-cache-'), FATHOM_LOG: 'warn', FATHOM_TEAM_URL: url, FATHOM_TEAM_KEY: key },
+      stderr: 'ignore',
+    });
+    const mcp = new Client({ name: 'fathom-test', version: '0' });
+    await mcp.connect(transport);
+    try {
+      const call = async (name: string, args: Record<string, unknown>): Promise<string> => {
+        const result = (await mcp.callTool({ name, arguments: args })) as { content: Array<{ text: string }>; isError?: boolean };
+        const said = result.content.map((item) => item.text).join('\n');
+        assert.equal(result.isError, undefined, said);
+        return said;
+      };
+      const { tools } = await mcp.listTools();
+      assert.deepEqual(
+        tools.map((tool) => tool.name).filter((name) => name.startsWith('team_')),
+        ['team_status', 'team_push', 'team_join'],
+      );
+      const clone = searchFixtureRepo('fathom-join-mcp-');
+      assert.match(await call('team_join', { root: clone }), /: \d+ files \(\d+ chunks\) from alice@\S+ \(/);
+      assert.match(await call('team_status', {}), /nearest snapshot: #\d+ .*\(this very tree\)/);
+      assert.match(await call('team_push', {}), /: up to date \(snapshot \d+ holds this tree whole/);
+    } finally {
+      await mcp.close();
+    }
   });
 
   test('fathom team init, push and status from the CLI', async () => {

@@ -3,10 +3,9 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Methods, type TeamJoinResult, type TeamPushResult, type TeamStatusResult } from '../../protocol/methods.js';
-import { humanBytes } from '../answer-lines.js';
 import { noMoreArguments, print, request, withClient } from '../client.js';
 import { clientOptions, type Command } from '../command.js';
-import { joinLine } from '../answer-lines.js';
+import { joinLine, pushLine, teamStatusLines } from '../answer-lines.js';
 import { teamSetting, teamStoreParams } from '../team-settings.js';
 import { UsageError } from '../usage-error.js';
 import { implicitRoot } from '../workspace-root.js';
@@ -66,30 +65,11 @@ export const command: Command = {
       }
       if (sub === 'push') {
         const result = await request<TeamPushResult>(connection, Methods.teamPush, params, true);
-        print(
-          json
-            ? result
-            : result.upToDate
-              ? `${result.root} → ${result.store}: up to date (snapshot ${result.snapshot.id} holds this tree whole: ${result.files} files; ${(result.ms / 1000).toFixed(1)} s)`
-              : `${result.root} → ${result.store}: ${result.uploaded.vectors} vectors and ${result.uploaded.files} files' records sent (${result.files} files checked, ${humanBytes(result.bytesSent)}, ${(result.ms / 1000).toFixed(1)} s); snapshot ${result.snapshot.id}${result.snapshot.created ? '' : ' (already there)'}${result.skippedFiles > 0 ? `; ${result.skippedFiles} files left for the next push (their vectors are being embedded again)` : ''}`,
-        );
+        print(json ? result : pushLine(result));
         return;
       }
       const result = await request<TeamStatusResult>(connection, Methods.teamStatus, params, true);
-      if (json) return print(result);
-      const nearest = result.nearest[0];
-      print(
-        [
-          `${result.root}: team store ${result.store} (schema ${result.schemaVersion}), team key ${result.teamKeyId}, model ${result.modelId}`,
-          `  the store holds ${result.held.files} of this workspace's ${result.held.distinctFiles} distinct files (${result.held.chunks} chunks)`,
-          nearest
-            ? `  nearest snapshot: #${nearest.id} of ${nearest.createdAt}, ${nearest.fileCount} files, ${nearest.distance} bits from this tree${nearest.sameTree ? ' (this very tree)' : ''}`
-            : '  no snapshot of this model yet: fathom team push',
-          ...(result.seeded
-            ? [`  ${result.seeded.files} files (${result.seeded.chunks} chunks) of its semantic index came from ${result.seeded.from} at ${result.seeded.at}`]
-            : []),
-        ].join('\n'),
-      );
+      print(json ? result : teamStatusLines(result));
     });
     return 0;
   },
