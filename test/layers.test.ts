@@ -87,15 +87,15 @@ const clientPath = {
   packages: [] as string[],
 };
 
-test('layers: the CLI client path loads no daemon, engine or MCP code', () => {
+/** What a path of static imports from `entries` reaches outside `allowed`: each as its chain of imports. */
+function pathProblems(entries: readonly string[], allowed: { layers: readonly string[]; packages: readonly string[] }, seen = new Set<string>()): string[] {
   const problems: string[] = [];
-  const seen = new Set<string>();
   const visit = (file: string, via: string[]): void => {
     if (seen.has(file)) return;
     seen.add(file);
     const here = path.relative(src, file);
     const chain = [...via, here].join(' → ');
-    if (!clientPath.layers.includes(here.split(path.sep)[0]!)) return void problems.push(`${chain}: ${here.split(path.sep)[0]} is not for clients`);
+    if (!allowed.layers.includes(here.split(path.sep)[0]!)) return void problems.push(`${chain}: ${here.split(path.sep)[0]} is not on this path`);
     const text = fs.readFileSync(file, 'utf8');
     for (const specifier of [...staticImports(text), ...requires(text)]) {
       if (specifier.startsWith('.')) visit(path.resolve(path.dirname(file), specifier).replace(/\.js$/, '.ts'), [...via, here]);
@@ -104,13 +104,29 @@ test('layers: the CLI client path loads no daemon, engine or MCP code', () => {
           .split('/')
           .slice(0, specifier.startsWith('@') ? 2 : 1)
           .join('/');
-        if (!clientPath.packages.includes(name)) problems.push(`${chain} imports the package ${specifier}`);
+        if (!allowed.packages.includes(name)) problems.push(`${chain} imports the package ${specifier}`);
       }
     }
   };
-  for (const entry of clientPath.entries) visit(path.join(src, entry), []);
+  for (const entry of entries) visit(path.join(src, entry), []);
+  return problems;
+}
+
+test('layers: the CLI client path loads no daemon, engine or MCP code', () => {
+  const seen = new Set<string>();
+  const problems = pathProblems(clientPath.entries, clientPath, seen);
   assert.ok(clientPath.entries.length > 20 && seen.size > 30, 'followed the client path');
   assert.deepEqual(problems, []);
+});
+
+test('layers: what a daemon loads before it listens (its entry, serve, the front door and its quick status) is no package and no engine', () => {
+  // cli/commands/serve.ts imports these when it runs, before the daemon's server.ts (vscode-jsonrpc, zod).
+  const entries = ['cli/serve-main.ts', 'daemon/config.ts', 'daemon/front-door.ts', 'daemon/loading.ts', 'daemon/root-param.ts'];
+  const seen = new Set<string>();
+  const problems = pathProblems(entries, { layers: ['base', 'protocol', 'cli', 'daemon', 'debug'], packages: [] }, seen);
+  assert.ok(seen.size > 10, 'followed the path');
+  assert.deepEqual(problems, []);
+  assert.ok(![...seen].some((file) => file.endsWith(`daemon${path.sep}server.ts`)), 'server.ts loads after the door listens');
 });
 
 /** Inside src/index/, which folders each may import (ARCHITECTURE.md's code map): syntax is the foundation. */

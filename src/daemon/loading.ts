@@ -2,9 +2,11 @@
 // session and every engine behind it afterwards (~180 modules, a few hundred ms of the daemon's
 // start); meanwhile nothing can be open, so `fathom/status` is answered here at once: the daemon,
 // no open workspaces, and a root asked about as absent (with its saved file set, when one is on
-// disk). Its params are checked by the session's schema and parser, loaded first (zod, not the
-// engines). Every other message waits for the session (server.ts). The loaded session answers an
-// unopened root's status with the same absentStatus.
+// disk). Two moments: before the daemon's connection code has loaded, the front door
+// (front-door.ts) answers with quickStatus, for params plainly of the schema's shape; after it, the
+// params are checked by the session's schema and parser, loaded first (zod, not the engines).
+// Every other message waits for the session (server.ts). The loaded session answers an unopened
+// root's status with the same absentStatus.
 import fs from 'node:fs';
 import { fileSetFile, workspaceCacheDir } from '../base/places.js';
 import { adapterStates } from '../debug/adapters.js';
@@ -62,6 +64,27 @@ export async function statusWhileLoading(
 ): Promise<StatusResult> {
   const { schema, parseParams } = await loadStatusParser();
   const { root } = parseParams(Methods.status, schema, raw);
+  return statusOf(root, daemon(), cacheRoot, ownFolders);
+}
+
+/**
+ * fathom/status before even the params' parser has loaded (the front door's answer, the first a
+ * CLI that started the daemon gets): only for params that are plainly what the schema takes (none,
+ * or an object whose root is absent or a string); for any other, and for a root the checks
+ * refuse, undefined: the daemon answers those, its errors and all, once it admits the client.
+ */
+export function quickStatus(raw: unknown, daemon: StatusResult['daemon'], cacheRoot: string, ownFolders: readonly OwnFolder[]): StatusResult | undefined {
+  if (raw !== undefined && raw !== null && (typeof raw !== 'object' || Array.isArray(raw))) return undefined;
+  const root = (raw as { root?: unknown } | null | undefined)?.root;
+  if (root !== undefined && typeof root !== 'string') return undefined;
+  try {
+    return statusOf(root, daemon, cacheRoot, ownFolders);
+  } catch {
+    return undefined;
+  }
+}
+
+function statusOf(root: string | undefined, daemon: StatusResult['daemon'], cacheRoot: string, ownFolders: readonly OwnFolder[]): StatusResult {
   const workspaces = root === undefined ? [] : [absentStatus(resolveRootParam(root, 'root', ownFolders), cacheRoot)];
-  return { daemon: daemon(), workspaces, debug: { sessions: [], adapters: adapterStates() } };
+  return { daemon, workspaces, debug: { sessions: [], adapters: adapterStates() } };
 }

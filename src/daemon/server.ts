@@ -1,14 +1,13 @@
-// The daemon process: serves JSON-RPC with LSP framing over stdio and/or a Unix socket, one Session
-// per client, all sharing one WorkspaceManager and buffer overlay. Owns the socket's life: a private
-// folder (0700) and socket (0600), detection of a live daemon on the same path (it refuses to
-// clobber it) and removal of a stale socket file. Builds connections on vscode-jsonrpc directly:
-// vscode-languageserver's connection would end the process on one socket client's `exit`; reads
-// frames with its own reader (frame-reader.ts: limits vscode-jsonrpc's reader lacks) and checks
-// every message before dispatch (message-guard.ts). Listens before it loads its engines: the
-// session and everything behind it (~180 modules) load right after, and until they have, status is
-// answered at once (loading.ts) while every other message waits for them.
-import fs from 'node:fs';
-import net from 'node:net';
+// The daemon process: serves JSON-RPC with LSP framing over stdio and/or a Unix socket (the
+// socket's life is front-door.ts's, which listens before this module loads), one Session per
+// client, all sharing one WorkspaceManager and buffer overlay. Builds connections on
+// vscode-jsonrpc directly: vscode-languageserver's connection would end the process on one socket
+// client's `exit`; reads frames with its own reader (frame-reader.ts: limits vscode-jsonrpc's
+// reader lacks) and checks every message before dispatch (message-guard.ts). Serves before it
+// loads its engines: the session and everything behind it (~180 modules) load once the socket's
+// clients are taken from the door, and until they have, status is answered at once (loading.ts)
+// while every other message waits for them.
+import type net from 'node:net';
 import type { Readable } from 'node:stream';
 import {
   createMessageConnection,
@@ -21,12 +20,11 @@ import {
 import { FathomError, errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { defaultConfigDir, readPackageVersion } from '../base/places.js';
-import { checkSocketFolder, isLive } from '../base/socket-folder.js';
-import { findPython } from '../debug/adapters.js';
 import { ErrorCodes } from '../protocol/errors.js';
 import { Methods } from '../protocol/methods.js';
 import { BufferOverlay } from '../workspace/overlay.js';
 import { defaultMaxFrameBytes, type DaemonConfig } from './config.js';
+import type { FrontDoor } from './front-door.js';
 import { FrameReader } from './frame-reader.js';
 import { writerOptions } from './json-encoder.js';
 import { loadStatusParser, statusWhileLoading } from './loading.js';
@@ -38,8 +36,6 @@ import type { WorkspaceManager } from './workspaces.js';
 
 /** How long a connection whose framing broke waits for the answers it owes (a stdio daemon's exit deadline builds on it). */
 export { drainMs } from './message-guard.js';
-
-export class SocketInUseError extends Error {}
 
 /** How long a closed client's connection may take to read what it was sent before it is cut. */
 const closeGraceMs = 2_000;
@@ -68,10 +64,8 @@ export class Daemon implements DaemonServices {
   readonly version = readPackageVersion();
   private readonly started = Date.now();
   private readonly sessions = new Set<{ dispose(): void }>();
-  private server: net.Server | undefined;
-  private socketPath: string | null = null;
+  private door: FrontDoor | undefined;
   private stoppingValue = false;
-  private ownershipTimer: NodeJS.Timeout | undefined;
   private readonly stopListeners: (() => void)[] = [];
   private readonly maxFrameBytes: number;
   private loaded: Loaded | undefined;
@@ -79,8 +73,6 @@ export class Daemon implements DaemonServices {
 
   constructor(private readonly config: DaemonConfig) {
     this.maxFrameBytes = config.maxFrameBytes ?? defaultMaxFrameBytes;
-    // Asked by every status: probed now, off the daemon's thread, so the first status finds it known.
-    void findPython();
   }
 
   /** The workspaces of every client (the session's; there are none before it has loaded). */
@@ -123,7 +115,7 @@ export class Daemon implements DaemonServices {
       uptimeSeconds: Math.round((Date.now() - this.started) / 1000),
       clients: this.sessions.size,
       buffers: this.overlay.size,
-      socket: this.socketPath,
+      socket: this.door?.path ?? null,
     };
   }
 
@@ -250,63 +242,31 @@ export class Daemon implements DaemonServices {
     });
   }
 
-  /** Listens on a Unix socket. Throws SocketInUseError if a live daemon already answers there. */
-  async listen(socketPath: string): Promise<void> {
-    // A folder made here is private (0700); one that existed keeps its mode (a socket asked for in
-    // /tmp must not turn /tmp into 0700), but one another user could write to is refused. The
-    // socket itself is 0600 either way.
-    checkSocketFolder(socketPath, { create: true });
-    if (await isLive(socketPath)) throw new SocketInUseError(`a Fathom daemon is already serving ${socketPath}`);
-    fs.rmSync(socketPath, { force: true });
-    const server = net.createServer((socket) => {
-      const writer = new SocketMessageWriter(socket, writerOptions);
-      // Its own dispose destroys the socket: the connection's close must end it gently instead.
-      const gentle: MessageWriter = {
-        onError: writer.onError,
-        onClose: writer.onClose,
-        write: (message) => writer.write(message),
-        end: () => writer.end(),
-        dispose: () => endGently(socket),
-      };
-      this.serve(socket, gentle, { onExit: () => undefined, onClose: () => endGently(socket), oversizedFrames: 'close' });
-      socket.on('error', (error) => log.debug(`socket client: ${error.message}`));
-    });
-    const previousMask = process.umask(0o177);
-    try {
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(socketPath, () => {
-          server.off('error', reject);
-          resolve();
-        });
+  /**
+   * Takes the socket's clients from the front door (front-door.ts, which listens before this
+   * module loads and answers status meanwhile) and starts loading the engines. The door admits
+   * its clients once the params' parser has loaded, so that a status is answered at once after
+   * it too (holdUntilLoaded).
+   */
+  adopt(door: FrontDoor): void {
+    this.door = door;
+    const admit = (): void =>
+      door.admitTo((socket) => {
+        const writer = new SocketMessageWriter(socket, writerOptions);
+        // Its own dispose destroys the socket: the connection's close must end it gently instead.
+        const gentle: MessageWriter = {
+          onError: writer.onError,
+          onClose: writer.onClose,
+          write: (message) => writer.write(message),
+          end: () => writer.end(),
+          dispose: () => endGently(socket),
+        };
+        this.serve(socket, gentle, { onExit: () => undefined, onClose: () => endGently(socket), oversizedFrames: 'close' });
+        socket.on('error', (error) => log.debug(`socket client: ${error.message}`));
       });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE' && (await isLive(socketPath)))
-        throw new SocketInUseError(`a Fathom daemon is already serving ${socketPath}`);
-      throw error;
-    } finally {
-      process.umask(previousMask);
-    }
-    fs.chmodSync(socketPath, 0o600);
-    server.on('error', (error) => log.error(`socket server: ${error.message}`));
-    this.server = server;
-    this.socketPath = socketPath;
-    // Two daemons started at the same moment can both find no live socket; the later one's socket
-    // file replaces the earlier one's. The earlier one notices here and leaves rather than run on
-    // unreachable.
-    const ino = fs.statSync(socketPath).ino;
-    this.ownershipTimer = setInterval(() => {
-      if (fs.statSync(socketPath, { throwIfNoEntry: false })?.ino === ino) return;
-      log.warn(`${socketPath} was removed or replaced by another daemon; stopping`);
-      // Closing the server would unlink the path, which is now the other daemon's socket: leave it
-      // open and let the process exit.
-      this.socketPath = null;
-      this.server = undefined;
-      void this.stop();
-    }, 2_000);
-    this.ownershipTimer.unref();
-    log.info(`fathom ${this.version} serving ${socketPath} (pid ${process.pid})`);
-    // Now that clients can connect (and ask for status), the rest: a failure is logged and answered to each request.
+    loadStatusParser().then(admit, admit);
+    log.info(`fathom ${this.version} serving ${door.path} (pid ${process.pid})`);
+    // A failure is logged and answered to each request.
     this.load().catch(() => undefined);
   }
 
@@ -318,10 +278,8 @@ export class Daemon implements DaemonServices {
   async stop(): Promise<void> {
     if (this.stoppingValue) return;
     this.stoppingValue = true;
-    clearInterval(this.ownershipTimer);
     for (const session of [...this.sessions]) session.dispose();
-    this.server?.close();
-    if (this.socketPath) fs.rmSync(this.socketPath, { force: true });
+    this.door?.close();
     // A load under way finishes first: what it opens is then closed (and saved) like the rest.
     const loaded = this.loading ? await this.loading.catch(() => undefined) : undefined;
     await loaded?.workspaces.closeAll();

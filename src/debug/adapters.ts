@@ -198,7 +198,8 @@ export async function adapterFor(program: string): Promise<AdapterCommand | { mi
 /** What the last finished probe found (a stale miss starts another), or `checking` while the first one runs. */
 function pythonKnown(): { path: string | undefined } | 'checking' {
   const known = pythonFound;
-  if (!known || (known.path === undefined && Date.now() - known.at >= adapterMissRetryMs)) void findPython();
+  // The probe starts after the answer at hand is written: spawning a child costs the thread ms.
+  if (!known || (known.path === undefined && Date.now() - known.at >= adapterMissRetryMs)) setImmediate(() => void findPython());
   return known ?? 'checking';
 }
 
