@@ -49,6 +49,9 @@ function pythonCandidates(): string[] {
 /** How long a miss is believed: asked after that, python3 is probed again (debugpy installed meanwhile is found). */
 export const adapterMissRetryMs = 5_000;
 let pythonFound: { path: string | undefined; at: number } | undefined;
+/** How long after the first status asks the first probe starts. */
+const firstProbeDelayMs = 1_500;
+let firstProbe: NodeJS.Timeout | undefined;
 let pythonProbe: Promise<string | undefined> | undefined;
 
 /** Whether `candidate -c 'import debugpy'` succeeds (asynchronously: the daemon's thread never waits on a child). */
@@ -198,9 +201,16 @@ export async function adapterFor(program: string): Promise<AdapterCommand | { mi
 /** What the last finished probe found (a stale miss starts another), or `checking` while the first one runs. */
 function pythonKnown(): { path: string | undefined } | 'checking' {
   const known = pythonFound;
-  // The probe starts after the answer at hand is written: spawning a child costs the thread ms.
-  if (!known || (known.path === undefined && Date.now() - known.at >= adapterMissRetryMs)) setImmediate(() => void findPython());
-  return known ?? 'checking';
+  if (known) {
+    // A stale miss is probed again after the answer at hand is written (a spawn costs the thread ms).
+    if (known.path === undefined && Date.now() - known.at >= adapterMissRetryMs) setImmediate(() => void findPython());
+    return known;
+  }
+  // The first probe waits a moment: a daemon's first status comes as it starts, and a python3
+  // behind a version manager's shims costs a few hundred ms of CPU that its first answers need more.
+  // A debug launch does not wait for this: it probes itself.
+  firstProbe ??= setTimeout(() => void findPython(), firstProbeDelayMs).unref();
+  return 'checking';
 }
 
 /** Every adapter's state, for status: answered at once, never after a probe (a fresh daemon's first status says python is `checking`). */

@@ -70,6 +70,8 @@ export interface SessionState {
 }
 
 const outputLines = 64;
+/** How long an adapter may take to start and take the launch, whatever the launch's own wait for a stop. */
+const adapterStartMs = 30_000;
 
 /** A DAP body's field as text: a string as it is, anything else (an adapter's odd value) as JSON. */
 function dapText(value: unknown, absent = ''): string {
@@ -141,9 +143,16 @@ export class DebugSession {
     return { adapter, input: socket, output: socket };
   }
 
-  /** Starts the adapter and the program; answers once the debuggee first stops or ends (or `timeoutMs` passes, still running). */
+  /**
+   * Starts the adapter and the program; answers once the debuggee first stops or ends (or
+   * `timeoutMs` passes, still running). The adapter's own start (its address, initialize, the
+   * initialized event, the launch's answer) may take up to `adapterStartMs` even when `timeoutMs`
+   * is shorter: a loaded machine's debugpy takes seconds to start, and a short wait for a stop must
+   * not turn that into a failed launch.
+   */
   static async launch(id: string, command: AdapterCommand, request: LaunchRequest, timeoutMs = 30_000): Promise<DebugSession> {
-    const started = await DebugSession.start(command, request.cwd, timeoutMs);
+    const startMs = Math.max(timeoutMs, adapterStartMs);
+    const started = await DebugSession.start(command, request.cwd, startMs);
     const session = new DebugSession(id, request.program, started.adapter, started, command.evaluateContext);
     try {
       await session.connection.request('initialize', {
@@ -157,8 +166,8 @@ export class DebugSession {
         supportsRunInTerminalRequest: false,
         locale: 'en',
       });
-      const initialized = session.nextEvent('initialized', timeoutMs);
-      const launched = session.connection.request('launch', command.launchArguments(request), timeoutMs);
+      const initialized = session.nextEvent('initialized', startMs);
+      const launched = session.connection.request('launch', command.launchArguments(request), startMs);
       launched.catch(() => undefined); // observed below; a failure before then must not go unhandled
       await initialized;
       const bySource = new Map<string, Breakpoint[]>();
