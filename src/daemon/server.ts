@@ -20,6 +20,7 @@ import {
 import { FathomError, errorMessage } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { defaultConfigDir, readPackageVersion } from '../base/places.js';
+import { probePythonSoon } from '../debug/adapters.js';
 import { ErrorCodes } from '../protocol/errors.js';
 import { Methods } from '../protocol/methods.js';
 import { BufferOverlay } from '../workspace/overlay.js';
@@ -73,6 +74,8 @@ export class Daemon implements DaemonServices {
 
   constructor(private readonly config: DaemonConfig) {
     this.maxFrameBytes = config.maxFrameBytes ?? defaultMaxFrameBytes;
+    // Asked by every status: probed soon, off the daemon's thread, but after its first answers.
+    probePythonSoon();
   }
 
   /** The workspaces of every client (the session's; there are none before it has loaded). */

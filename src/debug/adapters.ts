@@ -49,9 +49,17 @@ function pythonCandidates(): string[] {
 /** How long a miss is believed: asked after that, python3 is probed again (debugpy installed meanwhile is found). */
 export const adapterMissRetryMs = 5_000;
 let pythonFound: { path: string | undefined; at: number } | undefined;
-/** How long after the first status asks the first probe starts. */
-const firstProbeDelayMs = 1_500;
 let firstProbe: NodeJS.Timeout | undefined;
+
+/**
+ * Schedules the first probe `delayMs` from now: a starting daemon's first answers come in its
+ * first second, and a python3 behind a version manager's shims costs a few hundred ms of CPU they
+ * need more. A status before then says `checking`; a debug launch probes at once (findPython).
+ */
+export function probePythonSoon(delayMs = 1_500): void {
+  if (pythonFound || pythonProbe || firstProbe) return;
+  firstProbe = setTimeout(() => void findPython(), delayMs).unref();
+}
 let pythonProbe: Promise<string | undefined> | undefined;
 
 /** Whether `candidate -c 'import debugpy'` succeeds (asynchronously: the daemon's thread never waits on a child). */
@@ -206,10 +214,9 @@ function pythonKnown(): { path: string | undefined } | 'checking' {
     if (known.path === undefined && Date.now() - known.at >= adapterMissRetryMs) setImmediate(() => void findPython());
     return known;
   }
-  // The first probe waits a moment: a daemon's first status comes as it starts, and a python3
-  // behind a version manager's shims costs a few hundred ms of CPU that its first answers need more.
-  // A debug launch does not wait for this: it probes itself.
-  firstProbe ??= setTimeout(() => void findPython(), firstProbeDelayMs).unref();
+  // Unless a starting daemon has the first probe scheduled (probePythonSoon), it starts now, after
+  // the answer at hand is written.
+  if (firstProbe === undefined) setImmediate(() => void findPython());
   return 'checking';
 }
 
