@@ -281,8 +281,10 @@ export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
     }
     const other = options.known(relativePath);
     const known = other?.kind === 'skip' && other.entry.reason === 'binary' ? other : undefined;
-    // An unknown path may be a file moved here: first ask only for its stat, to look up its inode.
-    const read = known !== undefined || options.knownInode === undefined || ++unknownByPath <= (options.inodeLookupAfter ?? 0);
+    // A path unknown by any name may be a file moved here: first ask only for its stat, to look up
+    // its inode. A path skipped before (too large, a secret) is no moved file: it is judged afresh
+    // (the inode map, ~0.1 s of a kernel's restart, is then not built for those alone).
+    const read = other !== undefined || options.knownInode === undefined || ++unknownByPath <= (options.inodeLookupAfter ?? 0);
     enqueue({ relativePath, readPath, mode, known, read });
   };
 

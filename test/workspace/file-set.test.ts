@@ -397,16 +397,29 @@ test('file set: a linked worktree reads info/exclude from the main repository', 
   }
 });
 
-test('file set: a configurable size limit', async () => {
+test('file set: a configurable size limit; a restart judges skipped files afresh', async () => {
   const root = tempDir();
+  const cacheDir = path.join(tempDir('fathom-cache-'), 'ws');
   fs.writeFileSync(path.join(root, 'small.txt'), 'x'.repeat(100));
   fs.writeFileSync(path.join(root, 'medium.txt'), 'x'.repeat(2000));
-  const workspace = await readyWorkspace(root, { maxFileBytes: 1000 });
+  fs.writeFileSync(path.join(root, 'large.txt'), 'y'.repeat(3000));
+  const workspace = await readyWorkspace(root, { maxFileBytes: 1000, cacheDir });
   try {
     assert.deepEqual(workspace.files(), ['small.txt']);
-    assert.deepEqual(workspace.status().skipped, { tooLarge: 1 });
+    assert.deepEqual(workspace.status().skipped, { tooLarge: 2 });
   } finally {
     await workspace.close();
+  }
+  // While no daemon ran: one skipped file shrank, another was moved over a known file's name.
+  fs.writeFileSync(path.join(root, 'medium.txt'), 'x'.repeat(500));
+  fs.renameSync(path.join(root, 'large.txt'), path.join(root, 'small.txt'));
+  const again = await readyWorkspace(root, { maxFileBytes: 1000, cacheDir });
+  try {
+    assert.deepEqual(again.files(), ['medium.txt']);
+    assert.deepEqual(again.status().skipped, { tooLarge: 1 });
+    assert.equal(again.status().lastScan?.kind, 'restart');
+  } finally {
+    await again.close();
   }
 });
 
