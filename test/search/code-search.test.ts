@@ -368,6 +368,16 @@ describe('a question never waits out a build unsaid', () => {
   });
 
   test('fathom/symbols too: the code graph as it is, then whole', async () => {
+    // A workspace of its own, asked first, with files no cache has seen (the shared tree store
+    // would hand the fixture's trees back at once): after the test above, that one's graph may be
+    // whole already, built from the same syntax pass as the ranking.
+    const root = fixtureRepo();
+    const nonce = `${process.pid}_${Date.now()}`;
+    fs.mkdirSync(path.join(root, 'src/generated'));
+    for (let file = 0; file < 200; file++) {
+      const functions = Array.from({ length: 20 }, (_, at) => `export function f${file}_${at}_${nonce}(x: number): number {\n  return x + ${at};\n}\n`);
+      fs.writeFileSync(path.join(root, `src/generated/g${file}.ts`), functions.join('\n'));
+    }
     const early = await client.result<SymbolsResult>('fathom/symbols', { root, query: 'isExpired', waitMs: 0 });
     assert.deepEqual(
       early.building?.map((entry) => entry.index),
