@@ -8,6 +8,7 @@
 import path from 'node:path';
 import type { CancellationToken } from 'vscode-jsonrpc/node';
 import { FathomError } from '../base/errors.js';
+import { log } from '../base/logger.js';
 import { readMaskKey } from '../index/export/mask-keys.js';
 import { PathMask } from '../index/export/path-mask.js';
 import type { WorkspaceEngine } from '../engine/workspace-engine.js';
@@ -48,6 +49,8 @@ interface StoreSession {
   workspace: Workspace;
   engine: WorkspaceEngine;
   store: TeamStore;
+  /** The store's connection settings (a join opens a second connection with them). */
+  connection: TeamConnectionOptions;
   mask: PathMask;
   /** Starts the request's progress (`$/progress` on its token, when it has one). */
   begin: (title: string) => void;
@@ -77,6 +80,7 @@ export class TeamRequests {
         workspace,
         engine: this.context.engine(workspace),
         store,
+        connection,
         mask,
         begin: (title) => {
           send?.({ kind: 'begin', title, cancellable: true, percentage: 0 });
@@ -110,7 +114,7 @@ export class TeamRequests {
    * Answers what came (the index answers from it at once).
    */
   join(params: StoreParams, token: CancellationToken): Promise<TeamJoinResult> {
-    return this.withStore(params, token, async ({ workspace, engine, store, mask, begin, report }) => {
+    return this.withStore(params, token, async ({ workspace, engine, store, connection, mask, begin, report }) => {
       const input = await engine.joinInput();
       // Timed from here: the store's part (the file set's first build, before, is the workspace's).
       const started = performance.now();
@@ -122,11 +126,23 @@ export class TeamRequests {
         return { ...answer, ...nothing, alreadyIndexed: true, ms: Math.round(performance.now() - started) };
       }
       begin(`Fetching ${workspace.root}'s vectors from ${store.description}`);
-      const fetched = await fetchForJoin(store, mask, input, (done, total) => report(`${done}/${total} files asked`, done / Math.max(1, total)));
+      // A second connection: the store reads one round while this thread unpacks the other (one
+      // connection is enough when a second cannot be had).
+      const second = await TeamStore.open(connection).catch((error: unknown) => {
+        log.debug(`team join of ${workspace.root}: one connection (${(error as Error).message})`);
+        return undefined;
+      });
+      const fetched = await fetchForJoin(second ? [store, second] : [store], mask, input, (done, total) =>
+        report(`${done}/${total} files asked`, done / Math.max(1, total)),
+      ).finally(() => second?.close());
       if (token.isCancellationRequested) throw new FathomError('cancelled', 'the join was cancelled');
+      const fetchedAt = performance.now();
       const { alreadyIndexed, ...seeded } = engine.seedSemantic(fetched.files, `team store ${store.description}`);
       const { distinctFiles, fetchedFiles, vectorBytes } = fetched;
       const ms = Math.round(performance.now() - started);
+      log.info(
+        `team join of ${workspace.root}: ${fetchedFiles} of ${distinctFiles} contents fetched in ${Math.round(fetchedAt - started)} ms, seeded in ${Math.round(performance.now() - fetchedAt)} ms`,
+      );
       return { ...answer, nearest: fetched.nearest ?? null, distinctFiles, fetchedFiles, seeded, alreadyIndexed, vectorBytes, ms };
     });
   }

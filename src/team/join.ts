@@ -9,7 +9,7 @@
 import type { PathMask } from '../index/export/path-mask.js';
 import type { SeedFile } from '../index/semantic/semantic-index.js';
 import { leafSimhash } from './simhash.js';
-import type { Snapshot, TeamStore } from './team-store.js';
+import type { FilePack, Snapshot, TeamStore } from './team-store.js';
 
 export interface JoinInput {
   modelId: string;
@@ -30,10 +30,21 @@ export interface JoinFetch {
   nearest: (Snapshot & { sameTree: boolean }) | undefined;
 }
 
-/** Hashes asked in one round (records, then their vectors): progress between rounds, memory bounded by it. */
-const hashesPerRound = 5_000;
+/** Files asked in one call (rows of their chunks and vectors): progress between calls, memory bounded by it. */
+const filesPerRound = 2_000;
 
-export async function fetchForJoin(store: TeamStore, mask: PathMask, input: JoinInput, onProgress?: (done: number, total: number) => void): Promise<JoinFetch> {
+/**
+ * Fetches what the store holds of the workspace's files, a round of files a call. `stores` are
+ * connections to one store (one or two): rounds go to them in turn, one in flight on each, so the
+ * store reads a round while this thread parses and unpacks the one before.
+ */
+export async function fetchForJoin(
+  stores: TeamStore | readonly TeamStore[],
+  mask: PathMask,
+  input: JoinInput,
+  onProgress?: (done: number, total: number) => void,
+): Promise<JoinFetch> {
+  const connections: readonly TeamStore[] = Array.isArray(stores) ? stores : [stores as TeamStore];
   const team = mask.keyId;
   const pathsByHash = new Map<string, string[]>();
   for (const { path, fileHash } of input.files) {
@@ -42,35 +53,40 @@ export async function fetchForJoin(store: TeamStore, mask: PathMask, input: Join
     else pathsByHash.set(fileHash, [path]);
   }
   const distinct = [...pathsByHash.keys()];
-  const [nearest] = await store.nearestSnapshots(team, input.modelId, leafSimhash(input.files.map((file) => file.fileHash)), 1);
+  const [nearest] = await connections[0]!.nearestSnapshots(team, input.modelId, leafSimhash(input.files.map((file) => file.fileHash)), 1);
   const files: SeedFile[] = [];
   let fetchedFiles = 0;
   let fetchedChunks = 0;
   let vectorBytes = 0;
-  for (let start = 0; start < distinct.length; start += hashesPerRound) {
-    const round = distinct.slice(start, start + hashesPerRound);
-    const records = await store.fileRecords(team, input.modelId, round);
-    const vectors = await store.fileVectors(
-      team,
-      input.modelId,
-      records.map((record) => record.fileHash),
-    );
-    for (const vector of vectors.values()) vectorBytes += vector.byteLength;
-    for (const record of records) {
-      if (record.chunks.some((chunk) => vectors.get(chunk.chunkHash)?.length !== input.dimensions)) continue;
-      const chunks = record.chunks.map((chunk) => ({
+  const rounds = Math.ceil(distinct.length / filesPerRound);
+  const ask = (round: number): Promise<FilePack[]> => {
+    const store = connections[round % connections.length]!;
+    const call = store.filePacks(team, input.modelId, input.dimensions, distinct.slice(round * filesPerRound, (round + 1) * filesPerRound));
+    // Awaited in its turn; a failure before then is not left unhandled.
+    call.catch(() => undefined);
+    return call;
+  };
+  const inFlight = Array.from({ length: Math.min(rounds, connections.length) }, (_, round) => ask(round));
+  for (let round = 0; round < rounds; round++) {
+    const packs = await inFlight.shift()!;
+    if (round + connections.length < rounds) inFlight.push(ask(round + connections.length));
+    for (const pack of packs) {
+      const vectors = pack.vectors;
+      if (!vectors) continue;
+      vectorBytes += vectors.byteLength;
+      const chunks = pack.chunks.map((chunk, at) => ({
         startLine: chunk.startLine,
         endLine: chunk.endLine,
         startByte: chunk.startByte,
         endByte: chunk.endByte,
         textHash: chunk.chunkHash,
-        vector: vectors.get(chunk.chunkHash)!,
+        vector: vectors.subarray(at * input.dimensions, (at + 1) * input.dimensions),
       }));
       fetchedFiles += 1;
       fetchedChunks += chunks.length;
-      for (const path of pathsByHash.get(record.fileHash) ?? []) files.push({ file: path, fileHash: record.fileHash, chunks });
+      for (const path of pathsByHash.get(pack.fileHash) ?? []) files.push({ file: path, fileHash: pack.fileHash, chunks });
     }
-    onProgress?.(Math.min(distinct.length, start + round.length), distinct.length);
+    onProgress?.(Math.min(distinct.length, (round + 1) * filesPerRound), distinct.length);
   }
   return {
     files,

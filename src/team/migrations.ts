@@ -11,10 +11,13 @@
 //      paths: 4.1-5.0 s → 0.8-1.1 s)
 //   4  snapshots say whether their push stored every file (complete); complete_snapshot answers a
 //      tree's, so a push of a tree the store holds whole ends after one call
+//   5  file_packs: a join reads one row per file (its chunks' ranges, hashes and vectors packed),
+//      not a row per chunk and per vector
 import { sql as store } from './migrations/001-store.js';
 import { sql as plannedVectors } from './migrations/002-planned-vectors.js';
 import { sql as missingFilesByOrdinal } from './migrations/003-missing-files-by-ordinal.js';
 import { sql as completeSnapshots } from './migrations/004-complete-snapshots.js';
+import { sql as filePacks } from './migrations/005-file-packs.js';
 
 export interface Migration {
   version: number;
@@ -27,6 +30,7 @@ export const migrations: readonly Migration[] = [
   { version: 2, name: 'planned-vectors', sql: plannedVectors },
   { version: 3, name: 'missing-files-by-ordinal', sql: missingFilesByOrdinal },
   { version: 4, name: 'complete-snapshots', sql: completeSnapshots },
+  { version: 5, name: 'file-packs', sql: filePacks },
 ];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;
@@ -46,5 +50,6 @@ export const memberFunctions: readonly string[] = [
   'fathom.held_files(text, text, bytea)',
   'fathom.file_records(text, text, bytea)',
   'fathom.file_vectors(text, text, bytea)',
+  'fathom.file_packs(text, text, bytea)',
   'fathom.nearest_snapshots(text, text, bigint, integer)',
 ];

@@ -2,8 +2,8 @@
 // (migrations/001-store.ts), which the database runs as its owner and which answer only about the
 // file hashes presented. Opening checks the store's schema version against this Fathom's and
 // refuses another, naming what to do. Hashes travel packed (32 bytes each, one bytea: a binary
-// parameter), lists in batches small enough for one statement. Used by push.ts and status.ts;
-// `join` (building local indexes from the store) will read through `fileRecords`/`fileVectors`.
+// parameter), lists in batches small enough for one statement. Used by push.ts, status.ts and
+// join.ts (which reads `filePacks`: one row per file, its chunks and vectors packed).
 import type pg from 'pg';
 import { FathomError } from '../base/errors.js';
 import { connectTeamStore, storeError, type TeamConnectionOptions } from './connection.js';
@@ -24,6 +24,14 @@ export interface FileRecord {
   fileHash: string;
   maskedPaths: string[];
   chunks: ChunkRecord[];
+}
+
+/** A file's records and vectors as a join reads them (`filePacks`). */
+export interface FilePack {
+  fileHash: string;
+  chunks: ChunkRecord[];
+  /** Every chunk's vector in chunk order (`dimensions` numbers each); undefined when the store lacks one of them. */
+  vectors: Float32Array | undefined;
 }
 
 export interface Snapshot {
@@ -64,6 +72,42 @@ export function simhashToSql(hex: string): string {
 
 function simhashFromSql(value: string): string {
   return BigInt.asUintN(64, BigInt(value)).toString(16).padStart(16, '0');
+}
+
+/** Bytes of one chunk's range in `file_packs`: start and end line (int4), start and end byte (int8). */
+const rangeBytes = 24;
+
+function unpackFile(
+  row: { file_hash: Buffer; chunk_count: number; ranges: Buffer | null; chunk_hashes: Buffer | null; vectors: Buffer | null },
+  dimensions: number,
+): FilePack {
+  const fileHash = row.file_hash.toString('hex');
+  const count = row.chunk_count;
+  const ranges = row.ranges ?? Buffer.alloc(0);
+  const hashes = row.chunk_hashes ?? Buffer.alloc(0);
+  const found = Math.min(ranges.length / rangeBytes, hashes.length / 32);
+  const chunks: ChunkRecord[] = [];
+  for (let at = 0; at < found; at++)
+    chunks.push({
+      startLine: ranges.readInt32BE(at * rangeBytes),
+      endLine: ranges.readInt32BE(at * rangeBytes + 4),
+      startByte: Number(ranges.readBigInt64BE(at * rangeBytes + 8)),
+      endByte: Number(ranges.readBigInt64BE(at * rangeBytes + 16)),
+      chunkHash: hashes.toString('hex', at * 32, at * 32 + 32),
+    });
+  const whole = found === count && ranges.length === count * rangeBytes && hashes.length === count * 32;
+  const bytes = row.vectors;
+  if (!whole || !bytes || bytes.length !== count * dimensions * 4) return { fileHash, chunks, vectors: undefined };
+  // Little-endian f32 as pushed; viewed where it lies when aligned (a large value has a buffer of its own).
+  const vectors = bytes.byteOffset % 4 === 0 ? new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4) : new Float32Array(typedCopyOf(bytes));
+  return { fileHash, chunks, vectors };
+}
+
+/** An aligned copy of a buffer's bytes. */
+function typedCopyOf(bytes: Buffer): ArrayBuffer {
+  const copy = new ArrayBuffer(bytes.length);
+  new Uint8Array(copy).set(bytes);
+  return copy;
 }
 
 export class TeamStore {
@@ -297,6 +341,25 @@ export class TeamStore {
       }
     }
     return vectors;
+  }
+
+  /**
+   * The records and vectors the store holds of these files (by hash), one row per file (what a
+   * join reads: migrations/005-file-packs.ts); nothing about any other file. A file whose packed
+   * columns do not agree with its chunk count, or whose vectors are not `dimensions` numbers
+   * each, comes back without vectors (left to local embedding).
+   */
+  async filePacks(team: string, model: string, dimensions: number, fileHashes: readonly string[]): Promise<FilePack[]> {
+    const packs: FilePack[] = [];
+    for (let start = 0; start < fileHashes.length; start += hashesPerCall) {
+      const result = await this.call<{ file_hash: Buffer; chunk_count: number; ranges: Buffer | null; chunk_hashes: Buffer | null; vectors: Buffer | null }>(
+        'file_packs',
+        'SELECT file_hash, chunk_count, ranges, chunk_hashes, vectors FROM fathom.file_packs($1, $2, $3)',
+        [team, model, packHashes(fileHashes.slice(start, start + hashesPerCall))],
+      );
+      for (const row of result.rows) packs.push(unpackFile(row, dimensions));
+    }
+    return packs;
   }
 
   /** The team's snapshots of a model nearest to a simhash (Hamming distance), nearest first. */

@@ -129,7 +129,12 @@ describe('team store: schema, privileges and proofs', { skip }, () => {
       );
       for (const row of grants.rows as Array<{ fn: string; prosecdef: boolean; proconfig: string[] }>) {
         assert.ok(row.prosecdef, `${row.fn} is SECURITY DEFINER`);
-        assert.deepEqual(row.proconfig, ['search_path=pg_catalog, pg_temp'], `${row.fn} has a fixed search_path`);
+        // A fixed search_path; a planner setting beside it where a reader's plan is pinned (file_packs).
+        assert.deepEqual(
+          row.proconfig.filter((setting) => !/^enable_\w+=off$/.test(setting)),
+          ['search_path=pg_catalog, pg_temp'],
+          `${row.fn} has a fixed search_path`,
+        );
       }
       assert.deepEqual(
         (grants.rows as Array<{ fn: string }>).map((row) => row.fn).sort(),
@@ -195,6 +200,16 @@ describe('team store: schema, privileges and proofs', { skip }, () => {
       const backVectors = await store.fileVectors(team, model, [held.fileHash]);
       assert.deepEqual([...backVectors.keys()].sort(), [...new Set(held.chunks.map((chunk) => chunk.chunkHash))].sort());
       assert.deepEqual(Array.from(backVectors.get(held.chunks[0]!.chunkHash)!), Array.from(held.vectors[0]!));
+      // What a join reads: a row per file, its chunks in order with every vector.
+      const packs = await store.filePacks(team, model, 8, [held.fileHash, held.fileHash, records[1]!.fileHash]);
+      assert.deepEqual(packs.map((pack) => pack.fileHash).sort(), [held.fileHash, records[1]!.fileHash].sort(), 'each file once');
+      const pack = packs.find((one) => one.fileHash === held.fileHash)!;
+      assert.deepEqual(pack.chunks, held.chunks);
+      assert.deepEqual(
+        Array.from(pack.vectors!),
+        held.vectors.flatMap((vector) => Array.from(vector)),
+      );
+      assert.equal((await store.filePacks(team, model, 16, [held.fileHash]))[0]!.vectors, undefined, 'vectors of another size are not taken');
       assert.deepEqual(
         await store.heldFiles(
           team,
@@ -236,6 +251,7 @@ describe('team store: schema, privileges and proofs', { skip }, () => {
         const hashes = Array.from({ length: 10 }, () => randomBytes(32).toString('hex'));
         rows += (await store.fileRecords(team, model, hashes)).length;
         rows += (await store.fileVectors(team, model, hashes)).size;
+        rows += (await store.filePacks(team, model, 8, hashes)).length;
         rows += (await store.heldFiles(team, model, hashes)).files;
       }
       assert.equal(rows, 0, 'nothing for 1,000 hashes the caller does not hold');
@@ -245,6 +261,8 @@ describe('team store: schema, privileges and proofs', { skip }, () => {
       const chunkHashes = records.flatMap((record) => record.chunks.map((chunk) => chunk.chunkHash)).filter((hash) => !fileHashes.includes(hash));
       assert.equal((await store.fileRecords(team, model, chunkHashes)).length, 0, 'a chunk hash is no proof of a file');
       assert.equal((await store.fileVectors(team, model, chunkHashes)).size, 0);
+      assert.equal((await store.filePacks(team, model, 8, chunkHashes)).length, 0);
+      assert.equal((await store.filePacks('ffffffffffff', model, 8, fileHashes)).length, 0, 'another team');
       await assert.rejects(store.fileRecords(team, model, ['00'.repeat(31)]), /SHA-256/);
     } finally {
       await store.close();
