@@ -118,6 +118,8 @@ export interface WorkspaceStatus {
           store: { loaded: 'none' | 'valid' | 'rebuilt' | 'unopened'; reason?: string };
           /** What a team store gave the index before its first build (fathom/teamJoin): the store, files and chunks, when. */
           seeded?: { from: string; files: number; chunks: number; at: string };
+          /** Vectors searched exactly until the HNSW graph takes them (a join's, moved in in slices between requests); 0 when none. */
+          staged: number;
         };
   };
   watcher: { state: 'watching' | 'degraded' | 'off'; folders: number; problem?: string };

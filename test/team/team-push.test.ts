@@ -225,6 +225,7 @@ describe('team push and status over the protocol', { skip }, () => {
         rows +=
           (await store.fileRecords(team, model, hashes)).length +
           (await store.fileVectors(team, model, hashes)).size +
+          (await store.filePacks(team, model, 384, hashes)).length +
           (await store.heldFiles(team, model, hashes)).files;
       }
       assert.equal(rows, 0);
@@ -376,7 +377,12 @@ describe('team push and status over the protocol', { skip }, () => {
         await sleep(50);
         after = await semanticNow();
       }
+      for (let attempt = 0; attempt < 600 && after.state === 'ready' && after.staged > 0; attempt++) {
+        await sleep(50);
+        after = await semanticNow();
+      }
       assert.ok(after.state === 'ready' && after.lastSync !== null, JSON.stringify(after));
+      assert.equal(after.staged, 0, "the store's vectors went into the graph");
       assert.equal(after.lastSync.files, 2, `synced ${JSON.stringify(after.lastSync)}`);
       assert.ok(after.lastSync.embedded > 0, 'the new chunks were embedded here');
       assert.equal(after.files, files.length);

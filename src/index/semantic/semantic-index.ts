@@ -95,6 +95,8 @@ export interface SemanticStatus {
   store: { loaded: 'none' | 'valid' | 'rebuilt' | 'unopened'; reason?: string };
   /** What a team store gave the index before its first build (`seed`), and when; absent when nothing came from one. */
   seeded?: { from: string; files: number; chunks: number; at: string };
+  /** Vectors searched exactly until the HNSW graph takes them (a join's, moved in in slices); 0 when none. */
+  staged: number;
 }
 
 /** A file's chunks with their vectors, from elsewhere than this index's model (a team store): `seed`. */
@@ -123,6 +125,12 @@ export const semanticBudgetBytes = 1500;
 
 /** Vectors a sync adds to the HNSW index at once (on every core). */
 const addBatchVectors = 2048;
+
+/** Vectors a seed puts in the embedding cache at once (one write each: the kernel's 822k would be 1.3 GB in one). */
+const cacheSliceVectors = 16_384;
+
+/** How long one slice of moving staged vectors into the graph may hold this thread (requests are served between slices). */
+const graphSliceMs = 50;
 
 /** Groups of 8 files a sync has under way (chunked, then embedded): enough that the workers never wait. */
 const groupsInFlight = 4;
@@ -153,6 +161,8 @@ export class SemanticIndex {
   private unsavedSince = 0;
   private loaded: SemanticStatus['store'] = { loaded: 'unopened' };
   private seeded: SemanticStatus['seeded'];
+  /** A seed's vectors on their way into the embedding cache (the first sync waits for it: it finds them there). */
+  private seedCaching: Promise<void> | undefined;
 
   constructor(
     private readonly source: SemanticSource,
@@ -209,30 +219,61 @@ export class SemanticIndex {
   /**
    * Fills an index that holds nothing yet (never built, no saved store) with files' chunks and
    * vectors made elsewhere (a team store's, for the same model): only files it embeds (`accepts`)
-   * whose hash is the file set's now, only vectors of this model's size with finite numbers. The vectors go to the
-   * embedding cache, so the first sync (ensureBuilt, which follows) finds these files up to date
-   * and embeds only the others; meanwhile the index answers (`loadedStore`) from what it was given.
+   * whose hash is the file set's now, only vectors of this model's size with finite numbers. The
+   * store answers over them at once, exactly (staged: vector-store.ts), while they move into its
+   * HNSW graph in slices between requests (`graphInSlices`), then it is saved. The vectors go to
+   * the embedding cache first, in slices, so the first sync (ensureBuilt, which follows and waits
+   * for them) finds these files up to date and embeds only the others.
    * Answers the files and chunks taken (none when the index already holds something: `alreadyIndexed`).
    */
   seed(files: readonly SeedFile[], from: string): { files: number; chunks: number; alreadyIndexed: boolean } {
     if (!this.seedable) return { files: 0, chunks: 0, alreadyIndexed: true };
     const accepts = this.options.accepts ?? (() => true);
+    const dimensions = this.cache.dimensions;
     const taken = files.filter(
       ({ file, fileHash, chunks }) =>
-        accepts(file) &&
-        this.source.hashOf(file) === fileHash &&
-        chunks.every((chunk) => chunk.vector.length === this.cache.dimensions && chunk.vector.every((value) => Number.isFinite(value))),
+        accepts(file) && this.source.hashOf(file) === fileHash && chunks.every((chunk) => chunk.vector.length === dimensions && allFinite(chunk.vector)),
     );
     const vectors = new Map<string, Float32Array>();
     for (const { chunks } of taken) for (const chunk of chunks) vectors.set(chunk.textHash, chunk.vector);
-    this.cache.putAll([...vectors].map(([key, vector]) => ({ key, vector })));
-    this.store.replaceFiles(taken);
+    this.store.stage(taken);
     for (let count = 0; count < taken.length; count++) this.markUnsaved();
     const chunks = taken.reduce((sum, { chunks }) => sum + chunks.length, 0);
     this.seeded = { from, files: taken.length, chunks, at: new Date().toISOString() };
-    if (taken.length > 0) this.save();
+    this.seedCaching = this.cacheInSlices([...vectors].map(([key, vector]) => ({ key, vector })));
+    void this.seedCaching
+      .then(() => this.graphInSlices())
+      .catch((error: unknown) => log.warn(`semantic index of ${this.source.root}: ${(error as Error).message}`));
     log.info(`semantic index of ${this.source.root}: ${taken.length} files (${chunks} chunks) from ${from}`);
     return { files: taken.length, chunks, alreadyIndexed: false };
+  }
+
+  /** Puts vectors in the embedding cache a slice (one write) at a time, yielding between slices. */
+  private async cacheInSlices(entries: Array<{ key: string; vector: Float32Array }>): Promise<void> {
+    for (let start = 0; start < entries.length && !this.disposed; start += cacheSliceVectors) {
+      this.cache.putAll(entries.slice(start, start + cacheSliceVectors));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /**
+   * Moves the staged vectors into the HNSW graph, about `graphSliceMs` of this thread a slice
+   * (requests are served between slices), each from the embedding cache; saves when all are in.
+   */
+  private async graphInSlices(): Promise<void> {
+    let rows = 256;
+    const started = performance.now();
+    const staged = this.store.stagedCount;
+    while (!this.disposed && this.store.stagedCount > 0) {
+      const sliceStarted = performance.now();
+      const passed = this.store.graphStaged(rows, (key) => this.cache.get(key));
+      const ms = performance.now() - sliceStarted;
+      rows = Math.min(8_192, Math.max(32, Math.round((passed * graphSliceMs) / Math.max(1, ms))));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (this.disposed) return;
+    log.info(`semantic index of ${this.source.root}: ${staged} staged vectors in the graph in ${Math.round(performance.now() - started)} ms`);
+    this.save();
   }
 
   get state(): SemanticState {
@@ -275,6 +316,8 @@ export class SemanticIndex {
   }
 
   private async syncAll(): Promise<void> {
+    // A seed's vectors in the cache first (a failure there leaves its files to embed).
+    await this.seedCaching?.catch(() => undefined);
     await this.source.whenReady();
     await this.source.settle();
     const started = performance.now();
@@ -498,6 +541,7 @@ export class SemanticIndex {
       lastSync: this.lastSync,
       store: this.loaded,
       ...(this.seeded ? { seeded: this.seeded } : {}),
+      staged: this.storeValue?.stagedCount ?? 0,
     };
   }
 
@@ -542,4 +586,10 @@ export class SemanticIndex {
       log.warn(`semantic store of ${this.source.root}: not saved (${(error as Error).message}); a restart syncs what changed from the embedding cache`);
     }
   }
+}
+
+/** Whether every number of a vector is finite. */
+function allFinite(vector: Float32Array): boolean {
+  for (let index = 0; index < vector.length; index++) if (!Number.isFinite(vector[index]!)) return false;
+  return true;
 }

@@ -24,6 +24,12 @@
 //      textHashes]; still read: `recordsVersion`)
 //   5  the chunks as columns for the whole store (a load decodes a few arrays, not a record per
 //      file)
+// Staged vectors (`stage`: a team join's, all at once; the kernel's 822k take minutes to insert in
+// the graph): kept as i8 rows, each scaled so its largest number is ±127 (cosine does not see the
+// scale; 384 bytes a vector, not 1,536), searched exactly (usearch's SIMD `exactSearch`: ~70 ms
+// over 822k on 2 cores) beside the graph until `graphStaged` has moved them in, whole files a
+// slice, from the caller's exact vectors (the embedding cache). A save meanwhile writes the files
+// the graph holds whole (the table and the graph name the same keys); the others stay to do.
 // When a sync's changes are saved is semantic-index.ts' `SaveDeferral` (a large store waits).
 // A table that fails its checksum, names another model, names an index file of another size or
 // checksum (checked before usearch reads a byte of it: its loader trusts the file and a truncated
@@ -39,7 +45,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { Packr } from 'msgpackr';
-import { Index, MetricKind, ScalarKind } from 'usearch';
+import { exactSearch, Index, MetricKind, ScalarKind } from 'usearch';
 import { type CheckedRead, encodeChecked, readChecked, writeFileAtomic } from '../../base/checked-file.js';
 import { bytesOf, typedCopy } from '../../base/typed-bytes.js';
 import { log } from '../../base/logger.js';
@@ -106,6 +112,14 @@ export interface NewChunk {
   vector: Float32Array;
 }
 
+/**
+ * Threads an add uses: always every core (0). usearch sizes its per-thread insertion contexts when
+ * it grows the index, for the threads of the add that grew it, and fails a later add on more
+ * threads that fits without growing ("Reserve capacity ahead of insertions!"): an add on one
+ * thread (a small batch) then one on every core broke a join's graph building on the kernel.
+ */
+const addThreads = 0;
+
 /** Indexes of at most this many vectors are searched whole (a few ms), larger ones through the graph. */
 const searchedWholeBelow = 4_096;
 
@@ -122,8 +136,36 @@ function byPlace(a: Found, b: Found): number {
   return b.similarity - a.similarity || path || a.record.ranges[4 * a.at + 2]! - b.record.ranges[4 * b.at + 2]!;
 }
 
+/**
+ * Vectors staged outside the graph, one row each, searched exactly until graphed (rows [0,
+ * graphed)). Rows lie in blocks of their own (usearch's exactSearch reads a typed array from the
+ * start of its buffer, whatever its offset); a block all graphed is let go.
+ */
+interface Staged {
+  /** The first row's key; row r holds key `firstKey + r` (keys are given in row order). */
+  firstKey: number;
+  count: number;
+  graphed: number;
+  /** Rows [b × blockRows, (b + 1) × blockRows) as i8, each scaled so its largest number is ±127; undefined once graphed. */
+  blocks: Array<Int8Array | undefined>;
+}
+
+/** A vector as i8, scaled so its largest number is ±127 (all zeros stays zeros), into `out` at `at`. */
+function quantize(vector: Float32Array, out: Int8Array, at: number): void {
+  const length = vector.length;
+  let largest = 0;
+  for (let index = 0; index < length; index++) largest = Math.max(largest, Math.abs(vector[index]!));
+  const scale = largest > 0 ? 127 / largest : 0;
+  // Rounded half away from zero (|x| <= 127.5 here, so `| 0` truncates safely).
+  for (let index = 0; index < length; index++) {
+    const scaled = vector[index]! * scale;
+    out[at + index] = scaled < 0 ? (scaled - 0.5) | 0 : (scaled + 0.5) | 0;
+  }
+}
+
 export class VectorStore {
   private index: Index;
+  private staged: Staged | undefined;
   private files = new Map<string, FileRecord>();
   /** Each live key's file, by key (a holey array: no hashing, one slot a key). */
   private owner: Array<FileRecord | undefined> = [];
@@ -140,6 +182,8 @@ export class VectorStore {
   constructor(
     readonly dimensions: number,
     readonly modelId: string,
+    /** Staged rows a block holds (small in tests, to cross blocks). */
+    private readonly blockRows = 16_384,
   ) {
     this.index = this.newIndex();
   }
@@ -213,27 +257,110 @@ export class VectorStore {
     let at = 0;
     for (const { file, fileHash, chunks } of files) {
       this.removeFile(file);
-      const record: FileRecord = {
-        path: file,
-        fileHash,
-        keys: new Uint32Array(chunks.length),
-        ranges: new Uint32Array(4 * chunks.length),
-        textHashes: new Uint8Array(32 * chunks.length),
-      };
+      const record = this.newRecord(file, fileHash, chunks.length);
       chunks.forEach((chunk, index) => {
         const key = this.nextKey++;
         keys[at] = BigInt(key);
         matrix.set(chunk.vector, at * this.dimensions);
         at += 1;
-        record.keys[index] = key;
-        record.ranges.set([chunk.startLine, chunk.endLine, chunk.startByte, chunk.endByte], 4 * index);
-        record.textHashes.set(Buffer.from(chunk.textHash, 'hex'), 32 * index);
-        this.owner[key] = record;
-        this.live++;
+        this.place(record, index, key, chunk);
       });
       this.files.set(file, record);
     }
-    if (total > 0) this.index.add(keys, matrix, total >= 256 ? 0 : 1);
+    if (total > 0) this.index.add(keys, matrix, addThreads);
+  }
+
+  /**
+   * Puts files' chunks in the store as `replaceFiles` does, their vectors staged outside the graph
+   * (searched exactly) until `graphStaged` moves them in: the store answers over them at once. Only
+   * into a store with nothing staged (else they go to the graph now, as `replaceFiles`).
+   */
+  stage(files: ReadonlyArray<{ file: string; fileHash: string; chunks: ReadonlyArray<NewChunk> }>): void {
+    if (this.staged) return this.replaceFiles(files);
+    for (const { file } of files) this.removeFile(file);
+    const total = files.reduce((sum, { chunks }) => sum + chunks.length, 0);
+    if (total === 0) return;
+    const blocks = Array.from(
+      { length: Math.ceil(total / this.blockRows) },
+      (_, block) => new Int8Array(Math.min(this.blockRows, total - block * this.blockRows) * this.dimensions),
+    );
+    const staged: Staged = { firstKey: this.nextKey, count: total, graphed: 0, blocks };
+    let row = 0;
+    for (const { file, fileHash, chunks } of files) {
+      const record = this.newRecord(file, fileHash, chunks.length);
+      chunks.forEach((chunk, index) => {
+        const key = this.nextKey++;
+        quantize(chunk.vector, blocks[Math.floor(row / this.blockRows)]!, (row % this.blockRows) * this.dimensions);
+        row += 1;
+        this.place(record, index, key, chunk);
+      });
+      this.files.set(file, record);
+    }
+    this.staged = staged;
+  }
+
+  /** Vectors staged and not yet in the graph (removed ones included until passed). */
+  get stagedCount(): number {
+    return this.staged ? this.staged.count - this.staged.graphed : 0;
+  }
+
+  /**
+   * Moves at least `rows` staged vectors (or all left) into the graph, on to the end of the last
+   * file begun, so the graph always holds whole files. Each vector comes from `vectorOf` (the
+   * embedding cache: exact), else from its i8 row. Answers how many rows were passed.
+   */
+  graphStaged(rows: number, vectorOf: (textHash: string) => Float32Array | undefined): number {
+    const staged = this.staged;
+    if (!staged) return 0;
+    let end = Math.min(staged.count, staged.graphed + Math.max(1, rows));
+    const last = this.owner[staged.firstKey + end - 1];
+    while (end < staged.count && last !== undefined && this.owner[staged.firstKey + end] === last) end++;
+    const keys: bigint[] = [];
+    const matrix = new Float32Array((end - staged.graphed) * this.dimensions);
+    for (let row = staged.graphed; row < end; row++) {
+      const key = staged.firstKey + row;
+      const record = this.owner[key];
+      if (!record) continue;
+      const at = key - record.keys[0]!;
+      const exact = record.keys[at] === key ? vectorOf(chunkOf(record, at).textHash) : undefined;
+      const place = keys.length * this.dimensions;
+      if (exact && exact.length === this.dimensions) matrix.set(exact, place);
+      else {
+        const block = staged.blocks[Math.floor(row / this.blockRows)]!;
+        const start = (row % this.blockRows) * this.dimensions;
+        for (let index = 0; index < this.dimensions; index++) matrix[place + index] = block[start + index]!;
+      }
+      keys.push(BigInt(key));
+    }
+    if (keys.length > 0) this.writable().add(BigUint64Array.from(keys), matrix.subarray(0, keys.length * this.dimensions), addThreads);
+    const passed = end - staged.graphed;
+    staged.graphed = end;
+    for (let block = 0; block < Math.floor(end / this.blockRows); block++) staged.blocks[block] = undefined;
+    if (staged.graphed >= staged.count) this.staged = undefined;
+    return passed;
+  }
+
+  /** Whether a key is in the graph (not staged, or staged and graphed already). */
+  private inGraph(key: number): boolean {
+    const staged = this.staged;
+    return !staged || key < staged.firstKey + staged.graphed || key >= staged.firstKey + staged.count;
+  }
+
+  private newRecord(file: string, fileHash: string, chunks: number): FileRecord {
+    return { path: file, fileHash, keys: new Uint32Array(chunks), ranges: new Uint32Array(4 * chunks), textHashes: new Uint8Array(32 * chunks) };
+  }
+
+  /** Gives a file's chunk `index` its key and place. */
+  private place(record: FileRecord, index: number, key: number, chunk: NewChunk): void {
+    record.keys[index] = key;
+    const ranges = record.ranges;
+    ranges[4 * index] = chunk.startLine;
+    ranges[4 * index + 1] = chunk.endLine;
+    ranges[4 * index + 2] = chunk.startByte;
+    ranges[4 * index + 3] = chunk.endByte;
+    record.textHashes.set(Buffer.from(chunk.textHash, 'hex'), 32 * index);
+    this.owner[key] = record;
+    this.live++;
   }
 
   removeFile(file: string): void {
@@ -242,10 +369,11 @@ export class VectorStore {
     if (record.keys.length > 0) this.writable();
     this.files.delete(file);
     if (record.keys.length === 0) return;
-    this.index.remove(BigUint64Array.from(record.keys, (key) => BigInt(key)));
+    const graphed = record.keys.filter((key) => this.inGraph(key));
+    if (graphed.length > 0) this.index.remove(BigUint64Array.from(graphed, (key) => BigInt(key)));
     for (const key of record.keys) this.owner[key] = undefined;
     this.live -= record.keys.length;
-    this.removed += record.keys.length;
+    this.removed += graphed.length;
   }
 
   /** Whether removals call for a rebuild (a quarter of the index). */
@@ -280,15 +408,26 @@ export class VectorStore {
       this.live -= record.keys.length;
       this.files.delete(file);
     }
-    if (keys.length > 0) index.add(BigUint64Array.from(keys), matrix.subarray(0, keys.length * this.dimensions), 0);
+    if (keys.length > 0) index.add(BigUint64Array.from(keys), matrix.subarray(0, keys.length * this.dimensions), addThreads);
     this.index = index;
     this.viewedFile = undefined;
     this.removed = 0;
+    // Every live chunk is in the new graph, staged ones too.
+    this.staged = undefined;
     return dropped;
   }
 
   /** The nearest chunks to a unit vector, best first; `accepts` filters by path (the search widens until `k` pass or the index is exhausted). */
   search(vector: Float32Array, k: number, accepts?: (file: string) => boolean): VectorHit[] {
+    const found = this.searchGraph(vector, k, accepts);
+    if (this.staged) found.push(...this.searchStaged(vector, k, accepts));
+    return found
+      .sort(byPlace)
+      .slice(0, k)
+      .map(({ record, at, similarity }) => ({ ...chunkOf(record, at), similarity }));
+  }
+
+  private searchGraph(vector: Float32Array, k: number, accepts?: (file: string) => boolean): Found[] {
     const total = this.index.size();
     if (total === 0) return [];
     // A small index is searched whole: its answer is then exact and the same whatever order the
@@ -306,8 +445,44 @@ export class VectorStore {
         if (!whole && found.length >= k) break;
       }
       // Only the hits given back are made (a whole search finds every chunk of the index).
-      if (whole || found.length >= k || wanted >= total)
-        return (whole ? found.sort(byPlace).slice(0, k) : found).map(({ record, at, similarity }) => ({ ...chunkOf(record, at), similarity }));
+      if (whole || found.length >= k || wanted >= total) return found;
+    }
+  }
+
+  /** The staged rows not yet graphed nearest to `vector`, exactly (by their i8 rows), block by block. */
+  private searchStaged(vector: Float32Array, k: number, accepts?: (file: string) => boolean): Found[] {
+    const staged = this.staged!;
+    const total = staged.count - staged.graphed;
+    if (total === 0) return [];
+    const query = new Int8Array(this.dimensions);
+    quantize(vector, query, 0);
+    for (let wanted = Math.min(total, accepts ? k * 4 : k); ; wanted = Math.min(total, wanted * 4)) {
+      const nearest: Array<{ row: number; distance: number }> = [];
+      let exhausted = true;
+      staged.blocks.forEach((block, index) => {
+        if (!block) return;
+        const first = index * this.blockRows;
+        const rows = block.length / this.dimensions;
+        // The block's rows already in the graph are searched too, and passed over.
+        const count = Math.min(rows, wanted + Math.max(0, staged.graphed - first));
+        if (count < rows) exhausted = false;
+        const matches = exactSearch(block, query, this.dimensions, count, MetricKind.Cos, 0);
+        for (let at = 0; at < matches.keys.length; at++) {
+          const row = first + Number(matches.keys[at]!);
+          if (row >= staged.graphed) nearest.push({ row, distance: matches.distances[at]! });
+        }
+      });
+      nearest.sort((a, b) => a.distance - b.distance);
+      const found: Found[] = [];
+      for (const { row, distance } of nearest) {
+        const key = staged.firstKey + row;
+        const record = this.owner[key];
+        const similarity = 1 - distance;
+        if (!record || !Number.isFinite(similarity) || (accepts && !accepts(record.path))) continue;
+        found.push({ record, at: key - record.keys[0]!, similarity });
+        if (found.length >= k) break;
+      }
+      if (found.length >= k || exhausted || wanted >= total) return found;
     }
   }
 
@@ -323,7 +498,8 @@ export class VectorStore {
     fs.chmodSync(temporary, 0o600);
     const written = digestFile(temporary, { sync: true });
     fs.renameSync(temporary, path.join(folder, name));
-    const records = [...this.files.values()];
+    // While vectors are staged, the files the graph holds whole (it holds no part of another).
+    const records = [...this.files.values()].filter((record) => !this.staged || record.keys.every((key) => this.inGraph(key)));
     const chunks = records.reduce((sum, record) => sum + record.keys.length, 0);
     const keys = new Uint32Array(chunks);
     const ranges = new Uint32Array(4 * chunks);

@@ -186,6 +186,116 @@ describe('vector store', () => {
   });
 });
 
+describe('vector store with staged vectors (a team join)', () => {
+  const random = new SeededRandom(7);
+  const dimensions = 16;
+  /** 40 files of 1-3 chunks, random unit vectors; each chunk's text hash says where it is. */
+  const files = Array.from({ length: 40 }, (_, file) => ({
+    file: `f${String(file).padStart(2, '0')}.c`,
+    fileHash: `h${file}`,
+    chunks: Array.from({ length: 1 + (file % 3) }, (_, chunk) => ({
+      startLine: chunk,
+      endLine: chunk,
+      startByte: 10 * chunk,
+      endByte: 10 * chunk + 9,
+      textHash: (file * 3 + chunk).toString(16).padStart(64, '0'),
+      vector: unit(Array.from({ length: dimensions }, () => random.next() - 0.5)),
+    })),
+  }));
+  const total = files.reduce((sum, { chunks }) => sum + chunks.length, 0);
+  const exact = new Map(files.flatMap(({ chunks }) => chunks.map((chunk) => [chunk.textHash, chunk.vector] as const)));
+  /** What searching for each chunk's own vector finds first, as path:startByte. */
+  const ownFirst = (store: VectorStore): string[] =>
+    files.flatMap(({ chunks }) => chunks.map((chunk) => store.search(chunk.vector, 1).map((hit) => `${hit.path}:${hit.startByte}`)[0] ?? 'none'));
+  const expected = files.flatMap(({ file, chunks }) => chunks.map((chunk) => `${file}:${chunk.startByte}`));
+
+  test('answer exactly at once, move into the graph whole files at a time, and a save meanwhile keeps the whole files the graph holds', () => {
+    // Blocks of 8 rows: searches and the graph's slices cross them.
+    const store = new VectorStore(dimensions, 'model-a', 8);
+    store.stage(files);
+    assert.equal(store.size, total);
+    assert.equal(store.stagedCount, total);
+    assert.deepEqual(ownFirst(store), expected, 'every chunk is found by its own vector before any is in the graph');
+    assert.ok(Math.abs(store.search(files[4]!.chunks[0]!.vector, 1)[0]!.similarity - 1) < 0.01, 'i8 rows keep the similarity');
+    // f00 has one chunk, f01 two: asked for 2 rows, the slice runs on to the end of f01.
+    assert.equal(
+      store.graphStaged(2, (key) => exact.get(key)),
+      3,
+    );
+    assert.equal(store.stagedCount, total - 3);
+    assert.deepEqual(ownFirst(store), expected, 'half in the graph, half staged: the same answers');
+    const folder = tempDir('fathom-staged-');
+    store.save(folder, '/root');
+    const saved = new VectorStore(dimensions, 'model-a');
+    assert.deepEqual(saved.load(folder, '/root'), { loaded: true });
+    assert.deepEqual([...saved.paths()].sort(), ['f00.c', 'f01.c'], 'only the files the graph held whole');
+    assert.equal(saved.size, 3);
+    // A staged file removed before the graph takes it is never found again, nor put in the graph.
+    store.removeFile('f05.c');
+    // A vector the cache cannot give goes in from its i8 row.
+    while (store.stagedCount > 0) store.graphStaged(7, (key) => (key.endsWith('a') ? undefined : exact.get(key)));
+    assert.equal(store.size, total - 3);
+    // Every chunk but f05's is found first by its own vector.
+    const kept = (hits: string[]): string[] => hits.filter((_, at) => !expected[at]!.startsWith('f05.c'));
+    const found = ownFirst(store);
+    assert.deepEqual(kept(found), kept(expected));
+    assert.ok(!store.search(files[5]!.chunks[0]!.vector, total).some((hit) => hit.path === 'f05.c'), 'a removed file is gone');
+    store.save(folder, '/root');
+    const whole = new VectorStore(dimensions, 'model-a');
+    assert.deepEqual(whole.load(folder, '/root'), { loaded: true });
+    assert.equal(whole.fileCount, 39);
+    assert.deepEqual(kept(ownFirst(whole)), kept(expected));
+  });
+
+  test('adds of every size go in, whatever grew the graph before (usearch sizes its per-thread state when it grows)', () => {
+    // Slices of the staged rows of many sizes, files added and replaced between them: the build before
+    // this one added a small batch on one thread and a large one on every core, and an add that
+    // fitted without growing the graph then failed ("Reserve capacity ahead of insertions!").
+    let made = 0;
+    const file = (name: string, count: number) => ({
+      file: name,
+      fileHash: name,
+      chunks: Array.from({ length: count }, (_, chunk) => ({
+        startLine: chunk,
+        endLine: chunk,
+        startByte: chunk,
+        endByte: chunk + 1,
+        textHash: (made++).toString(16).padStart(64, '0'),
+        vector: unit(Array.from({ length: dimensions }, () => random.next() - 0.5)),
+      })),
+    });
+    const many = Array.from({ length: 3_000 }, (_, at) => file(`f${at}.c`, 1 + (at % 20)));
+    const vectors = new Map(many.flatMap(({ chunks }) => chunks.map((chunk) => [chunk.textHash, chunk.vector] as const)));
+    const store = new VectorStore(dimensions, 'model-a');
+    store.stage(many);
+    const sizes = [256, 40, 900, 32, 3_000, 64];
+    let rows = 256;
+    for (let step = 0; store.stagedCount > 0;) {
+      store.graphStaged(rows, (key) => vectors.get(key));
+      rows = sizes[step++ % sizes.length]!;
+      if (step % 3 === 0) store.replaceFiles([file(`new${step}.c`, 1 + (step % 5))]);
+      if (step % 4 === 0) store.replaceFiles([file(`f${step}.c`, 3)]);
+    }
+    assert.equal(store.stagedCount, 0);
+    assert.ok(store.size > 30_000);
+  });
+
+  test('a path filter widens the exact search until enough pass; a compaction takes the staged vectors into the new graph', () => {
+    // Blocks of 8 rows: searches and the graph's slices cross them.
+    const store = new VectorStore(dimensions, 'model-a', 8);
+    store.stage(files);
+    const only = (file: string): boolean => file === 'f33.c';
+    assert.deepEqual(
+      store.search(files[0]!.chunks[0]!.vector, 3, only).map((hit) => hit.path),
+      ['f33.c'],
+      'the only file that passes, found however far it is',
+    );
+    store.compact((key) => exact.get(key));
+    assert.equal(store.stagedCount, 0);
+    assert.deepEqual(ownFirst(store), expected);
+  });
+});
+
 describe('vector store read where it lies', () => {
   test('a loaded store is a view of its saved file until the first change, which loads it whole; both answer alike, and save', () => {
     const store = new VectorStore(4, 'model-a');
