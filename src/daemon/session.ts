@@ -46,6 +46,7 @@ import {
 import { globFilter, pathsFilter } from '../base/path-glob.js';
 import { outlineOf } from '../index/graph/outline.js';
 import { GraphRequests } from './graph-requests.js';
+import { buildCannotFinish, paceStepMs } from './build-pace.js';
 import { defaultIndexWaitMs, SearchRequests } from './search-requests.js';
 import { DebugRequests } from './debug-requests.js';
 import { TeamRequests } from './team-requests.js';
@@ -776,7 +777,13 @@ export class Session {
         const within = (ms: number) =>
           Promise.race([settled, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]).finally(() => clearTimeout(timer));
         const started = performance.now();
-        let first = await within(waitMs);
+        const doneAtStart = seen.done;
+        let first = await within(Math.min(paceStepMs, waitMs));
+        // Waited for in steps: a build whose pace cannot end it within the wait is answered at once, as it is.
+        for (let elapsed = performance.now() - started; first === undefined && elapsed < waitMs; elapsed = performance.now() - started) {
+          if (!engine.loading(name) && buildCannotFinish(seen, doneAtStart, elapsed, waitMs)) break;
+          first = await within(Math.min(paceStepMs, waitMs - elapsed));
+        }
         // An index read back from disk (a restart) is seconds from whole, not minutes: the
         // question waits for it (its progress on the token) rather than answering from part of it.
         while (first === undefined && engine.loading(name) && performance.now() - started < loadWaitMs) first = await within(250);
