@@ -1,8 +1,8 @@
 // Whether a question should stop waiting for an index's build: a question waits up to its
 // `waitMs` for a graph, ranking or semantic build (then answers from what is ready, saying so),
 // and a build whose pace so far cannot end it within what is left of that wait is not waited for:
-// on a clone the kernel's chunk ranking is minutes from ready, and its first question waited its
-// whole 5 s for nothing. Small builds (a few hundred files to go) are always waited for: their
+// on a joined kernel clone the chunk ranking is minutes from ready when the first question comes,
+// and the question could wait its whole 5 s for nothing. Small builds (a few hundred files to go) are always waited for: their
 // pace in the first half second says little (workers still starting).
 
 /** Files a build must still have to do before its pace can end a wait early. */
