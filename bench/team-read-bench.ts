@@ -77,7 +77,7 @@ try {
     }
     before.push(performance.now() - started);
     started = performance.now();
-    const fetched = await fetchForJoin(store, mask, { modelId: model, dimensions, merkleRoot: '00'.repeat(32), files });
+    const fetched = await fetchForJoin([store], mask, { modelId: model, dimensions, merkleRoot: '00'.repeat(32), files });
     now.push(performance.now() - started);
     if (vectors !== fetched.fetchedChunks) throw new Error(`read ${vectors} vectors before, ${fetched.fetchedChunks} now`);
     started = performance.now();

@@ -7,7 +7,7 @@
 // or of another version is answered at once, as a TeamStore error; the indexes go on regardless.
 import path from 'node:path';
 import type { CancellationToken } from 'vscode-jsonrpc/node';
-import { FathomError } from '../base/errors.js';
+import { errorMessage, FathomError } from '../base/errors.js';
 import { log } from '../base/logger.js';
 import { readMaskKey } from '../index/export/mask-keys.js';
 import { PathMask } from '../index/export/path-mask.js';
@@ -129,7 +129,7 @@ export class TeamRequests {
       // A second connection: the store reads one round while this thread unpacks the other (one
       // connection is enough when a second cannot be had).
       const second = await TeamStore.open(connection).catch((error: unknown) => {
-        log.debug(`team join of ${workspace.root}: one connection (${(error as Error).message})`);
+        log.debug(`team join of ${workspace.root}: one connection (${errorMessage(error)})`);
         return undefined;
       });
       const fetched = await fetchForJoin(second ? [store, second] : [store], mask, input, (done, total) =>

@@ -34,17 +34,16 @@ export interface JoinFetch {
 const filesPerRound = 2_000;
 
 /**
- * Fetches what the store holds of the workspace's files, a round of files a call. `stores` are
+ * Fetches what the store holds of the workspace's files, a round of files a call. `connections` are
  * connections to one store (one or two): rounds go to them in turn, one in flight on each, so the
  * store reads a round while this thread parses and unpacks the one before.
  */
 export async function fetchForJoin(
-  stores: TeamStore | readonly TeamStore[],
+  connections: readonly TeamStore[],
   mask: PathMask,
   input: JoinInput,
   onProgress?: (done: number, total: number) => void,
 ): Promise<JoinFetch> {
-  const connections: readonly TeamStore[] = Array.isArray(stores) ? stores : [stores as TeamStore];
   const team = mask.keyId;
   const pathsByHash = new Map<string, string[]>();
   for (const { path, fileHash } of input.files) {

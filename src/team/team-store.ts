@@ -6,6 +6,7 @@
 // join.ts (which reads `filePacks`: one row per file, its chunks and vectors packed).
 import type pg from 'pg';
 import { FathomError } from '../base/errors.js';
+import { typedCopy } from '../base/typed-bytes.js';
 import { connectTeamStore, storeError, type TeamConnectionOptions } from './connection.js';
 import { schemaVersion } from './migrations.js';
 
@@ -77,10 +78,16 @@ function simhashFromSql(value: string): string {
 /** Bytes of one chunk's range in `file_packs`: start and end line (int4), start and end byte (int8). */
 const rangeBytes = 24;
 
-function unpackFile(
-  row: { file_hash: Buffer; chunk_count: number; ranges: Buffer | null; chunk_hashes: Buffer | null; vectors: Buffer | null },
-  dimensions: number,
-): FilePack {
+/** A row of `file_packs`. */
+interface PackRow {
+  file_hash: Buffer;
+  chunk_count: number;
+  ranges: Buffer | null;
+  chunk_hashes: Buffer | null;
+  vectors: Buffer | null;
+}
+
+function unpackFile(row: PackRow, dimensions: number): FilePack {
   const fileHash = row.file_hash.toString('hex');
   const count = row.chunk_count;
   const ranges = row.ranges ?? Buffer.alloc(0);
@@ -99,15 +106,8 @@ function unpackFile(
   const bytes = row.vectors;
   if (!whole || !bytes || bytes.length !== count * dimensions * 4) return { fileHash, chunks, vectors: undefined };
   // Little-endian f32 as pushed; viewed where it lies when aligned (a large value has a buffer of its own).
-  const vectors = bytes.byteOffset % 4 === 0 ? new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4) : new Float32Array(typedCopyOf(bytes));
+  const vectors = bytes.byteOffset % 4 === 0 ? new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4) : typedCopy(bytes, Float32Array);
   return { fileHash, chunks, vectors };
-}
-
-/** An aligned copy of a buffer's bytes. */
-function typedCopyOf(bytes: Buffer): ArrayBuffer {
-  const copy = new ArrayBuffer(bytes.length);
-  new Uint8Array(copy).set(bytes);
-  return copy;
 }
 
 export class TeamStore {
@@ -352,11 +352,11 @@ export class TeamStore {
   async filePacks(team: string, model: string, dimensions: number, fileHashes: readonly string[]): Promise<FilePack[]> {
     const packs: FilePack[] = [];
     for (let start = 0; start < fileHashes.length; start += hashesPerCall) {
-      const result = await this.call<{ file_hash: Buffer; chunk_count: number; ranges: Buffer | null; chunk_hashes: Buffer | null; vectors: Buffer | null }>(
-        'file_packs',
-        'SELECT file_hash, chunk_count, ranges, chunk_hashes, vectors FROM fathom.file_packs($1, $2, $3)',
-        [team, model, packHashes(fileHashes.slice(start, start + hashesPerCall))],
-      );
+      const result = await this.call<PackRow>('file_packs', 'SELECT file_hash, chunk_count, ranges, chunk_hashes, vectors FROM fathom.file_packs($1, $2, $3)', [
+        team,
+        model,
+        packHashes(fileHashes.slice(start, start + hashesPerCall)),
+      ]);
       for (const row of result.rows) packs.push(unpackFile(row, dimensions));
     }
     return packs;

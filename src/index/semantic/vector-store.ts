@@ -326,9 +326,8 @@ export class VectorStore {
       const place = keys.length * this.dimensions;
       if (exact && exact.length === this.dimensions) matrix.set(exact, place);
       else {
-        const block = staged.blocks[Math.floor(row / this.blockRows)]!;
         const start = (row % this.blockRows) * this.dimensions;
-        for (let index = 0; index < this.dimensions; index++) matrix[place + index] = block[start + index]!;
+        matrix.set(staged.blocks[Math.floor(row / this.blockRows)]!.subarray(start, start + this.dimensions), place);
       }
       keys.push(BigInt(key));
     }
