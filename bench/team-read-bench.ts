@@ -71,17 +71,18 @@ try {
         await store.fileVectors(
           team,
           model,
+          dimensions,
           records.map((record) => record.fileHash),
         )
       ).size;
     }
     before.push(performance.now() - started);
     started = performance.now();
-    const fetched = await fetchForJoin([store], mask, { modelId: model, dimensions, merkleRoot: '00'.repeat(32), files });
+    const fetched = await fetchForJoin([store], mask, { modelId: model, dimensions, merkleRoot: '00'.repeat(32), files }, () => undefined);
     now.push(performance.now() - started);
     if (vectors !== fetched.fetchedChunks) throw new Error(`read ${vectors} vectors before, ${fetched.fetchedChunks} now`);
     started = performance.now();
-    await fetchForJoin([store, second], mask, { modelId: model, dimensions, merkleRoot: '00'.repeat(32), files });
+    await fetchForJoin([store, second], mask, { modelId: model, dimensions, merkleRoot: '00'.repeat(32), files }, () => undefined);
     two.push(performance.now() - started);
     started = performance.now();
     for (let at = 0; at < hashes.length; at += 2_000)

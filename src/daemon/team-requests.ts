@@ -120,30 +120,40 @@ export class TeamRequests {
       const started = performance.now();
       if (!input) throw semanticOff(workspace, engine);
       const answer = { root: workspace.root, store: store.description, teamKeyId: mask.keyId, modelId: input.modelId };
-      // An index that holds something already takes nothing: nothing is fetched for it.
-      if (!input.seedable) {
+      // An index that holds something already (or is being seeded) takes nothing: nothing is fetched for it.
+      const seeding = input.seedable ? engine.beginSeed(`team store ${store.description}`) : undefined;
+      if (!seeding) {
         const nothing = { nearest: null, distinctFiles: 0, fetchedFiles: 0, seeded: { files: 0, chunks: 0 }, vectorBytes: 0 };
         return { ...answer, ...nothing, alreadyIndexed: true, ms: Math.round(performance.now() - started) };
       }
       begin(`Fetching ${workspace.root}'s vectors from ${store.description}`);
-      // A second connection: the store reads one round while this thread unpacks the other (one
-      // connection is enough when a second cannot be had).
-      const second = await TeamStore.open(connection).catch((error: unknown) => {
-        log.debug(`team join of ${workspace.root}: one connection (${errorMessage(error)})`);
-        return undefined;
-      });
-      const fetched = await fetchForJoin(second ? [store, second] : [store], mask, input, (done, total) =>
-        report(`${done}/${total} files asked`, done / Math.max(1, total)),
-      ).finally(() => second?.close());
-      if (token.isCancellationRequested) throw new FathomError('cancelled', 'the join was cancelled');
-      const fetchedAt = performance.now();
-      const { alreadyIndexed, ...seeded } = engine.seedSemantic(fetched.files, `team store ${store.description}`);
+      let fetched: Awaited<ReturnType<typeof fetchForJoin>>;
+      try {
+        // A second connection: the store reads one round while this thread unpacks and seeds the
+        // other (one connection is enough when a second cannot be had).
+        const second = await TeamStore.open(connection).catch((error: unknown) => {
+          log.debug(`team join of ${workspace.root}: one connection (${errorMessage(error)})`);
+          return undefined;
+        });
+        fetched = await fetchForJoin(
+          second ? [store, second] : [store],
+          mask,
+          input,
+          (files) => seeding.add(files),
+          (done, total) => report(`${done}/${total} files asked`, done / Math.max(1, total)),
+        ).finally(() => second?.close());
+        if (token.isCancellationRequested) throw new FathomError('cancelled', 'the join was cancelled');
+      } catch (error) {
+        // What came is kept whatever stopped the fetch; the local build embeds the rest.
+        const kept = seeding.end();
+        log.info(`team join of ${workspace.root} stopped (${errorMessage(error)}): the ${kept.files} files seeded before are kept`);
+        throw error;
+      }
+      const seeded = seeding.end();
       const { distinctFiles, fetchedFiles, vectorBytes } = fetched;
       const ms = Math.round(performance.now() - started);
-      log.info(
-        `team join of ${workspace.root}: ${fetchedFiles} of ${distinctFiles} contents fetched in ${Math.round(fetchedAt - started)} ms, seeded in ${Math.round(performance.now() - fetchedAt)} ms`,
-      );
-      return { ...answer, nearest: fetched.nearest ?? null, distinctFiles, fetchedFiles, seeded, alreadyIndexed, vectorBytes, ms };
+      log.info(`team join of ${workspace.root}: ${fetchedFiles} of ${distinctFiles} contents fetched and ${seeded.files} files seeded in ${ms} ms`);
+      return { ...answer, nearest: fetched.nearest ?? null, distinctFiles, fetchedFiles, seeded, alreadyIndexed: false, vectorBytes, ms };
     });
   }
 

@@ -16,7 +16,7 @@ import { type BufferSource, CodeGraph } from '../index/graph/code-graph.js';
 import { GraphQueries } from '../index/graph/graph-queries.js';
 import { ChunkRanking } from '../index/ranking/chunk-ranking.js';
 import { RegexIndex } from '../index/regex/regex-index.js';
-import { type SeedFile, type SemanticRecords, semanticBudgetBytes } from '../index/semantic/semantic-index.js';
+import { type Seeding, type SemanticRecords, semanticBudgetBytes } from '../index/semantic/semantic-index.js';
 import type { LanguageTable } from '../index/syntax/languages.js';
 import { TreePrebuild } from '../structural/tree-prebuild.js';
 import type { BufferOverlay } from '../workspace/overlay.js';
@@ -237,17 +237,24 @@ export class WorkspaceEngine {
   }
 
   /**
-   * Seeds the semantic index, when it holds nothing yet, with files' chunks and vectors from a team
-   * store (`from` names it), then starts its first build in the background: it embeds only the
-   * files the store did not give. Meanwhile the index answers from what it was given. Answers what
-   * was taken (nothing when the index already held something: `alreadyIndexed`).
+   * Starts seeding the semantic index, when it holds nothing yet, with files' chunks and vectors
+   * from a team store (`from` names it), a round at a time (SemanticIndex.beginSeed); undefined
+   * when semantic search is off or the index holds something. Its end starts the first build in
+   * the background: it embeds only the files no round gave. Meanwhile the index answers from
+   * what it was given.
    */
-  seedSemantic(files: readonly SeedFile[], from: string): { files: number; chunks: number; alreadyIndexed: boolean } {
+  beginSeed(from: string): Seeding | undefined {
     const configured = this.semantic;
-    if (!configured) return { files: 0, chunks: 0, alreadyIndexed: false };
-    const taken = configured.index.seed(files, from);
-    void this.ready('semantic').catch((error: unknown) => log.warn(`semantic index of ${this.workspace.root}: ${errorMessage(error)}`));
-    return taken;
+    const seeding = configured?.index.beginSeed(from);
+    if (!seeding) return undefined;
+    return {
+      add: (files) => seeding.add(files),
+      end: () => {
+        const taken = seeding.end();
+        void this.ready('semantic').catch((error: unknown) => log.warn(`semantic index of ${this.workspace.root}: ${errorMessage(error)}`));
+        return taken;
+      },
+    };
   }
 
   /** Why semantic search is off, when it is. */

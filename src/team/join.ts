@@ -5,7 +5,8 @@
 // paths gives each of them the chunks; a file the store has no records of, or whose records lack a
 // vector, is left to local embedding. The nearest snapshot (by simhash) is named for the answer:
 // records are content-addressed, so any clone's records serve, whichever snapshot they came with.
-// Called by the daemon with the engine's file hashes; the engine seeds its semantic index with it.
+// Called by the daemon with the engine's file hashes; the engine seeds its semantic index with each
+// round of files as it arrives.
 import type { PathMask } from '../index/export/path-mask.js';
 import type { SeedFile } from '../index/semantic/semantic-index.js';
 import { leafSimhash } from './simhash.js';
@@ -20,12 +21,11 @@ export interface JoinInput {
 }
 
 export interface JoinFetch {
-  files: SeedFile[];
   /** Distinct file contents the workspace holds, and how many of them the store gave (records and every vector). */
   distinctFiles: number;
   fetchedFiles: number;
   fetchedChunks: number;
-  /** Bytes of vectors received. */
+  /** Bytes of vectors received (as the store keeps them: f16, or f32 when pushed before schema 6). */
   vectorBytes: number;
   nearest: (Snapshot & { sameTree: boolean }) | undefined;
 }
@@ -34,14 +34,16 @@ export interface JoinFetch {
 const filesPerRound = 2_000;
 
 /**
- * Fetches what the store holds of the workspace's files, a round of files a call. `connections` are
- * connections to one store (one or two): rounds go to them in turn, one in flight on each, so the
- * store reads a round while this thread parses and unpacks the one before.
+ * Fetches what the store holds of the workspace's files, a round of files a call, each round's
+ * files handed to `onFiles` as it arrives (the join seeds them while the store reads the next).
+ * `connections` are connections to one store (one or two): rounds go to them in turn, one in
+ * flight on each, so the store reads a round while this thread parses and unpacks the one before.
  */
 export async function fetchForJoin(
   connections: readonly TeamStore[],
   mask: PathMask,
   input: JoinInput,
+  onFiles: (files: SeedFile[]) => void,
   onProgress?: (done: number, total: number) => void,
 ): Promise<JoinFetch> {
   const team = mask.keyId;
@@ -53,7 +55,6 @@ export async function fetchForJoin(
   }
   const distinct = [...pathsByHash.keys()];
   const [nearest] = await connections[0]!.nearestSnapshots(team, input.modelId, leafSimhash(input.files.map((file) => file.fileHash)), 1);
-  const files: SeedFile[] = [];
   let fetchedFiles = 0;
   let fetchedChunks = 0;
   let vectorBytes = 0;
@@ -69,10 +70,11 @@ export async function fetchForJoin(
   for (let round = 0; round < rounds; round++) {
     const packs = await inFlight.shift()!;
     if (round + connections.length < rounds) inFlight.push(ask(round + connections.length));
+    const files: SeedFile[] = [];
     for (const pack of packs) {
       const vectors = pack.vectors;
       if (!vectors) continue;
-      vectorBytes += vectors.byteLength;
+      vectorBytes += pack.vectorBytes;
       const chunks = pack.chunks.map((chunk, at) => ({
         startLine: chunk.startLine,
         endLine: chunk.endLine,
@@ -85,10 +87,10 @@ export async function fetchForJoin(
       fetchedChunks += chunks.length;
       for (const path of pathsByHash.get(pack.fileHash) ?? []) files.push({ file: path, fileHash: pack.fileHash, chunks });
     }
+    onFiles(files);
     onProgress?.(Math.min(distinct.length, (round + 1) * filesPerRound), distinct.length);
   }
   return {
-    files,
     distinctFiles: distinct.length,
     fetchedFiles,
     fetchedChunks,

@@ -13,11 +13,14 @@
 //      tree's, so a push of a tree the store holds whole ends after one call
 //   5  file_packs: a join reads one row per file (its chunks' ranges, hashes and vectors packed),
 //      not a row per chunk and per vector
+//   6  vectors pushed as f16 (the HNSW graph's precision): half the bytes to push, store and read;
+//      vectors stored before stay f32, told apart by length
 import { sql as store } from './migrations/001-store.js';
 import { sql as plannedVectors } from './migrations/002-planned-vectors.js';
 import { sql as missingFilesByOrdinal } from './migrations/003-missing-files-by-ordinal.js';
 import { sql as completeSnapshots } from './migrations/004-complete-snapshots.js';
 import { sql as filePacks } from './migrations/005-file-packs.js';
+import { sql as halfVectors } from './migrations/006-half-vectors.js';
 
 export interface Migration {
   version: number;
@@ -31,6 +34,7 @@ export const migrations: readonly Migration[] = [
   { version: 3, name: 'missing-files-by-ordinal', sql: missingFilesByOrdinal },
   { version: 4, name: 'complete-snapshots', sql: completeSnapshots },
   { version: 5, name: 'file-packs', sql: filePacks },
+  { version: 6, name: 'half-vectors', sql: halfVectors },
 ];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;

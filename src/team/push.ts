@@ -17,7 +17,7 @@
 import type { PathMask } from '../index/export/path-mask.js';
 import type { SemanticRecords } from '../index/semantic/semantic-index.js';
 import { leafSimhash } from './simhash.js';
-import type { FileRecord, TeamStore } from './team-store.js';
+import { halfVectorBytes, type FileRecord, type TeamStore } from './team-store.js';
 
 export interface PushInput {
   merkleRoot: string;
@@ -104,7 +104,7 @@ export async function pushToStore(store: TeamStore, mask: PathMask, input: PushI
         if (vector && vector.length === dimensions) batch.push({ chunkHash, vector });
         else unavailable.add(chunkHash);
       }
-      bytesSent += batch.length * (32 + dimensions * 4);
+      bytesSent += batch.length * (32 + dimensions * halfVectorBytes);
       return batch.length > 0 ? store.putEmbeddings(team, model, dimensions, batch) : undefined;
     },
     (index, inserted) => {

@@ -6,6 +6,7 @@
 // join.ts (which reads `filePacks`: one row per file, its chunks and vectors packed).
 import type pg from 'pg';
 import { FathomError } from '../base/errors.js';
+import { floatsOfHalfBytes, halfBytes } from '../base/half-float.js';
 import { typedCopy } from '../base/typed-bytes.js';
 import { connectTeamStore, storeError, type TeamConnectionOptions } from './connection.js';
 import { schemaVersion } from './migrations.js';
@@ -33,6 +34,8 @@ export interface FilePack {
   chunks: ChunkRecord[];
   /** Every chunk's vector in chunk order (`dimensions` numbers each); undefined when the store lacks one of them. */
   vectors: Float32Array | undefined;
+  /** Bytes of vectors the store sent for the file (f16 or f32 as stored). */
+  vectorBytes: number;
 }
 
 export interface Snapshot {
@@ -75,6 +78,9 @@ function simhashFromSql(value: string): string {
   return BigInt.asUintN(64, BigInt(value)).toString(16).padStart(16, '0');
 }
 
+/** Bytes a vector's number takes in the store: f16 (migrations/006-half-vectors.ts). */
+export const halfVectorBytes = 2;
+
 /** Bytes of one chunk's range in `file_packs`: start and end line (int4), start and end byte (int8). */
 const rangeBytes = 24;
 
@@ -103,11 +109,20 @@ function unpackFile(row: PackRow, dimensions: number): FilePack {
       chunkHash: hashes.toString('hex', at * 32, at * 32 + 32),
     });
   const whole = found === count && ranges.length === count * rangeBytes && hashes.length === count * 32;
-  const bytes = row.vectors;
-  if (!whole || !bytes || bytes.length !== count * dimensions * 4) return { fileHash, chunks, vectors: undefined };
-  // Little-endian f32 as pushed; viewed where it lies when aligned (a large value has a buffer of its own).
-  const vectors = bytes.byteOffset % 4 === 0 ? new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4) : typedCopy(bytes, Float32Array);
-  return { fileHash, chunks, vectors };
+  const vectors = whole && row.vectors ? vectorsOf(row.vectors, count, dimensions) : undefined;
+  return { fileHash, chunks, vectors, vectorBytes: row.vectors?.length ?? 0 };
+}
+
+/**
+ * `count` vectors of `dimensions` numbers as stored: f16 (schema 6 on) or f32 (pushed before it),
+ * told apart by length; undefined when the bytes are neither (another model's size, or a mix of
+ * both widths: left to local embedding).
+ */
+function vectorsOf(bytes: Buffer, count: number, dimensions: number): Float32Array | undefined {
+  if (bytes.length === count * dimensions * 2) return floatsOfHalfBytes(bytes);
+  if (bytes.length !== count * dimensions * 4) return undefined;
+  // Little-endian f32; viewed where it lies when aligned (a large value has a buffer of its own).
+  return bytes.byteOffset % 4 === 0 ? new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4) : typedCopy(bytes, Float32Array);
 }
 
 export class TeamStore {
@@ -187,13 +202,12 @@ export class TeamStore {
     return missing;
   }
 
-  /** Uploads vectors (one statement, one transaction); answers how many were new. */
+  /** Uploads vectors as f16 (one statement, one transaction); answers how many were new. */
   async putEmbeddings(team: string, model: string, dimensions: number, entries: ReadonlyArray<{ chunkHash: string; vector: Float32Array }>): Promise<number> {
-    const vectors = Buffer.alloc(entries.length * dimensions * 4);
+    const vectors = Buffer.alloc(entries.length * dimensions * halfVectorBytes);
     entries.forEach((entry, at) => {
       if (entry.vector.length !== dimensions) throw new FathomError('internal', `a vector of ${entry.vector.length} numbers for a model of ${dimensions}`);
-      // Little-endian f32, as the embedding cache keeps them (x86 and ARM are little-endian).
-      Buffer.from(entry.vector.buffer, entry.vector.byteOffset, entry.vector.byteLength).copy(vectors, at * dimensions * 4);
+      halfBytes(entry.vector, vectors, at * dimensions * halfVectorBytes);
     });
     const result = await this.call<{ inserted: number }>('put_embeddings', 'SELECT fathom.put_embeddings($1, $2, $3, $4, $5) AS inserted', [
       team,
@@ -325,8 +339,8 @@ export class TeamStore {
     return [...records.values()];
   }
 
-  /** The vectors of these files' chunks (by file hash), each chunk once. */
-  async fileVectors(team: string, model: string, fileHashes: readonly string[]): Promise<Map<string, Float32Array>> {
+  /** The vectors of these files' chunks (by file hash), each chunk once; one not `dimensions` numbers is left out. */
+  async fileVectors(team: string, model: string, dimensions: number, fileHashes: readonly string[]): Promise<Map<string, Float32Array>> {
     const vectors = new Map<string, Float32Array>();
     for (let start = 0; start < fileHashes.length; start += hashesPerCall) {
       const result = await this.call<{ chunk_hash: Buffer; vector: Buffer }>('file_vectors', 'SELECT chunk_hash, vector FROM fathom.file_vectors($1, $2, $3)', [
@@ -335,9 +349,8 @@ export class TeamStore {
         packHashes(fileHashes.slice(start, start + hashesPerCall)),
       ]);
       for (const row of result.rows) {
-        const vector = new Float32Array(row.vector.length / 4);
-        new Uint8Array(vector.buffer).set(row.vector);
-        vectors.set(row.chunk_hash.toString('hex'), vector);
+        const vector = vectorsOf(row.vector, 1, dimensions);
+        if (vector) vectors.set(row.chunk_hash.toString('hex'), vector);
       }
     }
     return vectors;

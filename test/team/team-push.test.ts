@@ -224,7 +224,7 @@ describe('team push and status over the protocol', { skip }, () => {
         const hashes = Array.from({ length: 10 }, () => randomBytes(32).toString('hex'));
         rows +=
           (await store.fileRecords(team, model, hashes)).length +
-          (await store.fileVectors(team, model, hashes)).size +
+          (await store.fileVectors(team, model, 384, hashes)).size +
           (await store.filePacks(team, model, 384, hashes)).length +
           (await store.heldFiles(team, model, hashes)).files;
       }

@@ -14,6 +14,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { floatsOfHalfBytes, halfBytes } from '../../src/base/half-float.js';
 import { initStore } from '../../src/team/schema.js';
 import { memberFunctions, migrations, schemaVersion } from '../../src/team/migrations.js';
 import { TeamStore, type FileRecord } from '../../src/team/team-store.js';
@@ -197,18 +198,17 @@ describe('team store: schema, privileges and proofs', { skip }, () => {
       const held = records[0]!;
       const back = await store.fileRecords(team, model, [held.fileHash]);
       assert.deepEqual(back, [{ fileHash: held.fileHash, maskedPaths: held.maskedPaths, chunks: held.chunks }]);
-      const backVectors = await store.fileVectors(team, model, [held.fileHash]);
+      const backVectors = await store.fileVectors(team, model, 8, [held.fileHash]);
       assert.deepEqual([...backVectors.keys()].sort(), [...new Set(held.chunks.map((chunk) => chunk.chunkHash))].sort());
-      assert.deepEqual(Array.from(backVectors.get(held.chunks[0]!.chunkHash)!), Array.from(held.vectors[0]!));
+      // Stored as f16 (schema 6): each number comes back as its f16 rounding.
+      const asStored = (vector: Float32Array): number[] => Array.from(floatsOfHalfBytes(halfBytes(vector)));
+      assert.deepEqual(Array.from(backVectors.get(held.chunks[0]!.chunkHash)!), asStored(held.vectors[0]!));
       // What a join reads: a row per file, its chunks in order with every vector.
       const packs = await store.filePacks(team, model, 8, [held.fileHash, held.fileHash, records[1]!.fileHash]);
       assert.deepEqual(packs.map((pack) => pack.fileHash).sort(), [held.fileHash, records[1]!.fileHash].sort(), 'each file once');
       const pack = packs.find((one) => one.fileHash === held.fileHash)!;
       assert.deepEqual(pack.chunks, held.chunks);
-      assert.deepEqual(
-        Array.from(pack.vectors!),
-        held.vectors.flatMap((vector) => Array.from(vector)),
-      );
+      assert.deepEqual(Array.from(pack.vectors!), held.vectors.flatMap(asStored));
       assert.equal((await store.filePacks(team, model, 16, [held.fileHash]))[0]!.vectors, undefined, 'vectors of another size are not taken');
       assert.deepEqual(
         await store.heldFiles(
@@ -218,6 +218,46 @@ describe('team store: schema, privileges and proofs', { skip }, () => {
         ),
         { files: records.length, chunks: chunkHashes.length },
       );
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('vectors stored as f32 before schema 6 still read; a file whose vectors mix both widths is left to local embedding', async () => {
+    const f32 = Float32Array.from({ length: 8 }, (_, at) => 0.1 * at + 1 / 3);
+    const oldChunk = sha256('a chunk pushed before schema 6');
+    const newChunk = records[0]!.chunks[0]!.chunkHash;
+    await cluster.sql(
+      'INSERT INTO fathom.embeddings (team_id, model_id, chunk_hash, vector) VALUES ($1, $2, $3, $4)',
+      [team, model, Buffer.from(oldChunk, 'hex'), Buffer.from(f32.buffer)],
+      'fathom',
+    );
+    const oldFile = sha256('a file pushed before schema 6');
+    const mixedFile = sha256('a file with an old chunk and a new one');
+    for (const [file, chunks] of [
+      [oldFile, [oldChunk]],
+      [mixedFile, [oldChunk, newChunk]],
+    ] as const) {
+      await cluster.sql(
+        'INSERT INTO fathom.files (team_id, model_id, file_hash, chunk_count) VALUES ($1, $2, $3, $4)',
+        [team, model, Buffer.from(file, 'hex'), chunks.length],
+        'fathom',
+      );
+      for (const [ordinal, chunk] of chunks.entries())
+        await cluster.sql(
+          'INSERT INTO fathom.file_chunks (team_id, model_id, file_hash, ordinal, start_line, end_line, start_byte, end_byte, chunk_hash) VALUES ($1, $2, $3, $4::int, $4::int, $4::int, $4::bigint, $4::bigint, $5)',
+          [team, model, Buffer.from(file, 'hex'), ordinal, Buffer.from(chunk, 'hex')],
+          'fathom',
+        );
+    }
+    const store = await TeamStore.open({ conninfo: member });
+    try {
+      const packs = await store.filePacks(team, model, 8, [oldFile, mixedFile]);
+      assert.deepEqual(Array.from(packs.find((pack) => pack.fileHash === oldFile)!.vectors!), Array.from(f32), 'an f32 vector as it was stored');
+      const mixed = packs.find((pack) => pack.fileHash === mixedFile)!;
+      assert.deepEqual([mixed.chunks.length, mixed.vectors], [2, undefined]);
+      assert.deepEqual(Array.from((await store.fileVectors(team, model, 8, [oldFile])).get(oldChunk)!), Array.from(f32));
+      assert.equal((await store.fileVectors(team, model, 8, [mixedFile])).size, 2, 'a vector a row at a time: either width');
     } finally {
       await store.close();
     }
@@ -250,7 +290,7 @@ describe('team store: schema, privileges and proofs', { skip }, () => {
       for (let probe = 0; probe < 100; probe++) {
         const hashes = Array.from({ length: 10 }, () => randomBytes(32).toString('hex'));
         rows += (await store.fileRecords(team, model, hashes)).length;
-        rows += (await store.fileVectors(team, model, hashes)).size;
+        rows += (await store.fileVectors(team, model, 8, hashes)).size;
         rows += (await store.filePacks(team, model, 8, hashes)).length;
         rows += (await store.heldFiles(team, model, hashes)).files;
       }
@@ -260,7 +300,7 @@ describe('team store: schema, privileges and proofs', { skip }, () => {
       assert.equal((await store.fileRecords(team, 'another-model', fileHashes)).length, 0, 'another model');
       const chunkHashes = records.flatMap((record) => record.chunks.map((chunk) => chunk.chunkHash)).filter((hash) => !fileHashes.includes(hash));
       assert.equal((await store.fileRecords(team, model, chunkHashes)).length, 0, 'a chunk hash is no proof of a file');
-      assert.equal((await store.fileVectors(team, model, chunkHashes)).size, 0);
+      assert.equal((await store.fileVectors(team, model, 8, chunkHashes)).size, 0);
       assert.equal((await store.filePacks(team, model, 8, chunkHashes)).length, 0);
       assert.equal((await store.filePacks('ffffffffffff', model, 8, fileHashes)).length, 0, 'another team');
       await assert.rejects(store.fileRecords(team, model, ['00'.repeat(31)]), /SHA-256/);

@@ -99,6 +99,13 @@ export interface SemanticStatus {
   staged: number;
 }
 
+/** A seed under way (`SemanticIndex.beginSeed`): rounds of files added as they arrive, then ended once. */
+export interface Seeding {
+  add(files: readonly SeedFile[]): void;
+  /** Ends the seed (later calls answer the same): what every round took. */
+  end(): { files: number; chunks: number };
+}
+
 /** A file's chunks with their vectors, from elsewhere than this index's model (a team store): `seed`. */
 export interface SeedFile {
   file: string;
@@ -163,6 +170,8 @@ export class SemanticIndex {
   private seeded: SemanticStatus['seeded'];
   /** A seed's vectors on their way into the embedding cache (the first sync waits for it: it finds them there). */
   private seedCaching: Promise<void> | undefined;
+  /** A seed under way (`beginSeed`): the first sync waits for its end. */
+  private seedWait: { wait: Promise<void>; end: () => void } | undefined;
 
   constructor(
     private readonly source: SemanticSource,
@@ -211,41 +220,69 @@ export class SemanticIndex {
     return this.loaded.loaded === 'valid' || this.seeded !== undefined;
   }
 
-  /** Whether `seed` would take anything: the index was never built and holds nothing (no saved store). Opens the store. */
+  /** Whether `beginSeed` would take anything: the index was never built, holds nothing (no saved store) and no seed is under way. Opens the store. */
   get seedable(): boolean {
-    return !(this.built || this.building || this.disposed || this.store.size > 0);
+    return !(this.built || this.building || this.disposed || this.seedWait || this.store.size > 0);
   }
 
   /**
-   * Fills an index that holds nothing yet (never built, no saved store) with files' chunks and
-   * vectors made elsewhere (a team store's, for the same model): only files it embeds (`accepts`)
-   * whose hash is the file set's now, only vectors of this model's size with finite numbers. The
-   * store answers over them at once, exactly (staged: vector-store.ts), while they move into its
-   * HNSW graph in slices between requests (`graphInSlices`), then it is saved. The vectors go to
-   * the embedding cache first, in slices, so the first sync (ensureBuilt, which follows and waits
-   * for them) finds these files up to date and embeds only the others.
-   * Answers the files and chunks taken (none when the index already holds something: `alreadyIndexed`).
+   * Starts filling an index that holds nothing yet (never built, no saved store, no other seed)
+   * with files' chunks and vectors made elsewhere (a team store's, for the same model), a round
+   * at a time as they arrive (`add`); undefined when the index is not seedable. Only files it
+   * embeds (`accepts`) whose hash is the file set's now are taken, only vectors of this model's
+   * size with finite numbers. Each round is searched at once, exactly (staged: vector-store.ts);
+   * its vectors go to the embedding cache, in slices. The first build (ensureBuilt) waits for
+   * `end` and for the cache, so it embeds only the files no round gave; after `end` the vectors
+   * move into the HNSW graph in slices between requests (`graphInSlices`), then the store is
+   * saved. `end` answers what all rounds took; call it however the fetch ended (a failed join
+   * keeps the rounds that came).
    */
-  seed(files: readonly SeedFile[], from: string): { files: number; chunks: number; alreadyIndexed: boolean } {
-    if (!this.seedable) return { files: 0, chunks: 0, alreadyIndexed: true };
+  beginSeed(from: string): Seeding | undefined {
+    if (!this.seedable) return undefined;
     const accepts = this.options.accepts ?? (() => true);
     const dimensions = this.cache.dimensions;
-    const taken = files.filter(
-      ({ file, fileHash, chunks }) =>
-        accepts(file) && this.source.hashOf(file) === fileHash && chunks.every((chunk) => chunk.vector.length === dimensions && allFinite(chunk.vector)),
-    );
-    const vectors = new Map<string, Float32Array>();
-    for (const { chunks } of taken) for (const chunk of chunks) vectors.set(chunk.textHash, chunk.vector);
-    this.store.stage(taken);
-    for (let count = 0; count < taken.length; count++) this.markUnsaved();
-    const chunks = taken.reduce((sum, { chunks }) => sum + chunks.length, 0);
-    this.seeded = { from, files: taken.length, chunks, at: new Date().toISOString() };
-    this.seedCaching = this.cacheInSlices([...vectors].map(([key, vector]) => ({ key, vector })));
-    void this.seedCaching
-      .then(() => this.graphInSlices())
-      .catch((error: unknown) => log.warn(`semantic index of ${this.source.root}: ${(error as Error).message}`));
-    log.info(`semantic index of ${this.source.root}: ${taken.length} files (${chunks} chunks) from ${from}`);
-    return { files: taken.length, chunks, alreadyIndexed: false };
+    let ended = false;
+    let end!: () => void;
+    const wait = new Promise<void>((resolve) => (end = resolve));
+    this.seedWait = { wait, end };
+    const taken = { files: 0, chunks: 0 };
+    let caching: Promise<void> = Promise.resolve();
+    return {
+      add: (files) => {
+        if (ended || this.disposed) return;
+        const round = files.filter(
+          ({ file, fileHash, chunks }) =>
+            accepts(file) && this.source.hashOf(file) === fileHash && chunks.every((chunk) => chunk.vector.length === dimensions && allFinite(chunk.vector)),
+        );
+        const vectors = new Map<string, Float32Array>();
+        for (const { chunks } of round) for (const chunk of chunks) vectors.set(chunk.textHash, chunk.vector);
+        this.store.stage(round);
+        for (let count = 0; count < round.length; count++) this.markUnsaved();
+        taken.files += round.length;
+        taken.chunks += round.reduce((sum, { chunks }) => sum + chunks.length, 0);
+        const entries = [...vectors].map(([key, vector]) => ({ key, vector }));
+        caching = caching.then(() => this.cacheInSlices(entries));
+      },
+      end: () => {
+        if (ended) return { ...taken };
+        ended = true;
+        this.seeded = { from, ...taken, at: new Date().toISOString() };
+        this.seedCaching = caching;
+        this.seedWait = undefined;
+        end();
+        void caching.then(() => this.graphInSlices()).catch((error: unknown) => log.warn(`semantic index of ${this.source.root}: ${(error as Error).message}`));
+        log.info(`semantic index of ${this.source.root}: ${taken.files} files (${taken.chunks} chunks) from ${from}`);
+        return { ...taken };
+      },
+    };
+  }
+
+  /** `beginSeed` with every file in one round, ended at once (nothing taken when the index is not seedable: `alreadyIndexed`). */
+  seed(files: readonly SeedFile[], from: string): { files: number; chunks: number; alreadyIndexed: boolean } {
+    const seeding = this.beginSeed(from);
+    if (!seeding) return { files: 0, chunks: 0, alreadyIndexed: true };
+    seeding.add(files);
+    return { ...seeding.end(), alreadyIndexed: false };
   }
 
   /** Puts vectors in the embedding cache a slice (one write) at a time, yielding between slices. */
@@ -316,7 +353,8 @@ export class SemanticIndex {
   }
 
   private async syncAll(): Promise<void> {
-    // A seed's vectors in the cache first (a failure there leaves its files to embed).
+    // A seed's rounds first, then its vectors in the cache (a failure there leaves its files to embed).
+    await this.seedWait?.wait;
     await this.seedCaching?.catch(() => undefined);
     await this.source.whenReady();
     await this.source.settle();
@@ -552,6 +590,8 @@ export class SemanticIndex {
    */
   async dispose(options: { save?: boolean } = {}): Promise<void> {
     this.disposed = true;
+    // A seed under way takes nothing more; a build waiting for it goes on to its end.
+    this.seedWait?.end();
     this.subscription.dispose();
     if (this.timer) clearInterval(this.timer);
     while (this.syncing) await this.syncing.catch(() => undefined);

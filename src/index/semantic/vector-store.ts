@@ -272,30 +272,40 @@ export class VectorStore {
 
   /**
    * Puts files' chunks in the store as `replaceFiles` does, their vectors staged outside the graph
-   * (searched exactly) until `graphStaged` moves them in: the store answers over them at once. Only
-   * into a store with nothing staged (else they go to the graph now, as `replaceFiles`).
+   * (searched exactly) until `graphStaged` moves them in: the store answers over them at once. A
+   * join stages a round at a time: rows are appended while none has gone into the graph and no
+   * key was given since (the keys stay one run); else the files go to the graph now, as
+   * `replaceFiles`.
    */
   stage(files: ReadonlyArray<{ file: string; fileHash: string; chunks: ReadonlyArray<NewChunk> }>): void {
-    if (this.staged) return this.replaceFiles(files);
+    const before = this.staged;
+    if (before && (before.graphed > 0 || this.nextKey !== before.firstKey + before.count)) return this.replaceFiles(files);
     for (const { file } of files) this.removeFile(file);
-    const total = files.reduce((sum, { chunks }) => sum + chunks.length, 0);
-    if (total === 0) return;
-    const blocks = Array.from(
-      { length: Math.ceil(total / this.blockRows) },
-      (_, block) => new Int8Array(Math.min(this.blockRows, total - block * this.blockRows) * this.dimensions),
-    );
-    const staged: Staged = { firstKey: this.nextKey, count: total, graphed: 0, blocks };
-    let row = 0;
+    const added = files.reduce((sum, { chunks }) => sum + chunks.length, 0);
+    if (added === 0) return;
+    const staged: Staged = before ?? { firstKey: this.nextKey, count: 0, graphed: 0, blocks: [] };
+    const total = staged.count + added;
+    // Blocks sized to their rows: the last one grows (copied) as rows are appended.
+    for (let block = Math.floor(staged.count / this.blockRows); block * this.blockRows < total; block++) {
+      const length = Math.min(this.blockRows, total - block * this.blockRows) * this.dimensions;
+      const old = staged.blocks[block];
+      if (old?.length === length) continue;
+      const grown = new Int8Array(length);
+      if (old) grown.set(old);
+      staged.blocks[block] = grown;
+    }
+    let row = staged.count;
     for (const { file, fileHash, chunks } of files) {
       const record = this.newRecord(file, fileHash, chunks.length);
       chunks.forEach((chunk, index) => {
         const key = this.nextKey++;
-        quantize(chunk.vector, blocks[Math.floor(row / this.blockRows)]!, (row % this.blockRows) * this.dimensions);
+        quantize(chunk.vector, staged.blocks[Math.floor(row / this.blockRows)]!, (row % this.blockRows) * this.dimensions);
         row += 1;
         this.place(record, index, key, chunk);
       });
       this.files.set(file, record);
     }
+    staged.count = total;
     this.staged = staged;
   }
 
