@@ -21,6 +21,8 @@
 //   FATHOM_JOIN_LOG=FILE         the joining daemon logs at info, its log copied to FILE
 //   FATHOM_JOIN_GRAPH=1          with FATHOM_JOIN_READY=0: also wait until the store's vectors are
 //                                in the HNSW graph (search.semantic.staged 0), and time it
+//   FATHOM_JOIN_PROFILE=DIR      the joining side's processes (its daemon, each CLI call) write CPU
+//                                profiles (node --cpu-prof) to DIR
 //
 // Usage: node dist/bench/team-join-bench.js CORPUS   (bench/corpora.sh)
 import { spawn, spawnSync } from 'node:child_process';
@@ -50,6 +52,7 @@ const waitReady = process.env.FATHOM_JOIN_READY !== '0';
 const question = process.env.FATHOM_JOIN_QUESTION || 'free the pages of a memory mapping when a process exits';
 const joinLog = process.env.FATHOM_JOIN_LOG || undefined;
 const waitGraph = process.env.FATHOM_JOIN_GRAPH === '1';
+const joinProfile = process.env.FATHOM_JOIN_PROFILE || undefined;
 
 function daemonEnv(name: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return {
@@ -172,7 +175,12 @@ try {
     coldRun = await timedIndex(cold, clone, firstSemantic.files);
     cli(cold, ['stop']);
   }
-  const joined = daemonEnv('joined', { ...member, ...(joinLog ? { FATHOM_LOG: 'info' } : {}) });
+  const joined = daemonEnv('joined', {
+    ...member,
+    ...(joinLog ? { FATHOM_LOG: 'info' } : {}),
+    // Every process of the joining side (its daemon, and each CLI call) writes a CPU profile there.
+    ...(joinProfile ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${joinProfile} --cpu-prof-interval=2000`.trim() } : {}),
+  });
   const joinRun = await timedIndex(joined, clone, firstSemantic.files);
   const status = JSON.parse(cli(joined, ['status', clone, '--json']).stdout) as StatusResult['workspaces'][number];
   cli(joined, ['stop']);
