@@ -21,8 +21,8 @@
 //   FATHOM_JOIN_LOG=FILE         the joining daemon logs at info, its log copied to FILE
 //   FATHOM_JOIN_GRAPH=1          with FATHOM_JOIN_READY=0: also wait until the store's vectors are
 //                                in the HNSW graph (search.semantic.staged 0), and time it
-//   FATHOM_JOIN_PROFILE=DIR      the joining side's processes (its daemon, each CLI call) write CPU
-//                                profiles (node --cpu-prof) to DIR
+//   FATHOM_JOIN_PROFILE=DIR      the joining daemon writes a CPU profile to DIR when it stops
+//                                (bench/cpu-profile-preload.ts)
 //
 // Usage: node dist/bench/team-join-bench.js CORPUS   (bench/corpora.sh)
 import { spawn, spawnSync } from 'node:child_process';
@@ -178,8 +178,10 @@ try {
   const joined = daemonEnv('joined', {
     ...member,
     ...(joinLog ? { FATHOM_LOG: 'info' } : {}),
-    // Every process of the joining side (its daemon, and each CLI call) writes a CPU profile there.
-    ...(joinProfile ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${joinProfile} --cpu-prof-interval=2000`.trim() } : {}),
+    // The joining daemon writes a CPU profile there when it stops (cpu-profile-preload.ts).
+    ...(joinProfile
+      ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${path.join(here, 'cpu-profile-preload.js')}`.trim(), FATHOM_CPU_PROFILE_DIR: joinProfile }
+      : {}),
   });
   const joinRun = await timedIndex(joined, clone, firstSemantic.files);
   const status = JSON.parse(cli(joined, ['status', clone, '--json']).stdout) as StatusResult['workspaces'][number];

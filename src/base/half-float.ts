@@ -2,7 +2,10 @@
 // schema 6): what the semantic index's HNSW graph keeps them as (vector-store.ts), half the bytes
 // of f32 to push, store and fetch. f32 → f16 rounds to nearest, ties to even; too large becomes
 // ±Infinity, too small ±0 or an f16 subnormal; NaN stays NaN. f16 → f32 is exact (a table of the
-// 65,536 values: the join decodes 315 million numbers on the kernel).
+// 65,536 values: the join decodes 315 million numbers on the kernel). Little-endian machines only,
+// as the embedding cache (x86 and ARM are).
+import { typedCopy } from './typed-bytes.js';
+
 const f32 = new Float32Array(1);
 const bits = new Uint32Array(f32.buffer);
 
@@ -64,7 +67,9 @@ export function halfBytes(values: Float32Array, out: Buffer = Buffer.alloc(value
 export function floatsOfHalfBytes(bytes: Uint8Array): Float32Array {
   if (bytes.length % 2 !== 0) throw new Error(`${bytes.length} bytes are not a whole number of f16 values`);
   const values = halfTable();
-  const out = new Float32Array(bytes.length / 2);
-  for (let index = 0; index < out.length; index++) out[index] = values[bytes[index * 2]! | (bytes[index * 2 + 1]! << 8)]!;
+  // Read as u16 (ten times faster here than two bytes a number): in place when aligned, else copied.
+  const halves = bytes.byteOffset % 2 === 0 ? new Uint16Array(bytes.buffer, bytes.byteOffset, bytes.length / 2) : typedCopy(bytes, Uint16Array);
+  const out = new Float32Array(halves.length);
+  for (let index = 0; index < out.length; index++) out[index] = values[halves[index]!]!;
   return out;
 }

@@ -61,6 +61,7 @@ import { acrossRoots } from './across-roots.js';
 import { absentStatus } from './loading.js';
 import { parseParams } from './parse-params.js';
 import { toResponseError } from './to-wire-error.js';
+import { beginForeground } from '../base/foreground.js';
 import {
   toLspDocumentSymbols,
   toLspSymbolInformation,
@@ -187,11 +188,15 @@ export class Session {
     if (this.shutdownRequested && method !== 'shutdown')
       return new ResponseError(ErrorCodes.InvalidRequest, `${method}: the client asked for shutdown; only exit is accepted now`);
     if (this.services.stopping) return new ResponseError(ErrorCodes.ShuttingDown, 'the daemon is stopping');
+    // Background slices on this thread step aside while it is answered (base/foreground.ts).
+    const ended = beginForeground();
     try {
       const handler = this.requests[method] as (params: unknown, token: CancellationToken) => unknown;
       return await handler(parseParams(method, requestSchema(method), raw), token);
     } catch (error) {
       return toResponseError(method, error);
+    } finally {
+      ended();
     }
   }
 

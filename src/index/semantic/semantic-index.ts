@@ -13,6 +13,7 @@
 import type { CancellationSignal } from '../../base/cancellation.js';
 import { neverCancelled, raceCancellation, throwIfCancelled } from '../../base/cancellation.js';
 import { createHash } from 'node:crypto';
+import { foregroundQuiet } from '../../base/foreground.js';
 import { log } from '../../base/logger.js';
 import { toAbsolute } from '../../base/paths.js';
 import { isTestPath } from '../ranking/chunk-ranking.js';
@@ -133,8 +134,8 @@ export const semanticBudgetBytes = 1500;
 /** Vectors a sync adds to the HNSW index at once (on every core). */
 const addBatchVectors = 2048;
 
-/** Vectors a seed puts in the embedding cache at once (one write each: the kernel's 822k would be 1.3 GB in one). */
-const cacheSliceVectors = 16_384;
+/** Vectors a seed puts in the embedding cache at once (one write each, ~70 ms here: the kernel's 822k would be 1.3 GB in one). */
+const cacheSliceVectors = 4_096;
 
 /** How long one slice of moving staged vectors into the graph may hold this thread (requests are served between slices). */
 const graphSliceMs = 50;
@@ -285,9 +286,10 @@ export class SemanticIndex {
     return { ...seeding.end(), alreadyIndexed: false };
   }
 
-  /** Puts vectors in the embedding cache a slice (one write) at a time, yielding between slices. */
+  /** Puts vectors in the embedding cache a slice (one write) at a time, yielding between slices and to requests (base/foreground.ts). */
   private async cacheInSlices(entries: Array<{ key: string; vector: Float32Array }>): Promise<void> {
     for (let start = 0; start < entries.length && !this.disposed; start += cacheSliceVectors) {
+      await foregroundQuiet();
       this.cache.putAll(entries.slice(start, start + cacheSliceVectors));
       await new Promise((resolve) => setImmediate(resolve));
     }
@@ -295,21 +297,29 @@ export class SemanticIndex {
 
   /**
    * Moves the staged vectors into the HNSW graph, about `graphSliceMs` of this thread a slice
-   * (requests are served between slices), each from the embedding cache; saves when all are in.
+   * (requests are served between slices, and none starts while one is answered), each from the
+   * embedding cache; saves when all are in.
    */
   private async graphInSlices(): Promise<void> {
     let rows = 256;
     const started = performance.now();
     const staged = this.store.stagedCount;
+    let slices = 0;
+    let longest = 0;
     while (!this.disposed && this.store.stagedCount > 0) {
+      await foregroundQuiet();
       const sliceStarted = performance.now();
       const passed = this.store.graphStaged(rows, (key) => this.cache.get(key));
       const ms = performance.now() - sliceStarted;
+      slices += 1;
+      longest = Math.max(longest, ms);
       rows = Math.min(8_192, Math.max(32, Math.round((passed * graphSliceMs) / Math.max(1, ms))));
       await new Promise((resolve) => setImmediate(resolve));
     }
     if (this.disposed) return;
-    log.info(`semantic index of ${this.source.root}: ${staged} staged vectors in the graph in ${Math.round(performance.now() - started)} ms`);
+    log.info(
+      `semantic index of ${this.source.root}: ${staged} staged vectors in the graph in ${Math.round(performance.now() - started)} ms (${slices} slices, the longest ${Math.round(longest)} ms)`,
+    );
     this.save();
   }
 
