@@ -188,24 +188,30 @@ export class EmbeddingCache {
     const keys = new Set<string>();
     const fresh = entries.filter((entry) => !this.offsets.has(entry.key) && !keys.has(entry.key) && keys.add(entry.key));
     if (fresh.length === 0) return;
-    const buffer = Buffer.alloc(fresh.length * this.recordBytes);
+    const buffer = Buffer.allocUnsafe(fresh.length * this.recordBytes);
     fresh.forEach((entry, index) => {
       if (entry.vector.length !== this.dimensions) throw new Error(`a vector of ${entry.vector.length} numbers in a cache of ${this.dimensions}`);
       const start = index * this.recordBytes;
-      Buffer.from(entry.key, 'hex').copy(buffer, start);
-      Buffer.from(entry.vector.buffer, entry.vector.byteOffset, entry.vector.byteLength).copy(buffer, start + 32);
+      if (buffer.write(entry.key, start, 32, 'hex') !== 32) throw new Error(`not a SHA-256 key: ${entry.key.slice(0, 80)}`);
+      buffer.set(new Uint8Array(entry.vector.buffer, entry.vector.byteOffset, entry.vector.byteLength), start + 32);
       createHash('sha256')
         .update(buffer.subarray(start, start + this.recordBytes - 4))
         .digest()
         .copy(buffer, start + this.recordBytes - 4, 0, 4);
     });
+    const from = this.scanned;
     const written = fs.writeSync(this.fd, buffer); // O_APPEND: placed at the end, whole
     if (written !== buffer.length) {
       // A short write (a full disk): the tail is torn; the next open drops it.
       this.scan();
       throw new Error(`embedding cache ${this.file}: wrote ${written} of ${buffer.length} bytes`);
     }
-    this.scan();
+    // The log ends just after this batch, which began where the last scan ended: nobody else
+    // wrote meanwhile, so the batch's records are where they were written (not read back).
+    if (fs.fstatSync(this.fd).size === from + buffer.length) {
+      fresh.forEach((entry, index) => this.offsets.set(entry.key, from + index * this.recordBytes));
+      this.scanned = from + buffer.length;
+    } else this.scan();
   }
 
   close(): void {

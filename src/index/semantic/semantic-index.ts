@@ -231,11 +231,10 @@ export class SemanticIndex {
    * with files' chunks and vectors made elsewhere (a team store's, for the same model), a round
    * at a time as they arrive (`add`); undefined when the index is not seedable. Only files it
    * embeds (`accepts`) whose hash is the file set's now are taken, only vectors of this model's
-   * size with finite numbers. Each round is searched at once, exactly (staged: vector-store.ts);
-   * its vectors go to the embedding cache, in slices. The first build (ensureBuilt) waits for
-   * `end` and for the cache, so it embeds only the files no round gave; after `end` the vectors
-   * move into the HNSW graph in slices between requests (`graphInSlices`), then the store is
-   * saved. `end` answers what all rounds took; call it however the fetch ended (a failed join
+   * size with finite numbers. Each round is searched at once, exactly (staged: vector-store.ts).
+   * After `end` the vectors go to the embedding cache, then into the HNSW graph (`graphInSlices`),
+   * in slices between requests, then the store is saved. The first build (ensureBuilt) waits for
+   * `end` and for the cache, so it embeds only the files no round gave. `end` answers what all rounds took; call it however the fetch ended (a failed join
    * keeps the rounds that came).
    */
   beginSeed(from: string): Seeding | undefined {
@@ -247,7 +246,9 @@ export class SemanticIndex {
     const wait = new Promise<void>((resolve) => (end = resolve));
     this.seedWait = { wait, end };
     const taken = { files: 0, chunks: 0 };
-    let caching: Promise<void> = Promise.resolve();
+    // Cached after the last round (in slices that step aside for requests): writing them as
+    // rounds came doubled the work this thread did while the store was being read.
+    const toCache: Array<{ key: string; vector: Float32Array }> = [];
     return {
       add: (files) => {
         if (ended || this.disposed) return;
@@ -261,13 +262,13 @@ export class SemanticIndex {
         for (let count = 0; count < round.length; count++) this.markUnsaved();
         taken.files += round.length;
         taken.chunks += round.reduce((sum, { chunks }) => sum + chunks.length, 0);
-        const entries = [...vectors].map(([key, vector]) => ({ key, vector }));
-        caching = caching.then(() => this.cacheInSlices(entries));
+        for (const [key, vector] of vectors) toCache.push({ key, vector });
       },
       end: () => {
         if (ended) return { ...taken };
         ended = true;
         this.seeded = { from, ...taken, at: new Date().toISOString() };
+        const caching = this.cacheInSlices(toCache.splice(0));
         this.seedCaching = caching;
         this.seedWait = undefined;
         end();
