@@ -11,7 +11,13 @@ export const paceMinRemaining = 1_000;
 /** How long a wait runs before the pace is read (and how often it is read again). */
 export const paceStepMs = 500;
 
-export function buildCannotFinish(progress: { done: number; total: number }, doneAtStart: number, elapsedMs: number, waitMs: number): boolean {
+/**
+ * `progress` as the build last reported it; a build that has reported nothing yet (total 0) has
+ * all of the workspace's `files` to do (a question came while a cold build was starting: on the
+ * joined kernel the ranking said "0 of ?" and the question waited its whole 5 s).
+ */
+export function buildCannotFinish(reported: { done: number; total: number }, doneAtStart: number, elapsedMs: number, waitMs: number, files = 0): boolean {
+  const progress = reported.total > 0 ? reported : { done: 0, total: files };
   const remaining = progress.total - progress.done;
   if (elapsedMs < paceStepMs || progress.total <= 0 || remaining < paceMinRemaining) return false;
   const pace = (progress.done - doneAtStart) / elapsedMs;

@@ -786,7 +786,7 @@ export class Session {
         let first = await within(Math.min(paceStepMs, waitMs));
         // Waited for in steps: a build whose pace cannot end it within the wait is answered at once, as it is.
         for (let elapsed = performance.now() - started; first === undefined && elapsed < waitMs; elapsed = performance.now() - started) {
-          if (!engine.loading(name) && buildCannotFinish(seen, doneAtStart, elapsed, waitMs)) break;
+          if (!engine.loading(name) && buildCannotFinish(seen, doneAtStart, elapsed, waitMs, workspace.fileCount)) break;
           first = await within(Math.min(paceStepMs, waitMs - elapsed));
         }
         // An index read back from disk (a restart) is seconds from whole, not minutes: the

@@ -583,6 +583,11 @@ export class Workspace {
 
   // ---- queries ----
 
+  /** Files in the file set now. */
+  get fileCount(): number {
+    return this.tree.fileCount;
+  }
+
   status(): WorkspaceStatusInfo {
     const skipped: SkipCounts = {};
     // A one-file workspace leaves out the rest of its folder by design, not by ignore rules.
