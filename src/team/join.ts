@@ -7,6 +7,7 @@
 // records are content-addressed, so any clone's records serve, whichever snapshot they came with.
 // Called by the daemon with the engine's file hashes; the engine seeds its semantic index with each
 // round of files as it arrives.
+import { HalfVector } from '../base/half-float.js';
 import type { PathMask } from '../index/export/path-mask.js';
 import type { SeedFile } from '../index/semantic/semantic-index.js';
 import { leafSimhash } from './simhash.js';
@@ -81,7 +82,10 @@ export async function fetchForJoin(
         startByte: chunk.startByte,
         endByte: chunk.endByte,
         textHash: chunk.chunkHash,
-        vector: vectors.subarray(at * input.dimensions, (at + 1) * input.dimensions),
+        vector:
+          vectors instanceof HalfVector
+            ? new HalfVector(vectors.bits.subarray(at * input.dimensions, (at + 1) * input.dimensions))
+            : vectors.subarray(at * input.dimensions, (at + 1) * input.dimensions),
       }));
       fetchedFiles += 1;
       fetchedChunks += chunks.length;

@@ -6,7 +6,7 @@
 // join.ts (which reads `filePacks`: one row per file, its chunks and vectors packed).
 import type pg from 'pg';
 import { FathomError } from '../base/errors.js';
-import { floatsOfHalfBytes, halfBytes } from '../base/half-float.js';
+import { halfBits, halfBytes, HalfVector } from '../base/half-float.js';
 import { typedCopy } from '../base/typed-bytes.js';
 import { connectTeamStore, storeError, type TeamConnectionOptions } from './connection.js';
 import { schemaVersion } from './migrations.js';
@@ -32,8 +32,11 @@ export interface FileRecord {
 export interface FilePack {
   fileHash: string;
   chunks: ChunkRecord[];
-  /** Every chunk's vector in chunk order (`dimensions` numbers each); undefined when the store lacks one of them. */
-  vectors: Float32Array | undefined;
+  /**
+   * Every chunk's vector in chunk order (`dimensions` numbers each): f16 bits as stored (schema 6
+   * on), or f32 (pushed before); undefined when the store lacks one of them.
+   */
+  vectors: HalfVector | Float32Array | undefined;
   /** Bytes of vectors the store sent for the file (f16 or f32 as stored). */
   vectorBytes: number;
 }
@@ -114,12 +117,12 @@ function unpackFile(row: PackRow, dimensions: number): FilePack {
 }
 
 /**
- * `count` vectors of `dimensions` numbers as stored: f16 (schema 6 on) or f32 (pushed before it),
- * told apart by length; undefined when the bytes are neither (another model's size, or a mix of
- * both widths: left to local embedding).
+ * `count` vectors of `dimensions` numbers as stored: f16 (schema 6 on: kept as bits, decoded when
+ * needed) or f32 (pushed before it), told apart by length; undefined when the bytes are neither
+ * (another model's size, or a mix of both widths: left to local embedding).
  */
-function vectorsOf(bytes: Buffer, count: number, dimensions: number): Float32Array | undefined {
-  if (bytes.length === count * dimensions * 2) return floatsOfHalfBytes(bytes);
+function vectorsOf(bytes: Buffer, count: number, dimensions: number): HalfVector | Float32Array | undefined {
+  if (bytes.length === count * dimensions * 2) return new HalfVector(halfBits(bytes));
   if (bytes.length !== count * dimensions * 4) return undefined;
   // Little-endian f32; viewed where it lies when aligned (a large value has a buffer of its own).
   return bytes.byteOffset % 4 === 0 ? new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4) : typedCopy(bytes, Float32Array);
@@ -350,7 +353,7 @@ export class TeamStore {
       ]);
       for (const row of result.rows) {
         const vector = vectorsOf(row.vector, 1, dimensions);
-        if (vector) vectors.set(row.chunk_hash.toString('hex'), vector);
+        if (vector) vectors.set(row.chunk_hash.toString('hex'), vector instanceof HalfVector ? vector.floats() : vector);
       }
     }
     return vectors;

@@ -2,7 +2,7 @@
 // f16 value through f32 and back, and the bulk byte form the team store keeps.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { floatsOfHalfBytes, halfBytes, halfOf } from '../../src/base/half-float.js';
+import { floatsOfHalfBytes, halfBits, halfBytes, halfOf, HalfVector } from '../../src/base/half-float.js';
 
 const cases: Array<[number, number, string]> = [
   [0, 0x0000, 'zero'],
@@ -53,4 +53,17 @@ test('half-float: bulk bytes round trip within f16 precision, at an offset into 
   assert.equal(back.length, values.length);
   for (let at = 0; at < values.length; at++) assert.ok(Math.abs(back[at]! - values[at]!) <= Math.abs(values[at]!) * 2 ** -11 + 2 ** -25, `number ${at}`);
   assert.throws(() => floatsOfHalfBytes(new Uint8Array(3)), /not a whole number/);
+});
+
+test('half-float: a vector kept as bits decodes as its bytes do, says whether it is finite, and bits at an odd offset are copied', () => {
+  const values = Float32Array.from([0.5, -0.25, 3, 1e-6]);
+  const bytes = Buffer.alloc(1 + values.length * 2);
+  halfBytes(values, bytes, 1);
+  const bits = halfBits(bytes.subarray(1));
+  const vector = new HalfVector(bits);
+  assert.equal(vector.length, 4);
+  assert.deepEqual(Array.from(vector.floats()), Array.from(floatsOfHalfBytes(bytes.subarray(1))));
+  assert.equal(vector.finite(), true);
+  assert.equal(new HalfVector(Uint16Array.from([0x3c00, 0x7c00])).finite(), false, 'Infinity');
+  assert.equal(new HalfVector(Uint16Array.from([0x7e00])).finite(), false, 'NaN');
 });

@@ -14,7 +14,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { floatsOfHalfBytes, halfBytes } from '../../src/base/half-float.js';
+import { floatsOfHalfBytes, halfBytes, HalfVector } from '../../src/base/half-float.js';
 import { initStore } from '../../src/team/schema.js';
 import { memberFunctions, migrations, schemaVersion } from '../../src/team/migrations.js';
 import { TeamStore, type FileRecord } from '../../src/team/team-store.js';
@@ -208,7 +208,8 @@ describe('team store: schema, privileges and proofs', { skip }, () => {
       assert.deepEqual(packs.map((pack) => pack.fileHash).sort(), [held.fileHash, records[1]!.fileHash].sort(), 'each file once');
       const pack = packs.find((one) => one.fileHash === held.fileHash)!;
       assert.deepEqual(pack.chunks, held.chunks);
-      assert.deepEqual(Array.from(pack.vectors!), held.vectors.flatMap(asStored));
+      assert.ok(pack.vectors instanceof HalfVector, 'f16 as stored, decoded when needed');
+      assert.deepEqual(Array.from(pack.vectors.floats()), held.vectors.flatMap(asStored));
       assert.equal((await store.filePacks(team, model, 16, [held.fileHash]))[0]!.vectors, undefined, 'vectors of another size are not taken');
       assert.deepEqual(
         await store.heldFiles(
@@ -253,7 +254,9 @@ describe('team store: schema, privileges and proofs', { skip }, () => {
     const store = await TeamStore.open({ conninfo: member });
     try {
       const packs = await store.filePacks(team, model, 8, [oldFile, mixedFile]);
-      assert.deepEqual(Array.from(packs.find((pack) => pack.fileHash === oldFile)!.vectors!), Array.from(f32), 'an f32 vector as it was stored');
+      const old = packs.find((pack) => pack.fileHash === oldFile)!.vectors;
+      assert.ok(old instanceof Float32Array);
+      assert.deepEqual(Array.from(old), Array.from(f32), 'an f32 vector as it was stored');
       const mixed = packs.find((pack) => pack.fileHash === mixedFile)!;
       assert.deepEqual([mixed.chunks.length, mixed.vectors], [2, undefined]);
       assert.deepEqual(Array.from((await store.fileVectors(team, model, 8, [oldFile])).get(oldChunk)!), Array.from(f32));

@@ -14,6 +14,7 @@ import type { CancellationSignal } from '../../base/cancellation.js';
 import { neverCancelled, raceCancellation, throwIfCancelled } from '../../base/cancellation.js';
 import { createHash } from 'node:crypto';
 import { foregroundQuiet } from '../../base/foreground.js';
+import { HalfVector } from '../../base/half-float.js';
 import { log } from '../../base/logger.js';
 import { toAbsolute } from '../../base/paths.js';
 import { isTestPath } from '../ranking/chunk-ranking.js';
@@ -21,7 +22,7 @@ import { contextualizedText } from '../syntax/chunk.js';
 import type { ChunkOptions, FileChunks } from '../syntax/chunk.js';
 import type { EmbeddingCache } from './embedding-cache.js';
 import type { Embedder } from './embed-pool.js';
-import { type NewChunk, type StoredChunk, type VectorHit, VectorStore } from './vector-store.js';
+import { type NewChunk, type StagedChunk, type StoredChunk, type VectorHit, VectorStore } from './vector-store.js';
 
 /**
  * How much less similar a test file's chunk counts. Measured on the retrieval evaluation
@@ -107,11 +108,11 @@ export interface Seeding {
   end(): { files: number; chunks: number };
 }
 
-/** A file's chunks with their vectors, from elsewhere than this index's model (a team store): `seed`. */
+/** A file's chunks with their vectors (f32, or f16 bits as a team store sent them), from elsewhere than this index's model (a team store): `seed`. */
 export interface SeedFile {
   file: string;
   fileHash: string;
-  chunks: NewChunk[];
+  chunks: StagedChunk[];
 }
 
 /** What a sync did: files to do and done, chunks embedded and taken from the cache, cached vectors that failed their check. */
@@ -248,15 +249,17 @@ export class SemanticIndex {
     const taken = { files: 0, chunks: 0 };
     // Cached after the last round (in slices that step aside for requests): writing them as
     // rounds came doubled the work this thread did while the store was being read.
-    const toCache: Array<{ key: string; vector: Float32Array }> = [];
+    const toCache: Array<{ key: string; vector: Float32Array | HalfVector }> = [];
     return {
       add: (files) => {
         if (ended || this.disposed) return;
         const round = files.filter(
           ({ file, fileHash, chunks }) =>
-            accepts(file) && this.source.hashOf(file) === fileHash && chunks.every((chunk) => chunk.vector.length === dimensions && allFinite(chunk.vector)),
+            accepts(file) &&
+            this.source.hashOf(file) === fileHash &&
+            chunks.every(({ vector }) => vector.length === dimensions && (vector instanceof HalfVector ? vector.finite() : allFinite(vector))),
         );
-        const vectors = new Map<string, Float32Array>();
+        const vectors = new Map<string, Float32Array | HalfVector>();
         for (const { chunks } of round) for (const chunk of chunks) vectors.set(chunk.textHash, chunk.vector);
         this.store.stage(round);
         for (let count = 0; count < round.length; count++) this.markUnsaved();
@@ -288,10 +291,12 @@ export class SemanticIndex {
   }
 
   /** Puts vectors in the embedding cache a slice (one write) at a time, yielding between slices and to requests (base/foreground.ts). */
-  private async cacheInSlices(entries: Array<{ key: string; vector: Float32Array }>): Promise<void> {
+  private async cacheInSlices(entries: Array<{ key: string; vector: Float32Array | HalfVector }>): Promise<void> {
     for (let start = 0; start < entries.length && !this.disposed; start += cacheSliceVectors) {
       await foregroundQuiet();
-      this.cache.putAll(entries.slice(start, start + cacheSliceVectors));
+      this.cache.putAll(
+        entries.slice(start, start + cacheSliceVectors).map(({ key, vector }) => ({ key, vector: vector instanceof HalfVector ? vector.floats() : vector })),
+      );
       await new Promise((resolve) => setImmediate(resolve));
     }
   }

@@ -47,6 +47,7 @@ import zlib from 'node:zlib';
 import { Packr } from 'msgpackr';
 import { exactSearch, Index, MetricKind, ScalarKind } from 'usearch';
 import { type CheckedRead, encodeChecked, readChecked, writeFileAtomic } from '../../base/checked-file.js';
+import { HalfVector, halfTable } from '../../base/half-float.js';
 import { bytesOf, typedCopy } from '../../base/typed-bytes.js';
 import { log } from '../../base/logger.js';
 
@@ -112,6 +113,9 @@ export interface NewChunk {
   vector: Float32Array;
 }
 
+/** A chunk to stage: its vector as f32, or as f16 bits as a team store sent it (decoded only when needed). */
+export type StagedChunk = Omit<NewChunk, 'vector'> & { vector: Float32Array | HalfVector };
+
 /**
  * Threads an add uses: always every core (0). usearch sizes its per-thread insertion contexts when
  * it grows the index, for the threads of the add that grew it, and fails a later add on more
@@ -148,6 +152,23 @@ interface Staged {
   graphed: number;
   /** Rows [b × blockRows, (b + 1) × blockRows) as i8, each scaled so its largest number is ±127; undefined once graphed. */
   blocks: Array<Int8Array | undefined>;
+}
+
+/** f16 bits as i8, as `quantize` does f32 (for finite numbers the largest bits, sign cleared, are the largest magnitude). */
+function quantizeHalf(bits: Uint16Array, out: Int8Array, at: number): void {
+  const values = halfTable();
+  const length = bits.length;
+  let largest = 0;
+  for (let index = 0; index < length; index++) {
+    const magnitude = bits[index]! & 0x7fff;
+    if (magnitude > largest) largest = magnitude;
+  }
+  const top = values[largest]!;
+  const scale = top > 0 ? 127 / top : 0;
+  for (let index = 0; index < length; index++) {
+    const scaled = values[bits[index]!]! * scale;
+    out[at + index] = scaled < 0 ? (scaled - 0.5) | 0 : (scaled + 0.5) | 0;
+  }
 }
 
 /** A vector as i8, scaled so its largest number is ±127 (all zeros stays zeros), into `out` at `at`. */
@@ -277,9 +298,16 @@ export class VectorStore {
    * key was given since (the keys stay one run); else the files go to the graph now, as
    * `replaceFiles`.
    */
-  stage(files: ReadonlyArray<{ file: string; fileHash: string; chunks: ReadonlyArray<NewChunk> }>): void {
+  stage(files: ReadonlyArray<{ file: string; fileHash: string; chunks: ReadonlyArray<StagedChunk> }>): void {
     const before = this.staged;
-    if (before && (before.graphed > 0 || this.nextKey !== before.firstKey + before.count)) return this.replaceFiles(files);
+    if (before && (before.graphed > 0 || this.nextKey !== before.firstKey + before.count))
+      return this.replaceFiles(
+        files.map(({ file, fileHash, chunks }) => ({
+          file,
+          fileHash,
+          chunks: chunks.map((chunk) => ({ ...chunk, vector: chunk.vector instanceof HalfVector ? chunk.vector.floats() : chunk.vector })),
+        })),
+      );
     for (const { file } of files) this.removeFile(file);
     const added = files.reduce((sum, { chunks }) => sum + chunks.length, 0);
     if (added === 0) return;
@@ -299,7 +327,10 @@ export class VectorStore {
       const record = this.newRecord(file, fileHash, chunks.length);
       chunks.forEach((chunk, index) => {
         const key = this.nextKey++;
-        quantize(chunk.vector, staged.blocks[Math.floor(row / this.blockRows)]!, (row % this.blockRows) * this.dimensions);
+        const block = staged.blocks[Math.floor(row / this.blockRows)]!;
+        const at = (row % this.blockRows) * this.dimensions;
+        if (chunk.vector instanceof HalfVector) quantizeHalf(chunk.vector.bits, block, at);
+        else quantize(chunk.vector, block, at);
         row += 1;
         this.place(record, index, key, chunk);
       });
@@ -360,7 +391,7 @@ export class VectorStore {
   }
 
   /** Gives a file's chunk `index` its key and place. */
-  private place(record: FileRecord, index: number, key: number, chunk: NewChunk): void {
+  private place(record: FileRecord, index: number, key: number, chunk: Omit<NewChunk, 'vector'>): void {
     record.keys[index] = key;
     const ranges = record.ranges;
     ranges[4 * index] = chunk.startLine;

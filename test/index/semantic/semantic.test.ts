@@ -25,6 +25,7 @@ import { tempDir } from '../../helpers/fixture.js';
 import { searchFixtureRepo } from '../../helpers/search-fixture.js';
 import { spawnStdioDaemon } from '../../helpers/raw-client.js';
 import { runSeed, SeededRandom } from '../../helpers/seeded-random.js';
+import { halfBits, halfBytes, HalfVector } from '../../../src/base/half-float.js';
 import { buildTinyModel, tinyDimensions } from '../../helpers/tiny-model.js';
 
 const packr = new Packr({ useRecords: false, mapsAsObjects: true });
@@ -267,6 +268,21 @@ describe('vector store with staged vectors (a team join)', () => {
     store.stage(late);
     assert.deepEqual([store.size, store.stagedCount], [total, left], 'the late round went into the graph');
     mostlyFirst(ownFirst(store), expected);
+    while (store.stagedCount > 0) store.graphStaged(16, (key) => exact.get(key));
+    mostlyFirst(ownFirst(store), expected);
+  });
+
+  test('vectors staged as f16 bits (a team store of schema 6) answer as their f32 do', () => {
+    const store = new VectorStore(dimensions, 'model-a', 8);
+    const asHalf = files.map(({ chunks, ...file }) => ({
+      ...file,
+      chunks: chunks.map((chunk) => ({ ...chunk, vector: new HalfVector(halfBits(halfBytes(chunk.vector))) })),
+    }));
+    store.stage(asHalf.slice(0, 20));
+    store.stage(asHalf.slice(20));
+    assert.equal(store.stagedCount, total);
+    assert.deepEqual(ownFirst(store), expected, 'every chunk found first by its own vector');
+    assert.ok(Math.abs(store.search(files[4]!.chunks[0]!.vector, 1)[0]!.similarity - 1) < 0.01);
     while (store.stagedCount > 0) store.graphStaged(16, (key) => exact.get(key));
     mostlyFirst(ownFirst(store), expected);
   });
