@@ -62,6 +62,9 @@ import { absentStatus } from './loading.js';
 import { parseParams } from './parse-params.js';
 import { toResponseError } from './to-wire-error.js';
 import { beginForeground } from '../base/foreground.js';
+
+/** A full scan that ended this recently makes `fathom/index`'s reconcile redundant (the watcher has run since). */
+const freshScanMs = 30_000;
 import {
   toLspDocumentSymbols,
   toLspSymbolInformation,
@@ -378,9 +381,10 @@ export class Session {
     let ended = false;
     try {
       if (workspace.state === 'ready') {
-        // Already built: refresh, i.e. reconcile against the disk now.
+        // Already built: refresh, i.e. reconcile against the disk now, unless a scan just did (a
+        // join built the file set seconds ago: on the kernel a reconcile is seconds of this thread).
         await workspace.settle();
-        await workspace.reconcile();
+        if (!workspace.scannedWithin(freshScanMs)) await workspace.reconcile();
         engine.recheck();
       } else {
         await this.ready(workspace, token, undefined);

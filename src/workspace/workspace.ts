@@ -583,6 +583,11 @@ export class Workspace {
 
   // ---- queries ----
 
+  /** Whether a full scan (a build, a restart's, a reconcile) ended less than `ms` ago. */
+  scannedWithin(ms: number): boolean {
+    return this.lastScan !== null && Date.now() - Date.parse(this.lastScan.at) < ms;
+  }
+
   /** Files in the file set now. */
   get fileCount(): number {
     return this.tree.fileCount;

@@ -24,6 +24,8 @@ export interface Embedder {
   readonly modelId: string;
   /** One unit vector per text. */
   embed(texts: string[], kind: 'query' | 'document'): Promise<Float32Array[]>;
+  /** Readies what the first question would otherwise wait for (a static model's table: ~1 s on the kernel's first search), when there is such a thing. */
+  warm?(): void;
 }
 
 export class EmbedPool {
@@ -44,6 +46,7 @@ export class EmbedPool {
       // Its table is read at the first embedding, not when an index opens (status opens indexes).
       return {
         modelId: model.id,
+        warm: () => void this.staticEmbedder(model),
         embed: async (texts, kind) => {
           const local = this.staticEmbedder(model);
           if (kind === 'query' || texts.length < 4) return local.embed(texts, kind);

@@ -13,6 +13,7 @@
 import type { CancellationSignal } from '../../base/cancellation.js';
 import { neverCancelled, raceCancellation, throwIfCancelled } from '../../base/cancellation.js';
 import { createHash } from 'node:crypto';
+import { errorMessage } from '../../base/errors.js';
 import { foregroundQuiet } from '../../base/foreground.js';
 import { HalfVector } from '../../base/half-float.js';
 import { log } from '../../base/logger.js';
@@ -277,17 +278,17 @@ export class SemanticIndex {
         end();
         void caching.then(() => this.graphInSlices()).catch((error: unknown) => log.warn(`semantic index of ${this.source.root}: ${(error as Error).message}`));
         log.info(`semantic index of ${this.source.root}: ${taken.files} files (${taken.chunks} chunks) from ${from}`);
+        // A seeded index is about to be asked in words: its query embedder is readied now, not by the first question.
+        setImmediate(() => {
+          try {
+            this.embedder.warm?.();
+          } catch (error) {
+            log.debug(`semantic index of ${this.source.root}: the embedder was not readied (${errorMessage(error)})`);
+          }
+        });
         return { ...taken };
       },
     };
-  }
-
-  /** `beginSeed` with every file in one round, ended at once (nothing taken when the index is not seedable: `alreadyIndexed`). */
-  seed(files: readonly SeedFile[], from: string): { files: number; chunks: number; alreadyIndexed: boolean } {
-    const seeding = this.beginSeed(from);
-    if (!seeding) return { files: 0, chunks: 0, alreadyIndexed: true };
-    seeding.add(files);
-    return { ...seeding.end(), alreadyIndexed: false };
   }
 
   /** Puts vectors in the embedding cache a slice (one write) at a time, yielding between slices and to requests (base/foreground.ts). */
@@ -398,8 +399,9 @@ export class SemanticIndex {
     this.lastSync = { at: new Date().toISOString(), files: counts.files, embedded: counts.embedded, cached: counts.cached, repaired: counts.repaired, ms };
     if (counts.repaired > 0)
       log.warn(`semantic index of ${this.source.root}: ${counts.repaired} cached vectors failed their check in ${this.cache.file}; embedded again`);
+    const synced = this.disposed ? `a sync of ${counts.files} files stopped (the index was closed) after ${counts.done}` : `${counts.files} files synced`;
     log.info(
-      `semantic index of ${this.source.root}: ${counts.files} files synced (${counts.embedded} chunks embedded, ${counts.cached} from the cache) in ${ms} ms; ${this.store.size} vectors`,
+      `semantic index of ${this.source.root}: ${synced} (${counts.embedded} chunks embedded, ${counts.cached} from the cache) in ${ms} ms; ${this.store.size} vectors`,
     );
   }
 
