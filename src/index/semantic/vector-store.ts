@@ -24,9 +24,10 @@
 //      textHashes]; still read: `recordsVersion`)
 //   5  the chunks as columns for the whole store (a load decodes a few arrays, not a record per
 //      file)
-// Staged vectors (`stage`: a team join's, all at once; the kernel's 822k take minutes to insert in
-// the graph): kept as i8 rows, each scaled so its largest number is ±127 (cosine does not see the
-// scale; 384 bytes a vector, not 1,536), searched exactly (usearch's SIMD `exactSearch`: ~70 ms
+// Staged vectors (`stage`: a team join's, a round at a time; the kernel's 822k take minutes to
+// insert in the graph): kept as i8 rows, each scaled so its largest number is ±127 (cosine does not
+// see the scale; 384 bytes a vector, not 1,536; quantized from f32 or straight from the f16 bits a
+// team store sends), searched exactly (usearch's SIMD `exactSearch`: ~70 ms
 // over 822k on 2 cores) beside the graph until `graphStaged` has moved them in, whole files a
 // slice, from the caller's exact vectors (the embedding cache). A save meanwhile writes the files
 // the graph holds whole (the table and the graph name the same keys); the others stay to do.
