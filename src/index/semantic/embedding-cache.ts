@@ -8,7 +8,8 @@
 //             SHA-256 of key and vector)
 // Records have one size, so record k sits at 16 + k × size. Appends are single O_APPEND writes of
 // whole records (several daemons may share the log: each places its batch atomically at the end,
-// then indexes everything new from where it last read). Opening drops a misaligned tail (a crash
+// then indexes everything new from where it last read; when the log ends just after its own
+// batch, which began where it last read, nobody else wrote, and the batch is indexed unread). Opening drops a misaligned tail (a crash
 // in the middle of a write) and starts a log with another header again (magic, dimensions, the
 // zero bytes); a log found shorter than when last read is indexed again from the start; reading a
 // vector checks its record (key and check bytes) and answers undefined for one that fails, so the

@@ -236,8 +236,8 @@ export class SemanticIndex {
    * size with finite numbers. Each round is searched at once, exactly (staged: vector-store.ts).
    * After `end` the vectors go to the embedding cache, then into the HNSW graph (`graphInSlices`),
    * in slices between requests, then the store is saved. The first build (ensureBuilt) waits for
-   * `end` and for the cache, so it embeds only the files no round gave. `end` answers what all rounds took; call it however the fetch ended (a failed join
-   * keeps the rounds that came).
+   * `end` and for the cache, so it embeds only the files no round gave. `end` answers what all
+   * rounds took; call it however the fetch ended (a failed join keeps the rounds that came).
    */
   beginSeed(from: string): Seeding | undefined {
     if (!this.seedable) return undefined;

@@ -155,8 +155,8 @@ interface Staged {
   blocks: Array<Int8Array | undefined>;
 }
 
-/** f16 bits as i8, as `quantize` does f32 (for finite numbers the largest bits, sign cleared, are the largest magnitude). */
-function quantizeHalf(bits: Uint16Array, out: Int8Array, at: number): void {
+/** f16 bits as i8, as `quantize` does their f32 numbers (for finite numbers the largest bits, sign cleared, are the largest magnitude). */
+export function quantizeHalf(bits: Uint16Array, out: Int8Array, at: number): void {
   const values = halfTable();
   const length = bits.length;
   let largest = 0;
@@ -173,7 +173,7 @@ function quantizeHalf(bits: Uint16Array, out: Int8Array, at: number): void {
 }
 
 /** A vector as i8, scaled so its largest number is ±127 (all zeros stays zeros), into `out` at `at`. */
-function quantize(vector: Float32Array, out: Int8Array, at: number): void {
+export function quantize(vector: Float32Array, out: Int8Array, at: number): void {
   const length = vector.length;
   let largest = 0;
   for (let index = 0; index < length; index++) largest = Math.max(largest, Math.abs(vector[index]!));

@@ -15,7 +15,7 @@ import { EmbeddingCache } from '../../../src/index/semantic/embedding-cache.js';
 import { openModelFolder } from '../../../src/index/semantic/model-folder.js';
 import { SemanticIndex } from '../../../src/index/semantic/semantic-index.js';
 import { readEmbeddingDimensions, readEmbeddingTable, StaticEmbedder, staticModelFile } from '../../../src/index/semantic/static-embedder.js';
-import { VectorStore } from '../../../src/index/semantic/vector-store.js';
+import { quantize, quantizeHalf, VectorStore } from '../../../src/index/semantic/vector-store.js';
 import { encodeChecked, readChecked } from '../../../src/base/checked-file.js';
 import { Packr } from 'msgpackr';
 import { ErrorCodes } from '../../../src/protocol/errors.js';
@@ -270,6 +270,23 @@ describe('vector store with staged vectors (a team join)', () => {
     mostlyFirst(ownFirst(store), expected);
     while (store.stagedCount > 0) store.graphStaged(16, (key) => exact.get(key));
     mostlyFirst(ownFirst(store), expected);
+  });
+
+  test('f16 bits quantize to the very i8 rows their f32 numbers do (subnormals, zeros, signs)', () => {
+    const vectors = Array.from({ length: 200 }, (_, at) =>
+      Float32Array.from({ length: dimensions }, (_, index) =>
+        at % 7 === 0 ? (random.next() - 0.5) * 1e-6 : at % 11 === 0 && index % 2 ? 0 : random.next() - 0.5,
+      ),
+    );
+    vectors.push(new Float32Array(dimensions));
+    for (const vector of vectors) {
+      const bits = halfBits(halfBytes(vector));
+      const fromBits = new Int8Array(dimensions);
+      const fromFloats = new Int8Array(dimensions);
+      quantizeHalf(bits, fromBits, 0);
+      quantize(new HalfVector(bits).floats(), fromFloats, 0);
+      assert.deepEqual(Array.from(fromBits), Array.from(fromFloats));
+    }
   });
 
   test('vectors staged as f16 bits (a team store of schema 6) answer as their f32 do', () => {
