@@ -121,7 +121,7 @@ export class TeamRequests {
       if (!input) throw semanticOff(workspace, engine);
       const answer = { root: workspace.root, store: store.description, teamKeyId: mask.keyId, modelId: input.modelId };
       // An index that holds something already (or is being seeded) takes nothing: nothing is fetched for it.
-      const seeding = input.seedable ? engine.beginSeed(`team store ${store.description}`) : undefined;
+      const seeding = engine.beginSeed(`team store ${store.description}`);
       if (!seeding) {
         const nothing = { nearest: null, distinctFiles: 0, fetchedFiles: 0, seeded: { files: 0, chunks: 0 }, vectorBytes: 0 };
         return { ...answer, ...nothing, alreadyIndexed: true, ms: Math.round(performance.now() - started) };

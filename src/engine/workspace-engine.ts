@@ -217,18 +217,15 @@ export class WorkspaceEngine {
 
   /**
    * What a team join asks the store with: the model, its vectors' size, the Merkle root and every
-   * file's hash, and whether the semantic index would take anything (it holds nothing yet);
-   * undefined when semantic search is off. No index is built for it.
+   * file's hash; undefined when semantic search is off. No index is built for it (whether the
+   * index takes anything is `beginSeed`'s to say).
    */
-  async joinInput(): Promise<
-    { modelId: string; dimensions: number; merkleRoot: string; files: Array<{ path: string; fileHash: string }>; seedable: boolean } | undefined
-  > {
+  async joinInput(): Promise<{ modelId: string; dimensions: number; merkleRoot: string; files: Array<{ path: string; fileHash: string }> } | undefined> {
     await this.workspace.whenReady();
     await this.workspace.settle();
     const configured = this.semantic;
     if (!configured) return undefined;
     return {
-      seedable: configured.index.seedable,
       modelId: configured.index.modelId,
       dimensions: configured.index.dimensions,
       merkleRoot: this.workspace.rootHash(),

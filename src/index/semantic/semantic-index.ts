@@ -14,6 +14,7 @@ import type { CancellationSignal } from '../../base/cancellation.js';
 import { neverCancelled, raceCancellation, throwIfCancelled } from '../../base/cancellation.js';
 import { createHash } from 'node:crypto';
 import { errorMessage } from '../../base/errors.js';
+import { breathe } from '../../base/event-loop.js';
 import { foregroundQuiet } from '../../base/foreground.js';
 import { HalfVector } from '../../base/half-float.js';
 import { log } from '../../base/logger.js';
@@ -276,7 +277,7 @@ export class SemanticIndex {
         this.seedCaching = caching;
         this.seedWait = undefined;
         end();
-        void caching.then(() => this.graphInSlices()).catch((error: unknown) => log.warn(`semantic index of ${this.source.root}: ${(error as Error).message}`));
+        void caching.then(() => this.graphInSlices()).catch((error: unknown) => log.warn(`semantic index of ${this.source.root}: ${errorMessage(error)}`));
         log.info(`semantic index of ${this.source.root}: ${taken.files} files (${taken.chunks} chunks) from ${from}`);
         // A seeded index is about to be asked in words: its query embedder is readied now, not by the first question.
         setImmediate(() => {
@@ -298,7 +299,7 @@ export class SemanticIndex {
       this.cache.putAll(
         entries.slice(start, start + cacheSliceVectors).map(({ key, vector }) => ({ key, vector: vector instanceof HalfVector ? vector.floats() : vector })),
       );
-      await new Promise((resolve) => setImmediate(resolve));
+      await breathe();
     }
   }
 
@@ -321,7 +322,7 @@ export class SemanticIndex {
       slices += 1;
       longest = Math.max(longest, ms);
       rows = Math.min(8_192, Math.max(32, Math.round((passed * graphSliceMs) / Math.max(1, ms))));
-      await new Promise((resolve) => setImmediate(resolve));
+      await breathe();
     }
     if (this.disposed) return;
     log.info(

@@ -11,6 +11,7 @@
 // its graph's is refused; test/index/semantic/semantic.test.ts checks both paths give the same vectors.
 import fs from 'node:fs';
 import path from 'node:path';
+import { halfBits, halfTable } from '../../base/half-float.js';
 import type { Embedder } from './embed-pool.js';
 import type { ModelFolder } from './model-folder.js';
 
@@ -118,8 +119,8 @@ export function readEmbeddingTable(onnxFile: string): EmbeddingTable {
   if (type === 1) table.set(new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.length)));
   else {
     // Through a table of all 65,536 halves: a lookup a number (the kernel's restart paid 0.9 s converting each one).
-    const halves = new Uint16Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.length));
-    const floats = halfFloats();
+    const halves = halfBits(raw);
+    const floats = halfTable();
     for (let at = 0; at < table.length; at++) table[at] = floats[halves[at]!]!;
   }
   return { rows, columns, table, ops };
@@ -143,26 +144,6 @@ export function readEmbeddingDimensions(model: ModelFolder): number {
   const { columns, ops } = storedEmbeddings(staticModelFile(model));
   checkPooling(model, ops);
   return columns;
-}
-
-let halfTable: Float32Array | undefined;
-
-/** Every IEEE half's value, by its bits. */
-function halfFloats(): Float32Array {
-  if (!halfTable) {
-    halfTable = new Float32Array(65_536);
-    for (let half = 0; half < 65_536; half++) halfTable[half] = halfToFloat(half);
-  }
-  return halfTable;
-}
-
-function halfToFloat(half: number): number {
-  const sign = half & 0x8000 ? -1 : 1;
-  const exponent = (half >> 10) & 0x1f;
-  const fraction = half & 0x3ff;
-  if (exponent === 0) return sign * 2 ** -14 * (fraction / 1024);
-  if (exponent === 31) return fraction ? NaN : sign * Infinity;
-  return sign * 2 ** (exponent - 15) * (1 + fraction / 1024);
 }
 
 function isPunctuation(character: string): boolean {
