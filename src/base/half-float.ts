@@ -63,6 +63,16 @@ export function halfBytes(values: Float32Array, out: Buffer = Buffer.alloc(value
   return out;
 }
 
+/** The largest of f16 bits' magnitudes, as bits with the sign cleared (for finite numbers, larger bits are a larger magnitude). */
+export function largestHalfBits(bits: Uint16Array): number {
+  let largest = 0;
+  for (let index = 0; index < bits.length; index++) {
+    const magnitude = bits[index]! & 0x7fff;
+    if (magnitude > largest) largest = magnitude;
+  }
+  return largest;
+}
+
 /** f16 little-endian bytes (two a number) as f32 numbers. */
 export function floatsOfHalfBytes(bytes: Uint8Array): Float32Array {
   // Read as u16 (ten times faster here than two bytes a number).
@@ -80,10 +90,20 @@ export class HalfVector {
     return this.bits.length;
   }
 
-  /** Whether every number is finite (no Infinity, no NaN: exponent bits not all set). */
+  private largest = -1;
+
+  /**
+   * The largest magnitude's bits (sign cleared), found once: a join checks every vector is finite
+   * and then quantizes it (vector-store.ts's quantizeHalf), which wants the same number.
+   */
+  largestBits(): number {
+    if (this.largest < 0) this.largest = largestHalfBits(this.bits);
+    return this.largest;
+  }
+
+  /** Whether every number is finite (no Infinity, no NaN: exponent bits not all set, so every magnitude below 0x7c00). */
   finite(): boolean {
-    for (let index = 0; index < this.bits.length; index++) if ((this.bits[index]! & 0x7c00) === 0x7c00) return false;
-    return true;
+    return this.largestBits() < 0x7c00;
   }
 
   floats(): Float32Array {

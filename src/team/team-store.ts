@@ -9,6 +9,7 @@ import { FathomError } from '../base/errors.js';
 import { halfBits, halfBytes, HalfVector } from '../base/half-float.js';
 import { typedCopy } from '../base/typed-bytes.js';
 import { connectTeamStore, storeError, type TeamConnectionOptions } from './connection.js';
+import { copyRows, type CopyRow } from './copy-rows.js';
 import { schemaVersion } from './migrations.js';
 
 /** One chunk of a file's records. */
@@ -126,6 +127,24 @@ function vectorsOf(bytes: Buffer, count: number, dimensions: number): HalfVector
   if (bytes.length !== count * dimensions * 4) return undefined;
   // Little-endian f32; viewed where it lies when aligned (a large value has a buffer of its own).
   return bytes.byteOffset % 4 === 0 ? new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4) : typedCopy(bytes, Float32Array);
+}
+
+/**
+ * The byte strings copied into one buffer, each at a multiple of 4 (f16 and f32 are then viewed
+ * where they lie: a binary COPY puts fields at any offset, and a copy per vector cost an
+ * allocation each).
+ */
+function alignedVectors(fields: ReadonlyArray<Buffer | null>): Array<Buffer | null> {
+  const padded = (length: number): number => (length + 3) & ~3;
+  const into = Buffer.allocUnsafeSlow(fields.reduce((sum, field) => sum + (field ? padded(field.length) : 0), 0));
+  let at = 0;
+  return fields.map((field) => {
+    if (!field) return null;
+    field.copy(into, at);
+    const view = into.subarray(at, at + field.length);
+    at += padded(field.length);
+    return view;
+  });
 }
 
 export class TeamStore {
@@ -363,17 +382,26 @@ export class TeamStore {
    * The records and vectors the store holds of these files (by hash), one row per file (what a
    * join reads: migrations/005-file-packs.ts); nothing about any other file. A file whose packed
    * columns do not agree with its chunk count, or whose vectors are not `dimensions` numbers
-   * each, comes back without vectors (left to local embedding).
+   * each, comes back without vectors (left to local embedding). Read with a binary COPY
+   * (copy-rows.ts: no hex), each call's vectors copied into one aligned buffer.
    */
   async filePacks(team: string, model: string, dimensions: number, fileHashes: readonly string[]): Promise<FilePack[]> {
     const packs: FilePack[] = [];
     for (let start = 0; start < fileHashes.length; start += hashesPerCall) {
-      const result = await this.call<PackRow>('file_packs', 'SELECT file_hash, chunk_count, ranges, chunk_hashes, vectors FROM fathom.file_packs($1, $2, $3)', [
-        team,
-        model,
-        packHashes(fileHashes.slice(start, start + hashesPerCall)),
-      ]);
-      for (const row of result.rows) packs.push(unpackFile(row, dimensions));
+      const hashes = packHashes(fileHashes.slice(start, start + hashesPerCall)).toString('hex');
+      const select = `SELECT file_hash, chunk_count, ranges, chunk_hashes, vectors FROM fathom.file_packs(${this.client.escapeLiteral(team)}, ${this.client.escapeLiteral(model)}, decode('${hashes}', 'hex'))`;
+      let rows: CopyRow[];
+      try {
+        rows = await copyRows(this.client, select);
+      } catch (error) {
+        throw storeError(this.description, 'file_packs', error);
+      }
+      const aligned = alignedVectors(rows.map((row) => row[4] ?? null));
+      rows.forEach((row, at) => {
+        const [fileHash, chunkCount, ranges, chunkHashes] = row;
+        if (!fileHash || !chunkCount || chunkCount.length !== 4) throw storeError(this.description, 'file_packs', new Error('a row without its file hash or chunk count'));
+        packs.push(unpackFile({ file_hash: fileHash, chunk_count: chunkCount.readInt32BE(0), ranges, chunk_hashes: chunkHashes ?? null, vectors: aligned[at]! }, dimensions));
+      });
     }
     return packs;
   }

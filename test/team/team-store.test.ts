@@ -224,6 +224,21 @@ describe('team store: schema, privileges and proofs', { skip }, () => {
     }
   });
 
+  test("a join's read (a binary COPY) leaves no timer behind, and the connection goes on answering", async () => {
+    const store = await TeamStore.open({ conninfo: member, statementTimeoutMs: 300 });
+    const timers = (): number => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    try {
+      const before = timers();
+      assert.equal((await store.filePacks(team, model, 8, [records[0]!.fileHash])).length, 1);
+      // pg's query timer, left running, would keep a CLI alive for the whole statement timeout.
+      assert.equal(timers(), before);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      assert.equal((await store.filePacks(team, model, 8, [records[1]!.fileHash])).length, 1);
+    } finally {
+      await store.close();
+    }
+  });
+
   test('vectors stored as f32 before schema 6 still read; a file whose vectors mix both widths is left to local embedding', async () => {
     const f32 = Float32Array.from({ length: 8 }, (_, at) => 0.1 * at + 1 / 3);
     const oldChunk = sha256('a chunk pushed before schema 6');

@@ -48,7 +48,7 @@ import zlib from 'node:zlib';
 import { Packr } from 'msgpackr';
 import { exactSearch, Index, MetricKind, ScalarKind } from 'usearch';
 import { type CheckedRead, encodeChecked, readChecked, writeFileAtomic } from '../../base/checked-file.js';
-import { HalfVector, halfTable } from '../../base/half-float.js';
+import { HalfVector, halfTable, largestHalfBits } from '../../base/half-float.js';
 import { bytesOf, typedCopy } from '../../base/typed-bytes.js';
 import { log } from '../../base/logger.js';
 
@@ -155,15 +155,13 @@ interface Staged {
   blocks: Array<Int8Array | undefined>;
 }
 
-/** f16 bits as i8, as `quantize` does their f32 numbers (for finite numbers the largest bits, sign cleared, are the largest magnitude). */
-export function quantizeHalf(bits: Uint16Array, out: Int8Array, at: number): void {
+/**
+ * f16 bits as i8, as `quantize` does their f32 numbers; `largest` their largest magnitude's bits
+ * (largestHalfBits: for finite numbers the largest bits, sign cleared, are the largest magnitude).
+ */
+export function quantizeHalf(bits: Uint16Array, out: Int8Array, at: number, largest = largestHalfBits(bits)): void {
   const values = halfTable();
   const length = bits.length;
-  let largest = 0;
-  for (let index = 0; index < length; index++) {
-    const magnitude = bits[index]! & 0x7fff;
-    if (magnitude > largest) largest = magnitude;
-  }
   const top = values[largest]!;
   const scale = top > 0 ? 127 / top : 0;
   for (let index = 0; index < length; index++) {
@@ -330,7 +328,7 @@ export class VectorStore {
         const key = this.nextKey++;
         const block = staged.blocks[Math.floor(row / this.blockRows)]!;
         const at = (row % this.blockRows) * this.dimensions;
-        if (chunk.vector instanceof HalfVector) quantizeHalf(chunk.vector.bits, block, at);
+        if (chunk.vector instanceof HalfVector) quantizeHalf(chunk.vector.bits, block, at, chunk.vector.largestBits());
         else quantize(chunk.vector, block, at);
         row += 1;
         this.place(record, index, key, chunk);
