@@ -1,9 +1,10 @@
 // PostgreSQL's binary COPY format as copy-rows.ts reads it (a real server's output is read by
-// team-store.test.ts's join rows): fields as bytes, NULL as null, and every way the bytes can be
-// cut short or wrong is an error naming where, never a row made up.
+// team-store.test.ts's join rows): fields as bytes, NULL as null, the same rows however the output
+// is cut into parts, and every way the bytes can be cut short or wrong is an error naming where,
+// never a row made up. The submittable around it is run against a real server by team-store.test.ts.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parseCopy } from '../../src/team/copy-rows.js';
+import { CopyReader, parseCopy } from '../../src/team/copy-rows.js';
 
 const signature = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 const int16 = (value: number): Buffer => Buffer.from([(value >> 8) & 0xff, value & 0xff]);
@@ -26,6 +27,28 @@ describe('binary COPY rows', () => {
       [[[0x61, 0x62], null, []], [[0, 0, 0, 7]]],
     );
     assert.deepEqual(parseCopy(Buffer.concat([header(), trailer])), []);
+  });
+
+  test('read part by part, cut anywhere (a row, a length, the header), the same rows, though each part is overwritten once read', () => {
+    const data = Buffer.concat([header(Buffer.from('ext')), row(Buffer.from('first'), null), row(Buffer.alloc(300, 7), int32(-2)), row(), trailer]);
+    const whole = parseCopy(data).map((fields) => fields.map((field) => field && [...field]));
+    for (let cut = 0; cut <= data.length; cut++)
+      for (const second of [cut, Math.min(data.length, cut + 5)]) {
+        // Rows are views valid during the call: taken as copies there, as a caller must.
+        const rows: Array<Array<number[] | null>> = [];
+        const reader = new CopyReader((fields) => rows.push(fields.map((field) => field && [...field])));
+        for (const [from, to] of [
+          [0, cut],
+          [cut, second],
+          [second, data.length],
+        ] as const) {
+          const part = Buffer.from(data.subarray(from, to));
+          reader.add(part);
+          part.fill(0xee); // as pg reuses its read buffer
+        }
+        reader.finish();
+        assert.deepEqual(rows, whole, `cut at ${cut} and ${second}`);
+      }
   });
 
   const cases: Array<[string, Buffer, RegExp]> = [

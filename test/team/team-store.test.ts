@@ -18,6 +18,7 @@ import { floatsOfHalfBytes, halfBytes, HalfVector } from '../../src/base/half-fl
 import { initStore } from '../../src/team/schema.js';
 import { memberFunctions, migrations, schemaVersion } from '../../src/team/migrations.js';
 import { TeamStore, type FileRecord } from '../../src/team/team-store.js';
+import { copyRows } from '../../src/team/copy-rows.js';
 import { passwordFromFile } from '../../src/team/connection.js';
 import { hammingDistance, leafSimhash } from '../../src/team/simhash.js';
 import { tempDir } from '../helpers/fixture.js';
@@ -234,8 +235,29 @@ describe('team store: schema, privileges and proofs', { skip }, () => {
       assert.equal(timers(), before);
       await new Promise((resolve) => setTimeout(resolve, 400));
       assert.equal((await store.filePacks(team, model, 8, [records[1]!.fileHash])).length, 1);
+      assert.deepEqual(await store.filePacks(team, "it's quoted", 8, [records[1]!.fileHash]), [], 'a name is a literal, quoted');
     } finally {
       await store.close();
+    }
+    // A copy the server fails is that error, and the connection answers the next query.
+    const client = await cluster.connect(cluster.superuser, 'postgres');
+    try {
+      await assert.rejects(
+        copyRows(client, 'SELECT 1 / (g - 3) FROM generate_series(1, 5) AS g', () => undefined),
+        /division by zero/,
+      );
+      const rows: number[] = [];
+      await copyRows(client, 'SELECT g FROM generate_series(1, 3) AS g', ([value]) => rows.push(value!.readInt32BE(0)));
+      assert.deepEqual(rows, [1, 2, 3]);
+      await assert.rejects(
+        copyRows(client, 'SELECT g FROM generate_series(1, 3) AS g', () => {
+          throw new Error('the caller refused a row');
+        }),
+        /the caller refused a row/,
+      );
+      assert.equal((await client.query('SELECT 2 AS two')).rows[0].two, 2);
+    } finally {
+      await client.end();
     }
   });
 

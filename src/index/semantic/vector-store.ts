@@ -312,12 +312,14 @@ export class VectorStore {
     if (added === 0) return;
     const staged: Staged = before ?? { firstKey: this.nextKey, count: 0, graphed: 0, blocks: [] };
     const total = staged.count + added;
-    // Blocks sized to their rows: the last one grows (copied) as rows are appended.
+    // The last block grows (copied) as rows are appended, at least doubling, so a small store
+    // stays small and a join's rounds fill each kernel-sized block with few copies (fresh memory
+    // costs this machine ~3 ms a MB in page faults). Rows past `count` are not searched.
     for (let block = Math.floor(staged.count / this.blockRows); block * this.blockRows < total; block++) {
-      const length = Math.min(this.blockRows, total - block * this.blockRows) * this.dimensions;
+      const rows = Math.min(this.blockRows, total - block * this.blockRows);
       const old = staged.blocks[block];
-      if (old?.length === length) continue;
-      const grown = new Int8Array(length);
+      if (old && old.length >= rows * this.dimensions) continue;
+      const grown = new Int8Array(Math.min(this.blockRows, Math.max(rows, (2 * (old?.length ?? 0)) / this.dimensions)) * this.dimensions);
       if (old) grown.set(old);
       staged.blocks[block] = grown;
     }
@@ -501,11 +503,12 @@ export class VectorStore {
       staged.blocks.forEach((block, index) => {
         if (!block) return;
         const first = index * this.blockRows;
-        const rows = block.length / this.dimensions;
+        const rows = Math.min(this.blockRows, staged.count - first);
         // The block's rows already in the graph are searched too, and passed over.
         const count = Math.min(rows, wanted + Math.max(0, staged.graphed - first));
         if (count < rows) exhausted = false;
-        const matches = exactSearch(block, query, this.dimensions, count, MetricKind.Cos, 0);
+        // A view from the block's start (exactSearch reads from its buffer's start), its rows only.
+        const matches = exactSearch(block.subarray(0, rows * this.dimensions), query, this.dimensions, count, MetricKind.Cos, 0);
         for (let at = 0; at < matches.keys.length; at++) {
           const row = first + Number(matches.keys[at]!);
           if (row >= staged.graphed) nearest.push({ row, distance: matches.distances[at]! });
