@@ -21,6 +21,9 @@
 //   FATHOM_JOIN_LOG=FILE         the joining daemon logs at info, its log copied to FILE
 //   FATHOM_JOIN_GRAPH=1          with FATHOM_JOIN_READY=0: also wait until the store's vectors are
 //                                in the HNSW graph (search.semantic.staged 0), and time it
+//   FATHOM_JOIN_WORDS=1          with FATHOM_JOIN_READY=0: also wait until the semantic index holds
+//                                every file (state ready, nothing pending: the files the store
+//                                lacked embedded here), and time it
 //   FATHOM_JOIN_PROFILE=DIR      the joining daemon writes a CPU profile to DIR when it stops
 //                                (bench/cpu-profile-preload.ts)
 //
@@ -52,6 +55,7 @@ const waitReady = process.env.FATHOM_JOIN_READY !== '0';
 const question = process.env.FATHOM_JOIN_QUESTION || 'free the pages of a memory mapping when a process exits';
 const joinLog = process.env.FATHOM_JOIN_LOG || undefined;
 const waitGraph = process.env.FATHOM_JOIN_GRAPH === '1';
+const waitWords = process.env.FATHOM_JOIN_WORDS === '1';
 const joinProfile = process.env.FATHOM_JOIN_PROFILE || undefined;
 
 function daemonEnv(name: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
@@ -81,6 +85,8 @@ interface TimedIndex {
   answeredMs: number;
   /** When the store's vectors were all in the HNSW graph (FATHOM_JOIN_GRAPH=1), from the command's start. */
   graphedMs: number;
+  /** When the semantic index held every file (FATHOM_JOIN_WORDS=1: ready, nothing pending), from the command's start. */
+  wordsMs: number;
   searchMs: number;
   hits: number;
   route: string;
@@ -126,7 +132,18 @@ async function timedIndex(env: NodeJS.ProcessEnv, clone: string, files: number):
   const hits = Number(/: (\d+) hits?/.exec(said[0] ?? '')?.[1] ?? 0);
   const route = search.status === 0 ? said.map((line) => line.replace(/^fathom: /, '')).join(' / ') : `exit ${search.status}: ${search.stderr.slice(-300)}`;
   let graphedMs = Number.NaN;
+  let wordsMs = Number.NaN;
   if (!waitReady) {
+    while (waitWords && !done) {
+      const status = spawnSync(process.execPath, [main, 'status', clone, '--json'], { env, encoding: 'utf8' });
+      const semantic = status.status === 0 ? (JSON.parse(status.stdout) as StatusResult['workspaces'][number]).search?.semantic : undefined;
+      if (!semantic || semantic.state === 'off') break;
+      if (semantic.state === 'ready' && semantic.pendingFiles === 0) {
+        wordsMs = performance.now() - started;
+        break;
+      }
+      await sleep(1_000);
+    }
     while (waitGraph) {
       const status = spawnSync(process.execPath, [main, 'status', clone, '--json'], { env, encoding: 'utf8' });
       const semantic = status.status === 0 ? (JSON.parse(status.stdout) as StatusResult['workspaces'][number]).search?.semantic : undefined;
@@ -136,11 +153,11 @@ async function timedIndex(env: NodeJS.ProcessEnv, clone: string, files: number):
     if (waitGraph) graphedMs = performance.now() - started;
     child.kill('SIGINT');
     await exited;
-    return { coveredMs, answeredMs, graphedMs, searchMs, hits, route, stagedThen, readyMs: Number.NaN, stderr };
+    return { coveredMs, answeredMs, graphedMs, wordsMs, searchMs, hits, route, stagedThen, readyMs: Number.NaN, stderr };
   }
   const code = await exited;
   if (code !== 0) throw new Error(`fathom index ${clone}: exit ${code}: ${stderr.slice(-800)}`);
-  return { coveredMs, answeredMs, graphedMs, searchMs, hits, route, stagedThen, readyMs: performance.now() - started, stderr };
+  return { coveredMs, answeredMs, graphedMs, wordsMs, searchMs, hits, route, stagedThen, readyMs: performance.now() - started, stderr };
 }
 
 try {
@@ -153,11 +170,12 @@ try {
   // The cold build: the first clone's own `fathom index` (the clone differs from it in 1% of its
   // files; its semantic index is complete when it returns); FATHOM_JOIN_COLD_CLONE=1 times the clone's.
   const firstIndex = cli(first, ['index', corpus]);
-  const firstRun: Pick<TimedIndex, 'coveredMs' | 'readyMs' | 'answeredMs' | 'graphedMs'> = {
+  const firstRun: Pick<TimedIndex, 'coveredMs' | 'readyMs' | 'answeredMs' | 'graphedMs' | 'wordsMs'> = {
     coveredMs: firstCache ? Number.NaN : firstIndex.ms,
     readyMs: firstCache ? Number.NaN : firstIndex.ms,
     answeredMs: Number.NaN,
     graphedMs: Number.NaN,
+    wordsMs: firstCache ? Number.NaN : firstIndex.ms,
   };
   const push = cli({ ...first, ...member }, ['team', 'push', corpus, '--json']);
   const list = cli(first, ['files', corpus]).stdout.split('\n').filter(Boolean);
@@ -199,6 +217,7 @@ try {
       seconds(joinRun.answeredMs),
       ratio(coldRun.answeredMs, joinRun.answeredMs),
     ],
+    ['every file answerable in words', seconds(coldRun.wordsMs), seconds(joinRun.wordsMs), ratio(coldRun.wordsMs, joinRun.wordsMs)],
     ["the store's vectors all in the HNSW graph", seconds(coldRun.graphedMs), seconds(joinRun.graphedMs), '-'],
     ['fathom index returns (every index ready)', seconds(coldRun.readyMs), seconds(joinRun.readyMs), ratio(coldRun.readyMs, joinRun.readyMs)],
   ];
@@ -219,7 +238,7 @@ try {
   process.stdout.write(`${'from `fathom index CLONE` start'.padEnd(44)} ${'cold'.padStart(9)} ${'joined'.padStart(9)} ${'ratio'.padStart(7)}\n`);
   for (const [name, a, b, ratio] of rows) process.stdout.write(`${name.padEnd(44)} ${a.padStart(9)} ${b.padStart(9)} ${ratio.padStart(7)}\n`);
   process.stdout.write(
-    `BENCH_JSON ${JSON.stringify({ corpus, files: list.length, changed: changed.length, cold: { coveredMs: coldRun.coveredMs, readyMs: coldRun.readyMs }, joined: { coveredMs: joinRun.coveredMs, answeredMs: joinRun.answeredMs, graphedMs: joinRun.graphedMs, searchMs: joinRun.searchMs, stagedThen: joinRun.stagedThen, readyMs: joinRun.readyMs }, seeded: seeded ?? null })}\n`,
+    `BENCH_JSON ${JSON.stringify({ corpus, files: list.length, changed: changed.length, cold: { coveredMs: coldRun.coveredMs, readyMs: coldRun.readyMs }, joined: { coveredMs: joinRun.coveredMs, answeredMs: joinRun.answeredMs, graphedMs: joinRun.graphedMs, wordsMs: joinRun.wordsMs, searchMs: joinRun.searchMs, stagedThen: joinRun.stagedThen, readyMs: joinRun.readyMs }, seeded: seeded ?? null })}\n`,
   );
 } finally {
   for (const name of ['first', 'cold', 'joined']) spawnSync(process.execPath, [main, 'stop'], { env: daemonEnv(name), stdio: 'ignore' });

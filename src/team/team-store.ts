@@ -3,7 +3,9 @@
 // file hashes presented. Opening checks the store's schema version against this Fathom's and
 // refuses another, naming what to do. Hashes travel packed (32 bytes each, one bytea: a binary
 // parameter), lists in batches small enough for one statement. Used by push.ts, status.ts and
-// join.ts (which reads `filePacks`: one row per file, its chunks and vectors packed).
+// join.ts (which reads `filePacks`: one row per file, its chunks and vectors packed, through a
+// binary COPY (copy-rows.ts): COPY takes no parameters, so there the hashes are a hex literal
+// and the names quoted literals).
 import type pg from 'pg';
 import { FathomError } from '../base/errors.js';
 import { halfBits, halfBytes, HalfVector } from '../base/half-float.js';
