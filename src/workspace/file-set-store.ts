@@ -13,6 +13,7 @@
 import { Packr } from 'msgpackr';
 import { decodeChecked, encodeChecked, readChecked, writeFileAtomic, type CheckedRead } from '../base/checked-file.js';
 import type { SkipReason } from './skip-reason.js';
+import { releaseUnpackSource } from '../base/unpack-source.js';
 
 export const fileSetFormatVersion = 2;
 const magic = 'FTHMFSET';
@@ -45,6 +46,8 @@ function unpack(read: CheckedRead): LoadResult {
     return { status: 'valid', snapshot };
   } catch (error) {
     return { status: 'corrupt', reason: `payload does not decode: ${(error as Error).message}` };
+  } finally {
+    releaseUnpackSource();
   }
 }
 

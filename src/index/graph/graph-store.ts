@@ -21,6 +21,7 @@ import { Packr } from 'msgpackr';
 import { bytesOf } from '../../base/typed-bytes.js';
 import { CheckedFileWriter, readCheckedRecords } from '../../base/checked-file.js';
 import { breathe } from '../../base/event-loop.js';
+import { releaseUnpackSource } from '../../base/unpack-source.js';
 import type { ImportBinding } from '../syntax/tags.js';
 import type { FileGraph } from './file-graph.js';
 
@@ -197,6 +198,14 @@ function decodeFile(entry: StoredFile, limits: { names: number; kinds: number; c
  * answer may come after `sink` took some files: the caller drops them.
  */
 export async function loadGraph(file: string, sink: GraphSink): Promise<GraphLoad> {
+  try {
+    return await readGraph(file, sink);
+  } finally {
+    releaseUnpackSource();
+  }
+}
+
+async function readGraph(file: string, sink: GraphSink): Promise<GraphLoad> {
   const read = await readCheckedRecords(file, magic, graphFormatVersion);
   if (read.status !== 'valid') return read;
   const records = read.records;

@@ -21,6 +21,7 @@ import { Packr } from 'msgpackr';
 import { bytesOf, typedCopy } from '../../base/typed-bytes.js';
 import { CheckedFileWriter, readCheckedRecords } from '../../base/checked-file.js';
 import { breathe } from '../../base/event-loop.js';
+import { releaseUnpackSource } from '../../base/unpack-source.js';
 import { fieldCount } from './chunk-fields.js';
 
 export const rankingFormatVersion = 1;
@@ -106,6 +107,14 @@ export type RankingLoad = { status: 'valid'; snapshot: RankingSnapshot } | { sta
 
 /** Reads and checks a snapshot: lengths agree, every chunk id and file range points inside its table. */
 export async function loadRanking(file: string, magic = rankingMagic): Promise<RankingLoad> {
+  try {
+    return await readRanking(file, magic);
+  } finally {
+    releaseUnpackSource();
+  }
+}
+
+async function readRanking(file: string, magic: string): Promise<RankingLoad> {
   const read = await readCheckedRecords(file, magic, rankingFormatVersion);
   if (read.status !== 'valid') return read;
   try {

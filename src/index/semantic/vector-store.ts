@@ -49,6 +49,7 @@ import { Packr } from 'msgpackr';
 import { exactSearch, Index, MetricKind, ScalarKind } from 'usearch';
 import { type CheckedRead, encodeChecked, readChecked, writeFileAtomic } from '../../base/checked-file.js';
 import { HalfVector, halfTable, largestHalfBits } from '../../base/half-float.js';
+import { releaseUnpackSource } from '../../base/unpack-source.js';
 import { bytesOf, typedCopy } from '../../base/typed-bytes.js';
 import { log } from '../../base/logger.js';
 
@@ -592,6 +593,14 @@ export class VectorStore {
    * rebuilds, from the embedding cache where it can).
    */
   load(folder: string, root: string): { loaded: true } | { loaded: false; reason: string } {
+    try {
+      return this.loadTable(folder, root);
+    } finally {
+      releaseUnpackSource();
+    }
+  }
+
+  private loadTable(folder: string, root: string): { loaded: true } | { loaded: false; reason: string } {
     const read = readTable(folder);
     if (read.status !== 'valid') return { loaded: false, reason: read.status === 'missing' ? 'no saved store' : read.reason };
     try {
