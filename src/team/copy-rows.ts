@@ -56,7 +56,8 @@ class CopyOut {
   }
 
   handleCopyData(message: { chunk: Buffer }): void {
-    if (this.failure) return;
+    // After a failure, or a timeout (pg's timer settles the copy while the server goes on sending): nothing more is read.
+    if (this.failure || this.settled) return;
     try {
       this.reader.add(message.chunk);
     } catch (error) {
