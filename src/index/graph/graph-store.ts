@@ -12,8 +12,11 @@
 // bytes: the content tagged), language, arrays (the part's 12 typed arrays as bytes), imports as
 // [source, name, local, reexport (0/1), line] }. On load a part whose file's hash differs (or
 // another `queries`) is re-tagged; a bad checksum, ids out of range or arrays of different
-// lengths: the cache is ignored (logged). Saved after a build, 30 s after the last change, and
-// when the workspace closes.
+// lengths: the cache is ignored (logged). A part read back is held smaller than it was made: an
+// array of one repeated 0 or -1 as a view of a shared one, and the positions, lines, characters,
+// receivers and chains as u16 where every number fits (~160 MB less for the kernel's graph); a
+// save writes them at their declared width, so the format stays one. Saved after a build, 30 s
+// after the last change, and when the workspace closes.
 // Versions (one line per bump):
 //   1  one msgpack payload (not read any more)
 //   2  records, written and read in pieces
@@ -92,7 +95,8 @@ export async function saveGraph(file: string, snapshot: GraphSnapshot): Promise<
         path: part.path,
         hash: Buffer.from(hash, 'hex'),
         language: part.language ?? null,
-        arrays: arrayFields.map(([field]) => bytesOf(part[field])),
+        // As declared, whatever a part read back holds (u16 where its numbers fit): the file's format is one.
+        arrays: arrayFields.map(([field, type]) => bytesOf(part[field] instanceof type ? part[field] : type.from(part[field]))),
         imports: part.imports.map((binding) => [binding.source, binding.name, binding.local, binding.reexport ? 1 : 0, binding.line]),
       };
       await writer.record(packr.pack(stored));
@@ -131,15 +135,30 @@ export interface GraphSink {
   file(part: FileGraph, hash: string): void;
 }
 
+type PartArray = FileGraph[(typeof arrayFields)[number][0]];
+
+/** Fields held as u16 when every number fits (their FileGraph type says so). */
+const narrowable = new Set<string>(['definitionChains', 'definitionPositions', 'referenceReceivers', 'referenceLines', 'referenceCharacters']);
+
+/** Arrays of one repeated 0 or -1, shared by every part that has one (views; parts are never written to). */
+const constants = new Map<string, Int32Array | Uint32Array | Uint16Array>();
+
+function constant(type: (typeof arrayFields)[number][1], value: number, length: number): PartArray {
+  const key = `${type.name} ${value}`;
+  let shared = constants.get(key);
+  if (!shared || shared.length < length) {
+    shared = new type(Math.max(length, 2 * (shared?.length ?? 0), 1024));
+    shared.fill(value);
+    constants.set(key, shared);
+  }
+  return shared.subarray(0, length) as PartArray;
+}
+
+/** The file's arrays are checked in this scratch space (one per daemon, grown as needed), then copied out. */
+let scratch = new ArrayBuffer(1 << 16);
+
 function decodeFile(entry: StoredFile, limits: { names: number; kinds: number; chains: number }): { part: FileGraph; hash: string } {
   if (!Array.isArray(entry.arrays) || entry.arrays.length !== arrayFields.length || entry.hash.length !== 32) throw new Error(`${entry.path}: wrong shape`);
-  const part = {
-    path: entry.path,
-    language: entry.language ?? undefined,
-    imports: entry.imports.map(([source, name, local, reexport, line]): ImportBinding => ({ source, name, local, reexport: reexport === 1, line })),
-  } as Record<string, unknown>;
-  // One buffer for the file's twelve arrays, each at a 4-byte boundary: one allocation, not twelve
-  // (a restart of the kernel's graph made 675k buffers: 2.4 s of copying and most of its GC).
   let total = 0;
   const offsets = arrayFields.map(([, type], index) => {
     const bytes = entry.arrays[index]!;
@@ -148,14 +167,60 @@ function decodeFile(entry: StoredFile, limits: { names: number; kinds: number; c
     total += (bytes.byteLength + 3) & ~3;
     return at;
   });
-  const buffer = new ArrayBuffer(total);
-  const bytes = new Uint8Array(buffer);
+  if (scratch.byteLength < total) scratch = new ArrayBuffer(Math.max(total, 2 * scratch.byteLength));
+  const scratchBytes = new Uint8Array(scratch);
+  const wide = {} as Record<(typeof arrayFields)[number][0], PartArray>;
   arrayFields.forEach(([field, type], index) => {
     const stored = entry.arrays[index]!;
-    bytes.set(stored, offsets[index]!);
-    part[field] = new type(buffer, offsets[index]!, stored.byteLength / type.BYTES_PER_ELEMENT);
+    scratchBytes.set(stored, offsets[index]!);
+    wide[field] = new type(scratch, offsets[index]!, stored.byteLength / type.BYTES_PER_ELEMENT) as PartArray;
   });
-  const graph = part as unknown as FileGraph;
+  checkPart(entry.path, wide, entry.imports.length, limits);
+  // Out of the scratch into one buffer of the file's own (one allocation, not twelve: a restart of
+  // the kernel's graph made 675k buffers, 2.4 s of copying and most of its GC), each array as
+  // small as its numbers allow: a repeated 0 or -1 shared, u16 where every number fits.
+  const plans = arrayFields.map(([field, type]) => {
+    const array = wide[field];
+    let least = 0;
+    let most = 0;
+    if (array.length > 0) least = most = array[0]!;
+    for (let index = 1; index < array.length; index++) {
+      const value = array[index]!;
+      if (value < least) least = value;
+      else if (value > most) most = value;
+    }
+    if (least === most && (least === 0 || least === -1)) return { field, type, shared: least, bytes: 0 };
+    if (narrowable.has(field) && least >= 0 && most <= 0xffff) return { field, type: Uint16Array, bytes: array.length * 2 };
+    return { field, type, bytes: array.byteLength };
+  });
+  const buffer = new ArrayBuffer(plans.reduce((sum, plan) => sum + ((plan.bytes + 3) & ~3), 0));
+  const part = {
+    path: entry.path,
+    language: entry.language ?? undefined,
+    imports: entry.imports.map(([source, name, local, reexport, line]): ImportBinding => ({ source, name, local, reexport: reexport === 1, line })),
+  } as Record<string, unknown>;
+  let at = 0;
+  for (const plan of plans) {
+    const array = wide[plan.field];
+    if ('shared' in plan) {
+      part[plan.field] = constant(plan.type, plan.shared!, array.length);
+      continue;
+    }
+    const out = new plan.type(buffer, at, array.length);
+    out.set(array);
+    part[plan.field] = out;
+    at += (plan.bytes + 3) & ~3;
+  }
+  return { part: part as unknown as FileGraph, hash: Buffer.from(entry.hash).toString('hex') };
+}
+
+/** Every array the same length as its kind, every index pointing where it can (a parent before its child, ids inside their tables: a loop up the parents must end). */
+function checkPart(
+  path: string,
+  graph: Record<(typeof arrayFields)[number][0], PartArray>,
+  imports: number,
+  limits: { names: number; kinds: number; chains: number },
+): void {
   const definitions = graph.definitionNames.length;
   const references = graph.referenceNames.length;
   const shaped =
@@ -169,11 +234,9 @@ function decodeFile(entry: StoredFile, limits: { names: number; kinds: number; c
     graph.referenceCharacters.length === references &&
     graph.referenceEnclosing.length === references &&
     graph.referenceBindings.length === references;
-  if (!shaped) throw new Error(`${entry.path}: arrays of different lengths`);
-  // Every index must point where it can: a parent before its child, an enclosing definition and a
-  // binding that exist, ids inside their tables (a loop up the parents must end).
+  if (!shaped) throw new Error(`${path}: arrays of different lengths`);
   const check = (ok: boolean, what: string) => {
-    if (!ok) throw new Error(`${entry.path}: ${what} out of range`);
+    if (!ok) throw new Error(`${path}: ${what} out of range`);
   };
   for (let at = 0; at < definitions; at++) {
     check(graph.definitionNames[at]! < limits.names, 'a name id');
@@ -188,9 +251,8 @@ function decodeFile(entry: StoredFile, limits: { names: number; kinds: number; c
     const enclosing = graph.referenceEnclosing[at]!;
     check(enclosing >= -1 && enclosing < definitions, 'an enclosing definition');
     const binding = graph.referenceBindings[at]!;
-    check(binding >= -1 && binding < graph.imports.length, 'an import binding');
+    check(binding >= -1 && binding < imports, 'an import binding');
   }
-  return { part: graph, hash: Buffer.from(entry.hash).toString('hex') };
 }
 
 /**
