@@ -66,9 +66,7 @@ export interface FileGraph {
   language: string | undefined;
   /**
    * Definitions: interned name, kind, container chain, innermost enclosing definition (-1: none).
-   * A part read back from the cache holds an array as u16 where every number fits, and an array
-   * of one repeated 0 or -1 as a view of a shared one (graph-store.ts: the kernel's graph is
-   * ~160 MB smaller so); parts are never written to once made.
+   * A part holds its arrays as small as their numbers allow (compactPart): never written to once made.
    */
   definitionNames: Uint32Array;
   definitionKinds: Uint16Array;
@@ -142,7 +140,81 @@ export function packFileTags(tags: FileTags, names: NameTable, kinds: KindTable)
     graph.referenceEnclosing[index] = reference.enclosing;
     graph.referenceBindings[index] = reference.binding;
   });
-  return graph;
+  return compactPart(graph);
+}
+
+/** A part's typed arrays, in a fixed order (graph.bin's), with the constructors they are declared and saved as. */
+export const partArrays = [
+  ['definitionNames', Uint32Array],
+  ['definitionKinds', Uint16Array],
+  ['definitionChains', Uint32Array],
+  ['definitionParents', Int32Array],
+  ['definitionPositions', Int32Array],
+  ['referenceNames', Uint32Array],
+  ['referenceKinds', Uint16Array],
+  ['referenceReceivers', Uint32Array],
+  ['referenceLines', Uint32Array],
+  ['referenceCharacters', Uint32Array],
+  ['referenceEnclosing', Int32Array],
+  ['referenceBindings', Int32Array],
+] as const;
+
+export type PartArray = FileGraph[(typeof partArrays)[number][0]];
+
+/** Fields held as u16 when every number fits (their FileGraph type says so). */
+const narrowable = new Set<string>(['definitionChains', 'definitionPositions', 'referenceReceivers', 'referenceLines', 'referenceCharacters']);
+
+/** Arrays of one repeated 0 or -1, shared by every part that has one (views; parts are never written to). */
+const constants = new Map<string, Int32Array | Uint32Array | Uint16Array>();
+
+function constant(type: (typeof partArrays)[number][1], value: number, length: number): PartArray {
+  const key = `${type.name} ${value}`;
+  let shared = constants.get(key);
+  if (!shared || shared.length < length) {
+    shared = new type(Math.max(length, 2 * (shared?.length ?? 0), 1024));
+    shared.fill(value);
+    constants.set(key, shared);
+  }
+  return shared.subarray(0, length) as PartArray;
+}
+
+/**
+ * The part with its arrays copied into one buffer of its own (one allocation, not twelve: a
+ * restart of the kernel's graph made 675k buffers, 2.4 s of copying and most of its GC), each as
+ * small as its numbers allow: an array of one repeated 0 or -1 a view of a shared one, the
+ * positions, lines, characters, receivers and chains u16 where every number fits. The kernel's
+ * graph: ~150 MB less (bench/RESULTS.md).
+ */
+export function compactPart(part: FileGraph): FileGraph {
+  const plans = partArrays.map(([field, type]) => {
+    const array = part[field];
+    let least = 0;
+    let most = 0;
+    if (array.length > 0) least = most = array[0]!;
+    for (let index = 1; index < array.length; index++) {
+      const value = array[index]!;
+      if (value < least) least = value;
+      else if (value > most) most = value;
+    }
+    if (least === most && (least === 0 || least === -1)) return { field, type, shared: least, bytes: 0 };
+    if (narrowable.has(field) && least >= 0 && most <= 0xffff) return { field, type: Uint16Array, bytes: array.length * 2 };
+    return { field, type, bytes: array.byteLength };
+  });
+  const buffer = new ArrayBuffer(plans.reduce((sum, plan) => sum + ((plan.bytes + 3) & ~3), 0));
+  const compact = { ...part } as Record<string, unknown>;
+  let at = 0;
+  for (const plan of plans) {
+    const array = part[plan.field];
+    if ('shared' in plan) {
+      compact[plan.field] = constant(plan.type, plan.shared!, array.length);
+      continue;
+    }
+    const out = new plan.type(buffer, at, array.length);
+    out.set(array);
+    compact[plan.field] = out;
+    at += (plan.bytes + 3) & ~3;
+  }
+  return compact as unknown as FileGraph;
 }
 
 function before(aLine: number, aCharacter: number, bLine: number, bCharacter: number): boolean {

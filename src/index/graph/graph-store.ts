@@ -12,11 +12,9 @@
 // bytes: the content tagged), language, arrays (the part's 12 typed arrays as bytes), imports as
 // [source, name, local, reexport (0/1), line] }. On load a part whose file's hash differs (or
 // another `queries`) is re-tagged; a bad checksum, ids out of range or arrays of different
-// lengths: the cache is ignored (logged). A part read back is held smaller than it was made: an
-// array of one repeated 0 or -1 as a view of a shared one, and the positions, lines, characters,
-// receivers and chains as u16 where every number fits (~160 MB less for the kernel's graph); a
-// save writes them at their declared width, so the format stays one. Saved after a build, 30 s
-// after the last change, and when the workspace closes.
+// lengths: the cache is ignored (logged). A part read back is held as small as its numbers allow
+// (file-graph.ts's compactPart); a save writes each array at its declared width, so the format
+// stays one. Saved after a build, 30 s after the last change, and when the workspace closes.
 // Versions (one line per bump):
 //   1  one msgpack payload (not read any more)
 //   2  records, written and read in pieces
@@ -26,7 +24,7 @@ import { CheckedFileWriter, readCheckedRecords } from '../../base/checked-file.j
 import { breathe } from '../../base/event-loop.js';
 import { releaseUnpackSource } from '../../base/unpack-source.js';
 import type { ImportBinding } from '../syntax/tags.js';
-import type { FileGraph } from './file-graph.js';
+import { compactPart, partArrays, type FileGraph, type PartArray } from './file-graph.js';
 
 export const graphFormatVersion = 2;
 const namesPerRecord = 65_536;
@@ -59,22 +57,6 @@ interface StoredHeader {
   files: number;
 }
 
-/** The typed arrays of a part, in a fixed order, with their constructors. */
-const arrayFields = [
-  ['definitionNames', Uint32Array],
-  ['definitionKinds', Uint16Array],
-  ['definitionChains', Uint32Array],
-  ['definitionParents', Int32Array],
-  ['definitionPositions', Int32Array],
-  ['referenceNames', Uint32Array],
-  ['referenceKinds', Uint16Array],
-  ['referenceReceivers', Uint32Array],
-  ['referenceLines', Uint32Array],
-  ['referenceCharacters', Uint32Array],
-  ['referenceEnclosing', Int32Array],
-  ['referenceBindings', Int32Array],
-] as const;
-
 /** Writes the snapshot piece by piece (other work runs between pieces); the old file stays until the new one is complete. */
 export async function saveGraph(file: string, snapshot: GraphSnapshot): Promise<void> {
   const writer = await CheckedFileWriter.open(file, magic, graphFormatVersion);
@@ -96,7 +78,7 @@ export async function saveGraph(file: string, snapshot: GraphSnapshot): Promise<
         hash: Buffer.from(hash, 'hex'),
         language: part.language ?? null,
         // As declared, whatever a part read back holds (u16 where its numbers fit): the file's format is one.
-        arrays: arrayFields.map(([field, type]) => bytesOf(part[field] instanceof type ? part[field] : type.from(part[field]))),
+        arrays: partArrays.map(([field, type]) => bytesOf(part[field] instanceof type ? part[field] : type.from(part[field]))),
         imports: part.imports.map((binding) => [binding.source, binding.name, binding.local, binding.reexport ? 1 : 0, binding.line]),
       };
       await writer.record(packr.pack(stored));
@@ -135,32 +117,13 @@ export interface GraphSink {
   file(part: FileGraph, hash: string): void;
 }
 
-type PartArray = FileGraph[(typeof arrayFields)[number][0]];
-
-/** Fields held as u16 when every number fits (their FileGraph type says so). */
-const narrowable = new Set<string>(['definitionChains', 'definitionPositions', 'referenceReceivers', 'referenceLines', 'referenceCharacters']);
-
-/** Arrays of one repeated 0 or -1, shared by every part that has one (views; parts are never written to). */
-const constants = new Map<string, Int32Array | Uint32Array | Uint16Array>();
-
-function constant(type: (typeof arrayFields)[number][1], value: number, length: number): PartArray {
-  const key = `${type.name} ${value}`;
-  let shared = constants.get(key);
-  if (!shared || shared.length < length) {
-    shared = new type(Math.max(length, 2 * (shared?.length ?? 0), 1024));
-    shared.fill(value);
-    constants.set(key, shared);
-  }
-  return shared.subarray(0, length) as PartArray;
-}
-
 /** The file's arrays are checked in this scratch space (one per daemon, grown as needed), then copied out. */
 let scratch = new ArrayBuffer(1 << 16);
 
 function decodeFile(entry: StoredFile, limits: { names: number; kinds: number; chains: number }): { part: FileGraph; hash: string } {
-  if (!Array.isArray(entry.arrays) || entry.arrays.length !== arrayFields.length || entry.hash.length !== 32) throw new Error(`${entry.path}: wrong shape`);
+  if (!Array.isArray(entry.arrays) || entry.arrays.length !== partArrays.length || entry.hash.length !== 32) throw new Error(`${entry.path}: wrong shape`);
   let total = 0;
-  const offsets = arrayFields.map(([, type], index) => {
+  const offsets = partArrays.map(([, type], index) => {
     const bytes = entry.arrays[index]!;
     if (!(bytes instanceof Uint8Array) || bytes.byteLength % type.BYTES_PER_ELEMENT !== 0) throw new Error(`${entry.path}: an array is not whole`);
     const at = total;
@@ -169,55 +132,27 @@ function decodeFile(entry: StoredFile, limits: { names: number; kinds: number; c
   });
   if (scratch.byteLength < total) scratch = new ArrayBuffer(Math.max(total, 2 * scratch.byteLength));
   const scratchBytes = new Uint8Array(scratch);
-  const wide = {} as Record<(typeof arrayFields)[number][0], PartArray>;
-  arrayFields.forEach(([field, type], index) => {
+  const wide = {} as Record<(typeof partArrays)[number][0], PartArray>;
+  partArrays.forEach(([field, type], index) => {
     const stored = entry.arrays[index]!;
     scratchBytes.set(stored, offsets[index]!);
     wide[field] = new type(scratch, offsets[index]!, stored.byteLength / type.BYTES_PER_ELEMENT) as PartArray;
   });
   checkPart(entry.path, wide, entry.imports.length, limits);
-  // Out of the scratch into one buffer of the file's own (one allocation, not twelve: a restart of
-  // the kernel's graph made 675k buffers, 2.4 s of copying and most of its GC), each array as
-  // small as its numbers allow: a repeated 0 or -1 shared, u16 where every number fits.
-  const plans = arrayFields.map(([field, type]) => {
-    const array = wide[field];
-    let least = 0;
-    let most = 0;
-    if (array.length > 0) least = most = array[0]!;
-    for (let index = 1; index < array.length; index++) {
-      const value = array[index]!;
-      if (value < least) least = value;
-      else if (value > most) most = value;
-    }
-    if (least === most && (least === 0 || least === -1)) return { field, type, shared: least, bytes: 0 };
-    if (narrowable.has(field) && least >= 0 && most <= 0xffff) return { field, type: Uint16Array, bytes: array.length * 2 };
-    return { field, type, bytes: array.byteLength };
-  });
-  const buffer = new ArrayBuffer(plans.reduce((sum, plan) => sum + ((plan.bytes + 3) & ~3), 0));
-  const part = {
+  // Out of the scratch, each array as small as its numbers allow (file-graph.ts's compactPart).
+  const part = compactPart({
     path: entry.path,
     language: entry.language ?? undefined,
     imports: entry.imports.map(([source, name, local, reexport, line]): ImportBinding => ({ source, name, local, reexport: reexport === 1, line })),
-  } as Record<string, unknown>;
-  let at = 0;
-  for (const plan of plans) {
-    const array = wide[plan.field];
-    if ('shared' in plan) {
-      part[plan.field] = constant(plan.type, plan.shared!, array.length);
-      continue;
-    }
-    const out = new plan.type(buffer, at, array.length);
-    out.set(array);
-    part[plan.field] = out;
-    at += (plan.bytes + 3) & ~3;
-  }
-  return { part: part as unknown as FileGraph, hash: Buffer.from(entry.hash).toString('hex') };
+    ...wide,
+  } as FileGraph);
+  return { part, hash: Buffer.from(entry.hash).toString('hex') };
 }
 
 /** Every array the same length as its kind, every index pointing where it can (a parent before its child, ids inside their tables: a loop up the parents must end). */
 function checkPart(
   path: string,
-  graph: Record<(typeof arrayFields)[number][0], PartArray>,
+  graph: Record<(typeof partArrays)[number][0], PartArray>,
   imports: number,
   limits: { names: number; kinds: number; chains: number },
 ): void {
