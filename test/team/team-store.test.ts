@@ -261,6 +261,29 @@ describe('team store: schema, privileges and proofs', { skip }, () => {
     }
   });
 
+  test('a store that crashes during a copy: the copy fails at once with the connection, nothing waits', async () => {
+    const client = await cluster.connect(cluster.superuser, 'postgres');
+    client.on('error', () => undefined); // the crash, reported through the copy
+    let rows = 0;
+    try {
+      const copy = copyRows(client, 'SELECT g, pg_sleep(0.002) FROM generate_series(1, 100000) AS g', () => {
+        rows += 1;
+        if (rows === 50) cluster.stop('immediate');
+      });
+      await assert.rejects(copy, /terminat|closed|ended|ECONNRESET|shut ?down/i);
+      assert.ok(rows >= 50 && rows < 100_000, `${rows} rows before the crash`);
+    } finally {
+      await client.end().catch(() => undefined);
+      cluster.start();
+    }
+    const store = await TeamStore.open({ conninfo: member });
+    try {
+      assert.equal((await store.filePacks(team, model, 8, [records[0]!.fileHash])).length, 1, 'the store answers again once restarted');
+    } finally {
+      await store.close();
+    }
+  });
+
   test('vectors stored as f32 before schema 6 still read; a file whose vectors mix both widths is left to local embedding', async () => {
     const f32 = Float32Array.from({ length: 8 }, (_, at) => 0.1 * at + 1 / 3);
     const oldChunk = sha256('a chunk pushed before schema 6');
