@@ -8,6 +8,7 @@ import path from 'node:path';
 import { ResponseError, type CancellationToken, type MessageConnection } from 'vscode-jsonrpc/node';
 import { differsFromDisk } from '../base/editor-text.js';
 import { FathomError, errorMessage } from '../base/errors.js';
+import { beginForeground } from '../base/foreground.js';
 import { log } from '../base/logger.js';
 import { checkGlobs } from '../base/pattern-limits.js';
 import { pathFromUriOrPath, pathsWithin, realPathForWrite, toRelative } from '../base/paths.js';
@@ -61,10 +62,6 @@ import { acrossRoots } from './across-roots.js';
 import { absentStatus } from './loading.js';
 import { parseParams } from './parse-params.js';
 import { toResponseError } from './to-wire-error.js';
-import { beginForeground } from '../base/foreground.js';
-
-/** A full scan that ended this recently makes `fathom/index`'s reconcile redundant (the watcher has run since). */
-const freshScanMs = 30_000;
 import {
   toLspDocumentSymbols,
   toLspSymbolInformation,
@@ -113,6 +110,9 @@ let sessionCounter = 0;
 
 /** How long a question waits, at most, for an index being read back from its saved copy (the kernel's graph: ~10 s). */
 const loadWaitMs = 60_000;
+
+/** A full scan that ended this recently makes `fathom/index`'s reconcile redundant (the watcher has run since). */
+const freshScanMs = 30_000;
 
 export class Session {
   /** The default new-diagnostics ledger of this connection. */

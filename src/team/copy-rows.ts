@@ -93,15 +93,6 @@ class CopyOut {
   }
 }
 
-/** The rows of a binary COPY's whole output; a malformed one is an error saying where. */
-export function parseCopy(data: Buffer): CopyRow[] {
-  const rows: CopyRow[] = [];
-  const reader = new CopyReader((row) => rows.push(row));
-  reader.add(data);
-  reader.finish();
-  return rows;
-}
-
 /**
  * Reads a binary COPY's output as it arrives, part by part (the server sends a row a message):
  * each whole row goes to `onRow` as views of the part it came in; only a row cut by a part's end

@@ -4,7 +4,16 @@
 // never a row made up. The submittable around it is run against a real server by team-store.test.ts.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { CopyReader, parseCopy } from '../../src/team/copy-rows.js';
+import { CopyReader, type CopyRow } from '../../src/team/copy-rows.js';
+
+/** The rows of a binary COPY's whole output, read as one part. */
+function parseCopy(data: Buffer): CopyRow[] {
+  const rows: CopyRow[] = [];
+  const reader = new CopyReader((row) => rows.push(row));
+  reader.add(data);
+  reader.finish();
+  return rows;
+}
 
 const signature = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 const int16 = (value: number): Buffer => Buffer.from([(value >> 8) & 0xff, value & 0xff]);
