@@ -63,6 +63,14 @@ export function halfBytes(values: Float32Array, out: Buffer = Buffer.alloc(value
   return out;
 }
 
+/** f32 numbers rounded to the f16 values nearest them (as `halfOf` rounds), still as f32: a copy. */
+export function roundedToHalf(values: Float32Array): Float32Array {
+  const halves = halfTable();
+  const out = new Float32Array(values.length);
+  for (let index = 0; index < values.length; index++) out[index] = halves[halfOf(values[index]!)]!;
+  return out;
+}
+
 /** The largest of f16 bits' magnitudes, as bits with the sign cleared (for finite numbers, larger bits are a larger magnitude). */
 export function largestHalfBits(bits: Uint16Array): number {
   let largest = 0;

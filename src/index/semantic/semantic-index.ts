@@ -204,7 +204,7 @@ export class SemanticIndex {
   /** The vector store: the saved one, checked, on first use; else an empty one (the first sync fills it). */
   get store(): VectorStore {
     if (this.storeValue) return this.storeValue;
-    const store = new VectorStore(this.cache.dimensions, this.embedder.modelId);
+    const store = new VectorStore(this.cache.dimensions, this.embedder.modelId, { vectorOf: (textHash) => this.cache.get(textHash) });
     const loaded = store.load(this.options.folder, this.source.root);
     if (loaded.loaded) this.loaded = { loaded: 'valid' };
     else if (loaded.reason !== 'no saved store') {

@@ -15,7 +15,9 @@
 //                                   indexCrc32 (the CRC-32 of its bytes), paths[], fileHashes[],
 //                                   chunkCounts (u32 per file), keys (u32 per chunk), ranges (start
 //                                   line, end line, start byte, end byte: u32 per chunk),
-//                                   textHashes (32 bytes per chunk) }: columns, files in order
+//                                   textHashes (32 bytes per chunk), copies (optional: a store of
+//                                   at most 4,096 vectors, each as f16 in `keys` order) }: columns,
+//                                   files in order
 // Versions (`version`, one line per bump; another version is rebuilt from the embedding cache):
 //   1  semantic.usearch beside the table
 //   2  the index under a generation name the table names (`index`)
@@ -23,7 +25,12 @@
 //   4  the index file's size and CRC-32 (files as records [path, fileHash, keys, ranges,
 //      textHashes]; still read: `recordsVersion`)
 //   5  the chunks as columns for the whole store (a load decodes a few arrays, not a record per
-//      file)
+//      file); later, without a bump, an optional `copies` (readers of 5 pass it over; a table
+//      without it has its copies filled from the embedding cache)
+// A store of at most 4,096 vectors keeps a copy of each (rounded to f16, as the graph holds them)
+// and is searched exactly over them: a graph search for every vector does not reach every vector
+// (usearch's multi-threaded build leaves some unreachable), and the answer must not depend on
+// the order the vectors went in.
 // Staged vectors (`stage`: a team join's, a round at a time; the kernel's 822k take minutes to
 // insert in the graph): kept as i8 rows, each scaled so its largest number is ±127 (cosine does not
 // see the scale; 384 bytes a vector, not 1,536; quantized from f32 or straight from the f16 bits a
@@ -48,7 +55,7 @@ import zlib from 'node:zlib';
 import { Packr } from 'msgpackr';
 import { exactSearch, Index, MetricKind, ScalarKind } from 'usearch';
 import { type CheckedRead, encodeChecked, readChecked, writeFileAtomic } from '../../base/checked-file.js';
-import { HalfVector, halfTable, largestHalfBits } from '../../base/half-float.js';
+import { floatsOfHalfBytes, halfBytes, HalfVector, halfTable, largestHalfBits, roundedToHalf } from '../../base/half-float.js';
 import { releaseUnpackSource } from '../../base/unpack-source.js';
 import { bytesOf, typedCopy } from '../../base/typed-bytes.js';
 import { log } from '../../base/logger.js';
@@ -126,7 +133,14 @@ export type StagedChunk = Omit<NewChunk, 'vector'> & { vector: Float32Array | Ha
  */
 const addThreads = 0;
 
-/** Indexes of at most this many vectors are searched whole (a few ms), larger ones through the graph. */
+/**
+ * A graph of at most this many vectors is searched exactly, over copies of its vectors (a few ms);
+ * a larger one through the graph. A search of the graph for every vector does not reach every
+ * vector: 78 of 200 graphs built in random orders from one workspace's 219 vectors left some out
+ * (a clustered set loses some in three builds of four), so a small store's answers changed with
+ * the order its vectors went in (a rebuild after a crash answered otherwise than the store it
+ * replaced).
+ */
 const searchedWholeBelow = 4_096;
 
 /** A chunk a search found: its file's record, its place there, its similarity. */
@@ -200,12 +214,31 @@ export class VectorStore {
    */
   private viewedFile: string | undefined;
 
+  /**
+   * Exact copies of the graph's vectors (key → vector) while it holds at most `searchedWholeBelow`;
+   * undefined when the graph is larger, or after a load until a whole search fills them from
+   * `vectorOf`. `packed`: the same as one matrix, made at the next search after a change.
+   */
+  private copies: Map<number, Float32Array> | undefined = new Map();
+  private packed: { keys: Uint32Array; matrix: Float32Array } | undefined;
+  /** The `changes` count at which `vectorOf` last failed to give every copy (not tried again until a change). */
+  private copiesMissedAt = -1;
+  private changes = 0;
+  private readonly blockRows: number;
+  private readonly vectorOf: ((textHash: string) => Float32Array | undefined) | undefined;
+
   constructor(
     readonly dimensions: number,
     readonly modelId: string,
-    /** Staged rows a block holds (small in tests, to cross blocks). */
-    private readonly blockRows = 16_384,
+    options: {
+      /** Staged rows a block holds (small in tests, to cross blocks). */
+      blockRows?: number;
+      /** A chunk's exact vector by its text's hash (the embedding cache): a small store's copies after a load. */
+      vectorOf?: (textHash: string) => Float32Array | undefined;
+    } = {},
   ) {
+    this.blockRows = options.blockRows ?? 16_384;
+    this.vectorOf = options.vectorOf;
     this.index = this.newIndex();
   }
 
@@ -288,7 +321,27 @@ export class VectorStore {
       });
       this.files.set(file, record);
     }
-    if (total > 0) this.index.add(keys, matrix, addThreads);
+    if (total > 0) {
+      this.index.add(keys, matrix, addThreads);
+      this.keepCopies(keys, matrix);
+    }
+  }
+
+  /** Copies of vectors just put in the graph (rows of `matrix`), while the graph is small. */
+  private keepCopies(keys: ArrayLike<bigint>, matrix: Float32Array): void {
+    this.changed();
+    if (!this.copies) return;
+    if (this.index.size() > searchedWholeBelow) {
+      this.copies = undefined;
+      return;
+    }
+    for (let at = 0; at < keys.length; at++)
+      this.copies.set(Number(keys[at]!), roundedToHalf(matrix.subarray(at * this.dimensions, (at + 1) * this.dimensions)));
+  }
+
+  private changed(): void {
+    this.changes += 1;
+    this.packed = undefined;
   }
 
   /**
@@ -374,7 +427,10 @@ export class VectorStore {
       }
       keys.push(BigInt(key));
     }
-    if (keys.length > 0) this.writable().add(BigUint64Array.from(keys), matrix.subarray(0, keys.length * this.dimensions), addThreads);
+    if (keys.length > 0) {
+      this.writable().add(BigUint64Array.from(keys), matrix.subarray(0, keys.length * this.dimensions), addThreads);
+      this.keepCopies(keys, matrix);
+    }
     const passed = end - staged.graphed;
     staged.graphed = end;
     for (let block = 0; block < Math.floor(end / this.blockRows); block++) staged.blocks[block] = undefined;
@@ -413,6 +469,8 @@ export class VectorStore {
     if (record.keys.length === 0) return;
     const graphed = record.keys.filter((key) => this.inGraph(key));
     if (graphed.length > 0) this.index.remove(BigUint64Array.from(graphed, (key) => BigInt(key)));
+    this.changed();
+    for (const key of graphed) this.copies?.delete(key);
     for (const key of record.keys) this.owner[key] = undefined;
     this.live -= record.keys.length;
     this.removed += graphed.length;
@@ -454,6 +512,8 @@ export class VectorStore {
     this.index = index;
     this.viewedFile = undefined;
     this.removed = 0;
+    this.copies = new Map();
+    this.keepCopies(keys, matrix);
     // Every live chunk is in the new graph, staged ones too.
     this.staged = undefined;
     return dropped;
@@ -472,9 +532,12 @@ export class VectorStore {
   private searchGraph(vector: Float32Array, k: number, accepts?: (file: string) => boolean): Found[] {
     const total = this.index.size();
     if (total === 0) return [];
-    // A small index is searched whole: its answer is then exact and the same whatever order the
-    // vectors went in (a store rebuilt after damage answers as the one it replaces), ties by place.
+    // A small index is searched whole, exactly over its vectors' copies: its answer is then the
+    // same whatever order the vectors went in (a store rebuilt after damage answers as the one it
+    // replaces), ties by place. Without copies (a vector the cache cannot give), the graph for all.
     const whole = total <= searchedWholeBelow;
+    const packed = whole ? this.packedCopies() : undefined;
+    if (packed) return this.searchCopies(packed, vector, accepts);
     for (let wanted = whole ? total : Math.min(total, accepts ? k * 4 : k); ; wanted = Math.min(total, wanted * 4)) {
       const matches = this.index.search(vector, wanted, 1);
       const found: Found[] = [];
@@ -489,6 +552,59 @@ export class VectorStore {
       // Only the hits given back are made (a whole search finds every chunk of the index).
       if (whole || found.length >= k || wanted >= total) return found;
     }
+  }
+
+  /** The graph's vectors as one matrix, from the copies (filled from `vectorOf` after a load); undefined when some vector is not at hand. */
+  private packedCopies(): { keys: Uint32Array; matrix: Float32Array } | undefined {
+    if (this.packed) return this.packed;
+    if (!this.copies && !this.fillCopies()) return undefined;
+    const copies = this.copies!;
+    const keys = new Uint32Array(copies.size);
+    const matrix = new Float32Array(copies.size * this.dimensions);
+    let at = 0;
+    for (const [key, copy] of copies) {
+      keys[at] = key;
+      matrix.set(copy, at * this.dimensions);
+      at += 1;
+    }
+    this.packed = { keys, matrix };
+    return this.packed;
+  }
+
+  /** Copies of every graphed chunk's vector from `vectorOf`; false (tried again after the next change) when one is missing. */
+  private fillCopies(): boolean {
+    if (!this.vectorOf || this.copiesMissedAt === this.changes || this.index.size() > searchedWholeBelow) return false;
+    const copies = new Map<number, Float32Array>();
+    for (const record of this.files.values()) {
+      for (let at = 0; at < record.keys.length; at++) {
+        const key = record.keys[at]!;
+        if (!this.inGraph(key)) continue;
+        const exact = this.vectorOf(chunkOf(record, at).textHash);
+        if (!exact || exact.length !== this.dimensions) {
+          this.copiesMissedAt = this.changes;
+          return false;
+        }
+        copies.set(key, roundedToHalf(exact));
+      }
+    }
+    this.copies = copies;
+    return true;
+  }
+
+  /** Every copy's similarity to `vector`, exactly (usearch's SIMD exactSearch over f32 rows). */
+  private searchCopies(packed: { keys: Uint32Array; matrix: Float32Array }, vector: Float32Array, accepts?: (file: string) => boolean): Found[] {
+    const rows = packed.keys.length;
+    if (rows === 0) return [];
+    const matches = exactSearch(packed.matrix, vector, this.dimensions, rows, MetricKind.Cos, 1);
+    const found: Found[] = [];
+    for (let at = 0; at < matches.keys.length; at++) {
+      const key = packed.keys[Number(matches.keys[at]!)]!;
+      const record = this.owner[key];
+      const similarity = 1 - matches.distances[at]!;
+      if (!record || !Number.isFinite(similarity) || (accepts && !accepts(record.path))) continue;
+      found.push({ record, at: record.keys.indexOf(key), similarity });
+    }
+    return found;
   }
 
   /** The staged rows not yet graphed nearest to `vector`, exactly (by their i8 rows), block by block. */
@@ -554,6 +670,7 @@ export class VectorStore {
       textHashes.set(record.textHashes, 32 * at);
       at += record.keys.length;
     }
+    const copies = this.savedCopies(keys);
     const payload = packr.pack({
       root,
       modelId: this.modelId,
@@ -569,6 +686,7 @@ export class VectorStore {
       keys: bytesOf(keys),
       ranges: bytesOf(ranges),
       textHashes,
+      ...(copies ? { copies } : {}),
     });
     writeFileAtomic(path.join(folder, 'semantic.bin'), encodeChecked(magic, version, payload));
     // Another daemon may have saved meanwhile: keep whatever the table on disk names now.
@@ -576,6 +694,15 @@ export class VectorStore {
     for (const entry of fs.readdirSync(folder)) {
       if (/^semantic-.*\.usearch(\.tmp)?$/.test(entry) && entry !== current && entry !== name) fs.rmSync(path.join(folder, entry), { force: true });
     }
+  }
+
+  /** The copies of `keys`' vectors as f16 bytes in their order, when every one is held (they are f16 values already: exact). */
+  private savedCopies(keys: Uint32Array): Buffer | undefined {
+    const copies = this.copies;
+    if (!copies || keys.some((key) => !copies.has(key))) return undefined;
+    const out = Buffer.alloc(keys.length * this.dimensions * 2);
+    keys.forEach((key, at) => halfBytes(copies.get(key)!, out, at * this.dimensions * 2));
+    return out;
   }
 
   private tableIndexName(folder: string): string | undefined {
@@ -642,6 +769,9 @@ export class VectorStore {
       this.live = live;
       this.nextKey = table.nextKey;
       this.removed = 0;
+      // Saved with the table while the store was small; else filled from `vectorOf` at the first whole search.
+      this.copies = loadedCopies(table, records, this.dimensions);
+      this.changed();
       return { loaded: true };
     } catch (error) {
       log.debug(`semantic store: ${(error as Error).message}`);
@@ -666,6 +796,8 @@ interface StoredTable {
   keys?: Uint8Array;
   ranges?: Uint8Array;
   textHashes?: Uint8Array;
+  /** Version 5, optional: the vectors as f16 bytes in `keys` order (a store of at most `searchedWholeBelow`). */
+  copies?: Uint8Array;
   /** Version 4. */
   files?: StoredFile[];
 }
@@ -715,6 +847,23 @@ function columnRecords(table: StoredTable): FileRecord[] | string {
   }
   if (at !== keys.length) return 'chunks no file owns';
   return records;
+}
+
+/** The saved copies of a small store's vectors, by key; undefined when the table has none, or not one a chunk. */
+function loadedCopies(table: StoredTable, records: readonly FileRecord[], dimensions: number): Map<number, Float32Array> | undefined {
+  const bytes = table.copies;
+  const chunks = records.reduce((sum, record) => sum + record.keys.length, 0);
+  if (!(bytes instanceof Uint8Array) || bytes.length !== chunks * dimensions * 2) return undefined;
+  const values = floatsOfHalfBytes(bytes);
+  const copies = new Map<number, Float32Array>();
+  let at = 0;
+  for (const record of records) {
+    for (const key of record.keys) {
+      copies.set(key, values.subarray(at * dimensions, (at + 1) * dimensions));
+      at += 1;
+    }
+  }
+  return copies;
 }
 
 /** Version 4's records, one a file. */

@@ -113,6 +113,57 @@ describe('vector store', () => {
     assert.deepEqual(answers[1], answers[0]);
   });
 
+  test('a small store finds every chunk, in one order, however its graph came out: built, loaded, or copied from the cache', () => {
+    // Clustered vectors (10 groups of 30 near-copies) added 8 files at a time, as a sync adds
+    // them: usearch's graph search for all 300 leaves some out in about half the builds.
+    const dimensions = 16;
+    const random = new SeededRandom(runSeed(31));
+    const centres = Array.from({ length: 10 }, () => Array.from({ length: dimensions }, () => random.next() - 0.5));
+    const hashOf = (file: number, at: number): string => `${file.toString(16).padStart(2, '0')}${at.toString(16).padStart(2, '0')}`.repeat(16);
+    const exact = new Map<string, Float32Array>();
+    const files = Array.from({ length: 150 }, (_, file) => ({
+      file: `f${String(file).padStart(3, '0')}.c`,
+      fileHash: `h${file}`,
+      chunks: Array.from({ length: 2 }, (_, at) => {
+        const vector = unit(centres[(file * 2 + at) % 10]!.map((value) => value + 0.05 * (random.next() - 0.5)));
+        exact.set(hashOf(file, at), vector);
+        return { startLine: at, endLine: at, startByte: 10 * at, endByte: 10 * at + 9, textHash: hashOf(file, at), vector };
+      }),
+    }));
+    const queries = Array.from({ length: 20 }, (_, at) => files[7 * at]!.chunks[at % 2]!.vector);
+    const answers = (store: VectorStore): string[][] =>
+      queries.map((query) => store.search(query, 300).map((hit) => `${hit.path}:${hit.startLine} ${hit.similarity.toFixed(6)}`));
+    const built = Array.from({ length: 12 }, () => {
+      const store = new VectorStore(dimensions, 'model-a');
+      const order = [...files].sort(() => random.next() - 0.5);
+      for (let at = 0; at < order.length; at += 8) store.replaceFiles(order.slice(at, at + 8));
+      return store;
+    });
+    const first = answers(built[0]!);
+    for (const answer of first) assert.equal(answer.length, 300, 'every chunk is found');
+    for (const store of built.slice(1)) assert.deepEqual(answers(store), first, 'the same answer whatever the order of the adds');
+    const folder = tempDir('fathom-small-store-');
+    built[1]!.save(folder, '/root');
+    const loaded = new VectorStore(dimensions, 'model-a');
+    assert.deepEqual(loaded.load(folder, '/root'), { loaded: true });
+    assert.deepEqual(answers(loaded), first, 'a loaded store answers as the one saved (its copies saved with it)');
+    // A table saved without the copies (before they were kept): filled from the cache's vectors.
+    const read = readChecked(path.join(folder, 'semantic.bin'), 'FTHMSEM1', 5);
+    assert.equal(read.status, 'valid');
+    const { copies, ...table } = packr.unpack((read as { payload: Buffer }).payload) as Record<string, unknown>;
+    assert.ok(copies instanceof Uint8Array, 'the copies are saved');
+    fs.writeFileSync(path.join(folder, 'semantic.bin'), encodeChecked('FTHMSEM1', 5, packr.pack(table)));
+    const fromCache = new VectorStore(dimensions, 'model-a', { vectorOf: (textHash) => exact.get(textHash) });
+    assert.deepEqual(fromCache.load(folder, '/root'), { loaded: true });
+    assert.deepEqual(answers(fromCache), first, 'copies from the cache answer the same');
+    // A removed file is gone from the exact search; a compaction keeps the answers.
+    const without = first.map((answer) => answer.filter((hit) => !hit.startsWith('f000.c')));
+    built[2]!.removeFile('f000.c');
+    assert.deepEqual(answers(built[2]!), without);
+    built[2]!.compact((textHash) => exact.get(textHash));
+    assert.deepEqual(answers(built[2]!), without);
+  });
+
   test('nearest chunks, replaced and removed by file, saved and loaded; a mismatched table is refused', () => {
     const store = new VectorStore(4, 'model-a');
     store.replaceFile('a.ts', 'h1', [
@@ -219,7 +270,7 @@ describe('vector store with staged vectors (a team join)', () => {
 
   test('answer exactly at once, move into the graph whole files at a time, and a save meanwhile keeps the whole files the graph holds', () => {
     // Blocks of 8 rows: searches and the graph's slices cross them.
-    const store = new VectorStore(dimensions, 'model-a', 8);
+    const store = new VectorStore(dimensions, 'model-a', { blockRows: 8 });
     store.stage(files);
     assert.equal(store.size, total);
     assert.equal(store.stagedCount, total);
@@ -257,7 +308,7 @@ describe('vector store with staged vectors (a team join)', () => {
 
   test('staged a round at a time (a join): the same exact answers; a round after the graph began goes straight to the graph', () => {
     // Blocks of 8 rows and rounds of 7 files: rounds end inside blocks, which grow.
-    const store = new VectorStore(dimensions, 'model-a', 8);
+    const store = new VectorStore(dimensions, 'model-a', { blockRows: 8 });
     const late = files.slice(35);
     for (let start = 0; start < 35; start += 7) store.stage(files.slice(start, start + 7));
     const early = files.slice(0, 35).reduce((sum, { chunks }) => sum + chunks.length, 0);
@@ -290,7 +341,7 @@ describe('vector store with staged vectors (a team join)', () => {
   });
 
   test('vectors staged as f16 bits (a team store of schema 6) answer as their f32 do', () => {
-    const store = new VectorStore(dimensions, 'model-a', 8);
+    const store = new VectorStore(dimensions, 'model-a', { blockRows: 8 });
     const asHalf = files.map(({ chunks, ...file }) => ({
       ...file,
       chunks: chunks.map((chunk) => ({ ...chunk, vector: new HalfVector(halfBits(halfBytes(chunk.vector))) })),
@@ -339,7 +390,7 @@ describe('vector store with staged vectors (a team join)', () => {
 
   test('a path filter widens the exact search until enough pass; a compaction takes the staged vectors into the new graph', () => {
     // Blocks of 8 rows: searches and the graph's slices cross them.
-    const store = new VectorStore(dimensions, 'model-a', 8);
+    const store = new VectorStore(dimensions, 'model-a', { blockRows: 8 });
     store.stage(files);
     const only = (file: string): boolean => file === 'f33.c';
     assert.deepEqual(
