@@ -215,8 +215,13 @@ function listDifference(name: string, actual: readonly string[], expected: reado
   const actualSet = new Set(actual);
   const missing = expected.filter((item) => !actualSet.has(item));
   const extra = actual.filter((item) => !expectedSet.has(item));
-  if (missing.length === 0 && extra.length === 0)
-    return `${name}: same items in another order (got ${JSON.stringify(actual.slice(0, 6))}, expected ${JSON.stringify(expected.slice(0, 6))})`;
+  if (missing.length === 0 && extra.length === 0) {
+    // From the first place they differ: the first items of a ranked answer are often the same.
+    let first = 0;
+    while (first < actual.length && actual[first] === expected[first]) first++;
+    const from = (items: readonly string[]): string => JSON.stringify(items.slice(first, first + 6));
+    return `${name}: same items in another order from #${first} (got ${from(actual)} of ${actual.length}, expected ${from(expected)} of ${expected.length})`;
+  }
   return `${name}: ${actual.length} items, expected ${expected.length}; missing ${JSON.stringify(missing.slice(0, 5))}${missing.length > 5 ? ` and ${missing.length - 5} more` : ''}; extra ${JSON.stringify(extra.slice(0, 5))}${extra.length > 5 ? ` and ${extra.length - 5} more` : ''}`;
 }
 
