@@ -135,8 +135,9 @@ const addThreads = 0;
 
 /**
  * How wide the graph's insertions and searches look (usearch's defaults: 128 and 64). Measured on
- * 200k of the kernel's vectors against an exact search (recall@10, 200 queries, 2 cores): 128/64
- * 0.924, built in 43.0 s, 0.78 ms a query; 64/256 0.988, built in 21.8 s, 0.86 ms. A search that
+ * 200k of the kernel's vectors against an exact search (bench/graph-expansion-bench.ts: recall@10,
+ * 200 queries, 2 cores): 128/64 0.919, built in 29.9 s, 0.23 ms a query; 64/256 0.990, built in
+ * 18.1 s, 0.45 ms. A search that
  * looks wider finds more of the true neighbours than an insertion that does, for the same time;
  * the kernel's 832k insertions were ~18% of a cold `fathom index`'s CPU. Neither is saved with a
  * graph: a graph built with 128 is searched with 256 just as well.
@@ -147,7 +148,7 @@ export const graphExpansion = { expansion_add: 64, expansion_search: 256 };
  * A graph of at most this many vectors is searched exactly, over copies of its vectors (a few ms);
  * a larger one through the graph. A search of the graph for every vector does not reach every
  * vector: 78 of 200 graphs built in random orders from one workspace's 219 vectors left some out
- * (a clustered set loses some in three builds of four), so a small store's answers changed with
+ * (clustered vectors added 8 files at a time, about half), so a small store's answers changed with
  * the order its vectors went in (a rebuild after a crash answered otherwise than the store it
  * replaced).
  */
@@ -231,9 +232,8 @@ export class VectorStore {
    */
   private copies: Map<number, Float32Array> | undefined = new Map();
   private packed: { keys: Uint32Array; matrix: Float32Array } | undefined;
-  /** The `changes` count at which `vectorOf` last failed to give every copy (not tried again until a change). */
-  private copiesMissedAt = -1;
-  private changes = 0;
+  /** Whether `vectorOf` failed to give every copy since the last change (not tried again until one). */
+  private copiesMissed = false;
   private readonly blockRows: number;
   private readonly vectorOf: ((textHash: string) => Float32Array | undefined) | undefined;
 
@@ -349,8 +349,8 @@ export class VectorStore {
   }
 
   private changed(): void {
-    this.changes += 1;
     this.packed = undefined;
+    this.copiesMissed = false;
   }
 
   /**
@@ -580,9 +580,9 @@ export class VectorStore {
     return this.packed;
   }
 
-  /** Copies of every graphed chunk's vector from `vectorOf`; false (tried again after the next change) when one is missing. */
+  /** Copies of every graphed chunk's vector from `vectorOf` (asked only while the graph is small); false (tried again after the next change) when one is missing. */
   private fillCopies(): boolean {
-    if (!this.vectorOf || this.copiesMissedAt === this.changes || this.index.size() > searchedWholeBelow) return false;
+    if (!this.vectorOf || this.copiesMissed) return false;
     const copies = new Map<number, Float32Array>();
     for (const record of this.files.values()) {
       for (let at = 0; at < record.keys.length; at++) {
@@ -590,7 +590,7 @@ export class VectorStore {
         if (!this.inGraph(key)) continue;
         const exact = this.vectorOf(chunkOf(record, at).textHash);
         if (!exact || exact.length !== this.dimensions) {
-          this.copiesMissedAt = this.changes;
+          this.copiesMissed = true;
           return false;
         }
         copies.set(key, roundedToHalf(exact));
