@@ -32,14 +32,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type RankingParameters, ChunkRanking, defaultParameters } from '../../src/index/ranking/chunk-ranking.js';
+import { type RankedChunk, type RankingParameters, ChunkRanking, defaultParameters } from '../../src/index/ranking/chunk-ranking.js';
 import { ChunkTermsPool } from '../../src/index/ranking/chunk-terms-pool.js';
 import { isStopWord, queryTerms } from '../../src/index/ranking/code-tokens.js';
 import { codeSearch } from '../../src/search/code-search.js';
+import { type LearnedFusion, isLearnedFusion } from '../../src/search/fusion.js';
 import { EmbedPool } from '../../src/index/semantic/embed-pool.js';
 import { EmbeddingCache } from '../../src/index/semantic/embedding-cache.js';
 import { openModelFolder } from '../../src/index/semantic/model-folder.js';
 import { SemanticIndex } from '../../src/index/semantic/semantic-index.js';
+import type { VectorHit } from '../../src/index/semantic/vector-store.js';
 import { ChunkPool } from '../../src/index/syntax/chunk-pool.js';
 import { HashPool } from '../../src/workspace/hash-pool.js';
 import { Workspace } from '../../src/workspace/workspace.js';
@@ -81,7 +83,7 @@ export function loadQuestions(corpora?: string[]): Question[] {
   return names.flatMap((name) => JSON.parse(fs.readFileSync(path.join(questionsDir, `${name}.json`), 'utf8')) as Question[]);
 }
 
-function overlaps(hit: Hit, target: Target): boolean {
+export function overlaps(hit: Hit, target: Target): boolean {
   if (hit.path !== target.path) return false;
   const overlap = Math.min(hit.end, target.end) - Math.max(hit.start, target.start) + 1;
   return overlap > 0 && overlap >= 0.5 * Math.min(hit.end - hit.start + 1, target.end - target.start + 1);
@@ -182,6 +184,8 @@ export async function chunkLexical(
 ): Promise<{
   ranker: Ranker;
   semantic: Record<string, Ranker>;
+  /** With a model: the two lists the hybrid route fuses for a question (the fusion's trainer reads them). */
+  lists?: (question: Question) => Promise<{ lexical: RankedChunk[]; near: VectorHit[] }>;
   close: () => Promise<void>;
   buildMs: number;
   embedMs: number;
@@ -199,6 +203,7 @@ export async function chunkLexical(
   const semantic: Record<string, Ranker> = {};
   let embedMs = 0;
   let closeSemantic = async (): Promise<void> => undefined;
+  let lists: ((question: Question) => Promise<{ lexical: RankedChunk[]; near: VectorHit[] }>) | undefined;
   if (modelDir) {
     const model = openModelFolder(modelDir);
     const embedPool = new EmbedPool();
@@ -221,17 +226,24 @@ export async function chunkLexical(
       semanticReady: () => ({}),
     };
     const through =
-      (mode: 'semantic' | 'hybrid', weight?: number): Ranker =>
+      (mode: 'semantic' | 'hybrid', weight?: number, fusion?: LearnedFusion): Ranker =>
       async (question) =>
         (
           await codeSearch(
             { query: question.question, mode, accepts: () => true, maxResults: 50, ...(weight === undefined ? {} : { hybridWeight: weight }) },
-            engines,
+            fusion ? { ...engines, semantic: async () => ({ ...(await engines.semantic()), fusion }) } : engines,
             { isCancellationRequested: false } as never,
           )
         ).hits.map((hit) => ({ path: hit.path, start: hit.startLine + 1, end: hit.endLine + 1 }));
     semantic.semantic = through('semantic');
+    // As the hybrid route asks them (code-search.ts: 50 lexical chunks, 100 semantic hits).
+    lists = async (question) => ({
+      lexical: ranking.search({ terms: queryTerms(question.question), accepts: () => true, limit: 50 }),
+      near: await index.search(question.question, 100, () => true),
+    });
     for (const weight of hybridWeights) semantic[`hybrid@${weight}`] = through('hybrid', weight);
+    // The model's learned fusion, when its fathom.json has one (bench/retrieval/fusion-train.ts).
+    if (isLearnedFusion(model.settings.fusion)) semantic.learned = through('hybrid', undefined, model.settings.fusion);
     closeSemantic = async () => {
       await index.dispose();
       cache.close();
@@ -245,6 +257,7 @@ export async function chunkLexical(
         .search({ terms: queryTerms(question.question), limit: 50, parameters })
         .map((chunk) => ({ path: chunk.path, start: chunk.startLine + 1, end: chunk.endLine + 1 })),
     semantic,
+    ...(lists ? { lists } : {}),
     close: async () => {
       await closeSemantic();
       await ranking.dispose();
@@ -288,12 +301,12 @@ function cliDefault(root: string, main: string): { ranker: Ranker; indexMs: numb
 }
 
 /** Whether a question is of the second set, written blind to every ranking (ids "…-bNN"). */
-function secondSet(question: Question): boolean {
+export function secondSet(question: Question): boolean {
   return /-b\d+$/.test(question.id);
 }
 
 /** Whether a question was written blind to every ranking: set 2, and every C question (ovs, written after all settings were chosen). */
-function blind(question: Question): boolean {
+export function blind(question: Question): boolean {
   return secondSet(question) || languageOf(question) === 'C';
 }
 

@@ -15,6 +15,7 @@ import { type RegexIndex, languageFilter } from '../index/regex/regex-index.js';
 import type { CodeSearchResult, IndexBuilding, ProgressToken } from '../protocol/methods.js';
 import type { ParamsOf } from '../protocol/params.js';
 import { type CodeSearchMode, codeSearch } from '../search/code-search.js';
+import { type LearnedFusion, isLearnedFusion } from '../search/fusion.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { defaultMaxInlineBytes, writeResultFile } from './result-files.js';
 import { toWireCodeSearch } from './to-wire.js';
@@ -129,6 +130,7 @@ export class SearchRequests {
           return {
             search: (text, k, accepts) => configured.index.search(text, k, accepts),
             ...(configured.model.settings.hybridWeight === undefined ? {} : { hybridWeight: configured.model.settings.hybridWeight }),
+            ...(learnedFusionOf(configured.model) ?? {}),
           };
         },
         semanticReady: () => {
@@ -168,4 +170,20 @@ export class SearchRequests {
     const summary = await exportRanking(ranking, mask, out);
     return { root: workspace.root, ...summary, bytes: fs.statSync(out).size };
   }
+}
+
+const fusionWarned = new Set<string>();
+
+/** The model's learned fusion (fathom.json `fusion`) when this build can apply it; otherwise its hybrid weight ranks, said once in the log. */
+function learnedFusionOf(model: ModelFolder): { fusion: LearnedFusion } | undefined {
+  const fusion = model.settings.fusion;
+  if (fusion === undefined) return undefined;
+  if (isLearnedFusion(fusion)) return { fusion };
+  if (!fusionWarned.has(model.dir)) {
+    fusionWarned.add(model.dir);
+    log.warn(
+      `${model.dir}/fathom.json: its fusion names a feature this build does not compute, or lacks a weight per feature; the hybrid weight ranks instead`,
+    );
+  }
+  return undefined;
 }

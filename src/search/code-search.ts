@@ -8,10 +8,11 @@
 //   regex     the regex index (ripgrep's results), one hit per matching line
 //   literal   the same, the query taken as a fixed string
 //   semantic  the workspace's semantic index (an embedding model the user set): nearest chunks
-//   hybrid    the lexical candidates and the semantic ones fused: (1-w)·lexical score / best +
-//             w·similarity scaled to [0, 1] over the semantic candidates; a lexical chunk takes
-//             the best similarity of the semantic chunks inside it. w: the model's measured
-//             weight (fathom.json), else params.hybridWeight, else 0.3 (said in `reason`)
+//   hybrid    the lexical candidates and the semantic ones fused (fusion.ts): (1-w)·lexical score
+//             / best + w·similarity scaled to [0, 1] over the semantic candidates; a lexical chunk
+//             takes the best similarity of the semantic chunks inside it. w: params.hybridWeight,
+//             else the model's measured weight (fathom.json), else 0.3 (said in `reason`); a model
+//             with a learned `fusion` is ranked by it unless the request names a weight
 //   auto      a regex-shaped query → regex; an identifier-shaped one → the definitions of that name
 //             first (code graph), then its whole-word occurrences (literal); a short fragment of
 //             code → literal; words → hybrid when the workspace's model has a measured weight,
@@ -24,6 +25,7 @@ import { type ChunkRanking, RankingDamaged, type RankedChunk, type RankQuery } f
 import { queryTerms, termsOf } from '../index/ranking/code-tokens.js';
 import type { GrepRequest, GrepResult } from '../index/regex/regex-index.js';
 import type { VectorHit } from '../index/semantic/vector-store.js';
+import { type Fusion, type LearnedFusion, fuse, fusionCandidates } from './fusion.js';
 
 export const codeSearchModes = ['auto', 'lexical', 'semantic', 'hybrid', 'regex', 'literal'] as const;
 export type CodeSearchMode = (typeof codeSearchModes)[number];
@@ -95,6 +97,8 @@ export interface SemanticEngine {
   search(query: string, k: number, accepts?: (file: string) => boolean): Promise<VectorHit[]>;
   /** Measured on the retrieval evaluation (the model's fathom.json), if it was. */
   hybridWeight?: number;
+  /** A fusion learned on the retrieval evaluation's first set (the model's fathom.json); used instead of the weight unless a request names one. */
+  fusion?: LearnedFusion;
 }
 
 const regexShaped = /\\[bBdDsSwW.()[\]{}|*+?^$\\]|\.[*+?]|\[[^\]]+\]|[^\\]\||^\^|[^\\]\$$|\(\?[:=!<]/;
@@ -146,12 +150,19 @@ export async function codeSearch(request: CodeSearchRequest, engines: CodeSearch
     if ('unavailable' in semantic)
       throw new FathomError('invalidParams', `mode ${route} is not available: ${semantic.unavailable}. Use mode lexical or auto.`, { field: 'mode' });
     if (route === 'semantic') return { route, reason, ...(await semanticRoute(query, semantic, request, engines, snippetLines)) };
-    const weight = request.hybridWeight ?? semantic.hybridWeight ?? defaultHybridWeight;
-    if (request.hybridWeight === undefined && semantic.hybridWeight === undefined)
-      reason += `; semantic weight ${defaultHybridWeight} (not measured for this model)`;
-    else reason += `; semantic weight ${weight}`;
+    let fusion: Fusion;
+    if (request.hybridWeight === undefined && semantic.fusion !== undefined) {
+      fusion = { learned: semantic.fusion };
+      reason += '; learned fusion';
+    } else {
+      const weight = request.hybridWeight ?? semantic.hybridWeight ?? defaultHybridWeight;
+      fusion = { weight };
+      if (request.hybridWeight === undefined && semantic.hybridWeight === undefined)
+        reason += `; semantic weight ${defaultHybridWeight} (not measured for this model)`;
+      else reason += `; semantic weight ${weight}`;
+    }
     try {
-      return { route, reason, ...(await hybridRoute(query, semantic, weight, request, engines, signal, snippetLines)) };
+      return { route, reason, ...(await hybridRoute(query, semantic, fusion, request, engines, signal, snippetLines)) };
     } catch (error) {
       // auto chose hybrid itself: a model that fails now (moved, crashed) falls back to lexical.
       if (request.mode !== 'auto' || (error instanceof FathomError && error.kind === 'cancelled')) throw error;
@@ -239,7 +250,7 @@ async function semanticRoute(
 async function hybridRoute(
   query: string,
   semantic: SemanticEngine,
-  weight: number,
+  fusion: Fusion,
   request: CodeSearchRequest,
   engines: CodeSearchEngines,
   signal: CancellationSignal,
@@ -249,38 +260,7 @@ async function hybridRoute(
   const terms = queryTerms(query);
   const lexical = terms.length > 0 ? await rankedChunks(engines, { terms, accepts: request.accepts, limit: Math.max(limit, 50) }, signal) : [];
   const near = await semantic.search(query, 100, request.accepts);
-  const best = lexical[0]?.score ?? 1;
-  const similarities = near.map((hit) => hit.similarity);
-  const low = Math.min(...similarities, 1);
-  const high = Math.max(...similarities, low);
-  const scaled = (similarity: number): number => (high > low ? (similarity - low) / (high - low) : 0);
-  interface Candidate {
-    path: string;
-    startLine: number;
-    endLine: number;
-    lexical: number;
-    similarity: number | undefined;
-    matched: string[];
-  }
-  const candidates: Candidate[] = lexical.map((chunk) => ({
-    path: chunk.path,
-    startLine: chunk.startLine,
-    endLine: chunk.endLine,
-    lexical: chunk.score / best,
-    similarity: undefined,
-    matched: chunk.matched,
-  }));
-  for (const hit of near) {
-    const home = candidates.find((candidate) => candidate.path === hit.path && candidate.startLine <= hit.endLine && hit.startLine <= candidate.endLine);
-    if (home) home.similarity = Math.max(home.similarity ?? -1, hit.similarity);
-    else candidates.push({ path: hit.path, startLine: hit.startLine, endLine: hit.endLine, lexical: 0, similarity: hit.similarity, matched: [] });
-  }
-  const scored = candidates
-    .map((candidate) => ({
-      candidate,
-      score: (1 - weight) * candidate.lexical + weight * (candidate.similarity === undefined ? 0 : scaled(candidate.similarity)),
-    }))
-    .sort((a, b) => b.score - a.score);
+  const scored = fuse(fusionCandidates(lexical, near), terms, fusion);
   const texts = new Map<string, string[] | undefined>();
   const matchedAll = new Set(terms);
   const hits = scored.slice(0, limit).map(({ candidate, score }): CodeSearchHit => ({

@@ -1,6 +1,6 @@
 // An embedding model on disk, in transformers.js' layout: `config.json`, `tokenizer.json`,
 // `tokenizer_config.json` and `onnx/model.onnx` (fp32) or `onnx/model_quantized.onnx` (q8), plus
-// Fathom's optional `fathom.json` (what was measured about the model: its hybrid weight; the
+// Fathom's optional `fathom.json` (what was measured about the model: its hybrid weight or fusion; the
 // prefixes some models want before queries and documents). Texts are truncated to
 // tokenizer_config.json's model_max_length. Checks the layout with errors that name
 // what is missing, and names the model by a hash of its files and of the settings that change what
@@ -21,6 +21,11 @@ export interface ModelSettings {
   static?: boolean;
   /** How a static model pools a text's tokens: "sum" of every token's row (the default), or "distinct": each token once (its ONNX graph zeroes repeats, so both paths agree). */
   pooling?: 'sum' | 'distinct';
+  /**
+   * A learned hybrid fusion (src/search/fusion.ts; trained by bench/retrieval/fusion-train.ts):
+   * one weight per named feature. Used instead of `hybridWeight` unless a request names a weight.
+   */
+  fusion?: { features: string[]; weights: number[] };
 }
 
 export interface ModelFolder {

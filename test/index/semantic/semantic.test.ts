@@ -914,6 +914,23 @@ describe('semantic search over the protocol', () => {
     assert.deepEqual([semantic!.files, semantic!.pendingFiles], [filesBefore + 1, 0], JSON.stringify(semantic));
   });
 
+  test("a model's learned fusion ranks hybrid questions unless a request names a weight; one this build cannot apply leaves the weight", async () => {
+    const learned = buildTinyModel({ hybridWeight: 0.5, fusion: { features: ['similarity', 'lexical'], weights: [2, 1] } });
+    await client.result<ModelUseResult>('fathom/modelUse', { root, model: learned });
+    const fused = await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'pause after each failure', mode: 'hybrid' });
+    assert.match(fused.reason, /learned fusion$/);
+    assert.ok(
+      fused.hits.some((hit) => hit.path === 'src/net/retry.go'),
+      JSON.stringify(fused.hits.map((hit) => hit.path)),
+    );
+    const weighted = await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'pause after each failure', mode: 'hybrid', hybridWeight: 0.2 });
+    assert.match(weighted.reason, /semantic weight 0\.2$/);
+    const unknown = buildTinyModel({ hybridWeight: 0.5, fusion: { features: ['pageRank'], weights: [1] } });
+    await client.result<ModelUseResult>('fathom/modelUse', { root, model: unknown });
+    const fallback = await client.result<CodeSearchResult>('fathom/codeSearch', { root, query: 'pause after each failure', mode: 'hybrid' });
+    assert.match(fallback.reason, /semantic weight 0\.5$/);
+  });
+
   test('bad models and pulls are clear errors; null turns it off', async () => {
     const broken = tempDir('fathom-broken-model-');
     fs.writeFileSync(path.join(broken, 'config.json'), '{}');
