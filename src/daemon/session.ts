@@ -462,6 +462,8 @@ export class Session {
 
   /** A workspace's regex index, built before it answers: the first query says how far it is. */
   private async readyLexical(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined) {
+    // Made now: its saved tables are read off this thread while the file set is checked.
+    void this.services.workspaces.engine(workspace).regex;
     await this.ready(workspace, token, progressToken);
     await workspace.settle();
     return this.readyIndex(workspace, 'regex', `Indexing ${workspace.root} for regex search`, progressToken, token);

@@ -321,7 +321,11 @@ export class Workspace {
     const result = await this.scan('', signal, kind !== 'reconcile');
     const changes: FileSetChanges = { added: [], changed: [], removed: [] };
     const gone: string[] = [];
-    for (const [file] of this.tree.filesUnder('')) if (!result.files.has(file)) gone.push(file);
+    // Every file found and not in `updated` was reused for its own path, so it is in the tree: with
+    // nothing updated and as many files found as the tree holds, none is gone (a restart with
+    // nothing changed walks no 78k-file tree for it).
+    const noneGone = result.updated.length === 0 && result.files.size === this.tree.fileCount;
+    if (!noneGone) for (const [file] of this.tree.filesUnder('')) if (!result.files.has(file)) gone.push(file);
     for (const file of gone) changes.removed.push(...this.tree.delete(file));
     // Entries reused for their own path are the tree's own objects: only the others need setting.
     for (const file of result.updated) {

@@ -179,7 +179,15 @@ test('regex index: bytes that changed since the file set judged them are not sto
   );
   // The file set read both clean; then a.ts came to hold a key, before the index read it.
   const hashes = new Map(Object.entries(clean).map(([file, text]) => [file, createHash('sha256').update(text).digest('hex')]));
-  const source: FileSource = { root, files: () => [...hashes.keys()], hashOf: (file) => hashes.get(file), onChanges: () => ({ dispose: () => undefined }) };
+  const source: FileSource = {
+    root,
+    files: () => [...hashes.keys()],
+    get fileCount() {
+      return hashes.size;
+    },
+    hashOf: (file) => hashes.get(file),
+    onChanges: () => ({ dispose: () => undefined }),
+  };
   fs.writeFileSync(path.join(root, 'a.ts'), `export const a = 1;\n${key.text}`);
   const cacheFolder = tempDir('fathom-regex-');
   const onePool = new GrepPool(1);

@@ -31,7 +31,7 @@ import type { KeptLines } from './match-batch.js';
 import { ContentDamaged, forgetVerified } from './content-check.js';
 import { pieceBytes } from './pieces.js';
 import { PostingsCorrupt } from './postings.js';
-import { loadRegexIndex, type LoadedRegexIndex } from './regex-store.js';
+import { loadRegexIndex, prefetchRegexIndex, type LoadedRegexIndex, type RegexPrefetch } from './regex-store.js';
 import { all, describeQuery, type Query } from './query.js';
 import { lineLiterals, parseRegex, planLiteral, planRegex, requiredRun } from './regex-plan.js';
 
@@ -39,6 +39,8 @@ import { lineLiterals, parseRegex, planLiteral, planRegex, requiredRun } from '.
 export interface FileSource {
   readonly root: string;
   files(): string[];
+  /** How many files `files()` would list. */
+  readonly fileCount: number;
   /** The SHA-256 (hex) of a file's content as the file set knows it now. */
   hashOf(relativePath: string): string | undefined;
   onChanges(listener: (changes: { added: string[]; changed: string[]; removed: string[] }) => void): { dispose(): void };
@@ -154,6 +156,9 @@ export class RegexIndex {
   private changedDuringDelta: Set<string> | undefined;
   private building: Promise<void> | undefined;
   private merging: Promise<void> | undefined;
+  /** The saved index's meta being read since this index was made (taken by the first `ensureBuilt`). */
+  private prefetch: RegexPrefetch | undefined;
+  private prefetchLoad: Promise<void> | undefined;
   /** Bumped when a base is installed or dropped: a delta written against an older one is discarded. */
   private epoch = 0;
   /** Cancelled by `dispose`: a build in progress stops. */
@@ -172,6 +177,9 @@ export class RegexIndex {
     /** Target piece size (tests use tiny pieces to cut small files into many). */
     private readonly pieceTarget: number = pieceBytes,
   ) {
+    // The saved index's tables are read from now, off this thread: a restarted daemon's first grep
+    // makes this index while the file set is still being checked, and then only compares hashes.
+    if (cacheFolder) this.prefetch = prefetchRegexIndex(cacheFolder);
     // Changes recorded from the start, so none made during a build is lost.
     this.subscription = source.onChanges((changes) => {
       for (const file of [...changes.added, ...changes.changed, ...changes.removed]) {
@@ -266,13 +274,30 @@ export class RegexIndex {
    */
   ensureBuilt(signal: CancellationSignal = neverCancelled): Promise<void> {
     if (this.base) return Promise.resolve();
+    // The first caller takes the prefetched tables (concurrent ones wait for the same load); what
+    // they cannot give is built.
+    if (this.prefetch && !this.building)
+      return raceCancellation(this.loadPrefetched(), signal).then(() => (this.base ? undefined : raceCancellation(this.rebuild(), signal)));
     if (this.cacheFolder && !this.building && this.loadCache()) return Promise.resolve();
     // The build is shared: one caller giving up stops waiting, not the build others wait for.
     return raceCancellation(this.rebuild(), signal);
   }
 
-  private loadCache(): boolean {
-    const loaded = loadRegexIndex(this.cacheFolder!);
+  private loadPrefetched(): Promise<void> {
+    this.prefetchLoad ??= (async () => {
+      const { fd, read } = this.prefetch!;
+      const meta = await read;
+      this.prefetch = undefined;
+      if (this.base || this.building || this.stopped.isCancellationRequested) fs.closeSync(fd);
+      else this.loadCache({ fd, read: meta });
+    })().finally(() => {
+      this.prefetchLoad = undefined;
+    });
+    return this.prefetchLoad;
+  }
+
+  private loadCache(prefetched?: Parameters<typeof loadRegexIndex>[1]): boolean {
+    const loaded = loadRegexIndex(this.cacheFolder!, prefetched);
     if (loaded.status === 'corrupt') log.warn(`${this.source.root}: regex index in ${this.cacheFolder} is corrupt (${loaded.reason}); rebuilding`);
     if (loaded.status !== 'valid') return false;
     if (loaded.index.layout.root !== this.source.root) {
@@ -280,12 +305,18 @@ export class RegexIndex {
       return false;
     }
     const { files, hashes } = loaded.index.layout;
-    const indexed = new Set(files);
     // What changed since the index was written: a different hash now, or not indexed at all.
+    let same = 0;
     files.forEach((file, index) => {
       if (this.source.hashOf(file) !== hashes[index]) this.changed.add(file);
+      else same += 1;
     });
-    for (const file of this.source.files()) if (!indexed.has(file)) this.changed.add(file);
+    // Every indexed file still held, and no more held: none is unindexed (a restart with nothing
+    // changed lists no file set for it).
+    if (same !== files.length || files.length !== this.source.fileCount) {
+      const indexed = new Set(files);
+      for (const file of this.source.files()) if (!indexed.has(file)) this.changed.add(file);
+    }
     this.installBase(new Generation(loaded.index));
     this.sinceDelta = new Set(this.changed);
     // The delta, where it still holds what a changed file is now.
@@ -700,6 +731,12 @@ export class RegexIndex {
   dispose(): void {
     this.stopped.cancel();
     this.subscription.dispose();
+    if (this.prefetch && !this.prefetchLoad) {
+      // Never taken: its file is closed once its read is done.
+      const { fd, read } = this.prefetch;
+      this.prefetch = undefined;
+      void read.finally(() => fs.closeSync(fd));
+    }
     this.base?.index.close();
     this.base = undefined;
     this.dropDelta();

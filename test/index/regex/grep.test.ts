@@ -1117,6 +1117,56 @@ describe('grep persistence', () => {
   });
 });
 
+describe("grep persistence: the saved tables read from the index's making", () => {
+  test('callers asking at once share one load; a meta damaged on disk is rebuilt; an index disposed unasked leaves no file open', async () => {
+    const root = writeFixture(`
+      //- a.ts
+      const alpha = 1;
+      //- b.ts
+      const beta = 2;
+    `);
+    const cacheFolder = path.join(root, '..', `${path.basename(root)}-regex`);
+    const indexFile = path.join(cacheFolder, 'regex-index.bin');
+    const overlay = new BufferOverlay();
+    const workspace = await readyWorkspace(root);
+    const openFiles = (): number => fs.readdirSync('/proc/self/fd').length;
+    try {
+      const first = new RegexIndex(workspace, overlay, cacheFolder);
+      await first.ensureBuilt();
+      first.dispose();
+
+      const second = new RegexIndex(workspace, overlay, cacheFolder);
+      await Promise.all([second.ensureBuilt(), second.ensureBuilt(), second.ensureBuilt()]);
+      assert.equal(second.facts().loadedFromCache, true);
+      assert.deepEqual(
+        (await second.search({ pattern: 'alpha' })).matches.map((match) => match.path),
+        ['a.ts'],
+      );
+      second.dispose();
+
+      const before = openFiles();
+      for (let made = 0; made < 20; made++) new RegexIndex(workspace, overlay, cacheFolder).dispose();
+      for (let waited = 0; waited < 100 && openFiles() > before; waited++) await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.equal(openFiles(), before, 'each unasked index closed its file once its read was done');
+
+      // The meta is the file's end: one byte of it flipped fails its checksum, read off the thread.
+      const bytes = fs.readFileSync(indexFile);
+      bytes[bytes.length - 10] ^= 0xff;
+      fs.writeFileSync(indexFile, bytes);
+      const third = new RegexIndex(workspace, overlay, cacheFolder);
+      await third.ensureBuilt();
+      assert.equal(third.facts().loadedFromCache, false, 'rebuilt');
+      assert.deepEqual(
+        (await third.search({ pattern: 'beta' })).matches.map((match) => match.path),
+        ['b.ts'],
+      );
+      third.dispose();
+    } finally {
+      await workspace.close();
+    }
+  });
+});
+
 describe('grep multiline across pieces', () => {
   test('a multiline literal that straddles a cut between pieces is still found', async () => {
     // 16-byte pieces: the first ends after "foo\n", so "o\nb" and "\nba" are in no piece.
