@@ -40,7 +40,7 @@ import type { SyntaxPass } from '../engine/syntax-pass.js';
 /** What a workspace's syntax passes cost (status). */
 export function toWireSyntaxPass(pass: SyntaxPass): NonNullable<WorkspaceStatus['syntaxPass']> {
   const { jobs, parses, parseMs, workerMs } = pass.totals;
-  return { files: jobs, parses, parseMs: Math.round(parseMs), workerMs: Math.round(workerMs), shared: { ...pass.shared } };
+  return { files: jobs, parses, parseMs: Math.round(parseMs), workerMs: Math.round(workerMs), shared: { ...pass.shared }, dropped: { ...pass.dropped } };
 }
 
 export function toWireStatus(status: WorkspaceStatusInfo, indexes: Record<string, string> = {}, indexFacts?: WorkspaceStatus['indexFacts']): WorkspaceStatus {

@@ -146,6 +146,8 @@ export class SyntaxPass {
   private readonly leadWaitMs: number;
   /** Products given from another index's pass, by kind (status, benchmarks). */
   readonly shared: Record<PassProduct, number> = { tags: 0, terms: 0, chunks: 0, tree: 0 };
+  /** Products made for an index and dropped before it took them (held too long, over the budget, or made from older content), by kind: each costs a pass more. */
+  readonly dropped: Record<PassProduct, number> = { tags: 0, terms: 0, chunks: 0, tree: 0 };
   /** What this workspace's passes cost on the workers. */
   readonly totals: PassTotals = { jobs: 0, parses: 0, parseMs: 0, workerMs: 0, bytes: 0 };
 
@@ -309,6 +311,7 @@ export class SyntaxPass {
     for (const kind of Object.keys(entry.products) as PassProduct[]) {
       this.heldCounts[kind] -= 1;
       this.heldBytes -= entry.sizes[kind] ?? 0;
+      this.dropped[kind] += 1;
     }
     this.noteDrained();
   }

@@ -87,7 +87,15 @@ export interface WorkspaceStatus {
    * for the graph, the ranking, the tree store and the semantic index): files read, parses, time in
    * the parser and on the workers (ms), and the products one index got from another's pass.
    */
-  syntaxPass?: { files: number; parses: number; parseMs: number; workerMs: number; shared: { tags: number; terms: number; chunks: number; tree: number } };
+  syntaxPass?: {
+    files: number;
+    parses: number;
+    parseMs: number;
+    workerMs: number;
+    shared: { tags: number; terms: number; chunks: number; tree: number };
+    /** Products made for an index and dropped before it took them (each costs that index a pass of its own). */
+    dropped: { tags: number; terms: number; chunks: number; tree: number };
+  };
   /** codeSearch's rankings: the chunk ranking's size and lag, and why semantic search is off. */
   search?: {
     ranking: { state: 'absent' | 'building' | 'ready'; files: number; chunks: number; terms: number; lagFiles: number };

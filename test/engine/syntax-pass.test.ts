@@ -109,6 +109,7 @@ test('syntax pass: one read and one parse serve every index that awaits the file
   assert.equal(pass.totals.jobs, code.length, 'no file read twice');
   assert.ok(pass.totals.parses <= code.length, `${pass.totals.parses} parses for ${code.length} files`);
   assert.deepEqual(pass.shared, { tags: 0, terms: 3, chunks: 3, tree: 3 });
+  assert.deepEqual(pass.dropped, { tags: 0, terms: 0, chunks: 0, tree: 0 }, 'nothing made for an index was thrown away');
   assert.equal(
     tags[0]!.definitions.some((definition) => definition.name === 'render'),
     true,
@@ -127,6 +128,7 @@ test('syntax pass: a product is given only for the content it was made from; buf
   const terms = await pass.terms({ path: 'src/math.ts', absolutePath: absolute('src/math.ts'), budgetBytes: 4000 });
   assert.deepEqual(terms, await termsPool.terms({ path: 'src/math.ts', absolutePath: absolute('src/math.ts'), budgetBytes: 4000 }));
   assert.equal(pass.shared.terms, 0);
+  assert.equal(pass.dropped.terms, 1, 'the terms of the old text were dropped, and counted');
   // An editor's buffer: answered from its bytes, nothing held for the others.
   const jobs = pass.totals.jobs;
   const bytes = Buffer.from('export const fromBuffer = 1;\n');
@@ -148,6 +150,7 @@ test('syntax pass: with no room to hold anything, every index still gets its own
   const chunks = await pass.chunk({ path: 'app/views.py', absolutePath: absolute('app/views.py'), options: { budgetBytes: 1500 } });
   assert.deepEqual(chunks, await chunkPool.chunk({ path: 'app/views.py', absolutePath: absolute('app/views.py'), options: { budgetBytes: 1500 } }));
   assert.equal(pass.shared.chunks, 0);
+  assert.equal(pass.dropped.chunks, 1, 'held over the budget: dropped at once');
   assert.equal(pass.totals.jobs, 2);
   pass.dispose();
 });
