@@ -194,7 +194,7 @@ export class SemanticIndex {
       this.timer = setInterval(() => {
         // One sync at a time: a tick during a long one does not queue another behind it.
         if (this.built && !this.syncing && this.pending.size > 0)
-          void this.sync().catch((error: unknown) => log.warn(`semantic sync of ${source.root}: ${(error as Error).message}`));
+          void this.syncChanges().catch((error: unknown) => log.warn(`semantic sync of ${source.root}: ${(error as Error).message}`));
         else if (this.built && !this.syncing && this.saveDue()) this.save();
       }, interval);
       this.timer.unref();
@@ -370,7 +370,17 @@ export class SemanticIndex {
     return raceCancellation(this.syncing, signal);
   }
 
-  private async syncAll(): Promise<void> {
+  /**
+   * Syncs the files changed since the last sync (the timer's): only they are looked at, not every
+   * file of the file set (the kernel's 78k: ~0.6 s of this thread before the first changed file).
+   */
+  private syncChanges(): Promise<void> {
+    this.syncing = this.syncAll(true).finally(() => (this.syncing = undefined));
+    return this.syncing;
+  }
+
+  /** Every file of the file set against the store, or only those changed since the last sync. */
+  private async syncAll(onlyChanged = false): Promise<void> {
     // A seed's rounds first, then its vectors in the cache (a failure there leaves its files to embed).
     await this.seedWait?.wait;
     await this.seedCaching?.catch(() => undefined);
@@ -378,10 +388,12 @@ export class SemanticIndex {
     await this.source.settle();
     const started = performance.now();
     const accepts = this.options.accepts ?? (() => true);
+    // Taken once the file set has settled: a change seen meanwhile is among them.
+    const changed = onlyChanged ? [...this.pending.keys()] : undefined;
     this.pending.clear();
-    const wanted = new Set(this.source.files().filter(accepts));
-    for (const file of [...this.store.paths()]) {
-      if (wanted.has(file)) continue;
+    const wanted = new Set((changed ?? this.source.files()).filter((file) => accepts(file) && (!changed || this.source.hashOf(file) !== undefined)));
+    for (const file of changed ?? [...this.store.paths()]) {
+      if (wanted.has(file) || this.store.fileHash(file) === undefined) continue;
       this.store.removeFile(file);
       this.markUnsaved();
     }

@@ -27,6 +27,10 @@
 //   5  the chunks as columns for the whole store (a load decodes a few arrays, not a record per
 //      file); later, without a bump, an optional `copies` (readers of 5 pass it over; a table
 //      without it has its copies filled from the embedding cache)
+//   6  optional `staged` { firstKey, count, rows (i8, `dimensions` a row) } and `hiddenKeys` (u32):
+//      a large index viewed and changed is not written again; the table names the same file, the
+//      changed files' rows staged beside it and the keys of the removed ones hidden in it (version
+//      5 is read as 6 without them)
 // A store of at most 4,096 vectors keeps a copy of each (rounded to f16, as the graph holds them)
 // and is searched exactly over them: a graph search for every vector does not reach every vector
 // (usearch's multi-threaded build leaves some unreachable), and the answer must not depend on
@@ -44,8 +48,11 @@
 // or damaged one corrupts the heap), disagrees with its index (size, keys at or past nextKey):
 // nothing is loaded and the index is rebuilt from the embedding cache (no model call for cached
 // chunks). A checked index is viewed (`index.view`: mapped, read where it lies, as zoekt maps its
-// shards), and loaded whole (`index.load`, a copy in memory) only when the first change comes: a
-// restart's first search in words no longer waits for the kernel's 760 MB to be copied (1.2 s). A
+// shards). A large view is changed beside it: a changed file's vectors are staged (as a join's
+// are) and a removed file's keys hidden (no owner: searches pass them over), and a save writes the
+// table alone, naming the same file (version 6); the view is loaded whole (`index.load`, a copy in
+// memory: 3-4 s of this thread for the kernel's 760 MB) only when more than `viewDeltaRows` are
+// staged, or for a compaction. A small view is loaded whole at its first change. A
 // viewed file can change under the daemon only by another writer with the user's rights in the
 // 0700 cache folder (Fathom never writes a named index file again), who could change anything.
 import { randomBytes } from 'node:crypto';
@@ -61,8 +68,8 @@ import { bytesOf, typedCopy } from '../../base/typed-bytes.js';
 import { log } from '../../base/logger.js';
 
 const magic = 'FTHMSEM1';
-const version = 5;
-/** The previous version, still read (its files as records). */
+const version = 6;
+/** Version 4, still read (its files as records; 5 is read as 6 is, without its optional parts). */
 const recordsVersion = 4;
 const packr = new Packr({ useRecords: false, mapsAsObjects: true });
 
@@ -154,6 +161,12 @@ export const graphExpansion = { expansion_add: 64, expansion_search: 256 };
  */
 const searchedWholeBelow = 4_096;
 
+/**
+ * Vectors a large viewed graph takes beside it (staged: i8 rows, searched exactly, 384 bytes each
+ * at 384 dimensions: 24 MB) before a change loads it whole and puts them in.
+ */
+const viewDeltaRows = 65_536;
+
 /** A chunk a search found: its file's record, its place there, its similarity. */
 interface Found {
   record: FileRecord;
@@ -224,6 +237,13 @@ export class VectorStore {
    * it whole (`writable`).
    */
   private viewedFile: string | undefined;
+  /** The viewed file's size and CRC-32 as its table gave them (a save that keeps the view names it again). */
+  private viewedDigest: { bytes: number; crc32: number } | undefined;
+  /**
+   * Keys still in the graph that no chunk owns any more: removed while the graph was a view (a view
+   * cannot change; its searches pass them over), taken out when the graph is loaded whole.
+   */
+  private hiddenKeys: number[] = [];
 
   /**
    * Exact copies of the graph's vectors (key → vector) while it holds at most `searchedWholeBelow`;
@@ -235,6 +255,7 @@ export class VectorStore {
   /** Whether `vectorOf` failed to give every copy since the last change (not tried again until one). */
   private copiesMissed = false;
   private readonly blockRows: number;
+  private readonly viewDeltaRows: number;
   private readonly vectorOf: ((textHash: string) => Float32Array | undefined) | undefined;
 
   constructor(
@@ -245,9 +266,12 @@ export class VectorStore {
       blockRows?: number;
       /** A chunk's exact vector by its text's hash (the embedding cache): a small store's copies after a load. */
       vectorOf?: (textHash: string) => Float32Array | undefined;
+      /** Rows staged beside a large view before a change loads it whole (small in tests). */
+      viewDeltaRows?: number;
     } = {},
   ) {
     this.blockRows = options.blockRows ?? 16_384;
+    this.viewDeltaRows = options.viewDeltaRows ?? viewDeltaRows;
     this.vectorOf = options.vectorOf;
     this.index = this.newIndex();
   }
@@ -274,9 +298,35 @@ export class VectorStore {
     const index = this.newIndex();
     index.load(file);
     if (index.size() !== this.index.size()) throw new Error(`${file} changed since it was checked (${index.size()} vectors, ${this.index.size()} viewed)`);
+    if (this.hiddenKeys.length > 0) index.remove(BigUint64Array.from(this.hiddenKeys, (key) => BigInt(key)));
+    this.hiddenKeys = [];
     this.index = index;
     this.viewedFile = undefined;
+    this.viewedDigest = undefined;
     return index;
+  }
+
+  /**
+   * Whether a change of `rows` vectors goes beside the view (staged, searched exactly) rather than
+   * loading the graph whole: the graph is a large view, and what is staged beside it stays small.
+   * Loading the kernel's graph whole holds this thread 3-4 s (usearch's load copies 760 MB); a
+   * save then names the same file again with the staged rows in the table.
+   */
+  private besideView(rows: number): boolean {
+    const staged = this.staged;
+    return (
+      this.viewedFile !== undefined &&
+      this.index.size() > searchedWholeBelow &&
+      (!staged || (staged.graphed === 0 && this.nextKey === staged.firstKey + staged.count)) &&
+      this.stagedCount + rows <= this.viewDeltaRows
+    );
+  }
+
+  /** The view loaded whole, with what was staged beside it moved into the graph (a change too large to stage). */
+  private loadWhole(): void {
+    if (this.viewedFile === undefined) return;
+    this.writable();
+    if (this.staged) this.graphStaged(this.staged.count, this.vectorOf ?? (() => undefined));
   }
 
   /** Whether the index is the saved file read where it lies (not yet loaded whole). */
@@ -313,8 +363,10 @@ export class VectorStore {
    */
   replaceFiles(files: ReadonlyArray<{ file: string; fileHash: string; chunks: ReadonlyArray<NewChunk> }>): void {
     const total = files.reduce((sum, { chunks }) => sum + chunks.length, 0);
+    if (files.length === 0) return;
+    if (this.besideView(total)) return this.stage(files);
     // Loaded whole before anything changes (a failure then leaves the table as it was).
-    if (files.length > 0) this.writable();
+    this.loadWhole();
     const keys = new BigUint64Array(total);
     const matrix = new Float32Array(total * this.dimensions);
     let at = 0;
@@ -473,11 +525,14 @@ export class VectorStore {
   removeFile(file: string): void {
     const record = this.files.get(file);
     if (!record) return;
-    if (record.keys.length > 0) this.writable();
+    // A small view is loaded whole at its first change (at once; a failure leaves the table as it was); a large one is changed beside it.
+    if (record.keys.length > 0 && this.viewedFile !== undefined && this.index.size() <= searchedWholeBelow) this.writable();
     this.files.delete(file);
     if (record.keys.length === 0) return;
     const graphed = record.keys.filter((key) => this.inGraph(key));
-    if (graphed.length > 0) this.index.remove(BigUint64Array.from(graphed, (key) => BigInt(key)));
+    // A view cannot change: its keys are hidden (no owner: searches pass them over) until it is loaded whole.
+    if (this.viewedFile !== undefined) this.hiddenKeys.push(...graphed);
+    else if (graphed.length > 0) this.index.remove(BigUint64Array.from(graphed, (key) => BigInt(key)));
     this.changed();
     for (const key of graphed) this.copies?.delete(key);
     for (const key of record.keys) this.owner[key] = undefined;
@@ -520,6 +575,8 @@ export class VectorStore {
     if (keys.length > 0) index.add(BigUint64Array.from(keys), matrix.subarray(0, keys.length * this.dimensions), addThreads);
     this.index = index;
     this.viewedFile = undefined;
+    this.viewedDigest = undefined;
+    this.hiddenKeys = [];
     this.removed = 0;
     this.copies = new Map();
     this.keepCopies(keys, matrix);
@@ -654,20 +711,33 @@ export class VectorStore {
     }
   }
 
-  /** Writes the index under a fresh name, then the table naming it, then drops older index files. */
+  /**
+   * Writes the index under a fresh name, then the table naming it, then drops older index files. A
+   * large view with changes beside it is not written again: the table names the same file, with
+   * the rows staged beside it and the keys hidden in it.
+   */
   save(folder: string, root: string): void {
     fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
-    const name = `semantic-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}.usearch`;
-    const temporary = path.join(folder, `${name}.tmp`);
-    // Written from an index loaded whole: the view's file is dropped once the new one is named.
-    this.writable();
-    this.index.save(temporary);
-    // On disk before the table names it (a power cut must not leave a table naming a torn index), and private as every cache file.
-    fs.chmodSync(temporary, 0o600);
-    const written = digestFile(temporary, { sync: true });
-    fs.renameSync(temporary, path.join(folder, name));
-    // While vectors are staged, the files the graph holds whole (it holds no part of another).
-    const records = [...this.files.values()].filter((record) => !this.staged || record.keys.every((key) => this.inGraph(key)));
+    const keepView = this.viewedFile !== undefined && this.viewedDigest !== undefined && path.dirname(this.viewedFile) === path.resolve(folder);
+    let name: string;
+    let written: { bytes: number; crc32: number };
+    if (keepView) {
+      name = path.basename(this.viewedFile!);
+      written = this.viewedDigest!;
+    } else {
+      name = `semantic-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}.usearch`;
+      const temporary = path.join(folder, `${name}.tmp`);
+      // Written from an index loaded whole: the view's file is dropped once the new one is named.
+      this.loadWhole();
+      this.index.save(temporary);
+      // On disk before the table names it (a power cut must not leave a table naming a torn index), and private as every cache file.
+      fs.chmodSync(temporary, 0o600);
+      written = digestFile(temporary, { sync: true });
+      fs.renameSync(temporary, path.join(folder, name));
+    }
+    // Staged rows are saved only beside a view; else (a join's, not all in the graph yet) the files the graph holds whole (it holds no part of another).
+    const staged = keepView ? this.staged : undefined;
+    const records = [...this.files.values()].filter((record) => staged || !this.staged || record.keys.every((key) => this.inGraph(key)));
     const chunks = records.reduce((sum, record) => sum + record.keys.length, 0);
     const keys = new Uint32Array(chunks);
     const ranges = new Uint32Array(4 * chunks);
@@ -696,6 +766,8 @@ export class VectorStore {
       ranges: bytesOf(ranges),
       textHashes,
       ...(copies ? { copies } : {}),
+      ...(staged ? { staged: { firstKey: staged.firstKey, count: staged.count, rows: this.stagedRows(staged) } } : {}),
+      ...(keepView && this.hiddenKeys.length > 0 ? { hiddenKeys: bytesOf(Uint32Array.from(this.hiddenKeys)) } : {}),
     });
     writeFileAtomic(path.join(folder, 'semantic.bin'), encodeChecked(magic, version, payload));
     // Another daemon may have saved meanwhile: keep whatever the table on disk names now.
@@ -703,6 +775,18 @@ export class VectorStore {
     for (const entry of fs.readdirSync(folder)) {
       if (/^semantic-.*\.usearch(\.tmp)?$/.test(entry) && entry !== current && entry !== name) fs.rmSync(path.join(folder, entry), { force: true });
     }
+  }
+
+  /** The staged rows [0, count) as one run of i8 bytes (none is graphed beside a view). */
+  private stagedRows(staged: Staged): Uint8Array {
+    const out = new Uint8Array(staged.count * this.dimensions);
+    staged.blocks.forEach((block, index) => {
+      if (!block) return;
+      const start = index * this.blockRows * this.dimensions;
+      const rows = Math.min(this.blockRows, staged.count - index * this.blockRows);
+      out.set(new Uint8Array(block.buffer, block.byteOffset, rows * this.dimensions), start);
+    });
+    return out;
   }
 
   /** The copies of `keys`' vectors as f16 bytes in their order, when every one is held (they are f16 values already: exact). */
@@ -748,7 +832,7 @@ export class VectorStore {
       if (!Number.isSafeInteger(table.indexBytes) || !Number.isInteger(table.indexCrc32))
         return { loaded: false, reason: 'no size and checksum of its index file' };
       if (!Number.isSafeInteger(table.nextKey) || table.nextKey < 1 || table.nextKey > 0xffffffff) return { loaded: false, reason: 'nextKey out of range' };
-      const records = read.version === version ? columnRecords(table) : fileRecords(table);
+      const records = read.version === recordsVersion ? fileRecords(table) : columnRecords(table);
       if (typeof records === 'string') return { loaded: false, reason: records };
       const owner = new Array<FileRecord | undefined>(table.nextKey);
       let live = 0;
@@ -760,7 +844,17 @@ export class VectorStore {
           live++;
         }
       }
-      if (live !== table.vectors) return { loaded: false, reason: `the table lists ${live} chunks for ${table.vectors} vectors` };
+      const staged = loadedStaged(table, this.dimensions, this.blockRows);
+      if (typeof staged === 'string') return { loaded: false, reason: staged };
+      const hidden =
+        table.hiddenKeys instanceof Uint8Array && table.hiddenKeys.byteLength % 4 === 0 ? typedCopy(table.hiddenKeys, Uint32Array) : new Uint32Array(0);
+      if (hidden.some((key) => key <= 0 || key >= table.nextKey || owner[key] !== undefined))
+        return { loaded: false, reason: 'a hidden key is out of range or owned' };
+      const stagedLive = staged
+        ? records.reduce((sum, record) => sum + record.keys.filter((key) => key >= staged.firstKey && key < staged.firstKey + staged.count).length, 0)
+        : 0;
+      if (live - stagedLive + hidden.length !== table.vectors)
+        return { loaded: false, reason: `the table lists ${live - stagedLive} chunks in the graph and ${hidden.length} hidden for ${table.vectors} vectors` };
       // usearch reads what it is given as its own: only the very bytes saved reach it.
       const found = digestFile(path.join(folder, table.index));
       if (found.bytes !== table.indexBytes) return { loaded: false, reason: `the index file holds ${found.bytes} bytes, the table says ${table.indexBytes}` };
@@ -772,12 +866,15 @@ export class VectorStore {
       if (index.size() !== table.vectors) return { loaded: false, reason: `the index holds ${index.size()} vectors, the table ${table.vectors}` };
       this.index = index;
       this.viewedFile = indexFile;
+      this.viewedDigest = { bytes: table.indexBytes, crc32: table.indexCrc32 };
+      this.hiddenKeys = Array.from(hidden);
+      this.staged = staged;
       this.files = new Map(records.map((record) => [record.path, record]));
       if (this.files.size !== records.length) return { loaded: false, reason: 'a file is listed twice' };
       this.owner = owner;
       this.live = live;
       this.nextKey = table.nextKey;
-      this.removed = 0;
+      this.removed = hidden.length;
       // Saved with the table while the store was small; else filled from `vectorOf` at the first whole search.
       this.copies = loadedCopies(table, records, this.dimensions);
       this.changed();
@@ -807,16 +904,46 @@ interface StoredTable {
   textHashes?: Uint8Array;
   /** Version 5, optional: the vectors as f16 bytes in `keys` order (a store of at most `searchedWholeBelow`). */
   copies?: Uint8Array;
+  /** Version 6, optional: rows staged beside the index (i8, `count` rows from key `firstKey`). */
+  staged?: { firstKey: number; count: number; rows: Uint8Array };
+  /** Version 6, optional: keys in the index that no chunk owns (u32). */
+  hiddenKeys?: Uint8Array;
   /** Version 4. */
   files?: StoredFile[];
 }
 
-/** semantic.bin, version 5 or 4. */
+/** semantic.bin, version 6, 5 or 4. */
 function readTable(folder: string): CheckedRead & { version?: number } {
   const file = path.join(folder, 'semantic.bin');
   const read = readChecked(file, magic, version);
-  if (read.status !== 'corrupt' || !/^format version 4,/.test(read.reason)) return { ...read, version };
-  return { ...readChecked(file, magic, recordsVersion), version: recordsVersion };
+  const older = read.status === 'corrupt' ? /^format version ([45]),/.exec(read.reason) : null;
+  if (!older) return { ...read, version };
+  const found = Number(older[1]);
+  return { ...readChecked(file, magic, found), version: found };
+}
+
+/** Rows saved staged beside the index, in blocks; undefined when none; a string says what is wrong. */
+function loadedStaged(table: StoredTable, dimensions: number, blockRows: number): Staged | undefined | string {
+  const saved = table.staged;
+  if (saved === undefined) return undefined;
+  const { firstKey, count, rows } = saved;
+  if (
+    !Number.isSafeInteger(firstKey) ||
+    !Number.isSafeInteger(count) ||
+    firstKey < 1 ||
+    count < 1 ||
+    firstKey + count > table.nextKey ||
+    !(rows instanceof Uint8Array)
+  )
+    return 'its staged rows are out of range';
+  if (rows.length !== count * dimensions) return 'its staged rows are cut short';
+  const blocks: Int8Array[] = [];
+  for (let start = 0; start < count; start += blockRows) {
+    const block = new Int8Array(Math.min(blockRows, count - start) * dimensions);
+    block.set(new Int8Array(rows.buffer, rows.byteOffset + start * dimensions, block.length));
+    blocks.push(block);
+  }
+  return { firstKey, count, graphed: 0, blocks };
 }
 
 /** Version 5's columns as one record a file (views into the columns); a string says what is wrong. */

@@ -147,8 +147,8 @@ describe('vector store', () => {
     const loaded = new VectorStore(dimensions, 'model-a');
     assert.deepEqual(loaded.load(folder, '/root'), { loaded: true });
     assert.deepEqual(answers(loaded), first, 'a loaded store answers as the one saved (its copies saved with it)');
-    // A table saved without the copies (before they were kept): filled from the cache's vectors.
-    const read = readChecked(path.join(folder, 'semantic.bin'), 'FTHMSEM1', 5);
+    // A table saved without the copies (before they were kept), as version 5 (read as 6 is): filled from the cache's vectors.
+    const read = readChecked(path.join(folder, 'semantic.bin'), 'FTHMSEM1', 6);
     assert.equal(read.status, 'valid');
     const { copies, ...table } = packr.unpack((read as { payload: Buffer }).payload) as Record<string, unknown>;
     assert.ok(copies instanceof Uint8Array, 'the copies are saved');
@@ -196,7 +196,7 @@ describe('vector store', () => {
     );
     assert.equal(new VectorStore(4, 'model-b').load(folder, '/root').loaded, false, 'another model');
     // A table of the previous version (version 4: a record a file), as an older Fathom saved it, is still read.
-    const current = readChecked(path.join(folder, 'semantic.bin'), 'FTHMSEM1', 5);
+    const current = readChecked(path.join(folder, 'semantic.bin'), 'FTHMSEM1', 6);
     assert.equal(current.status, 'valid');
     const columns = packr.unpack((current as { payload: Buffer }).payload) as {
       paths: string[];
@@ -235,6 +235,102 @@ describe('vector store', () => {
     bytes[bytes.length - 1] ^= 0xff;
     fs.writeFileSync(path.join(folder, 'semantic.bin'), bytes);
     assert.match((new VectorStore(4, 'model-a').load(folder, '/root') as { reason: string }).reason, /checksum/);
+  });
+});
+
+describe('a large saved store, viewed, changed beside its view', () => {
+  test('changes are staged and removals hidden, saved in the table without writing the graph again; past the limit it is loaded whole', () => {
+    const random = new SeededRandom(11);
+    const dimensions = 16;
+    const exact = new Map<string, Float32Array>();
+    /** File `at`'s two chunks, their vectors drawn afresh for each `round`. */
+    const fileOf = (at: number, round: number) => ({
+      file: `d${String(at).padStart(4, '0')}.c`,
+      fileHash: `h${at}-${round}`,
+      chunks: [0, 1].map((chunk) => {
+        const textHash = (round * 1e6 + at * 2 + chunk).toString(16).padStart(64, '0');
+        const vector = unit(Array.from({ length: dimensions }, () => random.next() - 0.5));
+        exact.set(textHash, vector);
+        return { startLine: chunk, endLine: chunk, startByte: 10 * chunk, endByte: 10 * chunk + 9, textHash, vector };
+      }),
+    });
+    const files = Array.from({ length: 2_100 }, (_, at) => fileOf(at, 0));
+    const options = { vectorOf: (key: string) => exact.get(key), viewDeltaRows: 40 };
+    const built = new VectorStore(dimensions, 'model-a', options);
+    built.replaceFiles(files);
+    const folder = tempDir('fathom-view-delta-');
+    built.save(folder, '/root');
+    const graphFiles = (): string[] => fs.readdirSync(folder).filter((name) => name.endsWith('.usearch'));
+    const [first] = graphFiles();
+    const open = (): VectorStore => {
+      const store = new VectorStore(dimensions, 'model-a', options);
+      assert.deepEqual(store.load(folder, '/root'), { loaded: true });
+      return store;
+    };
+    /** Where each chunk's own vector is found first, as path:startByte. */
+    const firstHits = (store: VectorStore, changed: ReturnType<typeof fileOf>[]): string[] =>
+      changed.flatMap(({ chunks }) => chunks.map((chunk) => store.search(chunk.vector, 1).map((hit) => `${hit.path}:${hit.startByte}`)[0] ?? 'none'));
+    const placesOf = (changed: ReturnType<typeof fileOf>[]): string[] =>
+      changed.flatMap(({ file, chunks }) => chunks.map((chunk) => `${file}:${chunk.startByte}`));
+
+    const viewed = open();
+    assert.equal(viewed.viewed, true);
+    const changed = Array.from({ length: 10 }, (_, at) => fileOf(at, 1));
+    viewed.replaceFiles(changed);
+    const removed = ['d0100.c', 'd0101.c', 'd0102.c'];
+    for (const file of removed) viewed.removeFile(file);
+    assert.equal(viewed.viewed, true, 'still the view: nothing was loaded whole');
+    assert.deepEqual([viewed.stagedCount, viewed.size], [20, 2 * (2_100 - removed.length)]);
+    assert.deepEqual(firstHits(viewed, changed), placesOf(changed), 'a changed chunk is found first by its new vector');
+    const gone = (store: VectorStore): void => {
+      for (const at of [0, 100, 101, 102]) {
+        const hits = store.search(files[at]!.chunks[0]!.vector, 50);
+        assert.ok(!hits.some((hit) => hit.textHash === files[at]!.chunks[0]!.textHash), `d${at}: an old or removed chunk is never found`);
+      }
+    };
+    gone(viewed);
+    viewed.save(folder, '/root');
+    assert.deepEqual(graphFiles(), [first], 'the graph was not written again');
+
+    const reopened = open();
+    assert.deepEqual([reopened.viewed, reopened.stagedCount, reopened.size], [true, 20, viewed.size]);
+    assert.deepEqual(firstHits(reopened, changed), placesOf(changed));
+    gone(reopened);
+    assert.ok(!removed.some((file) => [...reopened.paths()].includes(file)));
+
+    // Ten files more (20 rows, 40 staged: the limit), then one (42): the view is loaded whole.
+    const more = Array.from({ length: 10 }, (_, at) => fileOf(20 + at, 2));
+    reopened.replaceFiles(more);
+    assert.deepEqual([reopened.viewed, reopened.stagedCount], [true, 40]);
+    const last = [fileOf(40, 2)];
+    reopened.replaceFiles(last);
+    assert.deepEqual([reopened.viewed, reopened.stagedCount], [false, 0]);
+    const all = [...changed, ...more, ...last];
+    const mostly = (hits: string[]): void => assert.ok(hits.filter((hit, at) => hit === placesOf(all)[at]).length >= 0.95 * hits.length, JSON.stringify(hits));
+    mostly(firstHits(reopened, all));
+    gone(reopened);
+    reopened.save(folder, '/root');
+    assert.equal(graphFiles().length, 1);
+    assert.notEqual(graphFiles()[0], first, 'a graph loaded whole is written under a new name');
+    const whole = open();
+    assert.deepEqual([whole.size, whole.stagedCount], [reopened.size, 0]);
+    mostly(firstHits(whole, all));
+    gone(whole);
+  });
+
+  test('a table whose hidden keys do not add up with its graph is refused', () => {
+    const dimensions = 4;
+    const store = new VectorStore(dimensions, 'model-a');
+    store.replaceFile('a.c', 'h', [{ startLine: 0, endLine: 0, startByte: 0, endByte: 1, textHash: 'ab'.repeat(32), vector: unit([1, 0, 0, 0]) }]);
+    const folder = tempDir('fathom-view-hidden-');
+    store.save(folder, '/root');
+    const file = path.join(folder, 'semantic.bin');
+    const read = readChecked(file, 'FTHMSEM1', 6);
+    assert.equal(read.status, 'valid');
+    const table = packr.unpack((read as { payload: Buffer }).payload) as Record<string, unknown>;
+    fs.writeFileSync(file, encodeChecked('FTHMSEM1', 6, packr.pack({ ...table, hiddenKeys: Buffer.from(Uint32Array.of(1).buffer) })));
+    const loaded = new VectorStore(dimensions, 'model-a').load(folder, '/root');
+    assert.equal(loaded.loaded, false);
   });
 });
 
