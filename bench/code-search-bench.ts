@@ -108,7 +108,7 @@ async function main(): Promise<void> {
   const counts = ranking.counts();
   const heldRss = process.memoryUsage().rss;
   console.log(
-    `${name}: ${counts.files} files, ${counts.chunks} chunks, ${counts.terms} terms, ${counts.postings} postings (${mib(counts.bytes)} of arrays); ${fresh ? 'build' : 'load'} ${(buildMs / 1000).toFixed(1)} s (${ranking.lastBuild?.loaded} from the cache, ${ranking.lastBuild?.chunked} chunked), peak RSS ${mib(peak)}, held ${mib(heldRss)}`,
+    `${name}: ${counts.files} files, ${counts.chunks} chunks, ${counts.terms} terms, ${counts.postings} postings (${mib(ranking.memoryBytes())} of arrays); ${fresh ? 'build' : 'load'} ${(buildMs / 1000).toFixed(1)} s (${ranking.lastBuild?.loaded} from the cache, ${ranking.lastBuild?.chunked} chunked), peak RSS ${mib(peak)}, held ${mib(heldRss)}`,
   );
   const saveStarted = performance.now();
   await ranking.save();
