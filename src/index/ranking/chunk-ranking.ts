@@ -177,6 +177,9 @@ export class ChunkRanking {
   private readonly pending = new Set<string>();
   /** Files the build or the flush under way has still to chunk. */
   private readonly toIndex = new Set<string>();
+  /** Changes seen, flushes begun, files indexed and builds ended, counted: `lag` walks again when it moved. */
+  private moves = 0;
+  private lagKnown: { moves: number; files: number } | undefined;
   private readonly removedDuringBuild = new Set<string>();
   private flushing: Promise<void> | undefined;
   private readonly subscription: { dispose(): void };
@@ -203,6 +206,7 @@ export class ChunkRanking {
     readonly budgetBytes = rankingBudgetBytes,
   ) {
     this.subscription = source.onChanges((changes) => {
+      this.moves++;
       for (const file of changes.removed) {
         this.drop(file);
         this.pending.delete(file);
@@ -256,6 +260,7 @@ export class ChunkRanking {
     for (const file of this.removedDuringBuild) this.drop(file);
     this.removedDuringBuild.clear();
     this.built = true;
+    this.moves++;
     const ms = Math.round(performance.now() - started);
     this.lastBuild = { loaded, chunked: files.length, ms };
     const counts = this.counts();
@@ -273,6 +278,14 @@ export class ChunkRanking {
   }
 
   private async index(file: string): Promise<void> {
+    try {
+      await this.indexNow(file);
+    } finally {
+      this.moves++;
+    }
+  }
+
+  private async indexNow(file: string): Promise<void> {
     this.toIndex.delete(file);
     const generation = this.generation;
     // The hash before reading: if the file changes meanwhile, its change event indexes it again.
@@ -459,6 +472,7 @@ export class ChunkRanking {
     if (this.disposed || this.flushing || this.pending.size === 0) return;
     const files = [...this.pending];
     this.pending.clear();
+    this.moves++;
     for (const file of files) this.toIndex.add(file);
     this.flushing = (async () => {
       let next = 0;
@@ -592,8 +606,11 @@ export class ChunkRanking {
 
   /** The file set's hash each indexed file had when it was chunked (status: how far the ranking lags). */
   lag(): number {
+    // A walk of every file (the kernel's 78k: ~0.1 s), made again only after something moved.
+    if (this.lagKnown?.moves === this.moves) return this.lagKnown.files;
     let behind = this.pending.size;
     for (const [file, entry] of this.entries) if (entry.hash !== this.source.hashOf(file)) behind++;
+    this.lagKnown = { moves: this.moves, files: behind };
     return behind;
   }
 
@@ -700,6 +717,7 @@ export class ChunkRanking {
     this.filePaths = [];
     this.entries.clear();
     this.built = false;
+    this.moves++;
     if (this.saveTimer) clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
     if (this.cacheFile) fs.rmSync(this.cacheFile, { force: true });

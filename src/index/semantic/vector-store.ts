@@ -167,6 +167,9 @@ const searchedWholeBelow = 4_096;
  */
 const viewDeltaRows = 65_536;
 
+/** A filtered search passing at most this many of a large graph's chunks is made exactly over them (`searchFew`). */
+const fewChunks = 4_096;
+
 /** A chunk a search found: its file's record, its place there, its similarity. */
 interface Found {
   record: FileRecord;
@@ -604,6 +607,8 @@ export class VectorStore {
     const whole = total <= searchedWholeBelow;
     const packed = whole ? this.packedCopies() : undefined;
     if (packed) return this.searchCopies(packed, vector, accepts);
+    const few = accepts && !whole ? this.searchFew(vector, accepts) : undefined;
+    if (few) return few;
     for (let wanted = whole ? total : Math.min(total, accepts ? k * 4 : k); ; wanted = Math.min(total, wanted * 4)) {
       const matches = this.index.search(vector, wanted, 1);
       const found: Found[] = [];
@@ -618,6 +623,38 @@ export class VectorStore {
       // Only the hits given back are made (a whole search finds every chunk of the index).
       if (whole || found.length >= k || wanted >= total) return found;
     }
+  }
+
+  /**
+   * A search filtered to few chunks of the graph (a file, a small folder), exactly over their
+   * vectors from `vectorOf`: the graph, asked for ever more neighbours until enough pass the
+   * filter, went through the kernel's whole 830k for a file far from the question (seconds of this
+   * thread a question). Undefined when the filter passes more than `fewChunks` or a vector is
+   * not at hand (the graph then).
+   */
+  private searchFew(vector: Float32Array, accepts: (file: string) => boolean): Found[] | undefined {
+    if (!this.vectorOf) return undefined;
+    const chosen: Array<{ record: FileRecord; at: number }> = [];
+    for (const [file, record] of this.files) {
+      if (!accepts(file)) continue;
+      for (let at = 0; at < record.keys.length; at++) if (this.inGraph(record.keys[at]!)) chosen.push({ record, at });
+      if (chosen.length > fewChunks) return undefined;
+    }
+    if (chosen.length === 0) return [];
+    const matrix = new Float32Array(chosen.length * this.dimensions);
+    for (let row = 0; row < chosen.length; row++) {
+      const { record, at } = chosen[row]!;
+      const exact = this.vectorOf(chunkOf(record, at).textHash);
+      if (!exact || exact.length !== this.dimensions) return undefined;
+      matrix.set(exact, row * this.dimensions);
+    }
+    const matches = exactSearch(matrix, vector, this.dimensions, chosen.length, MetricKind.Cos, 1);
+    const found: Found[] = [];
+    for (let at = 0; at < matches.keys.length; at++) {
+      const similarity = 1 - matches.distances[at]!;
+      if (Number.isFinite(similarity)) found.push({ ...chosen[Number(matches.keys[at]!)]!, similarity });
+    }
+    return found;
   }
 
   /** The graph's vectors as one matrix, from the copies (filled from `vectorOf` after a load); undefined when some vector is not at hand. */

@@ -275,6 +275,18 @@ describe('a large saved store, viewed, changed beside its view', () => {
 
     const viewed = open();
     assert.equal(viewed.viewed, true);
+    // A search filtered to one file of the graph: exactly its chunks, by their exact similarity.
+    const query = unit(Array.from({ length: dimensions }, () => random.next() - 0.5));
+    const inFile = viewed.search(query, 5, (file) => file === 'd0500.c');
+    const dot = (a: Float32Array, b: Float32Array): number => a.reduce((sum, value, at) => sum + value * b[at]!, 0);
+    const expectedOrder = files[500]!.chunks
+      .map((chunk) => ({ textHash: chunk.textHash, similarity: dot(query, chunk.vector) }))
+      .sort((a, b) => b.similarity - a.similarity);
+    assert.deepEqual(
+      inFile.map((hit) => hit.textHash),
+      expectedOrder.map((chunk) => chunk.textHash),
+    );
+    for (const [at, hit] of inFile.entries()) assert.ok(Math.abs(hit.similarity - expectedOrder[at]!.similarity) < 1e-4);
     const changed = Array.from({ length: 10 }, (_, at) => fileOf(at, 1));
     viewed.replaceFiles(changed);
     const removed = ['d0100.c', 'd0101.c', 'd0102.c'];
