@@ -143,6 +143,9 @@ const cacheSliceVectors = 4_096;
 /** How long one slice of moving staged vectors into the graph may hold this thread (requests are served between slices). */
 const graphSliceMs = 50;
 
+/** How long after a change its sync starts (the changes of one save together; the 2 s tick catches what is left). */
+const changeSyncDelayMs = 200;
+
 /** Groups of 8 files a sync has under way (chunked, then embedded): enough that the workers never wait. */
 const groupsInFlight = 4;
 
@@ -162,6 +165,8 @@ export class SemanticIndex {
   private readonly followsChanges: boolean;
   private readonly subscription: { dispose(): void };
   private readonly timer: NodeJS.Timeout | undefined;
+  /** The sync a moment after a change. */
+  private soon: NodeJS.Timeout | undefined;
   private readonly progressListeners = new Set<(done: number, total: number) => void>();
   private lastSync: SemanticStatus['lastSync'] = null;
   /** The sync under way: chunks embedded and when it started (for progress messages). */
@@ -187,6 +192,13 @@ export class SemanticIndex {
     this.subscription = source.onChanges((changes) => {
       const now = Date.now();
       for (const file of [...changes.added, ...changes.changed, ...changes.removed]) if (!this.pending.has(file)) this.pending.set(file, now);
+      // A change is synced a moment after it (more may follow: a save of several files), not at the next tick.
+      if (this.followsChanges && !this.soon)
+        this.soon = setTimeout(() => {
+          this.soon = undefined;
+          if (this.built && !this.syncing && !this.disposed && this.pending.size > 0)
+            void this.syncChanges().catch((error: unknown) => log.warn(`semantic sync of ${source.root}: ${(error as Error).message}`));
+        }, changeSyncDelayMs).unref();
     });
     const interval = options.syncIntervalMs ?? 2_000;
     this.followsChanges = interval > 0 && interval <= 10_000;
@@ -204,10 +216,16 @@ export class SemanticIndex {
   /** The vector store: the saved one, checked, on first use; else an empty one (the first sync fills it). */
   get store(): VectorStore {
     if (this.storeValue) return this.storeValue;
-    const store = new VectorStore(this.cache.dimensions, this.embedder.modelId, { vectorOf: (textHash) => this.cache.get(textHash) });
+    const store = new VectorStore(this.cache.dimensions, this.embedder.modelId, {
+      vectorOf: (textHash) => this.cache.get(textHash),
+    });
     const loaded = store.load(this.options.folder, this.source.root);
-    if (loaded.loaded) this.loaded = { loaded: 'valid' };
-    else if (loaded.reason !== 'no saved store') {
+    if (loaded.loaded) {
+      this.loaded = { loaded: 'valid' };
+      // The embedding cache indexed now, in slices (the kernel's: ~2.5 s of this thread in ~25 ms
+      // pieces), so the first change after a restart and a filtered search find it ready.
+      void this.cache.indexInSlices().catch((error: unknown) => log.warn(`embedding cache ${this.cache.file}: ${(error as Error).message}`));
+    } else if (loaded.reason !== 'no saved store') {
       this.loaded = { loaded: 'rebuilt', reason: loaded.reason };
       log.warn(`semantic store of ${this.source.root}: ${loaded.reason}; rebuilding it (cached vectors are reused)`);
     } else this.loaded = { loaded: 'none' };
@@ -625,6 +643,7 @@ export class SemanticIndex {
     this.seedWait?.end();
     this.subscription.dispose();
     if (this.timer) clearInterval(this.timer);
+    if (this.soon) clearTimeout(this.soon);
     while (this.syncing) await this.syncing.catch(() => undefined);
     while (this.building) await this.building.catch(() => undefined);
     if (options.save !== false && this.unsavedFiles > 0) this.save();
