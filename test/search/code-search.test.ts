@@ -195,6 +195,48 @@ describe('chunk ranking on the fixture repo', () => {
     await Promise.all([tiny.dispose(), reloaded.dispose(), third.dispose()]);
   });
 
+  test('a large ranking rewrites chunks.bin only once enough files changed; a restart chunks the few changed again', async () => {
+    const file = path.join(tempDir('fathom-ranking-deferred-'), 'chunks.bin');
+    // Every ranking is "large" here; three changed files make a save worth it.
+    const deferral = { aboveChunks: 0, staleFiles: 3 };
+    const first = new ChunkRanking(workspace, pool, file, 50, 400, deferral);
+    await first.ensureBuilt();
+    await first.save();
+    const written = fs.readFileSync(file);
+    const total = first.counts().files;
+    const change = async (relative: string, text: string): Promise<void> => {
+      fs.appendFileSync(path.join(root, relative), text);
+      await quiesce(workspace);
+      await first.settle();
+    };
+    const originals = new Map(
+      ['src/net/retry.go', 'src/auth/session.ts', 'src/payments/invoice.py'].map((relative) => [relative, fs.readFileSync(path.join(root, relative))]),
+    );
+    try {
+      await change('src/net/retry.go', '\n\nfunc ZeppelinManifestTally() int {\n\treturn 42\n}\n');
+      await first.save();
+      assert.deepEqual(fs.readFileSync(file), written, 'one changed file: the file is not written again');
+      const restarted = new ChunkRanking(workspace, pool, file, 50, 400, deferral);
+      await restarted.ensureBuilt();
+      assert.deepEqual(restarted.lastBuild && [restarted.lastBuild.loaded, restarted.lastBuild.chunked], [total - 1, 1], 'the changed file is chunked again');
+      assert.equal(restarted.search({ terms: queryTerms('zeppelin manifest tally'), limit: 1 })[0]?.path, 'src/net/retry.go');
+      await restarted.dispose();
+      await change('src/auth/session.ts', '\n\nexport function zeppelinTwo(): number {\n  return 2;\n}\n');
+      await change('src/payments/invoice.py', '\n\ndef zeppelin_three():\n    return 3\n');
+      await first.save();
+      assert.notDeepEqual(fs.readFileSync(file), written, 'three changed files: written');
+      const again = new ChunkRanking(workspace, pool, file, 50, 400, deferral);
+      await again.ensureBuilt();
+      assert.deepEqual(again.lastBuild && [again.lastBuild.loaded, again.lastBuild.chunked], [total, 0]);
+      await again.dispose();
+    } finally {
+      for (const [relative, bytes] of originals) fs.writeFileSync(path.join(root, relative), bytes);
+      await quiesce(workspace);
+      await first.settle();
+      await first.dispose();
+    }
+  });
+
   test('a restart reads chunks.bin where it lies: a damaged posting list is found when a question reads it, and the ranking builds again and answers the same', async () => {
     await ranking.save();
     const query = { terms: queryTerms('exponential backoff'), limit: 3 };

@@ -19,7 +19,8 @@
 //           (0xffffffff: a chunk of no stored file, dead on load)
 //
 // Loads: the header and the meta only; every chunk starts dead, the files whose hash still holds
-// revive theirs, the rest are re-chunked. Saved after a build and 30 s after the last change.
+// revive theirs, the rest are re-chunked. Saved after a build and 30 s after the last change (a
+// ranking of over 100k chunks only once enough files changed: chunk-ranking.ts `saveDue`).
 //
 // Checks: magic, version and the meta's SHA-256 on open (and the tables' shapes); a block's
 // CRC-32 when it is read, a list's CRC-32 and its chunk ids when it is read. What fails is

@@ -114,6 +114,15 @@ export function isRanked(relativePath: string): boolean {
 
 const inFlight = 16;
 
+/**
+ * A ranking of more chunks than this rewrites chunks.bin only once `staleFilesForSave` of its
+ * files (or 1%) were chunked again or dropped since the file was written: the kernel's is 500 MB,
+ * ~11 s of the daemon's thread in slices to write again, where a restart chunks a few changed
+ * files again in well under a second (the file's entries for them are dead, by their hash).
+ */
+const deferSavesAboveChunks = 100_000;
+const staleFilesForSave = 256;
+
 function grownU32(array: Uint32Array, needed: number): Uint32Array {
   if (needed <= array.length) return array;
   const next = new Uint32Array(Math.max(needed, array.length * 2, 16));
@@ -179,6 +188,8 @@ export class ChunkRanking {
   private readonly toIndex = new Set<string>();
   /** Changes seen, flushes begun, files indexed and builds ended, counted: `lag` walks again when it moved. */
   private moves = 0;
+  /** Files chunked again or dropped since chunks.bin was written (what a restart would chunk again). */
+  private staleFiles = 0;
   private lagKnown: { moves: number; files: number } | undefined;
   private readonly removedDuringBuild = new Set<string>();
   private flushing: Promise<void> | undefined;
@@ -204,10 +215,13 @@ export class ChunkRanking {
     private readonly saveDelayMs = 30_000,
     /** The chunk size to cut at (tests use small ones to see several chunks per file). */
     readonly budgetBytes = rankingBudgetBytes,
+    /** When a large ranking's save waits (tests use small numbers). */
+    private readonly saveDeferral = { aboveChunks: deferSavesAboveChunks, staleFiles: staleFilesForSave },
   ) {
     this.subscription = source.onChanges((changes) => {
       this.moves++;
       for (const file of changes.removed) {
+        if (this.entries.has(file)) this.staleFiles++;
         this.drop(file);
         this.pending.delete(file);
         if (this.building) this.removedDuringBuild.add(file);
@@ -282,6 +296,7 @@ export class ChunkRanking {
       await this.indexNow(file);
     } finally {
       this.moves++;
+      this.staleFiles++;
     }
   }
 
@@ -639,7 +654,10 @@ export class ChunkRanking {
     this.postingLengths = new Uint32Array(file.terms + 1024);
     this.postingWords = file.postingWords;
     const keep = new Set(wanted);
-    return this.adoptTables(tables, (path, hash) => keep.has(path) && this.source.hashOf(path) === hash);
+    const kept = this.adoptTables(tables, (path, hash) => keep.has(path) && this.source.hashOf(path) === hash);
+    // The file's files gone since it was written; those changed or new are counted as they are chunked.
+    this.staleFiles = tables.files.reduce((gone, entry) => gone + (keep.has(entry.path) ? 0 : 1), 0);
+    return kept;
   }
 
   /** Takes a snapshot's tables and terms (an export); see adoptTables. */
@@ -831,7 +849,18 @@ export class ChunkRanking {
     return this.saver.run();
   }
 
+  /** Whether a save now is worth its cost (`deferSavesAboveChunks`); a small ranking always saves. */
+  private saveDue(): boolean {
+    if (this.chunkCount <= this.saveDeferral.aboveChunks || !fs.existsSync(this.cacheFile!)) return true;
+    return this.staleFiles >= Math.max(this.saveDeferral.staleFiles, this.entries.size / 100);
+  }
+
   private async write(): Promise<void> {
+    if (!this.saveDue()) {
+      log.debug(`chunk ranking of ${this.source.root}: ${this.staleFiles} files changed since chunks.bin was written; its save waits for more`);
+      return;
+    }
+    const stale = this.staleFiles;
     const started = performance.now();
     // Compact first when dead chunks are a quarter (as a drop would); nothing compacts while the
     // lists are written (a compaction renumbers in place), later appends only add chunk ids past `count`.
@@ -841,6 +870,8 @@ export class ChunkRanking {
     try {
       const count = this.chunkCount;
       await writeRankingFile(this.cacheFile!, this.tables(count), this.termsInOrder(count));
+      // What changed while the lists were written is not in the file: it stays counted.
+      this.staleFiles = Math.max(0, this.staleFiles - stale);
       log.debug(`chunk ranking of ${this.source.root} saved in ${Math.round(performance.now() - started)} ms`);
     } catch (error) {
       if (error instanceof RankingDamaged) this.discard(error.message);
