@@ -534,7 +534,7 @@ export class VectorStore {
     if (record.keys.length === 0) return;
     const graphed = record.keys.filter((key) => this.inGraph(key));
     // A view cannot change: its keys are hidden (no owner: searches pass them over) until it is loaded whole.
-    if (this.viewedFile !== undefined) this.hiddenKeys.push(...graphed);
+    if (this.viewedFile !== undefined) for (const key of graphed) this.hiddenKeys.push(key);
     else if (graphed.length > 0) this.index.remove(BigUint64Array.from(graphed, (key) => BigInt(key)));
     this.changed();
     for (const key of graphed) this.copies?.delete(key);
