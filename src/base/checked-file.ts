@@ -4,10 +4,13 @@
 // fsynced and renamed over the old one, then the folder is fsynced: a crash leaves the old file or
 // the new one, never a torn one. Reading checks magic, version and checksum, so a damaged, foreign
 // or old file is reported, never trusted. Large caches use CheckedFileWriter / readCheckedRecords:
-// the same container with a payload of length-prefixed records, written and read in pieces.
+// the same container with a payload of length-prefixed records, written and read in pieces; or
+// openCheckedRecords: the file left where it lies, checked on a worker thread (checksum-worker.ts)
+// while its owner reads what it needs first.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { isVanished } from './errors.js';
 import { breathe } from './event-loop.js';
 import { syncFolder } from './positioned-io.js';
@@ -94,6 +97,11 @@ export class CheckedFileWriter {
     return new CheckedFileWriter(file, temporary, handle, magic, version);
   }
 
+  /** Where the next record's length will lie in the file (its bytes 4 further). */
+  get offset(): number {
+    return this.position + this.pendingBytes;
+  }
+
   /** Appends one record; writes out every 4 MB. */
   async record(bytes: Uint8Array): Promise<void> {
     const length = Buffer.alloc(4);
@@ -148,6 +156,69 @@ export class CheckedFileWriter {
     await this.handle.close().catch(() => undefined);
     await fs.promises.unlink(this.temporary).catch(() => undefined);
   }
+}
+
+export type CheckedOpen =
+  | { status: 'valid'; fd: number; size: number; version: number; checked: Promise<string | undefined> }
+  | { status: 'missing' }
+  | { status: 'corrupt'; reason: string };
+
+/**
+ * Opens a file CheckedFileWriter wrote and checks it without holding it in memory: magic, version
+ * (`accepts` says which it reads); the whole payload is hashed on a worker thread (read there in
+ * 4 MiB pieces) meanwhile: `checked` answers undefined when it holds, else why not. The caller may
+ * read records where they lie (positioned reads) before, trusts nothing it read until then, and
+ * closes `fd`.
+ */
+export function openCheckedRecords(file: string, magic: string, accepts: (version: number) => boolean): CheckedOpen {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (error) {
+    if (isVanished(error)) return { status: 'missing' };
+    return { status: 'corrupt', reason: `unreadable: ${(error as Error).message}` };
+  }
+  try {
+    const size = fs.fstatSync(fd).size;
+    const header = Buffer.alloc(headerBytes);
+    if (size < headerBytes || fs.readSync(fd, header, 0, headerBytes, 0) !== headerBytes || header.toString('ascii', 0, 8) !== magic)
+      return close(fd, { status: 'corrupt', reason: `not a Fathom ${magic} file` });
+    const version = header.readUInt32LE(8);
+    if (!accepts(version)) return close(fd, { status: 'corrupt', reason: `format version ${version} is not read here` });
+    // Hashed on a worker thread, the bytes read there too (by path: a writer renames a new file
+    // over this one, and a file hashed that is not this descriptor's fails the header's checksum).
+    const checked = hashOffThread(file, headerBytes).then(
+      (digest) =>
+        digest.size !== size
+          ? 'the file changed while it was checked'
+          : digest.digest.equals(header.subarray(12, headerBytes))
+            ? undefined
+            : 'checksum mismatch',
+      (error: Error) => `unreadable: ${error.message}`,
+    );
+    return { status: 'valid', fd, size, version, checked };
+  } catch (error) {
+    return close(fd, { status: 'corrupt', reason: `unreadable: ${(error as Error).message}` });
+  }
+}
+
+/** SHA-256 of a file's bytes from `from` to its end, on a worker thread; with the size it had then. */
+function hashOffThread(file: string, from: number): Promise<{ digest: Buffer; size: number }> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./checksum-worker.js', import.meta.url), { workerData: { file, from } });
+    worker.once('message', (answer: { digest?: Uint8Array; size?: number; error?: string }) => {
+      void worker.terminate();
+      if (answer.error !== undefined || !answer.digest) reject(new Error(answer.error ?? 'no digest'));
+      else resolve({ digest: Buffer.from(answer.digest), size: answer.size ?? -1 });
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the checksum worker exited with code ${code}`)));
+  });
+}
+
+function close<T>(fd: number, answer: T): T {
+  fs.closeSync(fd);
+  return answer;
 }
 
 export type CheckedRecords = { status: 'valid'; records: Buffer[] } | { status: 'missing' } | { status: 'corrupt'; reason: string };

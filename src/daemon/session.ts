@@ -835,6 +835,8 @@ export class Session {
 
   /** `readySymbols`, waiting at most `waitMs` for a build (then the graph as it is, with how far its build is). */
   private async readySymbolsWithin(workspace: Workspace, token: CancellationToken, progressToken: ProgressToken | undefined, waitMs: number) {
+    // Its saved copy is opened (checked, its index read) while the file set is checked.
+    this.services.workspaces.engine(workspace).graph.prefetch();
     await this.ready(workspace, token, progressToken);
     await workspace.settle();
     const ready = await this.readyIndexWithin(workspace, 'graph', `Indexing the code graph of ${workspace.root}`, progressToken, token, waitMs);

@@ -7,7 +7,8 @@
 // reference is resolved when a query reaches it (resolver.ts), so a change costs one file's
 // re-tagging and never invalidates edges elsewhere. Also answers workspace symbol search by name
 // (symbol-search.ts). Persisted as graph.bin (graph-store.ts): a restart re-tags only the files
-// whose content hash changed since.
+// whose content hash changed since, and leaves the other parts where they lie in the file until a
+// question (or a save) first reads one; the name tables are used as they were saved.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import type { CancellationSignal } from '../../base/cancellation.js';
@@ -24,7 +25,7 @@ import { type FileGraph, KindTable, definitionAt, fileGraphBytes, packFileTags }
 import { ModuleResolver } from './module-resolver.js';
 import { NameFiles } from './name-files.js';
 import { NameTable } from './name-table.js';
-import { loadGraph, saveGraph } from './graph-store.js';
+import { type GraphFile, type GraphOpen, isStoredPart, loadGraph, openGraph, saveGraph, type SavedGraph, type StoredPart } from './graph-store.js';
 import { characterMask, symbolScore } from './symbol-search.js';
 
 /** Bump when tags.ts or file-graph.ts change what a part holds: caches made before are re-tagged. */
@@ -67,13 +68,25 @@ export type CodeGraphState = 'absent' | 'building' | 'ready';
 
 const inFlight = 16;
 
+/**
+ * A graph of more files than this rewrites graph.bin only once `staleFilesForSave` of its files (or
+ * 1%) were tagged again or dropped since the file was written: the kernel's is 520 MB, ~2 s of
+ * copying (and a first answer after a restart that waited for it), where a restart tags a few
+ * changed files again in well under a second (their saved parts are passed over by their hash).
+ */
+const deferSavesAboveFiles = 20_000;
+const staleFilesForSave = 256;
+
 /** Where a file's tags come from (a worker pool, or the engine's syntax pass): read from `absolutePath`, or the `bytes` given. */
 export interface TagSource {
   tags(request: { path: string; absolutePath?: string; bytes?: Uint8Array }): Promise<FileTags>;
 }
 
 export class CodeGraph {
-  private readonly byPath = new Map<string, FileGraph>();
+  /** Every file's part: in memory, or left where it lies in graph.bin (read on first need: `partOf`). */
+  private readonly byPath = new Map<string, FileGraph | StoredPart>();
+  /** The graph.bin the stored parts lie in (open until the next save takes their records, or dispose). */
+  private savedFile: GraphFile | undefined;
   names = NameTable.empty();
   kinds = new KindTable();
   /** The hash each indexed file had when it was tagged (persistence). */
@@ -86,6 +99,10 @@ export class CodeGraph {
   /** How the last build went: parts taken from the cache, files tagged. */
   lastBuild: { loaded: number; tagged: number } | undefined;
   private dirty = false;
+  /** Files tagged again or dropped since graph.bin was written (saveDue). */
+  private staleFiles = 0;
+  /** graph.bin must be written whatever changed (an older version, another root or tag queries). */
+  private rewrite = false;
   readonly modules: ModuleResolver;
   /** Interned name → the files that define it / reference it (each file once). */
   private readonly definers = new NameFiles('definitionNames');
@@ -100,6 +117,8 @@ export class CodeGraph {
   private readonly subscription: { dispose(): void };
   private readonly bufferSubscription: { dispose(): void } | undefined;
   private readonly progressListeners = new Set<(done: number, total: number) => void>();
+  /** The saved graph being opened ahead of the build (prefetch). */
+  private opening: Promise<GraphOpen> | undefined;
   /** While the saved copy is read: its files taken of its files. */
   private loadProgress: { done: number; total: number } | undefined;
 
@@ -113,6 +132,7 @@ export class CodeGraph {
     private readonly saveDelayMs = 30_000,
     /** Open editor buffers: a file open in an editor is tagged from its buffer (and not saved as the disk's). */
     private readonly buffers?: BufferSource,
+    private readonly saveDeferral = { aboveFiles: deferSavesAboveFiles, staleFiles: staleFilesForSave },
   ) {
     this.bufferSubscription = buffers?.onChange((file) => {
       if (!this.tagged(file) || this.source.hashOf(file) === undefined) return;
@@ -157,6 +177,14 @@ export class CodeGraph {
     return spec !== undefined && spec.disabled === undefined && spec.tagsQueryPath !== undefined;
   }
 
+  /**
+   * Starts opening the saved graph (checked on a worker thread, its index read) so that the build
+   * finds it open: a restarted daemon's first graph question does it while the file set is checked.
+   */
+  prefetch(): void {
+    if (this.cacheFile && !this.built && !this.building && !this.opening && !this.disposed) this.opening = openGraph(this.cacheFile);
+  }
+
   /** Builds on first use; later calls wait for the same build. */
   async ensureBuilt(signal: CancellationSignal = neverCancelled): Promise<void> {
     if (this.built) return this.flushing;
@@ -192,6 +220,7 @@ export class CodeGraph {
     log.info(
       `code graph of ${this.source.root}: ${counts.files} files (${loaded} from the cache, ${files.length} tagged), ${counts.definitions} definitions, ${counts.references} references in ${Math.round(performance.now() - started)} ms`,
     );
+    this.staleFiles += files.length;
     if ((files.length > 0 || this.dirty) && !this.disposed) void this.save();
     if (this.pending.size > 0) this.flush();
   }
@@ -213,12 +242,68 @@ export class CodeGraph {
     // the end (the name tables made from the parts).
     this.loadProgress = { done: 0, total: 0 };
     try {
-      return await this.loadParts(this.cacheFile, new Set(files));
+      const opening = performance.now();
+      const opened = await (this.opening ?? openGraph(this.cacheFile));
+      this.opening = undefined;
+      log.debug(`code graph of ${this.source.root}: graph.bin checked and its index read in ${Math.round(performance.now() - opening)} ms`);
+      if (opened.status === 'previous') {
+        // Written again as version 3 once built.
+        this.dirty = true;
+        this.rewrite = true;
+        return await this.loadParts(this.cacheFile, new Set(files));
+      }
+      if (opened.status === 'corrupt') log.warn(`code graph cache ${this.cacheFile} is unusable (${opened.reason}); re-tagging every file`);
+      if (opened.status !== 'valid') return 0;
+      return this.takeSaved(opened.graph, new Set(files));
     } finally {
       this.loadProgress = undefined;
     }
   }
 
+  /** Takes a saved graph's tables as they are, and its parts whose file still has their hash, left where they lie; answers how many. */
+  private takeSaved(saved: SavedGraph, wanted: Set<string>): number {
+    const started = performance.now();
+    if (saved.root !== this.source.root || saved.queries !== this.queriesKey() || this.disposed) {
+      saved.file.close();
+      this.dirty = true;
+      this.rewrite = true;
+      return 0;
+    }
+    let kinds: KindTable;
+    try {
+      kinds = KindTable.from(saved);
+    } catch (error) {
+      saved.file.close();
+      log.warn(`code graph cache ${this.cacheFile} is unusable (${(error as Error).message}); re-tagging every file`);
+      return 0;
+    }
+    this.names = NameTable.fromStored(saved.names);
+    this.kinds = kinds;
+    const taken = new Uint8Array(saved.paths.length);
+    let loaded = 0;
+    saved.paths.forEach((path, number) => {
+      const hash = saved.hashes[number]!;
+      if (!wanted.has(path) || this.source.hashOf(path) !== hash || this.byPath.has(path)) {
+        this.dirty = true;
+        this.staleFiles++;
+        return;
+      }
+      this.byPath.set(path, { file: saved.file, number });
+      this.hashes.set(path, hash);
+      taken[number] = 1;
+      loaded++;
+    });
+    this.definers.adopt(saved.paths, saved.definers, taken);
+    this.referrers.adopt(saved.paths, saved.referrers, taken);
+    this.savedFile = saved.file;
+    for (const listener of this.progressListeners) listener(saved.paths.length, saved.paths.length);
+    log.info(
+      `code graph of ${this.source.root}: ${loaded} of ${saved.paths.length} saved files taken in ${Math.round(performance.now() - started)} ms, left where they lie`,
+    );
+    return loaded;
+  }
+
+  /** A version-2 graph.bin: every part decoded as it is read, the name → files tables made from them (the next save writes version 3). */
   private async loadParts(cacheFile: string, wanted: Set<string>): Promise<number> {
     const started = performance.now();
     let loaded = 0;
@@ -256,8 +341,8 @@ export class CodeGraph {
     const partsRead = performance.now();
     if (read.status === 'valid' && loaded > 0) {
       try {
-        const parts = [...this.byPath.values()];
-        const current = (path: string): FileGraph | undefined => this.byPath.get(path);
+        const parts = [...this.loadedParts()];
+        const current = (path: string): object | undefined => this.byPath.get(path);
         const pause = slicedPause();
         await this.definers.rebuild(parts, this.names.size, current, pause);
         await this.referrers.rebuild(parts, this.names.size, current, pause);
@@ -292,7 +377,13 @@ export class CodeGraph {
 
   /** Whether a change is not yet written. */
   get unsaved(): boolean {
-    return this.dirty || this.saveTimer !== undefined;
+    return this.saveTimer !== undefined || (this.dirty && this.saveDue());
+  }
+
+  /** Whether a save now is worth its cost (`deferSavesAboveFiles`); a small graph always saves. */
+  private saveDue(): boolean {
+    if (this.rewrite || this.byPath.size <= this.saveDeferral.aboveFiles || !fs.existsSync(this.cacheFile!)) return true;
+    return this.staleFiles >= Math.max(this.saveDeferral.staleFiles, this.byPath.size / 100);
   }
 
   /**
@@ -308,12 +399,45 @@ export class CodeGraph {
   }
 
   private async write(): Promise<void> {
+    if (!this.saveDue()) {
+      log.debug(`code graph of ${this.source.root}: ${this.staleFiles} files changed since graph.bin was written; its save waits for more`);
+      return;
+    }
     const started = performance.now();
-    const files = [...this.byPath.values()].filter((part) => this.hashes.has(part.path)).map((part) => ({ part, hash: this.hashes.get(part.path)! }));
-    const snapshot = { root: this.source.root, queries: this.queriesKey(), names: this.names.all().slice(), ...this.kinds.snapshot(), files };
+    const stale = this.staleFiles;
+    // The parts, the name → files tables numbered as they are, and the names' count, all in this
+    // turn: parts never change once made and names only grow, so they agree.
+    const files: Array<{ path: string; hash: string; part: FileGraph | StoredPart }> = [];
+    for (const [path, part] of this.byPath) {
+      const hash = this.hashes.get(path);
+      if (hash !== undefined) files.push({ path, hash, part });
+    }
+    const numberOf = new Map(files.map((file, number) => [file.path, number]));
+    const nameCount = this.names.size;
+    const definers = this.definers.snapshot(numberOf, nameCount);
+    const referrers = this.referrers.snapshot(numberOf, nameCount);
+    const names = await this.names.encode();
     this.dirty = false;
     try {
-      await saveGraph(this.cacheFile!, snapshot);
+      if (names.count !== nameCount) throw new Error('the name table changed while it was encoded');
+      const written = await saveGraph(this.cacheFile!, {
+        root: this.source.root,
+        queries: this.queriesKey(),
+        ...this.kinds.snapshot(),
+        names,
+        files,
+        definers,
+        referrers,
+      });
+      // The parts left where they lay now lie in the new file; the old one is let go.
+      files.forEach(({ path, part }, number) => {
+        if (isStoredPart(part) && this.byPath.get(path) === part) this.byPath.set(path, { file: written, number });
+      });
+      this.savedFile?.close();
+      this.savedFile = written;
+      // What changed while it was written is not in the file: it stays counted.
+      this.staleFiles = Math.max(0, this.staleFiles - stale);
+      this.rewrite = false;
       log.debug(`code graph of ${this.source.root} saved in ${Math.round(performance.now() - started)} ms`);
     } catch (error) {
       this.dirty = true;
@@ -329,6 +453,7 @@ export class CodeGraph {
   /** Saves a while after the last change. */
   private scheduleSave(): void {
     this.dirty = true;
+    this.staleFiles++;
     if (!this.cacheFile || this.saveTimer || this.disposed) return;
     this.saveTimer = setTimeout(() => void this.save(), this.saveDelayMs);
     this.saveTimer.unref();
@@ -372,8 +497,10 @@ export class CodeGraph {
     if (this.built) this.scheduleSave();
     const previous = this.byPath.get(file);
     if (previous) {
-      this.definers.remove(file, previous);
-      this.referrers.remove(file, previous);
+      // A part left in graph.bin is in the flat tables: its arrays are not needed to drop it.
+      const arrays = isStoredPart(previous) ? undefined : previous;
+      this.definers.remove(file, arrays);
+      this.referrers.remove(file, arrays);
       this.byPath.delete(file);
     }
     if (next) {
@@ -433,10 +560,13 @@ export class CodeGraph {
     let imports = 0;
     let packedBytes = 0;
     for (const file of this.byPath.values()) {
-      definitions += file.definitionNames.length;
-      references += file.referenceNames.length;
-      imports += file.imports.length;
-      packedBytes += fileGraphBytes(file);
+      const [fileDefinitions, fileReferences, fileImports, bytes] = isStoredPart(file)
+        ? file.file.countsOf(file.number)
+        : [file.definitionNames.length, file.referenceNames.length, file.imports.length, fileGraphBytes(file)];
+      definitions += fileDefinitions;
+      references += fileReferences;
+      imports += fileImports;
+      packedBytes += bytes;
     }
     return { files: this.byPath.size, definitions, references, imports, names: this.names.size, packedBytes };
   }
@@ -445,14 +575,45 @@ export class CodeGraph {
     return this.counts().definitions;
   }
 
-  /** Every file's part. */
-  parts(): IterableIterator<FileGraph> {
-    return this.byPath.values();
+  /** Every file's part (those left in graph.bin read as they come). */
+  *parts(): Generator<FileGraph> {
+    for (const path of this.byPath.keys()) {
+      const part = this.partOf(path);
+      if (part) yield part;
+    }
+  }
+
+  /** The parts in memory (not those still left in graph.bin). */
+  *loadedParts(): Generator<FileGraph> {
+    for (const part of this.byPath.values()) if (!isStoredPart(part)) yield part;
   }
 
   /** One file's part of the graph (undefined: not tagged, or not in the file set). */
   file(path: string): FileGraph | undefined {
-    return this.byPath.get(path);
+    return this.partOf(path);
+  }
+
+  /**
+   * A file's part, read from graph.bin the first time it is needed. A record that does not decode
+   * (the file's checksum held, so a bug rather than damage) drops the part and re-tags the file.
+   */
+  private partOf(path: string): FileGraph | undefined {
+    const entry = this.byPath.get(path);
+    if (entry === undefined || !isStoredPart(entry)) return entry;
+    try {
+      const { part, hash } = entry.file.part(entry.number);
+      if (part.path !== path || hash !== this.hashes.get(path)) throw new Error(`record ${entry.number} holds ${part.path}`);
+      this.byPath.set(path, part);
+      return part;
+    } catch (error) {
+      log.warn(`code graph: ${path}: its part in graph.bin does not read back (${(error as Error).message}); tagging it again`);
+      this.replace(path, undefined);
+      if (this.source.hashOf(path) !== undefined) {
+        this.pending.add(path);
+        if (this.built) this.flush();
+      }
+      return undefined;
+    }
   }
 
   /** Files that define / reference an interned name. */
@@ -466,7 +627,7 @@ export class CodeGraph {
 
   /** A definition with its first line read back from the file. */
   definition(path: string, index: number): SymbolDefinition | undefined {
-    const file = this.byPath.get(path);
+    const file = this.partOf(path);
     if (!file || index < 0 || index >= file.definitionNames.length) return undefined;
     const definition = definitionAt(file, index, this.names, this.kinds);
     definition.signature = this.firstLines(path, [definition.start.line]).get(definition.start.line) ?? '';
@@ -477,7 +638,7 @@ export class CodeGraph {
   definitions(places: ReadonlyArray<{ path: string; index: number }>): SymbolDefinition[] {
     const lines = new Map<string, number[]>();
     const unpacked = places.map(({ path, index }) => {
-      const definition = definitionAt(this.byPath.get(path)!, index, this.names, this.kinds);
+      const definition = definitionAt(this.partOf(path)!, index, this.names, this.kinds);
       const list = lines.get(path) ?? [];
       list.push(definition.start.line);
       lines.set(path, list);
@@ -490,7 +651,7 @@ export class CodeGraph {
 
   /** The definitions of one indexed file (first lines left empty). */
   fileTags(file: string): FileTags | undefined {
-    const packed = this.byPath.get(file);
+    const packed = this.partOf(file);
     if (!packed) return undefined;
     return {
       path: file,
@@ -521,8 +682,10 @@ export class CodeGraph {
     if (this.loadProgress) {
       // Read back from disk, the name tables not made yet: the parts read so far, one by one.
       const scores = new Map<number, number | undefined>();
-      for (const [file, packed] of this.byPath) {
+      for (const file of this.byPath.keys()) {
         if (request.accepts && !request.accepts(file)) continue;
+        const packed = this.partOf(file);
+        if (!packed) continue;
         const nameIds = packed.definitionNames;
         for (let index = 0; index < nameIds.length; index++) {
           const nameId = nameIds[index]!;
@@ -545,7 +708,8 @@ export class CodeGraph {
         if (score === undefined) continue;
         for (const file of this.definers.files(nameId)) {
           if (request.accepts && !request.accepts(file)) continue;
-          const packed = this.byPath.get(file)!;
+          const packed = this.partOf(file);
+          if (!packed) continue;
           const nameIds = packed.definitionNames;
           for (let index = 0; index < nameIds.length; index++) {
             if (nameIds[index] === nameId && (!kinds || kinds.has(packed.definitionKinds[index]!))) found.push({ file, packed, index, score });
@@ -590,6 +754,7 @@ export class CodeGraph {
     this.disposed = true;
     if (this.saveTimer) clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
-    return this.saved();
+    void this.opening?.then((opened) => opened.status === 'valid' && opened.graph.file.close());
+    return this.saved().finally(() => this.savedFile?.close());
   }
 }

@@ -169,7 +169,7 @@ export class GraphQueries {
     if (this.warmed) return this.warmed;
     this.warmed = (async () => {
       let last = performance.now();
-      for (const part of [...this.graph.parts()]) {
+      for (const part of [...this.graph.loadedParts()]) {
         this.resolver.prepare(part);
         if (performance.now() - last > 20) {
           await breathe();

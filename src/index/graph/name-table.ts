@@ -6,7 +6,11 @@
 // the name → id map afterwards, in slices. The map is a hash table of ids (open addressing, linear
 // probing, FNV-1a over the name's UTF-16 units) in one Uint32Array: for the kernel's 2.6 M names
 // 16 MB, where a Map<string, number> took ~110 MB of the daemon's heap (bench/RESULTS.md). Per
-// name it also keeps what symbol search asks of it: the lower case and the character mask.
+// name it also keeps what symbol search asks of it: the lower case and the character mask. A table
+// read back from graph.bin version 3 (`fromStored`) is used as it was saved: the names stay UTF-8
+// bytes until one is asked for (then kept as a string), the slots and masks are the saved arrays.
+import { breathe } from '../../base/event-loop.js';
+import type { StoredNames } from './graph-store.js';
 import { characterMask } from './symbol-search.js';
 
 /** FNV-1a of a name's UTF-16 code units, 32 bits. */
@@ -21,17 +25,28 @@ const fullest = 0.7;
 
 export class NameTable {
   /** Name → id for the first `indexed` names (the rest are indexed on first need: see adopt): slots of ids, 0 empty (id 0, '', is never stored). */
-  private slots = new Uint32Array(16);
-  private stored = 0;
+  private slots: Uint32Array = new Uint32Array(16);
+  /** Ids in the slots (about: a stored table counts its names). */
+  private filled = 0;
   private indexed = 1;
-  private readonly names: string[];
+  /** Names by id; a stored table's are filled on first ask (undefined: not decoded yet). */
+  private readonly names: Array<string | undefined>;
+  /** A stored table's names as saved (ids below `count`). */
+  private readonly saved: { blob: Buffer; offsets: Uint32Array; count: number } | undefined;
   /** Lower-cased names, the same string when already lower case (symbol search); made on first ask. */
   private readonly lowered: Array<string | undefined> = [''];
   /** Each name's characterMask (symbol-search.ts), 0 until first asked. */
-  private masks = new Uint32Array(0);
+  private masks: Uint32Array = new Uint32Array(0);
 
-  private constructor(names: string[] = ['']) {
+  private constructor(names: Array<string | undefined> = [''], stored?: StoredNames) {
     this.names = names;
+    if (stored) {
+      this.saved = { blob: Buffer.from(stored.blob.buffer, stored.blob.byteOffset, stored.blob.byteLength), offsets: stored.offsets, count: stored.count };
+      this.slots = stored.slots;
+      this.masks = stored.masks;
+      this.filled = stored.count - 1;
+      this.indexed = stored.count;
+    }
   }
 
   static empty(): NameTable {
@@ -46,6 +61,13 @@ export class NameTable {
   static adopt(names: string[]): NameTable {
     if (names[0] !== '') throw new Error('name 0 is not the empty name');
     return new NameTable(names);
+  }
+
+  /** A table as graph.bin saved it (graph-store.ts checked its shape): its names decoded on first ask, its slots and masks used as they are. */
+  static fromStored(stored: StoredNames): NameTable {
+    const names = new Array<string | undefined>(stored.count);
+    names[0] = '';
+    return new NameTable(names, stored);
   }
 
   /** Makes the name → id map, `pause` awaited between slices; a name twice keeps its first id. */
@@ -65,7 +87,7 @@ export class NameTable {
     const end = Math.min(this.names.length, this.indexed + count);
     this.reserve(end);
     for (let id = this.indexed; id < end; id++) {
-      const name = this.names[id]!;
+      const name = this.name(id);
       // A name twice keeps its first id.
       if (name !== '' && this.lookup(name) === undefined) this.store(name, id);
     }
@@ -86,7 +108,7 @@ export class NameTable {
     const mask = size - 1;
     for (const id of old) {
       if (id === 0) continue;
-      let slot = hashOf(this.names[id]!) & mask;
+      let slot = hashOf(this.name(id)) & mask;
       while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
       this.slots[slot] = id;
     }
@@ -98,7 +120,7 @@ export class NameTable {
     for (let slot = hashOf(name) & mask; ; slot = (slot + 1) & mask) {
       const id = this.slots[slot]!;
       if (id === 0) return undefined;
-      if (this.names[id] === name) return id;
+      if (this.name(id) === name) return id;
     }
   }
 
@@ -108,7 +130,7 @@ export class NameTable {
     let slot = hashOf(name) & mask;
     while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
     this.slots[slot] = id;
-    this.stored++;
+    this.filled++;
   }
 
   /** The id of a name, interning it if new. */
@@ -117,7 +139,7 @@ export class NameTable {
     let id = this.lookup(name);
     if (id === undefined) {
       id = this.names.push(name) - 1;
-      this.reserve(this.stored + 1);
+      this.reserve(this.filled + 1);
       this.store(name, id);
       this.indexed = this.names.length;
     }
@@ -131,14 +153,20 @@ export class NameTable {
   }
 
   name(id: number): string {
-    return this.names[id] ?? '';
+    const name = this.names[id];
+    if (name !== undefined) return name;
+    const saved = this.saved;
+    if (!saved || id >= saved.count || id < 0) return '';
+    const decoded = saved.blob.toString('utf8', saved.offsets[id]!, saved.offsets[id + 1]!);
+    this.names[id] = decoded;
+    return decoded;
   }
 
   lower(id: number): string {
     let lower = this.lowered[id];
     if (lower === undefined) {
-      const name = this.names[id];
-      if (name === undefined) return '';
+      if (id < 0 || id >= this.names.length) return '';
+      const name = this.name(id);
       lower = name.toLowerCase();
       this.lowered[id] = lower === name ? name : lower;
     }
@@ -154,7 +182,7 @@ export class NameTable {
     }
     let mask = this.masks[id]!;
     if (mask === 0) {
-      mask = characterMask(this.names[id] ?? '');
+      mask = characterMask(this.name(id));
       this.masks[id] = mask;
     }
     return mask;
@@ -164,8 +192,40 @@ export class NameTable {
     return this.names.length;
   }
 
-  /** Every name by id (persistence). */
-  all(): readonly string[] {
-    return this.names;
+  /**
+   * The first `count` names as graph.bin saves them (a stored table's bytes copied, the names
+   * interned since encoded after them; every mask made), pausing every ~20 ms. Names only grow and
+   * the slots are copied before the first pause, so the answer is the table as it was when asked.
+   */
+  async encode(): Promise<StoredNames> {
+    this.indexAll();
+    const count = this.names.length;
+    const slots = this.slots.slice();
+    const offsets = new Uint32Array(count + 1);
+    const savedCount = Math.min(this.saved?.count ?? 0, count);
+    const head = this.saved ? this.saved.blob.subarray(0, this.saved.offsets[savedCount]!) : Buffer.alloc(0);
+    offsets.set(this.saved ? this.saved.offsets.subarray(0, savedCount + 1) : [0]);
+    const tail: Buffer[] = [];
+    let end = head.length;
+    let last = performance.now();
+    for (let id = Math.max(savedCount, 1); id < count; id++) {
+      const bytes = Buffer.from(this.name(id), 'utf8');
+      tail.push(bytes);
+      end += bytes.length;
+      offsets[id + 1] = end;
+      if ((id & 4095) === 0 && performance.now() - last > 20) {
+        await breathe();
+        last = performance.now();
+      }
+    }
+    const masks = new Uint32Array(count);
+    for (let id = 1; id < count; id++) {
+      masks[id] = this.mask(id);
+      if ((id & 4095) === 0 && performance.now() - last > 20) {
+        await breathe();
+        last = performance.now();
+      }
+    }
+    return { count, blob: Buffer.concat([head, ...tail], end), offsets, slots, masks };
   }
 }

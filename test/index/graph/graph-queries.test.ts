@@ -10,8 +10,13 @@ import { type BufferSource, CodeGraph } from '../../../src/index/graph/code-grap
 import { BufferOverlay } from '../../../src/workspace/overlay.js';
 import { GraphQueries, type Place } from '../../../src/index/graph/graph-queries.js';
 import { LanguageTable } from '../../../src/index/syntax/languages.js';
+import { CheckedFileWriter } from '../../../src/base/checked-file.js';
+import { partArrays } from '../../../src/index/graph/file-graph.js';
+import { openGraph, type SavedGraph } from '../../../src/index/graph/graph-store.js';
+import { Packr } from 'msgpackr';
 import { describeTarget, graphOf, pool } from '../../helpers/graph-fixture.js';
 import { quiesce } from '../../helpers/workspace-harness.js';
+import { sleep } from '../../helpers/fixture.js';
 
 after(() => pool.close());
 
@@ -190,6 +195,8 @@ describe('graph persistence', () => {
     };
     const answers = async (queries: GraphQueries) => sites(await queries.referencesTo(queries.definitionsNamed('format_name')));
     const expected = await answers(fixture.queries);
+    const symbols = (graph: CodeGraph) => graph.search({ query: 'name' }).matches.map((match) => `${match.path}:${match.start.line} ${match.name}`);
+    const expectedSymbols = symbols(graph);
     await graph.dispose();
     const first = await open();
     assert.deepEqual(first.lastBuild, { loaded: 0, tagged: 5 });
@@ -197,14 +204,32 @@ describe('graph persistence', () => {
     assert.ok(fs.existsSync(cacheFile), 'saved after the build');
     const second = await open();
     assert.deepEqual(second.lastBuild, { loaded: 5, tagged: 0 });
+    assert.equal([...second.loadedParts()].length, 0, 'every part left where it lies in graph.bin');
+    assert.deepEqual(symbols(second), expectedSymbols, 'symbol search from the saved names');
     assert.deepEqual(await answers(new GraphQueries(second)), expected, 'the same answers from the cache');
+    assert.ok([...second.loadedParts()].length < 5, 'only the parts the questions needed were read');
     await second.dispose();
     fs.appendFileSync(path.join(root, 'app.py'), '\n\ndef later():\n    return main()\n');
     await quiesce(workspace);
     const third = await open();
     assert.deepEqual(third.lastBuild, { loaded: 4, tagged: 1 });
     assert.equal(new GraphQueries(third).definitionsNamed('later').length, 1);
+    // Saved with the parts never read copied as they lay, and the name tables as they stand.
     await third.dispose();
+    const fifth = await open();
+    assert.deepEqual(fifth.lastBuild, { loaded: 5, tagged: 0 });
+    assert.equal(new GraphQueries(fifth).definitionsNamed('later').length, 1);
+    const withLater = await answers(new GraphQueries(fifth));
+    assert.deepEqual(symbols(fifth), expectedSymbols);
+    await fifth.dispose();
+    // A version-2 file (every part decoded on load) is read, and the next save writes version 3.
+    await writeVersion2(cacheFile);
+    const sixth = await open();
+    assert.deepEqual(sixth.lastBuild, { loaded: 5, tagged: 0 });
+    assert.deepEqual(await answers(new GraphQueries(sixth)), withLater);
+    await sixth.save();
+    await sixth.dispose();
+    assert.equal(fs.readFileSync(cacheFile).readUInt32LE(8), 3, 'saved again as version 3');
     const bytes = fs.readFileSync(cacheFile);
     bytes[bytes.length - 10] ^= 0xff;
     fs.writeFileSync(cacheFile, bytes);
@@ -215,6 +240,84 @@ describe('graph persistence', () => {
     await workspace.close();
   });
 });
+
+describe('graph save deferral', () => {
+  test("a large graph's graph.bin is written again only once enough files changed; a restart tags the changed ones by their hash", async () => {
+    const fixture = await graphOf('python');
+    const { root, workspace } = fixture;
+    await fixture.graph.dispose();
+    const cacheFile = path.join(root, '..', `${path.basename(root)}-deferred-graph.bin`);
+    // "Large" past 2 files; written again once 3 files changed since.
+    const open = async () => {
+      const graph = new CodeGraph(workspace, pool, new LanguageTable(), cacheFile, 10, undefined, { aboveFiles: 2, staleFiles: 3 });
+      await graph.ensureBuilt();
+      await graph.saved();
+      return graph;
+    };
+    const cold = await open();
+    assert.deepEqual(cold.lastBuild, { loaded: 0, tagged: 5 });
+    await cold.dispose();
+    const written = fs.readFileSync(cacheFile);
+    const warm = await open();
+    fs.appendFileSync(path.join(root, 'app.py'), '\n\ndef first_later():\n    return main()\n');
+    await quiesce(workspace);
+    await warm.settle();
+    await sleep(50);
+    await warm.saved();
+    assert.equal(new GraphQueries(warm).definitionsNamed('first_later').length, 1);
+    assert.equal(warm.unsaved, false, 'one file changed: nothing to write yet');
+    await warm.dispose();
+    assert.deepEqual(fs.readFileSync(cacheFile), written, 'not written for one file, not even at the stop');
+    const again = await open();
+    assert.deepEqual(again.lastBuild, { loaded: 4, tagged: 1 }, 'the changed file tagged again by its hash');
+    assert.equal(new GraphQueries(again).definitionsNamed('first_later').length, 1);
+    fs.appendFileSync(path.join(root, 'pkg/models.py'), '\n\ndef second_later():\n    return 2\n');
+    await quiesce(workspace);
+    await again.settle();
+    await sleep(50);
+    await again.saved();
+    assert.notDeepEqual(fs.readFileSync(cacheFile), written, 'three files changed since it was written: written');
+    await again.dispose();
+    const last = await open();
+    assert.deepEqual(last.lastBuild, { loaded: 5, tagged: 0 });
+    assert.deepEqual([new GraphQueries(last).definitionsNamed('first_later').length, new GraphQueries(last).definitionsNamed('second_later').length], [1, 1]);
+    await last.dispose();
+    await workspace.close();
+  });
+});
+
+/** Rewrites a version-3 graph.bin as version 2 wrote it: a header, the names in records, then every part in full. */
+async function writeVersion2(file: string): Promise<void> {
+  const opened = await openGraph(file);
+  assert.equal(opened.status, 'valid');
+  const saved = (opened as { graph: SavedGraph }).graph;
+  const packr = new Packr({ useRecords: false, mapsAsObjects: true });
+  const names = Array.from({ length: saved.names.count }, (_, id) =>
+    Buffer.from(saved.names.blob).toString('utf8', saved.names.offsets[id]!, saved.names.offsets[id + 1]!),
+  );
+  const writer = await CheckedFileWriter.open(file, 'FTHMGRF1', 2);
+  await writer.record(
+    packr.pack({ root: saved.root, queries: saved.queries, kinds: saved.kinds, chains: saved.chains, names: names.length, files: saved.paths.length }),
+  );
+  await writer.record(packr.pack(names));
+  for (let number = 0; number < saved.paths.length; number++) {
+    const { part, hash } = saved.file.part(number);
+    await writer.record(
+      packr.pack({
+        path: part.path,
+        hash: Buffer.from(hash, 'hex'),
+        language: part.language ?? null,
+        arrays: partArrays.map(([field, type]) => {
+          const wide = part[field] instanceof type ? part[field] : type.from(part[field]);
+          return new Uint8Array(wide.buffer, wide.byteOffset, wide.byteLength);
+        }),
+        imports: part.imports.map((binding) => [binding.source, binding.name, binding.local, binding.reexport ? 1 : 0, binding.line]),
+      }),
+    );
+  }
+  saved.file.close();
+  await writer.commit();
+}
 
 describe('graph and editor buffers', () => {
   test('a file open in an editor is tagged from its unsaved buffer; closing it brings the disk back', async () => {
