@@ -171,13 +171,9 @@ export type CheckedOpen =
  * closes `fd`.
  */
 export function openCheckedRecords(file: string, magic: string, accepts: (version: number) => boolean): CheckedOpen {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, 'r');
-  } catch (error) {
-    if (isVanished(error)) return { status: 'missing' };
-    return { status: 'corrupt', reason: `unreadable: ${(error as Error).message}` };
-  }
+  const opened = openForReading(file);
+  if (typeof opened !== 'number') return opened;
+  const fd = opened;
   try {
     const size = fs.fstatSync(fd).size;
     const header = Buffer.alloc(headerBytes);
@@ -199,6 +195,16 @@ export function openCheckedRecords(file: string, magic: string, accepts: (versio
     return { status: 'valid', fd, size, version, checked };
   } catch (error) {
     return close(fd, { status: 'corrupt', reason: `unreadable: ${(error as Error).message}` });
+  }
+}
+
+/** A cache file's descriptor, opened to read; 'missing' when it is not there, 'corrupt' when it cannot be read. */
+export function openForReading(file: string): number | { status: 'missing' } | { status: 'corrupt'; reason: string } {
+  try {
+    return fs.openSync(file, 'r');
+  } catch (error) {
+    if (isVanished(error)) return { status: 'missing' };
+    return { status: 'corrupt', reason: `unreadable: ${(error as Error).message}` };
   }
 }
 

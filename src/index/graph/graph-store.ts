@@ -60,6 +60,7 @@ interface StoredFile {
   imports: Array<[string, string, string, number, number]>;
 }
 
+/** Version 2's first record, and version 3's index's first record. */
 interface StoredHeader {
   root: string;
   queries: string;
@@ -104,15 +105,6 @@ export interface GraphSnapshot {
   files: Array<{ path: string; hash: string; part: FileGraph | StoredPart }>;
   definers: StoredNameFiles;
   referrers: StoredNameFiles;
-}
-
-interface StoredIndexHeader {
-  root: string;
-  queries: string;
-  kinds: string[];
-  chains: string[][];
-  names: number;
-  files: number;
 }
 
 const countsPerFile = 4;
@@ -204,7 +196,7 @@ export async function saveGraph(file: string, snapshot: GraphSnapshot): Promise<
       }
     }
     const indexAt = writer.offset;
-    const header: StoredIndexHeader = {
+    const header: StoredHeader = {
       root: snapshot.root,
       queries: snapshot.queries,
       kinds: snapshot.kinds,
@@ -319,7 +311,7 @@ async function readIndex(fd: number, size: number): Promise<SavedGraph> {
     at += 4 + length;
   }
   if (records.length !== 14) throw new Error(`the index has ${records.length} records, not 14`);
-  const header = packr.unpack(records[0]!) as StoredIndexHeader;
+  const header = packr.unpack(records[0]!) as StoredHeader;
   const paths = packr.unpack(records[1]!) as string[];
   releaseUnpackSource();
   const files = header.files;

@@ -42,7 +42,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { Packr } from 'msgpackr';
 import { breathe } from '../../base/event-loop.js';
-import { isVanished } from '../../base/errors.js';
+import { openForReading } from '../../base/checked-file.js';
 import { BufferedWriter, readExactly, readExactlyInto, syncFolder, writeAll } from '../../base/positioned-io.js';
 import { readTrailingMeta, trailingMetaHeader, trailingMetaHeaderBytes as headerBytes } from '../../base/trailing-meta.js';
 import { bytesOf, typedCopy } from '../../base/typed-bytes.js';
@@ -127,13 +127,8 @@ export class RankingFile {
   ) {}
 
   static open(file: string): RankingFileOpen {
-    let fd: number;
-    try {
-      fd = fs.openSync(file, 'r');
-    } catch (error) {
-      if (isVanished(error)) return { status: 'missing' };
-      return { status: 'corrupt', reason: `unreadable: ${(error as Error).message}` };
-    }
+    const fd = openForReading(file);
+    if (typeof fd !== 'number') return fd;
     try {
       const opened = RankingFile.read(fd);
       if (opened.status !== 'valid') fs.closeSync(fd);
