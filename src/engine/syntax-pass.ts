@@ -2,9 +2,9 @@
 // (tags), the chunk ranking (terms), the semantic index (chunks) and the tree store (flat trees)
 // each still ask for their own product, the way each asked its own worker pool before. This asks
 // every other index whether it is waiting for the same file (`awaits`: in the list its build
-// or its flush will work through), and then runs one job for all of them on the syntax pass
-// workers (syntax-pass-worker.ts): one read, one parse. The products of the others are held until
-// they ask for them.
+// or its flush will work through; or asking for it right now, not yet in a pass of its own), and
+// then runs one job for all of them on the syntax pass workers (syntax-pass-worker.ts): one read,
+// one parse. The products of the others are held until they ask for them.
 //
 // What is held is bounded: products wait at most `holdMs`, and the oldest are dropped past
 // `holdBytes` (an index that then asks finds nothing held and gets a pass of its own: a parse
@@ -148,6 +148,8 @@ export class SyntaxPass {
   readonly shared: Record<PassProduct, number> = { tags: 0, terms: 0, chunks: 0, tree: 0 };
   /** Products made for an index and dropped before it took them (held too long, over the budget, or made from older content), by kind: each costs a pass more. */
   readonly dropped: Record<PassProduct, number> = { tags: 0, terms: 0, chunks: 0, tree: 0 };
+  /** Files an index is asking for a product of and has not run its own pass for yet: file → those products. */
+  private readonly taking = new Map<string, Set<PassProduct>>();
   /** What this workspace's passes cost on the workers. */
   readonly totals: PassTotals = { jobs: 0, parses: 0, parseMs: 0, workerMs: 0, bytes: 0 };
 
@@ -209,20 +211,48 @@ export class SyntaxPass {
       const products = await this.pool.run({ ...request, want: { [product]: want } }, this.totals);
       return products[product];
     }
-    // The other listeners of the change event that brought this file run first: they join this pass.
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    const hash = this.hashOf(request.path);
-    const mine = hash === undefined ? undefined : this.claim(request.path, hash, product);
-    if (mine !== undefined) return mine;
-    const under = this.running.get(request.path);
-    if (hash !== undefined && under && under.hash === hash && under.wants[product] !== undefined) {
-      await under.done.catch(() => undefined);
-      const claimed = this.claim(request.path, hash, product);
-      if (claimed !== undefined) return claimed;
-      // Dropped meanwhile, or that pass failed: a pass of our own.
+    // Until this asker runs a pass of its own, a pass another index starts for the file makes this
+    // product too: an index takes the file off its own to-do list (`awaits`) before it asks, and
+    // two indexes asking for one file in the same turn each ran a pass without the other's product
+    // (a sixth more passes than files in a cold build).
+    this.markTaking(request.path, product, true);
+    try {
+      // The other listeners of the change event that brought this file run first: they join this pass.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      const hash = this.hashOf(request.path);
+      for (let round = 0; ; round++) {
+        const mine = hash === undefined ? undefined : this.claim(request.path, hash, product);
+        if (mine !== undefined) return mine;
+        const under = this.running.get(request.path);
+        if (hash !== undefined && under && under.hash === hash && under.wants[product] !== undefined) {
+          await under.done.catch(() => undefined);
+          const claimed = this.claim(request.path, hash, product);
+          if (claimed !== undefined) return claimed;
+          // Dropped meanwhile, or that pass failed: a pass of our own.
+        } else if (round === 0) {
+          // While it waits, another index's pass of the file may make its product: looked for again.
+          await this.waitIfAhead(product);
+          continue;
+        }
+        this.markTaking(request.path, product, false);
+        return await this.runFor(request, hash, product, want);
+      }
+    } finally {
+      this.markTaking(request.path, product, false);
     }
-    await this.waitIfAhead(product);
-    return this.runFor(request, hash, product, want);
+  }
+
+  /** Whether an index is asking for this file's product and has not run a pass of its own yet (a pass started now makes it too). */
+  private isTaking(file: string, product: PassProduct): boolean {
+    return this.taking.get(file)?.has(product) === true;
+  }
+
+  private markTaking(file: string, product: PassProduct, asking: boolean): void {
+    let products = this.taking.get(file);
+    if (asking) {
+      if (!products) this.taking.set(file, (products = new Set()));
+      products.add(product);
+    } else if (products?.delete(product) && products.size === 0) this.taking.delete(file);
   }
 
   /** A pass for `product`, and for every other index waiting for the file; theirs are held. */
@@ -232,7 +262,7 @@ export class SyntaxPass {
       const held = this.held.get(request.path);
       for (const [other, consumer] of this.consumers) {
         if (other === product || (held?.hash === hash && held.products[other] !== undefined)) continue;
-        if (consumer.awaits(request.path)) (wants as Record<PassProduct, unknown>)[other] = consumer.want;
+        if (consumer.awaits(request.path) || this.isTaking(request.path, other)) (wants as Record<PassProduct, unknown>)[other] = consumer.want;
       }
     }
     const job = this.pool.run({ path: request.path, absolutePath: request.absolutePath!, want: wants }, this.totals);

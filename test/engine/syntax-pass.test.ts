@@ -117,6 +117,33 @@ test('syntax pass: one read and one parse serve every index that awaits the file
   pass.dispose();
 });
 
+test('syntax pass: indexes that take a file off their lists and ask for it in the same turn share one pass', async () => {
+  const pass = new SyntaxPass(pool, (file) => hashes.get(file));
+  const awaiting = { tags: new Set<string>(), terms: new Set<string>(), chunks: new Set<string>(), tree: new Set<string>() };
+  pass.register('tags', { awaits: (file) => awaiting.tags.has(file), want: { definitionsOnly: false } });
+  pass.register('terms', { awaits: (file) => awaiting.terms.has(file), want: { budgetBytes: 4000 } });
+  pass.register('chunks', { awaits: (file) => awaiting.chunks.has(file), want: { budgetBytes: 1500 } });
+  pass.register('tree', { awaits: (file) => awaiting.tree.has(file), want: true });
+  const code = ['app/views.py', 'src/math.ts', 'lib/list.c'];
+  // As the graph, the ranking and the semantic index do: off the list first, then the ask, all
+  // three in one turn (before this, each ran a pass of its own: 9 jobs).
+  const answers = await Promise.all(
+    code.flatMap((file) => {
+      const request = { path: file, absolutePath: absolute(file) };
+      return [pass.tags(request), pass.terms({ ...request, budgetBytes: 4000 }), pass.chunk({ ...request, options: { budgetBytes: 1500 } })];
+    }),
+  );
+  assert.equal(pass.totals.jobs, code.length, 'one pass a file');
+  for (const [at, file] of code.entries()) {
+    const request = { path: file, absolutePath: absolute(file) };
+    assert.deepEqual(answers[at * 3], await chunkPool.tags(request), `${file}: tags`);
+    assert.deepEqual(answers[at * 3 + 1], await termsPool.terms({ ...request, budgetBytes: 4000 }), `${file}: terms`);
+    assert.deepEqual(answers[at * 3 + 2], await chunkPool.chunk({ ...request, options: { budgetBytes: 1500 } }), `${file}: chunks`);
+  }
+  assert.deepEqual(pass.dropped, { tags: 0, terms: 0, chunks: 0, tree: 0 }, 'nothing made twice and thrown away');
+  pass.dispose();
+});
+
 test('syntax pass: a product is given only for the content it was made from; buffers are never held', async () => {
   const pass = new SyntaxPass(pool, (file) => hashes.get(file));
   const awaitsTerms = new Set(['src/math.ts']);
