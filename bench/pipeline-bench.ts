@@ -24,12 +24,11 @@
 //   kernel's cold index takes a quarter of an hour): step 1 then times a `fathom index` with
 //   everything cached (a restarted daemon's), not a cold one, and says so.
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { createMessageConnection, type MessageConnection, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
 import { ChunkPool } from '../src/index/syntax/chunk-pool.js';
 import { LanguageTable } from '../src/index/syntax/languages.js';
+import { connect, timeChange } from './change-probe.js';
 import { type CliBuild, runCli, thisMain } from './cli-build.js';
 
 interface Build extends CliBuild {
@@ -64,32 +63,7 @@ function rssMiB(pid: number | undefined): number | undefined {
   return Math.round(kb / 1024);
 }
 
-function connect(socketPath: string): Promise<MessageConnection> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(socketPath);
-    socket.once('connect', () => {
-      const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
-      connection.listen();
-      resolve(connection);
-    });
-    socket.once('error', reject);
-  });
-}
-
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `found` every 10 ms until it says yes (ms since `since`) or `limitMs` passes (undefined). */
-async function until(found: () => Promise<boolean>, since: number, limitMs: number): Promise<number | undefined> {
-  while (performance.now() - since < limitMs) {
-    try {
-      if (await found()) return performance.now() - since;
-    } catch {
-      // an answer that is an error: not yet
-    }
-    await sleep(10);
-  }
-  return undefined;
-}
 
 function firstProbe(root: string): string {
   const found: string[] = [];
@@ -106,12 +80,6 @@ function firstProbe(root: string): string {
 }
 
 /** A function named `name` in the probe file's language. */
-function probeText(file: string, name: string): string {
-  if (file.endsWith('.py')) return `\n\ndef ${name}():\n    """Tallies the zeppelin manifest for ${name}."""\n    return 42\n`;
-  if (file.endsWith('.c')) return `\n\n/* Tallies the zeppelin manifest for ${name}. */\nint ${name}(void)\n{\n\treturn 42;\n}\n`;
-  return `\n\n/** Tallies the zeppelin manifest for ${name}. */\nexport function ${name}(): number {\n  return 42;\n}\n`;
-}
-
 interface Row {
   label: string;
   cold: Record<string, number | undefined>;
@@ -151,51 +119,15 @@ async function measure(build: Build, root: string, options: { query: string; sym
   row.restart.hybrid = runCli(build, ['search', options.query, root, '--max', '5']).ms;
   process.stderr.write(`[${build.label}] one file changed: ${options.probe}\n`);
   const connection = await connect(build.socket);
-  const original = fs.readFileSync(options.probe);
   const name = `zeppelin_probe_${build.label.replace(/\W/g, '_')}_${Date.now() % 100000}`;
-  const relative = path.relative(root, options.probe);
   try {
-    const since = performance.now();
-    fs.appendFileSync(options.probe, probeText(options.probe, name));
-    const grep = until(
-      async () => JSON.stringify(await connection.sendRequest('fathom/grep', { root, pattern: name, fixedStrings: true })).includes(name),
-      since,
-      options.changeLimitMs,
-    );
-    const ranking = until(
-      async () =>
-        JSON.stringify(
-          await connection.sendRequest('fathom/codeSearch', { root, query: `${name} zeppelin manifest`, mode: 'lexical', maxResults: 5 }),
-        ).includes(relative),
-      since,
-      options.changeLimitMs,
-    );
-    const graph = until(
-      async () => JSON.stringify(await connection.sendRequest('fathom/symbols', { root, query: name, limit: 5 })).includes(name),
-      since,
-      options.changeLimitMs,
-    );
-    // The store holds the new chunk once the file's nearest chunk to its words reaches past the old
-    // last line (the snippet is read from the disk, so its text says nothing about the vectors).
-    // One hit: the store widens its search until it has as many inside the file as asked.
-    const oldLines = original.toString('utf8').split('\n').length;
-    const vectors = until(
-      async () => {
-        const answer = (await connection.sendRequest('fathom/codeSearch', {
-          root,
-          query: `Tallies the zeppelin manifest for ${name}`,
-          mode: 'semantic',
-          paths: [relative],
-          maxResults: 1,
-        })) as { hits?: Array<{ path: string; end: number }> };
-        return (answer.hits ?? []).some((hit) => hit.path === relative && hit.end > oldLines);
-      },
-      since,
-      options.changeLimitMs,
-    );
-    [row.change.regex, row.change.ranking, row.change.graph, row.change.vectors] = await Promise.all([grep, ranking, graph, vectors]);
+    ({
+      regex: row.change.regex,
+      ranking: row.change.ranking,
+      graph: row.change.graph,
+      vectors: row.change.vectors,
+    } = await timeChange(connection, root, options.probe, name, options.changeLimitMs));
   } finally {
-    fs.writeFileSync(options.probe, original);
     connection.dispose();
   }
   // Steady state: the workers of the build stop after a minute idle.

@@ -80,13 +80,19 @@ test("syntax pass: each product equals what the index's own pool makes", async (
   assert.deepEqual(await pass.storeTree({ path: 'app/views.py', absolutePath: absolute('app/views.py') }), { stored: 0, parsed: false });
 });
 
-test('syntax pass: one read and one parse serve every index that awaits the file', async () => {
+/** A pass with the four indexes registered, each awaiting the files in its set. */
+function passForEveryIndex(): { pass: SyntaxPass; awaiting: Record<'tags' | 'terms' | 'chunks' | 'tree', Set<string>> } {
   const pass = new SyntaxPass(pool, (file) => hashes.get(file));
   const awaiting = { tags: new Set<string>(), terms: new Set<string>(), chunks: new Set<string>(), tree: new Set<string>() };
   pass.register('tags', { awaits: (file) => awaiting.tags.has(file), want: { definitionsOnly: false } });
   pass.register('terms', { awaits: (file) => awaiting.terms.has(file), want: { budgetBytes: 4000 } });
   pass.register('chunks', { awaits: (file) => awaiting.chunks.has(file), want: { budgetBytes: 1500 } });
   pass.register('tree', { awaits: (file) => awaiting.tree.has(file), want: true });
+  return { pass, awaiting };
+}
+
+test('syntax pass: one read and one parse serve every index that awaits the file', async () => {
+  const { pass, awaiting } = passForEveryIndex();
   const code = ['app/views.py', 'src/math.ts', 'lib/list.c'];
   for (const file of code) for (const set of Object.values(awaiting)) set.add(file);
   // The graph asks first (as its build does), the others after: each takes its product from the graph's pass.
@@ -118,12 +124,7 @@ test('syntax pass: one read and one parse serve every index that awaits the file
 });
 
 test('syntax pass: indexes that take a file off their lists and ask for it in the same turn share one pass', async () => {
-  const pass = new SyntaxPass(pool, (file) => hashes.get(file));
-  const awaiting = { tags: new Set<string>(), terms: new Set<string>(), chunks: new Set<string>(), tree: new Set<string>() };
-  pass.register('tags', { awaits: (file) => awaiting.tags.has(file), want: { definitionsOnly: false } });
-  pass.register('terms', { awaits: (file) => awaiting.terms.has(file), want: { budgetBytes: 4000 } });
-  pass.register('chunks', { awaits: (file) => awaiting.chunks.has(file), want: { budgetBytes: 1500 } });
-  pass.register('tree', { awaits: (file) => awaiting.tree.has(file), want: true });
+  const { pass } = passForEveryIndex();
   const code = ['app/views.py', 'src/math.ts', 'lib/list.c'];
   // As the graph, the ranking and the semantic index do: off the list first, then the ask, all
   // three in one turn (before this, each ran a pass of its own: 9 jobs).
