@@ -260,8 +260,11 @@ export class SyntaxPass {
     const wants: PassWants = { [product]: want };
     if (hash !== undefined) {
       const held = this.held.get(request.path);
+      // A pass still running for this content that makes a product already: not made twice.
+      const under = this.running.get(request.path);
       for (const [other, consumer] of this.consumers) {
         if (other === product || (held?.hash === hash && held.products[other] !== undefined)) continue;
+        if (under?.hash === hash && under.wants[other] !== undefined) continue;
         if (consumer.awaits(request.path) || this.isTaking(request.path, other)) (wants as Record<PassProduct, unknown>)[other] = consumer.want;
       }
     }
