@@ -81,6 +81,20 @@ export function readExactlyInto(fd: number, target: Buffer, length: number, posi
   return target.subarray(0, length);
 }
 
+/**
+ * Reads exactly `target.length` bytes at `position` into `target` on libuv's pool (a large read's
+ * page faults and copy stay off this thread); a file that ends first is an error saying where.
+ */
+export async function readExactlyAsync(fd: number, target: Uint8Array, position: number): Promise<void> {
+  for (let done = 0; done < target.length;) {
+    const read = await new Promise<number>((resolve, reject) =>
+      fs.read(fd, target, done, target.length - done, position + done, (error, bytes) => (error ? reject(error) : resolve(bytes))),
+    );
+    if (read <= 0) throw new Error(`file ends at ${position + done}, expected ${position + target.length}`);
+    done += read;
+  }
+}
+
 /** Fsyncs a folder, so that a rename into it survives a crash. */
 export function syncFolder(folder: string): void {
   const handle = fs.openSync(folder, 'r');

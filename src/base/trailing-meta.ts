@@ -7,7 +7,7 @@
 // so a torn write never names a meta that is not there.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { readExactly } from './positioned-io.js';
+import { readExactly, readExactlyAsync } from './positioned-io.js';
 
 export const trailingMetaHeaderBytes = 64;
 
@@ -70,12 +70,10 @@ export async function readTrailingMetaAsync(fd: number, magic: string, version: 
   if ('reason' in place) return place;
   const { header, metaOffset, metaLength, size } = place;
   const meta = Buffer.allocUnsafe(metaLength);
-  for (let done = 0; done < metaLength;) {
-    const read = await new Promise<number>((resolve, reject) =>
-      fs.read(fd, meta, done, metaLength - done, metaOffset + done, (error, bytes) => (error ? reject(error) : resolve(bytes))),
-    );
-    if (read <= 0) return { reason: `file ends at ${metaOffset + done}, expected ${metaOffset + metaLength}` };
-    done += read;
+  try {
+    await readExactlyAsync(fd, meta, metaOffset);
+  } catch (error) {
+    return { reason: (error as Error).message };
   }
   // Hashed here: once the pages are in, SHA-256 of 25 MB is ~20 ms, where WebCrypto's digest copies
   // the input on this thread first (~120 ms of it, measured).

@@ -198,7 +198,7 @@ describe('chunk ranking on the fixture repo', () => {
   test('a large ranking rewrites chunks.bin only once enough files changed; a restart chunks the few changed again', async () => {
     const file = path.join(tempDir('fathom-ranking-deferred-'), 'chunks.bin');
     // Every ranking is "large" here; three changed files make a save worth it.
-    const deferral = { aboveChunks: 0, staleFiles: 3 };
+    const deferral = { above: 0, staleFiles: 3 };
     const first = new ChunkRanking(workspace, pool, file, 50, 400, deferral);
     await first.ensureBuilt();
     await first.save();

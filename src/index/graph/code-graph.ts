@@ -15,6 +15,7 @@ import type { CancellationSignal } from '../../base/cancellation.js';
 import { neverCancelled, throwIfCancelled } from '../../base/cancellation.js';
 import { FathomError } from '../../base/errors.js';
 import { breathe, slicedPause } from '../../base/event-loop.js';
+import { type RewriteDeferral, rewriteDue } from '../../base/rewrite-deferral.js';
 import { SerialTask } from '../../base/serial-task.js';
 import { log } from '../../base/logger.js';
 import { toAbsolute } from '../../base/paths.js';
@@ -69,13 +70,11 @@ export type CodeGraphState = 'absent' | 'building' | 'ready';
 const inFlight = 16;
 
 /**
- * A graph of more files than this rewrites graph.bin only once `staleFilesForSave` of its files (or
- * 1%) were tagged again or dropped since the file was written: the kernel's is 520 MB, ~2 s of
- * copying (and a first answer after a restart that waited for it), where a restart tags a few
- * changed files again in well under a second (their saved parts are passed over by their hash).
+ * A graph of more than 20,000 files writes graph.bin again only once 256 files (or 1%) were tagged
+ * again or dropped (base/rewrite-deferral.ts): a restart that re-tagged one file otherwise waited
+ * for the kernel's 520 MB to be copied before its first answer.
  */
-const deferSavesAboveFiles = 20_000;
-const staleFilesForSave = 256;
+const defaultRewriteDeferral: RewriteDeferral = { above: 20_000, staleFiles: 256 };
 
 /** Where a file's tags come from (a worker pool, or the engine's syntax pass): read from `absolutePath`, or the `bytes` given. */
 export interface TagSource {
@@ -132,7 +131,7 @@ export class CodeGraph {
     private readonly saveDelayMs = 30_000,
     /** Open editor buffers: a file open in an editor is tagged from its buffer (and not saved as the disk's). */
     private readonly buffers?: BufferSource,
-    private readonly saveDeferral = { aboveFiles: deferSavesAboveFiles, staleFiles: staleFilesForSave },
+    private readonly saveDeferral: RewriteDeferral = defaultRewriteDeferral,
   ) {
     this.bufferSubscription = buffers?.onChange((file) => {
       if (!this.tagged(file) || this.source.hashOf(file) === undefined) return;
@@ -380,10 +379,9 @@ export class CodeGraph {
     return this.saveTimer !== undefined || (this.dirty && this.saveDue());
   }
 
-  /** Whether a save now is worth its cost (`deferSavesAboveFiles`); a small graph always saves. */
+  /** Whether a save now is worth its cost (base/rewrite-deferral.ts); a small graph always saves. */
   private saveDue(): boolean {
-    if (this.rewrite || this.byPath.size <= this.saveDeferral.aboveFiles || !fs.existsSync(this.cacheFile!)) return true;
-    return this.staleFiles >= Math.max(this.saveDeferral.staleFiles, this.byPath.size / 100);
+    return this.rewrite || !fs.existsSync(this.cacheFile!) || rewriteDue(this.saveDeferral, this.byPath.size, this.byPath.size, this.staleFiles);
   }
 
   /**

@@ -39,7 +39,7 @@ import fs from 'node:fs';
 import { Packr } from 'msgpackr';
 import { bytesOf } from '../../base/typed-bytes.js';
 import { CheckedFileWriter, openCheckedRecords, readCheckedRecords } from '../../base/checked-file.js';
-import { readExactly } from '../../base/positioned-io.js';
+import { readExactly, readExactlyAsync } from '../../base/positioned-io.js';
 import { breathe } from '../../base/event-loop.js';
 import { releaseUnpackSource } from '../../base/unpack-source.js';
 import type { ImportBinding } from '../syntax/tags.js';
@@ -275,13 +275,7 @@ export async function openGraph(file: string): Promise<GraphOpen> {
 /** Reads `length` bytes at `position` into an array of their own (aligned for any typed array), on libuv's pool. */
 async function readAligned(fd: number, length: number, position: number): Promise<Uint8Array> {
   const bytes = new Uint8Array(new ArrayBuffer(length));
-  for (let done = 0; done < length;) {
-    const read = await new Promise<number>((resolve, reject) =>
-      fs.read(fd, bytes, done, length - done, position + done, (error, count) => (error ? reject(error) : resolve(count))),
-    );
-    if (read <= 0) throw new Error('a record is cut short');
-    done += read;
-  }
+  await readExactlyAsync(fd, bytes, position);
   return bytes;
 }
 

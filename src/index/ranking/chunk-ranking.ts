@@ -20,6 +20,7 @@ import fs from 'node:fs';
 import type { CancellationSignal } from '../../base/cancellation.js';
 import { neverCancelled, throwIfCancelled } from '../../base/cancellation.js';
 import { breathe } from '../../base/event-loop.js';
+import { type RewriteDeferral, rewriteDue } from '../../base/rewrite-deferral.js';
 import { SerialTask } from '../../base/serial-task.js';
 import { log } from '../../base/logger.js';
 import { toAbsolute } from '../../base/paths.js';
@@ -114,14 +115,8 @@ export function isRanked(relativePath: string): boolean {
 
 const inFlight = 16;
 
-/**
- * A ranking of more chunks than this rewrites chunks.bin only once `staleFilesForSave` of its
- * files (or 1%) were chunked again or dropped since the file was written: the kernel's is 500 MB,
- * ~11 s of the daemon's thread in slices to write again, where a restart chunks a few changed
- * files again in well under a second (the file's entries for them are dead, by their hash).
- */
-const deferSavesAboveChunks = 100_000;
-const staleFilesForSave = 256;
+/** A ranking of more than 100k chunks writes chunks.bin again only once 256 files (or 1%) were chunked again or dropped (base/rewrite-deferral.ts). */
+const defaultRewriteDeferral: RewriteDeferral = { above: 100_000, staleFiles: 256 };
 
 function grownU32(array: Uint32Array, needed: number): Uint32Array {
   if (needed <= array.length) return array;
@@ -216,7 +211,7 @@ export class ChunkRanking {
     /** The chunk size to cut at (tests use small ones to see several chunks per file). */
     readonly budgetBytes = rankingBudgetBytes,
     /** When a large ranking's save waits (tests use small numbers). */
-    private readonly saveDeferral = { aboveChunks: deferSavesAboveChunks, staleFiles: staleFilesForSave },
+    private readonly saveDeferral: RewriteDeferral = defaultRewriteDeferral,
   ) {
     this.subscription = source.onChanges((changes) => {
       this.moves++;
@@ -849,10 +844,9 @@ export class ChunkRanking {
     return this.saver.run();
   }
 
-  /** Whether a save now is worth its cost (`deferSavesAboveChunks`); a small ranking always saves. */
+  /** Whether a save now is worth its cost (base/rewrite-deferral.ts); a small ranking always saves. */
   private saveDue(): boolean {
-    if (this.chunkCount <= this.saveDeferral.aboveChunks || !fs.existsSync(this.cacheFile!)) return true;
-    return this.staleFiles >= Math.max(this.saveDeferral.staleFiles, this.entries.size / 100);
+    return !fs.existsSync(this.cacheFile!) || rewriteDue(this.saveDeferral, this.chunkCount, this.entries.size, this.staleFiles);
   }
 
   private async write(): Promise<void> {

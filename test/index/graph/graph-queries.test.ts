@@ -269,7 +269,7 @@ describe('graph save deferral', () => {
     const cacheFile = path.join(root, '..', `${path.basename(root)}-deferred-graph.bin`);
     // "Large" past 2 files; written again once 3 files changed since.
     const open = async () => {
-      const graph = new CodeGraph(workspace, pool, new LanguageTable(), cacheFile, 10, undefined, { aboveFiles: 2, staleFiles: 3 });
+      const graph = new CodeGraph(workspace, pool, new LanguageTable(), cacheFile, 10, undefined, { above: 2, staleFiles: 3 });
       await graph.ensureBuilt();
       await graph.saved();
       return graph;
