@@ -6,6 +6,7 @@
 // embeddings/<model>.vec; the kernel's holds 832k): the first N, the queries from further on.
 //
 // Usage: node dist/bench/graph-expansion-bench.js EMBEDDINGS.vec [N]   (default N: 200000)
+//   FATHOM_GRAPH_WIDTHS=ADD/SEARCH,...   more widths to try after those two (e.g. 32/256,48/256)
 import fs from 'node:fs';
 import { exactSearch, Index, MetricKind, ScalarKind } from 'usearch';
 import { graphExpansion } from '../src/index/semantic/vector-store.js';
@@ -44,10 +45,19 @@ const truth = Array.from(
 
 const rows: string[] = [];
 const results: Record<string, { buildMs: number; recall: number; queryMs: number }> = {};
+const tried = (process.env.FATHOM_GRAPH_WIDTHS ?? '')
+  .split(',')
+  .filter((widths) => widths.trim() !== '')
+  .map((widths): [string, { expansion_add: number; expansion_search: number }] => {
+    const [add, search] = widths.split('/').map(Number);
+    if (!(add! > 0 && search! > 0)) throw new Error(`FATHOM_GRAPH_WIDTHS: ${widths} is not ADD/SEARCH`);
+    return [`${add}/${search}`, { expansion_add: add!, expansion_search: search! }];
+  });
 for (const [name, expansion] of [
-  ['usearch default (128/64)', { expansion_add: 128, expansion_search: 64 }],
-  [`Fathom (${graphExpansion.expansion_add}/${graphExpansion.expansion_search})`, graphExpansion],
-] as const) {
+  ['usearch default (128/64)', { expansion_add: 128, expansion_search: 64 }] as const,
+  [`Fathom (${graphExpansion.expansion_add}/${graphExpansion.expansion_search})`, graphExpansion] as const,
+  ...tried,
+]) {
   const index = new Index({ dimensions, metric: MetricKind.Cos, quantization: ScalarKind.F16, connectivity: 16, ...expansion, multi: false });
   const keys = BigUint64Array.from({ length: size }, (_, at) => BigInt(at));
   const started = performance.now();

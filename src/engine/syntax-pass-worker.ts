@@ -10,8 +10,8 @@ import type { Tree } from 'web-tree-sitter';
 import { serveFileJobs } from '../base/file-job-worker.js';
 import { chunkTerms } from '../index/ranking/chunk-fields.js';
 import type { FileTerms } from '../index/ranking/chunk-terms-worker.js';
-import type { ChunkOptions, FileChunks } from '../index/syntax/chunk.js';
-import { chunkFile } from '../index/syntax/chunk-file.js';
+import { type ChunkOptions, defaultBudgetBytes, type FileChunks } from '../index/syntax/chunk.js';
+import { chunkFileAt } from '../index/syntax/chunk-file.js';
 import { FlatTree } from '../index/syntax/flat-tree.js';
 import { defaultParseTimeoutMs, GrammarSet, type LoadedGrammar, parseSource, wasmBinding } from '../index/syntax/grammars.js';
 import { SourceText } from '../index/syntax/source-text.js';
@@ -120,11 +120,14 @@ async function pass(job: SyntaxPassJob, bytes: Uint8Array, counts: PassCounts): 
           : { path: job.path, language: spec?.id, definitions: [], references: [], imports: [] };
     }
     const input = { path: job.path, bytes, source, ...(tree ? { tree } : {}), ...(parsed && 'failure' in parsed ? { parseFailure: parsed.failure } : {}) };
+    // Both budgets cut from one look at the tree (its entities, docs and errors found once).
+    const budgets = [...(want.terms ? [want.terms.budgetBytes] : []), ...(want.chunks ? [want.chunks.budgetBytes ?? defaultBudgetBytes] : [])];
+    const cut = budgets.length > 0 ? await chunkFileAt(grammars, input, budgets, want.chunks?.parseTimeoutMs) : [];
     if (want.terms) {
-      const chunked = await chunkFile(grammars, input, { budgetBytes: want.terms.budgetBytes });
-      products.terms = { language: chunked.language, byteLength: chunked.byteLength, chunks: chunkTerms(job.path, chunked.language, chunked.chunks) };
+      const chunked = cut[0]!;
+      products.terms = { language: chunked.language, byteLength: chunked.byteLength, ...chunkTerms(job.path, chunked.language, chunked.chunks) };
     }
-    if (want.chunks) products.chunks = await chunkFile(grammars, input, want.chunks);
+    if (want.chunks) products.chunks = cut[cut.length - 1];
   } finally {
     tree?.delete();
   }

@@ -17,16 +17,26 @@ export const fieldCount = fieldNames.length;
 /** Each field's count is saturated at 63 and packed in 6 bits of one u32 (field i at bits 6i). */
 export const maxFieldCount = 63;
 
-/** One chunk's terms: parallel arrays of distinct terms and their packed per-field counts, and the field lengths (in terms). */
+/** One chunk's terms: parallel arrays of its distinct terms (indices into its file's `terms`) and their packed per-field counts, and the field lengths (in terms). */
 export interface ChunkTerms {
   /** 0-based first line and last line (inclusive) of the chunk. */
   startLine: number;
   endLine: number;
   startByte: number;
   endByte: number;
-  terms: string[];
-  counts: number[];
+  terms: Uint32Array;
+  counts: Uint32Array;
   lengths: number[];
+}
+
+/**
+ * The terms of a file's chunks: each distinct term of the file once, the chunks naming them by
+ * index. Chunks of one file share most of their terms (their path's, the file's identifiers): the
+ * daemon's thread looks each up once a file, and a third as many strings cross to it.
+ */
+export interface FileChunkTerms {
+  terms: string[];
+  chunks: ChunkTerms[];
 }
 
 interface CommentSyntax {
@@ -52,13 +62,32 @@ const syntaxes: Record<string, CommentSyntax> = {
   json: { line: [], block: [], tripleQuotes: false, quotes: '"' },
 };
 
+/** For each syntax, the ASCII characters that can start a comment, a docstring or a string: the scanner skips every other character without a look. */
+const openers = new WeakMap<CommentSyntax, Uint8Array>();
+
+function openersOf(syntax: CommentSyntax): Uint8Array {
+  let table = openers.get(syntax);
+  if (!table) {
+    table = new Uint8Array(128);
+    for (const open of [...syntax.line, ...syntax.block.map(([start]) => start), ...syntax.quotes]) table[open.charCodeAt(0)] = 1;
+    if (syntax.tripleQuotes) table[0x22] = table[0x27] = 1;
+    openers.set(syntax, table);
+  }
+  return table;
+}
+
 /** Comment (and docstring) spans of a text, as [start, end) code-unit pairs. */
 export function commentSpans(text: string, language: string | undefined): Array<[number, number]> {
   const syntax = (language !== undefined ? syntaxes[language] : undefined) ?? (language === undefined ? hashOrC(text) : cLike);
+  const opens = openersOf(syntax);
   const spans: Array<[number, number]> = [];
   let at = 0;
   outer: while (at < text.length) {
     const code = text.charCodeAt(at);
+    if (code >= 128 || opens[code] === 0) {
+      at++;
+      continue;
+    }
     if (syntax.tripleQuotes && (code === 0x22 || code === 0x27) && text.startsWith(code === 0x22 ? '"""' : "'''", at)) {
       const close = text.indexOf(code === 0x22 ? '"""' : "'''", at + 3);
       const end = close < 0 ? text.length : close + 3;
@@ -122,41 +151,50 @@ export function pathText(path: string): string {
 }
 
 /** The fields of each chunk of a file. */
-export function chunkTerms(path: string, language: string | undefined, chunks: readonly Chunk[]): ChunkTerms[] {
+export function chunkTerms(path: string, language: string | undefined, chunks: readonly Chunk[]): FileChunkTerms {
   const pathWords = pathText(path);
-  return chunks.map((chunk) => {
-    const counter = new FieldCounter();
-    counter.add(0, [...chunk.scope, ...chunk.entities.map((entity) => entity.name)].join(' '));
-    counter.add(1, pathWords);
-    const text = chunk.text;
-    const spans = commentSpans(text, language);
-    let body = '';
-    let last = 0;
-    const docs: string[] = [];
-    for (const [start, end] of spans) {
-      body += text.slice(last, start);
-      body += ' ';
-      docs.push(text.slice(start, end));
-      last = end;
-    }
-    body += text.slice(last);
-    const signatures = chunk.entities.map((entity) => entity.signature);
-    for (const line of chunk.header.split('\n')) {
-      if (line.startsWith('doc: ')) docs.push(line.slice(5));
-      else if (line.startsWith('in: ')) signatures.push(line.slice(4));
-    }
-    counter.add(2, docs.join('\n'));
-    counter.add(3, signatures.join('\n'));
-    counter.add(4, body);
-    const endLine = chunk.end.character === 0 && chunk.end.line > chunk.start.line ? chunk.end.line - 1 : chunk.end.line;
-    return {
-      startLine: chunk.start.line,
-      endLine,
-      startByte: chunk.startByte,
-      endByte: chunk.endByte,
-      terms: [...counter.counts.keys()],
-      counts: [...counter.counts.values()],
-      lengths: counter.lengths,
-    };
-  });
+  const indices = new Map<string, number>();
+  const terms: string[] = [];
+  return {
+    terms,
+    chunks: chunks.map((chunk) => {
+      const counter = new FieldCounter();
+      counter.add(0, [...chunk.scope, ...chunk.entities.map((entity) => entity.name)].join(' '));
+      counter.add(1, pathWords);
+      const text = chunk.text;
+      const spans = commentSpans(text, language);
+      let body = '';
+      let last = 0;
+      const docs: string[] = [];
+      for (const [start, end] of spans) {
+        body += text.slice(last, start);
+        body += ' ';
+        docs.push(text.slice(start, end));
+        last = end;
+      }
+      body += text.slice(last);
+      const signatures = chunk.entities.map((entity) => entity.signature);
+      for (const line of chunk.header.split('\n')) {
+        if (line.startsWith('doc: ')) docs.push(line.slice(5));
+        else if (line.startsWith('in: ')) signatures.push(line.slice(4));
+      }
+      counter.add(2, docs.join('\n'));
+      counter.add(3, signatures.join('\n'));
+      counter.add(4, body);
+      const endLine = chunk.end.character === 0 && chunk.end.line > chunk.start.line ? chunk.end.line - 1 : chunk.end.line;
+      const termIndices = new Uint32Array(counter.counts.size);
+      const counts = new Uint32Array(counter.counts.size);
+      let at = 0;
+      for (const [term, count] of counter.counts) {
+        let index = indices.get(term);
+        if (index === undefined) {
+          index = terms.push(term) - 1;
+          indices.set(term, index);
+        }
+        termIndices[at] = index;
+        counts[at++] = count;
+      }
+      return { startLine: chunk.start.line, endLine, startByte: chunk.startByte, endByte: chunk.endByte, terms: termIndices, counts, lengths: counter.lengths };
+    }),
+  };
 }

@@ -371,7 +371,7 @@ export class ChunkRanking {
 
   private add(file: string, hash: string | undefined, terms: FileTerms): void {
     // Every term's list in memory first: a damaged base is met before anything changed.
-    const ids = terms.chunks.map((chunk) => chunk.terms.map((term) => this.termId(term)));
+    const ids = terms.terms.map((term) => this.termId(term));
     const generation = this.generation;
     this.drop(file);
     // The drop's compaction met a damaged base: everything was discarded.
@@ -384,8 +384,8 @@ export class ChunkRanking {
     this.chunkBytes = grownU32(this.chunkBytes, needed * 2);
     this.chunkLengths = grownU16(this.chunkLengths, needed * fieldCount);
     this.alive = grownU8(this.alive, needed);
-    terms.chunks.forEach((chunk, index) => {
-      const termIds = ids[index]!;
+    for (const chunk of terms.chunks) {
+      const termIndices = chunk.terms;
       const id = this.chunkCount++;
       this.chunkFile[id] = fileId;
       this.chunkLines[2 * id] = chunk.startLine;
@@ -399,7 +399,7 @@ export class ChunkRanking {
         this.lengthSums[field]! += length;
       }
       for (let at = 0; at < chunk.terms.length; at++) {
-        const term = termIds[at]!;
+        const term = ids[termIndices[at]!]!;
         const length = this.postingLengths[term]!;
         let list = this.postings[term]!;
         if (length + 2 > list.length) this.postings[term] = list = grownU32(list, length + 2);
@@ -408,7 +408,7 @@ export class ChunkRanking {
         this.postingLengths[term] = length + 2;
       }
       this.postingWords += 2 * chunk.terms.length;
-    });
+    }
     this.entries.set(file, { hash, first, count: terms.chunks.length });
   }
 

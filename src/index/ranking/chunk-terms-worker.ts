@@ -5,7 +5,7 @@
 import { serveFileJobs } from '../../base/file-job-worker.js';
 import { chunkFile } from '../syntax/chunk-file.js';
 import { GrammarSet } from '../syntax/grammars.js';
-import { type ChunkTerms, chunkTerms } from './chunk-fields.js';
+import { chunkTerms, type FileChunkTerms } from './chunk-fields.js';
 
 export interface ChunkTermsJob {
   id: number;
@@ -16,10 +16,9 @@ export interface ChunkTermsJob {
   budgetBytes?: number;
 }
 
-export interface FileTerms {
+export interface FileTerms extends FileChunkTerms {
   language: string | undefined;
   byteLength: number;
-  chunks: ChunkTerms[];
 }
 
 export type ChunkTermsReply = ({ file: FileTerms } | { error: string; code?: string }) & { id: number; retire?: boolean };
@@ -28,5 +27,5 @@ const grammars = new GrammarSet();
 
 serveFileJobs<ChunkTermsJob>(async (job, bytes) => {
   const chunked = await chunkFile(grammars, { path: job.path, bytes }, job.budgetBytes === undefined ? {} : { budgetBytes: job.budgetBytes });
-  return { file: { language: chunked.language, byteLength: chunked.byteLength, chunks: chunkTerms(job.path, chunked.language, chunked.chunks) } };
+  return { file: { language: chunked.language, byteLength: chunked.byteLength, ...chunkTerms(job.path, chunked.language, chunked.chunks) } };
 });

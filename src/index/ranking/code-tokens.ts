@@ -29,11 +29,20 @@ const maxStems = 200_000;
 export function stem(word: string): string {
   let stemmed = stems.get(word);
   if (stemmed === undefined) {
-    stemmed = word.length <= 3 ? word : stemmer(word);
+    stemmed = copied(word.length <= 3 ? word : stemmer(word));
     if (stems.size >= maxStems) stems.clear();
-    stems.set(word, stemmed);
+    stems.set(copied(word), stemmed);
   }
   return stemmed;
+}
+
+/**
+ * A string that holds its own characters: a long match or part of a chunk's text is a slice of
+ * it, and a table that kept the slice would keep the whole text alive (V8 flattens the
+ * concatenation into a new string; the slice of it holds that one).
+ */
+function copied(text: string): string {
+  return text.length < 13 ? text : (' ' + text).slice(1);
 }
 
 export function isStopWord(word: string): boolean {
@@ -45,6 +54,35 @@ const identifierPattern = /[A-Za-z_$][A-Za-z0-9_$]*|[0-9]+/g;
 const partPattern = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+/g;
 
 /**
+ * Each identifier's terms (its parts, then the whole when it has several), memoised: code repeats
+ * its identifiers, and splitting, lower-casing and stemming one costs more than a lookup. Bounded;
+ * the keys are copies, never slices of a chunk's text (a slice keeps all of that text alive).
+ */
+const identifierTerms = new Map<string, { parts: string[]; whole: string | undefined }>();
+const maxIdentifiers = 50_000;
+
+function termsOfIdentifier(identifier: string): { parts: string[]; whole: string | undefined } {
+  let found = identifierTerms.get(identifier);
+  if (found === undefined) {
+    const parts: string[] = [];
+    let count = 0;
+    partPattern.lastIndex = 0;
+    let part: RegExpExecArray | null;
+    while ((part = partPattern.exec(identifier)) !== null) {
+      count++;
+      const lower = part[0].toLowerCase();
+      if (lower.length < 2 || stopWords.has(lower)) continue;
+      parts.push(stem(lower));
+    }
+    // `parse_cookie`, `parseCookie` and `ParseCookie` are one whole identifier: `parsecookie`.
+    found = { parts, whole: count > 1 ? copied(identifier.toLowerCase().replace(/[_$]/g, '')) : undefined };
+    if (identifierTerms.size >= maxIdentifiers) identifierTerms.clear();
+    identifierTerms.set(copied(identifier), found);
+  }
+  return found;
+}
+
+/**
  * Calls `emit` with each term of `text` in order. `whole` (default true): also the whole
  * identifier when it has several parts.
  */
@@ -54,17 +92,9 @@ export function forEachTerm(text: string, emit: (term: string) => void, whole = 
   while ((match = identifierPattern.exec(text)) !== null) {
     const identifier = match[0];
     if (identifier.length > 64) continue; // a hash, a base64 blob: not a word anyone asks for
-    let parts = 0;
-    partPattern.lastIndex = 0;
-    let part: RegExpExecArray | null;
-    while ((part = partPattern.exec(identifier)) !== null) {
-      parts++;
-      const lower = part[0].toLowerCase();
-      if (lower.length < 2 || stopWords.has(lower)) continue;
-      emit(stem(lower));
-    }
-    // `parse_cookie`, `parseCookie` and `ParseCookie` are one whole identifier: `parsecookie`.
-    if (whole && parts > 1) emit(identifier.toLowerCase().replace(/[_$]/g, ''));
+    const terms = termsOfIdentifier(identifier);
+    for (const term of terms.parts) emit(term);
+    if (whole && terms.whole !== undefined) emit(terms.whole);
   }
 }
 

@@ -11,6 +11,7 @@ import { type CutRange, cutTree } from './cut.js';
 import { type Entity, type FileEntities, extractEntities, oneLine } from './entities.js';
 import { type GrammarSet, defaultParseTimeoutMs, parseSource } from './grammars.js';
 import { lineWindows } from './line-windows.js';
+import type { LanguageSpec } from './languages.js';
 import { SourceText } from './source-text.js';
 
 /**
@@ -164,15 +165,28 @@ export interface ChunkInput {
 }
 
 export async function chunkFile(grammars: GrammarSet, input: ChunkInput, options: ChunkOptions = {}): Promise<FileChunks> {
-  const budget = options.budgetBytes ?? defaultBudgetBytes;
+  return (await chunkFileAt(grammars, input, [options.budgetBytes ?? defaultBudgetBytes], options.parseTimeoutMs))[0]!;
+}
+
+/** What one tree gives every budget: the ranges are cut per budget, the rest is found once. */
+interface Parsed {
+  entities: FileEntities;
+  errors: Array<[number, number]>;
+  parseErrors: boolean;
+  /** Per budget: the cut, or undefined for line windows. */
+  cuts: Array<{ ranges: CutRange[]; scoped: Scoped[] } | undefined>;
+}
+
+/**
+ * The file cut at each budget from one parse (the syntax pass's two budgets: the ranking's and the
+ * embedder's): the entities, their docs and the parse errors are found once; only the cut, the
+ * scopes and the headers are per budget.
+ */
+export async function chunkFileAt(grammars: GrammarSet, input: ChunkInput, budgets: readonly number[], parseTimeoutMs?: number): Promise<FileChunks[]> {
   const spec = input.language !== undefined ? grammars.table.languages.get(input.language) : grammars.table.detect(input.path, input.bytes.subarray(0, 256));
   const source = input.source ?? new SourceText(input.bytes);
   const problems: string[] = [];
-  let ranges: CutRange[] | undefined;
-  let entities: FileEntities = { entities: [], imports: [] };
-  let errors: Array<[number, number]> = [];
-  let parseErrors = false;
-  let scoped: Scoped[] = [];
+  const parsed: Parsed = { entities: { entities: [], imports: [] }, errors: [], parseErrors: false, cuts: budgets.map(() => undefined) };
   if (spec) {
     const state = await grammars.load(spec.id);
     if (state.state === 'failed') {
@@ -182,7 +196,7 @@ export async function chunkFile(grammars: GrammarSet, input: ChunkInput, options
       let failure: string | undefined;
       try {
         if (input.parseFailure === undefined)
-          tree = input.tree ?? parseSource(grammars, state.grammar, source, { timeoutMs: options.parseTimeoutMs ?? defaultParseTimeoutMs });
+          tree = input.tree ?? parseSource(grammars, state.grammar, source, { timeoutMs: parseTimeoutMs ?? defaultParseTimeoutMs });
       } catch (error) {
         failure = error instanceof Error ? error.message : String(error);
       }
@@ -191,17 +205,22 @@ export async function chunkFile(grammars: GrammarSet, input: ChunkInput, options
       } else if (failure !== undefined) {
         problems.push(`the ${spec.name} grammar failed on this file (${failure}); cut into line windows`);
       } else if (!tree) {
-        problems.push(`parsing took longer than ${options.parseTimeoutMs ?? defaultParseTimeoutMs} ms; cut into line windows`);
+        problems.push(`parsing took longer than ${parseTimeoutMs ?? defaultParseTimeoutMs} ms; cut into line windows`);
       } else {
+        let entities: FileEntities = { entities: [], imports: [] };
         try {
           const root = tree.rootNode;
           entities = extractEntities(root, state.grammar.chunksQuery, source.text, spec.entityDepth);
-          ranges = mergeSmall(cutTree(source, root, budget, state.grammar.kinds, entities.entities), entities.entities, source, budget);
-          errors = errorRanges(root);
-          parseErrors = root.hasError;
-          scoped = scopesOf(entities.entities, ranges);
-          // Docs only for the entity each header names, while the tree is alive.
-          for (const { enclosing, defined } of scoped) (defined.length === 1 ? defined[0] : enclosing.at(-1))?.resolveDoc();
+          parsed.entities = entities;
+          parsed.cuts = budgets.map((budget) => {
+            const ranges = mergeSmall(cutTree(source, root, budget, state.grammar.kinds, entities.entities), entities.entities, source, budget);
+            const scoped = scopesOf(entities.entities, ranges);
+            // Docs only for the entity each header names, while the tree is alive.
+            for (const { enclosing, defined } of scoped) (defined.length === 1 ? defined[0] : enclosing.at(-1))?.resolveDoc();
+            return { ranges, scoped };
+          });
+          parsed.errors = errorRanges(root);
+          parsed.parseErrors = root.hasError;
         } finally {
           for (const entity of entities.entities) entity.dropNode();
           if (!input.tree) tree.delete();
@@ -209,14 +228,26 @@ export async function chunkFile(grammars: GrammarSet, input: ChunkInput, options
       }
     }
   }
-  const method = ranges ? 'syntax' : 'lines';
-  if (!ranges) {
-    ranges = lineWindows(source, budget);
-    scoped = ranges.map(() => ({ enclosing: [], defined: [] }));
-  }
+  const importUses = new ImportUses(parsed.entities.imports, source.text);
+  return budgets.map((budget, index) => chunksOf(input, spec, source, budget, parsed, index, importUses, problems));
+}
+
+function chunksOf(
+  input: ChunkInput,
+  spec: LanguageSpec | undefined,
+  source: SourceText,
+  budget: number,
+  parsed: Parsed,
+  budgetIndex: number,
+  importUses: ImportUses,
+  problems: readonly string[],
+): FileChunks {
+  const cut = parsed.cuts[budgetIndex];
+  const method = cut ? 'syntax' : 'lines';
+  const ranges = cut ? cut.ranges : lineWindows(source, budget);
+  const scoped = cut ? cut.scoped : ranges.map(() => ({ enclosing: [], defined: [] }));
   const texts = ranges.map((range) => source.text.slice(range.start, range.end));
-  const importUses = new ImportUses(entities.imports, source.text);
-  const flagged = errors.length > 0 ? touchedByErrors(ranges, errors) : undefined;
+  const flagged = parsed.errors.length > 0 ? touchedByErrors(ranges, parsed.errors) : undefined;
   const labels = ranges.map((_, index) => label(scoped[index]!, texts[index]!));
   const chunks: Chunk[] = ranges.map((range, index) => {
     const { enclosing, defined } = scoped[index]!;
@@ -255,7 +286,7 @@ export async function chunkFile(grammars: GrammarSet, input: ChunkInput, options
     languageName: spec?.name,
     byteLength: input.bytes.length,
     chunks,
-    parseErrors,
-    problems,
+    parseErrors: parsed.parseErrors,
+    problems: [...problems],
   };
 }

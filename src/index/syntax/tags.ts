@@ -98,9 +98,24 @@ const accessTypes = new Set([
   'member_access_expression',
 ]);
 
+/**
+ * The parent of `node`, found from `ancestor` (the tagged node around it) down. `node.parent`
+ * searches from the root, through every top-level declaration of the file before it.
+ */
+function parentWithin(ancestor: Node, node: Node): Node | null {
+  if (ancestor.id === node.id) return node.parent;
+  let parent = ancestor;
+  for (;;) {
+    const child = parent.childWithDescendant(node);
+    if (!child) return node.parent; // not below the tagged node after all
+    if (child.id === node.id) return parent;
+    parent = child;
+  }
+}
+
 /** `this`, `self`, an identifier or dotted path, or '?' for any other expression the name is accessed on ('' when it stands alone), with its node. */
-function receiverOf(nameNode: Node): { text: string; node: Node | undefined } {
-  const parent = nameNode.parent;
+function receiverOf(nameNode: Node, tagged: Node): { text: string; node: Node | undefined } {
+  const parent = parentWithin(tagged, nameNode);
   if (!parent || !accessTypes.has(parent.type)) return { text: '', node: undefined };
   for (const field of receiverFields) {
     const object = parent.childForFieldName(field);
@@ -229,7 +244,7 @@ export function extractTags(root: Node, query: Query, path: string, language: st
         endIndex: tagged.endIndex,
       });
     } else {
-      const receiver = receiverOf(nameNode);
+      const receiver = receiverOf(nameNode, tagged);
       references.push({
         reference: {
           name,
