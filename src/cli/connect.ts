@@ -54,7 +54,11 @@ async function startDaemon(socketPath: string, cacheRoot: string): Promise<void>
   const entry = fileURLToPath(new URL('./serve-main.js', import.meta.url));
   // Loaded only here: a command that finds its daemon running spawns nothing (~4 ms of its start).
   const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, [entry, '--socket', socketPath], { detached: true, stdio: ['ignore', 'ignore', logFd] });
+  // bin/fathom.js ran this client without NODE_EXTRA_CA_CERTS (a start without that bundle is
+  // ~35 ms faster); the daemon, which may speak TLS to a team store, gets it back.
+  const extraCa = process.env.FATHOM_EXTRA_CA_CERTS;
+  const env = extraCa && !process.env.NODE_EXTRA_CA_CERTS ? { ...process.env, NODE_EXTRA_CA_CERTS: extraCa } : process.env;
+  const child = spawn(process.execPath, [entry, '--socket', socketPath], { detached: true, stdio: ['ignore', 'ignore', logFd], env });
   child.unref();
   fs.closeSync(logFd);
   const deadline = Date.now() + 15_000;

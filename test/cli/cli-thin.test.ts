@@ -115,3 +115,44 @@ test('cli-thin: client commands load only the client path; --no-daemon loads the
     fs.rmSync(records, { recursive: true, force: true });
   }
 });
+
+test(
+  'cli-thin: run as a command, a client leaves NODE_EXTRA_CA_CERTS out of its own start and gives it to the daemon it starts',
+  { skip: process.platform !== 'linux' && 'reads /proc' },
+  () => {
+    // A bundle that does not exist: a Node started with it says so on stderr ("Ignoring extra certs").
+    const bundle = path.join(tempDir('fathom-ca-'), 'absent-bundle.pem');
+    const own = { FATHOM_SOCKET: socketPathIn(), FATHOM_CACHE_DIR: tempDir('fathom-cache-') };
+    const run = (args: string[]): ReturnType<typeof spawnSync> =>
+      // Through its #! line, as a shell runs it.
+      spawnSync(bin, args, { env: { ...process.env, ...own, FATHOM_LOG: 'warn', NODE_EXTRA_CA_CERTS: bundle }, encoding: 'utf8', timeout: 60_000 });
+    try {
+      const status = run(['status', root, '--json']);
+      assert.equal(status.status, 0, String(status.stderr));
+      assert.doesNotMatch(String(status.stderr), /extra certs/i, 'the client started without the bundle');
+      // The daemon serving this socket, found by its command line.
+      const pid = fs
+        .readdirSync('/proc')
+        .filter((entry) => /^\d+$/.test(entry))
+        .find((entry) => {
+          try {
+            return fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes(own.FATHOM_SOCKET);
+          } catch {
+            return false; // gone meanwhile
+          }
+        });
+      assert.ok(pid !== undefined, 'the daemon runs');
+      const daemonEnv = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      assert.ok(daemonEnv.includes(`NODE_EXTRA_CA_CERTS=${bundle}`), 'the daemon has the bundle back');
+      const grep = run(['grep', '-F', 'needle', root]);
+      assert.equal(grep.status, 0, String(grep.stderr));
+      assert.match(String(grep.stdout), /needle/);
+      // A command that runs the daemon in this process keeps it (Node says it could not read the bundle).
+      const inProcess = run(['grep', '-F', 'needle', root, '--no-daemon']);
+      assert.equal(inProcess.status, 0, String(inProcess.stderr));
+      assert.match(String(inProcess.stderr), /extra certs/i, '--no-daemon started with the bundle');
+    } finally {
+      spawnSync(process.execPath, [bin, 'stop'], { env: { ...process.env, ...own }, timeout: 30_000 });
+    }
+  },
+);
