@@ -1,6 +1,7 @@
 // Worker thread for syntax-pass.ts: one file read once and parsed once, and out of that one tree
 // everything the engine's indexes want of it (the job says which): the graph's tags, the chunk
-// ranking's chunks with their terms, the semantic index's chunks (another budget, same tree), and
+// ranking's chunks with their terms, the semantic index's chunks (another budget, same tree;
+// embedded here for a static model), and
 // the flat tree put in the tree store (unless the store holds it). A file whose parse timed out
 // or failed is not parsed again for the next product: its chunks are line windows, its tags empty.
 // Like the other syntax workers it loads its own grammars, answers and exits after a WebAssembly
@@ -12,6 +13,7 @@ import { chunkTerms } from '../index/ranking/chunk-fields.js';
 import type { FileTerms } from '../index/ranking/chunk-terms-worker.js';
 import { type ChunkOptions, defaultBudgetBytes, type FileChunks } from '../index/syntax/chunk.js';
 import { chunkFileAt } from '../index/syntax/chunk-file.js';
+import { type EmbeddedChunks, embedChunks, type WorkerEmbedding } from '../index/semantic/embedded-chunks.js';
 import { FlatTree } from '../index/syntax/flat-tree.js';
 import { defaultParseTimeoutMs, GrammarSet, type LoadedGrammar, parseSource, wasmBinding } from '../index/syntax/grammars.js';
 import { SourceText } from '../index/syntax/source-text.js';
@@ -24,8 +26,11 @@ export interface PassWants {
   tags?: { definitionsOnly?: boolean };
   /** Chunks at this budget with their ranking fields and terms (chunk-fields.ts). */
   terms?: { budgetBytes: number };
-  /** Chunks at this budget, whole (what the semantic index embeds). */
-  chunks?: ChunkOptions;
+  /**
+   * Chunks at this budget, whole (what the semantic index embeds); with `embed` (a static model),
+   * embedded here, and what comes back is each chunk's place, text hash and vector, not its text.
+   */
+  chunks?: ChunkOptions & { embed?: WorkerEmbedding };
   /** The flat tree in the tree store. */
   tree?: boolean;
 }
@@ -33,7 +38,7 @@ export interface PassWants {
 export interface PassProducts {
   tags?: FileTags;
   terms?: FileTerms;
-  chunks?: FileChunks;
+  chunks?: FileChunks | EmbeddedChunks;
   /** Bytes written to the tree store (0: it held the tree, or there is none); `failed`: no tree to store (the parse timed out or failed). */
   tree?: { stored: number; parsed: boolean; failed?: boolean };
 }
@@ -127,7 +132,10 @@ async function pass(job: SyntaxPassJob, bytes: Uint8Array, counts: PassCounts): 
       const chunked = cut[0]!;
       products.terms = { language: chunked.language, byteLength: chunked.byteLength, ...chunkTerms(job.path, chunked.language, chunked.chunks) };
     }
-    if (want.chunks) products.chunks = cut[cut.length - 1];
+    if (want.chunks) {
+      const chunked = cut[cut.length - 1]!;
+      products.chunks = want.chunks.embed ? await embedChunks(chunked, want.chunks.embed) : chunked;
+    }
   } finally {
     tree?.delete();
   }

@@ -19,6 +19,7 @@ import { jobWorkerYoungGenerationMb, WorkerPool } from '../base/worker-pool.js';
 import { grammarStoreId, TreeStore, treeKeyOfHash } from '../index/syntax/tree-store.js';
 import type { LanguageSpec } from '../index/syntax/languages.js';
 import type { FileTerms } from '../index/ranking/chunk-terms-worker.js';
+import type { EmbeddedChunks } from '../index/semantic/embedded-chunks.js';
 import type { FileChunks } from '../index/syntax/chunk.js';
 import type { FileTags } from '../index/syntax/tags.js';
 import type { PassCounts, PassProducts, PassWants, SyntaxPassJob, SyntaxPassReply, SyntaxPassWorkerData } from './syntax-pass-worker.js';
@@ -179,9 +180,9 @@ export class SyntaxPass {
     return this.take(request, 'terms', { budgetBytes: request.budgetBytes ?? 4000 }) as Promise<FileTerms>;
   }
 
-  /** The semantic index's chunks. */
-  chunk(request: PassRequest & { options?: PassWants['chunks'] }): Promise<FileChunks> {
-    return this.take(request, 'chunks', request.options ?? {}) as Promise<FileChunks>;
+  /** The semantic index's chunks (embedded, when it asks with a static model). */
+  chunk(request: PassRequest & { options?: PassWants['chunks'] }): Promise<FileChunks | EmbeddedChunks> {
+    return this.take(request, 'chunks', request.options ?? {}) as Promise<FileChunks | EmbeddedChunks>;
   }
 
   /** The file's flat tree put in the tree store (unless it is there). */
@@ -388,7 +389,9 @@ function count(totals: PassTotals, counts: PassCounts): void {
 
 /** About what a held product costs in memory (text is UTF-16; terms and tags a fraction of it). */
 function estimateBytes(kind: PassProduct, products: PassProducts): number {
-  if (kind === 'chunks') return (products.chunks?.chunks.reduce((sum, chunk) => sum + chunk.text.length, 0) ?? 0) * 2 + 256;
+  const chunks = products.chunks;
+  if (kind === 'chunks' && chunks && 'vectors' in chunks) return chunks.vectors.byteLength + chunks.chunks.length * 160 + 256;
+  if (kind === 'chunks') return ((chunks as FileChunks | undefined)?.chunks.reduce((sum, chunk) => sum + chunk.text.length, 0) ?? 0) * 2 + 256;
   if (kind === 'terms') return (products.terms?.chunks.length ?? 0) * 512 + 256;
   if (kind === 'tags') return ((products.tags?.definitions.length ?? 0) + (products.tags?.references.length ?? 0)) * 96 + 256;
   return 64;

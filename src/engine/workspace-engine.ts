@@ -16,7 +16,7 @@ import { type BufferSource, CodeGraph } from '../index/graph/code-graph.js';
 import { GraphQueries } from '../index/graph/graph-queries.js';
 import { ChunkRanking } from '../index/ranking/chunk-ranking.js';
 import { RegexIndex } from '../index/regex/regex-index.js';
-import { type Seeding, type SemanticRecords, semanticBudgetBytes } from '../index/semantic/semantic-index.js';
+import type { Seeding, SemanticRecords } from '../index/semantic/semantic-index.js';
 import type { LanguageTable } from '../index/syntax/languages.js';
 import { TreePrebuild } from '../structural/tree-prebuild.js';
 import type { BufferOverlay } from '../workspace/overlay.js';
@@ -156,7 +156,13 @@ export class WorkspaceEngine {
       const folder = this.workspace.cacheDir;
       const index = configured.index;
       this.semanticIndex = index;
-      this.syntax.register('chunks', { awaits: (relative) => index.awaitsChunks(relative), want: { budgetBytes: semanticBudgetBytes } });
+      this.syntax.register('chunks', {
+        awaits: (relative) => index.awaitsChunks(relative),
+        // Asked only when the index awaits a file (its model's table is read by then).
+        get want() {
+          return index.chunkOptions();
+        },
+      });
       this.lifecycles.set(
         'semantic',
         semanticLifecycle(configured.index, () => semanticBytes(folder)),

@@ -1,5 +1,6 @@
 // The engine's syntax pass (src/engine/syntax-pass.ts): each product equals what the index's own
-// worker pool made before (tags, ranking terms, semantic chunks, the stored tree), for every kind
+// worker pool made before (tags, ranking terms, semantic chunks, embedded by the pass with a
+// static model as the model's own embedder embeds them, the stored tree), for every kind
 // of file (a language with tags, one without a grammar, a parse error, an empty file); one read
 // and one parse serve every index that awaits the file; a product is never given for other
 // content than the file has now; a buffer's bytes are never held; a budget too small to hold
@@ -11,6 +12,11 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { SyntaxPass, SyntaxPassPool } from '../../src/engine/syntax-pass.js';
 import { ChunkTermsPool } from '../../src/index/ranking/chunk-terms-pool.js';
+import { defaultModelDir } from '../../src/engine/semantic-models.js';
+import { placeOf } from '../../src/index/semantic/embedded-chunks.js';
+import { openModelFolder } from '../../src/index/semantic/model-folder.js';
+import { StaticEmbedder } from '../../src/index/semantic/static-embedder.js';
+import { contextualizedText } from '../../src/index/syntax/chunk.js';
 import { ChunkPool } from '../../src/index/syntax/chunk-pool.js';
 import { GrammarSet } from '../../src/index/syntax/grammars.js';
 import { grammarStoreId, TreeStore, treeKey } from '../../src/index/syntax/tree-store.js';
@@ -57,6 +63,27 @@ test("syntax pass: each product equals what the index's own pool makes", async (
       await pass.chunk({ ...request, options: { budgetBytes: 1500 } }),
       await chunkPool.chunk({ ...request, options: { budgetBytes: 1500 } }),
       `${file}: chunks`,
+    );
+  }
+  // With a static model the pass embeds the chunks it cut: each chunk's place and text hash, and
+  // the vector the model's own embedder makes of its header and text.
+  const model = openModelFolder(defaultModelDir);
+  const embedder = new StaticEmbedder(model);
+  for (const file of Object.keys(files)) {
+    const request = { path: file, absolutePath: absolute(file) };
+    const chunks = await chunkPool.chunk({ ...request, options: { budgetBytes: 1500 } });
+    const embedded = await pass.chunk({ ...request, options: { budgetBytes: 1500, embed: { model, table: embedder.embeddingTable } } });
+    assert.ok('vectors' in embedded, `${file}: embedded`);
+    if (!('vectors' in embedded)) continue;
+    assert.deepEqual(
+      embedded.chunks,
+      chunks.chunks.map((chunk) => placeOf(chunk, createHash('sha256').update(chunk.text).digest('hex'))),
+      `${file}: places and text hashes`,
+    );
+    const expected = await embedder.embed(chunks.chunks.map(contextualizedText), 'document');
+    assert.equal(embedded.vectors.length, expected.length * embedded.dimensions, `${file}: one vector a chunk`);
+    expected.forEach((vector, at) =>
+      assert.deepEqual(embedded.vectors.subarray(at * embedded.dimensions, (at + 1) * embedded.dimensions), vector, `${file}: chunk ${at}'s vector`),
     );
   }
   // A programming file's tree is in the store under the key the structural workers look up.

@@ -9,6 +9,7 @@ import os from 'node:os';
 import { batchPoolIdleMs, jobWorkerYoungGenerationMb, WorkerPool } from '../../base/worker-pool.js';
 import type { EmbedJob, EmbedReply } from './embed-worker.js';
 import type { StaticEmbedJob, StaticEmbedReply } from './static-embed-worker.js';
+import type { WorkerEmbedding } from './embedded-chunks.js';
 import type { ModelFolder } from './model-folder.js';
 import { readEmbeddingDimensions, StaticEmbedder } from './static-embedder.js';
 
@@ -26,6 +27,8 @@ export interface Embedder {
   embed(texts: string[], kind: 'query' | 'document'): Promise<Float32Array[]>;
   /** Readies what the first question would otherwise wait for (a static model's table: ~1 s on the kernel's first search), when there is such a thing. */
   warm?(): void;
+  /** A static model as another thread embeds with it (the syntax pass's workers embed the chunks they cut); absent for an ONNX model, which runs on its own worker. */
+  inWorkers?(): WorkerEmbedding;
 }
 
 export class EmbedPool {
@@ -47,6 +50,7 @@ export class EmbedPool {
       return {
         modelId: model.id,
         warm: () => void this.staticEmbedder(model),
+        inWorkers: () => ({ model, table: this.staticEmbedder(model).embeddingTable }),
         embed: async (texts, kind) => {
           const local = this.staticEmbedder(model);
           if (kind === 'query' || texts.length < 4) return local.embed(texts, kind);

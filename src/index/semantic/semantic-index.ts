@@ -2,6 +2,8 @@
 // model reads), each embedded as its context header + text by the workspace's model, in a vector
 // store (vector-store.ts). Vectors come from the embedding cache when the chunk's text was
 // embedded before (any workspace, path or branch); only new text reaches the model, in batches.
+// A static model's chunks are embedded by the syntax pass that cut them (embedded-chunks.ts):
+// their text never crosses to this thread, and the cache is told the vectors it lacks.
 //
 // It may lag: changes (the file set's events) are gathered and synced every `syncIntervalMs`
 // (default 2 s: the chunks come from the syntax pass the graph and the ranking ran for the change,
@@ -12,7 +14,6 @@
 // behind for a damaged cache; a saved store that is refused (status `store`) is rebuilt the same way.
 import type { CancellationSignal } from '../../base/cancellation.js';
 import { neverCancelled, raceCancellation, throwIfCancelled } from '../../base/cancellation.js';
-import { createHash } from 'node:crypto';
 import { errorMessage } from '../../base/errors.js';
 import { breathe } from '../../base/event-loop.js';
 import { foregroundQuiet } from '../../base/foreground.js';
@@ -24,6 +25,7 @@ import { contextualizedText } from '../syntax/chunk.js';
 import type { ChunkOptions, FileChunks } from '../syntax/chunk.js';
 import type { EmbeddingCache } from './embedding-cache.js';
 import type { Embedder } from './embed-pool.js';
+import { chunkTextHash, type EmbeddedChunks, placeOf, type WorkerEmbedding } from './embedded-chunks.js';
 import { type NewChunk, type StagedChunk, type StoredChunk, type VectorHit, VectorStore } from './vector-store.js';
 
 /**
@@ -126,9 +128,9 @@ interface SyncCounts {
   repaired: number;
 }
 
-/** Where a file's chunks come from (a worker pool, or the engine's syntax pass). */
+/** Where a file's chunks come from (a worker pool, or the engine's syntax pass, which embeds them too when `embed` is given and it can). */
 export interface ChunkSource {
-  chunk(request: { path: string; absolutePath?: string; options?: ChunkOptions }): Promise<FileChunks>;
+  chunk(request: { path: string; absolutePath?: string; options?: ChunkOptions & { embed?: WorkerEmbedding } }): Promise<FileChunks | EmbeddedChunks>;
 }
 
 /** The chunk size the semantic index cuts at (what a code model reads). */
@@ -473,6 +475,12 @@ export class SemanticIndex {
     return this.toChunk.has(file) || (this.built && this.followsChanges && this.pending.has(file));
   }
 
+  /** What a sync asks of each file: chunks at the model's budget, embedded by the syntax pass when the model can run there (a static one). */
+  chunkOptions(): ChunkOptions & { embed?: WorkerEmbedding } {
+    const embed = this.embedder.inWorkers?.();
+    return embed ? { budgetBytes: semanticBudgetBytes, embed } : { budgetBytes: semanticBudgetBytes };
+  }
+
   private async syncGroups(files: string[], counts: SyncCounts, batchSize: number): Promise<void> {
     // Files are chunked a few at a time; their chunks are embedded together in batches, the
     // batches at once (the model's workers take them), a few groups under way (workers never wait).
@@ -496,40 +504,58 @@ export class SemanticIndex {
           const result = await this.chunks.chunk({
             path: file,
             absolutePath: toAbsolute(this.source.root, file),
-            options: { budgetBytes: semanticBudgetBytes },
+            options: this.chunkOptions(),
           });
-          return { file, hash, chunks: result.chunks };
+          return { file, hash, result };
         } catch (error) {
           // Vanished (its change event follows), or unreadable or a pass that failed twice: said, not hidden.
           const vanished = (error as { code?: string }).code === 'ENOENT';
           (vanished ? log.debug : log.warn)(`semantic index: ${file} left out: ${(error as Error).message}`);
-          return { file, hash: undefined, chunks: [] };
+          return { file, hash: undefined, result: undefined };
         }
       }),
     );
     const vectors = new Map<string, Float32Array>();
     /** Key → the text the model embeds, for the chunks the cache cannot give. */
     const missing = new Map<string, string>();
-    const entries = chunked.map(({ file, hash, chunks }) => ({
-      file,
-      hash,
-      chunks: chunks.map((chunk) => {
-        const key = createHash('sha256').update(chunk.text).digest('hex');
-        if (!vectors.has(key) && !missing.has(key)) {
-          const vector = this.cachedVector(key, counts);
-          if (vector) vectors.set(key, vector);
-          else missing.set(key, contextualizedText(chunk));
-        }
-        if (!missing.has(key)) counts.cached++;
-        return {
-          startLine: chunk.start.line,
-          endLine: chunk.end.character === 0 && chunk.end.line > chunk.start.line ? chunk.end.line - 1 : chunk.end.line,
-          startByte: chunk.startByte,
-          endByte: chunk.endByte,
-          textHash: key,
-        };
-      }),
-    }));
+    /** Vectors the syntax pass made that the cache lacks. */
+    const madeThere: Array<{ key: string; vector: Float32Array }> = [];
+    const entries = chunked.map(({ file, hash, result }) => {
+      if (result === undefined) return { file, hash, chunks: [] };
+      if ('vectors' in result) {
+        // Embedded by the pass: the cache is only told what it lacks.
+        const { dimensions } = result;
+        result.chunks.forEach(({ textHash: key }, at) => {
+          if (vectors.has(key)) return;
+          const vector = result.vectors.subarray(at * dimensions, (at + 1) * dimensions);
+          vectors.set(key, vector);
+          if (this.cache.has(key)) counts.cached++;
+          else {
+            madeThere.push({ key, vector });
+            counts.embedded++;
+          }
+        });
+        return { file, hash, chunks: result.chunks };
+      }
+      return {
+        file,
+        hash,
+        chunks: result.chunks.map((chunk) => {
+          const key = chunkTextHash(chunk);
+          if (!vectors.has(key) && !missing.has(key)) {
+            const vector = this.cachedVector(key, counts);
+            if (vector) vectors.set(key, vector);
+            else missing.set(key, contextualizedText(chunk));
+          }
+          if (!missing.has(key)) counts.cached++;
+          return placeOf(chunk, key);
+        }),
+      };
+    });
+    if (madeThere.length > 0) {
+      this.cache.putAll(madeThere);
+      this.current.embedded = counts.embedded;
+    }
     const keys = [...missing.keys()];
     const slices: string[][] = [];
     for (let batch = 0; batch < keys.length; batch += batchSize) slices.push(keys.slice(batch, batch + batchSize));
