@@ -14,8 +14,9 @@
 //
 // Usage: node dist/bench/cli-bench.js [corpus]   (default $FATHOM_BENCH_DIR/linux; bench/corpora.sh)
 //   FATHOM_RARE=swsusp_unmark the literal; FATHOM_RUNS=11 timed runs per side (at least 7).
-//   With NODE_EXTRA_CA_CERTS set (a sandbox's proxy), Node reads that bundle at every start: the
-//   bench says so; `env -u NODE_EXTRA_CA_CERTS` times the commands as a plain shell runs them.
+//   With NODE_EXTRA_CA_CERTS set (a proxy's CA), Node reads that bundle at every start; a fathom
+//   client command runs without it (bin/fathom.js): the bench says so; `env -u NODE_EXTRA_CA_CERTS`
+//   times both sides as a plain shell runs them.
 //   The daemon is the one FATHOM_SOCKET (else the user's socket) names, with FATHOM_CACHE_DIR's
 //   caches: set both to keep the benchmark's daemon apart. One the benchmark started is stopped at
 //   the end; one that was running is left running.
@@ -175,10 +176,11 @@ async function main(): Promise<void> {
     );
     console.log(`goal for grep: ≤ 80 ms (${grep.fathomMedianMs <= 80 ? 'met' : 'not met'}), ≥ 6× ripgrep (${grep.ratio >= 6 ? 'met' : 'not met'})`);
     // Node reads NODE_EXTRA_CA_CERTS's bundle at every start, before any of the CLI's code runs
-    // (a sandbox's proxy sets it: +35 ms to each `node` here); a user's shell rarely has it.
+    // (a proxy's or a company's CA sets it: +35 ms to each `node` here). bin/fathom.js starts a
+    // client command without it (its sh lines); `node -e 0` pays it.
     if (process.env.NODE_EXTRA_CA_CERTS)
       console.log(
-        'NODE_EXTRA_CA_CERTS is set: every node start (fathom and node -e 0 alike) reads that CA bundle first; `env -u NODE_EXTRA_CA_CERTS node dist/bench/cli-bench.js` times a shell without it',
+        'NODE_EXTRA_CA_CERTS is set: `node -e 0` reads that CA bundle at its start, a fathom client command does not (bin/fathom.js); `env -u NODE_EXTRA_CA_CERTS node dist/bench/cli-bench.js` times a shell without it',
       );
     console.log(
       `BENCH_JSON ${JSON.stringify({ corpus: root, files: status.files, bytes: status.bytes, rare, sameLines: same, lines: ours.length, daemonMs, runs, loadAverage: os.loadavg(), rows: results })}`,
