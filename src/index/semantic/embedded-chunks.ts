@@ -27,6 +27,8 @@ export interface ChunkPlace {
 }
 
 export interface EmbeddedChunks {
+  /** The model that made the vectors (a product held for an index whose model changed since is not its). */
+  modelId: string;
   language: string | undefined;
   chunks: ChunkPlace[];
   /** One vector a chunk, one after another. */
@@ -64,5 +66,11 @@ export async function embedChunks(file: FileChunks, embedding: WorkerEmbedding):
   const vectors = new Float32Array(file.chunks.length * dimensions);
   const embedded = await embedder.embed(file.chunks.map(contextualizedText), 'document');
   embedded.forEach((vector, at) => vectors.set(vector, at * dimensions));
-  return { language: file.language, chunks: file.chunks.map((chunk) => placeOf(chunk, chunkTextHash(chunk))), vectors, dimensions };
+  return {
+    modelId: embedding.model.id,
+    language: file.language,
+    chunks: file.chunks.map((chunk) => placeOf(chunk, chunkTextHash(chunk))),
+    vectors,
+    dimensions,
+  };
 }

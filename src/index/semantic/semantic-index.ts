@@ -501,11 +501,12 @@ export class SemanticIndex {
         const hash = this.source.hashOf(file);
         this.toChunk.delete(file);
         try {
-          const result = await this.chunks.chunk({
-            path: file,
-            absolutePath: toAbsolute(this.source.root, file),
-            options: this.chunkOptions(),
-          });
+          const request = { path: file, absolutePath: toAbsolute(this.source.root, file), options: this.chunkOptions() };
+          let result = await this.chunks.chunk(request);
+          // Vectors of another model (held by the pass for this workspace's previous index): cut and embedded again.
+          if ('vectors' in result && result.modelId !== this.embedder.modelId) result = await this.chunks.chunk(request);
+          if ('vectors' in result && result.modelId !== this.embedder.modelId)
+            throw new Error(`embedded by model ${result.modelId}, not ${this.embedder.modelId}`);
           return { file, hash, result };
         } catch (error) {
           // Vanished (its change event follows), or unreadable or a pass that failed twice: said, not hidden.

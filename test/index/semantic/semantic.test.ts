@@ -13,7 +13,9 @@ import { EmbedPool, type Embedder } from '../../../src/index/semantic/embed-pool
 import { defaultModelDir } from '../../../src/engine/semantic-models.js';
 import { EmbeddingCache } from '../../../src/index/semantic/embedding-cache.js';
 import { openModelFolder } from '../../../src/index/semantic/model-folder.js';
-import { SemanticIndex } from '../../../src/index/semantic/semantic-index.js';
+import { type ChunkSource, SemanticIndex } from '../../../src/index/semantic/semantic-index.js';
+import { embedChunks } from '../../../src/index/semantic/embedded-chunks.js';
+import type { FileChunks } from '../../../src/index/syntax/chunk.js';
 import { readEmbeddingDimensions, readEmbeddingTable, StaticEmbedder, staticModelFile } from '../../../src/index/semantic/static-embedder.js';
 import { quantize, quantizeHalf, VectorStore } from '../../../src/index/semantic/vector-store.js';
 import { encodeChecked, readChecked } from '../../../src/base/checked-file.js';
@@ -713,6 +715,41 @@ describe('a static model embeds without onnxruntime, the same vectors', () => {
       /says pooling "distinct" but the ONNX graph sums every token/,
     );
   });
+});
+
+test('semantic index: vectors a syntax pass made with another model are not taken; the file is cut and embedded again', async () => {
+  const model = openModelFolder(buildTinyModel({ static: true }));
+  const embedPool = new EmbedPool();
+  const pool = new ChunkPool(1);
+  const workspace = await readyWorkspace(fixtureRepo());
+  const cache = EmbeddingCache.open(tempDir('fathom-embeddings-'), model.id, tinyDimensions);
+  const asked = new Map<string, number>();
+  // The pass's answers, the first one for each file made with another model (as a pass holds them
+  // for the index the workspace had before its model changed).
+  const source: ChunkSource = {
+    chunk: async (request) => {
+      const times = (asked.get(request.path) ?? 0) + 1;
+      asked.set(request.path, times);
+      const embed = request.options?.embed;
+      assert.ok(embed, 'a static model asks for its chunks embedded');
+      const made = await embedChunks((await pool.chunk(request)) as FileChunks, embed);
+      return times === 1 ? { ...made, modelId: 'another-model', vectors: made.vectors.map(() => 0.5) } : made;
+    },
+  };
+  const index = new SemanticIndex(workspace, source, embedPool.embedder(model), cache, { folder: tempDir('fathom-semantic-store-'), syncIntervalMs: 0 });
+  try {
+    await index.ensureBuilt();
+    assert.equal(index.status().files, 6);
+    assert.deepEqual([...new Set(asked.values())], [2], 'each file asked again');
+    assert.equal((await index.search('pause', 1))[0]?.path, 'src/net/retry.go');
+    assert.equal((await index.search('credential', 1))[0]?.path, 'src/auth/session.ts');
+  } finally {
+    await index.dispose();
+    cache.close();
+    await workspace.close();
+    pool.close();
+    embedPool.close();
+  }
 });
 
 describe('semantic index on the fixture repo', () => {
