@@ -389,9 +389,14 @@ function count(totals: PassTotals, counts: PassCounts): void {
 
 /** About what a held product costs in memory (text is UTF-16; terms and tags a fraction of it). */
 function estimateBytes(kind: PassProduct, products: PassProducts): number {
-  const chunks = products.chunks;
-  if (kind === 'chunks' && chunks && 'vectors' in chunks) return chunks.vectors.byteLength + chunks.chunks.length * 160 + 256;
-  if (kind === 'chunks') return ((chunks as FileChunks | undefined)?.chunks.reduce((sum, chunk) => sum + chunk.text.length, 0) ?? 0) * 2 + 256;
+  if (kind === 'chunks') {
+    const chunks = products.chunks;
+    if (!chunks) return 256;
+    // Embedded: vectors and places; else the text (UTF-16).
+    return 'vectors' in chunks
+      ? chunks.vectors.byteLength + chunks.chunks.length * 160 + 256
+      : chunks.chunks.reduce((sum, chunk) => sum + chunk.text.length, 0) * 2 + 256;
+  }
   if (kind === 'terms') return (products.terms?.chunks.length ?? 0) * 512 + 256;
   if (kind === 'tags') return ((products.tags?.definitions.length ?? 0) + (products.tags?.references.length ?? 0)) * 96 + 256;
   return 64;

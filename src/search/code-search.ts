@@ -25,6 +25,7 @@ import { type ChunkRanking, RankingDamaged, type RankedChunk, type RankQuery } f
 import { queryTerms, termsOf } from '../index/ranking/code-tokens.js';
 import type { GrepRequest, GrepResult } from '../index/regex/regex-index.js';
 import type { VectorHit } from '../index/semantic/vector-store.js';
+import { lastLineOf } from '../index/syntax/source-text.js';
 import { type Fusion, type LearnedFusion, fuse, fusionCandidates } from './fusion.js';
 
 export const codeSearchModes = ['auto', 'lexical', 'semantic', 'hybrid', 'regex', 'literal'] as const;
@@ -297,7 +298,7 @@ async function symbolRoute(
   const texts = new Map<string, string[] | undefined>();
   const hits: CodeSearchHit[] = definitions.map((definition) => {
     const lines = linesOf(texts, engines, definition.path);
-    const endLine = definition.end.character === 0 && definition.end.line > definition.start.line ? definition.end.line - 1 : definition.end.line;
+    const endLine = lastLineOf(definition.start, definition.end);
     const count = Math.min(snippetLines, endLine - definition.start.line + 1);
     return {
       path: definition.path,

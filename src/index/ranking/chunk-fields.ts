@@ -9,6 +9,7 @@
 // Python's triple-quoted strings), skipping quoted strings; good enough to tell prose from code,
 // not a parser. Runs on the worker threads (chunk-terms-worker.ts).
 import type { Chunk } from '../syntax/chunk.js';
+import { lastLineOf } from '../syntax/source-text.js';
 import { forEachTerm } from './code-tokens.js';
 
 export const fieldNames = ['name', 'path', 'doc', 'signature', 'body'] as const;
@@ -181,7 +182,7 @@ export function chunkTerms(path: string, language: string | undefined, chunks: r
       counter.add(2, docs.join('\n'));
       counter.add(3, signatures.join('\n'));
       counter.add(4, body);
-      const endLine = chunk.end.character === 0 && chunk.end.line > chunk.start.line ? chunk.end.line - 1 : chunk.end.line;
+      const endLine = lastLineOf(chunk.start, chunk.end);
       const termIndices = new Uint32Array(counter.counts.size);
       const counts = new Uint32Array(counter.counts.size);
       let at = 0;

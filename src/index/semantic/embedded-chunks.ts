@@ -6,6 +6,7 @@
 // the daemon's table in shared memory.
 import { createHash } from 'node:crypto';
 import { type Chunk, contextualizedText, type FileChunks } from '../syntax/chunk.js';
+import { lastLineOf } from '../syntax/source-text.js';
 import type { ModelFolder } from './model-folder.js';
 import { type EmbeddingTable, StaticEmbedder } from './static-embedder.js';
 
@@ -41,11 +42,11 @@ export function chunkTextHash(chunk: Chunk): string {
   return createHash('sha256').update(chunk.text).digest('hex');
 }
 
-/** A chunk's place; a chunk that ends at a line's start ends on the line before. */
+/** A chunk's place (its last line: `lastLineOf`). */
 export function placeOf(chunk: Chunk, textHash: string): ChunkPlace {
   return {
     startLine: chunk.start.line,
-    endLine: chunk.end.character === 0 && chunk.end.line > chunk.start.line ? chunk.end.line - 1 : chunk.end.line,
+    endLine: lastLineOf(chunk.start, chunk.end),
     startByte: chunk.startByte,
     endByte: chunk.endByte,
     textHash,

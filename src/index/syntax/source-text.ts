@@ -18,6 +18,11 @@ export interface TextPosition {
   character: number;
 }
 
+/** The last line a range [start, end) holds: one that ends at a line's start ends on the line before. */
+export function lastLineOf(start: TextPosition, end: TextPosition): number {
+  return end.character === 0 && end.line > start.line ? end.line - 1 : end.line;
+}
+
 export class SourceText {
   readonly bytes: Uint8Array;
   /** The decoded text; `text.length` code units. */
