@@ -11,6 +11,7 @@
 import type { Chunk } from '../syntax/chunk.js';
 import { lastLineOf } from '../syntax/source-text.js';
 import { forEachTerm } from './code-tokens.js';
+import { packTerms, type PackedTerms } from './term-table.js';
 
 export const fieldNames = ['name', 'path', 'doc', 'signature', 'body'] as const;
 export type FieldName = (typeof fieldNames)[number];
@@ -31,12 +32,13 @@ export interface ChunkTerms {
 }
 
 /**
- * The terms of a file's chunks: each distinct term of the file once, the chunks naming them by
- * index. Chunks of one file share most of their terms (their path's, the file's identifiers): the
- * daemon's thread looks each up once a file, and a third as many strings cross to it.
+ * The terms of a file's chunks: each distinct term of the file once, packed with its hash
+ * (term-table.ts), the chunks naming them by index. Chunks of one file share most of their terms
+ * (their path's, the file's identifiers): the daemon's thread looks each up once a file, and no
+ * string per term crosses to it.
  */
 export interface FileChunkTerms {
-  terms: string[];
+  terms: PackedTerms;
   chunks: ChunkTerms[];
 }
 
@@ -156,46 +158,44 @@ export function chunkTerms(path: string, language: string | undefined, chunks: r
   const pathWords = pathText(path);
   const indices = new Map<string, number>();
   const terms: string[] = [];
-  return {
-    terms,
-    chunks: chunks.map((chunk) => {
-      const counter = new FieldCounter();
-      counter.add(0, [...chunk.scope, ...chunk.entities.map((entity) => entity.name)].join(' '));
-      counter.add(1, pathWords);
-      const text = chunk.text;
-      const spans = commentSpans(text, language);
-      let body = '';
-      let last = 0;
-      const docs: string[] = [];
-      for (const [start, end] of spans) {
-        body += text.slice(last, start);
-        body += ' ';
-        docs.push(text.slice(start, end));
-        last = end;
+  const fileChunks = chunks.map((chunk): ChunkTerms => {
+    const counter = new FieldCounter();
+    counter.add(0, [...chunk.scope, ...chunk.entities.map((entity) => entity.name)].join(' '));
+    counter.add(1, pathWords);
+    const text = chunk.text;
+    const spans = commentSpans(text, language);
+    let body = '';
+    let last = 0;
+    const docs: string[] = [];
+    for (const [start, end] of spans) {
+      body += text.slice(last, start);
+      body += ' ';
+      docs.push(text.slice(start, end));
+      last = end;
+    }
+    body += text.slice(last);
+    const signatures = chunk.entities.map((entity) => entity.signature);
+    for (const line of chunk.header.split('\n')) {
+      if (line.startsWith('doc: ')) docs.push(line.slice(5));
+      else if (line.startsWith('in: ')) signatures.push(line.slice(4));
+    }
+    counter.add(2, docs.join('\n'));
+    counter.add(3, signatures.join('\n'));
+    counter.add(4, body);
+    const endLine = lastLineOf(chunk.start, chunk.end);
+    const termIndices = new Uint32Array(counter.counts.size);
+    const counts = new Uint32Array(counter.counts.size);
+    let at = 0;
+    for (const [term, count] of counter.counts) {
+      let index = indices.get(term);
+      if (index === undefined) {
+        index = terms.push(term) - 1;
+        indices.set(term, index);
       }
-      body += text.slice(last);
-      const signatures = chunk.entities.map((entity) => entity.signature);
-      for (const line of chunk.header.split('\n')) {
-        if (line.startsWith('doc: ')) docs.push(line.slice(5));
-        else if (line.startsWith('in: ')) signatures.push(line.slice(4));
-      }
-      counter.add(2, docs.join('\n'));
-      counter.add(3, signatures.join('\n'));
-      counter.add(4, body);
-      const endLine = lastLineOf(chunk.start, chunk.end);
-      const termIndices = new Uint32Array(counter.counts.size);
-      const counts = new Uint32Array(counter.counts.size);
-      let at = 0;
-      for (const [term, count] of counter.counts) {
-        let index = indices.get(term);
-        if (index === undefined) {
-          index = terms.push(term) - 1;
-          indices.set(term, index);
-        }
-        termIndices[at] = index;
-        counts[at++] = count;
-      }
-      return { startLine: chunk.start.line, endLine, startByte: chunk.startByte, endByte: chunk.endByte, terms: termIndices, counts, lengths: counter.lengths };
-    }),
-  };
+      termIndices[at] = index;
+      counts[at++] = count;
+    }
+    return { startLine: chunk.start.line, endLine, startByte: chunk.startByte, endByte: chunk.endByte, terms: termIndices, counts, lengths: counter.lengths };
+  });
+  return { terms: packTerms(terms), chunks: fileChunks };
 }

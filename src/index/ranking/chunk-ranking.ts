@@ -4,8 +4,9 @@
 // threads (chunk-terms-pool.ts; fields and terms: chunk-fields.ts, code-tokens.ts); this thread
 // interns the terms and appends postings.
 //
-// Structure, Lucene-like: term → a growable Uint32Array of (chunk id, packed per-field counts)
-// pairs, and a chunk table (file id, lines, bytes, field lengths, alive) as growable typed arrays.
+// Structure, Lucene-like: term → a posting list of (chunk id, packed per-field counts) pairs, and a
+// chunk table (file id, lines, bytes, field lengths, alive) as growable typed arrays. The terms
+// (term-table.ts) and the lists (posting-lists.ts) are typed arrays too, not an object per term.
 // A changed or removed file's chunks are marked dead and its new chunks appended; postings of dead
 // chunks are skipped at query time and dropped by a compaction (chunk ids renumbered) once they are
 // a quarter of the table. Document frequencies count dead postings until then, as Lucene's do:
@@ -28,6 +29,8 @@ import { fieldCount, maxFieldCount } from './chunk-fields.js';
 import { RankingDamaged, RankingFile, type RankingTables, type TermToWrite, writeRankingFile } from './chunk-ranking-file.js';
 import type { RankingSnapshot } from './chunk-ranking-store.js';
 import type { FileTerms } from './chunk-terms-worker.js';
+import { PostingLists } from './posting-lists.js';
+import { TermTable, termHash } from './term-table.js';
 
 /** Bump when chunk-fields.ts, code-tokens.ts or the budget change what a chunk's terms are: caches made before are rebuilt. */
 export const rankingVersion = 1;
@@ -150,13 +153,13 @@ export class ChunkRanking {
   // Terms: ids below baseTerms are chunks.bin's (read from it on demand), the others added since.
   private base: RankingFile | undefined;
   private baseTerms = 0;
-  /** Every term looked up or added so far, by name. */
-  private termIds = new Map<string, number>();
-  /** Names of the terms added since the base (id baseTerms + index). */
-  private newTermNames: string[] = [];
-  /** Posting lists in memory, by term id (undefined: a base term whose list has not been read). */
-  private postings: Array<Uint32Array | undefined> = [];
-  private postingLengths: Uint32Array = new Uint32Array(1024);
+  /** Every term looked up or added so far, with its id. */
+  private terms = new TermTable();
+  /** The table's entry of each term added since the base (id baseTerms + index). */
+  private newTermEntries: Uint32Array = new Uint32Array(1024);
+  private newTerms = 0;
+  /** Posting lists in memory, by term id (none: a base term whose list has not been read). */
+  private lists = new PostingLists();
   /** Words in every posting list (dead chunks' included), for counts(). */
   private postingWords = 0;
   /** Bumped when a damaged base discards the ranking: work begun before it is dropped. */
@@ -337,41 +340,47 @@ export class ChunkRanking {
 
   /** The term's id, looked up in the base when not yet seen; undefined when no chunk holds it. */
   private findTerm(term: string): number | undefined {
-    let id = this.termIds.get(term);
-    if (id === undefined && this.base) {
-      id = this.base.lookup(term)?.id;
-      if (id !== undefined) this.termIds.set(term, id);
-    }
-    return id;
+    const id = this.idOf(term, 0, term.length, termHash(term));
+    return id < 0 ? undefined : id;
+  }
+
+  /** The id of the term `text[start, end)` (its hash `hash`), looked up in the base when not yet seen; -1 when no chunk holds it. */
+  private idOf(text: string, start: number, end: number, hash: number): number {
+    const id = this.terms.find(text, start, end, hash);
+    if (id >= 0 || !this.base) return id;
+    const found = this.base.lookup(text.slice(start, end))?.id;
+    if (found === undefined) return -1;
+    this.terms.insert(text, start, end, hash, found);
+    return found;
   }
 
   /** The term's id, a new term when no chunk holds it yet; its list in memory. */
-  private termId(term: string): number {
-    let id = this.findTerm(term);
-    if (id === undefined) {
-      id = this.baseTerms + this.newTermNames.length;
-      this.newTermNames.push(term);
-      this.termIds.set(term, id);
-      this.postings.push(new Uint32Array(4));
-      this.postingLengths = grownU32(this.postingLengths, id + 1);
-    } else this.listOf(id);
+  private termId(text: string, start: number, end: number, hash: number): number {
+    let id = this.idOf(text, start, end, hash);
+    if (id < 0) {
+      id = this.baseTerms + this.newTerms;
+      const entry = this.terms.insert(text, start, end, hash, id);
+      this.newTermEntries = grownU32(this.newTermEntries, this.newTerms + 1);
+      this.newTermEntries[this.newTerms++] = entry;
+      this.lists.create(id);
+    } else this.ensureList(id);
     return id;
   }
 
-  /** The term's posting list (read from the base the first time); its first postingLengths[id] words count. */
-  private listOf(id: number, ahead = false): Uint32Array {
-    let list = this.postings[id];
-    if (list === undefined) {
-      list = this.base!.readList(this.base!.entry(id), ahead);
-      this.postings[id] = list;
-      this.postingLengths[id] = list.length;
-    }
-    return list;
+  /** The term's posting list in memory (read from the base the first time). */
+  private ensureList(id: number, ahead = false): void {
+    if (!this.lists.has(id)) this.lists.put(id, this.base!.readList(this.base!.entry(id), ahead));
   }
 
   private add(file: string, hash: string | undefined, terms: FileTerms): void {
     // Every term's list in memory first: a damaged base is met before anything changed.
-    const ids = terms.terms.map((term) => this.termId(term));
+    const packed = terms.terms;
+    const ids = new Uint32Array(packed.ends.length);
+    for (let index = 0, start = 0; index < ids.length; index++) {
+      const end = packed.ends[index]!;
+      ids[index] = this.termId(packed.text, start, end, packed.hashes[index]!);
+      start = end;
+    }
     const generation = this.generation;
     this.drop(file);
     // The drop's compaction met a damaged base: everything was discarded.
@@ -398,15 +407,8 @@ export class ChunkRanking {
         this.chunkLengths[id * fieldCount + field] = length;
         this.lengthSums[field]! += length;
       }
-      for (let at = 0; at < chunk.terms.length; at++) {
-        const term = ids[termIndices[at]!]!;
-        const length = this.postingLengths[term]!;
-        let list = this.postings[term]!;
-        if (length + 2 > list.length) this.postings[term] = list = grownU32(list, length + 2);
-        list[length] = id;
-        list[length + 1] = chunk.counts[at]!;
-        this.postingLengths[term] = length + 2;
-      }
+      const counts = chunk.counts;
+      for (let at = 0; at < termIndices.length; at++) this.lists.push(ids[termIndices[at]!]!, id, counts[at]!);
       this.postingWords += 2 * chunk.terms.length;
     }
     this.entries.set(file, { hash, first, count: terms.chunks.length });
@@ -454,19 +456,21 @@ export class ChunkRanking {
       live++;
     }
     this.postingWords = 0;
-    for (let term = 0; term < this.postings.length; term++) {
-      const list = this.postings[term]!;
-      const length = this.postingLengths[term]!;
-      let kept = 0;
-      for (let at = 0; at < length; at += 2) {
+    for (let term = 0; term < this.lists.termCount; term++) {
+      if (!this.lists.has(term)) continue;
+      const list = this.lists.page(term);
+      const start = this.lists.start(term);
+      const end = start + this.lists.length(term);
+      let kept = start;
+      for (let at = start; at < end; at += 2) {
         const id = renumbered[list[at]!]!;
         if (id < 0) continue;
         list[kept] = id;
         list[kept + 1] = list[at + 1]!;
         kept += 2;
       }
-      this.postingLengths[term] = kept;
-      this.postingWords += kept;
+      this.lists.truncate(term, kept - start);
+      this.postingWords += kept - start;
     }
     // A file's chunks are alive and contiguous, so they stay contiguous; a file without chunks
     // (an empty file) points nowhere in particular: 0.
@@ -544,18 +548,19 @@ export class ChunkRanking {
     const testFactor = query.testFactor ?? defaultTestFactor;
     const total = this.chunkCount;
     // Lists read first: a damaged one throws before any score is kept in the scratch arrays.
-    const lists = terms.map((term) => {
+    const ids = terms.map((term) => {
       const id = this.findTerm(term);
-      return id === undefined ? undefined : this.listOf(id);
+      if (id !== undefined) this.ensureList(id);
+      return id;
     });
-    terms.forEach((term, termIndex) => {
-      const id = this.findTerm(term);
+    ids.forEach((id, termIndex) => {
       if (id === undefined) return;
-      const list = lists[termIndex]!;
-      const length = this.postingLengths[id]!;
-      const frequency = length / 2;
+      const list = this.lists.page(id);
+      const start = this.lists.start(id);
+      const end = start + this.lists.length(id);
+      const frequency = (end - start) / 2;
       const idf = Math.log(1 + (total - frequency + 0.5) / (frequency + 0.5));
-      for (let at = 0; at < length; at += 2) {
+      for (let at = start; at < end; at += 2) {
         const chunk = list[at]!;
         if (!this.alive[chunk]) continue;
         const file = this.chunkFile[chunk]!;
@@ -602,15 +607,14 @@ export class ChunkRanking {
       files: this.entries.size,
       chunks: this.chunkCount - this.deadCount,
       deadChunks: this.deadCount,
-      terms: this.baseTerms + this.newTermNames.length,
+      terms: this.baseTerms + this.newTerms,
       postings: this.postingWords / 2,
     };
   }
 
   /** Bytes in memory: the lists read or built so far, the chunk table (benchmarks: a walk of every term). */
   memoryBytes(): number {
-    let bytes = 0;
-    for (const list of this.postings) bytes += list?.byteLength ?? 0;
+    const bytes = this.lists.bytes() + this.terms.bytes() + this.newTermEntries.byteLength;
     return bytes + this.chunkFile.byteLength + this.chunkLines.byteLength + this.chunkBytes.byteLength + this.chunkLengths.byteLength + this.alive.byteLength;
   }
 
@@ -643,10 +647,8 @@ export class ChunkRanking {
     }
     this.base = file;
     this.baseTerms = file.terms;
-    this.termIds = new Map();
-    this.newTermNames = [];
-    this.postings = new Array<Uint32Array | undefined>(file.terms);
-    this.postingLengths = new Uint32Array(file.terms + 1024);
+    this.forgetTerms();
+    this.lists.ensureTerms(file.terms);
     this.postingWords = file.postingWords;
     const keep = new Set(wanted);
     const kept = this.adoptTables(tables, (path, hash) => keep.has(path) && this.source.hashOf(path) === hash);
@@ -659,11 +661,13 @@ export class ChunkRanking {
   private adopt(snapshot: RankingSnapshot, revive: (path: string, hash: string) => boolean): number {
     this.base = undefined;
     this.baseTerms = 0;
-    this.newTermNames = snapshot.terms;
-    this.termIds = new Map(snapshot.terms.map((term, id) => [term, id]));
-    this.postings = snapshot.postings;
-    this.postingLengths = Uint32Array.from(snapshot.postings, (list) => list.length);
-    this.postingWords = snapshot.postings.reduce((sum, list) => sum + list.length, 0);
+    this.forgetTerms();
+    this.postingWords = 0;
+    snapshot.terms.forEach((term, id) => {
+      this.termId(term, 0, term.length, termHash(term));
+      this.lists.put(id, snapshot.postings[id]!);
+      this.postingWords += snapshot.postings[id]!.length;
+    });
     return this.adoptTables(snapshot, revive);
   }
 
@@ -701,10 +705,18 @@ export class ChunkRanking {
     return kept;
   }
 
+  /** No term and no list in memory (a base's are read again on demand). */
+  private forgetTerms(): void {
+    this.terms = new TermTable();
+    this.newTermEntries = new Uint32Array(1024);
+    this.newTerms = 0;
+    this.lists = new PostingLists();
+  }
+
   /** Every base list in memory (a compaction renumbers them all). */
   private readAllLists(): void {
     if (!this.base) return;
-    for (const { entry } of this.base.all()) this.listOf(entry.id, true);
+    for (const { entry } of this.base.all()) this.ensureList(entry.id, true);
   }
 
   /**
@@ -717,10 +729,7 @@ export class ChunkRanking {
     this.base?.close();
     this.base = undefined;
     this.baseTerms = 0;
-    this.termIds = new Map();
-    this.newTermNames = [];
-    this.postings = [];
-    this.postingLengths = new Uint32Array(1024);
+    this.forgetTerms();
     this.postingWords = 0;
     this.chunkCount = 0;
     this.deadCount = 0;
@@ -787,11 +796,11 @@ export class ChunkRanking {
    * list not read so far is read for this and not kept.
    */
   private *termsInOrder(count: number): Generator<TermToWrite> {
-    const added = this.newTermNames.slice().sort();
+    const added = Array.from(this.newTermEntries.subarray(0, this.newTerms), (entry) => this.terms.name(entry)).sort();
+    const idOf = (name: string): number => this.terms.find(name, 0, name.length, termHash(name));
     const current = (id: number): Uint32Array => {
-      const list = this.postings[id];
-      if (list === undefined) return this.base!.readList(this.base!.entry(id), true);
-      const words = list.subarray(0, this.postingLengths[id]!);
+      if (!this.lists.has(id)) return this.base!.readList(this.base!.entry(id), true);
+      const words = this.lists.view(id);
       return words.length > 0 && words[words.length - 2]! >= count
         ? words.filter((_, at) => (at % 2 === 1 ? words[at - 1]! < count : words[at]! < count))
         : words;
@@ -800,11 +809,11 @@ export class ChunkRanking {
     const base = this.base;
     if (base) {
       for (const { name, entry } of base.all()) {
-        while (next < added.length && added[next]! < name) yield { name: added[next]!, list: current(this.termIds.get(added[next++]!)!) };
+        while (next < added.length && added[next]! < name) yield { name: added[next]!, list: current(idOf(added[next++]!)) };
         yield { name, list: current(entry.id) };
       }
     }
-    while (next < added.length) yield { name: added[next]!, list: current(this.termIds.get(added[next++]!)!) };
+    while (next < added.length) yield { name: added[next]!, list: current(idOf(added[next++]!)) };
   }
 
   /** A consistent copy of the index (an export: index/export), every list in memory. */
