@@ -10,8 +10,9 @@
 // `holdBytes` (an index that then asks finds nothing held and gets a pass of its own: a parse
 // more, never a wrong answer). A product is given only for the file's content hash it was made
 // from. An index that runs ahead (nothing held for it while the held bytes are over half the
-// budget) waits up to `leadWaitMs` for the others to take theirs, so that concurrent builds keep
-// pace instead of dropping what they made. Bytes from a buffer (an editor's text) are never held:
+// budget) waits while the others take theirs, so that concurrent builds keep pace instead of
+// dropping what they made; it goes on once none of them has taken anything for `leadWaitMs` (an
+// index that is not building, or is stuck). Bytes from a buffer (an editor's text) are never held:
 // they go straight to a pass of their own.
 import os from 'node:os';
 import { log } from '../base/logger.js';
@@ -149,6 +150,8 @@ export class SyntaxPass {
   readonly shared: Record<PassProduct, number> = { tags: 0, terms: 0, chunks: 0, tree: 0 };
   /** Products made for an index and dropped before it took them (held too long, over the budget, or made from older content), by kind: each costs a pass more. */
   readonly dropped: Record<PassProduct, number> = { tags: 0, terms: 0, chunks: 0, tree: 0 };
+  /** Products taken so far (a leader that waits goes on once no one took one for `leadWaitMs`). */
+  private claims = 0;
   /** Files an index is asking for a product of and has not run its own pass for yet: file → those products. */
   private readonly taking = new Map<string, Set<PassProduct>>();
   /** What this workspace's passes cost on the workers. */
@@ -300,6 +303,7 @@ export class SyntaxPass {
     this.heldBytes -= held.sizes[product] ?? 0;
     delete held.sizes[product];
     this.shared[product] += 1;
+    this.claims += 1;
     if (Object.keys(held.products).length === 0) this.drop(file);
     else this.noteDrained();
     return value;
@@ -358,17 +362,28 @@ export class SyntaxPass {
     }
   }
 
-  /** An index that nothing is held for, while much is held for others, waits a moment for them. */
+  /**
+   * An index ahead of the others waits for them: while much is held (over half the budget) and
+   * nothing of it for this index, as long as one of them takes something every `leadWaitMs`.
+   */
   private async waitIfAhead(product: PassProduct): Promise<void> {
-    if (this.heldBytes <= this.holdBytes / 2 || this.heldCounts[product] > 0) return;
-    if (!this.drained) {
-      let resolve!: () => void;
-      const promise = new Promise<void>((done) => (resolve = done));
-      this.drained = { promise, resolve };
+    while (this.ahead(product)) {
+      if (!this.drained) {
+        let resolve!: () => void;
+        const promise = new Promise<void>((done) => (resolve = done));
+        this.drained = { promise, resolve };
+      }
+      const claims = this.claims;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.drained.promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, this.leadWaitMs)))]);
+      clearTimeout(timer);
+      if (this.claims === claims) return;
     }
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.drained.promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, this.leadWaitMs)))]);
-    clearTimeout(timer);
+  }
+
+  /** Whether much is held (over half the budget) and nothing of it for `product`'s index. */
+  private ahead(product: PassProduct): boolean {
+    return this.heldBytes > this.holdBytes / 2 && this.heldCounts[product] === 0;
   }
 
   /** Drops everything held (the engine is disposed). */
