@@ -35,10 +35,6 @@ export function packTerms(terms: readonly string[]): PackedTerms {
   return { text: terms.join(''), ends, hashes };
 }
 
-export function packedTermCount(terms: PackedTerms): number {
-  return terms.ends.length;
-}
-
 /** Term `index` of a packed list, as a string. */
 export function packedTerm(terms: PackedTerms, index: number): string {
   return terms.text.slice(index === 0 ? 0 : terms.ends[index - 1]!, terms.ends[index]!);
