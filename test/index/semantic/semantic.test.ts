@@ -666,6 +666,32 @@ describe('a static model embeds without onnxruntime, the same vectors', () => {
     }
   });
 
+  test("a static model's token ids are transformers.js' tokenizer's, for text mixing plain ASCII lines with others (a chunk header's '…')", async () => {
+    const { AutoTokenizer, env } = await import('@huggingface/transformers');
+    env.allowRemoteModels = false;
+    env.allowLocalModels = true;
+    const mixed = [
+      'fs/ext4/inode.c (C)\ndefines: int ext4_write_begin(struct file *file, struct address_space *mapping, loff_t pos, …, …\nint main(void)\n{ return a->b[0]; }\n',
+      '// café Σ ΟΔΟΣ\nİstanbul\n缓存 cache\r\nretry\tsession\n\n…\n',
+      'a\u0301b\nc\u0300\n\u0301d\n[SEP] é\n[CLS]\nint x;\n',
+      `${'token …\n'.repeat(200)}`, // past 512 tokens, every line mixed
+      `${'plain line\n'.repeat(300)}… the end`, // past 512 tokens before the mixed line
+      ...asciiSamples(new SeededRandom(runSeed(34)), 10).map((text, at) => `${text}\n${['…', 'é', '缓存', '\u00a0'][at % 4]}${text}`),
+    ];
+    for (const dir of [buildTinyModel(), defaultModelDir]) {
+      const embedder = new StaticEmbedder(openModelFolder(dir));
+      const ids = (embedder as unknown as { ids(text: string): number[] }).ids.bind(embedder);
+      const tokenizer = await AutoTokenizer.from_pretrained(dir);
+      const [cls, sep] = (tokenizer.encode('') as number[]).slice(0, 2) as [number, number];
+      for (const text of mixed) {
+        // What the model reads: the first 512 (encode does not cut; the embedder stops past them).
+        const expected = (tokenizer.encode(text) as number[]).slice(0, 512);
+        const actual = [cls, ...ids(text), sep].slice(0, expected.length);
+        assert.deepEqual(actual, expected, `${path.basename(dir)}: ${JSON.stringify(text.slice(0, 40))}`);
+      }
+    }
+  });
+
   test("a static model's dimensions are read from its table's shape, as the loaded table has them (what status asks)", () => {
     const pool = new EmbedPool();
     try {
