@@ -10,6 +10,9 @@
 #   MAIN: a built checkout (default: this one); ROOT: the workspace (default: the kernel from
 #   bench/corpora.sh). Extra node flags for the daemon (a CPU profile) go in NODE_OPTIONS;
 #   FATHOM_COLD_KEEP=1 keeps the cache (its daemon.log, its indexes) and says where.
+#   FATHOM_COLD_TRACE=FILE appends, every 15 s of the build, the seconds since its start, each
+#   index's state and files, and the syntax pass's counts (shared, dropped by product): when each
+#   index starts taking, and when products are dropped.
 set -u
 main=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 root=${2:-/tmp/fathom-bench/linux}
@@ -18,8 +21,26 @@ export FATHOM_SOCKET=/tmp/fathom-cold-$$.sock FATHOM_CACHE_DIR=$cache
 fathom() { node "$main/bin/fathom.js" "$@"; }
 find "$root" -type f -print0 | xargs -0 cat > /dev/null
 start=$(date +%s%N)
+tracer=
+if [ -n "${FATHOM_COLD_TRACE:-}" ]; then
+  (
+    sleep 5
+    while :; do
+      at=$(( ($(date +%s%N) - start) / 1000000000 ))
+      fathom status --json "$root" 2> /dev/null | node -e 'let t = ""; process.stdin.on("data", (d) => (t += d)).on("end", () => {
+        const s = JSON.parse(t), ix = s.indexes ?? {};
+        const each = Object.entries(s.indexFacts ?? ix).map(([n, f]) => `${n}=${typeof f === "string" ? f : `${f.state}:${f.files}`}`).join(" ");
+        const p = s.syntaxPass ?? {};
+        console.log(`${process.argv[1]}s ${each} files=${p.files} parses=${p.parses} shared=${JSON.stringify(p.shared)} dropped=${JSON.stringify(p.dropped)}`);
+      })' "$at" >> "$FATHOM_COLD_TRACE" 2>&1
+      sleep 15
+    done
+  ) &
+  tracer=$!
+fi
 fathom index "$root" > /tmp/fathom-cold-$$.out 2>&1
 rc=$?
+[ -n "$tracer" ] && kill "$tracer" 2> /dev/null
 wall_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 pid=$(pgrep -f "serve-main.js --socket $FATHOM_SOCKET" -n)
 ticks=$(getconf CLK_TCK)
