@@ -78,7 +78,8 @@ function fathom(args: string[], cwd: string): { status: number | null; stdout: s
 /** Starts the daemon if needed and builds what grep reads: one grep, then status until the regex index is ready. */
 async function prepare(root: string, rare: string): Promise<WorkspaceStatus> {
   const started = performance.now();
-  const first = fathom(['grep', '-F', rare], root);
+  // Named once as PATH: a folder outside any repository with more files than FATHOM_IMPLICIT_MAX_FILES (the kernel) is opened only so.
+  const first = fathom(['grep', '-F', rare, root], root);
   if (first.status !== 0 && first.status !== 1) throw new Error(`the first grep failed: ${first.stderr}`);
   for (;;) {
     const status = fathom(['status', '--json'], root);
