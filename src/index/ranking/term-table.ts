@@ -35,11 +35,6 @@ export function packTerms(terms: readonly string[]): PackedTerms {
   return { text: terms.join(''), ends, hashes };
 }
 
-/** Term `index` of a packed list, as a string. */
-export function packedTerm(terms: PackedTerms, index: number): string {
-  return terms.text.slice(index === 0 ? 0 : terms.ends[index - 1]!, terms.ends[index]!);
-}
-
 /** Characters decoded a piece at a time (String.fromCharCode's arguments are bounded). */
 function decode(chars: Uint16Array, start: number, end: number): string {
   if (end - start <= 8192) return String.fromCharCode.apply(null, chars.subarray(start, end) as unknown as number[]);

@@ -278,34 +278,31 @@ export class StaticEmbedder implements Embedder {
     for (const part of text.includes('[') ? text.split(/(\[CLS\]|\[SEP\]|\[UNK\]|\[PAD\]|\[MASK\])/) : [text]) {
       const special = this.specials.get(part);
       if (special !== undefined) out.push(special);
-      else if (part !== '') {
-        const lower = part.toLowerCase();
-        if (plainAscii.test(lower)) this.asciiIds(lower, out);
-        else this.lineIds(part, out);
-      }
+      else if (part !== '') this.textIds(part, out);
       if (out.length > this.maxTokens) break;
     }
     return out;
   }
 
   /**
-   * A text that is not all plain ASCII, a line at a time: the lines that are take `asciiIds`, the
-   * others `words` then `pieces`. The same ids as the whole text through `words`: a newline ends
-   * a word in both and makes no token, and neither lower-casing nor NFD looks across it. Most
-   * chunks are code with one such line, their context header's "…" (71% of kernel chunks): the
-   * rest of the chunk is not walked a character at a time for it.
+   * The ids of a text with no special token: plain ASCII through `asciiIds`; else a line at a
+   * time (`byLine`), each line the same way, and a line that is not plain ASCII through `words`
+   * then `pieces`. The same ids as the whole text through `words`: a newline ends a word in both
+   * and makes no token, and neither lower-casing nor NFD looks across it. Most chunks are code with
+   * one such line, their context header's "…" (71% of kernel chunks): the rest of the chunk is not
+   * walked a character at a time for it.
    */
-  private lineIds(text: string, out: number[]): void {
-    let start = 0;
-    while (start <= text.length && out.length <= this.maxTokens) {
-      const newline = text.indexOf('\n', start);
-      const end = newline < 0 ? text.length : newline;
-      const line = text.slice(start, end);
-      const lower = line.toLowerCase();
-      if (plainAscii.test(lower)) this.asciiIds(lower, out);
-      else for (const word of this.words(line)) for (const piece of this.pieces(word)) out.push(piece);
-      if (newline < 0) break;
-      start = newline + 1;
+  private textIds(text: string, out: number[], byLine = true): void {
+    const lower = text.toLowerCase();
+    if (plainAscii.test(lower)) this.asciiIds(lower, out);
+    else if (!byLine) for (const word of this.words(text)) for (const piece of this.pieces(word)) out.push(piece);
+    else {
+      for (let start = 0; out.length <= this.maxTokens;) {
+        const newline = text.indexOf('\n', start);
+        this.textIds(text.slice(start, newline < 0 ? text.length : newline), out, false);
+        if (newline < 0) break;
+        start = newline + 1;
+      }
     }
   }
 

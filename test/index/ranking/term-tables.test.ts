@@ -5,8 +5,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PostingLists } from '../../../src/index/ranking/posting-lists.js';
-import { packedTerm, packTerms, TermTable, termHash } from '../../../src/index/ranking/term-table.js';
+import { packTerms, type PackedTerms, TermTable, termHash } from '../../../src/index/ranking/term-table.js';
 import { SeededRandom } from '../../helpers/seeded-random.js';
+
+/** Term `index` of a packed list, by the rule PackedTerms states (the ranking walks the ends in order instead). */
+function packedTerm(terms: PackedTerms, index: number): string {
+  return terms.text.slice(index === 0 ? 0 : terms.ends[index - 1]!, terms.ends[index]!);
+}
 
 test('packed terms give back each term, and each hash is termHash of the term', () => {
   const terms = ['', 'a', 'mutex', 'überlauf', '字段', 'x'.repeat(70_000)];
